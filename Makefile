@@ -1,0 +1,35 @@
+# pg_topics: Kafka-style topics as tables (PGXS build)
+
+MODULE_big = pg_topics
+OBJS = \
+	src/pg_topics.o \
+	src/guc.o \
+	src/record.o \
+	src/storage.o \
+	src/visibility.o \
+	src/insert.o \
+	src/scan.o \
+	src/tableam.o \
+	src/walredo.o \
+	src/ddl.o \
+	src/verify.o
+
+EXTENSION = pg_topics
+DATA = pg_topics--0.1.sql
+PGFILEDESC = "pg_topics - Kafka-style topics as tables"
+
+# Tests run on temporary instances with the library preloaded
+REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS_OPTS = --temp-instance=tmp_check/regress --temp-config=test/pg_topics.conf
+ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test --temp-instance=tmp_check/isolation --temp-config=test/pg_topics.conf
+TAP_TESTS = 1
+PROVE_TESTS = test/t/*.pl
+
+PG_CPPFLAGS = -I$(srcdir)/src
+PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla -Wendif-labels \
+	-Wmissing-format-attribute -Wformat-security
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

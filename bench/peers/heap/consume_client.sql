@@ -1,0 +1,1 @@
+SELECT * FROM heap_consume('c1', :batch);

@@ -1,0 +1,1 @@
+SELECT count(*) FROM heap_consume('c1', :batch);

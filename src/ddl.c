@@ -1,0 +1,379 @@
+/*-------------------------------------------------------------------------
+ *
+ * ddl.c
+ *	  Keep topics what they are: the column layout, and the statements that
+ *	  would change or lock records.
+ *
+ * Three places catch what a log cannot do (docs/architecture.md section 9):
+ * the access-method callbacks refuse whatever reaches them; the planner
+ * hook refuses UPDATE, DELETE, MERGE, ON CONFLICT and row locks even when
+ * no row would reach a callback (it sees rewritten queries, CTEs and SPI);
+ * the utility hook refuses DDL that changes the columns, the access
+ * method, persistence, inheritance, row-level security, triggers and
+ * rules.  Every refusal is SQLSTATE 0A000 with a hint.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type_d.h"
+#include "commands/defrem.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/planner.h"
+#include "parser/parsetree.h"
+#include "tcop/utility.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "pg_topics.h"
+#include "topic_log.h"
+
+static planner_hook_type prev_planner_hook = NULL;
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
+/* The columns every topic relation has, in order */
+static const struct
+{
+	const char *name;
+	Oid			types[3];
+}			topic_columns[Natts_topic] =
+{
+	{"partition", {INT4OID}},
+	{"offset", {INT8OID}},
+	{"timestamp", {TIMESTAMPTZOID}},
+	{"key", {BYTEAOID, TEXTOID, JSONBOID}},
+	{"value", {BYTEAOID, TEXTOID, JSONBOID}},
+	{"headers", {JSONBOID}},
+};
+
+/* Refuse a statement on topic relid */
+static void
+refuse(Oid relid, const char *what, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s is not supported on topic \"%s\"", what,
+					get_rel_name(relid)),
+			 errhint("%s", hint)));
+}
+
+Oid
+topic_log_am_oid(void)
+{
+	return get_am_oid("topic_log", true);
+}
+
+/* Is relid a relation stored by topic_log? */
+bool
+topic_is_topic_relation(Oid relid)
+{
+	HeapTuple	tuple;
+	Oid			relam;
+	Oid			amoid;
+
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	relam = ((Form_pg_class) GETSTRUCT(tuple))->relam;
+	ReleaseSysCache(tuple);
+
+	if (!OidIsValid(relam))
+		return false;
+	amoid = topic_log_am_oid();
+	return OidIsValid(amoid) && relam == amoid;
+}
+
+/*
+ * Refuse a relation whose columns are not a topic's: the on-disk format,
+ * decoding and every function rely on the fixed layout.
+ */
+void
+topic_check_columns(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			i;
+	bool		ok = (desc->natts == Natts_topic);
+
+	for (i = 0; ok && i < Natts_topic; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		int			t;
+
+		ok = !att->attisdropped &&
+			strcmp(NameStr(att->attname), topic_columns[i].name) == 0;
+		if (ok)
+		{
+			ok = false;
+			for (t = 0; t < lengthof(topic_columns[i].types); t++)
+				if (OidIsValid(topic_columns[i].types[t]) &&
+					att->atttypid == topic_columns[i].types[t])
+					ok = true;
+		}
+		/* values are stored packed, as heap does for non-PLAIN storage */
+		if (ok && att->attstorage == TYPSTORAGE_PLAIN && att->attlen == -1)
+			ok = false;
+	}
+
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("relation \"%s\" does not have the columns of a topic",
+						RelationGetRelationName(rel)),
+				 errdetail("A topic_log relation has exactly the columns partition int, \"offset\" bigint, \"timestamp\" timestamptz, key and value of type bytea, text or jsonb, and headers jsonb, in this order."),
+				 errhint("Declare partition int NOT NULL, \"offset\" bigint NOT NULL DEFAULT -1, \"timestamp\" timestamptz NOT NULL DEFAULT '-infinity', key, value and headers jsonb.")));
+}
+
+/* Check one (sub)query for statements a topic refuses */
+static void
+check_query(Query *query)
+{
+	ListCell   *lc;
+
+	if (query->resultRelation > 0 &&
+		(query->commandType == CMD_UPDATE ||
+		 query->commandType == CMD_DELETE ||
+		 query->commandType == CMD_MERGE ||
+		 (query->commandType == CMD_INSERT && query->onConflict != NULL)))
+	{
+		Oid			relid = rt_fetch(query->resultRelation, query->rtable)->relid;
+
+		if (topic_is_topic_relation(relid))
+		{
+			switch (query->commandType)
+			{
+				case CMD_UPDATE:
+					refuse(relid, "UPDATE",
+						   "Records are immutable; produce a new record with the same key instead.");
+					break;
+				case CMD_DELETE:
+					refuse(relid, "DELETE",
+						   "Old records leave through retention or topics.delete_records().");
+					break;
+				case CMD_MERGE:
+					refuse(relid, "MERGE",
+						   "Use INSERT or topics.produce() to add records.");
+					break;
+				default:
+					refuse(relid, "INSERT ... ON CONFLICT",
+						   "Remove the ON CONFLICT clause; every record gets a new offset.");
+			}
+		}
+	}
+
+	foreach(lc, query->rowMarks)
+	{
+		RowMarkClause *rc = lfirst_node(RowMarkClause, lc);
+		RangeTblEntry *rte = rt_fetch(rc->rti, query->rtable);
+
+		if (rte->rtekind == RTE_RELATION && topic_is_topic_relation(rte->relid))
+			refuse(rte->relid, "SELECT FOR UPDATE/SHARE",
+				   "Remove the locking clause; records never change, and consumer groups coordinate readers.");
+	}
+}
+
+/* Visit every Query in a tree: subqueries, CTEs, sublinks */
+static bool
+check_query_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		check_query((Query *) node);
+		return query_tree_walker((Query *) node, check_query_walker, context, 0);
+	}
+	return expression_tree_walker(node, check_query_walker, context);
+}
+
+static PlannedStmt *
+topic_planner(Query *parse, const char *query_string, int cursorOptions,
+			  ParamListInfo boundParams)
+{
+	check_query_walker((Node *) parse, NULL);
+
+	if (prev_planner_hook)
+		return prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	return standard_planner(parse, query_string, cursorOptions, boundParams);
+}
+
+/* Is column name of a topic one the log fills? */
+static bool
+is_log_column(const char *name)
+{
+	return name != NULL &&
+		(strcmp(name, "partition") == 0 || strcmp(name, "offset") == 0 ||
+		 strcmp(name, "timestamp") == 0);
+}
+
+/* Refuse ALTER TABLE subcommands that would change what a topic is */
+static void
+check_alter_table(AlterTableStmt *stmt)
+{
+	Oid			relid;
+	ListCell   *lc;
+	bool		is_topic;
+
+	if (stmt->relation == NULL)
+		return;
+	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	if (!OidIsValid(relid))
+		return;
+	is_topic = topic_is_topic_relation(relid);
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (!is_topic)
+		{
+			/* nothing else may become a topic by rewriting */
+			if (cmd->subtype == AT_SetAccessMethod && cmd->name != NULL &&
+				strcmp(cmd->name, "topic_log") == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("a table cannot be converted to a topic"),
+						 errhint("Create a topic and copy the rows into it with INSERT ... SELECT.")));
+			continue;
+		}
+
+		switch (cmd->subtype)
+		{
+			case AT_AddColumn:
+			case AT_AddColumnRecurse:
+			case AT_DropColumn:
+			case AT_DropColumnRecurse:
+			case AT_AlterColumnType:
+			case AT_AddIdentity:
+			case AT_SetIdentity:
+			case AT_DropIdentity:
+			case AT_SetStorage:
+			case AT_AddOf:
+			case AT_DropOf:
+				refuse(relid, "changing the columns",
+					   "The columns of a topic are fixed; create a new topic for a different layout.");
+				break;
+			case AT_ColumnDefault:
+			case AT_CookedColumnDefault:
+			case AT_DropNotNull:
+				if (is_log_column(cmd->name))
+					refuse(relid, "changing a column the log fills",
+						   "The partition, offset and timestamp columns are assigned by the log.");
+				break;
+			case AT_SetAccessMethod:
+				refuse(relid, "changing the access method",
+					   "Copy the records into a new table with INSERT ... SELECT instead.");
+				break;
+			case AT_SetLogged:
+			case AT_SetUnLogged:
+				refuse(relid, "changing persistence",
+					   "Topics are always logged, so that acknowledged records survive a crash.");
+				break;
+			case AT_AddInherit:
+			case AT_DropInherit:
+				refuse(relid, "inheritance",
+					   "Topics cannot take part in table inheritance.");
+				break;
+			case AT_EnableRowSecurity:
+			case AT_ForceRowSecurity:
+				refuse(relid, "row-level security",
+					   "Grant SELECT per topic or per partition instead.");
+				break;
+			case AT_EnableTrig:
+			case AT_EnableAlwaysTrig:
+			case AT_EnableReplicaTrig:
+			case AT_EnableRule:
+			case AT_EnableAlwaysRule:
+			case AT_EnableReplicaRule:
+				refuse(relid, "triggers and rules",
+					   "Consume the topic with topics.poll() to react to records.");
+				break;
+			default:
+				break;
+		}
+	}
+}
+
+/* Refuse utility statements that would change what a topic is */
+static void
+check_utility(Node *parsetree)
+{
+	switch (nodeTag(parsetree))
+	{
+		case T_AlterTableStmt:
+			check_alter_table((AlterTableStmt *) parsetree);
+			break;
+		case T_CreateTrigStmt:
+			{
+				CreateTrigStmt *stmt = (CreateTrigStmt *) parsetree;
+				Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+
+				if (OidIsValid(relid) && topic_is_topic_relation(relid))
+					refuse(relid, "CREATE TRIGGER",
+						   "Consume the topic with topics.poll() to react to records.");
+				break;
+			}
+		case T_RuleStmt:
+			{
+				RuleStmt   *stmt = (RuleStmt *) parsetree;
+				Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+
+				if (OidIsValid(relid) && topic_is_topic_relation(relid))
+					refuse(relid, "CREATE RULE",
+						   "Use a view over the topic instead.");
+				break;
+			}
+		case T_CreatePolicyStmt:
+			{
+				CreatePolicyStmt *stmt = (CreatePolicyStmt *) parsetree;
+				Oid			relid = RangeVarGetRelid(stmt->table, NoLock, true);
+
+				if (OidIsValid(relid) && topic_is_topic_relation(relid))
+					refuse(relid, "row-level security",
+						   "Grant SELECT per topic or per partition instead.");
+				break;
+			}
+		case T_RenameStmt:
+			{
+				RenameStmt *stmt = (RenameStmt *) parsetree;
+				Oid			relid;
+
+				if (stmt->renameType != OBJECT_COLUMN || stmt->relation == NULL)
+					break;
+				relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+				if (OidIsValid(relid) && topic_is_topic_relation(relid))
+					refuse(relid, "renaming columns",
+						   "The column names of a topic are fixed; renaming the topic itself works.");
+				break;
+			}
+		default:
+			break;
+	}
+}
+
+static void
+topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+					 bool readOnlyTree, ProcessUtilityContext context,
+					 ParamListInfo params, QueryEnvironment *queryEnv,
+					 DestReceiver *dest, QueryCompletion *qc)
+{
+	check_utility(pstmt->utilityStmt);
+
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+							queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+}
+
+void
+topic_ddl_init(void)
+{
+	prev_planner_hook = planner_hook;
+	planner_hook = topic_planner;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = topic_ProcessUtility;
+}

@@ -1,0 +1,380 @@
+/*-------------------------------------------------------------------------
+ *
+ * insert.c
+ *	  The insert path of topic_log: slots in, batches on the tail page out.
+ *
+ * One call (a single INSERT row, or a COPY/produce buffer of many) becomes
+ * one batch per page it touches.  All per-record work that can fail or
+ * allocate happens first, without any buffer lock: reading the slots,
+ * the placeholder and preserve-mode rules, the size limit, TOAST.  Then the
+ * tail page is locked, offsets and the timestamp are assigned from it, the
+ * records are encoded into a page-sized scratch batch, and storage.c
+ * appends each batch in a critical section.
+ *
+ * Offsets come from the tail page, so they are dense and in page order no
+ * matter how concurrent producers interleave.  The timestamp is the
+ * log-append time of the call, never lower than the newest timestamp
+ * already in the log.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/heapam.h"
+#include "access/hio.h"
+#include "access/toast_compression.h"
+#include "access/toast_internals.h"
+#include "access/xact.h"
+#include "commands/trigger.h"
+#include "executor/tuptable.h"
+#include "pgstat.h"
+#include "storage/predicate.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "pg_topics.h"
+#include "storage.h"
+#include "topic_log.h"
+
+/* One record, ready to encode */
+typedef struct PreparedRecord
+{
+	int32		partition;
+	int64		offset;			/* supplied (preserve mode) or placeholder */
+	TimestampTz timestamp;		/* supplied (preserve mode) or placeholder */
+	struct varlena *field[3];	/* key, value, headers; NULL when NULL */
+} PreparedRecord;
+
+static const char *const field_names[3] = {"key", "value", "headers"};
+
+/* Refuse a log-assigned column that the caller supplied */
+static void
+refuse_supplied_column(const char *column)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("column \"%s\" of a topic is assigned by the log", column),
+			 errdetail("Producers supply only key, value and headers."),
+			 errhint("Leave out the \"%s\" column.  To restore or replicate records with their offsets and timestamps, set session_replication_role to replica.",
+					 column)));
+}
+
+/* Bytes of the record's fields as stored inline (an upper bound) */
+static Size
+inline_size(PreparedRecord *rec)
+{
+	Size		size = TOPIC_RECORD_MAX_OVERHEAD;
+	int			f;
+
+	for (f = 0; f < 3; f++)
+		if (rec->field[f])
+			size += VARSIZE_ANY(rec->field[f]) + sizeof(int32);
+	return size;
+}
+
+/*
+ * Keep the record's inline image below the TOAST threshold: compress the
+ * largest field, then move the largest to the TOAST table, as heap does.
+ */
+static void
+toast_record(Relation rel, PreparedRecord *rec)
+{
+	bool		tried_compress[3] = {false, false, false};
+
+	while (inline_size(rec) > TOPIC_LOG_TOAST_THRESHOLD)
+	{
+		int			largest = -1;
+		int			f;
+		bool		compress;
+
+		/* first pass: compress; second: move out */
+		for (compress = true;; compress = false)
+		{
+			Size		largest_size = 0;
+
+			for (f = 0; f < 3; f++)
+			{
+				struct varlena *v = rec->field[f];
+
+				if (v == NULL || VARATT_IS_EXTERNAL(v))
+					continue;
+				if (compress && (tried_compress[f] || VARATT_IS_COMPRESSED(v)))
+					continue;
+				if (VARSIZE_ANY(v) > largest_size && VARSIZE_ANY(v) > 64)
+				{
+					largest = f;
+					largest_size = VARSIZE_ANY(v);
+				}
+			}
+			if (largest >= 0 || !compress)
+				break;
+		}
+		if (largest < 0)
+			elog(ERROR, "topic record cannot be made small enough for a page");
+
+		if (compress)
+		{
+			Form_pg_attribute att =
+				TupleDescAttr(RelationGetDescr(rel), Anum_topic_key - 1 + largest);
+			char		cmethod = att->attcompression;
+			Datum		compressed;
+
+			if (!CompressionMethodIsValid(cmethod))
+				cmethod = default_toast_compression;
+			tried_compress[largest] = true;
+			compressed = toast_compress_datum(PointerGetDatum(rec->field[largest]),
+											  cmethod);
+			if (DatumGetPointer(compressed) != NULL)
+				rec->field[largest] = (struct varlena *) DatumGetPointer(compressed);
+		}
+		else
+			rec->field[largest] = (struct varlena *)
+				DatumGetPointer(toast_save_datum(rel,
+												 PointerGetDatum(rec->field[largest]),
+												 NULL, 0));
+	}
+}
+
+/* Read one slot into rec, enforcing the producer-facing rules */
+static void
+prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
+			   PreparedRecord *rec)
+{
+	int			f;
+
+	slot_getallattrs(slot);
+
+	if (slot->tts_isnull[Anum_topic_partition - 1])
+		ereport(ERROR,
+				(errcode(ERRCODE_NOT_NULL_VIOLATION),
+				 errmsg("null value in column \"partition\" of topic \"%s\"",
+						RelationGetRelationName(rel))));
+	rec->partition = DatumGetInt32(slot->tts_values[Anum_topic_partition - 1]);
+
+	rec->offset = TOPIC_OFFSET_PLACEHOLDER;
+	if (!slot->tts_isnull[Anum_topic_offset - 1])
+		rec->offset = DatumGetInt64(slot->tts_values[Anum_topic_offset - 1]);
+	rec->timestamp = TOPIC_TIMESTAMP_PLACEHOLDER;
+	if (!slot->tts_isnull[Anum_topic_timestamp - 1])
+		rec->timestamp = DatumGetTimestampTz(slot->tts_values[Anum_topic_timestamp - 1]);
+
+	if (!preserve)
+	{
+		if (rec->offset != TOPIC_OFFSET_PLACEHOLDER)
+			refuse_supplied_column("offset");
+		if (rec->timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
+			refuse_supplied_column("timestamp");
+	}
+	else if (rec->offset < TOPIC_OFFSET_PLACEHOLDER)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("offset " INT64_FORMAT " is negative", rec->offset)));
+
+	for (f = 0; f < 3; f++)
+	{
+		int			attno = Anum_topic_key + f;
+		struct varlena *v;
+		Size		rawsize;
+
+		if (slot->tts_isnull[attno - 1])
+		{
+			rec->field[f] = NULL;
+			continue;
+		}
+		v = (struct varlena *) DatumGetPointer(slot->tts_values[attno - 1]);
+		/* values toasted elsewhere, indirect or expanded: bring them inline */
+		if (VARATT_IS_EXTERNAL(v))
+			v = detoast_external_attr(v);
+		rawsize = toast_raw_datum_size(PointerGetDatum(v)) - VARHDRSZ;
+		if (rawsize > (Size) pg_topics_max_message_bytes)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s of %zu bytes is larger than pg_topics.max_message_bytes (%d bytes)",
+							field_names[f], rawsize, pg_topics_max_message_bytes)));
+		rec->field[f] = v;
+	}
+
+	toast_record(rel, rec);
+}
+
+/* Does any record of the call carry a supplied offset or timestamp? */
+static bool
+any_supplied(PreparedRecord *recs, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (recs[i].offset != TOPIC_OFFSET_PLACEHOLDER ||
+			recs[i].timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
+			return true;
+	return false;
+}
+
+/*
+ * Encode as many records from recs[first..n) as fit on the tail page into
+ * batch, all of one partition; returns how many, and the batch length in
+ * *len.  Offsets and timestamps are assigned here, under the tail lock.
+ */
+static int
+fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
+		   int n, bool keep_supplied, TimestampTz now, TransactionId xid,
+		   CommandId cid, char *batch, Size *len, int64 *offsets,
+		   TimestampTz *timestamps)
+{
+	TopicBatchHeader hdr = (TopicBatchHeader) batch;
+	uint8		flags = keep_supplied ? 0 : (TB_CONTIGUOUS | TB_SAME_TIMESTAMP);
+	TimestampTz append_time = Max(now, tail->max_timestamp);
+	int64		next = tail->next_offset;
+	Size		pos = sizeof(TopicBatchHeaderData);
+	int			count = 0;
+
+	memset(hdr, 0, sizeof(TopicBatchHeaderData));
+	hdr->flags = flags;
+	hdr->xid = xid;
+	hdr->cid = cid;
+	hdr->partition = recs[first].partition;
+
+	while (first + count < n && count < tail->free_records)
+	{
+		PreparedRecord *rec = &recs[first + count];
+		int64		offset = next;
+		TimestampTz ts = append_time;
+		Size		end;
+
+		if (rec->partition != hdr->partition)
+			break;
+		if (keep_supplied && rec->offset != TOPIC_OFFSET_PLACEHOLDER)
+		{
+			if (rec->offset < next)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("offset " INT64_FORMAT " is below the end of the log of \"%s\" (" INT64_FORMAT ")",
+								rec->offset, RelationGetRelationName(rel), next),
+						 errdetail("In preserve mode records must arrive in offset order, above the records already there.")));
+			offset = rec->offset;
+		}
+		if (keep_supplied && rec->timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
+			ts = rec->timestamp;
+		if (count == 0)
+		{
+			hdr->base_offset = offset;
+			hdr->base_timestamp = ts;
+		}
+
+		end = topic_record_encoded_size(pos, flags, offset - hdr->base_offset,
+										ts - hdr->base_timestamp,
+										rec->field[0], rec->field[1],
+										rec->field[2]);
+		if (MAXALIGN(end) > tail->free_bytes)
+			break;
+		pos = topic_record_encode(batch, pos, flags, offset - hdr->base_offset,
+								  ts - hdr->base_timestamp, rec->field[0],
+								  rec->field[1], rec->field[2]);
+		Assert(pos == end);
+		offsets[first + count] = offset;
+		timestamps[first + count] = ts;
+		next = offset + 1;
+		count++;
+	}
+
+	hdr->length = pos;
+	hdr->nrecords = count;
+	*len = pos;
+	return count;
+}
+
+/* Show the log-assigned values and the TID in the caller's slot */
+static void
+fill_slot(Relation rel, TupleTableSlot *slot, int64 offset, TimestampTz ts,
+		  BlockNumber blkno, int index)
+{
+	if (slot->tts_ops == &TTSOpsVirtual)
+	{
+		slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(offset);
+		slot->tts_isnull[Anum_topic_offset - 1] = false;
+		slot->tts_values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(ts);
+		slot->tts_isnull[Anum_topic_timestamp - 1] = false;
+	}
+	ItemPointerSet(&slot->tts_tid, blkno, index);
+	slot->tts_tableOid = RelationGetRelid(rel);
+}
+
+/*
+ * Insert nslots records into rel, in order, as transaction xid command cid.
+ */
+void
+topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
+			 BulkInsertState bistate)
+{
+	MemoryContext context;
+	MemoryContext oldcontext;
+	PreparedRecord *recs;
+	int64	   *offsets;
+	TimestampTz *timestamps;
+	char	   *batch;
+	bool		preserve;
+	bool		keep_supplied;
+	TransactionId xid;
+	TimestampTz now;
+	TopicTail	tail;
+	int			done;
+	int			i;
+
+	if (nslots <= 0)
+		return;
+
+	/* conflicts with serializable readers of the whole relation */
+	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
+
+	context = AllocSetContextCreate(CurrentMemoryContext,
+									"topic_log insert",
+									ALLOCSET_DEFAULT_SIZES);
+	oldcontext = MemoryContextSwitchTo(context);
+
+	xid = GetCurrentTransactionId();
+	preserve = (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA);
+
+	recs = palloc(sizeof(PreparedRecord) * nslots);
+	offsets = palloc(sizeof(int64) * nslots);
+	timestamps = palloc(sizeof(TimestampTz) * nslots);
+	for (i = 0; i < nslots; i++)
+		prepare_record(rel, slots[i], preserve, &recs[i]);
+	keep_supplied = preserve && any_supplied(recs, nslots);
+	batch = palloc(TOPIC_LOG_PAGE_CAPACITY);
+
+	now = GetCurrentTimestamp();
+	topic_tail_lock(rel, &tail, bistate ? bistate->strategy : NULL);
+	done = 0;
+	while (done < nslots)
+	{
+		Size		len;
+		int			count;
+		int			first_index;
+
+		count = fill_batch(rel, &tail, recs, done, nslots, keep_supplied, now,
+						   xid, cid, batch, &len, offsets, timestamps);
+		if (count == 0)
+		{
+			if (tail.init_page)
+				elog(ERROR, "topic record does not fit an empty page");
+			topic_tail_extend(rel, &tail);
+			continue;
+		}
+
+		first_index = TOPIC_LOG_MAX_RECORDS_PER_PAGE - tail.free_records + 1;
+		if (tail.init_page)
+			first_index = 1;
+		topic_tail_append(rel, &tail, batch, len, done + count == nslots);
+		for (i = 0; i < count; i++)
+			fill_slot(rel, slots[done + i], offsets[done + i],
+					  timestamps[done + i], tail.blkno, first_index + i);
+		done += count;
+	}
+	topic_tail_release(&tail);
+
+	pgstat_count_heap_insert(rel, nslots);
+
+	MemoryContextSwitchTo(oldcontext);
+	MemoryContextDelete(context);
+}

@@ -1,0 +1,29 @@
+/*-------------------------------------------------------------------------
+ *
+ * pg_topics.h
+ *	  Settings and module entry points shared across pg_topics.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PG_TOPICS_H
+#define PG_TOPICS_H
+
+#include "access/heapam.h"
+#include "executor/tuptable.h"
+#include "utils/rel.h"
+
+/* guc.c: every pg_topics.* setting */
+extern int	pg_topics_max_message_bytes;
+extern void topic_guc_init(void);
+
+/* insert.c */
+extern void topic_insert(Relation rel, TupleTableSlot **slots, int nslots,
+						 CommandId cid, BulkInsertState bistate);
+
+/* ddl.c: planner and utility hooks that keep topics what they are */
+extern void topic_ddl_init(void);
+extern Oid	topic_log_am_oid(void);
+extern bool topic_is_topic_relation(Oid relid);
+extern void topic_check_columns(Relation rel);
+
+#endif							/* PG_TOPICS_H */

@@ -1,0 +1,39 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan.h
+ *	  Reading topic_log relations (the access method's read callbacks).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_SCAN_H
+#define TOPIC_SCAN_H
+
+#include "access/relscan.h"
+#include "access/sdir.h"
+#include "executor/tuptable.h"
+
+extern TableScanDesc topic_scan_begin(Relation rel, Snapshot snapshot,
+									  int nkeys, struct ScanKeyData *key,
+									  ParallelTableScanDesc pscan,
+									  uint32 flags);
+extern void topic_scan_end(TableScanDesc sscan);
+extern void topic_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
+							  bool set_params, bool allow_strat,
+							  bool allow_sync, bool allow_pagemode);
+extern bool topic_scan_getnextslot(TableScanDesc sscan,
+								   ScanDirection direction,
+								   TupleTableSlot *slot);
+extern bool topic_fetch_row_version(Relation rel, ItemPointer tid,
+									Snapshot snapshot, TupleTableSlot *slot);
+extern bool topic_tid_valid(TableScanDesc sscan, ItemPointer tid);
+extern bool topic_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
+										   Snapshot snapshot);
+extern bool topic_scan_analyze_next_block(TableScanDesc sscan,
+										  BlockNumber blockno,
+										  BufferAccessStrategy bstrategy);
+extern bool topic_scan_analyze_next_tuple(TableScanDesc sscan,
+										  TransactionId OldestXmin,
+										  double *liverows, double *deadrows,
+										  TupleTableSlot *slot);
+
+#endif							/* TOPIC_SCAN_H */

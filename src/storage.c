@@ -1,0 +1,525 @@
+/*-------------------------------------------------------------------------
+ *
+ * storage.c
+ *	  Pages of a topic_log relation: the only code that touches buffers and
+ *	  writes WAL.
+ *
+ * The log of a partition is its main fork: block 0 is the metapage, data
+ * pages follow in offset order.  Appends go to the tail (the last block)
+ * under its exclusive content lock, which is what serializes offset and
+ * timestamp assignment.  The protocol, in full:
+ *
+ * - An inserter locks the block it believes to be the tail, then reads the
+ *   relation size.  A relation is only ever extended by a backend that holds
+ *   the tail's exclusive lock, so if the locked block is still the last one
+ *   it stays the tail for as long as the lock is held.
+ * - A full tail is extended under the relation extension lock while the old
+ *   tail stays locked; the new page is initialized by the first batch
+ *   written to it (one WAL record, REGBUF_WILL_INIT, no full-page image).
+ * - An all-zero last page (a crash between extension and the first WAL
+ *   record, or a page another backend is about to initialize) takes its
+ *   starting offset from the page before it.  That page is read without
+ *   holding the zero page's lock, so that this backend never waits for a
+ *   lower block while holding a higher one: the extender does exactly the
+ *   opposite, and LWLocks have no deadlock detector.
+ *
+ * Every page change happens inside a critical section, after all sizing
+ * and allocation, and is WAL-logged by the same code that redo runs
+ * (topic_page_append_batch), so primary and standby stay byte-identical.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xloginsert.h"
+#include "catalog/storage.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "storage/smgr.h"
+
+#include "storage.h"
+#include "wal.h"
+
+/* Raise the corruption error for a page that is not ours */
+static void
+report_bad_page(Relation rel, BlockNumber blkno, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("page %u of topic_log relation \"%s\" is corrupted",
+					blkno, RelationGetRelationName(rel)),
+			 errdetail("%s", what),
+			 errhint("Run topics.verify() on the topic to list every problem.")));
+}
+
+/* Check the page's identity and version; error out if it is not ours */
+void
+topic_page_check(Relation rel, BlockNumber blkno, Page page, uint16 kind)
+{
+	TopicLogPageOpaque opaque;
+
+	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(TopicLogPageOpaqueData)))
+		report_bad_page(rel, blkno, "The special space has the wrong size.");
+	opaque = TopicLogPageGetOpaque(page);
+	if (opaque->page_id != TOPIC_LOG_PAGE_ID)
+		report_bad_page(rel, blkno, "The page identifier is wrong.");
+	if (opaque->version != TOPIC_LOG_FORMAT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("topic_log relation \"%s\" has on-disk format version %u, this pg_topics reads version %u",
+						RelationGetRelationName(rel), opaque->version,
+						TOPIC_LOG_FORMAT_VERSION),
+				 errhint("Install the pg_topics version that wrote this relation.")));
+	if ((opaque->flags & kind) == 0)
+		report_bad_page(rel, blkno, kind == TL_PAGE_META ?
+						"The metapage is not marked as a metapage." :
+						"A data page is not marked as a data page.");
+	if (kind == TL_PAGE_META &&
+		TopicLogPageGetMeta(page)->magic != TOPIC_LOG_META_MAGIC)
+		report_bad_page(rel, blkno, "The metapage has the wrong magic number.");
+}
+
+/* Initialize page as a metapage whose log starts (and ends) at start */
+static void
+init_metapage(Page page, int64 log_start_offset, TimestampTz max_timestamp)
+{
+	TopicLogPageOpaque opaque;
+	TopicLogMetaData *meta;
+
+	PageInit(page, BLCKSZ, sizeof(TopicLogPageOpaqueData));
+	meta = TopicLogPageGetMeta(page);
+	meta->magic = TOPIC_LOG_META_MAGIC;
+	meta->version = TOPIC_LOG_FORMAT_VERSION;
+	meta->log_start_offset = log_start_offset;
+	((PageHeader) page)->pd_lower =
+		((char *) meta + sizeof(TopicLogMetaData)) - (char *) page;
+
+	opaque = TopicLogPageGetOpaque(page);
+	opaque->min_offset = log_start_offset;
+	opaque->next_offset = log_start_offset;
+	opaque->min_timestamp = max_timestamp;
+	opaque->max_timestamp = max_timestamp;
+	opaque->flags = TL_PAGE_META;
+	opaque->version = TOPIC_LOG_FORMAT_VERSION;
+	opaque->page_id = TOPIC_LOG_PAGE_ID;
+}
+
+/* Write a metapage into the freshly extended, locked block 0 */
+static void
+write_metapage(Buffer buffer, bool needwal, int64 log_start_offset,
+			   TimestampTz max_timestamp)
+{
+	Assert(BufferGetBlockNumber(buffer) == TOPIC_LOG_METAPAGE_BLKNO);
+
+	START_CRIT_SECTION();
+	init_metapage(BufferGetPage(buffer), log_start_offset, max_timestamp);
+	MarkBufferDirty(buffer);
+	if (needwal)
+		log_newpage_buffer(buffer, true);
+	END_CRIT_SECTION();
+}
+
+/*
+ * Create the metapage of a new relfilenode (CREATE TABLE, TRUNCATE): the
+ * log starts at log_start_offset, and timestamps continue after
+ * max_timestamp.  Storage must exist already.
+ */
+void
+topic_storage_create(const RelFileNode *rnode, int64 log_start_offset,
+					 TimestampTz max_timestamp)
+{
+	Buffer		buffer;
+	bool		needwal;
+
+	buffer = ReadBufferWithoutRelcache(*rnode, MAIN_FORKNUM, P_NEW,
+									   RBM_ZERO_AND_LOCK, NULL, true);
+	/* With wal_level = minimal the new relfilenode is synced at commit */
+	needwal = XLogIsNeeded();
+	write_metapage(buffer, needwal, log_start_offset, max_timestamp);
+	UnlockReleaseBuffer(buffer);
+}
+
+/*
+ * Empty rel's storage in place (truncating a relation created in the same
+ * transaction) and start its log again at log_start_offset.
+ */
+void
+topic_storage_reset(Relation rel, int64 log_start_offset,
+					TimestampTz max_timestamp)
+{
+	Buffer		buffer;
+
+	RelationTruncate(rel, 0);
+	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK,
+								NULL);
+	write_metapage(buffer, RelationNeedsWAL(rel), log_start_offset,
+				   max_timestamp);
+	UnlockReleaseBuffer(buffer);
+}
+
+/*
+ * The end of the log as of the initialized page at or below blkno: the
+ * next offset to assign and the newest timestamp.  Pages are share-locked
+ * one at a time.
+ */
+static void
+log_end_at(Relation rel, BlockNumber blkno, BufferAccessStrategy strategy,
+		   int64 *next_offset, TimestampTz *max_timestamp)
+{
+	for (;;)
+	{
+		Buffer		buffer;
+		Page		page;
+
+		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+									strategy);
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		if (!PageIsNew(page))
+		{
+			TopicLogPageOpaque opaque;
+
+			topic_page_check(rel, blkno, page,
+					   blkno == TOPIC_LOG_METAPAGE_BLKNO ? TL_PAGE_META : TL_PAGE_DATA);
+			opaque = TopicLogPageGetOpaque(page);
+			*next_offset = opaque->next_offset;
+			*max_timestamp = opaque->max_timestamp;
+			UnlockReleaseBuffer(buffer);
+			return;
+		}
+		UnlockReleaseBuffer(buffer);
+		if (blkno == TOPIC_LOG_METAPAGE_BLKNO)
+			report_bad_page(rel, blkno, "The metapage is missing.");
+		blkno--;
+	}
+}
+
+/* Log start, high watermark and newest timestamp of rel */
+void
+topic_storage_log_end(Relation rel, TopicLogEnd *end)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	Buffer		buffer;
+	Page		page;
+
+	if (nblocks == 0)
+		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, "The metapage is missing.");
+
+	buffer = ReadBuffer(rel, TOPIC_LOG_METAPAGE_BLKNO);
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	if (PageIsNew(page))
+		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, "The metapage is missing.");
+	topic_page_check(rel, TOPIC_LOG_METAPAGE_BLKNO, page, TL_PAGE_META);
+	end->log_start_offset = TopicLogPageGetMeta(page)->log_start_offset;
+	UnlockReleaseBuffer(buffer);
+
+	log_end_at(rel, nblocks - 1, NULL, &end->next_offset, &end->max_timestamp);
+}
+
+/*
+ * Lock the tail page of rel exclusively and describe it in *tail.  With
+ * free_bytes == 0 the caller must topic_tail_extend() before appending.
+ */
+void
+topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
+{
+	BlockNumber guess = RelationGetTargetBlock(rel);
+	BlockNumber zero_page = InvalidBlockNumber;
+	int64		zero_next_offset = 0;
+	TimestampTz zero_max_timestamp = DT_NOBEGIN;
+
+	for (;;)
+	{
+		BlockNumber nblocks;
+		Buffer		buffer;
+		Page		page;
+
+		if (guess == InvalidBlockNumber)
+		{
+			nblocks = RelationGetNumberOfBlocks(rel);
+			if (nblocks == 0)
+				report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO,
+								"The metapage is missing.");
+			guess = nblocks - 1;
+		}
+
+		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, guess, RBM_NORMAL,
+									strategy);
+		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+		nblocks = RelationGetNumberOfBlocks(rel);
+		if (guess != nblocks - 1)
+		{
+			UnlockReleaseBuffer(buffer);
+			guess = InvalidBlockNumber;
+			continue;
+		}
+
+		page = BufferGetPage(buffer);
+		tail->buffer = buffer;
+		tail->blkno = guess;
+		tail->strategy = strategy;
+
+		if (PageIsNew(page))
+		{
+			if (zero_page != guess)
+			{
+				/* read the end from below without holding this page */
+				UnlockReleaseBuffer(buffer);
+				log_end_at(rel, guess - 1, strategy,
+						   &zero_next_offset, &zero_max_timestamp);
+				zero_page = guess;
+				continue;
+			}
+			tail->init_page = true;
+			tail->next_offset = zero_next_offset;
+			tail->max_timestamp = zero_max_timestamp;
+			tail->free_bytes = TOPIC_LOG_PAGE_CAPACITY;
+			tail->free_records = TOPIC_LOG_MAX_RECORDS_PER_PAGE;
+		}
+		else
+		{
+			TopicLogPageOpaque opaque;
+			bool		is_meta = (guess == TOPIC_LOG_METAPAGE_BLKNO);
+
+			topic_page_check(rel, guess, page, is_meta ? TL_PAGE_META : TL_PAGE_DATA);
+			opaque = TopicLogPageGetOpaque(page);
+			tail->init_page = false;
+			tail->next_offset = opaque->next_offset;
+			tail->max_timestamp = opaque->max_timestamp;
+			if (is_meta)
+			{
+				tail->free_bytes = 0;
+				tail->free_records = 0;
+			}
+			else
+			{
+				tail->free_bytes = PageGetExactFreeSpace(page);
+				tail->free_records =
+					TOPIC_LOG_MAX_RECORDS_PER_PAGE - opaque->nrecords;
+			}
+		}
+		RelationSetTargetBlock(rel, guess);
+		return;
+	}
+}
+
+/*
+ * Add a page after the full tail and make it the tail.  The old tail stays
+ * locked until the new page is locked, so nobody else can extend.
+ */
+void
+topic_tail_extend(Relation rel, TopicTail *tail)
+{
+	Buffer		buffer;
+
+	LockRelationForExtension(rel, ExclusiveLock);
+	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL,
+								tail->strategy);
+	UnlockRelationForExtension(rel, ExclusiveLock);
+	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+	UnlockReleaseBuffer(tail->buffer);
+
+	tail->buffer = buffer;
+	tail->blkno = BufferGetBlockNumber(buffer);
+	tail->init_page = true;
+	tail->free_bytes = TOPIC_LOG_PAGE_CAPACITY;
+	tail->free_records = TOPIC_LOG_MAX_RECORDS_PER_PAGE;
+	RelationSetTargetBlock(rel, tail->blkno);
+}
+
+/*
+ * Append one batch to the locked tail and WAL-log it.  The caller has
+ * checked that it fits (free_bytes, free_records).
+ */
+void
+topic_tail_append(Relation rel, TopicTail *tail, char *batch, Size len,
+				  bool last_in_multi)
+{
+	Page		page = BufferGetPage(tail->buffer);
+	TopicBatchHeader hdr PG_USED_FOR_ASSERTS_ONLY = (TopicBatchHeader) batch;
+	TopicLogPageOpaque opaque;
+
+	Assert(MAXALIGN(len) <= tail->free_bytes);
+	Assert(hdr->nrecords <= tail->free_records);
+	Assert(hdr->hints == 0);
+
+	START_CRIT_SECTION();
+
+	topic_page_append_batch(page, batch, len, tail->init_page);
+	MarkBufferDirty(tail->buffer);
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_topic_log_insert xlrec;
+		XLogRecPtr	recptr;
+		uint8		info = XLOG_TOPIC_LOG_INSERT;
+		int			regflags = REGBUF_STANDARD;
+
+		memset(&xlrec, 0, sizeof(xlrec));
+		xlrec.version = TOPIC_LOG_FORMAT_VERSION;
+		xlrec.flags = last_in_multi ? XLTL_LAST_IN_MULTI : 0;
+		if (tail->init_page)
+		{
+			info |= XLOG_TOPIC_LOG_INIT_PAGE;
+			regflags |= REGBUF_WILL_INIT;
+		}
+
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfTopicLogInsert);
+		XLogRegisterData(batch, len);
+		XLogRegisterBuffer(0, tail->buffer, regflags);
+		/* like heap: lets decoding filter changes by replication origin */
+		XLogSetRecordFlags(XLOG_INCLUDE_ORIGIN);
+		recptr = XLogInsert(TOPIC_LOG_RMGR_ID, info);
+		PageSetLSN(page, recptr);
+	}
+
+	END_CRIT_SECTION();
+
+	opaque = TopicLogPageGetOpaque(page);
+	tail->init_page = false;
+	tail->free_bytes = PageGetExactFreeSpace(page);
+	tail->free_records = TOPIC_LOG_MAX_RECORDS_PER_PAGE - opaque->nrecords;
+	tail->next_offset = opaque->next_offset;
+	tail->max_timestamp = opaque->max_timestamp;
+}
+
+void
+topic_tail_release(TopicTail *tail)
+{
+	UnlockReleaseBuffer(tail->buffer);
+	tail->buffer = InvalidBuffer;
+}
+
+/*
+ * Last offset and timestamp range of a batch.  Walks the records only when
+ * the header cannot tell; false if they do not parse.
+ */
+bool
+topic_batch_summary(const TopicBatchHeaderData *hdr, int64 *last_offset,
+					TimestampTz *min_ts, TimestampTz *max_ts)
+{
+	const char *bytes = (const char *) hdr;
+	Size		pos = sizeof(TopicBatchHeaderData);
+	int			i;
+
+	if ((hdr->flags & (TB_CONTIGUOUS | TB_SAME_TIMESTAMP)) ==
+		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP))
+	{
+		*last_offset = hdr->base_offset + hdr->nrecords - 1;
+		*min_ts = *max_ts = hdr->base_timestamp;
+		return true;
+	}
+
+	*last_offset = hdr->base_offset;
+	*min_ts = *max_ts = hdr->base_timestamp;
+	for (i = 0; i < hdr->nrecords; i++)
+	{
+		TopicRecord rec;
+
+		if (!topic_record_decode(bytes, &pos, hdr->length, hdr, i, &rec))
+			return false;
+		*last_offset = Max(*last_offset, rec.offset);
+		*min_ts = Min(*min_ts, rec.timestamp);
+		*max_ts = Max(*max_ts, rec.timestamp);
+	}
+	return true;
+}
+
+/*
+ * Append a batch to a page, initializing the page first if asked.  Runs in
+ * a critical section on the primary and in redo; both must do exactly the
+ * same, so that the pages are byte-identical.
+ */
+void
+topic_page_append_batch(Page page, const char *batch, Size len,
+						bool init_page)
+{
+	const TopicBatchHeaderData *hdr = (const TopicBatchHeaderData *) batch;
+	PageHeader	phdr = (PageHeader) page;
+	TopicLogPageOpaque opaque;
+	int64		last_offset;
+	TimestampTz min_ts;
+	TimestampTz max_ts;
+
+	if (init_page)
+	{
+		PageInit(page, BLCKSZ, sizeof(TopicLogPageOpaqueData));
+		opaque = TopicLogPageGetOpaque(page);
+		opaque->min_offset = hdr->base_offset;
+		opaque->next_offset = hdr->base_offset;
+		opaque->min_timestamp = DT_NOEND;
+		opaque->max_timestamp = DT_NOBEGIN;
+		opaque->flags = TL_PAGE_DATA;
+		opaque->version = TOPIC_LOG_FORMAT_VERSION;
+		opaque->page_id = TOPIC_LOG_PAGE_ID;
+	}
+	opaque = TopicLogPageGetOpaque(page);
+
+	if (len < sizeof(TopicBatchHeaderData) || hdr->length != len ||
+		phdr->pd_lower + MAXALIGN(len) > phdr->pd_upper ||
+		opaque->nrecords + hdr->nrecords > TOPIC_LOG_MAX_RECORDS_PER_PAGE ||
+		!topic_batch_summary(hdr, &last_offset, &min_ts, &max_ts))
+		elog(PANIC, "topic_log batch of %zu bytes does not fit its page", len);
+
+	memcpy((char *) page + phdr->pd_lower, batch, len);
+	/* zero the alignment padding, so pages compare equal byte for byte */
+	memset((char *) page + phdr->pd_lower + len, 0, MAXALIGN(len) - len);
+	phdr->pd_lower += MAXALIGN(len);
+
+	opaque->min_offset = Min(opaque->min_offset, hdr->base_offset);
+	opaque->next_offset = Max(opaque->next_offset, last_offset + 1);
+	opaque->min_timestamp = Min(opaque->min_timestamp, min_ts);
+	opaque->max_timestamp = Max(opaque->max_timestamp, max_ts);
+	opaque->nrecords += hdr->nrecords;
+	opaque->nbatches++;
+}
+
+/* Is page an initialized data page of ours? (does not check the version) */
+bool
+topic_page_is_data(Page page)
+{
+	return !PageIsNew(page) &&
+		PageGetSpecialSize(page) == MAXALIGN(sizeof(TopicLogPageOpaqueData)) &&
+		TopicLogPageGetOpaque(page)->page_id == TOPIC_LOG_PAGE_ID &&
+		(TopicLogPageGetOpaque(page)->flags & TL_PAGE_DATA) != 0;
+}
+
+/*
+ * The batch at *pos of a data page (0 means the first), advancing *pos to
+ * the next one.  NULL at the end of the page, or when the bytes there are
+ * not a plausible batch header (topics.verify tells those apart).
+ */
+TopicBatchHeader
+topic_page_next_batch(Page page, Size *pos)
+{
+	PageHeader	phdr = (PageHeader) page;
+	TopicBatchHeader hdr;
+	Size		p = *pos;
+
+	if (p == 0)
+		p = MAXALIGN(SizeOfPageHeaderData);
+	if (p + sizeof(TopicBatchHeaderData) > phdr->pd_lower)
+		return NULL;
+	hdr = (TopicBatchHeader) ((char *) page + p);
+	if (hdr->length < sizeof(TopicBatchHeaderData) ||
+		p + hdr->length > phdr->pd_lower ||
+		hdr->nrecords == 0)
+		return NULL;
+	*pos = p + MAXALIGN(hdr->length);
+	return hdr;
+}
+
+/*
+ * Cache a batch's transaction status in its hint byte.  Like heap's hint
+ * bits: no WAL unless checksums need a full-page image, and a share lock
+ * is enough.
+ */
+void
+topic_batch_set_hints(Buffer buffer, TopicBatchHeader hdr, uint8 hints)
+{
+	hdr->hints |= hints;
+	MarkBufferDirtyHint(buffer, true);
+}

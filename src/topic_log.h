@@ -1,0 +1,158 @@
+/*-------------------------------------------------------------------------
+ *
+ * topic_log.h
+ *	  On-disk identity and format of topic_log relations.
+ *
+ * Ordered as: limits, on-disk identity, page layout, batch and record
+ * layout, accessors.  docs/architecture.md (sections 3 and 4) explains the
+ * format; this header is its single definition.  Anything that changes a
+ * byte here changes TOPIC_LOG_FORMAT_VERSION.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_LOG_H
+#define TOPIC_LOG_H
+
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/transam.h"
+#include "storage/bufpage.h"
+#include "utils/timestamp.h"
+
+/* Limits */
+#define TOPIC_LOG_MAX_RECORDS_PER_PAGE	MaxHeapTuplesPerPage
+
+/*
+ * A record whose inline image would be larger than this gets its largest
+ * fields compressed, then moved to TOAST (same threshold as heap).
+ */
+#define TOPIC_LOG_TOAST_THRESHOLD	TOAST_TUPLE_THRESHOLD
+
+/* On-disk identity */
+#define TOPIC_LOG_PAGE_ID			0xFF91
+#define TOPIC_LOG_META_MAGIC		0x70745F6C	/* "pt_l" */
+#define TOPIC_LOG_FORMAT_VERSION	1
+
+#define TOPIC_LOG_METAPAGE_BLKNO	0
+#define TOPIC_LOG_FIRST_DATA_BLKNO	1
+
+/* Fixed column layout (docs/architecture.md section 1) */
+#define Anum_topic_partition	1
+#define Anum_topic_offset		2
+#define Anum_topic_timestamp	3
+#define Anum_topic_key			4
+#define Anum_topic_value		5
+#define Anum_topic_headers		6
+#define Natts_topic				6
+
+/* Placeholders meaning "not supplied": the log fills these columns */
+#define TOPIC_OFFSET_PLACEHOLDER	INT64CONST(-1)
+#define TOPIC_TIMESTAMP_PLACEHOLDER DT_NOBEGIN
+
+/*
+ * Special space of every page.  For the metapage, min_offset is the log
+ * start and next_offset the offset the first data page starts at.
+ */
+typedef struct TopicLogPageOpaqueData
+{
+	int64		min_offset;
+	int64		next_offset;
+	TimestampTz min_timestamp;
+	TimestampTz max_timestamp;
+	uint16		nrecords;
+	uint16		nbatches;
+	uint16		flags;
+	uint8		version;
+	uint8		unused;
+	uint16		reserved;
+	uint16		page_id;		/* TOPIC_LOG_PAGE_ID, last like btree's */
+} TopicLogPageOpaqueData;
+
+typedef TopicLogPageOpaqueData *TopicLogPageOpaque;
+
+#define TL_PAGE_META	0x0001
+#define TL_PAGE_DATA	0x0002
+
+#define TopicLogPageGetOpaque(page) \
+	((TopicLogPageOpaque) PageGetSpecialPointer(page))
+
+/* Bytes a data page offers to batches */
+#define TOPIC_LOG_PAGE_CAPACITY \
+	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - \
+	 MAXALIGN(sizeof(TopicLogPageOpaqueData)))
+
+/* Metapage contents, right after the page header */
+typedef struct TopicLogMetaData
+{
+	uint32		magic;
+	uint32		version;
+	uint32		flags;			/* none yet */
+	uint32		reserved;
+	int64		log_start_offset;
+} TopicLogMetaData;
+
+#define TopicLogPageGetMeta(page) \
+	((TopicLogMetaData *) PageGetContents(page))
+
+/*
+ * Batch header: the records one insert call wrote to one page.  Batches
+ * start MAXALIGNed; their records follow as an unaligned byte stream,
+ * except that 4-byte-header varlenas are aligned to 4 relative to the
+ * batch start.
+ */
+typedef struct TopicBatchHeaderData
+{
+	uint32		length;			/* header + records, unaligned */
+	uint16		nrecords;
+	uint8		flags;			/* TB_*, WAL-logged */
+	uint8		hints;			/* TB_HINT_*, not WAL-logged */
+	TransactionId xid;
+	CommandId	cid;
+	int32		partition;		/* value of the partition column */
+	uint32		reserved;		/* zero */
+	int64		base_offset;
+	TimestampTz base_timestamp;
+} TopicBatchHeaderData;
+
+typedef TopicBatchHeaderData *TopicBatchHeader;
+
+#define TB_CONTIGUOUS		0x01	/* offset = base_offset + i */
+#define TB_SAME_TIMESTAMP	0x02	/* timestamp = base_timestamp */
+#define TB_KNOWN_FLAGS		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP)
+
+#define TB_HINT_COMMITTED	0x01
+#define TB_HINT_ABORTED		0x02
+
+/* Per-record flags byte */
+#define TR_KEY_NULL			0x01
+#define TR_VALUE_NULL		0x02
+#define TR_HEADERS_NULL		0x04
+#define TR_KNOWN_FLAGS		(TR_KEY_NULL | TR_VALUE_NULL | TR_HEADERS_NULL)
+
+/* Largest overhead of one record beyond its varlena images */
+#define TOPIC_RECORD_MAX_OVERHEAD	(1 + 10 + 10 + 3 * 3)
+
+/* A record decoded from a batch: pointers into the batch bytes */
+typedef struct TopicRecord
+{
+	int64		offset;
+	TimestampTz timestamp;
+	Pointer		key;			/* NULL when the key is NULL */
+	Pointer		value;			/* NULL for a tombstone */
+	Pointer		headers;		/* NULL when there are no headers */
+} TopicRecord;
+
+/* record.c: the record codec */
+extern Size topic_record_encode(char *dst, Size dstpos, uint8 batch_flags,
+								int64 offset_delta, int64 timestamp_delta,
+								struct varlena *key, struct varlena *value,
+								struct varlena *headers);
+extern Size topic_record_encoded_size(Size pos, uint8 batch_flags,
+									  int64 offset_delta, int64 timestamp_delta,
+									  struct varlena *key, struct varlena *value,
+									  struct varlena *headers);
+extern bool topic_record_decode(const char *batch, Size *pos, Size end,
+								const TopicBatchHeaderData *hdr, int index,
+								TopicRecord *rec);
+
+#endif							/* TOPIC_LOG_H */

@@ -1,0 +1,348 @@
+/*-------------------------------------------------------------------------
+ *
+ * verify.c
+ *	  topics.verify(): check every page of every partition of a topic.
+ *
+ * Like amcheck, each page is copied under a share lock and checked from
+ * the copy, and nothing is ever raised for what the check finds: every
+ * problem becomes one row (relation, block, problem), so that a single
+ * damaged page does not hide the others.  No rows means healthy.
+ *
+ * What is checked: the metapage's identity; every data page's identity,
+ * bounds and summary (record and batch counts, offset and timestamp
+ * ranges); every batch header and record decodes inside its batch;
+ * offsets strictly increase and timestamps never decrease along the log;
+ * transaction ids are normal (or frozen) and not in the future; only the
+ * last page may be uninitialized.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/transam.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "pg_topics.h"
+#include "storage.h"
+#include "topic_log.h"
+
+PG_FUNCTION_INFO_V1(topic_verify);
+
+/* Where problems go, and where the log must continue */
+typedef struct VerifyState
+{
+	ReturnSetInfo *rsinfo;
+	Relation	rel;
+	bool		have_prev;
+	int64		prev_offset;	/* highest offset seen so far */
+	TimestampTz prev_timestamp; /* newest timestamp seen so far */
+	TransactionId next_xid;
+} VerifyState;
+
+static void report(VerifyState *state, BlockNumber blkno, const char *fmt,...)
+			pg_attribute_printf(3, 4);
+
+/* Add one problem row */
+static void
+report(VerifyState *state, BlockNumber blkno, const char *fmt,...)
+{
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+	StringInfoData buf;
+	va_list		args;
+
+	initStringInfo(&buf);
+	for (;;)
+	{
+		int			needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(&buf, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(&buf, needed);
+	}
+
+	values[0] = ObjectIdGetDatum(RelationGetRelid(state->rel));
+	values[1] = Int64GetDatum((int64) blkno);
+	values[2] = CStringGetTextDatum(buf.data);
+	tuplestore_putvalues(state->rsinfo->setResult, state->rsinfo->setDesc,
+						 values, nulls);
+}
+
+/* Identity of a page: false (reported) if it is not ours */
+static bool
+check_identity(VerifyState *state, BlockNumber blkno, Page page, uint16 kind)
+{
+	TopicLogPageOpaque opaque;
+	PageHeader	phdr = (PageHeader) page;
+
+	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(TopicLogPageOpaqueData)) ||
+		phdr->pd_special != BLCKSZ - MAXALIGN(sizeof(TopicLogPageOpaqueData)))
+	{
+		report(state, blkno, "special space has size %u, expected %u",
+			   (unsigned) PageGetSpecialSize(page),
+			   (unsigned) MAXALIGN(sizeof(TopicLogPageOpaqueData)));
+		return false;
+	}
+	opaque = TopicLogPageGetOpaque(page);
+	if (opaque->page_id != TOPIC_LOG_PAGE_ID)
+	{
+		report(state, blkno, "page identifier is 0x%04X, expected 0x%04X",
+			   opaque->page_id, TOPIC_LOG_PAGE_ID);
+		return false;
+	}
+	if (opaque->version != TOPIC_LOG_FORMAT_VERSION)
+	{
+		report(state, blkno, "format version is %u, expected %u",
+			   opaque->version, TOPIC_LOG_FORMAT_VERSION);
+		return false;
+	}
+	if (opaque->flags != kind)
+	{
+		report(state, blkno, "page flags are 0x%04X, expected 0x%04X",
+			   opaque->flags, kind);
+		return false;
+	}
+	if (phdr->pd_lower < SizeOfPageHeaderData || phdr->pd_lower > phdr->pd_upper ||
+		phdr->pd_upper != phdr->pd_special)
+	{
+		report(state, blkno, "page bounds are wrong: lower %u, upper %u, special %u",
+			   phdr->pd_lower, phdr->pd_upper, phdr->pd_special);
+		return false;
+	}
+	return true;
+}
+
+/* Check the metapage; sets where the log starts */
+static void
+check_metapage(VerifyState *state, Page page)
+{
+	TopicLogMetaData *meta;
+	TopicLogPageOpaque opaque;
+
+	if (PageIsNew(page))
+	{
+		report(state, TOPIC_LOG_METAPAGE_BLKNO, "metapage is not initialized");
+		return;
+	}
+	if (!check_identity(state, TOPIC_LOG_METAPAGE_BLKNO, page, TL_PAGE_META))
+		return;
+	meta = TopicLogPageGetMeta(page);
+	opaque = TopicLogPageGetOpaque(page);
+	if (meta->magic != TOPIC_LOG_META_MAGIC)
+		report(state, TOPIC_LOG_METAPAGE_BLKNO, "magic number is 0x%08X, expected 0x%08X",
+			   meta->magic, TOPIC_LOG_META_MAGIC);
+	if (meta->version != TOPIC_LOG_FORMAT_VERSION)
+		report(state, TOPIC_LOG_METAPAGE_BLKNO, "metapage format version is %u, expected %u",
+			   meta->version, TOPIC_LOG_FORMAT_VERSION);
+	if (meta->log_start_offset < 0 || opaque->next_offset < meta->log_start_offset)
+		report(state, TOPIC_LOG_METAPAGE_BLKNO,
+			   "log start " INT64_FORMAT " and first offset " INT64_FORMAT " are inconsistent",
+			   meta->log_start_offset, opaque->next_offset);
+	state->have_prev = true;
+	state->prev_offset = opaque->next_offset - 1;
+	state->prev_timestamp = opaque->max_timestamp;
+}
+
+/* Check one batch of a data page; updates the running order state */
+static void
+check_batch(VerifyState *state, BlockNumber blkno, int batchno,
+			TopicBatchHeader hdr, int64 *min_offset, int64 *max_offset,
+			TimestampTz *min_ts, TimestampTz *max_ts)
+{
+	const char *bytes = (const char *) hdr;
+	Size		pos = sizeof(TopicBatchHeaderData);
+	int			i;
+
+	if (hdr->flags & ~TB_KNOWN_FLAGS || hdr->reserved != 0)
+		report(state, blkno, "batch %d has unknown flags 0x%02X", batchno, hdr->flags);
+	if (hdr->xid != FrozenTransactionId && !TransactionIdIsNormal(hdr->xid))
+		report(state, blkno, "batch %d has invalid transaction id %u",
+			   batchno, hdr->xid);
+	else if (TransactionIdIsNormal(hdr->xid) &&
+			 TransactionIdFollowsOrEquals(hdr->xid, state->next_xid))
+		report(state, blkno, "batch %d has transaction id %u from the future (next is %u)",
+			   batchno, hdr->xid, state->next_xid);
+
+	for (i = 0; i < hdr->nrecords; i++)
+	{
+		TopicRecord rec;
+
+		if (!topic_record_decode(bytes, &pos, hdr->length, hdr, i, &rec))
+		{
+			report(state, blkno, "record %d of batch %d does not decode", i, batchno);
+			return;
+		}
+		if (state->have_prev && rec.offset <= state->prev_offset)
+			report(state, blkno, "offset " INT64_FORMAT " follows offset " INT64_FORMAT,
+				   rec.offset, state->prev_offset);
+		if (state->have_prev && rec.timestamp < state->prev_timestamp)
+			report(state, blkno, "timestamp of offset " INT64_FORMAT " is older than the one before it",
+				   rec.offset);
+		state->have_prev = true;
+		state->prev_offset = rec.offset;
+		state->prev_timestamp = Max(state->prev_timestamp, rec.timestamp);
+		*min_offset = Min(*min_offset, rec.offset);
+		*max_offset = Max(*max_offset, rec.offset);
+		*min_ts = Min(*min_ts, rec.timestamp);
+		*max_ts = Max(*max_ts, rec.timestamp);
+	}
+	if (pos != hdr->length)
+		report(state, blkno, "batch %d has %zu bytes after its last record",
+			   batchno, (size_t) (hdr->length - pos));
+}
+
+/* Check one data page */
+static void
+check_data_page(VerifyState *state, BlockNumber blkno, Page page)
+{
+	TopicLogPageOpaque opaque;
+	PageHeader	phdr = (PageHeader) page;
+	TopicBatchHeader hdr;
+	Size		pos = 0;
+	Size		end = MAXALIGN(SizeOfPageHeaderData);
+	int			nbatches = 0;
+	int			nrecords = 0;
+	int64		min_offset = PG_INT64_MAX;
+	int64		max_offset = PG_INT64_MIN;
+	TimestampTz min_ts = DT_NOEND;
+	TimestampTz max_ts = DT_NOBEGIN;
+
+	if (!check_identity(state, blkno, page, TL_PAGE_DATA))
+		return;
+	opaque = TopicLogPageGetOpaque(page);
+
+	while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
+	{
+		check_batch(state, blkno, nbatches, hdr, &min_offset, &max_offset,
+					&min_ts, &max_ts);
+		nrecords += hdr->nrecords;
+		nbatches++;
+		end = pos;
+	}
+
+	if (end != phdr->pd_lower)
+		report(state, blkno, "%u bytes after batch %d are not a valid batch",
+			   (unsigned) (phdr->pd_lower - end), nbatches);
+	if (nbatches != opaque->nbatches || nrecords != opaque->nrecords)
+		report(state, blkno, "page counts %u batches and %u records, found %d and %d",
+			   opaque->nbatches, opaque->nrecords, nbatches, nrecords);
+	if (nrecords > TOPIC_LOG_MAX_RECORDS_PER_PAGE)
+		report(state, blkno, "page has %d records, more than %d", nrecords,
+			   TOPIC_LOG_MAX_RECORDS_PER_PAGE);
+	if (nrecords > 0 &&
+		(min_offset != opaque->min_offset || max_offset + 1 != opaque->next_offset))
+		report(state, blkno, "page says offsets " INT64_FORMAT ".." INT64_FORMAT ", records hold " INT64_FORMAT ".." INT64_FORMAT,
+			   opaque->min_offset, opaque->next_offset - 1, min_offset, max_offset);
+	if (nrecords > 0 &&
+		(min_ts != opaque->min_timestamp || max_ts != opaque->max_timestamp))
+		report(state, blkno, "page timestamp range does not match its records");
+}
+
+/* Check every page of one topic_log relation */
+static void
+verify_relation(ReturnSetInfo *rsinfo, Oid relid)
+{
+	VerifyState state;
+	BlockNumber nblocks;
+	BlockNumber blkno;
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	PGAlignedBlock copy;
+
+	memset(&state, 0, sizeof(state));
+	state.rsinfo = rsinfo;
+	state.rel = table_open(relid, AccessShareLock);
+	state.next_xid = ReadNextTransactionId();
+
+	nblocks = RelationGetNumberOfBlocks(state.rel);
+	if (nblocks == 0)
+		report(&state, TOPIC_LOG_METAPAGE_BLKNO, "relation has no metapage");
+
+	for (blkno = 0; blkno < nblocks; blkno++)
+	{
+		Buffer		buffer;
+		Page		page = (Page) copy.data;
+
+		CHECK_FOR_INTERRUPTS();
+		buffer = ReadBufferExtended(state.rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+									strategy);
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		memcpy(copy.data, BufferGetPage(buffer), BLCKSZ);
+		UnlockReleaseBuffer(buffer);
+
+		if (blkno == TOPIC_LOG_METAPAGE_BLKNO)
+			check_metapage(&state, page);
+		else if (PageIsNew(page))
+		{
+			if (blkno != nblocks - 1)
+				report(&state, blkno, "uninitialized page inside the log");
+		}
+		else
+			check_data_page(&state, blkno, page);
+	}
+
+	FreeAccessStrategy(strategy);
+	table_close(state.rel, AccessShareLock);
+}
+
+/*
+ * topics.verify(topic regclass) RETURNS TABLE(relation regclass,
+ * block bigint, problem text)
+ */
+Datum
+topic_verify(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char		relkind = get_rel_relkind(relid);
+	AclResult	aclresult;
+	List	   *relids;
+	ListCell   *lc;
+
+	if (relkind == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+
+	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, get_relkind_objtype(relkind), get_rel_name(relid));
+
+	if (relkind == RELKIND_PARTITIONED_TABLE)
+		relids = find_all_inheritors(relid, AccessShareLock, NULL);
+	else
+		relids = list_make1_oid(relid);
+
+	/* keep only the partitions stored as logs; refuse anything else */
+	{
+		List	   *logs = NIL;
+
+		foreach(lc, relids)
+			if (topic_is_topic_relation(lfirst_oid(lc)))
+				logs = lappend_oid(logs, lfirst_oid(lc));
+		if (logs == NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("\"%s\" is not a topic", get_rel_name(relid)),
+					 errhint("topics.verify() checks topics and their partitions.")));
+		relids = logs;
+	}
+
+	InitMaterializedSRF(fcinfo, 0);
+	foreach(lc, relids)
+		verify_relation(rsinfo, lfirst_oid(lc));
+
+	return (Datum) 0;
+}

@@ -1,0 +1,127 @@
+/*-------------------------------------------------------------------------
+ *
+ * visibility.c
+ *	  Which batches a snapshot sees.
+ *
+ * All records of a batch share one transaction id and command id, so
+ * visibility is decided once per batch.  The rules are heap's for an
+ * inserted tuple that is never updated or deleted: the current
+ * transaction's records are visible to later commands; other records
+ * once their transaction committed before the snapshot.  The batch's hint
+ * byte caches the transaction's fate like heap's hint bits: "committed" is
+ * set only once the commit record is flushed (an asynchronous commit can
+ * still be lost), "aborted" whenever the transaction is known to be over
+ * without committing (a crash counts).
+ *
+ * Records of an aborted transaction stay on disk and keep their offsets;
+ * readers see a gap exactly there.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "storage/procarray.h"
+#include "utils/snapmgr.h"
+
+#include "storage.h"
+#include "visibility.h"
+
+/* Set the committed hint, unless the commit may still be lost */
+static void
+hint_committed(Buffer buffer, TopicBatchHeader hdr)
+{
+	if (BufferIsPermanent(buffer) &&
+		XLogNeedsFlush(TransactionIdGetCommitLSN(hdr->xid)))
+		return;
+	topic_batch_set_hints(buffer, hdr, TB_HINT_COMMITTED);
+}
+
+/*
+ * The fate of a batch's transaction, from the hint byte or the commit log
+ * (updating the hint).
+ */
+TopicXidStatus
+topic_batch_status(Buffer buffer, TopicBatchHeader hdr)
+{
+	TransactionId xid = hdr->xid;
+
+	if (hdr->hints & TB_HINT_COMMITTED || xid == FrozenTransactionId)
+		return TOPIC_XID_COMMITTED;
+	if (hdr->hints & TB_HINT_ABORTED)
+		return TOPIC_XID_ABORTED;
+	if (TransactionIdIsCurrentTransactionId(xid))
+		return TOPIC_XID_CURRENT;
+	/* in-progress first: the commit log is set before the proc array */
+	if (TransactionIdIsInProgress(xid))
+		return TOPIC_XID_IN_PROGRESS;
+	if (TransactionIdDidCommit(xid))
+	{
+		hint_committed(buffer, hdr);
+		return TOPIC_XID_COMMITTED;
+	}
+	topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
+	return TOPIC_XID_ABORTED;
+}
+
+/* Does an MVCC snapshot see the batch? */
+static bool
+visible_mvcc(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
+{
+	TransactionId xid = hdr->xid;
+
+	if (xid == FrozenTransactionId)
+		return true;
+	if (hdr->hints & TB_HINT_ABORTED)
+		return false;
+	if (!(hdr->hints & TB_HINT_COMMITTED))
+	{
+		if (TransactionIdIsCurrentTransactionId(xid))
+			return hdr->cid < snapshot->curcid;
+		if (XidInMVCCSnapshot(xid, snapshot))
+			return false;
+
+		/*
+		 * Finished before the snapshot was taken, so the commit log is
+		 * settled for it.
+		 */
+		if (TransactionIdDidCommit(xid))
+		{
+			hint_committed(buffer, hdr);
+			return true;
+		}
+		topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
+		return false;
+	}
+	/* committed, but perhaps after the snapshot was taken */
+	return !XidInMVCCSnapshot(xid, snapshot);
+}
+
+/* Does snapshot see the batch?  The buffer is pinned and locked. */
+bool
+topic_batch_visible(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
+{
+	switch (snapshot->snapshot_type)
+	{
+		case SNAPSHOT_MVCC:
+			return visible_mvcc(buffer, hdr, snapshot);
+		case SNAPSHOT_ANY:
+			return true;
+		case SNAPSHOT_SELF:
+		case SNAPSHOT_DIRTY:
+			{
+				TopicXidStatus status = topic_batch_status(buffer, hdr);
+
+				return status == TOPIC_XID_COMMITTED ||
+					status == TOPIC_XID_CURRENT ||
+					(status == TOPIC_XID_IN_PROGRESS &&
+					 snapshot->snapshot_type == SNAPSHOT_DIRTY);
+			}
+		default:
+			elog(ERROR, "unsupported snapshot type %d for a topic_log relation",
+				 (int) snapshot->snapshot_type);
+	}
+	return false;				/* keep compiler quiet */
+}

@@ -1,0 +1,28 @@
+/*-------------------------------------------------------------------------
+ *
+ * visibility.h
+ *	  Which batches a snapshot sees.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_VISIBILITY_H
+#define TOPIC_VISIBILITY_H
+
+#include "storage/bufmgr.h"
+#include "utils/snapshot.h"
+
+#include "topic_log.h"
+
+typedef enum TopicXidStatus
+{
+	TOPIC_XID_COMMITTED,
+	TOPIC_XID_ABORTED,
+	TOPIC_XID_IN_PROGRESS,		/* another backend's, still running */
+	TOPIC_XID_CURRENT			/* the current transaction's */
+} TopicXidStatus;
+
+extern bool topic_batch_visible(Buffer buffer, TopicBatchHeader hdr,
+								Snapshot snapshot);
+extern TopicXidStatus topic_batch_status(Buffer buffer, TopicBatchHeader hdr);
+
+#endif							/* TOPIC_VISIBILITY_H */

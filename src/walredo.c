@@ -1,0 +1,199 @@
+/*-------------------------------------------------------------------------
+ *
+ * walredo.c
+ *	  The pg_topics WAL resource manager: redo, description, masking and
+ *	  decoding of topic_log records.
+ *
+ * Redo of an insert runs topic_page_append_batch(), the very function the
+ * primary runs in its critical section, so pages on a standby are the
+ * primary's byte for byte except for hint bytes, which topic_mask()
+ * hides from wal_consistency_checking.
+ *
+ * The resource manager must be registered while shared_preload_libraries
+ * is processed, in the postmaster, so every process that may replay or
+ * decode WAL (startup, walsenders, backends) has it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/bufmask.h"
+#include "access/xlog_internal.h"
+#include "access/xlogutils.h"
+#include "replication/decode.h"
+#include "replication/logical.h"
+#include "replication/reorderbuffer.h"
+#include "replication/snapbuild.h"
+#include "storage/bufmgr.h"
+
+#include "storage.h"
+#include "topic_log.h"
+#include "wal.h"
+
+/* The batch of an insert record, MAXALIGNed; *len gets its length */
+static const char *
+insert_batch(XLogReaderState *record, Size *len)
+{
+	char	   *data = XLogRecGetData(record);
+	xl_topic_log_insert *xlrec = (xl_topic_log_insert *) data;
+	const char *batch = data + SizeOfTopicLogInsert;
+
+	if (xlrec->version != TOPIC_LOG_FORMAT_VERSION)
+		elog(PANIC, "pg_topics WAL record has format version %u, expected %u",
+			 xlrec->version, TOPIC_LOG_FORMAT_VERSION);
+	*len = XLogRecGetDataLen(record) - SizeOfTopicLogInsert;
+	if ((uintptr_t) batch % MAXIMUM_ALIGNOF != 0)
+	{
+		char	   *copy = palloc(*len);
+
+		memcpy(copy, batch, *len);
+		batch = copy;
+	}
+	return batch;
+}
+
+static void
+redo_insert(XLogReaderState *record, bool init_page)
+{
+	XLogRecPtr	lsn = record->EndRecPtr;
+	Buffer		buffer;
+	XLogRedoAction action;
+	Size		len;
+	const char *batch = insert_batch(record, &len);
+
+	if (init_page)
+	{
+		buffer = XLogInitBufferForRedo(record, 0);
+		action = BLK_NEEDS_REDO;
+	}
+	else
+		action = XLogReadBufferForRedo(record, 0, &buffer);
+
+	if (action == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buffer);
+
+		topic_page_append_batch(page, batch, len, init_page);
+		PageSetLSN(page, lsn);
+		MarkBufferDirty(buffer);
+	}
+	if (BufferIsValid(buffer))
+		UnlockReleaseBuffer(buffer);
+}
+
+void
+topic_redo(XLogReaderState *record)
+{
+	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+
+	switch (info & XLOG_TOPIC_LOG_OPMASK)
+	{
+		case XLOG_TOPIC_LOG_INSERT:
+			redo_insert(record, (info & XLOG_TOPIC_LOG_INIT_PAGE) != 0);
+			break;
+		default:
+			elog(PANIC, "pg_topics redo: unknown op code %u", info);
+	}
+}
+
+void
+topic_desc(StringInfo buf, XLogReaderState *record)
+{
+	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+
+	if ((info & XLOG_TOPIC_LOG_OPMASK) == XLOG_TOPIC_LOG_INSERT)
+	{
+		xl_topic_log_insert *xlrec = (xl_topic_log_insert *) XLogRecGetData(record);
+		TopicBatchHeaderData hdr;
+
+		if (XLogRecGetDataLen(record) < SizeOfTopicLogInsert + sizeof(hdr))
+		{
+			appendStringInfoString(buf, "truncated");
+			return;
+		}
+		memcpy(&hdr, XLogRecGetData(record) + SizeOfTopicLogInsert, sizeof(hdr));
+		appendStringInfo(buf, "partition %d, %u records from offset " INT64_FORMAT
+						 ", %u bytes, version %u%s",
+						 hdr.partition, hdr.nrecords, hdr.base_offset,
+						 hdr.length, xlrec->version,
+						 (xlrec->flags & XLTL_LAST_IN_MULTI) ? ", last in multi" : "");
+	}
+}
+
+const char *
+topic_identify(uint8 info)
+{
+	switch (info & ~XLR_INFO_MASK)
+	{
+		case XLOG_TOPIC_LOG_INSERT:
+			return "INSERT";
+		case XLOG_TOPIC_LOG_INSERT | XLOG_TOPIC_LOG_INIT_PAGE:
+			return "INSERT+INIT";
+	}
+	return NULL;
+}
+
+/*
+ * Hide what may legitimately differ between primary and standby: LSN,
+ * checksum, page-level hint bits, unused space and our batch hint bytes.
+ */
+void
+topic_mask(char *pagedata, BlockNumber blkno)
+{
+	Page		page = (Page) pagedata;
+
+	mask_page_lsn_and_checksum(page);
+	mask_page_hint_bits(page);
+	mask_unused_space(page);
+
+	if (topic_page_is_data(page))
+	{
+		Size		pos = 0;
+		TopicBatchHeader hdr;
+
+		while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
+			hdr->hints = 0;
+	}
+}
+
+/*
+ * Logical decoding of topic records comes with logical replication.  Until
+ * then a slot of a database with topics stops with a clear error rather
+ * than silently shipping a subscriber nothing; other databases' records
+ * are skipped, so their slots are unaffected.
+ */
+static void
+topic_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
+{
+	XLogReaderState *r = buf->record;
+	RelFileNode rnode;
+
+	ReorderBufferProcessXid(ctx->reorder, XLogRecGetXid(r), buf->origptr);
+	if (SnapBuildCurrentState(ctx->snapshot_builder) < SNAPBUILD_FULL_SNAPSHOT)
+		return;
+	XLogRecGetBlockTag(r, 0, &rnode, NULL, NULL);
+	if (rnode.dbNode != ctx->slot->data.database || ctx->fast_forward)
+		return;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("logical decoding of topics is not supported by this version of pg_topics"),
+			 errdetail("Replication slot \"%s\" reached a record of a topic.",
+					   NameStr(ctx->slot->data.name)),
+			 errhint("Use physical replication for databases with topics, or drop the slot.")));
+}
+
+static RmgrData topic_rmgr = {
+	.rm_name = TOPIC_LOG_RMGR_NAME,
+	.rm_redo = topic_redo,
+	.rm_desc = topic_desc,
+	.rm_identify = topic_identify,
+	.rm_mask = topic_mask,
+	.rm_decode = topic_decode,
+};
+
+void
+topic_wal_init(void)
+{
+	RegisterCustomRmgr(TOPIC_LOG_RMGR_ID, &topic_rmgr);
+}
