@@ -20,9 +20,9 @@ PGFILEDESC = "pg_topics - Kafka-style topics as tables"
 
 # Tests run on temporary instances with the library preloaded
 REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
-REGRESS_OPTS = --temp-instance=tmp_check/regress --temp-config=test/pg_topics.conf
+REGRESS_OPTS = --temp-instance=tmp_regress --temp-config=test/pg_topics.conf
 ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
-ISOLATION_OPTS = --inputdir=test --temp-instance=tmp_check/isolation --temp-config=test/pg_topics.conf
+ISOLATION_OPTS = --inputdir=test --temp-instance=tmp_isolation --outputdir=output_iso --temp-config=test/pg_topics.conf
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
 

@@ -226,6 +226,7 @@ fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 	uint8		flags = keep_supplied ? 0 : (TB_CONTIGUOUS | TB_SAME_TIMESTAMP);
 	TimestampTz append_time = Max(now, tail->max_timestamp);
 	int64		next = tail->next_offset;
+	TimestampTz newest = tail->max_timestamp;
 	Size		pos = sizeof(TopicBatchHeaderData);
 	int			count = 0;
 
@@ -255,7 +256,15 @@ fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 			offset = rec->offset;
 		}
 		if (keep_supplied && rec->timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
+		{
+			if (rec->timestamp < newest)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("timestamp of offset " INT64_FORMAT " is older than the newest record of \"%s\"",
+								offset, RelationGetRelationName(rel)),
+						 errdetail("Timestamps never decrease along a partition's log.")));
 			ts = rec->timestamp;
+		}
 		if (count == 0)
 		{
 			hdr->base_offset = offset;
@@ -275,6 +284,7 @@ fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 		offsets[first + count] = offset;
 		timestamps[first + count] = ts;
 		next = offset + 1;
+		newest = Max(newest, ts);
 		count++;
 	}
 

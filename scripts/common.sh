@@ -1,0 +1,43 @@
+# Shared by scripts/demo.sh and scripts/test.sh: packages, build, users.
+
+PG_MAJOR=15
+PG_BINDIR=/usr/lib/postgresql/$PG_MAJOR/bin
+PACKAGES="build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR \
+libipc-run-perl postgresql-$PG_MAJOR-pgq3 python3-psycopg2 gnuplot-nox sudo"
+
+sudo_if_needed() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# The user that runs PostgreSQL: yourself, or a dedicated one under root
+test_user() {
+	if [ "$(id -u)" -eq 0 ]; then echo pgtopics; else id -un; fi
+}
+
+run_as_user() {
+	if [ "$(id -u)" -eq 0 ]; then
+		id pgtopics >/dev/null 2>&1 || useradd --create-home --shell /bin/bash pgtopics
+		runuser -u pgtopics -- "$@"
+	else
+		"$@"
+	fi
+}
+
+install_packages() {
+	local missing=()
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "+++ installing ${missing[*]}"
+		sudo_if_needed apt-get update -qq
+		sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+	fi
+}
+
+build_and_install() {
+	local dir=$1
+	echo "+++ building pg_topics"
+	make -C "$dir" -s PG_CONFIG="$PG_BINDIR/pg_config"
+	sudo_if_needed make -C "$dir" -s PG_CONFIG="$PG_BINDIR/pg_config" install >/dev/null
+}

@@ -1,0 +1,88 @@
+# Physical replication: a streaming standby replays topic_log WAL exactly,
+# with wal_consistency_checking on our resource manager, and answers
+# hot-standby queries; writes there fail.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $primary = PostgreSQL::Test::Cluster->new('primary');
+$primary->init(allows_streaming => 1);
+$primary->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'pg_topics'
+wal_consistency_checking = 'pg_topics'
+wal_keep_size = '2GB'
+});
+$primary->start;
+$primary->safe_psql('postgres', q{
+CREATE EXTENSION pg_topics;
+CREATE TABLE t (partition int NOT NULL DEFAULT 0, "offset" bigint NOT NULL DEFAULT -1,
+    "timestamp" timestamptz NOT NULL DEFAULT '-infinity', key text, value bytea, headers jsonb) USING topic_log;
+INSERT INTO t (key, value) SELECT 'before-backup', int4send(g) FROM generate_series(1, 1000) g;
+});
+
+$primary->backup('base');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'base', has_streaming => 1);
+$standby->start;
+
+# a mixed workload: single rows, multi-page inserts, COPY, toasted and
+# compressed values, rollbacks, savepoints, truncate, a checkpoint in between
+$primary->safe_psql('postgres', q{
+INSERT INTO t (key, value) VALUES ('one', '\x01');
+INSERT INTO t (key, value, headers) SELECT 'many' || g, decode(md5(g::text), 'hex'), '{"h": 1}' FROM generate_series(1, 20000) g;
+BEGIN; INSERT INTO t (key, value) VALUES ('rolled-back', '\x02'); ROLLBACK;
+BEGIN; INSERT INTO t (key, value) VALUES ('sp1', '\x03'); SAVEPOINT s; INSERT INTO t (key, value) VALUES ('sp2', '\x04'); ROLLBACK TO s; COMMIT;
+CHECKPOINT;
+INSERT INTO t (key, value) SELECT 'big' || g, (SELECT string_agg(decode(md5(g || ':' || i), 'hex'), ''::bytea) FROM generate_series(1, 20000) i) FROM generate_series(1, 5) g;
+INSERT INTO t (key, value) SELECT 'compressible', convert_to(repeat('abc', 100000), 'UTF8');
+CREATE TABLE src (k text, v bytea);
+INSERT INTO src SELECT 'copied' || g, decode(md5(g::text), 'hex') FROM generate_series(1, 3000) g;
+COPY src TO '/dev/null';
+});
+$primary->safe_psql('postgres', q{
+CREATE TABLE t2 (partition int NOT NULL DEFAULT 7, "offset" bigint NOT NULL DEFAULT -1,
+    "timestamp" timestamptz NOT NULL DEFAULT '-infinity', key text, value text, headers jsonb) USING topic_log;
+INSERT INTO t2 (key, value) SELECT 'x', 'y' FROM generate_series(1, 500);
+TRUNCATE t2;
+INSERT INTO t2 (key, value) VALUES ('after-truncate', 'z');
+});
+# COPY FROM goes through multi_insert
+my $copy = join('', map { "copy$_\t\\\\x" . sprintf('%08x', $_) . "\n" } 1 .. 5000);
+$primary->psql('postgres', "COPY t (key, value) FROM stdin;\n$copy\\.\n");
+
+$primary->wait_for_catchup($standby);
+
+my $content = q{SELECT count(*), max("offset"), md5(string_agg(concat_ws('|', partition, "offset", "timestamp", key, encode(value, 'hex'), headers), ',' ORDER BY "offset")) FROM t};
+my $on_primary = $primary->safe_psql('postgres', $content);
+my $on_standby = $standby->safe_psql('postgres', $content);
+is($on_standby, $on_primary, 'standby has every record, byte for byte');
+like($on_primary, qr/^26008\|/, 'the primary has the records it was given');
+
+is($standby->safe_psql('postgres', q{SELECT string_agg("offset" || ':' || key, ',') FROM t2}),
+	'500:after-truncate', 'TRUNCATE replays, and offsets continue on the standby');
+is($standby->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('t')}), '0',
+	'verify on the standby finds nothing');
+
+my ($ret, $out, $err) = $standby->psql('postgres', q{INSERT INTO t (key) VALUES ('no')});
+like($err, qr/read-only transaction/, 'writes fail on the standby');
+
+# the standby survived every consistency check
+ok(!$standby->log_contains('inconsistent page found'), 'wal_consistency_checking found no difference');
+
+# a restart of the standby replays from its last restartpoint again
+$standby->restart;
+is($standby->safe_psql('postgres', $content), $on_primary, 'standby restart replays the same records');
+
+# pg_walinspect describes our records
+$primary->safe_psql('postgres', 'CREATE EXTENSION pg_walinspect');
+my $lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
+$primary->safe_psql('postgres', q{INSERT INTO t (key, value) VALUES ('walinspect', '\x05')});
+my $desc = $primary->safe_psql('postgres',
+	qq{SELECT record_type || ': ' || description FROM pg_get_wal_records_info('$lsn', pg_current_wal_lsn()) WHERE resource_manager = 'pg_topics'});
+like($desc, qr/^INSERT: partition 0, 1 records from offset \d+/, 'pg_walinspect shows pg_topics records');
+
+$standby->stop;
+$primary->stop;
+done_testing();
