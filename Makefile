@@ -12,7 +12,14 @@ OBJS = \
 	src/tableam.o \
 	src/walredo.o \
 	src/ddl.o \
-	src/verify.o
+	src/verify.o \
+	src/registry.o \
+	src/partitioner.o \
+	src/catalog.o \
+	src/topics.o \
+	src/produce.o \
+	src/fetch.o \
+	src/views.o
 
 EXTENSION = pg_topics
 DATA = pg_topics--0.1.sql

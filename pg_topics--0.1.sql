@@ -21,3 +21,143 @@ AS 'MODULE_PATHNAME', 'topic_verify'
 LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION topics.verify(regclass) IS
 'check every page of every partition of a topic; no rows means healthy';
+
+-- Topic settings.  Closed to PUBLIC: the functions below check privileges
+-- themselves and write it as the bootstrap superuser.
+CREATE TABLE topics.topic_config (
+    topic regclass PRIMARY KEY,
+    retention interval,
+    retention_bytes bigint,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+REVOKE ALL ON topics.topic_config FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('topics.topic_config', '');
+COMMENT ON TABLE topics.topic_config IS
+'settings of each topic (internal; read topics.topics instead)';
+
+-- Forget the settings of topics dropped by any means (DROP TABLE too)
+CREATE FUNCTION topics.forget_dropped_topics()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    DELETE FROM topics.topic_config c
+    USING pg_catalog.pg_event_trigger_dropped_objects() d
+    WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
+      AND d.objid = c.topic::pg_catalog.oid;
+END
+$$;
+REVOKE ALL ON FUNCTION topics.forget_dropped_topics() FROM PUBLIC;
+COMMENT ON FUNCTION topics.forget_dropped_topics() IS
+'event trigger: removes the settings of dropped topics';
+CREATE EVENT TRIGGER topics_forget_dropped ON sql_drop
+    EXECUTE FUNCTION topics.forget_dropped_topics();
+
+CREATE FUNCTION topics.create_topic(topic text, partitions int DEFAULT 1,
+    key_type regtype DEFAULT 'text', value_type regtype DEFAULT 'jsonb',
+    retention interval DEFAULT NULL, retention_bytes bigint DEFAULT NULL)
+RETURNS regclass
+AS 'MODULE_PATHNAME', 'topic_create_topic'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION topics.create_topic(text, int, regtype, regtype, interval, bigint) IS
+'create a topic: a table with one topic_log partition per Kafka partition';
+
+CREATE FUNCTION topics.add_partitions(topic text, partitions int)
+RETURNS void
+AS 'MODULE_PATHNAME', 'topic_add_partitions'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.add_partitions(text, int) IS
+'grow a topic to the given number of partitions';
+
+CREATE FUNCTION topics.drop_topic(topic text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'topic_drop_topic'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.drop_topic(text) IS
+'drop a topic and all its records';
+
+CREATE FUNCTION topics.produce(topic text, value "any", key "any" DEFAULT NULL,
+    partition int DEFAULT NULL, headers jsonb DEFAULT NULL)
+RETURNS TABLE(partition int, "offset" bigint)
+AS 'MODULE_PATHNAME', 'topic_produce'
+LANGUAGE C VOLATILE ROWS 1;
+COMMENT ON FUNCTION topics.produce(text, "any", "any", int, jsonb) IS
+'append one record to a topic; returns its partition and offset';
+
+CREATE FUNCTION topics.produce_batch(topic text, "values" "any", keys "any" DEFAULT NULL,
+    partition int DEFAULT NULL)
+RETURNS TABLE(partition int, "offset" bigint)
+AS 'MODULE_PATHNAME', 'topic_produce_batch'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION topics.produce_batch(text, "any", "any", int) IS
+'append many records to a topic; one row per record, in input order';
+
+CREATE FUNCTION topics.fetch(topic anyelement, partition int, from_offset bigint,
+    max_records int DEFAULT 1000, wait interval DEFAULT '0')
+RETURNS SETOF anyelement
+AS 'MODULE_PATHNAME', 'topic_fetch'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION topics.fetch(anyelement, int, bigint, int, interval) IS
+'read committed, stable records of one partition in offset order, optionally waiting for them';
+
+CREATE FUNCTION topics.next_offset(topic text, partition int, from_offset bigint)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'topic_next_offset'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.next_offset(text, int, bigint) IS
+'where a reader at from_offset continues: the next visible record, or the last stable offset';
+
+CREATE FUNCTION topics.offsets(topic text)
+RETURNS TABLE(partition int, log_start_offset bigint, high_watermark bigint,
+    last_stable_offset bigint)
+AS 'MODULE_PATHNAME', 'topic_offsets'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.offsets(text) IS
+'log start, high watermark and last stable offset of every partition';
+
+CREATE FUNCTION topics.offsets_for_times(topic text, ts timestamptz)
+RETURNS TABLE(partition int, "offset" bigint)
+AS 'MODULE_PATHNAME', 'topic_offsets_for_times'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.offsets_for_times(text, timestamptz) IS
+'per partition, the earliest offset whose timestamp is at or after ts';
+
+CREATE FUNCTION topics.murmur2(key bytea)
+RETURNS int
+AS 'MODULE_PATHNAME', 'topic_murmur2_sql'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION topics.murmur2(bytea) IS
+'Kafka''s murmur2 hash of a key''s bytes, as its default partitioner computes it';
+
+CREATE FUNCTION topics.partition_info(topic regclass)
+RETURNS TABLE(partition int, relation regclass, log_start_offset bigint,
+    high_watermark bigint, last_stable_offset bigint, records bigint, bytes bigint,
+    oldest_timestamp timestamptz, newest_timestamp timestamptz,
+    holder_pid int, holder_xid xid, holder_since timestamptz)
+AS 'MODULE_PATHNAME', 'topic_partition_info'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.partition_info(regclass) IS
+'per-partition numbers of one topic (see topics.partitions)';
+
+CREATE VIEW topics.topics AS
+SELECT c.topic,
+       (SELECT count(*) FROM pg_catalog.pg_inherits i WHERE i.inhparent = c.topic)::int AS partitions,
+       k.atttypid::regtype AS key_type,
+       v.atttypid::regtype AS value_type,
+       c.retention,
+       c.retention_bytes,
+       c.created_at
+FROM topics.topic_config c
+JOIN pg_catalog.pg_attribute k ON k.attrelid = c.topic AND k.attname = 'key'
+JOIN pg_catalog.pg_attribute v ON v.attrelid = c.topic AND v.attname = 'value';
+COMMENT ON VIEW topics.topics IS 'every topic of this database, with its settings';
+
+CREATE VIEW topics.partitions AS
+SELECT c.topic, p.*
+FROM topics.topic_config c, LATERAL topics.partition_info(c.topic) p;
+COMMENT ON VIEW topics.partitions IS
+'every partition: offsets, size, time range, and the transaction holding its stable offset back';
+
+GRANT USAGE ON SCHEMA topics TO PUBLIC;
+GRANT SELECT ON topics.topics, topics.partitions TO PUBLIC;

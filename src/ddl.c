@@ -28,10 +28,13 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "catalog.h"
 #include "pg_topics.h"
 #include "topic_log.h"
 
 static planner_hook_type prev_planner_hook = NULL;
+/* set while pg_topics itself runs DDL on a topic (create, add partitions) */
+static bool internal_ddl = false;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
 /* The columns every topic relation has, in order */
@@ -66,9 +69,16 @@ topic_log_am_oid(void)
 	return get_am_oid("topic_log", true);
 }
 
-/* Is relid a relation stored by topic_log? */
+/* Is relid a topic or a partition of one? */
 bool
 topic_is_topic_relation(Oid relid)
+{
+	return topic_is_log_relation(relid) || topic_is_topic_parent_oid(relid);
+}
+
+/* Is relid a relation stored by topic_log? */
+bool
+topic_is_log_relation(Oid relid)
 {
 	HeapTuple	tuple;
 	Oid			relam;
@@ -281,6 +291,18 @@ check_alter_table(AlterTableStmt *stmt)
 				refuse(relid, "row-level security",
 					   "Grant SELECT per topic or per partition instead.");
 				break;
+			case AT_AttachPartition:
+			case AT_DetachPartition:
+			case AT_DetachPartitionFinalize:
+				if (!internal_ddl)
+					refuse(relid, "attaching or detaching partitions",
+						   "Use topics.add_partitions() to add partitions.");
+				break;
+			case AT_AddConstraint:
+			case AT_AddConstraintRecurse:
+				refuse(relid, "adding constraints",
+					   "The log checks what it needs; validate records before producing them.");
+				break;
 			case AT_EnableTrig:
 			case AT_EnableAlwaysTrig:
 			case AT_EnableReplicaTrig:
@@ -335,6 +357,25 @@ check_utility(Node *parsetree)
 						   "Grant SELECT per topic or per partition instead.");
 				break;
 			}
+		case T_DropStmt:
+			{
+				DropStmt   *stmt = (DropStmt *) parsetree;
+				ListCell   *lc;
+
+				if (stmt->removeType != OBJECT_TABLE)
+					break;
+				foreach(lc, stmt->objects)
+				{
+					RangeVar   *rv = makeRangeVarFromNameList(lfirst(lc));
+					Oid			relid = RangeVarGetRelid(rv, NoLock, true);
+
+					if (OidIsValid(relid) && get_rel_relispartition(relid) &&
+						topic_is_log_relation(relid))
+						refuse(relid, "dropping one partition",
+							   "Drop the whole topic with topics.drop_topic().");
+				}
+				break;
+			}
 		case T_RenameStmt:
 			{
 				RenameStmt *stmt = (RenameStmt *) parsetree;
@@ -367,6 +408,24 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	else
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
+}
+
+/* Run fn(arg) with the lock-down relaxed for pg_topics' own DDL */
+void
+topic_ddl_run_internal(void (*fn) (void *), void *arg)
+{
+	bool		save = internal_ddl;
+
+	internal_ddl = true;
+	PG_TRY();
+	{
+		fn(arg);
+	}
+	PG_FINALLY();
+	{
+		internal_ddl = save;
+	}
+	PG_END_TRY();
 }
 
 void

@@ -17,6 +17,7 @@
 #include "pg_topics.h"
 
 int			pg_topics_max_message_bytes = 1024 * 1024;
+int			pg_topics_max_partitions_per_transaction = 128;
 
 void
 topic_guc_init(void)
@@ -33,6 +34,17 @@ topic_guc_init(void)
 							MaxAllocSize - VARHDRSZ,
 							PGC_SUSET,
 							GUC_UNIT_BYTE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_topics.max_partitions_per_transaction",
+							"Most topic partitions one transaction may produce to.",
+							"Sizes the shared registry of in-flight producers.",
+							&pg_topics_max_partitions_per_transaction,
+							128,
+							1,
+							100000,
+							PGC_POSTMASTER,
+							0,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("pg_topics");

@@ -34,6 +34,7 @@
 #include "utils/timestamp.h"
 
 #include "pg_topics.h"
+#include "registry.h"
 #include "storage.h"
 #include "topic_log.h"
 
@@ -373,8 +374,9 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 		}
 
 		first_index = TOPIC_LOG_MAX_RECORDS_PER_PAGE - tail.free_records + 1;
-		if (tail.init_page)
-			first_index = 1;
+		/* readers must learn of us before our offsets are in the log */
+		topic_registry_add_writer(RelationGetRelid(rel),
+								  ((TopicBatchHeader) batch)->base_offset);
 		topic_tail_append(rel, &tail, batch, len, done + count == nslots);
 		for (i = 0; i < count; i++)
 			fill_slot(rel, slots[done + i], offsets[done + i],

@@ -16,6 +16,7 @@
 #include "miscadmin.h"
 
 #include "pg_topics.h"
+#include "registry.h"
 #include "wal.h"
 
 PG_MODULE_MAGIC;
@@ -33,5 +34,6 @@ _PG_init(void)
 
 	topic_guc_init();
 	topic_wal_init();
+	topic_registry_init();
 	topic_ddl_init();
 }

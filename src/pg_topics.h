@@ -14,6 +14,7 @@
 
 /* guc.c: every pg_topics.* setting */
 extern int	pg_topics_max_message_bytes;
+extern int	pg_topics_max_partitions_per_transaction;
 extern void topic_guc_init(void);
 
 /* insert.c */
@@ -24,6 +25,8 @@ extern void topic_insert(Relation rel, TupleTableSlot **slots, int nslots,
 extern void topic_ddl_init(void);
 extern Oid	topic_log_am_oid(void);
 extern bool topic_is_topic_relation(Oid relid);
+extern bool topic_is_log_relation(Oid relid);
+extern void topic_ddl_run_internal(void (*fn) (void *), void *arg);
 extern void topic_check_columns(Relation rel);
 
 #endif							/* PG_TOPICS_H */

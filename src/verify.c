@@ -330,7 +330,7 @@ topic_verify(PG_FUNCTION_ARGS)
 		List	   *logs = NIL;
 
 		foreach(lc, relids)
-			if (topic_is_topic_relation(lfirst_oid(lc)))
+			if (topic_is_log_relation(lfirst_oid(lc)))
 				logs = lappend_oid(logs, lfirst_oid(lc));
 		if (logs == NIL)
 			ereport(ERROR,

@@ -1,0 +1,182 @@
+/*-------------------------------------------------------------------------
+ *
+ * catalog.c
+ *	  What a topic is, found from PostgreSQL's own catalogs.
+ *
+ * A topic is a table partitioned by LIST (partition) whose partitions are
+ * topic_log relations, one per Kafka partition, plus a row of settings in
+ * topics.topic_config (retention).  The hot paths (produce, fetch, INSERT
+ * routing) need only the first part, which the relcache already holds:
+ * the parent's partition descriptor maps partition numbers to partitions.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "partitioning/partbounds.h"
+#include "partitioning/partdesc.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/regproc.h"
+#include "utils/syscache.h"
+#include "utils/varlena.h"
+
+#include "catalog.h"
+#include "pg_topics.h"
+#include "topic_log.h"
+
+/* Is rel (open) a topic's parent table? */
+bool
+topic_is_topic_parent(Relation rel)
+{
+	PartitionDesc partdesc;
+
+	if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+		return false;
+	if (RelationGetDescr(rel)->natts != Natts_topic ||
+		strcmp(NameStr(TupleDescAttr(RelationGetDescr(rel), 0)->attname), "partition") != 0)
+		return false;
+	partdesc = RelationGetPartitionDesc(rel, true);
+	return partdesc->nparts > 0 &&
+		topic_is_log_relation(partdesc->oids[0]);
+}
+
+/* Is relid a topic's parent table? */
+bool
+topic_is_topic_parent_oid(Oid relid)
+{
+	Relation	rel;
+	bool		result;
+
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		return false;
+	rel = relation_open(relid, AccessShareLock);
+	result = topic_is_topic_parent(rel);
+	relation_close(rel, AccessShareLock);
+	return result;
+}
+
+/* Refuse rel unless it is a topic */
+static void
+require_topic(Relation rel)
+{
+	if (!topic_is_topic_parent(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a topic", RelationGetRelationName(rel)),
+				 rel->rd_rel->relispartition ?
+				 errhint("Name the topic, not one of its partitions.") :
+				 errhint("Create topics with topics.create_topic().")));
+}
+
+/*
+ * Open the topic named by a text argument (parsed like a relation name:
+ * 'Orders' is orders) with lockmode, checking privilege mode on it.
+ */
+Relation
+topic_open_by_name(text *name, LOCKMODE lockmode, AclMode privilege)
+{
+	RangeVar   *rv = makeRangeVarFromNameList(textToQualifiedNameList(name));
+	Oid			relid = RangeVarGetRelid(rv, lockmode, false);
+	Relation	rel = relation_open(relid, NoLock);
+
+	require_topic(rel);
+	if (privilege != TOPIC_NO_ACL_CHECK)
+	{
+		AclResult	aclresult = pg_class_aclcheck(relid, GetUserId(), privilege);
+
+		if (aclresult != ACLCHECK_OK)
+			aclcheck_error(aclresult, OBJECT_TABLE, RelationGetRelationName(rel));
+	}
+	return rel;
+}
+
+/* Open a topic by OID, as topic_open_by_name */
+Relation
+topic_open(Oid relid, LOCKMODE lockmode, AclMode privilege)
+{
+	Relation	rel = relation_open(relid, lockmode);
+
+	require_topic(rel);
+	if (privilege != TOPIC_NO_ACL_CHECK)
+	{
+		AclResult	aclresult = pg_class_aclcheck(relid, GetUserId(), privilege);
+
+		if (aclresult != ACLCHECK_OK)
+			aclcheck_error(aclresult, OBJECT_TABLE, RelationGetRelationName(rel));
+	}
+	return rel;
+}
+
+/* Number of partitions of an open topic */
+int32
+topic_partition_count(Relation topic)
+{
+	return RelationGetPartitionDesc(topic, true)->nparts;
+}
+
+/*
+ * The relation holding partition number partition of an open topic, or
+ * InvalidOid when there is none.
+ */
+Oid
+topic_partition_relid(Relation topic, int32 partition)
+{
+	PartitionDesc partdesc = RelationGetPartitionDesc(topic, true);
+	PartitionBoundInfo bounds = partdesc->boundinfo;
+	int			i;
+
+	if (bounds == NULL)
+		return InvalidOid;
+	/* LIST bounds are sorted: binary search the single-value datums */
+	{
+		int			lo = 0;
+		int			hi = bounds->ndatums - 1;
+
+		while (lo <= hi)
+		{
+			int			mid = lo + (hi - lo) / 2;
+			int32		value = DatumGetInt32(bounds->datums[mid][0]);
+
+			if (value == partition)
+			{
+				i = bounds->indexes[mid];
+				return i >= 0 ? partdesc->oids[i] : InvalidOid;
+			}
+			if (value < partition)
+				lo = mid + 1;
+			else
+				hi = mid - 1;
+		}
+	}
+	return InvalidOid;
+}
+
+/* Refuse a partition number the topic does not have (22023) */
+void
+topic_check_partition(Relation topic, int32 partition)
+{
+	int32		nparts = topic_partition_count(topic);
+
+	if (partition < 0 || partition >= nparts)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("partition %d of topic \"%s\" does not exist",
+						partition, RelationGetRelationName(topic)),
+				 errdetail("The topic has partitions 0 to %d.", nparts - 1)));
+}
+
+/* Type of the key (Anum_topic_key) or value column of an open topic */
+Oid
+topic_column_type(Relation topic, int attnum)
+{
+	return TupleDescAttr(RelationGetDescr(topic), attnum - 1)->atttypid;
+}

@@ -1,0 +1,28 @@
+/*-------------------------------------------------------------------------
+ *
+ * catalog.h
+ *	  What a topic is, found from PostgreSQL's own catalogs.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_CATALOG_H
+#define TOPIC_CATALOG_H
+
+#include "nodes/parsenodes.h"
+#include "storage/lockdefs.h"
+#include "utils/relcache.h"
+
+/* privilege argument meaning "the caller checks something else" */
+#define TOPIC_NO_ACL_CHECK ((AclMode) 0)
+
+extern bool topic_is_topic_parent(Relation rel);
+extern bool topic_is_topic_parent_oid(Oid relid);
+extern Relation topic_open_by_name(text *name, LOCKMODE lockmode,
+								   AclMode privilege);
+extern Relation topic_open(Oid relid, LOCKMODE lockmode, AclMode privilege);
+extern int32 topic_partition_count(Relation topic);
+extern Oid	topic_partition_relid(Relation topic, int32 partition);
+extern void topic_check_partition(Relation topic, int32 partition);
+extern Oid	topic_column_type(Relation topic, int attnum);
+
+#endif							/* TOPIC_CATALOG_H */

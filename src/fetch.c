@@ -1,0 +1,584 @@
+/*-------------------------------------------------------------------------
+ *
+ * fetch.c
+ *	  Reading a partition as a consumer: topics.fetch(), next_offset(),
+ *	  offsets(), offsets_for_times().
+ *
+ * The rule: never skip a record, never show one that can be taken back.
+ * A consumer reads a partition in offset order from a position, and
+ *
+ * - returns a batch's records when its transaction committed before the
+ *   reader's snapshot and the commit record is flushed (an asynchronous
+ *   commit can still be lost in a crash, and then its offsets reused);
+ * - steps over a batch whose transaction aborted: those offsets are a gap
+ *   forever;
+ * - stops at the first batch of any other kind: a transaction still
+ *   running, the reader's own, or one that committed after the snapshot.
+ *   Its offset is the position where the next read starts.
+ *
+ * Because offsets are assigned in page order under the tail lock, a record
+ * that commits later than one after it is still found: the reader stopped
+ * before it.  That is Kafka's last stable offset, computed against the
+ * reader's own snapshot, so it needs no shared state, holds in every
+ * isolation level and on a hot standby, and cannot race with commits.
+ * The high watermark is read before the snapshot is taken, so everything
+ * below it is on the pages the reader walks.
+ *
+ * Seeks are binary searches over the pages' special space, whose offset
+ * and timestamp ranges increase along the log.
+ *
+ * Long-poll: a reader that found nothing sleeps on the partition's
+ * condition variable (registry.c) until a producer of that partition
+ * commits or the wait ends, without holding any lock on the topic, so
+ * drop_topic never waits for it; cancel and statement_timeout end the
+ * sleep at once.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "storage/procarray.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "pg_topics.h"
+#include "registry.h"
+#include "storage.h"
+#include "topic_log.h"
+#include "visibility.h"
+
+PG_FUNCTION_INFO_V1(topic_fetch);
+PG_FUNCTION_INFO_V1(topic_next_offset);
+PG_FUNCTION_INFO_V1(topic_offsets);
+PG_FUNCTION_INFO_V1(topic_offsets_for_times);
+
+/* What a consumer's read of one partition produced */
+typedef struct StableRead
+{
+	Tuplestorestate *store;		/* where records go; NULL: do not collect */
+	TupleDesc	desc;
+	int64		max_records;
+	int64		returned;
+	int64		first_returned; /* offset of the first record returned */
+	int64		position;		/* where the next read continues */
+} StableRead;
+
+/* How a consumer treats a batch */
+typedef enum BatchFate
+{
+	BATCH_READ,					/* committed, durable, before the snapshot */
+	BATCH_SKIP,					/* aborted: a gap */
+	BATCH_STOP					/* not stable yet */
+} BatchFate;
+
+static BatchFate
+batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
+{
+	TransactionId xid = hdr->xid;
+
+	if (xid == FrozenTransactionId)
+		return BATCH_READ;
+	if (hdr->hints & TB_HINT_ABORTED)
+		return BATCH_SKIP;
+	if (TransactionIdIsCurrentTransactionId(xid))
+		return BATCH_STOP;
+	if (XidInMVCCSnapshot(xid, snapshot))
+	{
+		/* running at snapshot time; an abort since then is final */
+		if (!TransactionIdIsInProgress(xid) && !TransactionIdDidCommit(xid))
+			return BATCH_SKIP;
+		return BATCH_STOP;
+	}
+	if (!(hdr->hints & TB_HINT_COMMITTED) && !TransactionIdDidCommit(xid))
+	{
+		topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
+		return BATCH_SKIP;
+	}
+	/* committed: shown only once durable */
+	if (!RecoveryInProgress() &&
+		TransactionIdGetCommitLSN(xid) > GetFlushRecPtr(NULL))
+		return BATCH_STOP;
+	return BATCH_READ;
+}
+
+/* Offset of the last record of a batch */
+static int64
+batch_last_offset(Relation rel, BlockNumber blkno, TopicBatchHeader hdr)
+{
+	int64		last;
+	TimestampTz min_ts;
+	TimestampTz max_ts;
+
+	if (!topic_batch_summary(hdr, &last, &min_ts, &max_ts))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("page %u of topic_log relation \"%s\" has a batch that does not decode",
+						blkno, RelationGetRelationName(rel))));
+	return last;
+}
+
+/*
+ * First data block whose records may include offset (by_time false) or a
+ * timestamp at or after ts (by_time true): binary search over the pages'
+ * summaries.  Returns nblocks if there is none.
+ */
+static BlockNumber
+seek_block(Relation rel, BlockNumber nblocks, bool by_time, int64 offset,
+		   TimestampTz ts)
+{
+	BlockNumber lo = TOPIC_LOG_FIRST_DATA_BLKNO;
+	BlockNumber hi = nblocks;	/* answer in [lo, hi] */
+
+	while (lo < hi)
+	{
+		BlockNumber mid = lo + (hi - lo) / 2;
+		Buffer		buffer = ReadBuffer(rel, mid);
+		Page		page;
+		bool		before;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		if (PageIsNew(page))
+			before = false;		/* only the last page can be new */
+		else
+		{
+			TopicLogPageOpaque opaque;
+
+			topic_page_check(rel, mid, page, TL_PAGE_DATA);
+			opaque = TopicLogPageGetOpaque(page);
+			before = by_time ? opaque->max_timestamp < ts :
+				opaque->next_offset <= offset;
+		}
+		UnlockReleaseBuffer(buffer);
+		if (before)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Copy one record out of the page into the result */
+static void
+emit_record(StableRead *read, int32 partition, TopicRecord *rec)
+{
+	Datum		values[Natts_topic];
+	bool		nulls[Natts_topic];
+	Pointer		fields[3] = {rec->key, rec->value, rec->headers};
+	int			f;
+
+	values[Anum_topic_partition - 1] = Int32GetDatum(partition);
+	nulls[Anum_topic_partition - 1] = false;
+	values[Anum_topic_offset - 1] = Int64GetDatum(rec->offset);
+	nulls[Anum_topic_offset - 1] = false;
+	values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(rec->timestamp);
+	nulls[Anum_topic_timestamp - 1] = false;
+	for (f = 0; f < 3; f++)
+	{
+		Pointer		p = fields[f];
+
+		nulls[Anum_topic_key - 1 + f] = (p == NULL);
+		/* the result outlives the page and retention: take TOAST along */
+		if (p != NULL && VARATT_IS_EXTERNAL(p))
+			p = (Pointer) detoast_external_attr((struct varlena *) p);
+		values[Anum_topic_key - 1 + f] = PointerGetDatum(p);
+	}
+	tuplestore_putvalues(read->store, read->desc, values, nulls);
+}
+
+/*
+ * Read partition rel (number partition) from offset from, under snapshot,
+ * up to the high watermark hw, by the rule at the top of this file.
+ */
+static void
+read_stable(Relation rel, int32 partition, int64 from, int64 hw,
+			Snapshot snapshot, StableRead *read)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber blkno;
+
+	read->returned = 0;
+	read->first_returned = -1;
+	read->position = from;
+	if (from >= hw)
+		return;
+
+	for (blkno = seek_block(rel, nblocks, false, from, 0); blkno < nblocks; blkno++)
+	{
+		Buffer		buffer = ReadBuffer(rel, blkno);
+		Page		page;
+		Size		pos = 0;
+		TopicBatchHeader hdr;
+		bool		done = false;
+
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		if (PageIsNew(page))
+		{
+			UnlockReleaseBuffer(buffer);
+			break;
+		}
+		topic_page_check(rel, blkno, page, TL_PAGE_DATA);
+
+		while (!done && (hdr = topic_page_next_batch(page, &pos)) != NULL)
+		{
+			int64		last = batch_last_offset(rel, blkno, hdr);
+			const char *bytes;
+			Size		rpos;
+			int			i;
+
+			if (last < read->position)
+				continue;
+			if (hdr->base_offset >= hw)
+			{
+				done = true;	/* written after we read the watermark */
+				break;
+			}
+			switch (batch_fate(buffer, hdr, snapshot))
+			{
+				case BATCH_STOP:
+					read->position = Max(read->position, hdr->base_offset);
+					done = true;
+					continue;
+				case BATCH_SKIP:
+					read->position = last + 1;
+					continue;
+				case BATCH_READ:
+					break;
+			}
+
+			bytes = (const char *) hdr;
+			rpos = sizeof(TopicBatchHeaderData);
+			for (i = 0; i < hdr->nrecords; i++)
+			{
+				TopicRecord rec;
+
+				if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i, &rec))
+					ereport(ERROR,
+							(errcode(ERRCODE_DATA_CORRUPTED),
+							 errmsg("page %u of topic_log relation \"%s\" has a record that does not decode",
+									blkno, RelationGetRelationName(rel))));
+				if (rec.offset < read->position)
+					continue;
+				if (read->returned >= read->max_records)
+				{
+					done = true;
+					break;
+				}
+				if (read->first_returned < 0)
+					read->first_returned = rec.offset;
+				if (read->store)
+					emit_record(read, partition, &rec);
+				read->returned++;
+				read->position = rec.offset + 1;
+			}
+			if (!done)
+				read->position = last + 1;
+		}
+		UnlockReleaseBuffer(buffer);
+		if (done)
+			return;
+	}
+	/* reached the end: everything below the watermark was stable */
+	read->position = Max(read->position, hw);
+}
+
+/* Refuse a position outside [log start, high watermark] (22023) */
+static void
+check_position(Relation topic, int32 partition, int64 from,
+			   const TopicLogEnd *end)
+{
+	if (from < end->log_start_offset || from > end->next_offset)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("offset " INT64_FORMAT " is out of range for partition %d of topic \"%s\"",
+						from, partition, RelationGetRelationName(topic)),
+				 errdetail("Valid offsets are from " INT64_FORMAT " (log start) to " INT64_FORMAT " (high watermark).",
+						   end->log_start_offset, end->next_offset)));
+}
+
+/* Microseconds in an interval, for waits */
+static int64
+interval_usecs(Interval *span)
+{
+	return span->time + (int64) span->day * USECS_PER_DAY +
+		(int64) span->month * DAYS_PER_MONTH * USECS_PER_DAY;
+}
+
+/* Open the topic whose row type is rowtype (42809 otherwise) */
+static Relation
+topic_open_by_rowtype(Oid rowtype, AclMode privilege)
+{
+	Oid			relid = get_typ_typrelid(rowtype);
+
+	if (!OidIsValid(relid) || !topic_is_topic_parent_oid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("%s is not the row type of a topic", format_type_be(rowtype)),
+				 errhint("Call it as topics.fetch(NULL::mytopic, partition, offset).")));
+	return topic_open(relid, AccessShareLock, privilege);
+}
+
+/*
+ * topics.fetch(topic anyelement, partition int, from_offset bigint,
+ *		max_records int, wait interval) RETURNS SETOF anyelement
+ */
+Datum
+topic_fetch(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
+	int32		partition;
+	int64		from;
+	int32		max_records;
+	int64		wait_us = 0;
+	TimestampTz deadline;
+	Oid			topicid;
+	StableRead	read;
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("partition, from_offset and max_records must not be null")));
+	partition = PG_GETARG_INT32(1);
+	from = PG_GETARG_INT64(2);
+	max_records = PG_GETARG_INT32(3);
+	if (!PG_ARGISNULL(4))
+		wait_us = interval_usecs(PG_GETARG_INTERVAL_P(4));
+	if (max_records < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_records must be at least 1")));
+	if (wait_us < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("wait must not be negative")));
+	if (wait_us > 0 && IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("fetch cannot wait in a REPEATABLE READ or SERIALIZABLE transaction"),
+				 errdetail("Its snapshot would never show records committed while it waits."),
+				 errhint("Use READ COMMITTED to long-poll, or call fetch with wait => '0'.")));
+
+	InitMaterializedSRF(fcinfo, 0);
+	memset(&read, 0, sizeof(read));
+	read.store = rsinfo->setResult;
+	read.desc = rsinfo->setDesc;
+	read.max_records = max_records;
+
+	deadline = GetCurrentTimestamp() + wait_us;
+	topicid = InvalidOid;
+	for (;;)
+	{
+		Relation	topic;
+		Relation	leaf;
+		Oid			leafid;
+		TopicLogEnd end;
+		Snapshot	snapshot;
+		long		remaining_ms;
+
+		topic = topicid == InvalidOid ?
+			topic_open_by_rowtype(rowtype, ACL_SELECT) :
+			topic_open(topicid, AccessShareLock, ACL_SELECT);
+		topicid = RelationGetRelid(topic);
+		topic_check_partition(topic, partition);
+		leafid = topic_partition_relid(topic, partition);
+		leaf = table_open(leafid, AccessShareLock);
+
+		/* a commit from here on wakes us (no lost wake-up) */
+		if (wait_us > 0)
+			topic_registry_prepare_wait(leafid);
+
+		/* the watermark first, then the snapshot */
+		topic_storage_log_end(leaf, &end);
+		check_position(topic, partition, from, &end);
+		snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
+			RegisterSnapshot(GetLatestSnapshot());
+		read_stable(leaf, partition, from, end.next_offset, snapshot, &read);
+		if (!IsolationUsesXactSnapshot())
+			UnregisterSnapshot(snapshot);
+
+		table_close(leaf, NoLock);
+		relation_close(topic, NoLock);
+
+		remaining_ms = (long) ((deadline - GetCurrentTimestamp()) / 1000);
+		if (read.returned > 0 || wait_us == 0 || remaining_ms <= 0)
+			break;
+
+		/* sleep without holding the topic, so drop_topic never waits */
+		UnlockRelationOid(leafid, AccessShareLock);
+		UnlockRelationOid(topicid, AccessShareLock);
+		topic_registry_wait(leafid, remaining_ms);
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(topicid)))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("topic was dropped while fetch was waiting")));
+	}
+	if (wait_us > 0)
+		topic_registry_end_wait();
+
+	return (Datum) 0;
+}
+
+/* Open partition number partition of the topic named by name */
+static Relation
+open_partition_for_read(text *name, int32 partition, Relation *topic)
+{
+	*topic = topic_open_by_name(name, AccessShareLock, ACL_SELECT);
+	topic_check_partition(*topic, partition);
+	return table_open(topic_partition_relid(*topic, partition), AccessShareLock);
+}
+
+/*
+ * topics.next_offset(topic text, partition int, from_offset bigint)
+ * RETURNS bigint: the first record at or after from_offset a reader would
+ * get, or else where its next read would start (stepping over aborted
+ * records).
+ */
+Datum
+topic_next_offset(PG_FUNCTION_ARGS)
+{
+	Relation	topic;
+	Relation	leaf;
+	int32		partition = PG_GETARG_INT32(1);
+	int64		from = PG_GETARG_INT64(2);
+	TopicLogEnd end;
+	Snapshot	snapshot;
+	StableRead	read;
+
+	leaf = open_partition_for_read(PG_GETARG_TEXT_PP(0), partition, &topic);
+	topic_storage_log_end(leaf, &end);
+	check_position(topic, partition, from, &end);
+
+	memset(&read, 0, sizeof(read));
+	read.max_records = 1;
+	snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
+		RegisterSnapshot(GetLatestSnapshot());
+	read_stable(leaf, partition, from, end.next_offset, snapshot, &read);
+	if (!IsolationUsesXactSnapshot())
+		UnregisterSnapshot(snapshot);
+
+	table_close(leaf, NoLock);
+	relation_close(topic, NoLock);
+	PG_RETURN_INT64(read.returned > 0 ? read.first_returned : read.position);
+}
+
+/*
+ * topics.offsets(topic text) RETURNS TABLE(partition int,
+ *		log_start_offset bigint, high_watermark bigint,
+ *		last_stable_offset bigint)
+ */
+Datum
+topic_offsets(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+	int32		nparts = topic_partition_count(topic);
+	int32		p;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (p = 0; p < nparts; p++)
+	{
+		Oid			leafid = topic_partition_relid(topic, p);
+		Relation	leaf = table_open(leafid, AccessShareLock);
+		TopicLogEnd end;
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		topic_storage_log_end(leaf, &end);
+		values[0] = Int32GetDatum(p);
+		values[1] = Int64GetDatum(end.log_start_offset);
+		values[2] = Int64GetDatum(end.next_offset);
+		values[3] = Int64GetDatum(topic_registry_stable_offset(leafid, end.next_offset, NULL));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		table_close(leaf, NoLock);
+	}
+	relation_close(topic, NoLock);
+	return (Datum) 0;
+}
+
+/*
+ * topics.offsets_for_times(topic text, ts timestamptz) RETURNS
+ * TABLE(partition int, "offset" bigint): per partition, the earliest
+ * offset whose timestamp is at or after ts (Kafka's ListOffsets by time);
+ * NULL when there is none yet.
+ */
+Datum
+topic_offsets_for_times(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(1);
+	int32		nparts = topic_partition_count(topic);
+	int32		p;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (p = 0; p < nparts; p++)
+	{
+		Relation	leaf = table_open(topic_partition_relid(topic, p), AccessShareLock);
+		BlockNumber nblocks = RelationGetNumberOfBlocks(leaf);
+		BlockNumber blkno;
+		Datum		values[2] = {Int32GetDatum(p), (Datum) 0};
+		bool		nulls[2] = {false, true};
+
+		for (blkno = seek_block(leaf, nblocks, true, 0, ts);
+			 blkno < nblocks && nulls[1]; blkno++)
+		{
+			Buffer		buffer = ReadBuffer(leaf, blkno);
+			Page		page;
+			Size		pos = 0;
+			TopicBatchHeader hdr;
+
+			LockBuffer(buffer, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buffer);
+			if (!PageIsNew(page))
+			{
+				topic_page_check(leaf, blkno, page, TL_PAGE_DATA);
+				while (nulls[1] && (hdr = topic_page_next_batch(page, &pos)) != NULL)
+				{
+					const char *bytes = (const char *) hdr;
+					Size		rpos = sizeof(TopicBatchHeaderData);
+					int			i;
+
+					for (i = 0; i < hdr->nrecords; i++)
+					{
+						TopicRecord rec;
+
+						if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i, &rec))
+							break;
+						if (rec.timestamp >= ts)
+						{
+							values[1] = Int64GetDatum(rec.offset);
+							nulls[1] = false;
+							break;
+						}
+					}
+				}
+			}
+			UnlockReleaseBuffer(buffer);
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		table_close(leaf, NoLock);
+	}
+	relation_close(topic, NoLock);
+	return (Datum) 0;
+}

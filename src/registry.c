@@ -1,0 +1,312 @@
+/*-------------------------------------------------------------------------
+ *
+ * registry.c
+ *	  In-flight producers per partition, in shared memory, and the wake-up
+ *	  of long-polling readers.
+ *
+ * Every backend has a row of slots, one per partition its current
+ * transaction has written: (database, partition relation, first offset,
+ * since).  A slot is filled under the partition's tail lock before the
+ * first batch of the transaction is appended, and emptied at commit or
+ * abort (XACT_EVENT_COMMIT/ABORT run after ProcArrayEndTransaction, so by
+ * then the outcome is visible to new snapshots).  The lowest first offset
+ * of a partition's slots, or its high watermark when there is none, is its
+ * last stable offset as topics.offsets() and topics.partitions report it,
+ * with the pid, xid and start time of the transaction holding it back.
+ *
+ * Readers do not rely on the registry for correctness: fetch stops at the
+ * first record whose transaction its snapshot does not see as finished
+ * (see fetch.c), which also holds on a hot standby where no registry runs.
+ *
+ * Long-poll: readers sleep on one of TOPIC_WAKEUP_BUCKETS condition
+ * variables chosen by hashing the partition; a committing producer
+ * broadcasts the buckets of the partitions it wrote.  Sleepers recheck
+ * after every wake-up, so a shared bucket costs a spurious wake-up, never
+ * a lost one.
+ *
+ * A transaction that produced cannot be prepared: the registry, like a
+ * reader's view of it, does not survive a restart, and a prepared producer
+ * would hold its partitions back across one.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/twophase.h"
+#include "access/xact.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "storage/condition_variable.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#include "pg_topics.h"
+#include "registry.h"
+
+#define TOPIC_WAKEUP_BUCKETS	1024
+
+/* One partition written by one backend's current transaction */
+typedef struct WriterSlot
+{
+	Oid			dbid;			/* InvalidOid: free */
+	Oid			relid;
+	int64		first_offset;
+	TimestampTz since;
+} WriterSlot;
+
+typedef struct TopicRegistry
+{
+	LWLock	   *lock;			/* protects every slot */
+	int			nprocs;
+	int			slots_per_proc;
+	ConditionVariable wakeup[TOPIC_WAKEUP_BUCKETS];
+	WriterSlot	slots[FLEXIBLE_ARRAY_MEMBER];	/* nprocs * slots_per_proc */
+} TopicRegistry;
+
+static TopicRegistry *registry = NULL;
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* This backend's slots in use: how many, for the transaction's end */
+static int	my_nslots = 0;
+
+static int
+registry_nprocs(void)
+{
+	return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+}
+
+static Size
+registry_size(void)
+{
+	return add_size(offsetof(TopicRegistry, slots),
+					mul_size(sizeof(WriterSlot),
+							 mul_size(registry_nprocs(),
+									  pg_topics_max_partitions_per_transaction)));
+}
+
+static void
+topic_registry_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(registry_size());
+	RequestNamedLWLockTranche("pg_topics registry", 1);
+}
+
+static void
+topic_registry_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	registry = ShmemInitStruct("pg_topics registry", registry_size(), &found);
+	if (!found)
+	{
+		int			i;
+
+		registry->lock = &(GetNamedLWLockTranche("pg_topics registry"))->lock;
+		registry->nprocs = registry_nprocs();
+		registry->slots_per_proc = pg_topics_max_partitions_per_transaction;
+		for (i = 0; i < TOPIC_WAKEUP_BUCKETS; i++)
+			ConditionVariableInit(&registry->wakeup[i]);
+		memset(registry->slots, 0,
+			   sizeof(WriterSlot) * registry->nprocs * registry->slots_per_proc);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+static inline WriterSlot *
+my_slots(void)
+{
+	return &registry->slots[MyProc->pgprocno * registry->slots_per_proc];
+}
+
+static ConditionVariable *
+wakeup_cv(Oid dbid, Oid relid)
+{
+	uint32		key[2] = {dbid, relid};
+
+	return &registry->wakeup[hash_bytes((const unsigned char *) key, sizeof(key)) %
+							 TOPIC_WAKEUP_BUCKETS];
+}
+
+/*
+ * Note that the current transaction writes partition relid from
+ * first_offset on.  Called under the partition's tail lock, before the
+ * batch is appended; a no-op after the first time.
+ */
+void
+topic_registry_add_writer(Oid relid, int64 first_offset)
+{
+	WriterSlot *slots = my_slots();
+	int			free_slot = -1;
+	int			i;
+
+	/* our own slots change only here and at transaction end */
+	for (i = 0; i < my_nslots; i++)
+		if (slots[i].relid == relid && slots[i].dbid == MyDatabaseId)
+			return;
+	for (i = 0; i < registry->slots_per_proc; i++)
+		if (!OidIsValid(slots[i].dbid))
+		{
+			free_slot = i;
+			break;
+		}
+	if (free_slot < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("transaction writes to more than %d topic partitions",
+						registry->slots_per_proc),
+				 errhint("Commit more often, or raise pg_topics.max_partitions_per_transaction.")));
+
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	slots[free_slot].dbid = MyDatabaseId;
+	slots[free_slot].relid = relid;
+	slots[free_slot].first_offset = first_offset;
+	slots[free_slot].since = GetCurrentTransactionStartTimestamp();
+	LWLockRelease(registry->lock);
+	my_nslots = Max(my_nslots, free_slot + 1);
+}
+
+/*
+ * The lowest offset an unfinished transaction wrote to relid, or
+ * high_watermark if none did; *holder describes that transaction.
+ * high_watermark must have been read before calling, so that a writer
+ * registering meanwhile is above it.
+ */
+int64
+topic_registry_stable_offset(Oid relid, int64 high_watermark,
+							 TopicHolder *holder)
+{
+	int64		lso = high_watermark;
+	int			p;
+
+	if (holder)
+		holder->pid = 0;
+	LWLockAcquire(registry->lock, LW_SHARED);
+	for (p = 0; p < registry->nprocs; p++)
+	{
+		WriterSlot *slots = &registry->slots[p * registry->slots_per_proc];
+		int			i;
+
+		for (i = 0; i < registry->slots_per_proc; i++)
+		{
+			if (slots[i].relid != relid || slots[i].dbid != MyDatabaseId)
+				continue;
+			if (slots[i].first_offset < lso)
+			{
+				PGPROC	   *proc = &ProcGlobal->allProcs[p];
+
+				lso = slots[i].first_offset;
+				if (holder)
+				{
+					holder->pid = proc->pid;
+					holder->xid = proc->xid;
+					holder->since = slots[i].since;
+				}
+			}
+		}
+	}
+	LWLockRelease(registry->lock);
+	return lso;
+}
+
+/*
+ * Long-poll: prepare to sleep until a producer of relid commits, then
+ * sleep at most timeout_ms.  The caller rechecks after each call and ends
+ * with topic_registry_end_wait().
+ */
+void
+topic_registry_prepare_wait(Oid relid)
+{
+	ConditionVariablePrepareToSleep(wakeup_cv(MyDatabaseId, relid));
+}
+
+bool
+topic_registry_wait(Oid relid, long timeout_ms)
+{
+	return ConditionVariableTimedSleep(wakeup_cv(MyDatabaseId, relid),
+									   timeout_ms, PG_WAIT_EXTENSION);
+}
+
+void
+topic_registry_end_wait(void)
+{
+	ConditionVariableCancelSleep();
+}
+
+/* Empty this backend's slots; at commit, wake the partitions' readers */
+static void
+release_slots(bool committed)
+{
+	WriterSlot *slots = my_slots();
+	Oid			woken[64];
+	int			nwoken = 0;
+	int			i;
+
+	if (my_nslots == 0)
+		return;
+
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	for (i = 0; i < my_nslots; i++)
+	{
+		if (OidIsValid(slots[i].dbid) && committed && nwoken < lengthof(woken))
+			woken[nwoken++] = slots[i].relid;
+		slots[i].dbid = InvalidOid;
+		slots[i].relid = InvalidOid;
+	}
+	LWLockRelease(registry->lock);
+	my_nslots = 0;
+
+	for (i = 0; i < nwoken; i++)
+		ConditionVariableBroadcast(wakeup_cv(MyDatabaseId, woken[i]));
+	/* more partitions than we remembered: wake every bucket */
+	if (committed && nwoken == lengthof(woken))
+		for (i = 0; i < TOPIC_WAKEUP_BUCKETS; i++)
+			ConditionVariableBroadcast(&registry->wakeup[i]);
+}
+
+static void
+topic_registry_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+			release_slots(true);
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			release_slots(false);
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			if (my_nslots > 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that has produced to a topic"),
+						 errdetail("A prepared producer would hold its partitions back across a restart."),
+						 errhint("Commit the transaction instead.")));
+			break;
+		default:
+			break;
+	}
+}
+
+/* Early registration, from _PG_init */
+void
+topic_registry_init(void)
+{
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = topic_registry_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = topic_registry_shmem_startup;
+	RegisterXactCallback(topic_registry_xact_callback, NULL);
+}

@@ -1,0 +1,29 @@
+/*-------------------------------------------------------------------------
+ *
+ * registry.h
+ *	  In-flight producers per partition, and long-poll wake-ups.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_REGISTRY_H
+#define TOPIC_REGISTRY_H
+
+#include "utils/timestamp.h"
+
+/* The transaction holding a partition's stable offset back */
+typedef struct TopicHolder
+{
+	int			pid;			/* 0: nobody */
+	TransactionId xid;
+	TimestampTz since;
+} TopicHolder;
+
+extern void topic_registry_init(void);
+extern void topic_registry_add_writer(Oid relid, int64 first_offset);
+extern int64 topic_registry_stable_offset(Oid relid, int64 high_watermark,
+										  TopicHolder *holder);
+extern void topic_registry_prepare_wait(Oid relid);
+extern bool topic_registry_wait(Oid relid, long timeout_ms);
+extern void topic_registry_end_wait(void);
+
+#endif							/* TOPIC_REGISTRY_H */
