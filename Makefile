@@ -19,7 +19,9 @@ OBJS = \
 	src/topics.o \
 	src/produce.o \
 	src/fetch.o \
-	src/views.o
+	src/views.o \
+	src/routing.o \
+	src/copy.o
 
 EXTENSION = pg_topics
 DATA = pg_topics--0.1.sql

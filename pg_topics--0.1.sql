@@ -161,3 +161,10 @@ COMMENT ON VIEW topics.partitions IS
 
 GRANT USAGE ON SCHEMA topics TO PUBLIC;
 GRANT SELECT ON topics.topics, topics.partitions TO PUBLIC;
+
+CREATE FUNCTION topics.partition_for_insert(topic oid, key anyelement)
+RETURNS int
+AS 'MODULE_PATHNAME', 'topic_partition_for_insert'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION topics.partition_for_insert(oid, anyelement) IS
+'internal: the partition INSERT routes a key to (planner-inserted)';

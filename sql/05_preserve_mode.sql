@@ -20,6 +20,8 @@ INSERT INTO restored (key, value) VALUES ('assigned', 'f') RETURNING "offset";
 INSERT INTO restored ("offset", key, value) VALUES (5, 'r', 'too low');
 INSERT INTO restored ("offset", key, value) VALUES (30, 'r', 'x'), (29, 'r', 'out of order');
 INSERT INTO restored ("offset", key, value) VALUES (-7, 'r', 'negative');
+INSERT INTO restored ("offset", key, value) VALUES (9223372036854775807, 'r', 'too high');
+INSERT INTO restored ("offset", key, value) VALUES (4611686018427387904, 'r', 'too high');
 -- and timestamps never go back
 INSERT INTO restored ("offset", "timestamp", key, value) VALUES (40, '2025-01-01 00:00:00+00', 'r', 'old');
 RESET session_replication_role;
@@ -27,4 +29,9 @@ RESET session_replication_role;
 SELECT partition, "offset", "timestamp" < now() - interval '1 hour' AS restored_ts, key, value FROM restored ORDER BY "offset";
 SELECT "timestamp" FROM restored WHERE "offset" = 10;
 INSERT INTO restored (key, value) VALUES ('after', 'g') RETURNING "offset";
+-- a record without a timestamp after one from the future is not older than it
+SET session_replication_role = replica;
+INSERT INTO restored ("offset", "timestamp", key, value) VALUES (50, '2100-01-01 00:00:00+00', 'future', 'h');
+INSERT INTO restored (key, value) VALUES ('next', 'i') RETURNING "offset", "timestamp";
+RESET session_replication_role;
 SELECT * FROM topics.verify('restored');

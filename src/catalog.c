@@ -99,6 +99,18 @@ topic_open_by_name(text *name, LOCKMODE lockmode, AclMode privilege)
 	return rel;
 }
 
+/* Open a topic by OID, as topic_open_by_name; NULL if it was dropped */
+Relation
+topic_try_open(Oid relid, LOCKMODE lockmode, AclMode privilege)
+{
+	Relation	rel = try_relation_open(relid, lockmode);
+
+	if (rel == NULL)
+		return NULL;
+	relation_close(rel, NoLock);
+	return topic_open(relid, NoLock, privilege);
+}
+
 /* Open a topic by OID, as topic_open_by_name */
 Relation
 topic_open(Oid relid, LOCKMODE lockmode, AclMode privilege)

@@ -20,6 +20,7 @@ extern bool topic_is_topic_parent_oid(Oid relid);
 extern Relation topic_open_by_name(text *name, LOCKMODE lockmode,
 								   AclMode privilege);
 extern Relation topic_open(Oid relid, LOCKMODE lockmode, AclMode privilege);
+extern Relation topic_try_open(Oid relid, LOCKMODE lockmode, AclMode privilege);
 extern int32 topic_partition_count(Relation topic);
 extern Oid	topic_partition_relid(Relation topic, int32 partition);
 extern void topic_check_partition(Relation topic, int32 partition);

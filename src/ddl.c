@@ -20,6 +20,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
+#include "access/tableam.h"
 #include "commands/defrem.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/planner.h"
@@ -30,6 +31,7 @@
 
 #include "catalog.h"
 #include "pg_topics.h"
+#include "routing.h"
 #include "topic_log.h"
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -193,6 +195,7 @@ check_query_walker(Node *node, void *context)
 	if (IsA(node, Query))
 	{
 		check_query((Query *) node);
+		topic_route_insert((Query *) node);
 		return query_tree_walker((Query *) node, check_query_walker, context, 0);
 	}
 	return expression_tree_walker(node, check_query_walker, context);
@@ -239,6 +242,16 @@ check_alter_table(AlterTableStmt *stmt)
 
 		if (!is_topic)
 		{
+			/* a log belongs to its topic: no attaching it elsewhere */
+			if (cmd->subtype == AT_AttachPartition && !internal_ddl)
+			{
+				PartitionCmd *pcmd = (PartitionCmd *) cmd->def;
+				Oid			partid = RangeVarGetRelid(pcmd->name, NoLock, true);
+
+				if (OidIsValid(partid) && topic_is_log_relation(partid))
+					refuse(partid, "attaching a topic_log relation as a partition",
+						   "Create topics with topics.create_topic().");
+			}
 			/* nothing else may become a topic by rewriting */
 			if (cmd->subtype == AT_SetAccessMethod && cmd->name != NULL &&
 				strcmp(cmd->name, "topic_log") == 0)
@@ -327,6 +340,20 @@ check_utility(Node *parsetree)
 		case T_AlterTableStmt:
 			check_alter_table((AlterTableStmt *) parsetree);
 			break;
+		case T_CreateStmt:
+			{
+				CreateStmt *stmt = (CreateStmt *) parsetree;
+				const char *am = stmt->accessMethod ? stmt->accessMethod :
+					default_table_access_method;
+
+				if (stmt->partbound != NULL && !internal_ddl &&
+					strcmp(am, "topic_log") == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("a topic_log relation cannot be created as a partition"),
+							 errhint("Create topics with topics.create_topic(), and grow them with topics.add_partitions().")));
+				break;
+			}
 		case T_CreateTrigStmt:
 			{
 				CreateTrigStmt *stmt = (CreateTrigStmt *) parsetree;
@@ -401,6 +428,9 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 					 DestReceiver *dest, QueryCompletion *qc)
 {
 	check_utility(pstmt->utilityStmt);
+	if (IsA(pstmt->utilityStmt, CopyStmt) &&
+		topic_copy_from((CopyStmt *) pstmt->utilityStmt, queryString, qc))
+		return;
 
 	if (prev_ProcessUtility)
 		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,

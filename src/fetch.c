@@ -134,9 +134,44 @@ batch_last_offset(Relation rel, BlockNumber blkno, TopicBatchHeader hdr)
 }
 
 /*
+ * Is the first initialized page at or after blkno (and before end) wholly
+ * before the position sought?  All-zero pages, which a crash can leave
+ * anywhere, are skipped; none left means "no".
+ */
+static bool
+page_before(Relation rel, BlockNumber blkno, BlockNumber end, bool by_time,
+			int64 offset, TimestampTz ts)
+{
+	for (; blkno < end; blkno++)
+	{
+		Buffer		buffer = ReadBuffer(rel, blkno);
+		Page		page;
+		bool		before = false;
+		bool		is_new;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		is_new = PageIsNew(page);
+		if (!is_new)
+		{
+			TopicLogPageOpaque opaque;
+
+			topic_page_check(rel, blkno, page, TL_PAGE_DATA);
+			opaque = TopicLogPageGetOpaque(page);
+			before = by_time ? opaque->max_timestamp < ts :
+				opaque->next_offset <= offset;
+		}
+		UnlockReleaseBuffer(buffer);
+		if (!is_new)
+			return before;
+	}
+	return false;
+}
+
+/*
  * First data block whose records may include offset (by_time false) or a
  * timestamp at or after ts (by_time true): binary search over the pages'
- * summaries.  Returns nblocks if there is none.
+ * summaries, which increase along the log.  Returns nblocks if none.
  */
 static BlockNumber
 seek_block(Relation rel, BlockNumber nblocks, bool by_time, int64 offset,
@@ -148,25 +183,8 @@ seek_block(Relation rel, BlockNumber nblocks, bool by_time, int64 offset,
 	while (lo < hi)
 	{
 		BlockNumber mid = lo + (hi - lo) / 2;
-		Buffer		buffer = ReadBuffer(rel, mid);
-		Page		page;
-		bool		before;
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		if (PageIsNew(page))
-			before = false;		/* only the last page can be new */
-		else
-		{
-			TopicLogPageOpaque opaque;
-
-			topic_page_check(rel, mid, page, TL_PAGE_DATA);
-			opaque = TopicLogPageGetOpaque(page);
-			before = by_time ? opaque->max_timestamp < ts :
-				opaque->next_offset <= offset;
-		}
-		UnlockReleaseBuffer(buffer);
-		if (before)
+		if (page_before(rel, mid, hi, by_time, offset, ts))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -232,8 +250,9 @@ read_stable(Relation rel, int32 partition, int64 from, int64 hw,
 		page = BufferGetPage(buffer);
 		if (PageIsNew(page))
 		{
+			/* left by a crash; the log goes on after it */
 			UnlockReleaseBuffer(buffer);
-			break;
+			continue;
 		}
 		topic_page_check(rel, blkno, page, TL_PAGE_DATA);
 
@@ -308,10 +327,11 @@ check_position(Relation topic, int32 partition, int64 from,
 	if (from < end->log_start_offset || from > end->next_offset)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("offset " INT64_FORMAT " is out of range for partition %d of topic \"%s\"",
-						from, partition, RelationGetRelationName(topic)),
-				 errdetail("Valid offsets are from " INT64_FORMAT " (log start) to " INT64_FORMAT " (high watermark).",
-						   end->log_start_offset, end->next_offset)));
+				 errmsg("offset %lld is out of range for partition %d of topic \"%s\"",
+						(long long) from, partition, RelationGetRelationName(topic)),
+				 errdetail("Valid offsets are from %lld (log start) to %lld (high watermark).",
+						   (long long) end->log_start_offset,
+						   (long long) end->next_offset)));
 }
 
 /* Microseconds in an interval, for waits */
@@ -377,6 +397,10 @@ topic_fetch(PG_FUNCTION_ARGS)
 				 errdetail("Its snapshot would never show records committed while it waits."),
 				 errhint("Use READ COMMITTED to long-poll, or call fetch with wait => '0'.")));
 
+	/* the row type must be a topic's before anything else looks at it */
+	relation_close(topic_open_by_rowtype(rowtype, TOPIC_NO_ACL_CHECK),
+				   AccessShareLock);
+
 	InitMaterializedSRF(fcinfo, 0);
 	memset(&read, 0, sizeof(read));
 	read.store = rsinfo->setResult;
@@ -396,7 +420,11 @@ topic_fetch(PG_FUNCTION_ARGS)
 
 		topic = topicid == InvalidOid ?
 			topic_open_by_rowtype(rowtype, ACL_SELECT) :
-			topic_open(topicid, AccessShareLock, ACL_SELECT);
+			topic_try_open(topicid, AccessShareLock, ACL_SELECT);
+		if (topic == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("topic was dropped while fetch was waiting")));
 		topicid = RelationGetRelid(topic);
 		topic_check_partition(topic, partition);
 		leafid = topic_partition_relid(topic, partition);
@@ -426,10 +454,6 @@ topic_fetch(PG_FUNCTION_ARGS)
 		UnlockRelationOid(leafid, AccessShareLock);
 		UnlockRelationOid(topicid, AccessShareLock);
 		topic_registry_wait(leafid, remaining_ms);
-		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(topicid)))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_TABLE),
-					 errmsg("topic was dropped while fetch was waiting")));
 	}
 	if (wait_us > 0)
 		topic_registry_end_wait();

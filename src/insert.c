@@ -47,7 +47,33 @@ typedef struct PreparedRecord
 	struct varlena *field[3];	/* key, value, headers; NULL when NULL */
 } PreparedRecord;
 
-static const char *const field_names[3] = {"key", "value", "headers"};
+/* Refuse a key, value or headers over pg_topics.max_message_bytes */
+static void
+refuse_too_large(int field, Size rawsize)
+{
+	int			limit = pg_topics_max_message_bytes;
+
+	switch (field)
+	{
+		case 0:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("key of %zu bytes is larger than pg_topics.max_message_bytes (%d bytes)",
+							rawsize, limit)));
+			break;
+		case 1:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("value of %zu bytes is larger than pg_topics.max_message_bytes (%d bytes)",
+							rawsize, limit)));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("headers of %zu bytes are larger than pg_topics.max_message_bytes (%d bytes)",
+							rawsize, limit)));
+	}
+}
 
 /* Refuse a log-assigned column that the caller supplied */
 static void
@@ -149,8 +175,9 @@ prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
 	if (slot->tts_isnull[Anum_topic_partition - 1])
 		ereport(ERROR,
 				(errcode(ERRCODE_NOT_NULL_VIOLATION),
-				 errmsg("null value in column \"partition\" of topic \"%s\"",
-						RelationGetRelationName(rel))));
+				 errmsg("null value in column \"partition\" of relation \"%s\" violates not-null constraint",
+						RelationGetRelationName(rel)),
+				 errtablecol(rel, Anum_topic_partition)));
 	rec->partition = DatumGetInt32(slot->tts_values[Anum_topic_partition - 1]);
 
 	rec->offset = TOPIC_OFFSET_PLACEHOLDER;
@@ -167,10 +194,13 @@ prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
 		if (rec->timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
 			refuse_supplied_column("timestamp");
 	}
-	else if (rec->offset < TOPIC_OFFSET_PLACEHOLDER)
+	else if (rec->offset < TOPIC_OFFSET_PLACEHOLDER ||
+			 rec->offset >= TOPIC_OFFSET_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("offset " INT64_FORMAT " is negative", rec->offset)));
+				 errmsg("offset %lld is out of range", (long long) rec->offset),
+				 errdetail("Offsets run from 0 to %lld.",
+						   (long long) TOPIC_OFFSET_MAX - 1)));
 
 	for (f = 0; f < 3; f++)
 	{
@@ -189,10 +219,7 @@ prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
 			v = detoast_external_attr(v);
 		rawsize = toast_raw_datum_size(PointerGetDatum(v)) - VARHDRSZ;
 		if (rawsize > (Size) pg_topics_max_message_bytes)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("%s of %zu bytes is larger than pg_topics.max_message_bytes (%d bytes)",
-							field_names[f], rawsize, pg_topics_max_message_bytes)));
+			refuse_too_large(f, rawsize);
 		rec->field[f] = v;
 	}
 
@@ -251,18 +278,21 @@ fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 			if (rec->offset < next)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("offset " INT64_FORMAT " is below the end of the log of \"%s\" (" INT64_FORMAT ")",
-								rec->offset, RelationGetRelationName(rel), next),
+						 errmsg("offset %lld is below the end of the log of \"%s\" (%lld)",
+								(long long) rec->offset, RelationGetRelationName(rel),
+								(long long) next),
 						 errdetail("In preserve mode records must arrive in offset order, above the records already there.")));
 			offset = rec->offset;
 		}
+		/* an assigned timestamp follows supplied ones too */
+		ts = Max(ts, newest);
 		if (keep_supplied && rec->timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
 		{
 			if (rec->timestamp < newest)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("timestamp of offset " INT64_FORMAT " is older than the newest record of \"%s\"",
-								offset, RelationGetRelationName(rel)),
+						 errmsg("timestamp of offset %lld is older than the newest record of \"%s\"",
+								(long long) offset, RelationGetRelationName(rel)),
 						 errdetail("Timestamps never decrease along a partition's log.")));
 			ts = rec->timestamp;
 		}

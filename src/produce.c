@@ -62,7 +62,9 @@ coerce_payload(Datum value, Oid argtype, Oid coltype, const char *what,
 						what, format_type_be(argtype),
 						RelationGetRelationName(topic)),
 				 errdetail("The topic's %s type is %s.", what, format_type_be(coltype)),
-				 errhint("Pass a %s, text, or an untyped literal.",
+				 coltype == TEXTOID ?
+				 errhint("Pass text or an untyped literal.") :
+				 errhint("Pass %s, text, or an untyped literal.",
 						 format_type_be(coltype))));
 	getTypeInputInfo(coltype, &typinput, &typioparam);
 	return OidInputFunctionCall(typinput, cstring, typioparam, -1);

@@ -243,6 +243,16 @@ topic_registry_end_wait(void)
 	ConditionVariableCancelSleep();
 }
 
+/* Wake every long-polling reader, e.g. because a topic goes away */
+void
+topic_registry_wake_all(void)
+{
+	int			i;
+
+	for (i = 0; i < TOPIC_WAKEUP_BUCKETS; i++)
+		ConditionVariableBroadcast(&registry->wakeup[i]);
+}
+
 /* Empty this backend's slots; at commit, wake the partitions' readers */
 static void
 release_slots(bool committed)
@@ -270,8 +280,7 @@ release_slots(bool committed)
 		ConditionVariableBroadcast(wakeup_cv(MyDatabaseId, woken[i]));
 	/* more partitions than we remembered: wake every bucket */
 	if (committed && nwoken == lengthof(woken))
-		for (i = 0; i < TOPIC_WAKEUP_BUCKETS; i++)
-			ConditionVariableBroadcast(&registry->wakeup[i]);
+		topic_registry_wake_all();
 }
 
 static void

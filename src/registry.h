@@ -25,5 +25,6 @@ extern int64 topic_registry_stable_offset(Oid relid, int64 high_watermark,
 extern void topic_registry_prepare_wait(Oid relid);
 extern bool topic_registry_wait(Oid relid, long timeout_ms);
 extern void topic_registry_end_wait(void);
+extern void topic_registry_wake_all(void);
 
 #endif							/* TOPIC_REGISTRY_H */

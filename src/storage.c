@@ -41,6 +41,8 @@
 #include "storage.h"
 #include "wal.h"
 
+static bool batch_fits(Page page, const char *batch, Size len, bool init_page);
+
 /* Raise the corruption error for a page that is not ours */
 static void
 report_bad_page(Relation rel, BlockNumber blkno, const char *what)
@@ -67,9 +69,10 @@ topic_page_check(Relation rel, BlockNumber blkno, Page page, uint16 kind)
 	if (opaque->version != TOPIC_LOG_FORMAT_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("topic_log relation \"%s\" has on-disk format version %u, this pg_topics reads version %u",
-						RelationGetRelationName(rel), opaque->version,
-						TOPIC_LOG_FORMAT_VERSION),
+				 errmsg("topic_log relation \"%s\" has unsupported on-disk format version %u",
+						RelationGetRelationName(rel), opaque->version),
+				 errdetail("This version of pg_topics reads format version %u.",
+						   TOPIC_LOG_FORMAT_VERSION),
 				 errhint("Install the pg_topics version that wrote this relation.")));
 	if ((opaque->flags & kind) == 0)
 		report_bad_page(rel, blkno, kind == TL_PAGE_META ?
@@ -263,6 +266,8 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 
 		if (PageIsNew(page))
 		{
+			if (guess == TOPIC_LOG_METAPAGE_BLKNO)
+				report_bad_page(rel, guess, "The metapage is missing.");
 			if (zero_page != guess)
 			{
 				/* read the end from below without holding this page */
@@ -344,6 +349,11 @@ topic_tail_append(Relation rel, TopicTail *tail, char *batch, Size len,
 	Assert(MAXALIGN(len) <= tail->free_bytes);
 	Assert(hdr->nrecords <= tail->free_records);
 	Assert(hdr->hints == 0);
+
+	/* anything that could fail in there must fail here */
+	if (!batch_fits(page, batch, len, tail->init_page))
+		elog(ERROR, "topic_log batch of %zu bytes does not fit page %u of \"%s\"",
+			 len, tail->blkno, RelationGetRelationName(rel));
 
 	START_CRIT_SECTION();
 
@@ -429,6 +439,36 @@ topic_batch_summary(const TopicBatchHeaderData *hdr, int64 *last_offset,
 }
 
 /*
+ * Would the batch go on the page (initialized first, if init_page) as a
+ * well-formed batch?  Checked before the critical section, so that a bad
+ * batch is an ERROR and not a PANIC.
+ */
+static bool
+batch_fits(Page page, const char *batch, Size len, bool init_page)
+{
+	const TopicBatchHeaderData *hdr = (const TopicBatchHeaderData *) batch;
+	Size		lower = MAXALIGN(SizeOfPageHeaderData);
+	Size		upper = BLCKSZ - MAXALIGN(sizeof(TopicLogPageOpaqueData));
+	int			nrecords = 0;
+	int64		last_offset;
+	TimestampTz min_ts;
+	TimestampTz max_ts;
+
+	if (!init_page)
+	{
+		lower = ((PageHeader) page)->pd_lower;
+		upper = ((PageHeader) page)->pd_upper;
+		nrecords = TopicLogPageGetOpaque(page)->nrecords;
+	}
+	return len >= sizeof(TopicBatchHeaderData) && hdr->length == len &&
+		hdr->nrecords > 0 && lower + MAXALIGN(len) <= upper &&
+		nrecords + hdr->nrecords <= TOPIC_LOG_MAX_RECORDS_PER_PAGE &&
+		hdr->base_offset >= 0 &&
+		topic_batch_summary(hdr, &last_offset, &min_ts, &max_ts) &&
+		last_offset < PG_INT64_MAX;
+}
+
+/*
  * Append a batch to a page, initializing the page first if asked.  Runs in
  * a critical section on the primary and in redo; both must do exactly the
  * same, so that the pages are byte-identical.
@@ -444,6 +484,10 @@ topic_page_append_batch(Page page, const char *batch, Size len,
 	TimestampTz min_ts;
 	TimestampTz max_ts;
 
+	if (!batch_fits(page, batch, len, init_page))
+		elog(PANIC, "topic_log batch of %zu bytes does not fit its page", len);
+	(void) topic_batch_summary(hdr, &last_offset, &min_ts, &max_ts);
+
 	if (init_page)
 	{
 		PageInit(page, BLCKSZ, sizeof(TopicLogPageOpaqueData));
@@ -457,12 +501,6 @@ topic_page_append_batch(Page page, const char *batch, Size len,
 		opaque->page_id = TOPIC_LOG_PAGE_ID;
 	}
 	opaque = TopicLogPageGetOpaque(page);
-
-	if (len < sizeof(TopicBatchHeaderData) || hdr->length != len ||
-		phdr->pd_lower + MAXALIGN(len) > phdr->pd_upper ||
-		opaque->nrecords + hdr->nrecords > TOPIC_LOG_MAX_RECORDS_PER_PAGE ||
-		!topic_batch_summary(hdr, &last_offset, &min_ts, &max_ts))
-		elog(PANIC, "topic_log batch of %zu bytes does not fit its page", len);
 
 	memcpy((char *) page + phdr->pd_lower, batch, len);
 	/* zero the alignment padding, so pages compare equal byte for byte */

@@ -40,6 +40,16 @@ refuse(const char *what, const char *hint)
 			 errhint("%s", hint)));
 }
 
+/* Refuse something topics do not have */
+static void
+refuse_missing(const char *what, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s is not supported on topics", what),
+			 errhint("%s", hint)));
+}
+
 static const TupleTableSlotOps *
 topic_slot_callbacks(Relation rel)
 {
@@ -50,7 +60,7 @@ topic_slot_callbacks(Relation rel)
 static struct IndexFetchTableData *
 topic_index_fetch_begin(Relation rel)
 {
-	refuse("index access", "Topics have no indexes; seeks by offset and time come from the log itself.");
+	refuse_missing("index access", "Topics have no indexes; seeks by offset and time come from the log itself.");
 	return NULL;
 }
 
@@ -69,7 +79,7 @@ topic_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
 						Snapshot snapshot, TupleTableSlot *slot,
 						bool *call_again, bool *all_dead)
 {
-	refuse("index access", "Topics have no indexes; seeks by offset and time come from the log itself.");
+	refuse_missing("index access", "Topics have no indexes; seeks by offset and time come from the log itself.");
 	return false;
 }
 
@@ -229,7 +239,7 @@ topic_index_build_range_scan(Relation table_rel, Relation index_rel,
 							 IndexBuildCallback callback,
 							 void *callback_state, TableScanDesc scan)
 {
-	refuse("CREATE INDEX", "Topics have no indexes; seeks by offset and time come from the log itself.");
+	refuse_missing("CREATE INDEX", "Topics have no indexes; seeks by offset and time come from the log itself.");
 	return 0;
 }
 
@@ -238,7 +248,7 @@ topic_index_validate_scan(Relation table_rel, Relation index_rel,
 						  struct IndexInfo *index_info, Snapshot snapshot,
 						  struct ValidateIndexState *state)
 {
-	refuse("CREATE INDEX", "Topics have no indexes; seeks by offset and time come from the log itself.");
+	refuse_missing("CREATE INDEX", "Topics have no indexes; seeks by offset and time come from the log itself.");
 }
 
 static bool
@@ -268,7 +278,7 @@ static bool
 topic_scan_sample_next_block(TableScanDesc scan,
 							 struct SampleScanState *scanstate)
 {
-	refuse("TABLESAMPLE", "Sample by offset instead, for example WHERE \"offset\" % 100 = 0.");
+	refuse_missing("TABLESAMPLE", "Sample by offset instead, for example WHERE \"offset\" % 100 = 0.");
 	return false;
 }
 

@@ -19,7 +19,16 @@
 #include "storage/bufpage.h"
 #include "utils/timestamp.h"
 
+/*
+ * Offsets, timestamps and the partition are passed around as by-value
+ * Datums, and scans point slots at them; 32-bit builds are not supported.
+ */
+#ifndef USE_FLOAT8_BYVAL
+#error "pg_topics needs a 64-bit build (USE_FLOAT8_BYVAL)"
+#endif
+
 /* Limits */
+#define TOPIC_OFFSET_MAX			(PG_INT64_MAX / 2)	/* exclusive */
 #define TOPIC_LOG_MAX_RECORDS_PER_PAGE	MaxHeapTuplesPerPage
 
 /*

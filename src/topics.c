@@ -35,6 +35,7 @@
 
 #include "catalog.h"
 #include "pg_topics.h"
+#include "registry.h"
 #include "topic_log.h"
 
 PG_FUNCTION_INFO_V1(topic_create_topic);
@@ -188,6 +189,12 @@ topic_create_topic(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("topics cannot be temporary"),
 				 errhint("Create the topic in a permanent schema.")));
+	{
+		AclResult	aclresult = pg_namespace_aclcheck(nspid, GetUserId(), ACL_CREATE);
+
+		if (aclresult != ACLCHECK_OK)
+			aclcheck_error(aclresult, OBJECT_SCHEMA, get_namespace_name(nspid));
+	}
 	qualified = quote_qualified_identifier(get_namespace_name(nspid), rv->relname);
 
 	SPI_connect();
@@ -272,5 +279,8 @@ topic_drop_topic(PG_FUNCTION_ARGS)
 	SPI_connect();
 	run_ddl(psprintf("DROP TABLE %s", qualified));
 	SPI_finish();
+
+	/* readers waiting on it find out (once we commit) instead of sleeping on */
+	topic_registry_wake_all();
 	PG_RETURN_VOID();
 }

@@ -20,8 +20,7 @@ $node->start;
 
 $node->safe_psql('postgres', q{
 CREATE EXTENSION pg_topics;
-CREATE TABLE t (partition int NOT NULL DEFAULT 0, "offset" bigint NOT NULL DEFAULT -1,
-    "timestamp" timestamptz NOT NULL DEFAULT '-infinity', key text, value text, headers jsonb) USING topic_log;
+SELECT topics.create_topic('t', partitions => 1, key_type => 'text', value_type => 'text');
 });
 
 # Each producer runs a psql script of transactions; after each COMMIT
@@ -126,6 +125,8 @@ my $gaps = $maxoff + 1 - $total;
 ok($gaps <= $unacked_records, "gaps ($gaps) come only from transactions that did not commit");
 
 is($node->safe_psql('postgres', 'SELECT count(*) FROM topics.verify(\'t\')'), '0', 'verify finds nothing after crash recovery');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM topics.fetch(NULL::t, 0, 0, max_records => 100000000)'),
+	$total, 'a consumer reading from 0 gets every record, across pages a crash left empty');
 
 # the log goes on after the highest offset that survived
 my $next = $node->safe_psql('postgres',

@@ -1,0 +1,120 @@
+-- Produce: produce, produce_batch, INSERT and COPY, with Kafka's partitioner
+\set SHOW_CONTEXT never
+SELECT topics.create_topic('p', partitions => 4, key_type => 'text', value_type => 'jsonb');
+
+-- Kafka's murmur2, checked against the values Kafka's own test suite expects
+SELECT topics.murmur2('21') AS "21", topics.murmur2('foobar') AS foobar,
+       topics.murmur2('a-little-bit-long-string') AS long,
+       topics.murmur2('a-little-bit-longer-string') AS longer,
+       topics.murmur2('lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8') AS longest,
+       topics.murmur2('abc') AS abc, topics.murmur2('') AS empty;
+
+-- same key, same partition: (murmur2 & 0x7fffffff) % partitions, on every path
+SELECT partition, "offset" FROM topics.produce('p', '{"n": 1}', 'k1');
+SELECT partition, "offset" FROM topics.produce('p', '{"n": 2}'::jsonb, 'k1'::text);
+SELECT partition FROM topics.produce('p', '{"n": 3}', 'foobar');
+SELECT (topics.murmur2(convert_to('foobar', 'UTF8')) & 2147483647) % 4 AS expected_for_foobar;
+INSERT INTO p (key, value) VALUES ('foobar', '{"n": 4}') RETURNING partition;
+SELECT partition FROM topics.produce_batch('p', ARRAY['{"n": 5}']::jsonb[], ARRAY['foobar']);
+COPY p (key, value) FROM stdin;
+foobar	{"n": 6}
+\.
+SELECT DISTINCT partition FROM p WHERE key = 'foobar';
+
+-- text keys hash as UTF-8, whatever the database encoding
+SELECT (topics.murmur2(convert_to('ключ-é', 'UTF8')) & 2147483647) % 4 AS expected;
+SELECT partition FROM topics.produce('p', '{}', 'ключ-é');
+-- an empty key is a key
+SELECT (topics.murmur2('') & 2147483647) % 4 AS expected;
+SELECT partition FROM topics.produce('p', '{}', '');
+
+-- every keyed record of every path landed where the partitioner says
+INSERT INTO p (key, value) SELECT 'key-' || g, jsonb_build_object('g', g) FROM generate_series(1, 200) g;
+SELECT count(*) AS keyed, count(*) FILTER (WHERE partition <> (topics.murmur2(convert_to(key, 'UTF8')) & 2147483647) % 4) AS misrouted
+FROM p WHERE key IS NOT NULL;
+
+-- keyless records: one partition per call
+SELECT count(DISTINCT partition) AS partitions_used FROM topics.produce_batch('p', ARRAY['1','2','3','4','5']);
+WITH i AS (INSERT INTO p (value) SELECT '{}' FROM generate_series(1, 10) RETURNING partition)
+SELECT count(DISTINCT partition) AS partitions_used FROM i;
+
+-- an explicit partition is honoured
+SELECT partition FROM topics.produce('p', '{}', 'k1', partition => 3);
+SELECT DISTINCT partition FROM topics.produce_batch('p', ARRAY['1','2'], ARRAY['a','b'], partition => 2);
+
+-- values: the topic's type, untyped literals and text; NULL value is a tombstone
+SELECT partition, "offset" IS NOT NULL AS produced FROM topics.produce('p', NULL::jsonb, 'tomb');
+SELECT value IS NULL AS tombstone FROM p WHERE key = 'tomb';
+SELECT topics.produce('p', '{"h": 1}', 'with-headers', headers => '{"trace": "abc"}') IS NOT NULL;
+SELECT headers FROM p WHERE key = 'with-headers';
+
+-- produce_batch: one row per record, in input order, offsets dense per partition
+SELECT partition, "offset" - first_value("offset") OVER () AS offset_from_first
+FROM topics.produce_batch('p', ARRAY['{"i":1}','{"i":2}','{"i":3}','{"i":4}'], ARRAY['a','b','a','b'], 1);
+SELECT * FROM topics.produce_batch('p', ARRAY[]::text[]);
+SELECT * FROM topics.produce_batch('p', NULL::text[]);
+SELECT count(*) FROM topics.produce_batch('p', ARRAY['{}', NULL], ARRAY[NULL, 'x']);
+
+-- bad input, and nothing of a failed call remains
+SELECT count(*) AS before FROM p;
+SELECT * FROM topics.produce('p', 42);
+SELECT * FROM topics.produce('p', '{}', 42);
+SELECT * FROM topics.produce('p', 'not json');
+SELECT * FROM topics.produce('p', '{}', partition => 4);
+SELECT * FROM topics.produce('p', '{}', partition => -1);
+SELECT * FROM topics.produce('no_such_topic', '{}');
+SELECT * FROM topics.produce(NULL, '{}');
+SELECT * FROM topics.produce_batch('p', ARRAY['{}','{}'], ARRAY['a']);
+SELECT * FROM topics.produce_batch('p', ARRAY[1, 2]);
+SELECT * FROM topics.produce_batch('p', ARRAY['{}', 'not json']);
+SELECT * FROM topics.produce_batch('p', ARRAY[['{}'],['{}']]);
+SELECT * FROM topics.produce_batch('p', ARRAY['{}'], partition => 9);
+INSERT INTO p (partition, key, value) VALUES (1, 'x', '{}');
+INSERT INTO p ("offset", key, value) VALUES (1, 'x', '{}');
+COPY p (partition, key, value) FROM '/dev/null';
+COPY p FROM '/dev/null';
+COPY p (key, value) FROM '/dev/null' WHERE key = 'x';
+SELECT count(*) AS after FROM p;
+
+-- a volatile key is evaluated once: key and partition agree
+INSERT INTO p (key, value) VALUES (md5(random()::text), '{"volatile": true}');
+SELECT partition = (topics.murmur2(convert_to(key, 'UTF8')) & 2147483647) % 4 AS routed_by_its_own_key
+FROM p WHERE value ? 'volatile';
+
+-- INSERT inside CTEs and functions is routed too
+WITH w AS (INSERT INTO p (key, value) VALUES ('foobar', '{"cte": 1}') RETURNING partition) SELECT * FROM w;
+DO $$ BEGIN INSERT INTO p (key, value) VALUES ('foobar', '{"plpgsql": 1}'); END $$;
+SELECT DISTINCT partition FROM p WHERE key = 'foobar';
+
+-- produce is transactional: all or nothing, across topics
+SELECT topics.create_topic('audit', 1);
+BEGIN;
+SELECT partition FROM topics.produce('p', '{"tx": 1}', 'tx');
+SELECT partition FROM topics.produce('audit', '{"tx": 1}', 'tx');
+ROLLBACK;
+SELECT count(*) AS rolled_back FROM p WHERE key = 'tx';
+SELECT count(*) AS rolled_back FROM audit WHERE key = 'tx';
+
+-- the outbox pattern without an outbox: a row and its event commit together
+CREATE TABLE orders_table (id int PRIMARY KEY, item text);
+BEGIN;
+INSERT INTO orders_table VALUES (1, 'book');
+SELECT partition FROM topics.produce('audit', jsonb_build_object('order', 1, 'item', 'book'), 'order-1');
+COMMIT;
+SELECT o.id, a.value FROM orders_table o JOIN audit a ON a.key = 'order-' || o.id;
+
+-- PREPARE TRANSACTION after producing is refused
+BEGIN;
+SELECT partition FROM topics.produce('audit', '{}');
+PREPARE TRANSACTION 'producer';
+SELECT count(*) FROM pg_prepared_xacts;
+
+-- bytea and text topics take text for their own type
+SELECT topics.create_topic('rawtopic', 2, 'bytea', 'bytea');
+SELECT partition FROM topics.produce('rawtopic', '\x0102'::bytea, '\x00'::bytea);
+SELECT partition FROM topics.produce('rawtopic', '\x0304', '\x00');
+SELECT (topics.murmur2('\x00') & 2147483647) % 2 AS expected;
+SELECT key, value FROM rawtopic ORDER BY "offset";
+
+SELECT * FROM topics.verify('p');
+DROP TABLE orders_table;

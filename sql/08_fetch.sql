@@ -1,0 +1,66 @@
+-- Reading: fetch, next_offset, offsets, offsets_for_times
+\set SHOW_CONTEXT never
+SELECT topics.create_topic('f', partitions => 2, key_type => 'text', value_type => 'text');
+SELECT count(*) FROM topics.produce_batch('f', ARRAY['a','b','c'], partition => 0);
+BEGIN;
+SELECT count(*) FROM topics.produce_batch('f', ARRAY['aborted-1','aborted-2'], partition => 0);
+ROLLBACK;
+SELECT count(*) FROM topics.produce_batch('f', ARRAY['d','e'], partition => 0);
+
+-- typed rows, offset order, the gap of the rolled-back transaction
+SELECT partition, "offset", key, value FROM topics.fetch(NULL::f, 0, 0);
+SELECT "offset", value FROM topics.fetch(NULL::f, 0, 2, max_records => 2);
+SELECT "offset", value FROM topics.fetch(NULL::f, 0, 3);
+SELECT "offset", value FROM topics.fetch(NULL::f, 0, 7);
+SELECT "offset", value FROM topics.fetch(NULL::f, 1, 0);
+SELECT pg_typeof(f) FROM topics.fetch(NULL::f, 0, 0, 1) f;
+
+-- next_offset steps over aborted records
+SELECT topics.next_offset('f', 0, 0) AS at_0, topics.next_offset('f', 0, 3) AS at_3,
+       topics.next_offset('f', 0, 4) AS at_4, topics.next_offset('f', 0, 7) AS at_end;
+
+-- offsets, as Kafka's ListOffsets
+SELECT * FROM topics.offsets('f');
+SELECT * FROM topics.offsets_for_times('f', '-infinity');
+SELECT * FROM topics.offsets_for_times('f', 'infinity');
+
+-- the reader's own uncommitted records are never shown: they can be taken back
+BEGIN;
+SELECT "offset" FROM topics.produce('f', 'mine', partition => 1);
+SELECT count(*) AS visible_to_sql FROM f WHERE value = 'mine';
+SELECT count(*) AS fetched FROM topics.fetch(NULL::f, 1, 0);
+SELECT topics.next_offset('f', 1, 0) AS stops_at_own_record;
+SELECT * FROM topics.offsets('f') WHERE partition = 1;
+SELECT partition, last_stable_offset, holder_pid = pg_backend_pid() AS held_by_me,
+       holder_xid = pg_current_xact_id()::xid AS my_xid FROM topics.partitions WHERE topic = 'f'::regclass;
+ROLLBACK;
+SELECT * FROM topics.offsets('f') WHERE partition = 1;
+
+-- waiting: returns at once when records are there, empty after the wait otherwise
+SELECT count(*) FROM topics.fetch(NULL::f, 0, 0, wait => '10 s');
+SELECT count(*) FROM topics.fetch(NULL::f, 0, 7, wait => '20 ms');
+
+-- bad input
+SELECT * FROM topics.fetch(NULL::f, 0, 8);
+SELECT * FROM topics.fetch(NULL::f, 0, -1);
+SELECT * FROM topics.fetch(NULL::f, 2, 0);
+SELECT * FROM topics.fetch(NULL::f, 0, 0, max_records => 0);
+SELECT * FROM topics.fetch(NULL::f, 0, 0, wait => '-1 s');
+SELECT * FROM topics.fetch(NULL::f_p0, 0, 0);
+SELECT * FROM topics.fetch(NULL::pg_class, 0, 0);
+SELECT * FROM topics.fetch(NULL::int, 0, 0);
+SELECT * FROM topics.fetch(NULL::f, NULL, 0);
+SELECT topics.next_offset('f', 0, 99);
+SELECT * FROM topics.offsets('no_such');
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT * FROM topics.fetch(NULL::f, 0, 0, wait => '1 s');
+ROLLBACK;
+
+
+-- large values come back whole
+SELECT "offset" AS big FROM topics.produce('f', repeat('x', 500000), partition => 1) \gset
+SELECT length(value) FROM topics.fetch(NULL::f, 1, :big);
+
+-- plain SQL sees the same committed records
+SELECT count(*) FROM f;
+SELECT * FROM topics.verify('f');

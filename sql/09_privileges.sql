@@ -1,0 +1,66 @@
+-- Privileges: PostgreSQL's decide, and no function is a way around them
+\set SHOW_CONTEXT never
+SELECT topics.create_topic('secret', partitions => 1, value_type => 'text');
+SELECT count(*) FROM topics.produce('secret', 'classified');
+CREATE ROLE topic_reader;
+CREATE ROLE topic_writer;
+CREATE ROLE nobody;
+GRANT SELECT ON secret TO topic_reader;
+GRANT INSERT ON secret TO topic_writer;
+
+SET ROLE nobody;
+SELECT * FROM topics.produce('secret', 'x');
+SELECT * FROM topics.produce_batch('secret', ARRAY['x']);
+INSERT INTO secret (value) VALUES ('x');
+SELECT * FROM topics.fetch(NULL::secret, 0, 0);
+SELECT topics.next_offset('secret', 0, 0);
+SELECT * FROM topics.offsets('secret');
+SELECT * FROM topics.offsets_for_times('secret', now());
+SELECT * FROM topics.verify('secret');
+SELECT topics.create_topic('mine');
+SELECT topics.add_partitions('secret', 2);
+SELECT topics.drop_topic('secret');
+-- internal tables are closed
+SELECT * FROM topics.topic_config;
+INSERT INTO topics.topic_config (topic) VALUES ('secret');
+-- the views show topics, not records
+SELECT topic, partitions FROM topics.topics WHERE topic = 'secret'::regclass;
+RESET ROLE;
+
+SET ROLE topic_writer;
+SELECT partition FROM topics.produce('secret', 'written');
+SELECT * FROM topics.fetch(NULL::secret, 0, 0);
+RESET ROLE;
+
+SET ROLE topic_reader;
+SELECT "offset", value FROM topics.fetch(NULL::secret, 0, 0);
+SELECT * FROM topics.produce('secret', 'x');
+RESET ROLE;
+
+-- creating a topic needs CREATE on the schema; the creator owns it
+CREATE SCHEMA team;
+GRANT USAGE ON SCHEMA team TO nobody;
+SET ROLE nobody;
+SELECT topics.create_topic('team.t');
+RESET ROLE;
+GRANT CREATE ON SCHEMA team TO nobody;
+SET ROLE nobody;
+SELECT topics.create_topic('team.t', 2);
+SELECT topics.add_partitions('team.t', 3);
+SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = 'team.t'::regclass;
+RESET ROLE;
+SET ROLE topic_reader;
+SELECT topics.drop_topic('team.t');
+RESET ROLE;
+SET ROLE nobody;
+SELECT topics.drop_topic('team.t');
+RESET ROLE;
+
+-- row-level security cannot be switched on
+ALTER TABLE secret ENABLE ROW LEVEL SECURITY;
+
+DROP SCHEMA team;
+SELECT topics.drop_topic('secret');
+DROP ROLE topic_reader;
+DROP ROLE topic_writer;
+DROP ROLE nobody;
