@@ -103,6 +103,23 @@ SELECT partition FROM topics.produce('audit', jsonb_build_object('order', 1, 'it
 COMMIT;
 SELECT o.id, a.value FROM orders_table o JOIN audit a ON a.key = 'order-' || o.id;
 
+-- a read-only transaction cannot produce (nor can a hot standby)
+BEGIN READ ONLY;
+SELECT * FROM topics.produce('audit', '{}');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT * FROM topics.produce_batch('audit', ARRAY['{}']);
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT topics.create_topic('ro');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT topics.add_partitions('audit', 2);
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT topics.drop_topic('audit');
+ROLLBACK;
+
 -- PREPARE TRANSACTION after producing is refused
 BEGIN;
 SELECT partition FROM topics.produce('audit', '{}');

@@ -99,6 +99,7 @@ topic_copy_from(CopyStmt *stmt, const char *query_string, QueryCompletion *qc)
 	CommandId	cid;
 	uint64		processed = 0;
 	MemoryContext rowcontext;
+	TupleDesc	desc;
 	int32		p;
 
 	if (!stmt->is_from || stmt->relation == NULL)
@@ -165,6 +166,8 @@ topic_copy_from(CopyStmt *stmt, const char *query_string, QueryCompletion *qc)
 	values = palloc(sizeof(Datum) * Natts_topic);
 	nulls = palloc(sizeof(bool) * Natts_topic);
 	buffers = palloc0(sizeof(CopyBuffer) * nparts);
+	/* unpinned, so that thousands of slots cost no resource-owner entries */
+	desc = CreateTupleDescCopy(RelationGetDescr(topic));
 	bistate = GetBulkInsertState();
 	cid = GetCurrentCommandId(true);
 
@@ -196,7 +199,7 @@ topic_copy_from(CopyStmt *stmt, const char *query_string, QueryCompletion *qc)
 			buffer->leaf = table_open(topic_partition_relid(topic, partition),
 									  RowExclusiveLock);
 		if (buffer->slots[buffer->nused] == NULL)
-			buffer->slots[buffer->nused] = table_slot_create(buffer->leaf, NULL);
+			buffer->slots[buffer->nused] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 		slot = buffer->slots[buffer->nused];
 
 		ExecClearTuple(slot);

@@ -63,6 +63,9 @@
 #include "topic_log.h"
 #include "visibility.h"
 
+/* How often a long-poll on a hot standby looks again */
+#define TOPIC_STANDBY_RECHECK_MS	20
+
 PG_FUNCTION_INFO_V1(topic_fetch);
 PG_FUNCTION_INFO_V1(topic_next_offset);
 PG_FUNCTION_INFO_V1(topic_offsets);
@@ -453,6 +456,13 @@ topic_fetch(PG_FUNCTION_ARGS)
 		/* sleep without holding the topic, so drop_topic never waits */
 		UnlockRelationOid(leafid, AccessShareLock);
 		UnlockRelationOid(topicid, AccessShareLock);
+
+		/*
+		 * Replay wakes nobody on a hot standby: there the wait is a
+		 * recheck every TOPIC_STANDBY_RECHECK_MS.
+		 */
+		if (RecoveryInProgress())
+			remaining_ms = Min(remaining_ms, TOPIC_STANDBY_RECHECK_MS);
 		topic_registry_wait(leafid, remaining_ms);
 	}
 	if (wait_us > 0)

@@ -26,6 +26,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "tcop/utility.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -128,6 +129,7 @@ topic_produce(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("topic must not be null")));
+	PreventCommandIfReadOnly("produce");
 	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), RowExclusiveLock, ACL_INSERT);
 
 	if (!value_null)
@@ -237,6 +239,7 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 	int32		fixed_partition = -1;
 	int32		sticky = -1;
 	CommandId	cid = GetCurrentCommandId(true);
+	TupleDesc	desc;
 	int32		p;
 	int			i;
 
@@ -244,6 +247,7 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("topic must not be null")));
+	PreventCommandIfReadOnly("produce_batch");
 	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), RowExclusiveLock, ACL_INSERT);
 	key_type = topic_column_type(topic, Anum_topic_key);
 	nparts = topic_partition_count(topic);
@@ -290,6 +294,13 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 		}
 	}
 
+	/*
+	 * Slots on an unpinned copy of the row type: a pinned descriptor costs
+	 * a resource-owner entry per slot, and forgetting thousands of them is
+	 * quadratic.
+	 */
+	desc = CreateTupleDescCopy(RelationGetDescr(topic));
+
 	/* one multi_insert per partition, records in input order */
 	for (p = 0; p < nparts; p++)
 	{
@@ -308,7 +319,7 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 				slots = palloc(sizeof(TupleTableSlot *) * nvalues);
 				index = palloc(sizeof(int) * nvalues);
 			}
-			slots[n] = table_slot_create(leaf, NULL);
+			slots[n] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 			fill_record_slot(slots[n], p,
 							 keys ? keys[i] : (Datum) 0, keys ? key_nulls[i] : true,
 							 values[i], value_nulls[i], (Datum) 0, true);

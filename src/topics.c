@@ -26,6 +26,7 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -88,6 +89,20 @@ add_partitions_internal(void *arg)
 		run_ddl(psprintf("ALTER TABLE %s ATTACH PARTITION %s FOR VALUES IN (%d)",
 						 qualified, qualified_leaf, p));
 	}
+}
+
+/*
+ * Refuse a caller who does not own the relation named name, before any
+ * lock is queued on it.
+ */
+static void
+check_owner(text *name)
+{
+	RangeVar   *rv = makeRangeVarFromNameList(textToQualifiedNameList(name));
+	Oid			relid = RangeVarGetRelid(rv, NoLock, false);
+
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
 }
 
 /* Refuse a key or value type that topics do not take */
@@ -158,6 +173,7 @@ topic_create_topic(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("topic, partitions, key_type and value_type must not be null")));
+	PreventCommandIfReadOnly("create_topic");
 	name = PG_GETARG_TEXT_PP(0);
 	partitions = PG_GETARG_INT32(1);
 	key_type = PG_GETARG_OID(2);
@@ -231,11 +247,10 @@ topic_add_partitions(PG_FUNCTION_ARGS)
 	int32		current;
 	PartitionsToAdd add;
 
+	PreventCommandIfReadOnly("add_partitions");
 	check_partition_count(partitions);
+	check_owner(name);
 	topic = topic_open_by_name(name, ShareUpdateExclusiveLock, TOPIC_NO_ACL_CHECK);
-	if (!pg_class_ownercheck(RelationGetRelid(topic), GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
-					   RelationGetRelationName(topic));
 
 	current = topic_partition_count(topic);
 	if (partitions < current)
@@ -268,10 +283,9 @@ topic_drop_topic(PG_FUNCTION_ARGS)
 	Relation	topic;
 	char	   *qualified;
 
+	PreventCommandIfReadOnly("drop_topic");
+	check_owner(name);
 	topic = topic_open_by_name(name, AccessExclusiveLock, TOPIC_NO_ACL_CHECK);
-	if (!pg_class_ownercheck(RelationGetRelid(topic), GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
-					   RelationGetRelationName(topic));
 	qualified = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(topic)),
 										   RelationGetRelationName(topic));
 	relation_close(topic, NoLock);

@@ -75,6 +75,41 @@ ok(!$standby->log_contains('inconsistent page found'), 'wal_consistency_checking
 $standby->restart;
 is($standby->safe_psql('postgres', $content), $on_primary, 'standby restart replays the same records');
 
+# topics on the standby: fetch works, writes fail with 25006, and a
+# long-poll there returns soon after the primary commits
+$primary->safe_psql('postgres', q{
+SELECT topics.create_topic('st', 2, 'text', 'text');
+SELECT count(*) FROM topics.produce_batch('st', ARRAY['a', 'b', 'c'], partition => 0);
+});
+$primary->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', q{SELECT string_agg(value, ',' ORDER BY "offset") FROM topics.fetch(NULL::st, 0, 0)}),
+	'a,b,c', 'fetch works on the standby');
+is($standby->safe_psql('postgres', q{SELECT string_agg(partition || ':' || high_watermark, ',') FROM topics.offsets('st')}),
+	'0:3,1:0', 'offsets on the standby match the primary');
+for my $write (
+	q{SELECT topics.produce('st', 'x')},
+	q{SELECT topics.produce_batch('st', ARRAY['x'])},
+	q{INSERT INTO st (value) VALUES ('x')},
+	q{SELECT topics.create_topic('st2')},
+	q{SELECT topics.add_partitions('st', 3)},
+	q{SELECT topics.drop_topic('st')})
+{
+	my ($r, $o, $e) = $standby->psql('postgres', $write, extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	like($e, qr/25006/, "on the standby, $write fails with 25006");
+}
+my $poller = $standby->background_psql('postgres');
+$poller->query_until(qr/started/, q{
+\echo started
+SELECT count(*) AS n FROM topics.fetch(NULL::st, 1, 0, wait => '60 s') \gset
+\echo done :n
+});
+my $t0 = time();
+$primary->safe_psql('postgres', q{SELECT count(*) FROM topics.produce('st', 'woken', partition => 1)});
+$poller->query_until(qr/done 1/, '');
+my $waited = time() - $t0;
+ok($waited < 20, "a long-poll on the standby returns soon after the primary commits ($waited s)");
+$poller->quit;
+
 # pg_walinspect describes our records
 $primary->safe_psql('postgres', 'CREATE EXTENSION pg_walinspect');
 my $lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');

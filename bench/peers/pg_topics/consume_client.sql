@@ -1,1 +1,1 @@
-SELECT * FROM topics.poll(NULL::bench_topic, 'bench', max_records => :batch);
+SELECT * FROM bench_fetch('c1', :batch);

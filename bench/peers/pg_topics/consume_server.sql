@@ -1,2 +1,1 @@
--- consumer group 'bench', session member; poll commits the group's offset in this transaction
-SELECT count(*) FROM topics.poll(NULL::bench_topic, 'bench', max_records => :batch);
+SELECT count(*) FROM bench_fetch('c1', :batch);
