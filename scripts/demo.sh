@@ -26,7 +26,10 @@ listen_addresses = 'localhost'
 unix_socket_directories = '$dir'
 CONF
 fi
-if ! run_as_user "$PG_BINDIR/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+# the library is preloaded: a freshly installed build needs a (re)start
+if run_as_user "$PG_BINDIR/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+	run_as_user "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w restart >/dev/null
+else
 	run_as_user "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
 fi
 
@@ -34,30 +37,32 @@ psql_demo() { run_as_user "$PG_BINDIR/psql" -X -h "$dir" -p "$port" -U postgres 
 
 echo "+++ demo"
 psql_demo -v ON_ERROR_STOP=1 -e <<'SQL'
-CREATE EXTENSION IF NOT EXISTS pg_topics;
-DROP TABLE IF EXISTS orders;
--- a topic partition is a table stored by the topic_log access method
-CREATE TABLE orders (
-    partition int NOT NULL DEFAULT 0,
-    "offset" bigint NOT NULL DEFAULT -1,
-    "timestamp" timestamptz NOT NULL DEFAULT '-infinity',
-    key text, value jsonb, headers jsonb
-) USING topic_log;
--- the log assigns offsets and timestamps
-INSERT INTO orders (key, value) VALUES
-    ('customer-1', '{"item": "book", "qty": 1}'),
-    ('customer-2', '{"item": "pen", "qty": 10}')
-RETURNING "offset", "timestamp", key, value;
--- a rolled-back transaction leaves a gap, never a visible record
+-- the demo database starts afresh each time
+DROP TABLE IF EXISTS orders_db;
+DROP EXTENSION IF EXISTS pg_topics CASCADE;
+CREATE EXTENSION pg_topics;
+-- a topic with 4 partitions, text keys and jsonb values
+SELECT topics.create_topic('orders', partitions => 4, value_type => 'jsonb');
+-- the key picks the partition (Kafka's partitioner); the log assigns the offset
+SELECT * FROM topics.produce('orders', '{"item": "book"}', key => 'customer-1');
+SELECT * FROM topics.produce_batch('orders',
+    ARRAY['{"item": "pen"}', '{"item": "mug"}']::jsonb[], ARRAY['customer-2', 'customer-1']);
+INSERT INTO orders (key, value) VALUES ('customer-3', '{"item": "lamp"}') RETURNING partition, "offset";
+-- the outbox pattern without an outbox: a row and its event commit together, or not at all
+CREATE TABLE orders_db (id int PRIMARY KEY, item text);
 BEGIN;
-INSERT INTO orders (key, value) VALUES ('customer-3', '{"item": "lamp"}');
+INSERT INTO orders_db VALUES (1, 'chair');
+SELECT * FROM topics.produce('orders', '{"item": "chair", "id": 1}', key => 'customer-1');
 ROLLBACK;
-INSERT INTO orders (key, value) VALUES ('customer-1', '{"item": "mug"}') RETURNING "offset";
-SELECT "offset", key, value FROM orders ORDER BY "offset";
+-- a consumer reads one partition in offset order; the rolled-back record is a gap
+SELECT "offset", key, value FROM topics.fetch(NULL::orders, 1, 0);
+SELECT * FROM topics.offsets('orders');
 -- records are immutable
 \set ON_ERROR_STOP off
 UPDATE orders SET value = '{}';
 \set ON_ERROR_STOP on
+-- analysts query the topic like any table
+SELECT partition, count(*), max("timestamp") > now() - interval '1 minute' AS recent FROM orders GROUP BY partition ORDER BY partition;
 -- every page checks out
 SELECT count(*) AS problems FROM topics.verify('orders');
 SQL
