@@ -21,7 +21,8 @@ OBJS = \
 	src/fetch.o \
 	src/views.o \
 	src/routing.o \
-	src/copy.o
+	src/copy.o \
+	src/seek.o
 
 EXTENSION = pg_topics
 DATA = pg_topics--0.1.sql

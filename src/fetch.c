@@ -24,8 +24,7 @@
  * The high watermark is read before the snapshot is taken, so everything
  * below it is on the pages the reader walks.
  *
- * Seeks are binary searches over the pages' special space, whose offset
- * and timestamp ranges increase along the log.
+ * Seeks are binary searches over the pages' special space (scan.c).
  *
  * Long-poll: a reader that found nothing sleeps on the partition's
  * condition variable (registry.c) until a producer of that partition
@@ -59,6 +58,7 @@
 #include "catalog.h"
 #include "pg_topics.h"
 #include "registry.h"
+#include "scan.h"
 #include "storage.h"
 #include "topic_log.h"
 #include "visibility.h"
@@ -136,65 +136,6 @@ batch_last_offset(Relation rel, BlockNumber blkno, TopicBatchHeader hdr)
 	return last;
 }
 
-/*
- * Is the first initialized page at or after blkno (and before end) wholly
- * before the position sought?  All-zero pages, which a crash can leave
- * anywhere, are skipped; none left means "no".
- */
-static bool
-page_before(Relation rel, BlockNumber blkno, BlockNumber end, bool by_time,
-			int64 offset, TimestampTz ts)
-{
-	for (; blkno < end; blkno++)
-	{
-		Buffer		buffer = ReadBuffer(rel, blkno);
-		Page		page;
-		bool		before = false;
-		bool		is_new;
-
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		is_new = PageIsNew(page);
-		if (!is_new)
-		{
-			TopicLogPageOpaque opaque;
-
-			topic_page_check(rel, blkno, page, TL_PAGE_DATA);
-			opaque = TopicLogPageGetOpaque(page);
-			before = by_time ? opaque->max_timestamp < ts :
-				opaque->next_offset <= offset;
-		}
-		UnlockReleaseBuffer(buffer);
-		if (!is_new)
-			return before;
-	}
-	return false;
-}
-
-/*
- * First data block whose records may include offset (by_time false) or a
- * timestamp at or after ts (by_time true): binary search over the pages'
- * summaries, which increase along the log.  Returns nblocks if none.
- */
-static BlockNumber
-seek_block(Relation rel, BlockNumber nblocks, bool by_time, int64 offset,
-		   TimestampTz ts)
-{
-	BlockNumber lo = TOPIC_LOG_FIRST_DATA_BLKNO;
-	BlockNumber hi = nblocks;	/* answer in [lo, hi] */
-
-	while (lo < hi)
-	{
-		BlockNumber mid = lo + (hi - lo) / 2;
-
-		if (page_before(rel, mid, hi, by_time, offset, ts))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Copy one record out of the page into the result */
 static void
 emit_record(StableRead *read, int32 partition, TopicRecord *rec)
@@ -240,7 +181,7 @@ read_stable(Relation rel, int32 partition, int64 from, int64 hw,
 	if (from >= hw)
 		return;
 
-	for (blkno = seek_block(rel, nblocks, false, from, 0); blkno < nblocks; blkno++)
+	for (blkno = topic_seek_block(rel, nblocks, false, from, 0); blkno < nblocks; blkno++)
 	{
 		Buffer		buffer = ReadBuffer(rel, blkno);
 		Page		page;
@@ -574,7 +515,7 @@ topic_offsets_for_times(PG_FUNCTION_ARGS)
 		Datum		values[2] = {Int32GetDatum(p), (Datum) 0};
 		bool		nulls[2] = {false, true};
 
-		for (blkno = seek_block(leaf, nblocks, true, 0, ts);
+		for (blkno = topic_seek_block(leaf, nblocks, true, 0, ts);
 			 blkno < nblocks && nulls[1]; blkno++)
 		{
 			Buffer		buffer = ReadBuffer(leaf, blkno);

@@ -17,6 +17,7 @@
 
 #include "pg_topics.h"
 #include "registry.h"
+#include "seek.h"
 #include "wal.h"
 
 PG_MODULE_MAGIC;
@@ -36,4 +37,5 @@ _PG_init(void)
 	topic_wal_init();
 	topic_registry_init();
 	topic_ddl_init();
+	topic_seek_init();
 }

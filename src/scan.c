@@ -42,7 +42,8 @@ typedef struct VisibleRecord
 typedef struct TopicScanDescData
 {
 	TableScanDescData base;
-	BlockNumber nblocks;		/* blocks when the scan started */
+	BlockNumber nblocks;		/* blocks when the scan started (or its limit) */
+	BlockNumber startblock;		/* first data block to read */
 	BlockNumber cblock;			/* current block */
 	Buffer		cbuf;			/* pinned current page, or InvalidBuffer */
 	bool		inited;			/* false before the first and after the last */
@@ -193,15 +194,88 @@ next_block(TopicScanDesc scan, ScanDirection direction)
 
 	if (ScanDirectionIsForward(direction))
 	{
-		BlockNumber b = scan->inited ? scan->cblock + 1 : TOPIC_LOG_FIRST_DATA_BLKNO;
+		BlockNumber b = scan->inited ? scan->cblock + 1 : scan->startblock;
 
 		return b < scan->nblocks ? b : InvalidBlockNumber;
 	}
 	if (!scan->inited)
-		return scan->nblocks > TOPIC_LOG_FIRST_DATA_BLKNO ?
+		return scan->nblocks > scan->startblock ?
 			scan->nblocks - 1 : InvalidBlockNumber;
-	return scan->cblock > TOPIC_LOG_FIRST_DATA_BLKNO ?
+	return scan->cblock > scan->startblock ?
 		scan->cblock - 1 : InvalidBlockNumber;
+}
+
+/*
+ * Is the first initialized page at or after blkno (and before end) wholly
+ * before the position sought?  All-zero pages, which a crash can leave
+ * anywhere, are skipped; none left means "no".
+ */
+static bool
+page_before(Relation rel, BlockNumber blkno, BlockNumber end, bool by_time,
+			int64 offset, TimestampTz ts)
+{
+	for (; blkno < end; blkno++)
+	{
+		Buffer		buffer = ReadBuffer(rel, blkno);
+		Page		page;
+		bool		before = false;
+		bool		is_new;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		is_new = PageIsNew(page);
+		if (!is_new)
+		{
+			TopicLogPageOpaque opaque;
+
+			topic_page_check(rel, blkno, page, TL_PAGE_DATA);
+			opaque = TopicLogPageGetOpaque(page);
+			before = by_time ? opaque->max_timestamp < ts :
+				opaque->next_offset <= offset;
+		}
+		UnlockReleaseBuffer(buffer);
+		if (!is_new)
+			return before;
+	}
+	return false;
+}
+
+/*
+ * First data block whose records may include offset (by_time false) or a
+ * timestamp at or after ts (by_time true): binary search over the pages'
+ * summaries, which increase along the log.  Returns nblocks if none.
+ */
+BlockNumber
+topic_seek_block(Relation rel, BlockNumber nblocks, bool by_time, int64 offset,
+		   TimestampTz ts)
+{
+	BlockNumber lo = TOPIC_LOG_FIRST_DATA_BLKNO;
+	BlockNumber hi = nblocks;	/* answer in [lo, hi] */
+
+	while (lo < hi)
+	{
+		BlockNumber mid = lo + (hi - lo) / 2;
+
+		if (page_before(rel, mid, hi, by_time, offset, ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Limit a (non-parallel) scan to blocks [start, end): how seeks read only
+ * the part of the log they need.  Call before the first tuple.
+ */
+void
+topic_scan_set_limits(TableScanDesc sscan, BlockNumber start, BlockNumber end)
+{
+	TopicScanDesc scan = (TopicScanDesc) sscan;
+
+	Assert(scan->base.rs_parallel == NULL && !scan->inited);
+	scan->startblock = Max(start, TOPIC_LOG_FIRST_DATA_BLKNO);
+	scan->nblocks = Min(end, scan->nblocks);
 }
 
 TableScanDesc
@@ -222,6 +296,7 @@ topic_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	scan->base.rs_parallel = pscan;
 	scan->cbuf = InvalidBuffer;
 	scan->cblock = InvalidBlockNumber;
+	scan->startblock = TOPIC_LOG_FIRST_DATA_BLKNO;
 
 	if (pscan != NULL)
 	{
@@ -273,6 +348,7 @@ topic_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 	scan->cblock = InvalidBlockNumber;
 	scan->inited = false;
 	scan->nvisible = 0;
+	scan->startblock = TOPIC_LOG_FIRST_DATA_BLKNO;
 	if (scan->base.rs_parallel == NULL)
 		scan->nblocks = RelationGetNumberOfBlocks(scan->base.rs_rd);
 	else

@@ -11,6 +11,7 @@
 #include "access/relscan.h"
 #include "access/sdir.h"
 #include "executor/tuptable.h"
+#include "utils/timestamp.h"
 
 extern TableScanDesc topic_scan_begin(Relation rel, Snapshot snapshot,
 									  int nkeys, struct ScanKeyData *key,
@@ -35,5 +36,10 @@ extern bool topic_scan_analyze_next_tuple(TableScanDesc sscan,
 										  TransactionId OldestXmin,
 										  double *liverows, double *deadrows,
 										  TupleTableSlot *slot);
+
+extern BlockNumber topic_seek_block(Relation rel, BlockNumber nblocks,
+								   bool by_time, int64 offset, TimestampTz ts);
+extern void topic_scan_set_limits(TableScanDesc sscan, BlockNumber start,
+								  BlockNumber end);
 
 #endif							/* TOPIC_SCAN_H */
