@@ -59,7 +59,7 @@ END $$;
 });
 
 my $nproducers = 4;
-my $ntxn = 150;
+my $ntxn = 400;
 srand(7);
 my (@producers, @readers, %plan);
 for my $p (1 .. $nproducers)
