@@ -99,6 +99,9 @@ batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
 		return BATCH_READ;
 	if (hdr->hints & TB_HINT_ABORTED)
 		return BATCH_SKIP;
+	/* the hint is set only once the commit is durable */
+	if ((hdr->hints & TB_HINT_COMMITTED) && !XidInMVCCSnapshot(xid, snapshot))
+		return BATCH_READ;
 	if (TransactionIdIsCurrentTransactionId(xid))
 		return BATCH_STOP;
 	if (XidInMVCCSnapshot(xid, snapshot))
@@ -117,6 +120,7 @@ batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
 	if (!RecoveryInProgress() &&
 		TransactionIdGetCommitLSN(xid) > GetFlushRecPtr(NULL))
 		return BATCH_STOP;
+	topic_batch_hint_committed(buffer, hdr);
 	return BATCH_READ;
 }
 

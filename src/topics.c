@@ -19,7 +19,10 @@
 #include "postgres.h"
 
 #include "access/table.h"
+#include "catalog/dependency.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
 #include "catalog/pg_authid_d.h"
 #include "catalog/pg_type_d.h"
 #include "commands/defrem.h"
@@ -223,6 +226,21 @@ topic_create_topic(PG_FUNCTION_ARGS)
 					 qualified, format_type_be_qualified(key_type),
 					 format_type_be_qualified(value_type)));
 	relid = get_relname_relid(rv->relname, nspid);
+
+	/*
+	 * The partitions depend on the access method, the topic itself on the
+	 * extension: DROP EXTENSION refuses while topics exist, and CASCADE
+	 * takes whole topics, not just their partitions.
+	 */
+	{
+		ObjectAddress topic_addr;
+		ObjectAddress extension_addr;
+
+		ObjectAddressSet(topic_addr, RelationRelationId, relid);
+		ObjectAddressSet(extension_addr, ExtensionRelationId,
+						 get_extension_oid("pg_topics", false));
+		recordDependencyOn(&topic_addr, &extension_addr, DEPENDENCY_NORMAL);
+	}
 
 	add.nspid = nspid;
 	add.topic_name = rv->relname;

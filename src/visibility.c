@@ -30,8 +30,8 @@
 #include "visibility.h"
 
 /* Set the committed hint, unless the commit may still be lost */
-static void
-hint_committed(Buffer buffer, TopicBatchHeader hdr)
+void
+topic_batch_hint_committed(Buffer buffer, TopicBatchHeader hdr)
 {
 	if (BufferIsPermanent(buffer) &&
 		XLogNeedsFlush(TransactionIdGetCommitLSN(hdr->xid)))
@@ -59,7 +59,7 @@ topic_batch_status(Buffer buffer, TopicBatchHeader hdr)
 		return TOPIC_XID_IN_PROGRESS;
 	if (TransactionIdDidCommit(xid))
 	{
-		hint_committed(buffer, hdr);
+		topic_batch_hint_committed(buffer, hdr);
 		return TOPIC_XID_COMMITTED;
 	}
 	topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
@@ -89,7 +89,7 @@ visible_mvcc(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
 		 */
 		if (TransactionIdDidCommit(xid))
 		{
-			hint_committed(buffer, hdr);
+			topic_batch_hint_committed(buffer, hdr);
 			return true;
 		}
 		topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);

@@ -24,5 +24,6 @@ typedef enum TopicXidStatus
 extern bool topic_batch_visible(Buffer buffer, TopicBatchHeader hdr,
 								Snapshot snapshot);
 extern TopicXidStatus topic_batch_status(Buffer buffer, TopicBatchHeader hdr);
+extern void topic_batch_hint_committed(Buffer buffer, TopicBatchHeader hdr);
 
 #endif							/* TOPIC_VISIBILITY_H */

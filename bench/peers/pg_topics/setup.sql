@@ -15,13 +15,17 @@ DROP TABLE IF EXISTS bench_cursor;
 CREATE TABLE bench_cursor (consumer text PRIMARY KEY, pos bigint NOT NULL);
 INSERT INTO bench_cursor VALUES ('c1', 0);
 
--- One consume call: fetch p_max records from the reader's position, move the position
--- past the last one, return them.
+-- One consume call: lock the reader's position, fetch p_max records from it, move it past
+-- the last one, return them (PL/pgSQL, like the heap peer, so the plan is cached).
 CREATE OR REPLACE FUNCTION bench_fetch(p_consumer text, p_max int) RETURNS SETOF bench_topic
-LANGUAGE sql AS $$
-    WITH c AS (SELECT pos FROM bench_cursor WHERE consumer = p_consumer FOR UPDATE),
-         f AS (SELECT r.* FROM c, LATERAL topics.fetch(NULL::bench_topic, 0, c.pos, p_max) r),
-         u AS (UPDATE bench_cursor SET pos = (SELECT max("offset") + 1 FROM f)
-               WHERE consumer = p_consumer AND EXISTS (SELECT FROM f))
-    SELECT * FROM f;
-$$;
+LANGUAGE plpgsql AS $$
+DECLARE
+    lo bigint;
+BEGIN
+    SELECT pos INTO lo FROM bench_cursor WHERE consumer = p_consumer FOR UPDATE;
+    RETURN QUERY
+        WITH f AS (SELECT * FROM topics.fetch(NULL::bench_topic, 0, lo, p_max)),
+             u AS (UPDATE bench_cursor SET pos = (SELECT max(f."offset") + 1 FROM f)
+                   WHERE consumer = p_consumer AND EXISTS (SELECT FROM f))
+        SELECT * FROM f;
+END $$;
