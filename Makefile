@@ -22,7 +22,10 @@ OBJS = \
 	src/views.o \
 	src/routing.o \
 	src/copy.o \
-	src/seek.o
+	src/seek.o \
+	src/shmem.o \
+	src/group_state.o \
+	src/groups.o
 
 EXTENSION = pg_topics
 DATA = pg_topics--0.1.sql

@@ -168,3 +168,94 @@ AS 'MODULE_PATHNAME', 'topic_partition_for_insert'
 LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION topics.partition_for_insert(oid, anyelement) IS
 'internal: the partition INSERT routes a key to (planner-inserted)';
+
+-- Consumer groups.  Every committed group position is a record of this internal log
+-- (transactional, crash-safe, replicable, and free of dead tuples); the latest one per key
+-- is cached in shared memory.  Closed to PUBLIC.
+CREATE TABLE topics.consumer_offsets (
+    partition int NOT NULL DEFAULT 0,
+    "offset" bigint NOT NULL DEFAULT -1,
+    "timestamp" timestamptz NOT NULL DEFAULT '-infinity',
+    key jsonb,
+    value jsonb,
+    headers jsonb
+) USING topic_log;
+REVOKE ALL ON topics.consumer_offsets FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('topics.consumer_offsets', '');
+COMMENT ON TABLE topics.consumer_offsets IS
+'committed consumer-group positions, one record per commit (internal)';
+
+CREATE FUNCTION topics.poll(topic anyelement, group_name text, consumer text DEFAULT NULL,
+    max_records int DEFAULT 1000, wait interval DEFAULT '0')
+RETURNS SETOF anyelement
+AS 'MODULE_PATHNAME', 'topic_poll'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION topics.poll(anyelement, text, text, int, interval) IS
+'read the next records of the group''s partitions and commit the new positions in this transaction';
+
+CREATE FUNCTION topics.commit(topic text, group_name text, partition int, next_offset bigint)
+RETURNS void
+AS 'MODULE_PATHNAME', 'topic_commit'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.commit(text, text, int, bigint) IS
+'set a consumer group''s position in a partition, in this transaction';
+
+CREATE FUNCTION topics.seek(topic text, group_name text, partition int, next_offset bigint)
+RETURNS void
+AS 'MODULE_PATHNAME', 'topic_seek'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.seek(text, text, int, bigint) IS
+'move a consumer group to an offset; its members continue from there at their next poll';
+
+CREATE FUNCTION topics.reset_group(topic text, group_name text, "to" text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'topic_reset_group'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.reset_group(text, text, text) IS
+'move a consumer group to the earliest or latest offset of every partition';
+
+CREATE FUNCTION topics.delete_group(topic text, group_name text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'topic_delete_group'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.delete_group(text, text) IS
+'forget a consumer group without members and its positions';
+
+CREATE FUNCTION topics.group_info()
+RETURNS TABLE(group_name text, topic regclass, owner regrole, generation int, members int)
+AS 'MODULE_PATHNAME', 'topic_group_info'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.group_info() IS 'consumer groups (see topics.consumer_groups)';
+
+CREATE FUNCTION topics.member_info()
+RETURNS TABLE(group_name text, topic regclass, member text, durable boolean, pid int,
+    last_seen timestamptz, generation int, partitions int[])
+AS 'MODULE_PATHNAME', 'topic_member_info'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.member_info() IS 'consumer group members (see topics.group_members)';
+
+CREATE FUNCTION topics.group_offset_info()
+RETURNS TABLE(group_name text, topic regclass, partition int, committed_offset bigint)
+AS 'MODULE_PATHNAME', 'topic_group_offset_info'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.group_offset_info() IS 'committed group positions (see topics.consumer_lag)';
+
+CREATE VIEW topics.consumer_groups AS
+SELECT * FROM topics.group_info();
+COMMENT ON VIEW topics.consumer_groups IS 'every consumer group of this database';
+
+CREATE VIEW topics.group_members AS
+SELECT * FROM topics.member_info();
+COMMENT ON VIEW topics.group_members IS 'every member of every consumer group, with its partitions';
+
+CREATE VIEW topics.consumer_lag AS
+SELECT c.group_name, c.topic, c.partition, c.committed_offset, o.high_watermark,
+       greatest(o.last_stable_offset - c.committed_offset, 0) AS lag
+FROM topics.group_offset_info() c,
+     LATERAL topics.offsets(c.topic::text) o
+WHERE o.partition = c.partition
+  AND pg_catalog.has_table_privilege(c.topic, 'SELECT');
+COMMENT ON VIEW topics.consumer_lag IS
+'per group and partition: committed offset, high watermark, and lag behind the last stable offset';
+
+GRANT SELECT ON topics.consumer_groups, topics.group_members, topics.consumer_lag TO PUBLIC;

@@ -8,8 +8,9 @@
  * A consumer reads a partition in offset order from a position, and
  *
  * - returns a batch's records when its transaction committed before the
- *   reader's snapshot and the commit record is flushed (an asynchronous
- *   commit can still be lost in a crash, and then its offsets reused);
+ *   reader's snapshot and the commit record is flushed: an asynchronous
+ *   commit can still be lost in a crash, and then its offsets reused, so
+ *   the reader flushes the WAL up to it first (outside the page lock);
  * - steps over a batch whose transaction aborted: those offsets are a gap
  *   forever;
  * - stops at the first batch of any other kind: a transaction still
@@ -57,6 +58,7 @@
 
 #include "catalog.h"
 #include "pg_topics.h"
+#include "fetch.h"
 #include "registry.h"
 #include "scan.h"
 #include "storage.h"
@@ -71,16 +73,6 @@ PG_FUNCTION_INFO_V1(topic_next_offset);
 PG_FUNCTION_INFO_V1(topic_offsets);
 PG_FUNCTION_INFO_V1(topic_offsets_for_times);
 
-/* What a consumer's read of one partition produced */
-typedef struct StableRead
-{
-	Tuplestorestate *store;		/* where records go; NULL: do not collect */
-	TupleDesc	desc;
-	int64		max_records;
-	int64		returned;
-	int64		first_returned; /* offset of the first record returned */
-	int64		position;		/* where the next read continues */
-} StableRead;
 
 /* How a consumer treats a batch */
 typedef enum BatchFate
@@ -91,7 +83,8 @@ typedef enum BatchFate
 } BatchFate;
 
 static BatchFate
-batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
+batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot,
+		   XLogRecPtr *flush_to)
 {
 	TransactionId xid = hdr->xid;
 
@@ -116,10 +109,21 @@ batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
 		topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
 		return BATCH_SKIP;
 	}
-	/* committed: shown only once durable */
-	if (!RecoveryInProgress() &&
-		TransactionIdGetCommitLSN(xid) > GetFlushRecPtr(NULL))
-		return BATCH_STOP;
+	/*
+	 * Committed: shown only once durable.  An asynchronous commit (or one
+	 * sharing its commit-log LSN group with one) may not be flushed yet;
+	 * the caller flushes it, without holding the page, and comes back.
+	 */
+	if (!RecoveryInProgress())
+	{
+		XLogRecPtr	commit_lsn = TransactionIdGetCommitLSN(xid);
+
+		if (commit_lsn > GetFlushRecPtr(NULL))
+		{
+			*flush_to = commit_lsn;
+			return BATCH_STOP;
+		}
+	}
 	topic_batch_hint_committed(buffer, hdr);
 	return BATCH_READ;
 }
@@ -172,8 +176,8 @@ emit_record(StableRead *read, int32 partition, TopicRecord *rec)
  * Read partition rel (number partition) from offset from, under snapshot,
  * up to the high watermark hw, by the rule at the top of this file.
  */
-static void
-read_stable(Relation rel, int32 partition, int64 from, int64 hw,
+void
+topic_read_stable(Relation rel, int32 partition, int64 from, int64 hw,
 			Snapshot snapshot, StableRead *read)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
@@ -192,6 +196,7 @@ read_stable(Relation rel, int32 partition, int64 from, int64 hw,
 		Size		pos = 0;
 		TopicBatchHeader hdr;
 		bool		done = false;
+		XLogRecPtr	flush_to = InvalidXLogRecPtr;
 
 		CHECK_FOR_INTERRUPTS();
 		LockBuffer(buffer, BUFFER_LOCK_SHARE);
@@ -218,9 +223,11 @@ read_stable(Relation rel, int32 partition, int64 from, int64 hw,
 				done = true;	/* written after we read the watermark */
 				break;
 			}
-			switch (batch_fate(buffer, hdr, snapshot))
+			switch (batch_fate(buffer, hdr, snapshot, &flush_to))
 			{
 				case BATCH_STOP:
+					if (flush_to != InvalidXLogRecPtr)
+						break;	/* flush, then read this page again */
 					read->position = Max(read->position, hdr->base_offset);
 					done = true;
 					continue;
@@ -230,6 +237,8 @@ read_stable(Relation rel, int32 partition, int64 from, int64 hw,
 				case BATCH_READ:
 					break;
 			}
+			if (flush_to != InvalidXLogRecPtr)
+				break;
 
 			bytes = (const char *) hdr;
 			rpos = sizeof(TopicBatchHeaderData);
@@ -260,6 +269,17 @@ read_stable(Relation rel, int32 partition, int64 from, int64 hw,
 				read->position = last + 1;
 		}
 		UnlockReleaseBuffer(buffer);
+		if (flush_to != InvalidXLogRecPtr)
+		{
+			/*
+			 * A committed record is not durable yet: make it so, as a
+			 * synchronous commit would have, rather than wait for the WAL
+			 * writer; then read the page again.
+			 */
+			XLogFlush(flush_to);
+			blkno--;
+			continue;
+		}
 		if (done)
 			return;
 	}
@@ -268,8 +288,8 @@ read_stable(Relation rel, int32 partition, int64 from, int64 hw,
 }
 
 /* Refuse a position outside [log start, high watermark] (22023) */
-static void
-check_position(Relation topic, int32 partition, int64 from,
+void
+topic_check_position(Relation topic, int32 partition, int64 from,
 			   const TopicLogEnd *end)
 {
 	if (from < end->log_start_offset || from > end->next_offset)
@@ -283,15 +303,15 @@ check_position(Relation topic, int32 partition, int64 from,
 }
 
 /* Microseconds in an interval, for waits */
-static int64
-interval_usecs(Interval *span)
+int64
+topic_interval_usecs(Interval *span)
 {
 	return span->time + (int64) span->day * USECS_PER_DAY +
 		(int64) span->month * DAYS_PER_MONTH * USECS_PER_DAY;
 }
 
 /* Open the topic whose row type is rowtype (42809 otherwise) */
-static Relation
+Relation
 topic_open_by_rowtype(Oid rowtype, AclMode privilege)
 {
 	Oid			relid = get_typ_typrelid(rowtype);
@@ -300,7 +320,7 @@ topic_open_by_rowtype(Oid rowtype, AclMode privilege)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("%s is not the row type of a topic", format_type_be(rowtype)),
-				 errhint("Call it as topics.fetch(NULL::mytopic, partition, offset).")));
+				 errhint("Pass the topic's own row type, as in NULL::mytopic.")));
 	return topic_open(relid, AccessShareLock, privilege);
 }
 
@@ -329,7 +349,7 @@ topic_fetch(PG_FUNCTION_ARGS)
 	from = PG_GETARG_INT64(2);
 	max_records = PG_GETARG_INT32(3);
 	if (!PG_ARGISNULL(4))
-		wait_us = interval_usecs(PG_GETARG_INTERVAL_P(4));
+		wait_us = topic_interval_usecs(PG_GETARG_INTERVAL_P(4));
 	if (max_records < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -384,10 +404,10 @@ topic_fetch(PG_FUNCTION_ARGS)
 
 		/* the watermark first, then the snapshot */
 		topic_storage_log_end(leaf, &end);
-		check_position(topic, partition, from, &end);
+		topic_check_position(topic, partition, from, &end);
 		snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
 			RegisterSnapshot(GetLatestSnapshot());
-		read_stable(leaf, partition, from, end.next_offset, snapshot, &read);
+		topic_read_stable(leaf, partition, from, end.next_offset, snapshot, &read);
 		if (!IsolationUsesXactSnapshot())
 			UnregisterSnapshot(snapshot);
 
@@ -444,13 +464,13 @@ topic_next_offset(PG_FUNCTION_ARGS)
 
 	leaf = open_partition_for_read(PG_GETARG_TEXT_PP(0), partition, &topic);
 	topic_storage_log_end(leaf, &end);
-	check_position(topic, partition, from, &end);
+	topic_check_position(topic, partition, from, &end);
 
 	memset(&read, 0, sizeof(read));
 	read.max_records = 1;
 	snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
 		RegisterSnapshot(GetLatestSnapshot());
-	read_stable(leaf, partition, from, end.next_offset, snapshot, &read);
+	topic_read_stable(leaf, partition, from, end.next_offset, snapshot, &read);
 	if (!IsolationUsesXactSnapshot())
 		UnregisterSnapshot(snapshot);
 

@@ -18,6 +18,17 @@
 
 int			pg_topics_max_message_bytes = 1024 * 1024;
 int			pg_topics_max_partitions_per_transaction = 128;
+int			pg_topics_auto_offset_reset = TOPIC_RESET_EARLIEST;
+int			pg_topics_session_timeout = 30000;
+int			pg_topics_max_groups = 1024;
+int			pg_topics_max_group_partitions = 65536;
+
+static const struct config_enum_entry offset_reset_options[] = {
+	{"earliest", TOPIC_RESET_EARLIEST, false},
+	{"latest", TOPIC_RESET_LATEST, false},
+	{"error", TOPIC_RESET_ERROR, false},
+	{NULL, 0, false}
+};
 
 void
 topic_guc_init(void)
@@ -43,6 +54,49 @@ topic_guc_init(void)
 							128,
 							1,
 							100000,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("pg_topics.auto_offset_reset",
+							 "Where a consumer group starts without a valid committed offset.",
+							 "earliest: the log start; latest: the high watermark; error: refuse.",
+							 &pg_topics_auto_offset_reset,
+							 TOPIC_RESET_EARLIEST,
+							 offset_reset_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_topics.session_timeout",
+							"How long a durable consumer group member stays without polling.",
+							NULL,
+							&pg_topics_session_timeout,
+							30000,
+							100,
+							INT_MAX,
+							PGC_SUSET,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_topics.max_groups",
+							"Most consumer groups (per topic) the server keeps in shared memory.",
+							NULL,
+							&pg_topics_max_groups,
+							1024,
+							16,
+							1000000,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_topics.max_group_partitions",
+							"Most (group, partition) positions the server keeps in shared memory.",
+							NULL,
+							&pg_topics_max_group_partitions,
+							65536,
+							64,
+							10000000,
 							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);

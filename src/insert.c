@@ -405,8 +405,7 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 
 		first_index = TOPIC_LOG_MAX_RECORDS_PER_PAGE - tail.free_records + 1;
 		/* readers must learn of us before our offsets are in the log */
-		topic_registry_add_writer(RelationGetRelid(rel),
-								  ((TopicBatchHeader) batch)->base_offset);
+		topic_registry_add_writer(rel, ((TopicBatchHeader) batch)->base_offset);
 		topic_tail_append(rel, &tail, batch, len, done + count == nslots);
 		for (i = 0; i < count; i++)
 			fill_slot(rel, slots[done + i], offsets[done + i],

@@ -35,7 +35,9 @@ _PG_init(void)
 
 	topic_guc_init();
 	topic_wal_init();
+	topic_shmem_init();
 	topic_registry_init();
+	topic_groups_init();
 	topic_ddl_init();
 	topic_seek_init();
 }

@@ -15,7 +15,25 @@
 /* guc.c: every pg_topics.* setting */
 extern int	pg_topics_max_message_bytes;
 extern int	pg_topics_max_partitions_per_transaction;
+extern int	pg_topics_auto_offset_reset;
+extern int	pg_topics_session_timeout;
+extern int	pg_topics_max_groups;
+extern int	pg_topics_max_group_partitions;
+
+/* pg_topics.auto_offset_reset */
+typedef enum TopicOffsetReset
+{
+	TOPIC_RESET_EARLIEST,
+	TOPIC_RESET_LATEST,
+	TOPIC_RESET_ERROR
+} TopicOffsetReset;
 extern void topic_guc_init(void);
+
+/* shmem.c */
+extern void topic_shmem_init(void);
+
+/* groups.c */
+extern void topic_groups_init(void);
 
 /* insert.c */
 extern void topic_insert(Relation rel, TupleTableSlot **slots, int nslots,

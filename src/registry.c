@@ -44,6 +44,7 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
+#include "catalog/partition.h"
 #include "pg_topics.h"
 #include "registry.h"
 
@@ -54,6 +55,7 @@ typedef struct WriterSlot
 {
 	Oid			dbid;			/* InvalidOid: free */
 	Oid			relid;
+	Oid			topic;			/* the topic it belongs to, or InvalidOid */
 	int64		first_offset;
 	TimestampTz since;
 } WriterSlot;
@@ -68,8 +70,6 @@ typedef struct TopicRegistry
 } TopicRegistry;
 
 static TopicRegistry *registry = NULL;
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 /* This backend's slots in use: how many, for the transaction's end */
 static int	my_nslots = 0;
@@ -89,24 +89,18 @@ registry_size(void)
 									  pg_topics_max_partitions_per_transaction)));
 }
 
-static void
+void
 topic_registry_shmem_request(void)
 {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
 	RequestAddinShmemSpace(registry_size());
 	RequestNamedLWLockTranche("pg_topics registry", 1);
 }
 
-static void
+void
 topic_registry_shmem_startup(void)
 {
 	bool		found;
 
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	registry = ShmemInitStruct("pg_topics registry", registry_size(), &found);
 	if (!found)
 	{
@@ -120,7 +114,6 @@ topic_registry_shmem_startup(void)
 		memset(registry->slots, 0,
 			   sizeof(WriterSlot) * registry->nprocs * registry->slots_per_proc);
 	}
-	LWLockRelease(AddinShmemInitLock);
 }
 
 static inline WriterSlot *
@@ -144,8 +137,10 @@ wakeup_cv(Oid dbid, Oid relid)
  * batch is appended; a no-op after the first time.
  */
 void
-topic_registry_add_writer(Oid relid, int64 first_offset)
+topic_registry_add_writer(Relation rel, int64 first_offset)
 {
+	Oid			relid = RelationGetRelid(rel);
+	Oid			topic;
 	WriterSlot *slots = my_slots();
 	int			free_slot = -1;
 	int			i;
@@ -167,9 +162,14 @@ topic_registry_add_writer(Oid relid, int64 first_offset)
 						registry->slots_per_proc),
 				 errhint("Commit more often, or raise pg_topics.max_partitions_per_transaction.")));
 
+	/* consumer groups wait on the whole topic */
+	topic = rel->rd_rel->relispartition ? get_partition_parent(relid, true) :
+		InvalidOid;
+
 	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
 	slots[free_slot].dbid = MyDatabaseId;
 	slots[free_slot].relid = relid;
+	slots[free_slot].topic = topic;
 	slots[free_slot].first_offset = first_offset;
 	slots[free_slot].since = GetCurrentTransactionStartTimestamp();
 	LWLockRelease(registry->lock);
@@ -268,8 +268,12 @@ release_slots(bool committed)
 	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
 	for (i = 0; i < my_nslots; i++)
 	{
-		if (OidIsValid(slots[i].dbid) && committed && nwoken < lengthof(woken))
+		if (OidIsValid(slots[i].dbid) && committed && nwoken < lengthof(woken) - 1)
+		{
 			woken[nwoken++] = slots[i].relid;
+			if (OidIsValid(slots[i].topic))
+				woken[nwoken++] = slots[i].topic;
+		}
 		slots[i].dbid = InvalidOid;
 		slots[i].relid = InvalidOid;
 	}
@@ -279,7 +283,7 @@ release_slots(bool committed)
 	for (i = 0; i < nwoken; i++)
 		ConditionVariableBroadcast(wakeup_cv(MyDatabaseId, woken[i]));
 	/* more partitions than we remembered: wake every bucket */
-	if (committed && nwoken == lengthof(woken))
+	if (committed && nwoken >= lengthof(woken) - 1)
 		topic_registry_wake_all();
 }
 
@@ -313,9 +317,5 @@ topic_registry_xact_callback(XactEvent event, void *arg)
 void
 topic_registry_init(void)
 {
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = topic_registry_shmem_request;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = topic_registry_shmem_startup;
 	RegisterXactCallback(topic_registry_xact_callback, NULL);
 }

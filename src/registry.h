@@ -8,6 +8,7 @@
 #ifndef TOPIC_REGISTRY_H
 #define TOPIC_REGISTRY_H
 
+#include "utils/rel.h"
 #include "utils/timestamp.h"
 
 /* The transaction holding a partition's stable offset back */
@@ -19,7 +20,9 @@ typedef struct TopicHolder
 } TopicHolder;
 
 extern void topic_registry_init(void);
-extern void topic_registry_add_writer(Oid relid, int64 first_offset);
+extern void topic_registry_shmem_request(void);
+extern void topic_registry_shmem_startup(void);
+extern void topic_registry_add_writer(Relation rel, int64 first_offset);
 extern int64 topic_registry_stable_offset(Oid relid, int64 high_watermark,
 										  TopicHolder *holder);
 extern void topic_registry_prepare_wait(Oid relid);

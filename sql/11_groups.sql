@@ -1,0 +1,118 @@
+-- Consumer groups: poll with transactional commit-on-poll, commit, seek, reset, delete
+\set SHOW_CONTEXT never
+SELECT topics.create_topic('cg', partitions => 3, key_type => 'text', value_type => 'text');
+SELECT count(*) FROM topics.produce_batch('cg',
+    (SELECT array_agg('v' || i) FROM generate_series(1, 30) i),
+    (SELECT array_agg('k' || i) FROM generate_series(1, 30) i));
+SELECT partition, count(*) FROM cg GROUP BY 1 ORDER BY 1;
+
+-- one member gets every partition; records come in offset order per partition
+SELECT partition, count(*), min("offset"), max("offset") FROM topics.poll(NULL::cg, 'g1', max_records => 100)
+GROUP BY 1 ORDER BY 1;
+SELECT count(*) FROM topics.poll(NULL::cg, 'g1');
+SELECT group_name, topic, partition, committed_offset, high_watermark, lag FROM topics.consumer_lag ORDER BY partition;
+SELECT group_name, topic, generation, members FROM topics.consumer_groups;
+SELECT group_name, member LIKE 'session-%' AS session_member, durable, pid = pg_backend_pid() AS me, partitions
+FROM topics.group_members;
+
+-- a rollback re-delivers; a second poll in one transaction continues after the first
+SELECT count(*) FROM topics.produce_batch('cg', ARRAY['a','b','c','d','e','f'], partition => 0);
+BEGIN;
+SELECT "offset", value FROM topics.poll(NULL::cg, 'g1', max_records => 2);
+SELECT "offset", value FROM topics.poll(NULL::cg, 'g1', max_records => 2);
+ROLLBACK;
+BEGIN;
+SELECT "offset", value FROM topics.poll(NULL::cg, 'g1', max_records => 2);
+SAVEPOINT s;
+SELECT "offset", value FROM topics.poll(NULL::cg, 'g1', max_records => 2);
+ROLLBACK TO SAVEPOINT s;
+SELECT "offset", value FROM topics.poll(NULL::cg, 'g1', max_records => 2);
+COMMIT;
+SELECT "offset", value FROM topics.poll(NULL::cg, 'g1');
+
+-- work in the same transaction is exactly-once: consume, transform, produce
+SELECT topics.create_topic('cg_out', 1, 'text', 'text');
+SELECT count(*) FROM topics.produce_batch('cg', ARRAY['x','y','z'], partition => 1);
+BEGIN;
+SELECT count(*) FROM topics.produce_batch('cg_out',
+    (SELECT array_agg(upper(value)) FROM topics.poll(NULL::cg, 'g1')));
+ROLLBACK;
+SELECT count(*) AS outputs_after_rollback FROM cg_out;
+SELECT count(*) FROM topics.produce_batch('cg_out',
+    (SELECT array_agg(upper(value)) FROM topics.poll(NULL::cg, 'g1')));
+SELECT value FROM cg_out ORDER BY "offset";
+
+-- groups are independent
+SELECT count(*) FROM topics.poll(NULL::cg, 'g2', max_records => 1000);
+
+-- seek, reset_group, commit move a group; they take effect at the next poll
+SELECT topics.seek('cg', 'g1', 0, 1);
+SELECT min("offset"), count(*) FROM topics.poll(NULL::cg, 'g1') WHERE partition = 0;
+SELECT topics.reset_group('cg', 'g1', 'earliest');
+SELECT count(*) FROM topics.poll(NULL::cg, 'g1', max_records => 1000);
+SELECT topics.reset_group('cg', 'g1', 'latest');
+SELECT count(*) FROM topics.poll(NULL::cg, 'g1');
+SELECT topics.commit('cg', 'g1', 2, 0);
+SELECT partition, count(*) FROM topics.poll(NULL::cg, 'g1') GROUP BY 1;
+BEGIN;
+SELECT topics.commit('cg', 'g1', 2, 0);
+ROLLBACK;
+SELECT count(*) FROM topics.poll(NULL::cg, 'g1');
+
+-- a durable member (behind a connection pool) joins by name
+SELECT count(*) FROM topics.poll(NULL::cg, 'g3', consumer => 'worker-1', max_records => 1000);
+SELECT member, durable, partitions FROM topics.group_members WHERE group_name = 'g3';
+
+-- auto_offset_reset decides where a new group starts
+SET pg_topics.auto_offset_reset = latest;
+SELECT count(*) FROM topics.poll(NULL::cg, 'g4');
+SET pg_topics.auto_offset_reset = error;
+SELECT count(*) FROM topics.poll(NULL::cg, 'g5');
+RESET pg_topics.auto_offset_reset;
+
+-- bad input
+SELECT * FROM topics.poll(NULL::cg, NULL);
+SELECT * FROM topics.poll(NULL::cg, '');
+SELECT * FROM topics.poll(NULL::cg, 'g1', max_records => 0);
+SELECT * FROM topics.poll(NULL::cg, 'g1', wait => '-1 s');
+SELECT * FROM topics.poll(NULL::cg_p0, 'g1');
+SELECT topics.commit('cg', 'nosuch', 0, 0);
+SELECT topics.seek('cg', 'nosuch', 0, 0);
+SELECT topics.reset_group('cg', 'nosuch', 'earliest');
+SELECT topics.delete_group('cg', 'nosuch');
+SELECT topics.commit('cg', 'g1', 7, 0);
+SELECT topics.commit('cg', 'g1', 0, 1000);
+SELECT topics.reset_group('cg', 'g1', 'middle');
+SELECT topics.delete_group('cg', 'g1');
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT * FROM topics.poll(NULL::cg, 'g1', wait => '1 s');
+ROLLBACK;
+BEGIN;
+SELECT count(*) FROM topics.poll(NULL::cg, 'g1');
+PREPARE TRANSACTION 'poller';
+BEGIN READ ONLY;
+SELECT count(*) FROM topics.poll(NULL::cg, 'g1');
+ROLLBACK;
+
+-- group control needs SELECT on the topic and membership in the group's role
+CREATE ROLE grp_other;
+\set VERBOSITY terse
+SET ROLE grp_other;
+SELECT count(*) FROM topics.poll(NULL::cg, 'g1');
+RESET ROLE;
+GRANT SELECT ON cg TO grp_other;
+SET ROLE grp_other;
+SELECT count(*) FROM topics.poll(NULL::cg, 'g1');
+SELECT topics.seek('cg', 'g1', 0, 0);
+SELECT count(*) FROM topics.poll(NULL::cg, 'theirs');
+RESET ROLE;
+\set VERBOSITY default
+SELECT owner FROM topics.consumer_groups WHERE group_name = 'theirs';
+-- the internal log of positions is closed
+SET ROLE grp_other;
+SELECT count(*) FROM topics.consumer_offsets;
+RESET ROLE;
+REVOKE SELECT ON cg FROM grp_other;
+DROP ROLE grp_other;
+
+SELECT * FROM topics.verify('topics.consumer_offsets');

@@ -1,0 +1,38 @@
+/*-------------------------------------------------------------------------
+ *
+ * fetch.h
+ *	  Reading a partition as a consumer (the stable-read rule), shared by
+ *	  fetch and poll.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_FETCH_H
+#define TOPIC_FETCH_H
+
+#include "datatype/timestamp.h"
+#include "nodes/parsenodes.h"
+#include "utils/rel.h"
+#include "utils/snapshot.h"
+#include "utils/tuplestore.h"
+
+#include "storage.h"
+
+/* What a consumer's read of one partition produced */
+typedef struct StableRead
+{
+	Tuplestorestate *store;		/* where records go; NULL: do not collect */
+	TupleDesc	desc;
+	int64		max_records;
+	int64		returned;
+	int64		first_returned; /* offset of the first record returned */
+	int64		position;		/* where the next read continues */
+} StableRead;
+
+extern void topic_read_stable(Relation rel, int32 partition, int64 from,
+							  int64 hw, Snapshot snapshot, StableRead *read);
+extern void topic_check_position(Relation topic, int32 partition, int64 from,
+								 const TopicLogEnd *end);
+extern int64 topic_interval_usecs(Interval *span);
+extern Relation topic_open_by_rowtype(Oid rowtype, AclMode privilege);
+
+#endif							/* TOPIC_FETCH_H */

@@ -1,0 +1,624 @@
+/*-------------------------------------------------------------------------
+ *
+ * group_state.c
+ *	  Consumer groups in shared memory: members, assignment, and the cache
+ *	  of committed offsets.
+ *
+ * Two shared hash tables under one LWLock:
+ *
+ * - groups, keyed by (database, topic, group): the owner role, the
+ *   generation, the members (session members carry their pid and leave
+ *   when their backend exits; durable members expire after
+ *   pg_topics.session_timeout without a poll);
+ * - partitions, keyed by (database, topic, partition, group): the latest
+ *   committed offset and the member the partition is assigned to.
+ *
+ * Committed offsets are durable as records of topics.consumer_offsets
+ * (groups.c appends them in the committing transaction); this cache holds
+ * the latest one per key, is updated when that transaction commits, and
+ * is refilled from the log the first time a database uses groups after a
+ * restart.  Membership is not durable, and need not be: after a restart
+ * every member polls again.
+ *
+ * Assignment is deterministic, balanced and sticky: members sorted by id,
+ * member i of m gets n/m partitions (the first n%m one more), keeps what
+ * it owns up to that share, and only the surplus and orphaned partitions
+ * move, lowest partition to the first member short of its share.  Every
+ * change bumps the generation.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_authid_d.h"
+#include "catalog/pg_type_d.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/timestamp.h"
+
+#include "group_state.h"
+#include "pg_topics.h"
+
+typedef struct GroupKey
+{
+	Oid			dbid;
+	Oid			topic;
+	char		name[GROUP_NAME_LEN];
+} GroupKey;
+
+typedef struct GroupEntry
+{
+	GroupKey	key;
+	Oid			owner;
+	int32		generation;
+	int			nmembers;
+	GroupMemberInfo members[GROUP_MAX_MEMBERS];
+} GroupEntry;
+
+typedef struct OffsetKey
+{
+	Oid			dbid;
+	Oid			topic;
+	int32		partition;
+	char		name[GROUP_NAME_LEN];
+} OffsetKey;
+
+typedef struct OffsetEntry
+{
+	OffsetKey	key;
+	bool		has_committed;
+	int64		committed;
+	char		owner_member[GROUP_NAME_LEN];	/* "" while unassigned */
+} OffsetEntry;
+
+typedef struct LoadedDatabase
+{
+	Oid			dbid;
+} LoadedDatabase;
+
+static LWLock *groups_lock;
+static HTAB *groups_hash;
+static HTAB *offsets_hash;
+static HTAB *loaded_hash;
+
+#define MAX_LOADED_DATABASES 1024
+
+void
+topic_groups_shmem_request(void)
+{
+	RequestAddinShmemSpace(hash_estimate_size(pg_topics_max_groups, sizeof(GroupEntry)));
+	RequestAddinShmemSpace(hash_estimate_size(pg_topics_max_group_partitions,
+											  sizeof(OffsetEntry)));
+	RequestAddinShmemSpace(hash_estimate_size(MAX_LOADED_DATABASES,
+											  sizeof(LoadedDatabase)));
+	RequestNamedLWLockTranche("pg_topics groups", 1);
+}
+
+void
+topic_groups_shmem_startup(void)
+{
+	HASHCTL		info;
+
+	groups_lock = &(GetNamedLWLockTranche("pg_topics groups"))->lock;
+
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(GroupKey);
+	info.entrysize = sizeof(GroupEntry);
+	groups_hash = ShmemInitHash("pg_topics groups", pg_topics_max_groups,
+								pg_topics_max_groups, &info,
+								HASH_ELEM | HASH_BLOBS);
+	info.keysize = sizeof(OffsetKey);
+	info.entrysize = sizeof(OffsetEntry);
+	offsets_hash = ShmemInitHash("pg_topics group offsets",
+								 pg_topics_max_group_partitions,
+								 pg_topics_max_group_partitions, &info,
+								 HASH_ELEM | HASH_BLOBS);
+	info.keysize = sizeof(Oid);
+	info.entrysize = sizeof(LoadedDatabase);
+	loaded_hash = ShmemInitHash("pg_topics group databases", MAX_LOADED_DATABASES,
+								MAX_LOADED_DATABASES, &info,
+								HASH_ELEM | HASH_BLOBS);
+}
+
+static void
+group_key(GroupKey *key, Oid topic, const char *group)
+{
+	memset(key, 0, sizeof(*key));
+	key->dbid = MyDatabaseId;
+	key->topic = topic;
+	strlcpy(key->name, group, GROUP_NAME_LEN);
+}
+
+static void
+offset_key(OffsetKey *key, Oid topic, const char *group, int32 partition)
+{
+	memset(key, 0, sizeof(*key));
+	key->dbid = MyDatabaseId;
+	key->topic = topic;
+	key->partition = partition;
+	strlcpy(key->name, group, GROUP_NAME_LEN);
+}
+
+static void
+report_full(const char *what, const char *setting)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+			 errmsg("too many consumer %s", what),
+			 errhint("Raise %s, or delete unused groups with topics.delete_group().",
+					 setting)));
+}
+
+/* The offset entry of a key, created (unassigned, uncommitted) if needed */
+static OffsetEntry *
+offset_entry(Oid topic, const char *group, int32 partition, bool create)
+{
+	OffsetKey	key;
+	OffsetEntry *entry;
+	bool		found;
+
+	offset_key(&key, topic, group, partition);
+	entry = hash_search(offsets_hash, &key, create ? HASH_ENTER_NULL : HASH_FIND,
+						&found);
+	if (entry == NULL)
+	{
+		if (create)
+			report_full("group partitions", "pg_topics.max_group_partitions");
+		return NULL;
+	}
+	if (!found)
+	{
+		entry->has_committed = false;
+		entry->committed = 0;
+		entry->owner_member[0] = '\0';
+	}
+	return entry;
+}
+
+/* The group entry, created with owner if needed */
+static GroupEntry *
+group_entry(Oid topic, const char *group, bool create, Oid owner)
+{
+	GroupKey	key;
+	GroupEntry *entry;
+	bool		found;
+
+	group_key(&key, topic, group);
+	entry = hash_search(groups_hash, &key, create ? HASH_ENTER_NULL : HASH_FIND,
+						&found);
+	if (entry == NULL)
+	{
+		if (create)
+			report_full("groups", "pg_topics.max_groups");
+		return NULL;
+	}
+	if (!found)
+	{
+		entry->owner = owner;
+		entry->generation = 0;
+		entry->nmembers = 0;
+	}
+	return entry;
+}
+
+/*
+ * Fill the cache from topics.consumer_offsets once per database after a
+ * start: read the log (as the bootstrap superuser, it is closed to
+ * PUBLIC) without holding our lock, then merge unless someone was first.
+ */
+void
+topic_groups_ensure_loaded(void)
+{
+	Oid			dbid = MyDatabaseId;
+	bool		loaded;
+	Oid			save_userid;
+	int			save_sec_context;
+	int			rc;
+	uint64		i;
+
+	LWLockAcquire(groups_lock, LW_SHARED);
+	loaded = hash_search(loaded_hash, &dbid, HASH_FIND, NULL) != NULL;
+	LWLockRelease(groups_lock);
+	if (loaded)
+		return;
+
+	SPI_connect();
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID,
+						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	rc = SPI_execute("SELECT to_regclass(key->>'topic')::oid, key->>'group', "
+					 "(key->>'partition')::int, (value->>'offset')::bigint, "
+					 "(SELECT oid FROM pg_catalog.pg_roles WHERE rolname = value->>'owner') "
+					 "FROM topics.consumer_offsets ORDER BY \"offset\"",
+					 true, 0);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "could not read topics.consumer_offsets: %s",
+			 SPI_result_code_string(rc));
+
+	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
+	if (hash_search(loaded_hash, &dbid, HASH_FIND, NULL) == NULL)
+	{
+		for (i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	tuple = SPI_tuptable->vals[i];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			bool		isnull;
+			Oid			topic = DatumGetObjectId(SPI_getbinval(tuple, desc, 1, &isnull));
+			char	   *group;
+			int32		partition;
+			Datum		offset;
+			bool		offset_null;
+			Datum		owner;
+			bool		owner_null;
+
+			if (isnull)
+				continue;		/* the topic is gone */
+			group = SPI_getvalue(tuple, desc, 2);
+			partition = DatumGetInt32(SPI_getbinval(tuple, desc, 3, &isnull));
+			offset = SPI_getbinval(tuple, desc, 4, &offset_null);
+			owner = SPI_getbinval(tuple, desc, 5, &owner_null);
+			if (group == NULL || isnull)
+				continue;
+			if (offset_null)
+			{
+				/* a deleted group */
+				OffsetEntry *e = offset_entry(topic, group, partition, false);
+
+				if (e)
+					e->has_committed = false;
+				continue;
+			}
+			{
+				OffsetEntry *e = offset_entry(topic, group, partition, true);
+				GroupEntry *g = group_entry(topic, group, true,
+											owner_null ? BOOTSTRAP_SUPERUSERID :
+											DatumGetObjectId(owner));
+
+				e->has_committed = true;
+				e->committed = DatumGetInt64(offset);
+				if (!owner_null)
+					g->owner = DatumGetObjectId(owner);
+			}
+		}
+		if (hash_search(loaded_hash, &dbid, HASH_ENTER_NULL, NULL) == NULL)
+			report_full("databases", "the number of databases using groups");
+	}
+	LWLockRelease(groups_lock);
+	SPI_finish();
+}
+
+/* Index of member id in group, or -1 */
+static int
+member_index(GroupEntry *g, const char *id)
+{
+	int			i;
+
+	for (i = 0; i < g->nmembers; i++)
+		if (strcmp(g->members[i].id, id) == 0)
+			return i;
+	return -1;
+}
+
+static void
+remove_member(GroupEntry *g, int i)
+{
+	g->members[i] = g->members[g->nmembers - 1];
+	g->nmembers--;
+}
+
+static int
+member_cmp(const void *a, const void *b)
+{
+	return strcmp(((const GroupMemberInfo *) a)->id, ((const GroupMemberInfo *) b)->id);
+}
+
+/*
+ * Rebalance group g over nparts partitions; bumps the generation if any
+ * partition changes owner.  Caller holds the lock exclusively.
+ */
+static void
+rebalance(GroupEntry *g, int32 nparts)
+{
+	int			m = g->nmembers;
+	int		   *owned = palloc0(sizeof(int) * Max(m, 1));
+	int		   *quota = palloc0(sizeof(int) * Max(m, 1));
+	OffsetEntry **entries = palloc(sizeof(OffsetEntry *) * nparts);
+	bool		changed = false;
+	int32		p;
+	int			i;
+
+	/* sorted members make the result independent of join order */
+	qsort(g->members, m, sizeof(GroupMemberInfo), member_cmp);
+	for (i = 0; i < m; i++)
+		quota[i] = nparts / m + (i < nparts % m ? 1 : 0);
+
+	for (p = 0; p < nparts; p++)
+	{
+		OffsetEntry *e = offset_entry(g->key.topic, g->key.name, p, true);
+		int			who = e->owner_member[0] ? member_index(g, e->owner_member) : -1;
+
+		entries[p] = e;
+		if (who >= 0 && owned[who] < quota[who])
+			owned[who]++;
+		else if (e->owner_member[0])
+		{
+			/* a member that left, or more than a member's share */
+			e->owner_member[0] = '\0';
+			changed = true;
+		}
+	}
+	for (p = 0; p < nparts && m > 0; p++)
+	{
+		if (entries[p]->owner_member[0])
+			continue;
+		for (i = 0; i < m; i++)
+			if (owned[i] < quota[i])
+			{
+				strlcpy(entries[p]->owner_member, g->members[i].id, GROUP_NAME_LEN);
+				owned[i]++;
+				changed = true;
+				break;
+			}
+	}
+	if (changed)
+		g->generation++;
+	pfree(owned);
+	pfree(quota);
+	pfree(entries);
+}
+
+/*
+ * Join (or refresh membership in) a group for a poll: create the group on
+ * first use, expire durable members, rebalance, and report the member's
+ * partitions.
+ */
+void
+topic_group_join(Oid topic, const char *group, const char *member,
+				 bool durable, int32 nparts, GroupView *view)
+{
+	GroupEntry *g;
+	TimestampTz now = GetCurrentTimestamp();
+	int			me;
+	int			i;
+	int32		p;
+
+	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
+	g = group_entry(topic, group, true, GetUserId());
+
+	/* durable members that stopped polling leave */
+	for (i = g->nmembers - 1; i >= 0; i--)
+		if (g->members[i].durable && strcmp(g->members[i].id, member) != 0 &&
+			TimestampDifferenceExceeds(g->members[i].last_seen, now,
+									   pg_topics_session_timeout))
+			remove_member(g, i);
+
+	me = member_index(g, member);
+	if (me < 0)
+	{
+		if (g->nmembers >= GROUP_MAX_MEMBERS)
+		{
+			LWLockRelease(groups_lock);
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("consumer group \"%s\" already has %d members",
+							group, GROUP_MAX_MEMBERS)));
+		}
+		me = g->nmembers++;
+		strlcpy(g->members[me].id, member, GROUP_NAME_LEN);
+		g->members[me].durable = durable;
+	}
+	g->members[me].pid = MyProcPid;
+	g->members[me].last_seen = now;
+
+	rebalance(g, nparts);
+
+	view->generation = g->generation;
+	view->owner = g->owner;
+	view->assigned = palloc(sizeof(int32) * Max(nparts, 1));
+	view->nassigned = 0;
+	for (p = 0; p < nparts; p++)
+	{
+		OffsetEntry *e = offset_entry(topic, group, p, true);
+
+		if (strcmp(e->owner_member, member) == 0)
+			view->assigned[view->nassigned++] = p;
+	}
+	LWLockRelease(groups_lock);
+}
+
+/* At backend exit: this session's memberships end */
+void
+topic_group_leave_session(void)
+{
+	HASH_SEQ_STATUS status;
+	GroupEntry *g;
+
+	if (groups_hash == NULL)
+		return;
+	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
+	hash_seq_init(&status, groups_hash);
+	while ((g = hash_seq_search(&status)) != NULL)
+	{
+		int			i;
+
+		for (i = g->nmembers - 1; i >= 0; i--)
+			if (!g->members[i].durable && g->members[i].pid == MyProcPid)
+			{
+				remove_member(g, i);
+				g->generation++;
+			}
+	}
+	LWLockRelease(groups_lock);
+}
+
+/* Is partition still assigned to member (fencing at commit)? */
+bool
+topic_group_owns(Oid topic, const char *group, const char *member,
+				 int32 partition)
+{
+	OffsetEntry *e;
+	bool		owns;
+
+	LWLockAcquire(groups_lock, LW_SHARED);
+	e = offset_entry(topic, group, partition, false);
+	owns = e != NULL && strcmp(e->owner_member, member) == 0;
+	LWLockRelease(groups_lock);
+	return owns;
+}
+
+/* Does the group exist (members or committed offsets)? */
+bool
+topic_group_exists(Oid topic, const char *group, Oid *owner)
+{
+	GroupEntry *g;
+
+	LWLockAcquire(groups_lock, LW_SHARED);
+	g = group_entry(topic, group, false, InvalidOid);
+	if (g && owner)
+		*owner = g->owner;
+	LWLockRelease(groups_lock);
+	return g != NULL;
+}
+
+bool
+topic_group_has_members(Oid topic, const char *group)
+{
+	GroupEntry *g;
+	bool		result;
+
+	LWLockAcquire(groups_lock, LW_SHARED);
+	g = group_entry(topic, group, false, InvalidOid);
+	result = g != NULL && g->nmembers > 0;
+	LWLockRelease(groups_lock);
+	return result;
+}
+
+/* The group's committed offset of a partition, if any */
+bool
+topic_group_committed(Oid topic, const char *group, int32 partition,
+					  int64 *offset)
+{
+	OffsetEntry *e;
+	bool		found = false;
+
+	LWLockAcquire(groups_lock, LW_SHARED);
+	e = offset_entry(topic, group, partition, false);
+	if (e && e->has_committed)
+	{
+		*offset = e->committed;
+		found = true;
+	}
+	LWLockRelease(groups_lock);
+	return found;
+}
+
+/* A committed offset became durable: remember it (at transaction commit) */
+void
+topic_group_set_committed(Oid topic, const char *group, int32 partition,
+						  int64 offset, Oid owner)
+{
+	OffsetEntry *e;
+
+	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
+	(void) group_entry(topic, group, true, owner);
+	e = offset_entry(topic, group, partition, true);
+	e->has_committed = true;
+	e->committed = offset;
+	LWLockRelease(groups_lock);
+}
+
+/* delete_group: forget the group and its offsets */
+void
+topic_group_forget(Oid topic, const char *group)
+{
+	HASH_SEQ_STATUS status;
+	OffsetEntry *e;
+	GroupKey	key;
+
+	group_key(&key, topic, group);
+	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
+	hash_search(groups_hash, &key, HASH_REMOVE, NULL);
+	hash_seq_init(&status, offsets_hash);
+	while ((e = hash_seq_search(&status)) != NULL)
+		if (e->key.dbid == MyDatabaseId && e->key.topic == topic &&
+			strcmp(e->key.name, group) == 0)
+			hash_search(offsets_hash, &e->key, HASH_REMOVE, NULL);
+	LWLockRelease(groups_lock);
+}
+
+static int
+int32_cmp(const void *a, const void *b)
+{
+	int32		x = *(const int32 *) a;
+	int32		y = *(const int32 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Walk this database's groups for the views.  Visitors run under the
+ * lock: they must only copy.
+ */
+void
+topic_groups_visit(GroupVisitor gv, MemberVisitor mv, OffsetVisitor ov,
+				   void *arg)
+{
+	HASH_SEQ_STATUS status;
+
+	LWLockAcquire(groups_lock, LW_SHARED);
+	if (gv || mv)
+	{
+		GroupEntry *g;
+
+		hash_seq_init(&status, groups_hash);
+		while ((g = hash_seq_search(&status)) != NULL)
+		{
+			int			i;
+
+			if (g->key.dbid != MyDatabaseId)
+				continue;
+			if (gv)
+				gv(arg, g->key.topic, g->key.name, g->owner, g->generation,
+				   g->nmembers);
+			for (i = 0; mv && i < g->nmembers; i++)
+			{
+				HASH_SEQ_STATUS pstatus;
+				OffsetEntry *e;
+				int32	   *parts = palloc(sizeof(int32) * 64);
+				int			nparts = 0;
+				int			cap = 64;
+
+				hash_seq_init(&pstatus, offsets_hash);
+				while ((e = hash_seq_search(&pstatus)) != NULL)
+					if (e->key.dbid == MyDatabaseId && e->key.topic == g->key.topic &&
+						strcmp(e->key.name, g->key.name) == 0 &&
+						strcmp(e->owner_member, g->members[i].id) == 0)
+					{
+						if (nparts == cap)
+							parts = repalloc(parts, sizeof(int32) * (cap *= 2));
+						parts[nparts++] = e->key.partition;
+					}
+				qsort(parts, nparts, sizeof(int32), int32_cmp);
+				mv(arg, g->key.topic, g->key.name, g->generation, &g->members[i],
+				   parts, nparts);
+			}
+		}
+	}
+	if (ov)
+	{
+		OffsetEntry *e;
+
+		hash_seq_init(&status, offsets_hash);
+		while ((e = hash_seq_search(&status)) != NULL)
+			if (e->key.dbid == MyDatabaseId && e->has_committed)
+				ov(arg, e->key.topic, e->key.name, e->key.partition, e->committed);
+	}
+	LWLockRelease(groups_lock);
+}

@@ -1,0 +1,64 @@
+/*-------------------------------------------------------------------------
+ *
+ * group_state.h
+ *	  Consumer groups in shared memory: members, assignment, and the cache
+ *	  of committed offsets.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_GROUP_STATE_H
+#define TOPIC_GROUP_STATE_H
+
+#include "utils/timestamp.h"
+
+#define GROUP_NAME_LEN		NAMEDATALEN
+#define GROUP_MAX_MEMBERS	64
+
+/* A member as the views show it */
+typedef struct GroupMemberInfo
+{
+	char		id[GROUP_NAME_LEN];
+	bool		durable;
+	int			pid;
+	TimestampTz last_seen;
+} GroupMemberInfo;
+
+/* What a poll needs to know about its group */
+typedef struct GroupView
+{
+	int32		generation;
+	Oid			owner;
+	int			nassigned;
+	int32	   *assigned;		/* palloc'd, the caller's partitions */
+} GroupView;
+
+extern void topic_groups_shmem_request(void);
+extern void topic_groups_shmem_startup(void);
+
+extern void topic_groups_ensure_loaded(void);
+extern void topic_group_join(Oid topic, const char *group, const char *member,
+							 bool durable, int32 nparts, GroupView *view);
+extern void topic_group_leave_session(void);
+extern bool topic_group_owns(Oid topic, const char *group, const char *member,
+							 int32 partition);
+extern bool topic_group_exists(Oid topic, const char *group, Oid *owner);
+extern bool topic_group_committed(Oid topic, const char *group,
+								  int32 partition, int64 *offset);
+extern void topic_group_set_committed(Oid topic, const char *group,
+									  int32 partition, int64 offset,
+									  Oid owner);
+extern void topic_group_forget(Oid topic, const char *group);
+extern bool topic_group_has_members(Oid topic, const char *group);
+
+/* for the views: one call per group, member or partition */
+typedef void (*GroupVisitor) (void *arg, Oid topic, const char *group,
+							  Oid owner, int32 generation, int nmembers);
+typedef void (*MemberVisitor) (void *arg, Oid topic, const char *group,
+							   int32 generation, const GroupMemberInfo *member,
+							   int32 *partitions, int npartitions);
+typedef void (*OffsetVisitor) (void *arg, Oid topic, const char *group,
+							   int32 partition, int64 committed);
+extern void topic_groups_visit(GroupVisitor gv, MemberVisitor mv,
+							   OffsetVisitor ov, void *arg);
+
+#endif							/* TOPIC_GROUP_STATE_H */

@@ -1,0 +1,746 @@
+/*-------------------------------------------------------------------------
+ *
+ * groups.c
+ *	  Consumer groups: topics.poll() with transactional commit-on-poll,
+ *	  commit, seek, reset_group, delete_group, and the views' functions.
+ *
+ * A poll joins the group (group_state.c assigns partitions), takes the
+ * transaction-scoped ownership lock of each assigned partition it can get
+ * (a partition whose previous owner's transaction is still open is
+ * skipped, so two members never process one partition at once), reads
+ * each from the group's position by the stable-read rule (fetch.c), and
+ * commits the position it reached by appending a record to
+ * topics.consumer_offsets in the caller's transaction.
+ *
+ * The transaction's new positions wait in a backend-local list (per
+ * subtransaction, so a rolled-back savepoint re-delivers) that a second
+ * poll in the same transaction continues from, and reach the shared cache
+ * when the transaction commits.  The ownership locks are released only
+ * after that, so the next owner reads the updated position.  Before the
+ * commit (XACT_EVENT_PRE_COMMIT) a member checks that it still owns every
+ * partition it advanced; a rebalance that moved one makes the commit fail
+ * with 40001, and the whole transaction -- its outside work included --
+ * rolls back.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_authid_d.h"
+#include "common/hashfn.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lmgr.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "catalog.h"
+#include "fetch.h"
+#include "group_state.h"
+#include "pg_topics.h"
+#include "registry.h"
+#include "topic_log.h"
+
+PG_FUNCTION_INFO_V1(topic_poll);
+PG_FUNCTION_INFO_V1(topic_commit);
+PG_FUNCTION_INFO_V1(topic_seek);
+PG_FUNCTION_INFO_V1(topic_reset_group);
+PG_FUNCTION_INFO_V1(topic_delete_group);
+PG_FUNCTION_INFO_V1(topic_group_info);
+PG_FUNCTION_INFO_V1(topic_member_info);
+PG_FUNCTION_INFO_V1(topic_group_offset_info);
+
+/* A position this transaction committed, applied to the cache at commit */
+typedef struct PendingOffset
+{
+	Oid			topic;
+	char		group[GROUP_NAME_LEN];
+	int32		partition;
+	int64		offset;			/* -1: forget the group (delete_group) */
+	Oid			owner;
+	int			nest_level;
+} PendingOffset;
+
+/* A partition this transaction advanced as a member, checked at commit */
+typedef struct PolledPartition
+{
+	Oid			topic;
+	char		group[GROUP_NAME_LEN];
+	char		member[GROUP_NAME_LEN];
+	int32		partition;
+	int			nest_level;
+} PolledPartition;
+
+static List *pending = NIL;		/* in TopTransactionContext */
+static List *polled = NIL;
+static bool polled_in_xact = false;	/* for PREPARE's refusal */
+
+/* Check and normalize a group or consumer name argument */
+static char *
+name_arg(text *arg, const char *what)
+{
+	char	   *name = text_to_cstring(arg);
+
+	if (name[0] == '\0' || strlen(name) >= GROUP_NAME_LEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must have 1 to %d bytes", what, GROUP_NAME_LEN - 1)));
+	return name;
+}
+
+/* Refuse a caller who may not control the group (42501) */
+static void
+check_group_control(Relation topic, const char *group, Oid owner)
+{
+	if (!superuser() && !is_member_of_role(GetUserId(), owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for consumer group \"%s\" of topic \"%s\"",
+						group, RelationGetRelationName(topic)),
+				 errdetail("Only members of role \"%s\" may use this group.",
+						   GetUserNameFromId(owner, false))));
+}
+
+/* The group must exist (42704); returns its owner */
+static Oid
+require_group(Relation topic, const char *group)
+{
+	Oid			owner = InvalidOid;
+
+	topic_groups_ensure_loaded();
+	if (!topic_group_exists(RelationGetRelid(topic), group, &owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("consumer group \"%s\" of topic \"%s\" does not exist",
+						group, RelationGetRelationName(topic))));
+	check_group_control(topic, group, owner);
+	return owner;
+}
+
+/* Lock a partition for the group, for the rest of the transaction */
+static bool
+lock_partition(Oid topic, const char *group, int32 partition, bool wait)
+{
+	LOCKTAG		tag;
+
+	/* field4 >= 3 never collides with SQL's advisory locks (1 and 2) */
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId,
+						 hash_bytes((const unsigned char *) group, strlen(group)),
+						 topic, 3 + partition);
+	return LockAcquire(&tag, ExclusiveLock, false, !wait) != LOCKACQUIRE_NOT_AVAIL;
+}
+
+static void
+unlock_partition(Oid topic, const char *group, int32 partition)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId,
+						 hash_bytes((const unsigned char *) group, strlen(group)),
+						 topic, 3 + partition);
+	LockRelease(&tag, ExclusiveLock, false);
+}
+
+/* This transaction's position for a partition, if it set one */
+static bool
+pending_offset(Oid topic, const char *group, int32 partition, int64 *offset)
+{
+	ListCell   *lc;
+	bool		found = false;
+
+	foreach(lc, pending)
+	{
+		PendingOffset *p = lfirst(lc);
+
+		if (p->topic == topic && p->partition == partition &&
+			strcmp(p->group, group) == 0)
+		{
+			*offset = p->offset;
+			found = p->offset >= 0;
+		}
+	}
+	return found;
+}
+
+/* Append a JSON string field to buf */
+static void
+json_field(StringInfo buf, const char *name, const char *value, bool first)
+{
+	if (!first)
+		appendStringInfoString(buf, ", ");
+	escape_json(buf, name);
+	appendStringInfoString(buf, ": ");
+	if (value)
+		escape_json(buf, value);
+	else
+		appendStringInfoString(buf, "null");
+}
+
+/*
+ * Record a group position in topics.consumer_offsets, in the current
+ * transaction, and remember it for this transaction and for the cache.
+ */
+static void
+commit_position(Relation topic, const char *group, int32 partition,
+				int64 offset, Oid owner)
+{
+	Oid			logid = get_relname_relid("consumer_offsets",
+										  get_namespace_oid("topics", false));
+	Relation	log = table_open(logid, RowExclusiveLock);
+	TupleTableSlot *slot = table_slot_create(log, NULL);
+	StringInfoData key;
+	StringInfoData value;
+	MemoryContext old;
+	PendingOffset *p;
+
+	initStringInfo(&key);
+	appendStringInfoChar(&key, '{');
+	json_field(&key, "group", group, true);
+	json_field(&key, "topic",
+			   quote_qualified_identifier(get_namespace_name(RelationGetNamespace(topic)),
+										  RelationGetRelationName(topic)), false);
+	appendStringInfo(&key, ", \"partition\": %d}", partition);
+
+	initStringInfo(&value);
+	if (offset >= 0)
+	{
+		appendStringInfo(&value, "{\"offset\": %lld, ", (long long) offset);
+		json_field(&value, "owner", GetUserNameFromId(owner, false), true);
+		appendStringInfoChar(&value, '}');
+	}
+
+	ExecClearTuple(slot);
+	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(0);
+	slot->tts_isnull[Anum_topic_partition - 1] = false;
+	slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(TOPIC_OFFSET_PLACEHOLDER);
+	slot->tts_isnull[Anum_topic_offset - 1] = false;
+	slot->tts_values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(TOPIC_TIMESTAMP_PLACEHOLDER);
+	slot->tts_isnull[Anum_topic_timestamp - 1] = false;
+	slot->tts_values[Anum_topic_key - 1] =
+		DirectFunctionCall1(jsonb_in, CStringGetDatum(key.data));
+	slot->tts_isnull[Anum_topic_key - 1] = false;
+	slot->tts_values[Anum_topic_value - 1] = offset >= 0 ?
+		DirectFunctionCall1(jsonb_in, CStringGetDatum(value.data)) : (Datum) 0;
+	slot->tts_isnull[Anum_topic_value - 1] = (offset < 0);
+	slot->tts_isnull[Anum_topic_headers - 1] = true;
+	ExecStoreVirtualTuple(slot);
+	table_tuple_insert(log, slot, GetCurrentCommandId(true), 0, NULL);
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(log, NoLock);
+
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	p = palloc0(sizeof(PendingOffset));
+	p->topic = RelationGetRelid(topic);
+	strlcpy(p->group, group, GROUP_NAME_LEN);
+	p->partition = partition;
+	p->offset = offset;
+	p->owner = owner;
+	p->nest_level = GetCurrentTransactionNestLevel();
+	pending = lappend(pending, p);
+	MemoryContextSwitchTo(old);
+}
+
+static void
+remember_polled(Oid topic, const char *group, const char *member,
+				int32 partition)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	PolledPartition *p = palloc0(sizeof(PolledPartition));
+
+	p->topic = topic;
+	strlcpy(p->group, group, GROUP_NAME_LEN);
+	strlcpy(p->member, member, GROUP_NAME_LEN);
+	p->partition = partition;
+	p->nest_level = GetCurrentTransactionNestLevel();
+	polled = lappend(polled, p);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Where the group reads a partition next: this transaction's position,
+ * else the committed one, else (or when retention passed it)
+ * pg_topics.auto_offset_reset.
+ */
+static int64
+group_position(Relation topic, const char *group, int32 partition,
+			   const TopicLogEnd *end)
+{
+	Oid			topicid = RelationGetRelid(topic);
+	int64		position;
+
+	if (pending_offset(topicid, group, partition, &position) ||
+		topic_group_committed(topicid, group, partition, &position))
+	{
+		if (position >= end->log_start_offset && position <= end->next_offset)
+			return position;
+		/* retention has passed the group's position */
+	}
+
+	switch (pg_topics_auto_offset_reset)
+	{
+		case TOPIC_RESET_LATEST:
+			return end->next_offset;
+		case TOPIC_RESET_EARLIEST:
+			return end->log_start_offset;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("consumer group \"%s\" has no valid position in partition %d of topic \"%s\"",
+							group, partition, RelationGetRelationName(topic)),
+					 errdetail("The log holds offsets %lld to %lld.",
+							   (long long) end->log_start_offset,
+							   (long long) end->next_offset),
+					 errhint("Set pg_topics.auto_offset_reset to earliest or latest, or use topics.seek().")));
+	}
+	return 0;					/* keep compiler quiet */
+}
+
+static void
+leave_groups_at_exit(int code, Datum arg)
+{
+	topic_group_leave_session();
+}
+
+/*
+ * topics.poll(topic anyelement, group_name text, consumer text,
+ *		max_records int, wait interval) RETURNS SETOF anyelement
+ */
+Datum
+topic_poll(PG_FUNCTION_ARGS)
+{
+	static bool exit_hook = false;
+	static uint32 rotation = 0;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
+	char	   *group;
+	char	   *member;
+	bool		durable;
+	int32		max_records;
+	int64		wait_us = 0;
+	TimestampTz deadline;
+	Oid			topicid;
+	Oid			owner;
+	int64		total = 0;
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("group_name and max_records must not be null")));
+	group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
+	durable = !PG_ARGISNULL(2);
+	member = durable ? name_arg(PG_GETARG_TEXT_PP(2), "consumer") :
+		psprintf("session-%d", MyProcPid);
+	max_records = PG_GETARG_INT32(3);
+	if (!PG_ARGISNULL(4))
+		wait_us = topic_interval_usecs(PG_GETARG_INTERVAL_P(4));
+	if (max_records < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_records must be at least 1")));
+	if (wait_us < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("wait must not be negative")));
+	PreventCommandIfReadOnly("poll");
+	if (wait_us > 0 && IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("poll cannot wait in a REPEATABLE READ or SERIALIZABLE transaction"),
+				 errhint("Use READ COMMITTED to long-poll, or call poll with wait => '0'.")));
+
+	{
+		Relation	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
+
+		topicid = RelationGetRelid(topic);
+		topic_groups_ensure_loaded();
+		if (topic_group_exists(topicid, group, &owner))
+			check_group_control(topic, group, owner);
+		relation_close(topic, AccessShareLock);
+	}
+	if (!exit_hook)
+	{
+		before_shmem_exit(leave_groups_at_exit, (Datum) 0);
+		exit_hook = true;
+	}
+
+	InitMaterializedSRF(fcinfo, 0);
+	polled_in_xact = true;
+	deadline = GetCurrentTimestamp() + wait_us;
+	for (;;)
+	{
+		Relation	topic = topic_try_open(topicid, AccessShareLock, ACL_SELECT);
+		GroupView	view;
+		Snapshot	snapshot;
+		long		remaining_ms;
+		int			i;
+
+		if (topic == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("topic was dropped while poll was waiting")));
+		if (wait_us > 0)
+			topic_registry_prepare_wait(topicid);
+
+		topic_group_join(topicid, group, member, durable,
+						 topic_partition_count(topic), &view);
+
+		for (i = 0; i < view.nassigned && total < max_records; i++)
+		{
+			int32		partition = view.assigned[(i + rotation) % view.nassigned];
+			Relation	leaf;
+			TopicLogEnd end;
+			int64		position;
+			int64		committed;
+			StableRead	read;
+
+			if (!lock_partition(topicid, group, partition, false))
+				continue;		/* its previous owner is still at work */
+
+			leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
+			topic_storage_log_end(leaf, &end);
+			position = group_position(topic, group, partition, &end);
+
+			snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
+				RegisterSnapshot(GetLatestSnapshot());
+			memset(&read, 0, sizeof(read));
+			read.store = rsinfo->setResult;
+			read.desc = rsinfo->setDesc;
+			read.max_records = max_records - total;
+			topic_read_stable(leaf, partition, position, end.next_offset,
+							  snapshot, &read);
+			if (!IsolationUsesXactSnapshot())
+				UnregisterSnapshot(snapshot);
+			table_close(leaf, NoLock);
+
+			if (read.position != position ||
+				!topic_group_committed(topicid, group, partition, &committed))
+			{
+				commit_position(topic, group, partition, read.position,
+								view.owner);
+				remember_polled(topicid, group, member, partition);
+			}
+			else
+				unlock_partition(topicid, group, partition);
+			total += read.returned;
+		}
+		rotation++;
+		relation_close(topic, NoLock);
+
+		remaining_ms = (long) ((deadline - GetCurrentTimestamp()) / 1000);
+		if (total > 0 || wait_us == 0 || remaining_ms <= 0)
+			break;
+
+		/* sleep without holding the topic, so drop_topic never waits */
+		UnlockRelationOid(topicid, AccessShareLock);
+		if (RecoveryInProgress())
+			remaining_ms = Min(remaining_ms, 20);
+		topic_registry_wait(topicid, remaining_ms);
+	}
+	if (wait_us > 0)
+		topic_registry_end_wait();
+	return (Datum) 0;
+}
+
+/* Shared body of commit and seek */
+static void
+set_position(FunctionCallInfo fcinfo)
+{
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+	char	   *group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
+	int32		partition = PG_GETARG_INT32(2);
+	int64		offset = PG_GETARG_INT64(3);
+	Oid			owner;
+	Relation	leaf;
+	TopicLogEnd end;
+
+	PreventCommandIfReadOnly("commit");
+	owner = require_group(topic, group);
+	topic_check_partition(topic, partition);
+	leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
+	topic_storage_log_end(leaf, &end);
+	topic_check_position(topic, partition, offset, &end);
+	table_close(leaf, NoLock);
+
+	/* wait for a member that is processing the partition */
+	lock_partition(RelationGetRelid(topic), group, partition, true);
+	commit_position(topic, group, partition, offset, owner);
+	relation_close(topic, NoLock);
+}
+
+/* topics.commit(topic text, group_name text, partition int, next_offset bigint) */
+Datum
+topic_commit(PG_FUNCTION_ARGS)
+{
+	set_position(fcinfo);
+	PG_RETURN_VOID();
+}
+
+/* topics.seek(topic text, group_name text, partition int, next_offset bigint) */
+Datum
+topic_seek(PG_FUNCTION_ARGS)
+{
+	set_position(fcinfo);
+	PG_RETURN_VOID();
+}
+
+/* topics.reset_group(topic text, group_name text, "to" text) */
+Datum
+topic_reset_group(PG_FUNCTION_ARGS)
+{
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+	char	   *group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
+	char	   *to = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	bool		latest;
+	Oid			owner;
+	int32		nparts = topic_partition_count(topic);
+	int32		p;
+
+	if (strcmp(to, "earliest") == 0)
+		latest = false;
+	else if (strcmp(to, "latest") == 0)
+		latest = true;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid reset position \"%s\"", to),
+				 errhint("Use 'earliest' or 'latest'.")));
+	PreventCommandIfReadOnly("reset_group");
+	owner = require_group(topic, group);
+
+	for (p = 0; p < nparts; p++)
+	{
+		Relation	leaf = table_open(topic_partition_relid(topic, p), AccessShareLock);
+		TopicLogEnd end;
+
+		topic_storage_log_end(leaf, &end);
+		table_close(leaf, NoLock);
+		lock_partition(RelationGetRelid(topic), group, p, true);
+		commit_position(topic, group, p,
+						latest ? end.next_offset : end.log_start_offset, owner);
+	}
+	relation_close(topic, NoLock);
+	PG_RETURN_VOID();
+}
+
+/* topics.delete_group(topic text, group_name text) */
+Datum
+topic_delete_group(PG_FUNCTION_ARGS)
+{
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+	char	   *group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
+	Oid			owner;
+	int32		nparts = topic_partition_count(topic);
+	int32		p;
+
+	PreventCommandIfReadOnly("delete_group");
+	owner = require_group(topic, group);
+	if (topic_group_has_members(RelationGetRelid(topic), group))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("consumer group \"%s\" of topic \"%s\" has active members",
+						group, RelationGetRelationName(topic)),
+				 errhint("Stop its consumers first; durable members leave after pg_topics.session_timeout.")));
+	for (p = 0; p < nparts; p++)
+	{
+		lock_partition(RelationGetRelid(topic), group, p, true);
+		commit_position(topic, group, p, -1, owner);
+	}
+	relation_close(topic, NoLock);
+	PG_RETURN_VOID();
+}
+
+/* Views */
+
+typedef struct ViewArg
+{
+	ReturnSetInfo *rsinfo;
+} ViewArg;
+
+static void
+group_row(void *arg, Oid topic, const char *group, Oid owner,
+		  int32 generation, int nmembers)
+{
+	ViewArg    *va = arg;
+	Datum		values[5] = {CStringGetTextDatum(group), ObjectIdGetDatum(topic),
+	ObjectIdGetDatum(owner), Int32GetDatum(generation), Int32GetDatum(nmembers)};
+	bool		nulls[5] = {0};
+
+	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
+}
+
+static void
+member_row(void *arg, Oid topic, const char *group, int32 generation,
+		   const GroupMemberInfo *member, int32 *partitions, int npartitions)
+{
+	ViewArg    *va = arg;
+	Datum	   *elems = palloc(sizeof(Datum) * Max(npartitions, 1));
+	Datum		values[8];
+	bool		nulls[8] = {0};
+	int			i;
+
+	for (i = 0; i < npartitions; i++)
+		elems[i] = Int32GetDatum(partitions[i]);
+	values[0] = CStringGetTextDatum(group);
+	values[1] = ObjectIdGetDatum(topic);
+	values[2] = CStringGetTextDatum(member->id);
+	values[3] = BoolGetDatum(member->durable);
+	values[4] = Int32GetDatum(member->pid);
+	values[5] = TimestampTzGetDatum(member->last_seen);
+	values[6] = Int32GetDatum(generation);
+	values[7] = PointerGetDatum(construct_array(elems, npartitions, INT4OID, 4,
+												true, TYPALIGN_INT));
+	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
+}
+
+static void
+offset_row(void *arg, Oid topic, const char *group, int32 partition,
+		   int64 committed)
+{
+	ViewArg    *va = arg;
+	Datum		values[4] = {CStringGetTextDatum(group), ObjectIdGetDatum(topic),
+	Int32GetDatum(partition), Int64GetDatum(committed)};
+	bool		nulls[4] = {0};
+
+	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
+}
+
+Datum
+topic_group_info(PG_FUNCTION_ARGS)
+{
+	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
+
+	InitMaterializedSRF(fcinfo, 0);
+	topic_groups_ensure_loaded();
+	topic_groups_visit(group_row, NULL, NULL, &va);
+	return (Datum) 0;
+}
+
+Datum
+topic_member_info(PG_FUNCTION_ARGS)
+{
+	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
+
+	InitMaterializedSRF(fcinfo, 0);
+	topic_groups_ensure_loaded();
+	topic_groups_visit(NULL, member_row, NULL, &va);
+	return (Datum) 0;
+}
+
+Datum
+topic_group_offset_info(PG_FUNCTION_ARGS)
+{
+	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
+
+	InitMaterializedSRF(fcinfo, 0);
+	topic_groups_ensure_loaded();
+	topic_groups_visit(NULL, NULL, offset_row, &va);
+	return (Datum) 0;
+}
+
+/* Transaction end: fence, publish, or forget this transaction's positions */
+static void
+groups_xact_callback(XactEvent event, void *arg)
+{
+	ListCell   *lc;
+
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+			foreach(lc, polled)
+			{
+				PolledPartition *p = lfirst(lc);
+
+				if (!topic_group_owns(p->topic, p->group, p->member, p->partition))
+					ereport(ERROR,
+							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+							 errmsg("partition %d of topic \"%s\" was reassigned to another member of group \"%s\"",
+									p->partition, get_rel_name(p->topic), p->group),
+							 errdetail("A rebalance moved the partition while this transaction processed it."),
+							 errhint("Retry the transaction; its records go to the partition's new owner.")));
+			}
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			if (polled_in_xact || pending != NIL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that has polled or committed group offsets"),
+						 errhint("Commit the transaction instead.")));
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+			foreach(lc, pending)
+			{
+				PendingOffset *p = lfirst(lc);
+
+				if (p->offset < 0)
+					topic_group_forget(p->topic, p->group);
+				else
+					topic_group_set_committed(p->topic, p->group, p->partition,
+											  p->offset, p->owner);
+			}
+			pending = NIL;
+			polled = NIL;
+			polled_in_xact = false;
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			pending = NIL;
+			polled = NIL;
+			polled_in_xact = false;
+			break;
+		default:
+			break;
+	}
+}
+
+/* A rolled-back savepoint takes its positions back; a released one hands them up */
+static void
+groups_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						SubTransactionId parentSubid, void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+	ListCell   *lc;
+
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		foreach(lc, pending)
+			if (((PendingOffset *) lfirst(lc))->nest_level >= level)
+				pending = foreach_delete_current(pending, lc);
+		foreach(lc, polled)
+			if (((PolledPartition *) lfirst(lc))->nest_level >= level)
+				polled = foreach_delete_current(polled, lc);
+	}
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		foreach(lc, pending)
+			if (((PendingOffset *) lfirst(lc))->nest_level >= level)
+				((PendingOffset *) lfirst(lc))->nest_level = level - 1;
+		foreach(lc, polled)
+			if (((PolledPartition *) lfirst(lc))->nest_level >= level)
+				((PolledPartition *) lfirst(lc))->nest_level = level - 1;
+	}
+}
+
+void
+topic_groups_init(void)
+{
+	RegisterXactCallback(groups_xact_callback, NULL);
+	RegisterSubXactCallback(groups_subxact_callback, NULL);
+}

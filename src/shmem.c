@@ -1,0 +1,55 @@
+/*-------------------------------------------------------------------------
+ *
+ * shmem.c
+ *	  Shared memory of pg_topics: asks for it at server start and
+ *	  initializes each module's part.
+ *
+ * The in-flight registry (registry.c) and the consumer groups
+ * (group_state.c) live in shared memory sized by settings that need a
+ * restart.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+
+#include "group_state.h"
+#include "pg_topics.h"
+#include "registry.h"
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+static void
+topic_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	topic_registry_shmem_request();
+	topic_groups_shmem_request();
+}
+
+static void
+topic_shmem_startup(void)
+{
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	topic_registry_shmem_startup();
+	topic_groups_shmem_startup();
+	LWLockRelease(AddinShmemInitLock);
+}
+
+void
+topic_shmem_init(void)
+{
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = topic_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = topic_shmem_startup;
+}
