@@ -17,6 +17,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
@@ -56,28 +57,53 @@ REPORT_SETTINGS = ["server_version", "shared_buffers", "fsync", "synchronous_com
 MODES = {
     "smoke": dict(runs=1, produce_secs=None, produce_txns_1=100, produce_txns_batch=2,
                   batch_w2=100, batch_w3=1000, backlog=20000, payload_rows_max=5000,
-                  payload_bytes_max=20_000_000),
+                  payload_bytes_max=20_000_000,
+                  w4_backlogs=[0, 20_000], w4_txns=20, w5_records=20_000, w5_txns=50,
+                  w7_secs=2),
     "quick": dict(runs=1, produce_secs=2, batch_w2=1000, batch_w3=1000, backlog=200_000,
-                  payload_rows_max=100_000, payload_bytes_max=200_000_000),
+                  payload_rows_max=100_000, payload_bytes_max=200_000_000,
+                  w4_backlogs=[0, 500_000, 2_000_000], w5_records=1_000_000, w7_secs=5),
     "full": dict(runs=3, produce_secs=5, batch_w2=1000, batch_w3=1000, backlog=1_000_000,
-                 payload_rows_max=100_000, payload_bytes_max=200_000_000),
+                 payload_rows_max=100_000, payload_bytes_max=200_000_000,
+                 w4_backlogs=[0, 5_000_000, 50_000_000], w5_records=10_000_000, w7_secs=20),
 }
 W1_CLIENTS = 4
 W2_CLIENTS = [1, 2]
 W2_SIZES = [100, 10, 1000, 10_000, 100_000]   # 100 B first: its payload is shared with W1/W3
 DEFAULT_SIZE = 100
 
-# Workloads 4, 5, 7, 8 are pg_topics-specific and not defined yet: see README "TODO workloads".
+LOAD_BATCH = 10_000        # records per transaction of the W4/W5 bulk backlog load
+W4_BATCH = 1000            # records per produce_batch call in workload 4
+W5_BATCH = 1000            # records per fetch in workload 5
+W5_RANGE_FRACTION = 0.001  # workload 5's time range covers 0.1% of the records
+W5_REPEAT = 3              # EXPLAIN ANALYZE executions per time-range/full-scan point (median)
+W7_RATE = 1000             # records/s, 1 per transaction, 1 producer client
+W7_BATCH = 1000            # max_records of the consumer's fetch
+W7_WAIT_S = 1.0            # the consumer's long-poll wait (pg_topics)
+ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8"]
+
+# Workload 8 (retention) needs topics.enforce_retention, which does not exist yet.
 TODO_WORKLOADS = {
-    "w4": "TODO (pg_topics-specific, not implemented)",
-    "w5": "TODO (pg_topics-specific, not implemented)",
-    "w7": "TODO (pg_topics-specific, not implemented)",
-    "w8": "TODO (pg_topics-specific, not implemented)",
+    "w8": "not available: needs retention (issue 5)",
 }
 
 
 def log(msg):
     print(msg, flush=True)
+
+
+def percentile(sorted_values, q):
+    """Linear interpolation between closest ranks (PostgreSQL's percentile_cont)."""
+    if not sorted_values:
+        return None
+    pos = q * (len(sorted_values) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def fmt_ms(x):
+    return "—" if x is None else f"{x:.2f}"
 
 
 class HarnessError(Exception):
@@ -211,30 +237,70 @@ class Server:
             raise PeerError(f"{os.path.relpath(path, BENCH)} failed:\n{r.stderr.strip()}")
         return r.stdout.strip()
 
-    def pgbench(self, script, clients, variables, secs=None, txns=None, pgoptions=None):
+    def pgbench_cmd(self, script, clients, variables, secs=None, txns=None, pgoptions=None,
+                    rate=None):
         cmd = [f"{PGBIN}/pgbench", "-n", "-M", "prepared", "-c", str(clients),
                "-j", str(min(clients, NCPU)), "-f", script]
         cmd += ["-T", str(secs)] if secs else ["-t", str(txns)]
+        if rate:
+            cmd += ["-R", str(rate)]
         for k, v in variables.items():
             cmd += ["-D", f"{k}={v}"]
         cmd += ["-h", self.sockdir, "-p", str(PORT), "-U", DBUSER, DB]
         env = dict(os.environ)
         if pgoptions:
             env["PGOPTIONS"] = pgoptions
-        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        out = r.stdout + r.stderr
+        return cmd, env
+
+    @staticmethod
+    def pgbench_result(script, rc, out):
         tps = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", out)
         done = re.search(r"number of transactions actually processed: (\d+)", out)
         failed = re.search(r"number of failed transactions: (\d+)", out)
         lat = re.search(r"latency average = ([0-9.]+) ms", out)
-        if r.returncode != 0 or not tps or not done or (failed and int(failed.group(1)) > 0) \
+        lag = re.search(r"rate limit schedule lag: avg ([0-9.]+) \(max ([0-9.]+)\) ms", out)
+        if rc != 0 or not tps or not done or (failed and int(failed.group(1)) > 0) \
                 or int(done.group(1)) == 0:
             errs = "\n".join(l for l in out.splitlines()
                              if "ERROR" in l or "error" in l or "FATAL" in l)[:2000]
             raise PeerError(f"pgbench {os.path.relpath(script, BENCH)} failed "
-                            f"(rc={r.returncode}):\n{errs or out[-2000:]}")
+                            f"(rc={rc}):\n{errs or out[-2000:]}")
         return dict(tps=float(tps.group(1)), txns=int(done.group(1)),
-                    latency_ms=float(lat.group(1)) if lat else None)
+                    latency_ms=float(lat.group(1)) if lat else None,
+                    lag_avg_ms=float(lag.group(1)) if lag else None,
+                    lag_max_ms=float(lag.group(2)) if lag else None)
+
+    def pgbench(self, script, clients, variables, secs=None, txns=None, pgoptions=None,
+                rate=None):
+        cmd, env = self.pgbench_cmd(script, clients, variables, secs, txns, pgoptions, rate)
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        return self.pgbench_result(script, r.returncode, r.stdout + r.stderr)
+
+    def pgbench_start(self, script, clients, variables, secs=None, txns=None, pgoptions=None,
+                      rate=None):
+        """pgbench in the background; finish with pgbench_wait()."""
+        cmd, env = self.pgbench_cmd(script, clients, variables, secs, txns, pgoptions, rate)
+        # output to a file, not a pipe: a full pipe would stall the client mid-measurement
+        outf = tempfile.TemporaryFile(mode="w+")
+        return script, subprocess.Popen(cmd, stdout=outf, stderr=subprocess.STDOUT, text=True,
+                                        env=env), outf
+
+    def pgbench_wait(self, handle, timeout):
+        script, proc, outf = handle
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()       # our own child, by its handle
+            proc.wait()
+            outf.seek(0)
+            raise PeerError(f"pgbench {os.path.relpath(script, BENCH)} did not finish "
+                            f"within {timeout:.0f}s:\n{outf.read()[-2000:]}")
+        outf.seek(0)
+        out = outf.read()
+        outf.close()
+        r = self.pgbench_result(script, proc.returncode, out)
+        r["output"] = out
+        return r
 
 
 # --------------------------------------------------------------------------- peers
@@ -465,6 +531,252 @@ class Bench:
             except PeerError:
                 pass
 
+    # ---- workloads 4, 5, 7 (pg_topics-specific; peers that have the scripts)
+    def bulk_load(self, peer, n, nrows):
+        """Append n records (rounded up to LOAD_BATCH) with load_bulk.sql, 1 client.
+        Returns (records, seconds)."""
+        calls = -(-n // LOAD_BATCH)
+        variables = dict(nrows=nrows, batch=LOAD_BATCH, maxlo=nrows - LOAD_BATCH + 1, pos=0)
+        t0 = time.time()
+        self.server.pgbench(peer.script("load_bulk.sql"), 1, variables, txns=calls,
+                            pgoptions=peer.pgoptions)
+        return calls * LOAD_BATCH, time.time() - t0
+
+    def vacuum_checkpoint(self):
+        """What autovacuum would have done after a backlog load (untimed); returns seconds."""
+        t0 = time.time()
+        self.server.sql("VACUUM ANALYZE")
+        self.checkpoint()
+        return time.time() - t0
+
+    def free_peer(self, peer, variables):
+        try:
+            self.setup_peer(peer, variables)
+            self.checkpoint()
+        except (PeerError, HarnessError):
+            pass
+
+    def w4(self, peers):
+        backlogs = self.m["w4_backlogs"]
+        log(f"workload 4: produce, {W4_BATCH} records per call, 1 client, 100 B values, at "
+            f"backlogs {backlogs} (backlog loaded by load_bulk.sql, {LOAD_BATCH} per transaction)")
+        nrows = self.ensure_payload(DEFAULT_SIZE, self.payload_rows(DEFAULT_SIZE, LOAD_BATCH))
+        variables = dict(nrows=nrows, batch=W4_BATCH, maxlo=nrows - W4_BATCH + 1, pos=0)
+        for peer in peers:
+            prod = peer.script("produce_batch.sql")
+            if not (prod and peer.script("load_bulk.sql")):
+                continue
+            try:
+                self.setup_peer(peer, variables)
+                self.checkpoint()
+                records = 0        # records in the peer's storage (loads + measured produce)
+                loaded = 0         # nominal backlog loaded so far
+                for target in backlogs:
+                    extra = dict(backlog=target, clients=1, batch=W4_BATCH,
+                                 value_size=DEFAULT_SIZE, load_records=0, load_secs=None,
+                                 vacuum_checkpoint_secs=None)
+                    if target > loaded:
+                        n, secs = self.bulk_load(peer, target - loaded, nrows)
+                        records += n
+                        loaded = target
+                        vsecs = self.vacuum_checkpoint()
+                        extra.update(load_records=n, load_secs=round(secs, 2),
+                                     load_records_per_s=round(n / secs) if secs else None,
+                                     vacuum_checkpoint_secs=round(vsecs, 2))
+                        log(f"  w4 {peer.name:<10} loaded {n:,} records in {secs:.1f}s "
+                            f"({n / secs:,.0f} records/s); VACUUM ANALYZE + CHECKPOINT "
+                            f"{vsecs:.1f}s (untimed)")
+                    extra["records_before"] = records
+                    runs = []
+                    for _ in range(self.m["runs"]):
+                        self.checkpoint()
+                        r = self.server.pgbench(prod, 1, variables, secs=self.m["produce_secs"],
+                                                txns=self.m.get("w4_txns"),
+                                                pgoptions=peer.pgoptions)
+                        runs.append(r)
+                        records += r["txns"] * W4_BATCH
+                    self.record("w4", f"backlog {target:,}", peer, runs, W4_BATCH, extra)
+            except (PeerError, HarnessError) as e:
+                self.fail(peer, "w4", e)
+            finally:
+                self.free_peer(peer, variables)
+
+    @staticmethod
+    def explain_stats(text):
+        """Numbers from EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) output."""
+        try:
+            doc = json.loads(text)[0]
+        except (ValueError, IndexError, KeyError) as e:
+            raise PeerError(f"not EXPLAIN (FORMAT JSON) output ({e}):\n{text[:500]}")
+        plan = doc["Plan"]
+        st = dict(exec_ms=doc.get("Execution Time"),
+                  blocks=plan.get("Shared Hit Blocks", 0) + plan.get("Shared Read Blocks", 0),
+                  blocks_read=plan.get("Shared Read Blocks", 0),
+                  seek_pages_scanned=None, log_pages=None, rows=0, scans=[])
+
+        def walk(n):
+            name = n.get("Custom Plan Provider") or n["Node Type"]
+            if "Relation Name" in n:
+                st["scans"].append(name)
+                st["rows"] += int(n.get("Actual Rows", 0) * n.get("Actual Loops", 1))
+            if n.get("Custom Plan Provider") == "TopicSeek":
+                st["seek_pages_scanned"] = (st["seek_pages_scanned"] or 0) + \
+                    n.get("Pages Scanned", 0)
+                st["log_pages"] = (st["log_pages"] or 0) + n.get("Log Pages", 0)
+            for c in n.get("Plans", []):
+                walk(c)
+        walk(plan)
+        st["scans"] = sorted(set(st["scans"]))
+        return st
+
+    def explain_runs(self, peer, script, variables):
+        """W5_REPEAT executions; time = median Execution Time, pages from the last one."""
+        runs = [self.explain_stats(self.server.psql_file(script, variables, peer.pgoptions))
+                for _ in range(W5_REPEAT)]
+        st = dict(runs[-1])
+        st["runs_ms"] = [round(r["exec_ms"], 3) for r in runs]
+        st["exec_ms"] = statistics.median(r["exec_ms"] for r in runs)
+        return st
+
+    def w5(self, peers):
+        n_records = self.m["w5_records"]
+        log(f"workload 5: seeks on a {n_records:,}-record single-partition backlog: fetch "
+            f"{W5_BATCH} at the head vs at random offsets; a {W5_RANGE_FRACTION:.1%} time range "
+            f"vs a full scan")
+        nrows = self.ensure_payload(DEFAULT_SIZE, self.payload_rows(DEFAULT_SIZE, LOAD_BATCH))
+        for peer in peers:
+            names = ("load_bulk.sql", "fetch_at.sql", "timestamp_at.sql", "time_range.sql",
+                     "full_scan.sql")
+            if not all(peer.script(x) for x in names):
+                continue
+            variables = dict(nrows=nrows, batch=W5_BATCH, maxlo=nrows - W5_BATCH + 1, pos=0)
+            try:
+                self.setup_peer(peer, variables)
+                self.checkpoint()
+                loaded, secs = self.bulk_load(peer, n_records, nrows)
+                vsecs = self.vacuum_checkpoint()
+                log(f"  w5 {peer.name:<10} loaded {loaded:,} records in {secs:.1f}s; "
+                    f"VACUUM ANALYZE + CHECKPOINT {vsecs:.1f}s (untimed)")
+                head = loaded - W5_BATCH
+                for label, lo, hi in ((f"fetch {W5_BATCH} at the head", head, head),
+                                      (f"fetch {W5_BATCH} at random offsets", 0, head)):
+                    runs = []
+                    for _ in range(self.m["runs"]):
+                        self.checkpoint()
+                        runs.append(self.server.pgbench(
+                            peer.script("fetch_at.sql"), 1,
+                            dict(variables, off_lo=lo, off_hi=hi),
+                            secs=self.m["produce_secs"], txns=self.m.get("w5_txns"),
+                            pgoptions=peer.pgoptions))
+                    ms = [r["latency_ms"] if r["latency_ms"] is not None else 1000 / r["tps"]
+                          for r in runs]
+                    row = dict(workload="w5", config=label, peer=peer.name, kind="fetch",
+                               records=loaded, batch=W5_BATCH, off_lo=lo, off_hi=hi,
+                               ms_per_call=statistics.median(ms),
+                               runs_ms=[round(x, 3) for x in ms], calls=[r["txns"] for r in runs],
+                               load_secs=round(secs, 2))
+                    self.results.append(row)
+                    log(f"  w5 {label:<34} {peer.name:<10} {row['ms_per_call']:8.3f} ms/call  "
+                        f"runs={row['runs_ms']}")
+                span = max(1, int(loaded * W5_RANGE_FRACTION))
+                o1 = loaded // 2 - span // 2
+                o2 = o1 + span - 1
+                t1 = self.server.psql_file(peer.script("timestamp_at.sql"), dict(o=o1))
+                t2 = self.server.psql_file(peer.script("timestamp_at.sql"), dict(o=o2))
+                if not t1 or not t2:
+                    raise PeerError(f"timestamp_at.sql returned nothing for offset {o1} or {o2}")
+                tv = dict(t1=t1, t2=t2)
+                points = [(f"time range {W5_RANGE_FRACTION:.1%}", "time_range.sql", tv),
+                          ("full scan", "full_scan.sql", {})]
+                if peer.script("w5_index.sql"):
+                    points.append(("index", None, None))
+                for label, script, v in points:
+                    if script is None:
+                        self.server.psql_file(peer.script("w5_index.sql"), {}, peer.pgoptions)
+                        label, script, v = (f"time range {W5_RANGE_FRACTION:.1%}, after "
+                                            "w5_index.sql", "time_range.sql", tv)
+                    st = self.explain_runs(peer, peer.script(script), v)
+                    row = dict(workload="w5", config=label, peer=peer.name, kind="scan",
+                               records=loaded, offsets=[o1, o2] if v else None,
+                               t1=v.get("t1") if v else None, t2=v.get("t2") if v else None,
+                               **st)
+                    self.results.append(row)
+                    seek = (f"  TopicSeek pages {st['seek_pages_scanned']}/{st['log_pages']}"
+                            if st["log_pages"] is not None else "")
+                    log(f"  w5 {label:<34} {peer.name:<10} {st['exec_ms']:8.3f} ms  "
+                        f"{st['blocks']:>9,} buffers  {st['rows']:>9,} rows  "
+                        f"{'/'.join(st['scans'])}{seek}")
+            except (PeerError, HarnessError) as e:
+                self.fail(peer, "w5", e)
+            finally:
+                self.free_peer(peer, variables)
+
+    def w7(self, peers):
+        secs = self.m["w7_secs"]
+        log(f"workload 7: end-to-end latency at {W7_RATE} records/s (1 per transaction, "
+            f"1 producer), 1 consumer, {secs} s")
+        nrows = self.ensure_payload(DEFAULT_SIZE, self.payload_rows(DEFAULT_SIZE, 1000))
+        for peer in peers:
+            prod, cons = peer.script("latency_produce.sql"), peer.script("latency_consume.sql")
+            if not (prod and cons):
+                continue
+            variables = dict(nrows=nrows, batch=W7_BATCH, maxlo=nrows - W7_BATCH + 1, pos=0)
+            try:
+                self.setup_peer(peer, variables)
+                # the consumers report (offset, latency) pairs as NOTICEs: they write nothing
+                self.server.sql(
+                    "CREATE OR REPLACE FUNCTION w7_note(t text) RETURNS int LANGUAGE plpgsql "
+                    "AS $$BEGIN IF t IS NOT NULL THEN RAISE NOTICE 'w7 %', t; END IF; "
+                    "RETURN 1; END$$")
+                self.checkpoint()
+                ch = self.server.pgbench_start(cons, 1, variables, secs=secs + 2,
+                                               pgoptions=peer.pgoptions)
+                time.sleep(0.5)        # the consumer is connected and waiting
+                try:
+                    pr = self.server.pgbench(prod, 1, variables, secs=secs, rate=W7_RATE,
+                                             pgoptions=peer.pgoptions)
+                finally:
+                    cr = self.server.pgbench_wait(ch, timeout=secs + 60)
+                lat = {}
+                got = 0
+                for m in re.finditer(r"NOTICE:\s+w7 (.*)", cr["output"]):
+                    for pair in m.group(1).split():
+                        o, ms = pair.split(":")
+                        lat[int(o)] = float(ms)
+                        got += 1
+                late_ms = W7_WAIT_S * 1000 * 0.9
+                late = sorted((o, ms) for o, ms in lat.items() if ms >= late_ms)
+                ms_sorted = sorted(lat.values())
+                pct = [percentile(ms_sorted, q) for q in (0.5, 0.99, 0.999)]
+                produced = pr["txns"]
+                row = dict(workload="w7", config=f"{W7_RATE} records/s, {secs} s", peer=peer.name,
+                           rate=W7_RATE, secs=secs, produced=produced, consumed=got,
+                           duplicates=got - len(lat), missing=produced - len(lat),
+                           achieved_rate=round(pr["tps"], 1), producer_lag_avg_ms=pr["lag_avg_ms"],
+                           producer_lag_max_ms=pr["lag_max_ms"],
+                           producer_latency_ms=pr["latency_ms"], consumer_calls=cr["txns"],
+                           p50_ms=pct[0], p99_ms=pct[1], p999_ms=pct[2],
+                           max_ms=ms_sorted[-1] if ms_sorted else None, late=len(late),
+                           late_offsets=" ".join(f"{o}:{ms:.1f}" for o, ms in late[:20]) or None,
+                           last_offset=max(lat) if lat else None,
+                           wait_s=W7_WAIT_S)
+                self.results.append(row)
+                log(f"  w7 {peer.name:<10} p50 {fmt_ms(row['p50_ms'])} p99 {fmt_ms(row['p99_ms'])}"
+                    f" p999 {fmt_ms(row['p999_ms'])} max {fmt_ms(row['max_ms'])} ms; "
+                    f"{produced} produced ({pr['tps']:.0f}/s, schedule lag avg "
+                    f"{pr['lag_avg_ms']} ms), {got} consumed in {cr['txns']} calls")
+                if row["late"]:
+                    log(f"  w7 {peer.name:<10} {row['late']} record(s) received only after "
+                        f"≥ 90% of the {W7_WAIT_S:g} s wait (offset:ms): {row['late_offsets']}; "
+                        f"last offset {row['last_offset']}")
+                if row["missing"] or row["duplicates"]:
+                    raise PeerError(f"latency consumer: {row['missing']} of {produced} records "
+                                    f"not received, {row['duplicates']} received twice")
+            except (PeerError, HarnessError) as e:
+                self.fail(peer, "w7", e)
+            finally:
+                self.free_peer(peer, variables)
+
     # ---- main
     def environment(self):
         cpu = "unknown"
@@ -484,7 +796,10 @@ class Bench:
             date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             version=s.sql("SELECT version()"), cpu=cpu, ncpu=NCPU,
             kernel=platform.release(), mode=self.mode, runs=self.m["runs"], settings=settings,
-            mode_params=self.m, w1_clients=W1_CLIENTS, w2_clients=W2_CLIENTS, w2_sizes=W2_SIZES)
+            mode_params=self.m, w1_clients=W1_CLIENTS, w2_clients=W2_CLIENTS, w2_sizes=W2_SIZES,
+            load_batch=LOAD_BATCH, w4_batch=W4_BATCH, w5_batch=W5_BATCH,
+            w5_range_fraction=W5_RANGE_FRACTION, w7_rate=W7_RATE, w7_batch=W7_BATCH,
+            w7_wait_s=W7_WAIT_S)
 
     def run(self):
         t_start = time.time()
@@ -524,13 +839,24 @@ class Bench:
         env = self.environment()
         log(f"PostgreSQL: {env['version']}\nCPU: {env['cpu']} x {NCPU}\nmode: {self.mode}, "
             f"runs per point: {self.m['runs']}, peers: {[p.name for p in active]}")
-        wanted = set((self.args.workloads or "w1,w2,w3").split(","))
+        wanted = set((self.args.workloads or ",".join(ALL_WORKLOADS)).split(","))
+        unknown = wanted - set(ALL_WORKLOADS)
+        if unknown:
+            raise HarnessError(f"unknown workload(s) {sorted(unknown)}; known: {ALL_WORKLOADS}")
         if "w1" in wanted:
             self.w1(active)
         if "w3" in wanted or "w6" in wanted:
             self.w3_w6(active)
         if "w2" in wanted:
             self.w2(active)
+        if "w4" in wanted:
+            self.w4(active)
+        if "w5" in wanted:
+            self.w5(active)
+        if "w7" in wanted:
+            self.w7(active)
+        if "w8" in wanted:
+            log(f"workload 8: {TODO_WORKLOADS['w8']}")
         env["elapsed_s"] = round(time.time() - t_start, 1)
         doc = dict(environment=env, results=self.results, errors=self.errors,
                    peers=[dict(name=p.name, description=p.conf.get("description", ""),
@@ -556,7 +882,8 @@ def main():
     g.add_argument("--full", dest="mode", action="store_const", const="full",
                    help="full sizes, median of 3 runs per point (default)")
     ap.add_argument("--peers", help="comma-separated peers to run (null is always run)")
-    ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3 (w3 includes w6)")
+    ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3,w4,w5,w7,w8 "
+                    "(default all; w3 includes w6; w8 only prints why it is not available)")
     ap.add_argument("--allow-fail", default="",
                     help="comma-separated peers whose script failures are reported but do not "
                     "make the exit status 1 (e.g. pg_topics while its API is incomplete)")

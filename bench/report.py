@@ -69,6 +69,71 @@ def storage_table(doc):
     return "\n".join(out)
 
 
+def w4_table(doc):
+    rows = [r for r in doc["results"] if r["workload"] == "w4" and r.get("config")]
+    out = ["| peer | backlog | records before the run | records/s | ms / 1000 records | "
+           "vs backlog 0 | runs (records/s) | backlog load |",
+           "|---|---:|---:|---:|---:|---:|---|---|"]
+    for r in rows:
+        base = next((b for b in rows if b["peer"] == r["peer"] and b["backlog"] == 0), None)
+        ratio = r["records_per_s"] / base["records_per_s"] if base else None
+        load = "—"
+        if r.get("load_secs"):
+            load = (f"{r['load_records']:,} in {r['load_secs']:.1f} s "
+                    f"({r['load_records'] / r['load_secs']:,.0f}/s; VACUUM ANALYZE + "
+                    f"CHECKPOINT {r['vacuum_checkpoint_secs']:.1f} s)")
+        out.append(f"| {r['peer']} | {r['backlog']:,} | {r['records_before']:,} | "
+                   f"{fmt(r['records_per_s'], 0)} | {fmt(r['ms_per_1000'])} | "
+                   f"{'—' if ratio is None else f'{ratio:.1%}'} | "
+                   + ", ".join(f"{x:,.0f}" for x in r["runs"]) + f" | {load} |")
+    return "\n".join(out)
+
+
+def w5_tables(doc):
+    rows = [r for r in doc["results"] if r["workload"] == "w5" and r.get("config")]
+    fetch = [r for r in rows if r.get("kind") == "fetch"]
+    scans = [r for r in rows if r.get("kind") == "scan"]
+    out = ["| peer | records | at the head (ms / call) | at random offsets (ms / call) | "
+           "random ÷ head | runs head / random (ms) |",
+           "|---|---:|---:|---:|---:|---|"]
+    for peer in dict.fromkeys(r["peer"] for r in fetch):
+        h = next((r for r in fetch if r["peer"] == peer and r["off_lo"] == r["off_hi"]), None)
+        x = next((r for r in fetch if r["peer"] == peer and r["off_lo"] != r["off_hi"]), None)
+        if not h or not x:
+            continue
+        out.append(f"| {peer} | {h['records']:,} | {h['ms_per_call']:.3f} | "
+                   f"{x['ms_per_call']:.3f} | {x['ms_per_call'] / h['ms_per_call']:.2f}× | "
+                   f"{', '.join(map(str, h['runs_ms']))} / {', '.join(map(str, x['runs_ms']))} |")
+    out += ["", "| peer | query | rows | time (ms) | buffers read (hit + read) | "
+            "% of the full scan's buffers | TopicSeek pages scanned / log pages | plan |",
+            "|---|---|---:|---:|---:|---:|---:|---|"]
+    for r in scans:
+        full = next((f for f in scans if f["peer"] == r["peer"] and f["config"] == "full scan"),
+                    None)
+        pct = f"{r['blocks'] / full['blocks']:.2%}" if full and full["blocks"] else "—"
+        seek = "—"
+        if r.get("log_pages"):
+            seek = (f"{r['seek_pages_scanned']:,} / {r['log_pages']:,} "
+                    f"({r['seek_pages_scanned'] / r['log_pages']:.2%})")
+        out.append(f"| {r['peer']} | {r['config']} | {r['rows']:,} | {r['exec_ms']:.3f} | "
+                   f"{r['blocks']:,} | {pct} | {seek} | {', '.join(r['scans'])} |")
+    return "\n".join(out)
+
+
+def w7_table(doc):
+    rows = [r for r in doc["results"] if r["workload"] == "w7" and r.get("config")]
+    out = ["| peer | records | producer rate (records/s) | p50 (ms) | p99 (ms) | p99.9 (ms) | "
+           "max (ms) | ≥ 90% of the wait | consumer calls | producer schedule lag avg / max (ms) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        out.append(f"| {r['peer']} | {r['consumed']:,} / {r['produced']:,} | "
+                   f"{r['achieved_rate']:,.0f} | {fmt(r['p50_ms'], 2)} | {fmt(r['p99_ms'], 2)} | "
+                   f"{fmt(r['p999_ms'], 2)} | {fmt(r['max_ms'], 2)} | {r['late']} | "
+                   f"{r['consumer_calls']:,} | {fmt(r['producer_lag_avg_ms'], 2)} / "
+                   f"{fmt(r['producer_lag_max_ms'], 2)} |")
+    return "\n".join(out)
+
+
 def plots(doc, outdir):
     """W2 records/s and MB/s against payload size (log-log), one line per peer x clients."""
     if not shutil.which("gnuplot"):
@@ -161,10 +226,53 @@ def write_report(doc, outdir):
              "before/after.\n")
     L.append(storage_table(doc))
     L.append("")
-    L.append("## Workloads 4, 5, 7, 8\n")
-    for k, v in doc.get("todo_workloads", {}).items():
-        L.append(f"- {k}: {v}")
-    L.append("")
+    has = {r["workload"] for r in doc["results"]}
+    if "w4" in has:
+        L.append(f"## Workload 4 — O(1) append: produce at a growing backlog\n")
+        L.append(f"`produce_batch.sql` ({env.get('w4_batch', 1000)} records per call, 1 client, "
+                 "100 B values) with 0 records in the peer's storage, then after bulk-loading "
+                 "it to each backlog (`load_bulk.sql`: INSERT … SELECT of "
+                 f"{env.get('load_batch', 10000):,} payload rows per transaction, 1 client; "
+                 "timed separately, then VACUUM ANALYZE + CHECKPOINT, untimed). *Records before "
+                 "the run* adds the records earlier runs produced. Target for pg_topics: every "
+                 "backlog within 10% of backlog 0.\n")
+        L.append(w4_table(doc))
+        L.append("")
+    if "w5" in has:
+        L.append("## Workload 5 — seeks\n")
+        L.append(f"One partition (heap: one table) bulk-loaded like workload 4, then: `fetch_at.sql`"
+                 f" fetches {env.get('w5_batch', 1000)} records (every value read) starting at "
+                 "the last 1000 (*head*) or at a uniformly random offset (pgbench "
+                 "`random()`), 1 client; target random ≤ 1.5× head. Then "
+                 f"a time range covering {env.get('w5_range_fraction', 0.001):.1%} of the records "
+                 "(the timestamps of two offsets in the middle of the log) against a full scan, "
+                 "each the median of 3 `EXPLAIN (ANALYZE, BUFFERS, TIMING OFF)` executions; "
+                 "buffers are shared hit + read of the whole plan (index pages included). Target "
+                 "for pg_topics: ≤ 1% of the topic's pages. The heap has no index on `ts` "
+                 "(`setup.sql`); its `w5_index.sql` adds a BRIN index after the load for a second "
+                 "measurement.\n")
+        L.append(w5_tables(doc))
+        L.append("")
+    if "w7" in has:
+        L.append("## Workload 7 — end-to-end latency at a steady rate\n")
+        L.append(f"One producer (pgbench `--rate={env.get('w7_rate', 1000)}`, one record per "
+                 "transaction, `synchronous_commit=on`) stores its send time (`clock_timestamp()`"
+                 " when its statement runs; pg_topics: in the headers, heap: in `ts`); one consumer "
+                 "(pgbench, 1 client, `synchronous_commit=off`) records `clock_timestamp()` when "
+                 "each record has come back. Latency = receipt − send, on the server's clock: "
+                 "it includes the producer's commit and WAL flush. pg_topics' consumer long-polls: "
+                 f"`topics.fetch(NULL::bench_topic, 0, pos, {env.get('w7_batch', 1000)}, "
+                 f"wait => '{env.get('w7_wait_s', 1.0):g} s')`; the heap's polls `id > pos` and "
+                 "sleeps 1 ms client-side after an empty poll. Target for pg_topics: p99 ≤ 10 ms. "
+                 "*≥ 90% of the wait* counts records that arrived only after the consumer's "
+                 "long-poll had nearly timed out (a missed wake-up).\n")
+        L.append(w7_table(doc))
+        L.append("")
+    if doc.get("todo_workloads"):
+        L.append("## Not available\n")
+        for k, v in doc["todo_workloads"].items():
+            L.append(f"- {k}: {v}")
+        L.append("")
     if doc["errors"]:
         L.append("## Failures\n")
         for e in doc["errors"]:
