@@ -40,6 +40,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "group_state.h"
@@ -155,6 +156,36 @@ report_full(const char *what, const char *setting)
 					 setting)));
 }
 
+/* Does the topic still exist?  (Its entries stay until the table is full.) */
+static bool
+topic_exists(Oid topic)
+{
+	return SearchSysCacheExists1(RELOID, ObjectIdGetDatum(topic));
+}
+
+/*
+ * Make room: forget the groups and positions of this database's dropped
+ * topics.  Only a committed DROP makes a topic disappear from the
+ * catalog, so nothing a live topic needs is lost.  Caller holds the lock
+ * exclusively.
+ */
+static void
+sweep_dropped_topics(void)
+{
+	HASH_SEQ_STATUS status;
+	GroupEntry *g;
+	OffsetEntry *e;
+
+	hash_seq_init(&status, groups_hash);
+	while ((g = hash_seq_search(&status)) != NULL)
+		if (g->key.dbid == MyDatabaseId && !topic_exists(g->key.topic))
+			hash_search(groups_hash, &g->key, HASH_REMOVE, NULL);
+	hash_seq_init(&status, offsets_hash);
+	while ((e = hash_seq_search(&status)) != NULL)
+		if (e->key.dbid == MyDatabaseId && !topic_exists(e->key.topic))
+			hash_search(offsets_hash, &e->key, HASH_REMOVE, NULL);
+}
+
 /* The offset entry of a key, created (unassigned, uncommitted) if needed */
 static OffsetEntry *
 offset_entry(Oid topic, const char *group, int32 partition, bool create)
@@ -166,12 +197,15 @@ offset_entry(Oid topic, const char *group, int32 partition, bool create)
 	offset_key(&key, topic, group, partition);
 	entry = hash_search(offsets_hash, &key, create ? HASH_ENTER_NULL : HASH_FIND,
 						&found);
-	if (entry == NULL)
+	if (entry == NULL && create)
 	{
-		if (create)
+		sweep_dropped_topics();
+		entry = hash_search(offsets_hash, &key, HASH_ENTER_NULL, &found);
+		if (entry == NULL)
 			report_full("group partitions", "pg_topics.max_group_partitions");
-		return NULL;
 	}
+	if (entry == NULL)
+		return NULL;
 	if (!found)
 	{
 		entry->has_committed = false;
@@ -192,12 +226,15 @@ group_entry(Oid topic, const char *group, bool create, Oid owner)
 	group_key(&key, topic, group);
 	entry = hash_search(groups_hash, &key, create ? HASH_ENTER_NULL : HASH_FIND,
 						&found);
-	if (entry == NULL)
+	if (entry == NULL && create)
 	{
-		if (create)
+		sweep_dropped_topics();
+		entry = hash_search(groups_hash, &key, HASH_ENTER_NULL, &found);
+		if (entry == NULL)
 			report_full("groups", "pg_topics.max_groups");
-		return NULL;
 	}
+	if (entry == NULL)
+		return NULL;
 	if (!found)
 	{
 		entry->owner = owner;
@@ -582,7 +619,7 @@ topic_groups_visit(GroupVisitor gv, MemberVisitor mv, OffsetVisitor ov,
 		{
 			int			i;
 
-			if (g->key.dbid != MyDatabaseId)
+			if (g->key.dbid != MyDatabaseId || !topic_exists(g->key.topic))
 				continue;
 			if (gv)
 				gv(arg, g->key.topic, g->key.name, g->owner, g->generation,
@@ -617,7 +654,8 @@ topic_groups_visit(GroupVisitor gv, MemberVisitor mv, OffsetVisitor ov,
 
 		hash_seq_init(&status, offsets_hash);
 		while ((e = hash_seq_search(&status)) != NULL)
-			if (e->key.dbid == MyDatabaseId && e->has_committed)
+			if (e->key.dbid == MyDatabaseId && e->has_committed &&
+				topic_exists(e->key.topic))
 				ov(arg, e->key.topic, e->key.name, e->key.partition, e->committed);
 	}
 	LWLockRelease(groups_lock);

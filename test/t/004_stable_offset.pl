@@ -33,6 +33,9 @@ DECLARE
     at_end boolean;
 BEGIN
     LOOP
+        -- read before the partitions: if every producer was done then,
+        -- reaching the end now means there is nothing left
+        SELECT n INTO done FROM producers_done;
         at_end := true;
         FOR p IN 0..1 LOOP
             INSERT INTO seen (reader, partition, "offset", value)
@@ -52,7 +55,6 @@ BEGIN
             END IF;
         END LOOP;
         COMMIT;
-        SELECT n INTO done FROM producers_done;
         EXIT WHEN done = nproducers AND at_end;
     END LOOP;
 END $$;
