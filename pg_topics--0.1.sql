@@ -42,6 +42,16 @@ LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    -- a dropped topic's group positions end with it: a later topic of the
+    -- same name must not start where the old one's consumers were
+    INSERT INTO topics.consumer_offsets (key, value)
+    SELECT DISTINCT o.key, NULL::jsonb
+    FROM topics.consumer_offsets o,
+         pg_catalog.pg_event_trigger_dropped_objects() d
+    WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
+      AND d.objid IN (SELECT c.topic::pg_catalog.oid FROM topics.topic_config c)
+      AND o.key->>'topic' = pg_catalog.quote_ident(d.schema_name) || '.' ||
+                            pg_catalog.quote_ident(d.object_name);
     DELETE FROM topics.topic_config c
     USING pg_catalog.pg_event_trigger_dropped_objects() d
     WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass

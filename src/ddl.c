@@ -22,6 +22,7 @@
 #include "catalog/pg_type_d.h"
 #include "access/tableam.h"
 #include "commands/defrem.h"
+#include "access/xact.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/planner.h"
 #include "parser/parsetree.h"
@@ -421,16 +422,40 @@ check_utility(Node *parsetree)
 	}
 }
 
+/* The topic a RENAME or SET SCHEMA is about to rename, or InvalidOid */
+static Oid
+topic_being_renamed(Node *parsetree)
+{
+	RangeVar   *rv = NULL;
+	Oid			relid;
+
+	if (IsA(parsetree, RenameStmt) &&
+		((RenameStmt *) parsetree)->renameType == OBJECT_TABLE)
+		rv = ((RenameStmt *) parsetree)->relation;
+	else if (IsA(parsetree, AlterObjectSchemaStmt) &&
+			 ((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_TABLE)
+		rv = ((AlterObjectSchemaStmt *) parsetree)->relation;
+	if (rv == NULL)
+		return InvalidOid;
+	relid = RangeVarGetRelid(rv, NoLock, true);
+	if (!OidIsValid(relid) || !topic_is_topic_parent_oid(relid))
+		return InvalidOid;
+	return relid;
+}
+
 static void
 topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 					 bool readOnlyTree, ProcessUtilityContext context,
 					 ParamListInfo params, QueryEnvironment *queryEnv,
 					 DestReceiver *dest, QueryCompletion *qc)
 {
+	Oid			renamed;
+
 	check_utility(pstmt->utilityStmt);
 	if (IsA(pstmt->utilityStmt, CopyStmt) &&
 		topic_copy_from((CopyStmt *) pstmt->utilityStmt, queryString, qc))
 		return;
+	renamed = topic_being_renamed(pstmt->utilityStmt);
 
 	if (prev_ProcessUtility)
 		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
@@ -438,6 +463,13 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	else
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
+
+	if (OidIsValid(renamed))
+	{
+		/* group positions are recorded by name: record them again */
+		CommandCounterIncrement();
+		topic_groups_topic_renamed(renamed);
+	}
 }
 
 /* Run fn(arg) with the lock-down relaxed for pg_topics' own DDL */

@@ -75,6 +75,7 @@ typedef struct OffsetEntry
 	OffsetKey	key;
 	bool		has_committed;
 	int64		committed;
+	Oid			group_owner;	/* role that owns the group */
 	char		owner_member[GROUP_NAME_LEN];	/* "" while unassigned */
 } OffsetEntry;
 
@@ -210,6 +211,7 @@ offset_entry(Oid topic, const char *group, int32 partition, bool create)
 	{
 		entry->has_committed = false;
 		entry->committed = 0;
+		entry->group_owner = InvalidOid;
 		entry->owner_member[0] = '\0';
 	}
 	return entry;
@@ -282,6 +284,10 @@ topic_groups_ensure_loaded(void)
 	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
 	if (hash_search(loaded_hash, &dbid, HASH_FIND, NULL) == NULL)
 	{
+		HASH_SEQ_STATUS status;
+		OffsetEntry *e;
+
+		/* replay the log: the latest record per key wins, NULL forgets */
 		for (i = 0; i < SPI_processed; i++)
 		{
 			HeapTuple	tuple = SPI_tuptable->vals[i];
@@ -303,27 +309,24 @@ topic_groups_ensure_loaded(void)
 			owner = SPI_getbinval(tuple, desc, 5, &owner_null);
 			if (group == NULL || isnull)
 				continue;
-			if (offset_null)
-			{
-				/* a deleted group */
-				OffsetEntry *e = offset_entry(topic, group, partition, false);
-
-				if (e)
-					e->has_committed = false;
+			e = offset_entry(topic, group, partition, !offset_null);
+			if (e == NULL)
 				continue;
-			}
+			e->has_committed = !offset_null;
+			if (!offset_null)
 			{
-				OffsetEntry *e = offset_entry(topic, group, partition, true);
-				GroupEntry *g = group_entry(topic, group, true,
-											owner_null ? BOOTSTRAP_SUPERUSERID :
-											DatumGetObjectId(owner));
-
-				e->has_committed = true;
 				e->committed = DatumGetInt64(offset);
-				if (!owner_null)
-					g->owner = DatumGetObjectId(owner);
+				e->group_owner = owner_null ? BOOTSTRAP_SUPERUSERID :
+					DatumGetObjectId(owner);
 			}
 		}
+
+		/* the groups are those with positions */
+		hash_seq_init(&status, offsets_hash);
+		while ((e = hash_seq_search(&status)) != NULL)
+			if (e->key.dbid == dbid && e->has_committed)
+				(void) group_entry(e->key.topic, e->key.name, true, e->group_owner);
+
 		if (hash_search(loaded_hash, &dbid, HASH_ENTER_NULL, NULL) == NULL)
 			report_full("databases", "the number of databases using groups");
 	}
@@ -411,6 +414,24 @@ rebalance(GroupEntry *g, int32 nparts)
 	pfree(entries);
 }
 
+/* Durable members that stopped polling leave (not member, which is polling) */
+static void
+expire_members(GroupEntry *g, const char *member)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	int			i;
+
+	for (i = g->nmembers - 1; i >= 0; i--)
+		if (g->members[i].durable &&
+			(member == NULL || strcmp(g->members[i].id, member) != 0) &&
+			TimestampDifferenceExceeds(g->members[i].last_seen, now,
+									   pg_topics_session_timeout))
+		{
+			remove_member(g, i);
+			g->generation++;
+		}
+}
+
 /*
  * Join (or refresh membership in) a group for a poll: create the group on
  * first use, expire durable members, rebalance, and report the member's
@@ -423,18 +444,12 @@ topic_group_join(Oid topic, const char *group, const char *member,
 	GroupEntry *g;
 	TimestampTz now = GetCurrentTimestamp();
 	int			me;
-	int			i;
 	int32		p;
 
 	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
 	g = group_entry(topic, group, true, GetUserId());
 
-	/* durable members that stopped polling leave */
-	for (i = g->nmembers - 1; i >= 0; i--)
-		if (g->members[i].durable && strcmp(g->members[i].id, member) != 0 &&
-			TimestampDifferenceExceeds(g->members[i].last_seen, now,
-									   pg_topics_session_timeout))
-			remove_member(g, i);
+	expire_members(g, member);
 
 	me = member_index(g, member);
 	if (me < 0)
@@ -530,8 +545,10 @@ topic_group_has_members(Oid topic, const char *group)
 	GroupEntry *g;
 	bool		result;
 
-	LWLockAcquire(groups_lock, LW_SHARED);
+	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
 	g = group_entry(topic, group, false, InvalidOid);
+	if (g)
+		expire_members(g, NULL);
 	result = g != NULL && g->nmembers > 0;
 	LWLockRelease(groups_lock);
 	return result;
@@ -568,6 +585,7 @@ topic_group_set_committed(Oid topic, const char *group, int32 partition,
 	e = offset_entry(topic, group, partition, true);
 	e->has_committed = true;
 	e->committed = offset;
+	e->group_owner = owner;
 	LWLockRelease(groups_lock);
 }
 
@@ -597,6 +615,31 @@ int32_cmp(const void *a, const void *b)
 	int32		y = *(const int32 *) b;
 
 	return (x > y) - (x < y);
+}
+
+/* Copy the committed positions of a topic (for re-recording after a rename) */
+List *
+topic_group_positions(Oid topic)
+{
+	HASH_SEQ_STATUS status;
+	OffsetEntry *e;
+	List	   *result = NIL;
+
+	LWLockAcquire(groups_lock, LW_SHARED);
+	hash_seq_init(&status, offsets_hash);
+	while ((e = hash_seq_search(&status)) != NULL)
+		if (e->key.dbid == MyDatabaseId && e->key.topic == topic && e->has_committed)
+		{
+			GroupPosition *p = palloc(sizeof(GroupPosition));
+
+			strlcpy(p->group, e->key.name, GROUP_NAME_LEN);
+			p->partition = e->key.partition;
+			p->offset = e->committed;
+			p->owner = e->group_owner;
+			result = lappend(result, p);
+		}
+	LWLockRelease(groups_lock);
+	return result;
 }
 
 /*

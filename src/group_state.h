@@ -9,6 +9,7 @@
 #ifndef TOPIC_GROUP_STATE_H
 #define TOPIC_GROUP_STATE_H
 
+#include "nodes/pg_list.h"
 #include "utils/timestamp.h"
 
 #define GROUP_NAME_LEN		NAMEDATALEN
@@ -32,6 +33,15 @@ typedef struct GroupView
 	int32	   *assigned;		/* palloc'd, the caller's partitions */
 } GroupView;
 
+/* A committed position, copied out of shared memory */
+typedef struct GroupPosition
+{
+	char		group[GROUP_NAME_LEN];
+	int32		partition;
+	int64		offset;
+	Oid			owner;
+} GroupPosition;
+
 extern void topic_groups_shmem_request(void);
 extern void topic_groups_shmem_startup(void);
 
@@ -49,6 +59,7 @@ extern void topic_group_set_committed(Oid topic, const char *group,
 									  Oid owner);
 extern void topic_group_forget(Oid topic, const char *group);
 extern bool topic_group_has_members(Oid topic, const char *group);
+extern List *topic_group_positions(Oid topic);
 
 /* for the views: one call per group, member or partition */
 typedef void (*GroupVisitor) (void *arg, Oid topic, const char *group,

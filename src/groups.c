@@ -566,6 +566,32 @@ topic_delete_group(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/*
+ * A topic was renamed (or moved to another schema): positions are keyed by
+ * name in topics.consumer_offsets, so record them again under the new
+ * name, in the renaming transaction.
+ */
+void
+topic_groups_topic_renamed(Oid topicid)
+{
+	Relation	topic;
+	List	   *positions;
+	ListCell   *lc;
+
+	topic_groups_ensure_loaded();
+	positions = topic_group_positions(topicid);
+	if (positions == NIL)
+		return;
+	topic = topic_open(topicid, AccessShareLock, TOPIC_NO_ACL_CHECK);
+	foreach(lc, positions)
+	{
+		GroupPosition *p = lfirst(lc);
+
+		commit_position(topic, p->group, p->partition, p->offset, p->owner);
+	}
+	relation_close(topic, NoLock);
+}
+
 /* Views */
 
 typedef struct ViewArg

@@ -80,7 +80,7 @@ topic_guc_init(void)
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("pg_topics.max_groups",
-							"Most consumer groups (per topic) the server keeps in shared memory.",
+							"Most consumer groups (a group of one topic counts once) the server keeps in shared memory.",
 							NULL,
 							&pg_topics_max_groups,
 							1024,

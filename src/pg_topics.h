@@ -34,6 +34,7 @@ extern void topic_shmem_init(void);
 
 /* groups.c */
 extern void topic_groups_init(void);
+extern void topic_groups_topic_renamed(Oid topicid);
 
 /* insert.c */
 extern void topic_insert(Relation rel, TupleTableSlot **slots, int nslots,
