@@ -85,18 +85,8 @@ Relation
 topic_open_by_name(text *name, LOCKMODE lockmode, AclMode privilege)
 {
 	RangeVar   *rv = makeRangeVarFromNameList(textToQualifiedNameList(name));
-	Oid			relid = RangeVarGetRelid(rv, lockmode, false);
-	Relation	rel = relation_open(relid, NoLock);
 
-	require_topic(rel);
-	if (privilege != TOPIC_NO_ACL_CHECK)
-	{
-		AclResult	aclresult = pg_class_aclcheck(relid, GetUserId(), privilege);
-
-		if (aclresult != ACLCHECK_OK)
-			aclcheck_error(aclresult, OBJECT_TABLE, RelationGetRelationName(rel));
-	}
-	return rel;
+	return topic_open(RangeVarGetRelid(rv, lockmode, false), NoLock, privilege);
 }
 
 /* Open a topic by OID, as topic_open_by_name; NULL if it was dropped */

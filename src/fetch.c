@@ -287,6 +287,47 @@ topic_read_stable(Relation rel, int32 partition, int64 from, int64 hw,
 	read->position = Max(read->position, hw);
 }
 
+/*
+ * Read a partition from from, knowing its end (read before the snapshot,
+ * which is taken here): the snapshot is the transaction's in REPEATABLE
+ * READ and SERIALIZABLE, else the latest.
+ */
+void
+topic_read_partition(Relation leaf, int32 partition, int64 from,
+					 const TopicLogEnd *end, StableRead *read)
+{
+	Snapshot	snapshot;
+
+	snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
+		RegisterSnapshot(GetLatestSnapshot());
+	topic_read_stable(leaf, partition, from, end->next_offset, snapshot, read);
+	if (!IsolationUsesXactSnapshot())
+		UnregisterSnapshot(snapshot);
+}
+
+/*
+ * Check the arguments every consumer read takes; fn names the function
+ * in the error.
+ */
+void
+topic_check_read_args(const char *fn, int32 max_records, int64 wait_us)
+{
+	if (max_records < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_records must be at least 1")));
+	if (wait_us < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("wait must not be negative")));
+	if (wait_us > 0 && IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot wait in a REPEATABLE READ or SERIALIZABLE transaction", fn),
+				 errdetail("Its snapshot would never show records committed while it waits."),
+				 errhint("Use READ COMMITTED to long-poll, or call %s with wait => '0'.", fn)));
+}
+
 /* Refuse a position outside [log start, high watermark] (22023) */
 void
 topic_check_position(Relation topic, int32 partition, int64 from,
@@ -350,20 +391,7 @@ topic_fetch(PG_FUNCTION_ARGS)
 	max_records = PG_GETARG_INT32(3);
 	if (!PG_ARGISNULL(4))
 		wait_us = topic_interval_usecs(PG_GETARG_INTERVAL_P(4));
-	if (max_records < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_records must be at least 1")));
-	if (wait_us < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("wait must not be negative")));
-	if (wait_us > 0 && IsolationUsesXactSnapshot())
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("fetch cannot wait in a REPEATABLE READ or SERIALIZABLE transaction"),
-				 errdetail("Its snapshot would never show records committed while it waits."),
-				 errhint("Use READ COMMITTED to long-poll, or call fetch with wait => '0'.")));
+	topic_check_read_args("fetch", max_records, wait_us);
 
 	/* the row type must be a topic's before anything else looks at it */
 	relation_close(topic_open_by_rowtype(rowtype, TOPIC_NO_ACL_CHECK),
@@ -383,7 +411,6 @@ topic_fetch(PG_FUNCTION_ARGS)
 		Relation	leaf;
 		Oid			leafid;
 		TopicLogEnd end;
-		Snapshot	snapshot;
 		long		remaining_ms;
 
 		topic = topicid == InvalidOid ?
@@ -405,11 +432,7 @@ topic_fetch(PG_FUNCTION_ARGS)
 		/* the watermark first, then the snapshot */
 		topic_storage_log_end(leaf, &end);
 		topic_check_position(topic, partition, from, &end);
-		snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
-			RegisterSnapshot(GetLatestSnapshot());
-		topic_read_stable(leaf, partition, from, end.next_offset, snapshot, &read);
-		if (!IsolationUsesXactSnapshot())
-			UnregisterSnapshot(snapshot);
+		topic_read_partition(leaf, partition, from, &end, &read);
 
 		table_close(leaf, NoLock);
 		relation_close(topic, NoLock);
@@ -459,7 +482,6 @@ topic_next_offset(PG_FUNCTION_ARGS)
 	int32		partition = PG_GETARG_INT32(1);
 	int64		from = PG_GETARG_INT64(2);
 	TopicLogEnd end;
-	Snapshot	snapshot;
 	StableRead	read;
 
 	leaf = open_partition_for_read(PG_GETARG_TEXT_PP(0), partition, &topic);
@@ -468,11 +490,7 @@ topic_next_offset(PG_FUNCTION_ARGS)
 
 	memset(&read, 0, sizeof(read));
 	read.max_records = 1;
-	snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
-		RegisterSnapshot(GetLatestSnapshot());
-	topic_read_stable(leaf, partition, from, end.next_offset, snapshot, &read);
-	if (!IsolationUsesXactSnapshot())
-		UnregisterSnapshot(snapshot);
+	topic_read_partition(leaf, partition, from, &end, &read);
 
 	table_close(leaf, NoLock);
 	relation_close(topic, NoLock);

@@ -30,6 +30,10 @@ typedef struct StableRead
 
 extern void topic_read_stable(Relation rel, int32 partition, int64 from,
 							  int64 hw, Snapshot snapshot, StableRead *read);
+extern void topic_read_partition(Relation leaf, int32 partition, int64 from,
+								 const TopicLogEnd *end, StableRead *read);
+extern void topic_check_read_args(const char *fn, int32 max_records,
+								  int64 wait_us);
 extern void topic_check_position(Relation topic, int32 partition, int64 from,
 								 const TopicLogEnd *end);
 extern int64 topic_interval_usecs(Interval *span);

@@ -347,20 +347,8 @@ topic_poll(PG_FUNCTION_ARGS)
 	max_records = PG_GETARG_INT32(3);
 	if (!PG_ARGISNULL(4))
 		wait_us = topic_interval_usecs(PG_GETARG_INTERVAL_P(4));
-	if (max_records < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_records must be at least 1")));
-	if (wait_us < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("wait must not be negative")));
+	topic_check_read_args("poll", max_records, wait_us);
 	PreventCommandIfReadOnly("poll");
-	if (wait_us > 0 && IsolationUsesXactSnapshot())
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("poll cannot wait in a REPEATABLE READ or SERIALIZABLE transaction"),
-				 errhint("Use READ COMMITTED to long-poll, or call poll with wait => '0'.")));
 
 	{
 		Relation	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
@@ -384,7 +372,6 @@ topic_poll(PG_FUNCTION_ARGS)
 	{
 		Relation	topic = topic_try_open(topicid, AccessShareLock, ACL_SELECT);
 		GroupView	view;
-		Snapshot	snapshot;
 		long		remaining_ms;
 		int			i;
 
@@ -414,16 +401,11 @@ topic_poll(PG_FUNCTION_ARGS)
 			topic_storage_log_end(leaf, &end);
 			position = group_position(topic, group, partition, &end);
 
-			snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
-				RegisterSnapshot(GetLatestSnapshot());
 			memset(&read, 0, sizeof(read));
 			read.store = rsinfo->setResult;
 			read.desc = rsinfo->setDesc;
 			read.max_records = max_records - total;
-			topic_read_stable(leaf, partition, position, end.next_offset,
-							  snapshot, &read);
-			if (!IsolationUsesXactSnapshot())
-				UnregisterSnapshot(snapshot);
+			topic_read_partition(leaf, partition, position, &end, &read);
 			table_close(leaf, NoLock);
 
 			if (read.position != position ||
