@@ -359,6 +359,7 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	TransactionId xid;
 	TimestampTz now;
 	TopicTail	tail;
+	Oid			topic;
 	int			done;
 	int			i;
 
@@ -384,6 +385,9 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	keep_supplied = preserve && any_supplied(recs, nslots);
 	batch = palloc(TOPIC_LOG_PAGE_CAPACITY);
 
+	/* catalog lookups before the tail lock, which every producer needs */
+	topic = topic_registry_topic_of(rel);
+
 	now = GetCurrentTimestamp();
 	topic_tail_lock(rel, &tail, bistate ? bistate->strategy : NULL);
 	done = 0;
@@ -405,7 +409,7 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 
 		first_index = TOPIC_LOG_MAX_RECORDS_PER_PAGE - tail.free_records + 1;
 		/* readers must learn of us before our offsets are in the log */
-		topic_registry_add_writer(rel, ((TopicBatchHeader) batch)->base_offset);
+		topic_registry_add_writer(rel, topic, ((TopicBatchHeader) batch)->base_offset);
 		topic_tail_append(rel, &tail, batch, len, done + count == nslots);
 		for (i = 0; i < count; i++)
 			fill_slot(rel, slots[done + i], offsets[done + i],

@@ -41,6 +41,7 @@
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+#include "utils/hsearch.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
@@ -132,15 +133,49 @@ wakeup_cv(Oid dbid, Oid relid)
 }
 
 /*
- * Note that the current transaction writes partition relid from
- * first_offset on.  Called under the partition's tail lock, before the
+ * The topic a partition belongs to (InvalidOid for a stand-alone log), for
+ * waking consumer groups.  Asked once per partition and backend: a
+ * partition never changes topic (ddl.c refuses DETACH).
+ */
+Oid
+topic_registry_topic_of(Relation rel)
+{
+	static HTAB *topics = NULL;
+	Oid			relid = RelationGetRelid(rel);
+	Oid		   *entry;
+	bool		found;
+
+	if (!rel->rd_rel->relispartition)
+		return InvalidOid;
+	if (topics == NULL)
+	{
+		HASHCTL		info;
+
+		info.keysize = sizeof(Oid);
+		info.entrysize = 2 * sizeof(Oid);
+		topics = hash_create("pg_topics partition topics", 64, &info,
+							 HASH_ELEM | HASH_BLOBS);
+	}
+	entry = hash_search(topics, &relid, HASH_FIND, NULL);
+	if (entry == NULL)
+	{
+		Oid			parent = get_partition_parent(relid, true);
+
+		entry = hash_search(topics, &relid, HASH_ENTER, &found);
+		entry[1] = parent;
+	}
+	return entry[1];
+}
+
+/*
+ * Note that the current transaction writes partition relid (of topic)
+ * from first_offset on.  Called under the partition's tail lock, before the
  * batch is appended; a no-op after the first time.
  */
 void
-topic_registry_add_writer(Relation rel, int64 first_offset)
+topic_registry_add_writer(Relation rel, Oid topic, int64 first_offset)
 {
 	Oid			relid = RelationGetRelid(rel);
-	Oid			topic;
 	WriterSlot *slots = my_slots();
 	int			free_slot = -1;
 	int			i;
@@ -161,10 +196,6 @@ topic_registry_add_writer(Relation rel, int64 first_offset)
 				 errmsg("transaction writes to more than %d topic partitions",
 						registry->slots_per_proc),
 				 errhint("Commit more often, or raise pg_topics.max_partitions_per_transaction.")));
-
-	/* consumer groups wait on the whole topic */
-	topic = rel->rd_rel->relispartition ? get_partition_parent(relid, true) :
-		InvalidOid;
 
 	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
 	slots[free_slot].dbid = MyDatabaseId;
