@@ -397,7 +397,7 @@ topic_fetch(PG_FUNCTION_ARGS)
 	relation_close(topic_open_by_rowtype(rowtype, TOPIC_NO_ACL_CHECK),
 				   AccessShareLock);
 
-	InitMaterializedSRF(fcinfo, 0);
+	topic_init_srf(fcinfo);
 	memset(&read, 0, sizeof(read));
 	read.store = rsinfo->setResult;
 	read.desc = rsinfo->setDesc;

@@ -365,7 +365,7 @@ topic_poll(PG_FUNCTION_ARGS)
 		exit_hook = true;
 	}
 
-	InitMaterializedSRF(fcinfo, 0);
+	topic_init_srf(fcinfo);
 	polled_in_xact = true;
 	deadline = GetCurrentTimestamp() + wait_us;
 	for (;;)

