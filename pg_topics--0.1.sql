@@ -259,13 +259,18 @@ SELECT * FROM topics.member_info();
 COMMENT ON VIEW topics.group_members IS 'every member of every consumer group, with its partitions';
 
 CREATE VIEW topics.consumer_lag AS
-SELECT c.group_name, c.topic, c.partition, c.committed_offset, o.high_watermark,
-       greatest(o.last_stable_offset - c.committed_offset, 0) AS lag
-FROM topics.group_offset_info() c,
-     LATERAL topics.offsets(c.topic::text) o
-WHERE o.partition = c.partition
-  AND pg_catalog.has_table_privilege(c.topic, 'SELECT');
+SELECT g.group_name, g.topic, o.partition, c.committed_offset, o.high_watermark,
+       greatest(o.last_stable_offset -
+                coalesce(c.committed_offset,
+                         CASE current_setting('pg_topics.auto_offset_reset')
+                             WHEN 'latest' THEN o.last_stable_offset
+                             ELSE o.log_start_offset END), 0) AS lag
+FROM topics.group_info() g
+CROSS JOIN LATERAL topics.offsets(g.topic::text) o
+LEFT JOIN topics.group_offset_info() c
+       ON c.group_name = g.group_name AND c.topic = g.topic AND c.partition = o.partition
+WHERE pg_catalog.has_table_privilege(g.topic, 'SELECT');
 COMMENT ON VIEW topics.consumer_lag IS
-'per group and partition: committed offset, high watermark, and lag behind the last stable offset';
+'per group and partition: committed offset (NULL before the first), high watermark, and lag behind the last stable offset';
 
 GRANT SELECT ON topics.consumer_groups, topics.group_members, topics.consumer_lag TO PUBLIC;

@@ -70,6 +70,13 @@ SET pg_topics.auto_offset_reset = error;
 SELECT count(*) FROM topics.poll(NULL::cg, 'g5');
 RESET pg_topics.auto_offset_reset;
 
+-- lag covers every partition, also those the group has not committed yet
+SELECT count(*) FROM topics.poll(NULL::cg, 'lagging', max_records => 1);
+SELECT partition, committed_offset IS NULL AS not_yet, high_watermark, lag
+FROM topics.consumer_lag WHERE group_name = 'lagging' ORDER BY partition;
+SELECT sum(lag) + 1 = (SELECT count(*) FROM cg) AS lag_counts_every_record
+FROM topics.consumer_lag WHERE group_name = 'lagging';
+
 -- bad input
 SELECT * FROM topics.poll(NULL::cg, NULL);
 SELECT * FROM topics.poll(NULL::cg, '');
