@@ -373,6 +373,7 @@ topic_poll(PG_FUNCTION_ARGS)
 		Relation	topic = topic_try_open(topicid, AccessShareLock, ACL_SELECT);
 		GroupView	view;
 		long		remaining_ms;
+		int			busy = 0;
 		int			i;
 
 		if (topic == NULL)
@@ -395,7 +396,10 @@ topic_poll(PG_FUNCTION_ARGS)
 			StableRead	read;
 
 			if (!lock_partition(topicid, group, partition, false))
-				continue;		/* its previous owner is still at work */
+			{
+				busy++;			/* its previous owner is still at work */
+				continue;
+			}
 
 			leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
 			topic_storage_log_end(leaf, &end);
@@ -428,8 +432,12 @@ topic_poll(PG_FUNCTION_ARGS)
 
 		/* sleep without holding the topic, so drop_topic never waits */
 		UnlockRelationOid(topicid, AccessShareLock);
-		if (RecoveryInProgress())
-			remaining_ms = Min(remaining_ms, 20);
+		/*
+		 * A busy partition frees up when its previous owner's transaction
+		 * ends, which wakes nobody: look again soon.
+		 */
+		if (busy > 0)
+			remaining_ms = Min(remaining_ms, 10);
 		topic_registry_wait(topicid, remaining_ms);
 	}
 	if (wait_us > 0)
