@@ -808,7 +808,8 @@ class Bench:
         for p in peers:
             if p.preload:
                 if preloadable(p.preload):
-                    preload.append(p.preload)
+                    if p.preload not in preload:
+                        preload.append(p.preload)
                 else:
                     p.skip_reason = "skipped (not installed)"
         self.server.init(preload)
