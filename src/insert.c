@@ -360,6 +360,7 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	TimestampTz now;
 	TopicTail	tail;
 	Oid			topic;
+	int			slot;
 	int			done;
 	int			i;
 
@@ -385,8 +386,9 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	keep_supplied = preserve && any_supplied(recs, nslots);
 	batch = palloc(TOPIC_LOG_PAGE_CAPACITY);
 
-	/* catalog lookups before the tail lock, which every producer needs */
+	/* catalog lookups and the registry's lock before the tail lock */
 	topic = topic_registry_topic_of(rel);
+	slot = topic_registry_add_writer(rel, topic);
 
 	now = GetCurrentTimestamp();
 	topic_tail_lock(rel, &tail, bistate ? bistate->strategy : NULL);
@@ -409,7 +411,7 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 
 		first_index = TOPIC_LOG_MAX_RECORDS_PER_PAGE - tail.free_records + 1;
 		/* readers must learn of us before our offsets are in the log */
-		topic_registry_add_writer(rel, topic, ((TopicBatchHeader) batch)->base_offset);
+		topic_registry_set_first_offset(slot, ((TopicBatchHeader) batch)->base_offset);
 		topic_tail_append(rel, &tail, batch, len, done + count == nslots);
 		for (i = 0; i < count; i++)
 			fill_slot(rel, slots[done + i], offsets[done + i],

@@ -168,12 +168,13 @@ topic_registry_topic_of(Relation rel)
 }
 
 /*
- * Note that the current transaction writes partition relid (of topic)
- * from first_offset on.  Called under the partition's tail lock, before the
- * batch is appended; a no-op after the first time.
+ * Note that the current transaction is about to write partition rel (of
+ * topic): called before the tail lock is taken, returns the slot whose
+ * first offset topic_registry_set_first_offset() fills in under it.
+ * Only the first call per partition and transaction takes the lock.
  */
-void
-topic_registry_add_writer(Relation rel, Oid topic, int64 first_offset)
+int
+topic_registry_add_writer(Relation rel, Oid topic)
 {
 	Oid			relid = RelationGetRelid(rel);
 	WriterSlot *slots = my_slots();
@@ -183,7 +184,7 @@ topic_registry_add_writer(Relation rel, Oid topic, int64 first_offset)
 	/* our own slots change only here and at transaction end */
 	for (i = 0; i < my_nslots; i++)
 		if (slots[i].relid == relid && slots[i].dbid == MyDatabaseId)
-			return;
+			return i;
 	for (i = 0; i < registry->slots_per_proc; i++)
 		if (!OidIsValid(slots[i].dbid))
 		{
@@ -201,10 +202,28 @@ topic_registry_add_writer(Relation rel, Oid topic, int64 first_offset)
 	slots[free_slot].dbid = MyDatabaseId;
 	slots[free_slot].relid = relid;
 	slots[free_slot].topic = topic;
-	slots[free_slot].first_offset = first_offset;
+	/* not known yet: counts as no holder until set */
+	slots[free_slot].first_offset = PG_INT64_MAX;
 	slots[free_slot].since = GetCurrentTransactionStartTimestamp();
 	LWLockRelease(registry->lock);
 	my_nslots = Max(my_nslots, free_slot + 1);
+	return free_slot;
+}
+
+/*
+ * The transaction's first offset in the slot's partition, set under the
+ * partition's tail lock before its first batch is appended.  Only this
+ * backend writes its slots; a reader reads the high watermark from the
+ * tail page first (after our lock release, a barrier), then the slots,
+ * so it sees this value whenever our records are below that watermark.
+ */
+void
+topic_registry_set_first_offset(int slot, int64 first_offset)
+{
+	WriterSlot *s = &my_slots()[slot];
+
+	if (s->first_offset == PG_INT64_MAX)
+		s->first_offset = first_offset;
 }
 
 /*

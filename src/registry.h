@@ -23,7 +23,8 @@ extern void topic_registry_init(void);
 extern void topic_registry_shmem_request(void);
 extern void topic_registry_shmem_startup(void);
 extern Oid	topic_registry_topic_of(Relation rel);
-extern void topic_registry_add_writer(Relation rel, Oid topic, int64 first_offset);
+extern int	topic_registry_add_writer(Relation rel, Oid topic);
+extern void topic_registry_set_first_offset(int slot, int64 first_offset);
 extern int64 topic_registry_stable_offset(Oid relid, int64 high_watermark,
 										  TopicHolder *holder);
 extern void topic_registry_prepare_wait(Oid relid);
