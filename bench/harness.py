@@ -376,7 +376,8 @@ class Bench:
             return self.payload[1]
         t0 = time.time()
         self.server.psql_file(os.path.join(BENCH, "common", "payload.sql"),
-                              {"value_size": size, "nrows": nrows})
+                              {"value_size": size, "nrows": nrows,
+                               "batch": self.m["batch_w2"]})
         self.server.sql("CHECKPOINT")
         self.payload = (size, nrows)
         log(f"  payload: {nrows} rows x {size} B generated in {time.time() - t0:.1f}s (untimed)")

@@ -5,6 +5,9 @@
 --                                for peers that store bytea (null, heap, pg_topics)
 -- payload_text (id, key, vtext): the same keys; vtext = :value_size characters of base64 text
 --                                made from random bytes, for peers that store text (PgQ)
+-- payload_batches (b, keys, vals): the same rows as arrays of :batch, for peers whose batched
+--                                fast path takes arrays (pg_topics' produce_batch), so that no
+--                                array is built inside a timed statement
 -- UNLOGGED: the payload is input, not a measured object; it never changes during a run.
 CREATE EXTENSION IF NOT EXISTS pgcrypto;
 
@@ -14,7 +17,7 @@ LANGUAGE sql VOLATILE AS $$
   FROM generate_series(0, n - 1, 1024) AS g
 $$;
 
-DROP TABLE IF EXISTS payload, payload_text;
+DROP TABLE IF EXISTS payload, payload_text, payload_batches;
 CREATE UNLOGGED TABLE payload (id int PRIMARY KEY, key text NOT NULL, value bytea NOT NULL);
 CREATE UNLOGGED TABLE payload_text (id int PRIMARY KEY, key text NOT NULL, vtext text NOT NULL);
 -- no compression attempts while generating (the values are random anyway)
@@ -30,4 +33,9 @@ SELECT id, key,
        substr(translate(encode(bench_random_bytes((:value_size * 3) / 4 + 3), 'base64'), E'\n', ''), 1, :value_size)
 FROM payload;
 
-VACUUM ANALYZE payload, payload_text;
+CREATE UNLOGGED TABLE payload_batches AS
+SELECT (id - 1) / :batch AS b, array_agg(key ORDER BY id) AS keys, array_agg(value ORDER BY id) AS vals
+FROM payload GROUP BY 1;
+ALTER TABLE payload_batches ADD PRIMARY KEY (b);
+
+VACUUM ANALYZE payload, payload_text, payload_batches;
