@@ -5,11 +5,13 @@
  *	  of long-polling readers.
  *
  * Every backend has a row of slots, one per partition its current
- * transaction has written: (database, partition relation, first offset,
- * since).  A slot is filled under the partition's tail lock before the
- * first batch of the transaction is appended, and emptied at commit or
- * abort (XACT_EVENT_COMMIT/ABORT run after ProcArrayEndTransaction, so by
- * then the outcome is visible to new snapshots).  The lowest first offset
+ * transaction has written: (database, partition relation, topic, first
+ * offset, since).  A slot is created before the producer takes the
+ * partition's tail lock, its first offset stored under that lock before
+ * the transaction's first batch there is appended, and it is emptied at
+ * commit or abort (XACT_EVENT_COMMIT/ABORT run after
+ * ProcArrayEndTransaction, so by then the outcome is visible to new
+ * snapshots).  The lowest first offset
  * of a partition's slots, or its high watermark when there is none, is its
  * last stable offset as topics.offsets() and topics.partitions report it,
  * with the pid, xid and start time of the transaction holding it back.
