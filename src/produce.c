@@ -41,6 +41,23 @@
 PG_FUNCTION_INFO_V1(topic_produce);
 PG_FUNCTION_INFO_V1(topic_produce_batch);
 
+/* Refuse an argument (array, if is_array) of a type the topic does not take (42804) */
+static void
+refuse_type(Oid argtype, Oid coltype, const char *what, Relation topic,
+			bool is_array)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("%s of type %s cannot be produced to topic \"%s\"",
+					what, format_type_be(argtype), RelationGetRelationName(topic)),
+			 errdetail("The topic's %s type is %s.", what, format_type_be(coltype)),
+			 is_array ?
+			 errhint("Pass an array of %s or of text.", format_type_be(coltype)) :
+			 coltype == TEXTOID ?
+			 errhint("Pass text or an untyped literal.") :
+			 errhint("Pass %s, text, or an untyped literal.", format_type_be(coltype))));
+}
+
 /* Convert an argument of type argtype to the topic column's type */
 static Datum
 coerce_payload(Datum value, Oid argtype, Oid coltype, const char *what,
@@ -57,16 +74,7 @@ coerce_payload(Datum value, Oid argtype, Oid coltype, const char *what,
 	else if (argtype == TEXTOID)
 		cstring = TextDatumGetCString(value);
 	else
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("%s of type %s cannot be produced to topic \"%s\"",
-						what, format_type_be(argtype),
-						RelationGetRelationName(topic)),
-				 errdetail("The topic's %s type is %s.", what, format_type_be(coltype)),
-				 coltype == TEXTOID ?
-				 errhint("Pass text or an untyped literal.") :
-				 errhint("Pass %s, text, or an untyped literal.",
-						 format_type_be(coltype))));
+		refuse_type(argtype, coltype, what, topic, false);
 	getTypeInputInfo(coltype, &typinput, &typioparam);
 	return OidInputFunctionCall(typinput, cstring, typioparam, -1);
 }
@@ -194,13 +202,7 @@ deconstruct_payloads(Datum array, Oid argtype, Oid coltype, const char *what,
 	}
 	elemtype = get_element_type(argtype);
 	if (elemtype != coltype && elemtype != TEXTOID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("%s of type %s cannot be produced to topic \"%s\"",
-						what, format_type_be(argtype),
-						RelationGetRelationName(topic)),
-				 errdetail("The topic's %s type is %s.", what, format_type_be(coltype)),
-				 errhint("Pass an array of %s or of text.", format_type_be(coltype))));
+		refuse_type(argtype, coltype, what, topic, true);
 
 	arr = DatumGetArrayTypeP(array);
 	if (ARR_NDIM(arr) > 1)
