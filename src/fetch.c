@@ -380,6 +380,7 @@ topic_fetch(PG_FUNCTION_ARGS)
 	int64		wait_us = 0;
 	TimestampTz deadline;
 	Oid			topicid;
+	Relation	topic;
 	StableRead	read;
 
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
@@ -394,8 +395,8 @@ topic_fetch(PG_FUNCTION_ARGS)
 	topic_check_read_args("fetch", max_records, wait_us);
 
 	/* the row type must be a topic's before anything else looks at it */
-	relation_close(topic_open_by_rowtype(rowtype, TOPIC_NO_ACL_CHECK),
-				   AccessShareLock);
+	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
+	topicid = RelationGetRelid(topic);
 
 	topic_init_srf(fcinfo);
 	memset(&read, 0, sizeof(read));
@@ -404,23 +405,22 @@ topic_fetch(PG_FUNCTION_ARGS)
 	read.max_records = max_records;
 
 	deadline = GetCurrentTimestamp() + wait_us;
-	topicid = InvalidOid;
 	for (;;)
 	{
-		Relation	topic;
 		Relation	leaf;
 		Oid			leafid;
 		TopicLogEnd end;
 		long		remaining_ms;
 
-		topic = topicid == InvalidOid ?
-			topic_open_by_rowtype(rowtype, ACL_SELECT) :
-			topic_try_open(topicid, AccessShareLock, ACL_SELECT);
+		/* after a sleep, open the topic again: it may be gone */
 		if (topic == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_TABLE),
-					 errmsg("topic was dropped while fetch was waiting")));
-		topicid = RelationGetRelid(topic);
+		{
+			topic = topic_try_open(topicid, AccessShareLock, ACL_SELECT);
+			if (topic == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_TABLE),
+						 errmsg("topic was dropped while fetch was waiting")));
+		}
 		topic_check_partition(topic, partition);
 		leafid = topic_partition_relid(topic, partition);
 		leaf = table_open(leafid, AccessShareLock);
@@ -436,6 +436,7 @@ topic_fetch(PG_FUNCTION_ARGS)
 
 		table_close(leaf, NoLock);
 		relation_close(topic, NoLock);
+		topic = NULL;
 
 		remaining_ms = (long) ((deadline - GetCurrentTimestamp()) / 1000);
 		if (read.returned > 0 || wait_us == 0 || remaining_ms <= 0)

@@ -333,6 +333,7 @@ topic_poll(PG_FUNCTION_ARGS)
 	int64		wait_us = 0;
 	TimestampTz deadline;
 	Oid			topicid;
+	Relation	topic;
 	Oid			owner;
 	int64		total = 0;
 
@@ -350,15 +351,11 @@ topic_poll(PG_FUNCTION_ARGS)
 	topic_check_read_args("poll", max_records, wait_us);
 	PreventCommandIfReadOnly("poll");
 
-	{
-		Relation	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
-
-		topicid = RelationGetRelid(topic);
-		topic_groups_ensure_loaded();
-		if (topic_group_exists(topicid, group, &owner))
-			check_group_control(topic, group, owner);
-		relation_close(topic, AccessShareLock);
-	}
+	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
+	topicid = RelationGetRelid(topic);
+	topic_groups_ensure_loaded();
+	if (topic_group_exists(topicid, group, &owner))
+		check_group_control(topic, group, owner);
 	if (!exit_hook)
 	{
 		before_shmem_exit(leave_groups_at_exit, (Datum) 0);
@@ -370,16 +367,20 @@ topic_poll(PG_FUNCTION_ARGS)
 	deadline = GetCurrentTimestamp() + wait_us;
 	for (;;)
 	{
-		Relation	topic = topic_try_open(topicid, AccessShareLock, ACL_SELECT);
 		GroupView	view;
 		long		remaining_ms;
 		int			busy = 0;
 		int			i;
 
+		/* after a sleep, open the topic again: it may be gone */
 		if (topic == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_TABLE),
-					 errmsg("topic was dropped while poll was waiting")));
+		{
+			topic = topic_try_open(topicid, AccessShareLock, ACL_SELECT);
+			if (topic == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_TABLE),
+						 errmsg("topic was dropped while poll was waiting")));
+		}
 		if (wait_us > 0)
 			topic_registry_prepare_wait(topicid);
 
@@ -425,6 +426,7 @@ topic_poll(PG_FUNCTION_ARGS)
 		}
 		rotation++;
 		relation_close(topic, NoLock);
+		topic = NULL;
 
 		remaining_ms = (long) ((deadline - GetCurrentTimestamp()) / 1000);
 		if (total > 0 || wait_us == 0 || remaining_ms <= 0)
