@@ -7,6 +7,7 @@ OBJS = \
 	src/record.o \
 	src/storage.o \
 	src/visibility.o \
+	src/freeze.o \
 	src/insert.o \
 	src/scan.o \
 	src/tableam.o \
@@ -46,3 +47,6 @@ PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla -Wendif-label
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# PGXS tracks no header dependencies: rebuild everything when a header changes
+$(OBJS): $(wildcard src/*.h)

@@ -84,11 +84,15 @@ typedef enum BatchFate
 
 static BatchFate
 batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot,
-		   XLogRecPtr *flush_to)
+		   TopicLogPosition resolved, XLogRecPtr *flush_to)
 {
 	TransactionId xid = hdr->xid;
 
-	if (xid == FrozenTransactionId)
+	if (hdr->flags & TB_ABORTED)
+		return BATCH_SKIP;
+	/* resolved: finished, and durable, before any snapshot still running */
+	if (topic_batch_is_resolved(buffer, hdr, resolved) ||
+		xid == FrozenTransactionId)
 		return BATCH_READ;
 	if (hdr->hints & TB_HINT_ABORTED)
 		return BATCH_SKIP;
@@ -100,11 +104,11 @@ batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot,
 	if (XidInMVCCSnapshot(xid, snapshot))
 	{
 		/* running at snapshot time; an abort since then is final */
-		if (!TransactionIdIsInProgress(xid) && !TransactionIdDidCommit(xid))
+		if (!TransactionIdIsInProgress(xid) && !topic_batch_did_commit(hdr))
 			return BATCH_SKIP;
 		return BATCH_STOP;
 	}
-	if (!(hdr->hints & TB_HINT_COMMITTED) && !TransactionIdDidCommit(xid))
+	if (!(hdr->hints & TB_HINT_COMMITTED) && !topic_batch_did_commit(hdr))
 	{
 		topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
 		return BATCH_SKIP;
@@ -174,12 +178,13 @@ emit_record(StableRead *read, int32 partition, TopicRecord *rec)
 
 /*
  * Read partition rel (number partition) from offset from, under snapshot,
- * up to the high watermark hw, by the rule at the top of this file.
+ * up to the high watermark in *end, by the rule at the top of this file.
  */
 void
-topic_read_stable(Relation rel, int32 partition, int64 from, int64 hw,
-			Snapshot snapshot, StableRead *read)
+topic_read_stable(Relation rel, int32 partition, int64 from,
+				  const TopicLogEnd *end, Snapshot snapshot, StableRead *read)
 {
+	int64		hw = end->next_offset;
 	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
 	BlockNumber blkno;
 
@@ -223,7 +228,7 @@ topic_read_stable(Relation rel, int32 partition, int64 from, int64 hw,
 				done = true;	/* written after we read the watermark */
 				break;
 			}
-			switch (batch_fate(buffer, hdr, snapshot, &flush_to))
+			switch (batch_fate(buffer, hdr, snapshot, end->resolved, &flush_to))
 			{
 				case BATCH_STOP:
 					if (flush_to != InvalidXLogRecPtr)
@@ -300,7 +305,7 @@ topic_read_partition(Relation leaf, int32 partition, int64 from,
 
 	snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
 		RegisterSnapshot(GetLatestSnapshot());
-	topic_read_stable(leaf, partition, from, end->next_offset, snapshot, read);
+	topic_read_stable(leaf, partition, from, end, snapshot, read);
 	if (!IsolationUsesXactSnapshot())
 		UnregisterSnapshot(snapshot);
 }

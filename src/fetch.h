@@ -29,7 +29,8 @@ typedef struct StableRead
 } StableRead;
 
 extern void topic_read_stable(Relation rel, int32 partition, int64 from,
-							  int64 hw, Snapshot snapshot, StableRead *read);
+							  const TopicLogEnd *end, Snapshot snapshot,
+							  StableRead *read);
 extern void topic_read_partition(Relation leaf, int32 partition, int64 from,
 								 const TopicLogEnd *end, StableRead *read);
 extern void topic_check_read_args(const char *fn, int32 max_records,

@@ -53,6 +53,7 @@ typedef struct TopicScanDescData
 	int			nvisible;
 	int			current;
 	double		pending_dead;	/* ANALYZE: dead records of the page */
+	TopicLogPosition resolved;	/* the resolved mark when the scan began */
 	VisibleRecord visible[TOPIC_LOG_MAX_RECORDS_PER_PAGE];
 } TopicScanDescData;
 
@@ -80,9 +81,10 @@ batch_wanted(TopicScanDesc scan, Buffer buffer, TopicBatchHeader hdr)
 	TopicXidStatus status;
 
 	if (scan->base.rs_snapshot != NULL)
-		return topic_batch_visible(buffer, hdr, scan->base.rs_snapshot);
+		return topic_batch_visible(buffer, hdr, scan->base.rs_snapshot,
+								   scan->resolved);
 
-	status = topic_batch_status(buffer, hdr);
+	status = topic_batch_status(buffer, hdr, scan->resolved);
 	if (status == TOPIC_XID_ABORTED)
 		scan->pending_dead += hdr->nrecords;
 	return status == TOPIC_XID_COMMITTED || status == TOPIC_XID_CURRENT;
@@ -305,6 +307,7 @@ topic_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	}
 	else
 		scan->nblocks = RelationGetNumberOfBlocks(rel);
+	scan->resolved = topic_storage_resolved(rel);
 
 	/* large scans should not push everything else out of shared buffers */
 	if ((flags & SO_ALLOW_STRAT) && scan->nblocks > (BlockNumber) NBuffers / 4)
@@ -354,6 +357,7 @@ topic_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 	else
 		scan->nblocks =
 			((ParallelBlockTableScanDesc) scan->base.rs_parallel)->phs_nblocks;
+	scan->resolved = topic_storage_resolved(scan->base.rs_rd);
 }
 
 bool
@@ -456,6 +460,8 @@ bool
 topic_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 						TupleTableSlot *slot)
 {
+	/* read before the data page is locked: the metapage is a lower block */
+	TopicLogPosition resolved = topic_storage_resolved(rel);
 	Buffer		buffer;
 	TopicRecord rec;
 	TopicBatchHeader hdr = locate(rel, tid, &buffer, &rec);
@@ -463,7 +469,7 @@ topic_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 
 	if (hdr == NULL)
 		return false;
-	if (topic_batch_visible(buffer, hdr, snapshot))
+	if (topic_batch_visible(buffer, hdr, snapshot, resolved))
 	{
 		store_record(rel, slot, &rec, hdr->partition,
 					 ItemPointerGetBlockNumber(tid),
@@ -490,6 +496,7 @@ bool
 topic_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 							   Snapshot snapshot)
 {
+	TopicLogPosition resolved = topic_storage_resolved(rel);
 	Buffer		buffer;
 	TopicRecord rec;
 	TopicBatchHeader hdr = locate(rel, &slot->tts_tid, &buffer, &rec);
@@ -497,7 +504,7 @@ topic_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 
 	if (hdr == NULL)
 		return false;
-	visible = topic_batch_visible(buffer, hdr, snapshot);
+	visible = topic_batch_visible(buffer, hdr, snapshot, resolved);
 	UnlockReleaseBuffer(buffer);
 	return visible;
 }

@@ -198,15 +198,14 @@ log_end_at(Relation rel, BlockNumber blkno, BufferAccessStrategy strategy,
 	}
 }
 
-/* Log start, high watermark and newest timestamp of rel */
-void
-topic_storage_log_end(Relation rel, TopicLogEnd *end)
+/* Read rel's metapage into *meta */
+static void
+read_metapage(Relation rel, TopicLogMetaData *meta)
 {
-	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
 	Buffer		buffer;
 	Page		page;
 
-	if (nblocks == 0)
+	if (RelationGetNumberOfBlocks(rel) == 0)
 		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, "The metapage is missing.");
 
 	buffer = ReadBuffer(rel, TOPIC_LOG_METAPAGE_BLKNO);
@@ -215,10 +214,179 @@ topic_storage_log_end(Relation rel, TopicLogEnd *end)
 	if (PageIsNew(page))
 		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, "The metapage is missing.");
 	topic_page_check(rel, TOPIC_LOG_METAPAGE_BLKNO, page, TL_PAGE_META);
-	end->log_start_offset = TopicLogPageGetMeta(page)->log_start_offset;
+	*meta = *TopicLogPageGetMeta(page);
 	UnlockReleaseBuffer(buffer);
+}
 
-	log_end_at(rel, nblocks - 1, NULL, &end->next_offset, &end->max_timestamp);
+/* Log start, high watermark, newest timestamp and resolved mark of rel */
+void
+topic_storage_log_end(Relation rel, TopicLogEnd *end)
+{
+	TopicLogMetaData meta;
+
+	read_metapage(rel, &meta);
+	end->log_start_offset = meta.log_start_offset;
+	end->resolved = meta.resolved;
+	log_end_at(rel, RelationGetNumberOfBlocks(rel) - 1, NULL,
+			   &end->next_offset, &end->max_timestamp);
+}
+
+/*
+ * rel's resolved mark.  A reader may keep it for as long as it likes: the
+ * mark only moves forward, and a batch it passed since still reads right
+ * (see topic_batch_did_commit).
+ */
+TopicLogPosition
+topic_storage_resolved(Relation rel)
+{
+	TopicLogMetaData meta;
+
+	read_metapage(rel, &meta);
+	return meta.resolved;
+}
+
+/*
+ * Set the resolved mark of a metapage; on the primary and in redo.  A
+ * metapage written before the mark existed gets its pd_lower raised over
+ * it, so that full-page images keep it.
+ */
+static void
+metapage_set_resolved(Page page, TopicLogPosition resolved)
+{
+	TopicLogMetaData *meta = TopicLogPageGetMeta(page);
+	PageHeader	phdr = (PageHeader) page;
+	LocationIndex meta_end = ((char *) meta + sizeof(TopicLogMetaData)) - (char *) page;
+
+	meta->resolved = Max(meta->resolved, resolved);
+	if (phdr->pd_lower < meta_end)
+		phdr->pd_lower = meta_end;
+}
+
+/*
+ * Move rel's resolved mark forward to position (never back).
+ * latest_committed is the newest committed xid among the batches it passes
+ * (or invalid): a hot standby first cancels the queries whose snapshots
+ * might not see that transaction yet, as for heap's all-visible marks.
+ */
+void
+topic_storage_advance_resolved(Relation rel, TopicLogPosition position,
+							   TransactionId latest_committed)
+{
+	Buffer		buffer = ReadBuffer(rel, TOPIC_LOG_METAPAGE_BLKNO);
+	Page		page;
+
+	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+	page = BufferGetPage(buffer);
+	topic_page_check(rel, TOPIC_LOG_METAPAGE_BLKNO, page, TL_PAGE_META);
+	if (position <= TopicLogPageGetMeta(page)->resolved)
+	{
+		UnlockReleaseBuffer(buffer);
+		return;
+	}
+
+	START_CRIT_SECTION();
+	metapage_set_resolved(page, position);
+	MarkBufferDirty(buffer);
+	if (RelationNeedsWAL(rel))
+	{
+		xl_topic_log_resolve xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.resolved = position;
+		xlrec.latest_committed = latest_committed;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
+		recptr = XLogInsert(TOPIC_LOG_RMGR_ID, XLOG_TOPIC_LOG_RESOLVE);
+		PageSetLSN(page, recptr);
+	}
+	END_CRIT_SECTION();
+	UnlockReleaseBuffer(buffer);
+}
+
+/* Redo of topic_storage_advance_resolved's metapage change */
+void
+topic_page_set_resolved(Page page, TopicLogPosition position)
+{
+	metapage_set_resolved(page, position);
+}
+
+/* Does a batch start at each of positions[0..n-1] of a data page? */
+static bool
+batches_at(Page page, const uint16 *positions, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		Size		pos = 0;
+		TopicBatchHeader hdr;
+		bool		found = false;
+
+		while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
+			if ((char *) hdr - (char *) page == positions[i])
+			{
+				found = true;
+				break;
+			}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Flag the batches at byte positions positions[0..n-1] of a data page as
+ * rolled back for good (TB_ABORTED); on the primary and in redo.  False,
+ * changing nothing, if a position is not where a batch starts.
+ */
+bool
+topic_page_set_aborted(Page page, const uint16 *positions, int n)
+{
+	int			i;
+
+	if (!batches_at(page, positions, n))
+		return false;
+	for (i = 0; i < n; i++)
+		((TopicBatchHeader) ((char *) page + positions[i]))->flags |= TB_ABORTED;
+	return true;
+}
+
+/*
+ * Flag batches of an exclusively locked data page as rolled back for good,
+ * so that they stay invisible once the resolved mark passes them and their
+ * xids are forgotten.  positions are the batches' byte positions.
+ */
+void
+topic_page_mark_aborted(Relation rel, Buffer buffer, const uint16 *positions,
+						int n)
+{
+	Page		page = BufferGetPage(buffer);
+
+	/* checked outside the critical section, so that it cannot PANIC */
+	if (n <= 0 || !batches_at(page, positions, n))
+		elog(ERROR, "no batches to mark on page %u of \"%s\"",
+			 BufferGetBlockNumber(buffer), RelationGetRelationName(rel));
+
+	START_CRIT_SECTION();
+	if (!topic_page_set_aborted(page, positions, n))
+		elog(PANIC, "page %u of \"%s\" has no batch where one was marked",
+			 BufferGetBlockNumber(buffer), RelationGetRelationName(rel));
+	MarkBufferDirty(buffer);
+	if (RelationNeedsWAL(rel))
+	{
+		xl_topic_log_mark_aborted xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.nbatches = n;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfTopicLogMarkAborted);
+		XLogRegisterData((char *) positions, n * sizeof(uint16));
+		XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
+		recptr = XLogInsert(TOPIC_LOG_RMGR_ID, XLOG_TOPIC_LOG_MARK_ABORTED);
+		PageSetLSN(page, recptr);
+	}
+	END_CRIT_SECTION();
 }
 
 /*

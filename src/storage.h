@@ -5,7 +5,8 @@
  *
  * Everything above it (insert, scan, verify, the access-method adapter)
  * sees pages through these functions.  A page is read-only except through
- * topic_tail_append() (batches) and topic_batch_set_hints() (hint bytes).
+ * topic_tail_append() (batches), topic_batch_set_hints() (hint bytes) and
+ * freezing's topic_page_mark_aborted() and topic_storage_advance_resolved().
  *
  *-------------------------------------------------------------------------
  */
@@ -37,6 +38,7 @@ typedef struct TopicLogEnd
 	int64		log_start_offset;
 	int64		next_offset;
 	TimestampTz max_timestamp;
+	TopicLogPosition resolved;
 } TopicLogEnd;
 
 extern void topic_storage_create(const RelFileNode *rnode,
@@ -45,6 +47,14 @@ extern void topic_storage_create(const RelFileNode *rnode,
 extern void topic_storage_reset(Relation rel, int64 log_start_offset,
 								TimestampTz max_timestamp);
 extern void topic_storage_log_end(Relation rel, TopicLogEnd *end);
+extern TopicLogPosition topic_storage_resolved(Relation rel);
+extern void topic_storage_advance_resolved(Relation rel,
+										   TopicLogPosition position,
+										   TransactionId latest_committed);
+extern void topic_page_mark_aborted(Relation rel, Buffer buffer,
+									const uint16 *positions, int n);
+extern void topic_page_set_resolved(Page page, TopicLogPosition position);
+extern bool topic_page_set_aborted(Page page, const uint16 *positions, int n);
 
 extern void topic_tail_lock(Relation rel, TopicTail *tail,
 							BufferAccessStrategy strategy);

@@ -22,6 +22,7 @@
 #include "storage/smgr.h"
 #include "utils/snapmgr.h"
 
+#include "freeze.h"
 #include "pg_topics.h"
 #include "scan.h"
 #include "storage.h"
@@ -220,17 +221,6 @@ topic_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 	refuse("CLUSTER or VACUUM FULL", "Use plain VACUUM; a log is never rewritten, and retention returns disk space.");
 }
 
-static void
-topic_relation_vacuum(Relation rel, struct VacuumParams *params,
-					  BufferAccessStrategy bstrategy)
-{
-	/*
-	 * Nothing to reclaim: records are never deleted one by one.  Freezing
-	 * (advancing relfrozenxid without rewriting pages) belongs here; see
-	 * docs/architecture.md section 6.
-	 */
-}
-
 static double
 topic_index_build_range_scan(Relation table_rel, Relation index_rel,
 							 struct IndexInfo *index_info, bool allow_sync,
@@ -327,7 +317,7 @@ static const TableAmRoutine topic_log_methods = {
 	.relation_nontransactional_truncate = topic_relation_nontransactional_truncate,
 	.relation_copy_data = topic_relation_copy_data,
 	.relation_copy_for_cluster = topic_relation_copy_for_cluster,
-	.relation_vacuum = topic_relation_vacuum,
+	.relation_vacuum = topic_vacuum,
 	.scan_analyze_next_block = topic_scan_analyze_next_block,
 	.scan_analyze_next_tuple = topic_scan_analyze_next_tuple,
 	.index_build_range_scan = topic_index_build_range_scan,

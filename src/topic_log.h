@@ -90,6 +90,20 @@ typedef TopicLogPageOpaqueData *TopicLogPageOpaque;
 	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - \
 	 MAXALIGN(sizeof(TopicLogPageOpaqueData)))
 
+/*
+ * A place in the log: a block and a byte position on it, ordered as the
+ * log is.  Batches before the metapage's resolved mark are "resolved":
+ * their transaction is over, their xid no longer needs (or has) a commit
+ * log entry, and they are visible unless flagged TB_ABORTED
+ * (docs/architecture.md section 6).  0 means nothing is resolved.
+ */
+typedef uint64 TopicLogPosition;
+
+#define TopicLogPositionMake(blkno, pos) \
+	(((TopicLogPosition) (blkno) << 16) | (TopicLogPosition) (pos))
+#define TopicLogPositionGetBlock(position)	((BlockNumber) ((position) >> 16))
+#define TopicLogPositionGetPos(position)	((Size) ((position) & 0xFFFF))
+
 /* Metapage contents, right after the page header */
 typedef struct TopicLogMetaData
 {
@@ -98,6 +112,7 @@ typedef struct TopicLogMetaData
 	uint32		flags;			/* none yet */
 	uint32		reserved;
 	int64		log_start_offset;
+	TopicLogPosition resolved;	/* every batch before it is resolved */
 } TopicLogMetaData;
 
 #define TopicLogPageGetMeta(page) \
@@ -127,7 +142,8 @@ typedef TopicBatchHeaderData *TopicBatchHeader;
 
 #define TB_CONTIGUOUS		0x01	/* offset = base_offset + i */
 #define TB_SAME_TIMESTAMP	0x02	/* timestamp = base_timestamp */
-#define TB_KNOWN_FLAGS		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP)
+#define TB_ABORTED			0x04	/* set by freezing: rolled back, for good */
+#define TB_KNOWN_FLAGS		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP | TB_ABORTED)
 
 #define TB_HINT_COMMITTED	0x01
 #define TB_HINT_ABORTED		0x02

@@ -12,7 +12,11 @@
  * bounds and summary (record and batch counts, offset and timestamp
  * ranges); every batch header and record decodes inside its batch;
  * offsets strictly increase and timestamps never decrease along the log;
- * transaction ids are normal (or frozen) and not in the future.  All-zero
+ * the resolved mark lies on a batch boundary inside the log; transaction
+ * ids of batches at or after it are normal (or frozen), not in the future
+ * and not older than relfrozenxid, and none flagged rolled back committed.
+ * Batches before the mark are not asked about their xids, which may be
+ * older than the commit log or wrapped around.  All-zero
  * pages are healthy anywhere: a crash between extending the relation and
  * logging a page's first batch leaves them.
  *
@@ -48,6 +52,9 @@ typedef struct VerifyState
 	int64		prev_offset;	/* highest offset seen so far */
 	TimestampTz prev_timestamp; /* newest timestamp seen so far */
 	TransactionId next_xid;
+	TransactionId relfrozenxid;
+	TopicLogPosition resolved;	/* the metapage's resolved mark */
+	bool		resolved_found; /* a batch boundary at the mark was seen */
 } VerifyState;
 
 static void report(VerifyState *state, BlockNumber blkno, const char *fmt,...)
@@ -155,12 +162,51 @@ check_metapage(VerifyState *state, Page page)
 	state->have_prev = true;
 	state->prev_offset = opaque->next_offset - 1;
 	state->prev_timestamp = opaque->max_timestamp;
+	state->resolved = meta->resolved;
+	state->resolved_found = (meta->resolved == 0);
+}
+
+/* Check the transaction id of a batch at or after the resolved mark */
+static void
+check_batch_xid(VerifyState *state, BlockNumber blkno, int batchno,
+				TopicBatchHeader hdr)
+{
+	TransactionId xid = hdr->xid;
+
+	if (xid != FrozenTransactionId && !TransactionIdIsNormal(xid))
+	{
+		report(state, blkno, "batch %d has invalid transaction id %u",
+			   batchno, xid);
+		return;
+	}
+	if (!TransactionIdIsNormal(xid))
+		return;
+	if (TransactionIdFollowsOrEquals(xid, state->next_xid))
+		report(state, blkno, "batch %d has transaction id %u from the future (next is %u)",
+			   batchno, xid, state->next_xid);
+	else if (hdr->flags & TB_ABORTED)
+	{
+		bool		committed = false;
+
+		/* flagged ones do not hold relfrozenxid back: ask only if known */
+		LWLockAcquire(XactTruncationLock, LW_SHARED);
+		if (TransactionIdFollowsOrEquals(xid, ShmemVariableCache->oldestClogXid))
+			committed = TransactionIdDidCommit(xid);
+		LWLockRelease(XactTruncationLock);
+		if (committed)
+			report(state, blkno, "batch %d is flagged rolled back, but transaction %u committed",
+				   batchno, xid);
+	}
+	else if (TransactionIdPrecedes(xid, state->relfrozenxid))
+		report(state, blkno, "batch %d has transaction id %u, older than relfrozenxid %u and after the resolved mark",
+			   batchno, xid, state->relfrozenxid);
 }
 
 /* Check one batch of a data page; updates the running order state */
 static void
 check_batch(VerifyState *state, BlockNumber blkno, int batchno,
-			TopicBatchHeader hdr, int64 *min_offset, int64 *max_offset,
+			TopicBatchHeader hdr, TopicLogPosition position,
+			int64 *min_offset, int64 *max_offset,
 			TimestampTz *min_ts, TimestampTz *max_ts)
 {
 	const char *bytes = (const char *) hdr;
@@ -169,13 +215,10 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 
 	if (hdr->flags & ~TB_KNOWN_FLAGS || hdr->reserved != 0)
 		report(state, blkno, "batch %d has unknown flags 0x%02X", batchno, hdr->flags);
-	if (hdr->xid != FrozenTransactionId && !TransactionIdIsNormal(hdr->xid))
-		report(state, blkno, "batch %d has invalid transaction id %u",
-			   batchno, hdr->xid);
-	else if (TransactionIdIsNormal(hdr->xid) &&
-			 TransactionIdFollowsOrEquals(hdr->xid, state->next_xid))
-		report(state, blkno, "batch %d has transaction id %u from the future (next is %u)",
-			   batchno, hdr->xid, state->next_xid);
+	if (position == state->resolved)
+		state->resolved_found = true;
+	if (position >= state->resolved)
+		check_batch_xid(state, blkno, batchno, hdr);
 
 	for (i = 0; i < hdr->nrecords; i++)
 	{
@@ -227,12 +270,18 @@ check_data_page(VerifyState *state, BlockNumber blkno, Page page)
 
 	while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
 	{
-		check_batch(state, blkno, nbatches, hdr, &min_offset, &max_offset,
-					&min_ts, &max_ts);
+		TopicLogPosition position =
+			TopicLogPositionMake(blkno, (char *) hdr - (char *) page);
+
+		check_batch(state, blkno, nbatches, hdr, position,
+					&min_offset, &max_offset, &min_ts, &max_ts);
 		nrecords += hdr->nrecords;
 		nbatches++;
 		end = pos;
 	}
+	/* the mark may also sit right after a page's last batch */
+	if (state->resolved == TopicLogPositionMake(blkno, end))
+		state->resolved_found = true;
 
 	if (end != phdr->pd_lower)
 		report(state, blkno, "%u bytes after batch %d are not a valid batch",
@@ -266,6 +315,7 @@ verify_relation(ReturnSetInfo *rsinfo, Oid relid)
 	state.rsinfo = rsinfo;
 	state.rel = table_open(relid, AccessShareLock);
 	state.next_xid = ReadNextTransactionId();
+	state.relfrozenxid = state.rel->rd_rel->relfrozenxid;
 
 	nblocks = RelationGetNumberOfBlocks(state.rel);
 	if (nblocks == 0)
@@ -298,6 +348,11 @@ verify_relation(ReturnSetInfo *rsinfo, Oid relid)
 		 * log simply continues on the next page.
 		 */
 	}
+	if (nblocks > 0 && !state.resolved_found)
+		report(&state, TOPIC_LOG_METAPAGE_BLKNO,
+			   "resolved mark (block %u, byte %zu) is not at a batch boundary of the log",
+			   TopicLogPositionGetBlock(state.resolved),
+			   TopicLogPositionGetPos(state.resolved));
 
 	FreeAccessStrategy(strategy);
 	table_close(state.rel, AccessShareLock);

@@ -16,6 +16,11 @@
  * Records of an aborted transaction stay on disk and keep their offsets;
  * readers see a gap exactly there.
  *
+ * Batches before the partition's resolved mark are decided without their
+ * xid, which may be older than the commit log or wrapped around: visible
+ * unless flagged TB_ABORTED.  VACUUM moves the mark (freeze.c), only past
+ * transactions every snapshot already sees as finished.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -28,6 +33,40 @@
 
 #include "storage.h"
 #include "visibility.h"
+
+/* Is the batch before the resolved mark? */
+bool
+topic_batch_is_resolved(Buffer buffer, TopicBatchHeader hdr,
+						TopicLogPosition resolved)
+{
+	Size		pos = (char *) hdr - (char *) BufferGetPage(buffer);
+
+	return TopicLogPositionMake(BufferGetBlockNumber(buffer), pos) < resolved;
+}
+
+/*
+ * Did the batch's transaction commit?  For a batch at or after the
+ * resolved mark the caller read.  VACUUM may have moved the mark past it
+ * since, and the commit log may even have been truncated past its xid
+ * (relfrozenxid only advances behind the mark): the xid is then resolved,
+ * and the aborted flag tells.  The truncation lock keeps the commit log in
+ * place while we look, as pg_xact_status() does.
+ */
+bool
+topic_batch_did_commit(TopicBatchHeader hdr)
+{
+	bool		committed;
+
+	if (hdr->flags & TB_ABORTED)
+		return false;
+	LWLockAcquire(XactTruncationLock, LW_SHARED);
+	if (TransactionIdPrecedes(hdr->xid, ShmemVariableCache->oldestClogXid))
+		committed = true;
+	else
+		committed = TransactionIdDidCommit(hdr->xid);
+	LWLockRelease(XactTruncationLock);
+	return committed;
+}
 
 /* Set the committed hint, unless the commit may still be lost */
 void
@@ -44,10 +83,15 @@ topic_batch_hint_committed(Buffer buffer, TopicBatchHeader hdr)
  * (updating the hint).
  */
 TopicXidStatus
-topic_batch_status(Buffer buffer, TopicBatchHeader hdr)
+topic_batch_status(Buffer buffer, TopicBatchHeader hdr,
+				   TopicLogPosition resolved)
 {
 	TransactionId xid = hdr->xid;
 
+	if (hdr->flags & TB_ABORTED)
+		return TOPIC_XID_ABORTED;
+	if (topic_batch_is_resolved(buffer, hdr, resolved))
+		return TOPIC_XID_COMMITTED;
 	if (hdr->hints & TB_HINT_COMMITTED || xid == FrozenTransactionId)
 		return TOPIC_XID_COMMITTED;
 	if (hdr->hints & TB_HINT_ABORTED)
@@ -57,7 +101,7 @@ topic_batch_status(Buffer buffer, TopicBatchHeader hdr)
 	/* in-progress first: the commit log is set before the proc array */
 	if (TransactionIdIsInProgress(xid))
 		return TOPIC_XID_IN_PROGRESS;
-	if (TransactionIdDidCommit(xid))
+	if (topic_batch_did_commit(hdr))
 	{
 		topic_batch_hint_committed(buffer, hdr);
 		return TOPIC_XID_COMMITTED;
@@ -87,7 +131,7 @@ visible_mvcc(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
 		 * Finished before the snapshot was taken, so the commit log is
 		 * settled for it.
 		 */
-		if (TransactionIdDidCommit(xid))
+		if (topic_batch_did_commit(hdr))
 		{
 			topic_batch_hint_committed(buffer, hdr);
 			return true;
@@ -101,8 +145,13 @@ visible_mvcc(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
 
 /* Does snapshot see the batch?  The buffer is pinned and locked. */
 bool
-topic_batch_visible(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
+topic_batch_visible(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot,
+					TopicLogPosition resolved)
 {
+	if (hdr->flags & TB_ABORTED)
+		return false;
+	if (topic_batch_is_resolved(buffer, hdr, resolved))
+		return true;
 	switch (snapshot->snapshot_type)
 	{
 		case SNAPSHOT_MVCC:
@@ -112,7 +161,7 @@ topic_batch_visible(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
 		case SNAPSHOT_SELF:
 		case SNAPSHOT_DIRTY:
 			{
-				TopicXidStatus status = topic_batch_status(buffer, hdr);
+				TopicXidStatus status = topic_batch_status(buffer, hdr, resolved);
 
 				return status == TOPIC_XID_COMMITTED ||
 					status == TOPIC_XID_CURRENT ||

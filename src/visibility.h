@@ -22,8 +22,12 @@ typedef enum TopicXidStatus
 } TopicXidStatus;
 
 extern bool topic_batch_visible(Buffer buffer, TopicBatchHeader hdr,
-								Snapshot snapshot);
-extern TopicXidStatus topic_batch_status(Buffer buffer, TopicBatchHeader hdr);
+								Snapshot snapshot, TopicLogPosition resolved);
+extern TopicXidStatus topic_batch_status(Buffer buffer, TopicBatchHeader hdr,
+										 TopicLogPosition resolved);
+extern bool topic_batch_is_resolved(Buffer buffer, TopicBatchHeader hdr,
+									TopicLogPosition resolved);
+extern bool topic_batch_did_commit(TopicBatchHeader hdr);
 extern void topic_batch_hint_committed(Buffer buffer, TopicBatchHeader hdr);
 
 #endif							/* TOPIC_VISIBILITY_H */

@@ -23,6 +23,8 @@
 
 /* Record types (the high bits of xl_info) */
 #define XLOG_TOPIC_LOG_INSERT		0x00
+#define XLOG_TOPIC_LOG_MARK_ABORTED	0x10
+#define XLOG_TOPIC_LOG_RESOLVE		0x20
 #define XLOG_TOPIC_LOG_OPMASK		0x70
 #define XLOG_TOPIC_LOG_INIT_PAGE	0x80	/* the batch starts a new page */
 
@@ -42,6 +44,29 @@ typedef struct xl_topic_log_insert
 #define SizeOfTopicLogInsert	MAXALIGN(sizeof(xl_topic_log_insert))
 
 #define XLTL_LAST_IN_MULTI		0x01	/* last record of one insert call */
+
+/*
+ * XLOG_TOPIC_LOG_MARK_ABORTED: set TB_ABORTED on the batches of data page
+ * block 0 that start at the byte positions following this header.
+ */
+typedef struct xl_topic_log_mark_aborted
+{
+	uint16		nbatches;
+	uint16		positions[FLEXIBLE_ARRAY_MEMBER];
+} xl_topic_log_mark_aborted;
+
+#define SizeOfTopicLogMarkAborted	offsetof(xl_topic_log_mark_aborted, positions)
+
+/*
+ * XLOG_TOPIC_LOG_RESOLVE: move the resolved mark of metapage block 0 to
+ * resolved.  Queries on a hot standby whose snapshots may not see
+ * latest_committed conflict with it.
+ */
+typedef struct xl_topic_log_resolve
+{
+	uint64		resolved;		/* a TopicLogPosition */
+	TransactionId latest_committed;
+} xl_topic_log_resolve;
 
 /* walredo.c */
 extern void topic_wal_init(void);

@@ -25,6 +25,7 @@
 #include "replication/reorderbuffer.h"
 #include "replication/snapbuild.h"
 #include "storage/bufmgr.h"
+#include "storage/standby.h"
 
 #include "storage.h"
 #include "topic_log.h"
@@ -81,6 +82,59 @@ redo_insert(XLogReaderState *record, bool init_page)
 		UnlockReleaseBuffer(buffer);
 }
 
+static void
+redo_mark_aborted(XLogReaderState *record)
+{
+	xl_topic_log_mark_aborted *xlrec = (xl_topic_log_mark_aborted *) XLogRecGetData(record);
+	Buffer		buffer;
+
+	if (XLogRecGetDataLen(record) < SizeOfTopicLogMarkAborted ||
+		XLogRecGetDataLen(record) != SizeOfTopicLogMarkAborted +
+		xlrec->nbatches * sizeof(uint16))
+		elog(PANIC, "pg_topics redo: malformed mark-aborted record");
+
+	if (XLogReadBufferForRedo(record, 0, &buffer) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buffer);
+
+		if (!topic_page_set_aborted(page, xlrec->positions, xlrec->nbatches))
+			elog(PANIC, "pg_topics redo: mark-aborted record names no batch");
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buffer);
+	}
+	if (BufferIsValid(buffer))
+		UnlockReleaseBuffer(buffer);
+}
+
+static void
+redo_resolve(XLogReaderState *record)
+{
+	xl_topic_log_resolve xlrec;
+	Buffer		buffer;
+
+	memcpy(&xlrec, XLogRecGetData(record), sizeof(xlrec));
+
+	/* as heap's freezing: cancel snapshots that see less, before the page */
+	if (InHotStandby && TransactionIdIsValid(xlrec.latest_committed))
+	{
+		RelFileNode rnode;
+
+		XLogRecGetBlockTag(record, 0, &rnode, NULL, NULL);
+		ResolveRecoveryConflictWithSnapshot(xlrec.latest_committed, rnode);
+	}
+
+	if (XLogReadBufferForRedo(record, 0, &buffer) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buffer);
+
+		topic_page_set_resolved(page, xlrec.resolved);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buffer);
+	}
+	if (BufferIsValid(buffer))
+		UnlockReleaseBuffer(buffer);
+}
+
 void
 topic_redo(XLogReaderState *record)
 {
@@ -90,6 +144,12 @@ topic_redo(XLogReaderState *record)
 	{
 		case XLOG_TOPIC_LOG_INSERT:
 			redo_insert(record, (info & XLOG_TOPIC_LOG_INIT_PAGE) != 0);
+			break;
+		case XLOG_TOPIC_LOG_MARK_ABORTED:
+			redo_mark_aborted(record);
+			break;
+		case XLOG_TOPIC_LOG_RESOLVE:
+			redo_resolve(record);
 			break;
 		default:
 			elog(PANIC, "pg_topics redo: unknown op code %u", info);
@@ -118,6 +178,22 @@ topic_desc(StringInfo buf, XLogReaderState *record)
 						 hdr.length, xlrec->version,
 						 (xlrec->flags & XLTL_LAST_IN_MULTI) ? ", last in multi" : "");
 	}
+	else if ((info & XLOG_TOPIC_LOG_OPMASK) == XLOG_TOPIC_LOG_MARK_ABORTED)
+	{
+		xl_topic_log_mark_aborted *xlrec = (xl_topic_log_mark_aborted *) XLogRecGetData(record);
+
+		appendStringInfo(buf, "%u batches", xlrec->nbatches);
+	}
+	else if ((info & XLOG_TOPIC_LOG_OPMASK) == XLOG_TOPIC_LOG_RESOLVE)
+	{
+		xl_topic_log_resolve xlrec;
+
+		memcpy(&xlrec, XLogRecGetData(record), sizeof(xlrec));
+		appendStringInfo(buf, "resolved to block %u position %zu, latest committed xid %u",
+						 TopicLogPositionGetBlock(xlrec.resolved),
+						 TopicLogPositionGetPos(xlrec.resolved),
+						 xlrec.latest_committed);
+	}
 }
 
 const char *
@@ -129,6 +205,10 @@ topic_identify(uint8 info)
 			return "INSERT";
 		case XLOG_TOPIC_LOG_INSERT | XLOG_TOPIC_LOG_INIT_PAGE:
 			return "INSERT+INIT";
+		case XLOG_TOPIC_LOG_MARK_ABORTED:
+			return "MARK_ABORTED";
+		case XLOG_TOPIC_LOG_RESOLVE:
+			return "RESOLVE";
 	}
 	return NULL;
 }
@@ -169,6 +249,9 @@ topic_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 	RelFileNode rnode;
 
 	ReorderBufferProcessXid(ctx->reorder, XLogRecGetXid(r), buf->origptr);
+	/* freezing changes nothing a subscriber sees */
+	if ((XLogRecGetInfo(r) & XLOG_TOPIC_LOG_OPMASK) != XLOG_TOPIC_LOG_INSERT)
+		return;
 	if (SnapBuildCurrentState(ctx->snapshot_builder) < SNAPBUILD_FULL_SNAPSHOT)
 		return;
 	XLogRecGetBlockTag(r, 0, &rnode, NULL, NULL);

@@ -28,7 +28,8 @@ $standby->init_from_backup($primary, 'base', has_streaming => 1);
 $standby->start;
 
 # a mixed workload: single rows, multi-page inserts, COPY, toasted and
-# compressed values, rollbacks, savepoints, truncate, a checkpoint in between
+# compressed values, rollbacks, savepoints, truncate, freezing, a checkpoint
+# in between
 $primary->safe_psql('postgres', q{
 INSERT INTO t (key, value) VALUES ('one', '\x01');
 INSERT INTO t (key, value, headers) SELECT 'many' || g, decode(md5(g::text), 'hex'), '{"h": 1}' FROM generate_series(1, 20000) g;
@@ -51,6 +52,10 @@ INSERT INTO t2 (key, value) VALUES ('after-truncate', 'z');
 # COPY FROM goes through multi_insert
 my $copy = join('', map { "copy$_\t\\\\x" . sprintf('%08x', $_) . "\n" } 1 .. 5000);
 $primary->psql('postgres', "COPY t (key, value) FROM stdin;\n$copy\\.\n");
+# freezing: the rolled-back batches get flagged and the resolved mark moves
+# past everything; on the standby only those WAL records (no hint bits) keep
+# the rollbacks invisible
+$primary->safe_psql('postgres', 'VACUUM (FREEZE) t; VACUUM (FREEZE) t2;');
 
 $primary->wait_for_catchup($standby);
 
