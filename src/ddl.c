@@ -17,6 +17,15 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_extension_d.h"
+#include "commands/extension.h"
+#include "commands/trigger.h"
+#include "miscadmin.h"
+#include "partitioning/partdesc.h"
+#include "storage/bufmgr.h"
+#include "utils/partcache.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
@@ -139,6 +148,75 @@ topic_check_columns(Relation rel)
 				 errhint("Declare partition int NOT NULL, \"offset\" bigint NOT NULL DEFAULT -1, \"timestamp\" timestamptz NOT NULL DEFAULT '-infinity', key, value and headers jsonb.")));
 }
 
+/*
+ * pg_restore (and pg_upgrade) rebuild a topic the way pg_dump wrote it: the
+ * parent, its topic_log partitions, then ATTACH PARTITION ... FOR VALUES
+ * IN (n) for each.  That is allowed in preserve mode, or in a binary
+ * upgrade, for an empty log with a topic's columns under a parent with the
+ * same columns, partitioned by LIST (partition).  With its first partition
+ * the parent depends on the extension again, as create_topic() makes it.
+ * False outside restores: the caller refuses as usual.
+ */
+static bool
+restore_attach_allowed(Oid parentid, PartitionCmd *pcmd)
+{
+	Oid			partid = RangeVarGetRelid(pcmd->name, NoLock, true);
+	PartitionBoundSpec *bound = pcmd->bound;
+	Relation	parent;
+	Relation	part;
+	PartitionKey key;
+	Node	   *value;
+	bool		first;
+
+	if (SessionReplicationRole != SESSION_REPLICATION_ROLE_REPLICA &&
+		!IsBinaryUpgrade)
+		return false;
+	if (!OidIsValid(partid) || get_rel_relkind(parentid) != RELKIND_PARTITIONED_TABLE)
+		return false;
+
+	parent = table_open(parentid, AccessShareLock);
+	part = table_open(partid, AccessShareLock);
+	topic_check_columns(parent);
+	topic_check_columns(part);
+
+	key = RelationGetPartitionKey(parent);
+	value = (bound != NULL && bound->strategy == PARTITION_STRATEGY_LIST &&
+			 !bound->is_default && list_length(bound->listdatums) == 1) ?
+		linitial(bound->listdatums) : NULL;
+	if (key->strategy != PARTITION_STRATEGY_LIST || key->partnatts != 1 ||
+		key->partattrs[0] != Anum_topic_partition ||
+		value == NULL || !IsA(value, A_Const) ||
+		!IsA(&((A_Const *) value)->val, Integer) ||
+		intVal(&((A_Const *) value)->val) < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"%s\" cannot be restored as a partition of topic \"%s\"",
+						RelationGetRelationName(part), RelationGetRelationName(parent)),
+				 errdetail("A topic is partitioned by LIST (partition), one partition number each, FOR VALUES IN (n) with n >= 0.")));
+	if (RelationGetNumberOfBlocks(part) > TOPIC_LOG_FIRST_DATA_BLKNO)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"%s\" cannot be restored as a partition of topic \"%s\"",
+						RelationGetRelationName(part), RelationGetRelationName(parent)),
+				 errdetail("Only a topic_log relation without records can be attached; restore the records after attaching it.")));
+
+	first = RelationGetPartitionDesc(parent, true)->nparts == 0;
+	table_close(part, AccessShareLock);
+	table_close(parent, AccessShareLock);
+
+	if (first)
+	{
+		ObjectAddress topic_addr;
+		ObjectAddress extension_addr;
+
+		ObjectAddressSet(topic_addr, RelationRelationId, parentid);
+		ObjectAddressSet(extension_addr, ExtensionRelationId,
+						 get_extension_oid("pg_topics", false));
+		recordDependencyOn(&topic_addr, &extension_addr, DEPENDENCY_NORMAL);
+	}
+	return true;
+}
+
 /* Check one (sub)query for statements a topic refuses */
 static void
 check_query(Query *query)
@@ -249,9 +327,10 @@ check_alter_table(AlterTableStmt *stmt)
 				PartitionCmd *pcmd = (PartitionCmd *) cmd->def;
 				Oid			partid = RangeVarGetRelid(pcmd->name, NoLock, true);
 
-				if (OidIsValid(partid) && topic_is_log_relation(partid))
+				if (OidIsValid(partid) && topic_is_log_relation(partid) &&
+					!restore_attach_allowed(relid, pcmd))
 					refuse(partid, "attaching a topic_log relation as a partition",
-						   "Create topics with topics.create_topic().");
+						   "Create topics with topics.create_topic(); pg_restore rebuilds them with PGOPTIONS='-c session_replication_role=replica'.");
 			}
 			/* nothing else may become a topic by rewriting */
 			if (cmd->subtype == AT_SetAccessMethod && cmd->name != NULL &&
@@ -306,6 +385,11 @@ check_alter_table(AlterTableStmt *stmt)
 					   "Grant SELECT per topic or per partition instead.");
 				break;
 			case AT_AttachPartition:
+				if (!internal_ddl &&
+					!restore_attach_allowed(relid, (PartitionCmd *) cmd->def))
+					refuse(relid, "attaching or detaching partitions",
+						   "Use topics.add_partitions() to add partitions.");
+				break;
 			case AT_DetachPartition:
 			case AT_DetachPartitionFinalize:
 				if (!internal_ddl)

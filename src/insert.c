@@ -392,6 +392,10 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 
 	now = GetCurrentTimestamp();
 	topic_tail_lock(rel, &tail, bistate ? bistate->strategy : NULL);
+	/* a restored or replicated log starts where its source's did */
+	if (keep_supplied && tail.blkno == TOPIC_LOG_METAPAGE_BLKNO &&
+		recs[0].offset != TOPIC_OFFSET_PLACEHOLDER)
+		topic_tail_move_start(rel, &tail, recs[0].offset);
 	done = 0;
 	while (done < nslots)
 	{

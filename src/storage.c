@@ -479,6 +479,55 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 }
 
 /*
+ * Move the start (and end) of a log without records: the metapage; on the
+ * primary and in redo.
+ */
+void
+topic_page_set_log_start(Page page, int64 log_start)
+{
+	TopicLogPageOpaque opaque = TopicLogPageGetOpaque(page);
+	TopicLogMetaData *meta = TopicLogPageGetMeta(page);
+
+	meta->log_start_offset = Max(meta->log_start_offset, log_start);
+	opaque->min_offset = Max(opaque->min_offset, log_start);
+	opaque->next_offset = Max(opaque->next_offset, log_start);
+}
+
+/*
+ * Start a log that has no records yet at a later offset.  Preserve mode's
+ * first record (pg_restore, replication) brings the log start its source
+ * had, so that offsets below it read as gone rather than as a gap.  tail
+ * must be the locked metapage of a log without data pages.
+ */
+void
+topic_tail_move_start(Relation rel, TopicTail *tail, int64 log_start)
+{
+	Page		page = BufferGetPage(tail->buffer);
+
+	Assert(tail->blkno == TOPIC_LOG_METAPAGE_BLKNO);
+	if (log_start <= tail->next_offset)
+		return;
+
+	START_CRIT_SECTION();
+	topic_page_set_log_start(page, log_start);
+	MarkBufferDirty(tail->buffer);
+	if (RelationNeedsWAL(rel))
+	{
+		xl_topic_log_start xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.log_start = log_start;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogRegisterBuffer(0, tail->buffer, REGBUF_STANDARD);
+		recptr = XLogInsert(TOPIC_LOG_RMGR_ID, XLOG_TOPIC_LOG_START);
+		PageSetLSN(page, recptr);
+	}
+	END_CRIT_SECTION();
+	tail->next_offset = log_start;
+}
+
+/*
  * Add a page after the full tail and make it the tail.  The old tail stays
  * locked until the new page is locked, so nobody else can extend.
  */

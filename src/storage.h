@@ -59,6 +59,9 @@ extern bool topic_page_set_aborted(Page page, const uint16 *positions, int n);
 extern void topic_tail_lock(Relation rel, TopicTail *tail,
 							BufferAccessStrategy strategy);
 extern void topic_tail_extend(Relation rel, TopicTail *tail);
+extern void topic_tail_move_start(Relation rel, TopicTail *tail,
+								  int64 log_start);
+extern void topic_page_set_log_start(Page page, int64 log_start);
 extern void topic_tail_append(Relation rel, TopicTail *tail,
 							  char *batch, Size len, bool last_in_multi);
 extern void topic_tail_release(TopicTail *tail);

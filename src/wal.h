@@ -25,6 +25,7 @@
 #define XLOG_TOPIC_LOG_INSERT		0x00
 #define XLOG_TOPIC_LOG_MARK_ABORTED	0x10
 #define XLOG_TOPIC_LOG_RESOLVE		0x20
+#define XLOG_TOPIC_LOG_START		0x30
 #define XLOG_TOPIC_LOG_OPMASK		0x70
 #define XLOG_TOPIC_LOG_INIT_PAGE	0x80	/* the batch starts a new page */
 
@@ -67,6 +68,15 @@ typedef struct xl_topic_log_resolve
 	uint64		resolved;		/* a TopicLogPosition */
 	TransactionId latest_committed;
 } xl_topic_log_resolve;
+
+/*
+ * XLOG_TOPIC_LOG_START: a log without records (metapage block 0) starts,
+ * and continues, at log_start.
+ */
+typedef struct xl_topic_log_start
+{
+	int64		log_start;
+} xl_topic_log_start;
 
 /* walredo.c */
 extern void topic_wal_init(void);

@@ -135,6 +135,25 @@ redo_resolve(XLogReaderState *record)
 		UnlockReleaseBuffer(buffer);
 }
 
+static void
+redo_log_start(XLogReaderState *record)
+{
+	xl_topic_log_start xlrec;
+	Buffer		buffer;
+
+	memcpy(&xlrec, XLogRecGetData(record), sizeof(xlrec));
+	if (XLogReadBufferForRedo(record, 0, &buffer) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buffer);
+
+		topic_page_set_log_start(page, xlrec.log_start);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buffer);
+	}
+	if (BufferIsValid(buffer))
+		UnlockReleaseBuffer(buffer);
+}
+
 void
 topic_redo(XLogReaderState *record)
 {
@@ -150,6 +169,9 @@ topic_redo(XLogReaderState *record)
 			break;
 		case XLOG_TOPIC_LOG_RESOLVE:
 			redo_resolve(record);
+			break;
+		case XLOG_TOPIC_LOG_START:
+			redo_log_start(record);
 			break;
 		default:
 			elog(PANIC, "pg_topics redo: unknown op code %u", info);
@@ -194,6 +216,13 @@ topic_desc(StringInfo buf, XLogReaderState *record)
 						 TopicLogPositionGetPos(xlrec.resolved),
 						 xlrec.latest_committed);
 	}
+	else if ((info & XLOG_TOPIC_LOG_OPMASK) == XLOG_TOPIC_LOG_START)
+	{
+		xl_topic_log_start xlrec;
+
+		memcpy(&xlrec, XLogRecGetData(record), sizeof(xlrec));
+		appendStringInfo(buf, "log starts at offset " INT64_FORMAT, xlrec.log_start);
+	}
 }
 
 const char *
@@ -209,6 +238,8 @@ topic_identify(uint8 info)
 			return "MARK_ABORTED";
 		case XLOG_TOPIC_LOG_RESOLVE:
 			return "RESOLVE";
+		case XLOG_TOPIC_LOG_START:
+			return "LOG_START";
 	}
 	return NULL;
 }
