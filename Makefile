@@ -26,7 +26,11 @@ OBJS = \
 	src/seek.o \
 	src/shmem.o \
 	src/group_state.o \
-	src/groups.o
+	src/groups.o \
+	src/segment.o \
+	src/segment_ddl.o \
+	src/retention.o \
+	src/worker.o
 
 EXTENSION = pg_topics
 DATA = pg_topics--0.1.sql

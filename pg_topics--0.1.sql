@@ -4,6 +4,14 @@
 
 COMMENT ON SCHEMA topics IS 'pg_topics: Kafka-style topics as tables';
 
+-- Segments of partition logs: internal relations that retention drops
+-- whole.  Members of the extension, so pg_dump leaves them out (records
+-- are dumped through their partitions) and pg_upgrade keeps them.
+CREATE SCHEMA topics_segments;
+REVOKE ALL ON SCHEMA topics_segments FROM PUBLIC;
+COMMENT ON SCHEMA topics_segments IS
+'pg_topics: segments of partition logs (internal; managed by pg_topics)';
+
 CREATE FUNCTION topics.topic_log_handler(internal)
 RETURNS table_am_handler
 AS 'MODULE_PATHNAME', 'topic_log_handler'
@@ -274,3 +282,18 @@ COMMENT ON VIEW topics.consumer_lag IS
 'per group and partition: committed offset (NULL before the first), high watermark, and lag behind the last stable offset';
 
 GRANT SELECT ON topics.consumer_groups, topics.group_members, topics.consumer_lag TO PUBLIC;
+
+-- Retention
+CREATE FUNCTION topics.delete_records(topic text, "partition" int, before_offset bigint)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'topic_delete_records'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.delete_records(text, int, bigint) IS
+'records below before_offset leave the partition (Kafka''s DeleteRecords); returns the new log start';
+
+CREATE FUNCTION topics.enforce_retention(topic text)
+RETURNS TABLE("partition" int, log_start_offset bigint)
+AS 'MODULE_PATHNAME', 'topic_enforce_retention'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.enforce_retention(text) IS
+'apply the topic''s retention now, rather than at the background worker''s next round';

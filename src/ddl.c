@@ -42,6 +42,7 @@
 #include "catalog.h"
 #include "pg_topics.h"
 #include "routing.h"
+#include "segment_ddl.h"
 #include "topic_log.h"
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -534,6 +535,7 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 					 DestReceiver *dest, QueryCompletion *qc)
 {
 	Oid			renamed;
+	TopicSegmentDdlState segments;
 
 	check_utility(pstmt->utilityStmt);
 	if (IsA(pstmt->utilityStmt, CopyStmt) &&
@@ -541,12 +543,24 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		return;
 	renamed = topic_being_renamed(pstmt->utilityStmt);
 
-	if (prev_ProcessUtility)
-		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
-							queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+	topic_segment_ddl_begin(&segments);
+	PG_TRY();
+	{
+		if (prev_ProcessUtility)
+			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_CATCH();
+	{
+		topic_segment_ddl_abort(&segments);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	CommandCounterIncrement();
+	topic_segment_ddl_end(&segments);
 
 	if (OidIsValid(renamed))
 	{
@@ -581,4 +595,5 @@ topic_ddl_init(void)
 	planner_hook = topic_planner;
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = topic_ProcessUtility;
+	topic_segment_ddl_init();
 }

@@ -63,6 +63,7 @@
 #include "scan.h"
 #include "storage.h"
 #include "topic_log.h"
+#include "segment.h"
 #include "visibility.h"
 
 /* How often a long-poll on a hot standby looks again */
@@ -177,24 +178,21 @@ emit_record(StableRead *read, int32 partition, TopicRecord *rec)
 }
 
 /*
- * Read partition rel (number partition) from offset from, under snapshot,
- * up to the high watermark in *end, by the rule at the top of this file.
+ * Read segment rel of partition number partition from read->position, by
+ * the rule at the top of this file, below the high watermark hw.  True
+ * when the read is over: a batch that is not stable yet, max_records, or
+ * the watermark.
  */
-void
-topic_read_stable(Relation rel, int32 partition, int64 from,
-				  const TopicLogEnd *end, Snapshot snapshot, StableRead *read)
+static bool
+read_segment(Relation rel, int32 partition, int64 hw, Snapshot snapshot,
+			 StableRead *read)
 {
-	int64		hw = end->next_offset;
-	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber nblocks = topic_nblocks(rel);
+	TopicLogPosition resolved = topic_storage_resolved(rel);
 	BlockNumber blkno;
 
-	read->returned = 0;
-	read->first_returned = -1;
-	read->position = from;
-	if (from >= hw)
-		return;
-
-	for (blkno = topic_seek_block(rel, nblocks, false, from, 0); blkno < nblocks; blkno++)
+	for (blkno = topic_seek_block(rel, nblocks, false, read->position, 0);
+		 blkno < nblocks; blkno++)
 	{
 		Buffer		buffer = ReadBuffer(rel, blkno);
 		Page		page;
@@ -228,7 +226,7 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
 				done = true;	/* written after we read the watermark */
 				break;
 			}
-			switch (batch_fate(buffer, hdr, snapshot, end->resolved, &flush_to))
+			switch (batch_fate(buffer, hdr, snapshot, resolved, &flush_to))
 			{
 				case BATCH_STOP:
 					if (flush_to != InvalidXLogRecPtr)
@@ -286,8 +284,71 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
 			continue;
 		}
 		if (done)
-			return;
+			return true;
 	}
+	return false;
+}
+
+/*
+ * Read partition rel (number partition) from offset from, under snapshot,
+ * up to the high watermark in *end, segment after segment.
+ */
+void
+topic_read_stable(Relation rel, int32 partition, int64 from,
+				  const TopicLogEnd *end, Snapshot snapshot, StableRead *read)
+{
+	int64		hw = end->next_offset;
+	TopicSegmentDir *dir;
+	int			i;
+
+	read->returned = 0;
+	read->first_returned = -1;
+	read->position = from;
+	if (from >= hw)
+		return;
+
+	dir = topic_segdir_read(rel);
+	for (i = 0; i < dir->nentries; i++)
+	{
+		TopicSegmentEntry *e = &dir->entries[i];
+		Relation	seg;
+		bool		done;
+		int			j;
+
+		if (!topic_segment_readable(e))
+			continue;
+		/* wholly before the position: a later segment starts at or below it */
+		for (j = i + 1; j < dir->nentries; j++)
+			if (topic_segment_readable(&dir->entries[j]))
+				break;
+		if (j < dir->nentries && dir->entries[j].base_offset <= read->position)
+			continue;
+
+		seg = topic_segment_open(dir->router, e, AccessShareLock);
+		if (seg == NULL)
+		{
+			/* dropped by retention since we looked: say so if we needed it */
+			TopicLogEnd now;
+
+			topic_storage_log_end(rel, &now);
+			if (read->position < now.log_start_offset)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("offset %lld of partition %d is no longer in the log",
+								(long long) read->position, partition),
+						 errdetail("Retention removed it while it was being read; the log now starts at offset %lld.",
+								   (long long) now.log_start_offset)));
+			continue;
+		}
+		done = read_segment(seg, partition, hw, snapshot, read);
+		relation_close(seg, NoLock);
+		if (done)
+		{
+			pfree(dir);
+			return;
+		}
+	}
+	pfree(dir);
 	/* reached the end: everything below the watermark was stable */
 	read->position = Max(read->position, hw);
 }
@@ -539,6 +600,55 @@ topic_offsets(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The earliest offset of segment seg (at or after log_start) whose
+ * timestamp is at or after ts, into *value (*isnull false), if any.
+ */
+static void
+offset_for_time(Relation seg, TimestampTz ts, int64 log_start, Datum *value,
+				bool *isnull)
+{
+	BlockNumber nblocks = topic_nblocks(seg);
+	BlockNumber blkno;
+
+	for (blkno = topic_seek_block(seg, nblocks, true, 0, ts);
+		 blkno < nblocks && *isnull; blkno++)
+	{
+		Buffer		buffer = ReadBuffer(seg, blkno);
+		Page		page;
+		Size		pos = 0;
+		TopicBatchHeader hdr;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		if (!PageIsNew(page))
+		{
+			topic_page_check(seg, blkno, page, TL_PAGE_DATA);
+			while (*isnull && (hdr = topic_page_next_batch(page, &pos)) != NULL)
+			{
+				const char *bytes = (const char *) hdr;
+				Size		rpos = sizeof(TopicBatchHeaderData);
+				int			i;
+
+				for (i = 0; i < hdr->nrecords; i++)
+				{
+					TopicRecord rec;
+
+					if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i, &rec))
+						break;
+					if (rec.timestamp >= ts && rec.offset >= log_start)
+					{
+						*value = Int64GetDatum(rec.offset);
+						*isnull = false;
+						break;
+					}
+				}
+			}
+		}
+		UnlockReleaseBuffer(buffer);
+	}
+}
+
+/*
  * topics.offsets_for_times(topic text, ts timestamptz) RETURNS
  * TABLE(partition int, "offset" bigint): per partition, the earliest
  * offset whose timestamp is at or after ts (Kafka's ListOffsets by time);
@@ -558,50 +668,26 @@ topic_offsets_for_times(PG_FUNCTION_ARGS)
 	for (p = 0; p < nparts; p++)
 	{
 		Relation	leaf = table_open(topic_partition_relid(topic, p), AccessShareLock);
-		BlockNumber nblocks = RelationGetNumberOfBlocks(leaf);
-		BlockNumber blkno;
+		TopicSegmentDir *dir = topic_segdir_read(leaf);
 		Datum		values[2] = {Int32GetDatum(p), (Datum) 0};
 		bool		nulls[2] = {false, true};
 
-		for (blkno = topic_seek_block(leaf, nblocks, true, 0, ts);
-			 blkno < nblocks && nulls[1]; blkno++)
+		for (int i = 0; i < dir->nentries && nulls[1]; i++)
 		{
-			Buffer		buffer = ReadBuffer(leaf, blkno);
-			Page		page;
-			Size		pos = 0;
-			TopicBatchHeader hdr;
+			Relation	seg;
 
-			LockBuffer(buffer, BUFFER_LOCK_SHARE);
-			page = BufferGetPage(buffer);
-			if (!PageIsNew(page))
-			{
-				topic_page_check(leaf, blkno, page, TL_PAGE_DATA);
-				while (nulls[1] && (hdr = topic_page_next_batch(page, &pos)) != NULL)
-				{
-					const char *bytes = (const char *) hdr;
-					Size		rpos = sizeof(TopicBatchHeaderData);
-					int			i;
-
-					for (i = 0; i < hdr->nrecords; i++)
-					{
-						TopicRecord rec;
-
-						if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i, &rec))
-							break;
-						if (rec.timestamp >= ts)
-						{
-							values[1] = Int64GetDatum(rec.offset);
-							nulls[1] = false;
-							break;
-						}
-					}
-				}
-			}
-			UnlockReleaseBuffer(buffer);
+			if (!topic_segment_readable(&dir->entries[i]) ||
+				(seg = topic_segment_open(dir->router, &dir->entries[i],
+										  AccessShareLock)) == NULL)
+				continue;
+			offset_for_time(seg, ts, dir->log_start, &values[1], &nulls[1]);
+			relation_close(seg, NoLock);
 		}
+		pfree(dir);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		table_close(leaf, NoLock);
 	}
 	relation_close(topic, NoLock);
 	return (Datum) 0;
 }
+

@@ -28,6 +28,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/transam.h"
 #include "access/xlog.h"
 #include "commands/vacuum.h"
@@ -35,6 +36,7 @@
 #include "storage/bufmgr.h"
 
 #include "freeze.h"
+#include "segment.h"
 #include "storage.h"
 #include "visibility.h"
 
@@ -76,13 +78,13 @@ resolve_batch(Buffer buffer, TopicBatchHeader hdr, TransactionId oldest_xmin)
 }
 
 /*
- * The relation_vacuum callback.  Runs under ShareUpdateExclusiveLock, so
- * inserts and reads go on; batches appended meanwhile start after every
- * position this walk sees.
+ * VACUUM of one segment.  Runs under ShareUpdateExclusiveLock, so inserts
+ * and reads go on; batches appended meanwhile start after every position
+ * this walk sees.
  */
-void
-topic_vacuum(Relation rel, struct VacuumParams *params,
-			 BufferAccessStrategy bstrategy)
+static void
+vacuum_segment(Relation rel, struct VacuumParams *params,
+			   BufferAccessStrategy bstrategy)
 {
 	int			elevel = (params->options & VACOPT_VERBOSE) ? INFO : DEBUG2;
 	TransactionId oldest_xmin;
@@ -111,7 +113,7 @@ topic_vacuum(Relation rel, struct VacuumParams *params,
 
 	topic_storage_log_end(rel, &end);
 	resolved = end.resolved;
-	nblocks = RelationGetNumberOfBlocks(rel);
+	nblocks = topic_nblocks(rel);
 
 	for (blkno = Max(TopicLogPositionGetBlock(end.resolved),
 					 TOPIC_LOG_FIRST_DATA_BLKNO);
@@ -202,4 +204,63 @@ topic_vacuum(Relation rel, struct VacuumParams *params,
 			(errmsg("topic_log \"%s\": resolved " INT64_FORMAT " batches (" INT64_FORMAT " rolled back), relfrozenxid %u%s",
 					RelationGetRelationName(rel), nresolved, nmarked,
 					new_frozen_xid, frozenxid_updated ? "" : " (unchanged)")));
+}
+
+/*
+ * VACUUM of a partition's log: its segments, which autovacuum also visits
+ * one by one, then the partition itself, which holds no records.
+ */
+static void
+vacuum_router(Relation rel, struct VacuumParams *params,
+			  BufferAccessStrategy bstrategy)
+{
+	TopicSegmentDir *dir = topic_segdir_read(rel);
+	TransactionId oldest_xmin;
+	TransactionId freeze_limit;
+	MultiXactId oldest_mxact;
+	MultiXactId multi_cutoff;
+	TopicLogEnd end;
+	BlockNumber pages = 0;
+	bool		frozenxid_updated;
+	bool		minmulti_updated;
+	int			i;
+
+	for (i = 0; i < dir->nentries; i++)
+	{
+		Relation	seg;
+
+		if (!topic_segment_readable(&dir->entries[i]) ||
+			(seg = topic_segment_open(dir->router, &dir->entries[i],
+									  ShareUpdateExclusiveLock)) == NULL)
+			continue;
+		vacuum_segment(seg, params, bstrategy);
+		pages += topic_nblocks(seg);
+		relation_close(seg, ShareUpdateExclusiveLock);
+	}
+	pfree(dir);
+
+	vacuum_set_xid_limits(rel, params->freeze_min_age,
+						  params->freeze_table_age,
+						  params->multixact_freeze_min_age,
+						  params->multixact_freeze_table_age,
+						  &oldest_xmin, &oldest_mxact,
+						  &freeze_limit, &multi_cutoff);
+	topic_storage_log_end(rel, &end);
+	vac_update_relstats(rel, pages,
+						(double) (end.next_offset - end.log_start_offset),
+						0, false, oldest_xmin, oldest_mxact,
+						&frozenxid_updated, &minmulti_updated, false);
+	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
+						 end.next_offset - end.log_start_offset, 0);
+}
+
+/* The relation_vacuum callback */
+void
+topic_vacuum(Relation rel, struct VacuumParams *params,
+			 BufferAccessStrategy bstrategy)
+{
+	if (topic_log_is_router(rel))
+		vacuum_router(rel, params, bstrategy);
+	else
+		vacuum_segment(rel, params, bstrategy);
 }

@@ -15,6 +15,7 @@
 #include "utils/memutils.h"
 
 #include "pg_topics.h"
+#include "topic_log.h"
 
 int			pg_topics_max_message_bytes = 1024 * 1024;
 int			pg_topics_max_partitions_per_transaction = 128;
@@ -22,6 +23,8 @@ int			pg_topics_auto_offset_reset = TOPIC_RESET_EARLIEST;
 int			pg_topics_session_timeout = 30000;
 int			pg_topics_max_groups = 1024;
 int			pg_topics_max_group_partitions = 65536;
+int			pg_topics_segment_size = TOPIC_SEGMENT_MAX_ROLL_BLOCKS;
+int			pg_topics_worker_naptime = 10000;
 
 static const struct config_enum_entry offset_reset_options[] = {
 	{"earliest", TOPIC_RESET_EARLIEST, false},
@@ -45,6 +48,28 @@ topic_guc_init(void)
 							MaxAllocSize - VARHDRSZ,
 							PGC_SUSET,
 							GUC_UNIT_BYTE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_topics.segment_size",
+							"Size at which a partition's log moves on to a new segment.",
+							"Topics with retention_bytes use smaller segments when that asks for them.",
+							&pg_topics_segment_size,
+							TOPIC_SEGMENT_MAX_ROLL_BLOCKS,
+							4,
+							TOPIC_SEGMENT_MAX_ROLL_BLOCKS,
+							PGC_SIGHUP,
+							GUC_UNIT_BLOCKS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_topics.worker_naptime",
+							"Time between two rounds of the background worker in each database.",
+							"A round creates segments ahead of need and applies retention.",
+							&pg_topics_worker_naptime,
+							10000,
+							10,
+							3600 * 1000,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("pg_topics.max_partitions_per_transaction",

@@ -23,6 +23,7 @@
 #include "access/detoast.h"
 #include "access/heapam.h"
 #include "access/hio.h"
+#include "access/relation.h"
 #include "access/toast_compression.h"
 #include "access/toast_internals.h"
 #include "access/xact.h"
@@ -35,7 +36,9 @@
 
 #include "pg_topics.h"
 #include "registry.h"
+#include "segment.h"
 #include "storage.h"
+#include "worker.h"
 #include "topic_log.h"
 
 /* One record, ready to encode */
@@ -222,8 +225,6 @@ prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
 			refuse_too_large(f, rawsize);
 		rec->field[f] = v;
 	}
-
-	toast_record(rel, rec);
 }
 
 /* Does any record of the call carry a supplied offset or timestamp? */
@@ -341,8 +342,99 @@ fill_slot(Relation rel, TupleTableSlot *slot, int64 offset, TimestampTz ts,
 	slot->tts_tableOid = RelationGetRelid(rel);
 }
 
+/* Is the LIVE segment due to roll over to the next one? */
+static bool
+segment_due(Relation seg, const TopicSegmentEntry *live,
+			const TopicSegmentDir *dir)
+{
+	BlockNumber limit = dir->segment_blocks > 0 ? dir->segment_blocks :
+		(BlockNumber) pg_topics_segment_size;
+	BlockNumber nblocks = topic_nblocks(seg);
+
+	if (nblocks <= TOPIC_LOG_FIRST_DATA_BLKNO)
+		return false;			/* empty: nothing to seal */
+	if (nblocks >= Min(limit, TOPIC_SEGMENT_MAX_ROLL_BLOCKS))
+		return true;
+	return dir->segment_roll_usecs > 0 &&
+		GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs;
+}
+
 /*
- * Insert nslots records into rel, in order, as transaction xid command cid.
+ * Seal seg (LIVE) and make the next spare LIVE, starting where seg ends.
+ * False if there is no spare: the worker is asked for one, and seg goes on.
+ */
+static bool
+roll_segment(Relation router, Relation seg)
+{
+	TopicTail	tail;
+	TopicSegmentEntry newlive;
+	bool		rolled;
+
+	topic_tail_lock(seg, &tail, NULL);
+	rolled = topic_segdir_roll(router, RelationGetRelid(seg), tail.next_offset,
+							   tail.max_timestamp, &newlive);
+	topic_tail_release(&tail);
+	if (!rolled)
+		topic_worker_wake();
+	return rolled;
+}
+
+/*
+ * Open the LIVE segment of router, for writing, with its tail locked in
+ * *tail.  The records are prepared (and TOASTed into that segment) first,
+ * without any buffer lock; if the segment stopped being LIVE meanwhile
+ * (another writer rolled), they are prepared again for the next one.
+ */
+static Relation
+lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
+				  bool preserve, PreparedRecord *recs, TopicTail *tail,
+				  BufferAccessStrategy strategy, TopicSegmentEntry *entry)
+{
+	for (;;)
+	{
+		TopicSegmentDir *dir = topic_segdir_read(router);
+		TopicSegmentEntry *live = topic_segdir_live(dir);
+		Relation	seg;
+		int			i;
+
+		if (live == NULL ||
+			(seg = topic_segment_open(dir->router, live, RowExclusiveLock)) == NULL)
+			elog(ERROR, "partition \"%s\" has no segment to write to",
+				 RelationGetRelationName(router));
+		if (segment_due(seg, live, dir) && roll_segment(router, seg))
+		{
+			relation_close(seg, RowExclusiveLock);
+			pfree(dir);
+			continue;
+		}
+		*entry = *live;
+		pfree(dir);
+
+		for (i = 0; i < nslots; i++)
+		{
+			prepare_record(router, slots[i], preserve, &recs[i]);
+			toast_record(seg, &recs[i]);
+		}
+
+		topic_tail_lock(seg, tail, strategy);
+		/* the segment is LIVE as long as we hold its tail: check it still is */
+		dir = topic_segdir_read(router);
+		live = topic_segdir_live(dir);
+		if (live != NULL && live->relid == entry->relid &&
+			live->segno == entry->segno)
+		{
+			pfree(dir);
+			return seg;
+		}
+		pfree(dir);
+		topic_tail_release(tail);
+		relation_close(seg, RowExclusiveLock);
+	}
+}
+
+/*
+ * Insert nslots records into rel (a partition's log), in order, as
+ * transaction xid command cid.
  */
 void
 topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
@@ -359,6 +451,8 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	TransactionId xid;
 	TimestampTz now;
 	TopicTail	tail;
+	Relation	seg;
+	TopicSegmentEntry entry;
 	Oid			topic;
 	int			slot;
 	int			done;
@@ -366,6 +460,12 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 
 	if (nslots <= 0)
 		return;
+	if (!topic_log_is_router(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("segment \"%s\" is written through its partition",
+						RelationGetRelationName(rel)),
+				 errhint("Insert into the topic or its partition.")));
 
 	/* conflicts with serializable readers of the whole relation */
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
@@ -381,21 +481,32 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	recs = palloc(sizeof(PreparedRecord) * nslots);
 	offsets = palloc(sizeof(int64) * nslots);
 	timestamps = palloc(sizeof(TimestampTz) * nslots);
-	for (i = 0; i < nslots; i++)
-		prepare_record(rel, slots[i], preserve, &recs[i]);
-	keep_supplied = preserve && any_supplied(recs, nslots);
 	batch = palloc(TOPIC_LOG_PAGE_CAPACITY);
 
 	/* catalog lookups and the registry's lock before the tail lock */
 	topic = topic_registry_topic_of(rel);
 	slot = topic_registry_add_writer(rel, topic);
 
+	seg = lock_live_segment(rel, slots, nslots, preserve, recs, &tail,
+							bistate ? bistate->strategy : NULL, &entry);
+	keep_supplied = preserve && any_supplied(recs, nslots);
 	now = GetCurrentTimestamp();
-	topic_tail_lock(rel, &tail, bistate ? bistate->strategy : NULL);
-	/* a restored or replicated log starts where its source's did */
-	if (keep_supplied && tail.blkno == TOPIC_LOG_METAPAGE_BLKNO &&
-		recs[0].offset != TOPIC_OFFSET_PLACEHOLDER)
-		topic_tail_move_start(rel, &tail, recs[0].offset);
+
+	/* a segment's first record continues the log where it stood */
+	if (tail.blkno == TOPIC_LOG_METAPAGE_BLKNO)
+	{
+		int64		start = entry.base_offset;
+
+		/* a restored or replicated log starts where its source's did */
+		if (keep_supplied && recs[0].offset != TOPIC_OFFSET_PLACEHOLDER &&
+			recs[0].offset > tail.next_offset &&
+			topic_segdir_log_is_empty(rel, &entry))
+		{
+			start = recs[0].offset;
+			topic_segdir_advance_start(rel, start, start);
+		}
+		topic_tail_move_start(seg, &tail, start, entry.base_timestamp);
+	}
 	done = 0;
 	while (done < nslots)
 	{
@@ -409,22 +520,32 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 		{
 			if (tail.init_page)
 				elog(ERROR, "topic record does not fit an empty page");
-			topic_tail_extend(rel, &tail);
+			if (tail.blkno + 1 >= TOPIC_SEGMENT_MAX_BLOCKS)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("segment of partition \"%s\" is full, and there is no next segment",
+								RelationGetRelationName(rel)),
+						 errhint("Check that the pg_topics background worker is running; it creates segments ahead of need.")));
+			topic_tail_extend(seg, &tail);
 			continue;
 		}
 
 		first_index = TOPIC_LOG_MAX_RECORDS_PER_PAGE - tail.free_records + 1;
 		/* readers must learn of us before our offsets are in the log */
 		topic_registry_set_first_offset(slot, ((TopicBatchHeader) batch)->base_offset);
-		topic_tail_append(rel, &tail, batch, len, done + count == nslots);
+		topic_tail_append(seg, &tail, batch, len, done + count == nslots);
 		for (i = 0; i < count; i++)
 			fill_slot(rel, slots[done + i], offsets[done + i],
-					  timestamps[done + i], tail.blkno, first_index + i);
+					  timestamps[done + i],
+					  TopicTidBlock(entry.segno, tail.blkno), first_index + i);
 		done += count;
 	}
 	topic_tail_release(&tail);
 
+	/* the segment for autovacuum's freezing, the partition for people */
+	pgstat_count_heap_insert(seg, nslots);
 	pgstat_count_heap_insert(rel, nslots);
+	relation_close(seg, NoLock);
 
 	MemoryContextSwitchTo(oldcontext);
 	MemoryContextDelete(context);

@@ -19,6 +19,7 @@
 #include "registry.h"
 #include "seek.h"
 #include "wal.h"
+#include "worker.h"
 
 PG_MODULE_MAGIC;
 
@@ -40,4 +41,5 @@ _PG_init(void)
 	topic_groups_init();
 	topic_ddl_init();
 	topic_seek_init();
+	topic_worker_init();
 }

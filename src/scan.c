@@ -14,10 +14,18 @@
  * stops using the previous record (heap's buffer slots have the same
  * lifetime).
  *
+ * A partition's log (a router) is read segment after segment, as its
+ * directory listed them when the scan began; each segment is opened with
+ * AccessShareLock, which keeps retention from dropping it under us.  TIDs
+ * carry the segment number in the block number's high bits.  Records below
+ * the log start (topics.delete_records) are not returned.  A parallel scan
+ * is read by whichever participant claims it first: correct, not parallel.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
 #include "access/xact.h"
@@ -28,6 +36,7 @@
 #include "utils/snapmgr.h"
 
 #include "scan.h"
+#include "segment.h"
 #include "storage.h"
 #include "visibility.h"
 
@@ -39,21 +48,34 @@ typedef struct VisibleRecord
 	uint16		index;			/* 1-based position on the page (TID) */
 } VisibleRecord;
 
+/* One segment of the log being scanned */
+typedef struct ScanSegment
+{
+	Relation	rel;
+	uint32		segno;
+	BlockNumber nblocks;		/* blocks when the scan began */
+	TopicLogPosition resolved;	/* its resolved mark then */
+} ScanSegment;
+
 typedef struct TopicScanDescData
 {
 	TableScanDescData base;
-	BlockNumber nblocks;		/* blocks when the scan started (or its limit) */
-	BlockNumber startblock;		/* first data block to read */
-	BlockNumber cblock;			/* current block */
+	bool		is_router;		/* a partition's log, else one segment */
+	int			nsegs;
+	ScanSegment *segs;
+	int64		log_start;		/* records below it are gone */
+	TopicScanPos start;			/* first position to read */
+	TopicScanPos end;			/* and the one after the last */
+	int			cseg;			/* current segment */
+	BlockNumber cblock;			/* current block in it */
 	Buffer		cbuf;			/* pinned current page, or InvalidBuffer */
 	bool		inited;			/* false before the first and after the last */
+	bool		parallel_idle;	/* another participant reads the log */
 	BufferAccessStrategy strategy;
-	ParallelBlockTableScanWorkerData *pworker;
 
 	int			nvisible;
 	int			current;
 	double		pending_dead;	/* ANALYZE: dead records of the page */
-	TopicLogPosition resolved;	/* the resolved mark when the scan began */
 	VisibleRecord visible[TOPIC_LOG_MAX_RECORDS_PER_PAGE];
 } TopicScanDescData;
 
@@ -80,24 +102,26 @@ batch_wanted(TopicScanDesc scan, Buffer buffer, TopicBatchHeader hdr)
 {
 	TopicXidStatus status;
 
+	TopicLogPosition resolved = scan->segs[scan->cseg].resolved;
+
 	if (scan->base.rs_snapshot != NULL)
 		return topic_batch_visible(buffer, hdr, scan->base.rs_snapshot,
-								   scan->resolved);
+								   resolved);
 
-	status = topic_batch_status(buffer, hdr, scan->resolved);
+	status = topic_batch_status(buffer, hdr, resolved);
 	if (status == TOPIC_XID_ABORTED)
 		scan->pending_dead += hdr->nrecords;
 	return status == TOPIC_XID_COMMITTED || status == TOPIC_XID_CURRENT;
 }
 
 /*
- * Make blkno the current page: pin it and collect its wanted records.
- * The metapage and not-yet-initialized pages have none.
+ * Make block blkno of segment seg the current page: pin it and collect its
+ * wanted records.  The metapage and not-yet-initialized pages have none.
  */
 static void
-load_page(TopicScanDesc scan, BlockNumber blkno)
+load_page(TopicScanDesc scan, int seg, BlockNumber blkno)
 {
-	Relation	rel = scan->base.rs_rd;
+	Relation	rel = scan->segs[seg].rel;
 	Page		page;
 	Size		pos = 0;
 	TopicBatchHeader hdr;
@@ -109,6 +133,7 @@ load_page(TopicScanDesc scan, BlockNumber blkno)
 		ReleaseBuffer(scan->cbuf);
 	scan->cbuf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
 									scan->strategy);
+	scan->cseg = seg;
 	scan->cblock = blkno;
 	scan->nvisible = 0;
 
@@ -142,7 +167,9 @@ load_page(TopicScanDesc scan, BlockNumber blkno)
 					report_bad_record(rel, blkno, index);
 				v->partition = hdr->partition;
 				v->index = index++;
-				scan->nvisible++;
+				/* gone: below the log start */
+				if (v->rec.offset >= scan->log_start)
+					scan->nvisible++;
 			}
 		}
 		else
@@ -178,33 +205,74 @@ store_record(Relation rel, TupleTableSlot *slot, const TopicRecord *rec,
 	slot->tts_tableOid = RelationGetRelid(rel);
 }
 
-/* The block after (or before) the current one; InvalidBlockNumber at the end */
+/* The TID block number of a block of a scanned segment */
 static BlockNumber
-next_block(TopicScanDesc scan, ScanDirection direction)
+tid_block(TopicScanDesc scan, int seg, BlockNumber blkno)
 {
-	Relation	rel = scan->base.rs_rd;
+	return scan->is_router ? TopicTidBlock(scan->segs[seg].segno, blkno) : blkno;
+}
 
-	if (scan->base.rs_parallel != NULL)
-	{
-		ParallelBlockTableScanDesc pbscan =
-			(ParallelBlockTableScanDesc) scan->base.rs_parallel;
+/* Clamp a position into the scanned log: first data block or later */
+static TopicScanPos
+clamp_pos(TopicScanDesc scan, TopicScanPos pos)
+{
+	int			seg;
+	BlockNumber blkno = TopicScanPosBlock(pos);
 
-		if (!scan->inited)
-			table_block_parallelscan_startblock_init(rel, scan->pworker, pbscan);
-		return table_block_parallelscan_nextpage(rel, scan->pworker, pbscan);
-	}
+	if ((pos >> 32) >= (uint64) scan->nsegs)
+		return TopicScanPosMake(scan->nsegs, TOPIC_LOG_FIRST_DATA_BLKNO);
+	seg = TopicScanPosSeg(pos);
+	if (blkno < TOPIC_LOG_FIRST_DATA_BLKNO)
+		blkno = TOPIC_LOG_FIRST_DATA_BLKNO;
+	if (blkno >= scan->segs[seg].nblocks)
+		return TopicScanPosMake(seg + 1, TOPIC_LOG_FIRST_DATA_BLKNO);
+	return TopicScanPosMake(seg, blkno);
+}
+
+/*
+ * The block after (or before) the current one, within [start, end), as a
+ * position; false at the end.
+ */
+static bool
+next_block(TopicScanDesc scan, ScanDirection direction, TopicScanPos *next)
+{
+	TopicScanPos start = clamp_pos(scan, scan->start);
+	TopicScanPos end = clamp_pos(scan, scan->end);
+	TopicScanPos pos;
+
+	if (scan->parallel_idle)
+		return false;
 
 	if (ScanDirectionIsForward(direction))
 	{
-		BlockNumber b = scan->inited ? scan->cblock + 1 : scan->startblock;
-
-		return b < scan->nblocks ? b : InvalidBlockNumber;
+		pos = scan->inited ?
+			clamp_pos(scan, TopicScanPosMake(scan->cseg, scan->cblock + 1)) : start;
+		*next = pos;
+		return pos < end;
 	}
-	if (!scan->inited)
-		return scan->nblocks > scan->startblock ?
-			scan->nblocks - 1 : InvalidBlockNumber;
-	return scan->cblock > scan->startblock ?
-		scan->cblock - 1 : InvalidBlockNumber;
+
+	/* backward: the block before end, or before the current one */
+	pos = scan->inited ? TopicScanPosMake(scan->cseg, scan->cblock) : end;
+	for (;;)
+	{
+		int			seg = TopicScanPosSeg(pos);
+		BlockNumber blkno = TopicScanPosBlock(pos);
+
+		if (pos <= start)
+			return false;
+		if (blkno > TOPIC_LOG_FIRST_DATA_BLKNO && seg < scan->nsegs)
+			pos = TopicScanPosMake(seg, Min(blkno, scan->segs[seg].nblocks) - 1);
+		else if (seg > 0)
+			pos = TopicScanPosMake(seg - 1, scan->segs[seg - 1].nblocks);
+		else
+			return false;
+		if (TopicScanPosBlock(pos) >= TOPIC_LOG_FIRST_DATA_BLKNO &&
+			TopicScanPosBlock(pos) < scan->segs[TopicScanPosSeg(pos)].nblocks)
+		{
+			*next = pos;
+			return pos >= start;
+		}
+	}
 }
 
 /*
@@ -267,17 +335,144 @@ topic_seek_block(Relation rel, BlockNumber nblocks, bool by_time, int64 offset,
 }
 
 /*
- * Limit a (non-parallel) scan to blocks [start, end): how seeks read only
- * the part of the log they need.  Call before the first tuple.
+ * The first position of a scan's log whose records may include offset
+ * (by_time false) or a timestamp at or after ts (by_time true); the end of
+ * the log if none.
+ */
+TopicScanPos
+topic_scan_seek(TableScanDesc sscan, bool by_time, int64 offset, TimestampTz ts)
+{
+	TopicScanDesc scan = (TopicScanDesc) sscan;
+	int			seg;
+
+	for (seg = 0; seg < scan->nsegs; seg++)
+	{
+		ScanSegment *s = &scan->segs[seg];
+		BlockNumber blkno = topic_seek_block(s->rel, s->nblocks, by_time,
+											 offset, ts);
+
+		if (blkno < s->nblocks)
+			return TopicScanPosMake(seg, blkno);
+	}
+	return TopicScanPosMake(scan->nsegs, TOPIC_LOG_FIRST_DATA_BLKNO);
+}
+
+/*
+ * Limit a scan to the positions [start, end): how seeks read only the part
+ * of the log they need.  Call before the first tuple.
  */
 void
-topic_scan_set_limits(TableScanDesc sscan, BlockNumber start, BlockNumber end)
+topic_scan_set_limits(TableScanDesc sscan, TopicScanPos start, TopicScanPos end)
 {
 	TopicScanDesc scan = (TopicScanDesc) sscan;
 
-	Assert(scan->base.rs_parallel == NULL && !scan->inited);
-	scan->startblock = Max(start, TOPIC_LOG_FIRST_DATA_BLKNO);
-	scan->nblocks = Min(end, scan->nblocks);
+	Assert(!scan->inited);
+	scan->start = Max(scan->start, start);
+	scan->end = Min(scan->end, end);
+}
+
+/* Data blocks of the scanned log in positions [start, end) */
+BlockNumber
+topic_scan_count_blocks(TableScanDesc sscan, TopicScanPos start, TopicScanPos end)
+{
+	TopicScanDesc scan = (TopicScanDesc) sscan;
+	BlockNumber count = 0;
+
+	start = clamp_pos(scan, start);
+	end = clamp_pos(scan, end);
+	for (int seg = TopicScanPosSeg(start); seg < scan->nsegs; seg++)
+	{
+		BlockNumber from = seg == TopicScanPosSeg(start) ?
+			TopicScanPosBlock(start) : TOPIC_LOG_FIRST_DATA_BLKNO;
+		BlockNumber to = scan->segs[seg].nblocks;
+
+		if (seg > TopicScanPosSeg(end))
+			break;
+		if (seg == TopicScanPosSeg(end))
+			to = Min(to, TopicScanPosBlock(end));
+		if (to > from)
+			count += to - from;
+	}
+	return count;
+}
+
+/* The whole log: from the first data block of the first segment */
+static void
+reset_limits(TopicScanDesc scan)
+{
+	scan->start = TopicScanPosMake(0, TOPIC_LOG_FIRST_DATA_BLKNO);
+	scan->end = TopicScanPosMake(scan->nsegs, TOPIC_LOG_FIRST_DATA_BLKNO);
+}
+
+/*
+ * Open the segments of the log (or the segment) rel as they are now.
+ * Segments retention dropped since the directory was read are skipped:
+ * their records are below the log start.
+ */
+static void
+open_segments(TopicScanDesc scan)
+{
+	Relation	rel = scan->base.rs_rd;
+
+	scan->is_router = topic_log_is_router(rel);
+	if (scan->is_router)
+	{
+		TopicSegmentDir *dir = topic_segdir_read(rel);
+		int			i;
+
+		scan->segs = palloc0(sizeof(ScanSegment) * Max(dir->nentries, 1));
+		scan->nsegs = 0;
+		scan->log_start = dir->log_start;
+		for (i = 0; i < dir->nentries; i++)
+		{
+			Relation	seg;
+
+			if (!topic_segment_readable(&dir->entries[i]))
+				continue;
+			seg = topic_segment_open(dir->router, &dir->entries[i], AccessShareLock);
+			if (seg == NULL)
+				continue;
+			scan->segs[scan->nsegs].rel = seg;
+			scan->segs[scan->nsegs].segno = dir->entries[i].segno;
+			scan->nsegs++;
+		}
+		pfree(dir);
+	}
+	else
+	{
+		scan->segs = palloc0(sizeof(ScanSegment));
+		scan->segs[0].rel = rel;
+		scan->nsegs = 1;
+		scan->log_start = 0;
+	}
+	for (int i = 0; i < scan->nsegs; i++)
+	{
+		scan->segs[i].nblocks = topic_nblocks(scan->segs[i].rel);
+		scan->segs[i].resolved = topic_storage_resolved(scan->segs[i].rel);
+	}
+	reset_limits(scan);
+}
+
+static void
+close_segments(TopicScanDesc scan)
+{
+	if (scan->is_router)
+		for (int i = 0; i < scan->nsegs; i++)
+			relation_close(scan->segs[i].rel, NoLock);
+	pfree(scan->segs);
+	scan->segs = NULL;
+	scan->nsegs = 0;
+}
+
+/* A parallel scan: is another participant reading the log? */
+static bool
+parallel_claimed_elsewhere(TopicScanDesc scan)
+{
+	ParallelBlockTableScanDesc pbscan =
+		(ParallelBlockTableScanDesc) scan->base.rs_parallel;
+
+	return pbscan != NULL &&
+		pg_atomic_fetch_add_u64(&pbscan->phs_nallocated, 1) != 0;
 }
 
 TableScanDesc
@@ -286,6 +481,7 @@ topic_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 				 uint32 flags)
 {
 	TopicScanDesc scan;
+	BlockNumber total = 0;
 
 	RelationIncrementReferenceCount(rel);
 
@@ -298,19 +494,14 @@ topic_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	scan->base.rs_parallel = pscan;
 	scan->cbuf = InvalidBuffer;
 	scan->cblock = InvalidBlockNumber;
-	scan->startblock = TOPIC_LOG_FIRST_DATA_BLKNO;
 
-	if (pscan != NULL)
-	{
-		scan->nblocks = ((ParallelBlockTableScanDesc) pscan)->phs_nblocks;
-		scan->pworker = palloc0(sizeof(ParallelBlockTableScanWorkerData));
-	}
-	else
-		scan->nblocks = RelationGetNumberOfBlocks(rel);
-	scan->resolved = topic_storage_resolved(rel);
+	open_segments(scan);
+	scan->parallel_idle = parallel_claimed_elsewhere(scan);
+	for (int i = 0; i < scan->nsegs; i++)
+		total += scan->segs[i].nblocks;
 
 	/* large scans should not push everything else out of shared buffers */
-	if ((flags & SO_ALLOW_STRAT) && scan->nblocks > (BlockNumber) NBuffers / 4)
+	if ((flags & SO_ALLOW_STRAT) && total > (BlockNumber) NBuffers / 4)
 		scan->strategy = GetAccessStrategy(BAS_BULKREAD);
 
 	if (flags & SO_TYPE_SEQSCAN)
@@ -334,6 +525,7 @@ topic_scan_end(TableScanDesc sscan)
 		FreeAccessStrategy(scan->strategy);
 	if (scan->base.rs_flags & SO_TEMP_SNAPSHOT)
 		UnregisterSnapshot(scan->base.rs_snapshot);
+	close_segments(scan);
 	RelationDecrementReferenceCount(scan->base.rs_rd);
 	pfree(scan);
 }
@@ -351,13 +543,9 @@ topic_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 	scan->cblock = InvalidBlockNumber;
 	scan->inited = false;
 	scan->nvisible = 0;
-	scan->startblock = TOPIC_LOG_FIRST_DATA_BLKNO;
-	if (scan->base.rs_parallel == NULL)
-		scan->nblocks = RelationGetNumberOfBlocks(scan->base.rs_rd);
-	else
-		scan->nblocks =
-			((ParallelBlockTableScanDesc) scan->base.rs_parallel)->phs_nblocks;
-	scan->resolved = topic_storage_resolved(scan->base.rs_rd);
+	close_segments(scan);
+	open_segments(scan);
+	scan->parallel_idle = parallel_claimed_elsewhere(scan);
 }
 
 bool
@@ -366,9 +554,6 @@ topic_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 {
 	TopicScanDesc scan = (TopicScanDesc) sscan;
 	bool		forward = ScanDirectionIsForward(direction);
-
-	if (scan->base.rs_parallel != NULL && !forward)
-		elog(ERROR, "parallel scans of topic_log relations run forward only");
 
 	for (;;)
 	{
@@ -382,16 +567,16 @@ topic_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 
 				scan->current = next;
 				store_record(scan->base.rs_rd, slot, &v->rec, v->partition,
-							 scan->cblock, v->index);
+							 tid_block(scan, scan->cseg, scan->cblock), v->index);
 				pgstat_count_heap_getnext(scan->base.rs_rd);
 				return true;
 			}
 		}
 
 		{
-			BlockNumber blkno = next_block(scan, direction);
+			TopicScanPos next;
 
-			if (blkno == InvalidBlockNumber)
+			if (!next_block(scan, direction, &next))
 			{
 				if (BufferIsValid(scan->cbuf))
 					ReleaseBuffer(scan->cbuf);
@@ -403,7 +588,7 @@ topic_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 			}
 			/* the slot may point into the page we are about to release */
 			ExecClearTuple(slot);
-			load_page(scan, blkno);
+			load_page(scan, TopicScanPosSeg(next), TopicScanPosBlock(next));
 			scan->inited = true;
 			scan->current = forward ? -1 : scan->nvisible;
 		}
@@ -411,30 +596,56 @@ topic_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 }
 
 /*
- * Find the record with TID tid, pin and share-lock its page, and return
- * its batch (NULL if there is no such record).  On success the caller
- * unlocks and releases *buffer.
+ * The segment a TID of rel names, open (rel itself when rel is a segment),
+ * with the block in it and the log start; NULL if there is no such segment.
+ */
+static Relation
+tid_segment(Relation rel, ItemPointer tid, BlockNumber *blkno, int64 *log_start)
+{
+	BlockNumber b = ItemPointerGetBlockNumber(tid);
+	TopicSegmentDir *dir;
+	TopicSegmentEntry *e;
+	Relation	seg;
+
+	if (!topic_log_is_router(rel))
+	{
+		*blkno = b;
+		*log_start = 0;
+		return rel;
+	}
+	dir = topic_segdir_read(rel);
+	e = topic_segdir_by_tid_segno(dir, TopicTidSegno(b));
+	seg = e ? topic_segment_open(dir->router, e, AccessShareLock) : NULL;
+	*log_start = dir->log_start;
+	pfree(dir);
+	*blkno = TopicTidSegBlock(b);
+	return seg;
+}
+
+/*
+ * Find record number want of block blkno of segment seg, pin and
+ * share-lock its page, and return its batch (NULL if there is no such
+ * record).  On success the caller unlocks and releases *buffer.
  */
 static TopicBatchHeader
-locate(Relation rel, ItemPointer tid, Buffer *buffer, TopicRecord *rec)
+locate(Relation seg, BlockNumber blkno, int want, Buffer *buffer,
+	   TopicRecord *rec)
 {
-	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
-	int			want = ItemPointerGetOffsetNumber(tid);
 	Page		page;
 	Size		pos = 0;
 	TopicBatchHeader hdr;
 	int			index = 1;
 
 	if (blkno == TOPIC_LOG_METAPAGE_BLKNO ||
-		blkno >= RelationGetNumberOfBlocks(rel) || want < 1)
+		blkno >= topic_nblocks(seg) || want < 1)
 		return NULL;
 
-	*buffer = ReadBuffer(rel, blkno);
+	*buffer = ReadBuffer(seg, blkno);
 	LockBuffer(*buffer, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(*buffer);
 	if (!PageIsNew(page))
 	{
-		topic_page_check(rel, blkno, page, TL_PAGE_DATA);
+		topic_page_check(seg, blkno, page, TL_PAGE_DATA);
 		while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
 		{
 			if (want < index + hdr->nrecords)
@@ -446,7 +657,7 @@ locate(Relation rel, ItemPointer tid, Buffer *buffer, TopicRecord *rec)
 				for (i = 0; i <= want - index; i++)
 					if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i,
 											 rec))
-						report_bad_record(rel, blkno, index + i);
+						report_bad_record(seg, blkno, index + i);
 				return hdr;
 			}
 			index += hdr->nrecords;
@@ -456,57 +667,76 @@ locate(Relation rel, ItemPointer tid, Buffer *buffer, TopicRecord *rec)
 	return NULL;
 }
 
+/* Is the record with TID tid visible to snapshot?  Stores it if slot */
+static bool
+fetch_tid(Relation rel, ItemPointer tid, Snapshot snapshot,
+		  TupleTableSlot *slot)
+{
+	BlockNumber blkno;
+	int64		log_start;
+	Relation	seg = tid_segment(rel, tid, &blkno, &log_start);
+	TopicLogPosition resolved;
+	Buffer		buffer;
+	TopicRecord rec;
+	TopicBatchHeader hdr;
+	bool		found = false;
+
+	if (seg == NULL)
+		return false;
+	/* read before the data page is locked: the metapage is a lower block */
+	resolved = topic_storage_resolved(seg);
+	hdr = locate(seg, blkno, ItemPointerGetOffsetNumber(tid), &buffer, &rec);
+	if (hdr != NULL)
+	{
+		found = rec.offset >= log_start &&
+			topic_batch_visible(buffer, hdr, snapshot, resolved);
+		if (found && slot != NULL)
+		{
+			store_record(rel, slot, &rec, hdr->partition,
+						 ItemPointerGetBlockNumber(tid),
+						 ItemPointerGetOffsetNumber(tid));
+			/* copy the data out of the page before letting it go */
+			ExecMaterializeSlot(slot);
+		}
+		UnlockReleaseBuffer(buffer);
+	}
+	if (seg != rel)
+		relation_close(seg, NoLock);
+	return found;
+}
+
 bool
 topic_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 						TupleTableSlot *slot)
 {
-	/* read before the data page is locked: the metapage is a lower block */
-	TopicLogPosition resolved = topic_storage_resolved(rel);
-	Buffer		buffer;
-	TopicRecord rec;
-	TopicBatchHeader hdr = locate(rel, tid, &buffer, &rec);
-	bool		found = false;
-
-	if (hdr == NULL)
-		return false;
-	if (topic_batch_visible(buffer, hdr, snapshot, resolved))
-	{
-		store_record(rel, slot, &rec, hdr->partition,
-					 ItemPointerGetBlockNumber(tid),
-					 ItemPointerGetOffsetNumber(tid));
-		/* copy the data out of the page before letting it go */
-		ExecMaterializeSlot(slot);
-		found = true;
-	}
-	UnlockReleaseBuffer(buffer);
-	return found;
+	return fetch_tid(rel, tid, snapshot, slot);
 }
 
 bool
 topic_tid_valid(TableScanDesc sscan, ItemPointer tid)
 {
 	TopicScanDesc scan = (TopicScanDesc) sscan;
+	BlockNumber b;
 
-	return ItemPointerIsValid(tid) &&
-		ItemPointerGetBlockNumber(tid) != TOPIC_LOG_METAPAGE_BLKNO &&
-		ItemPointerGetBlockNumber(tid) < scan->nblocks;
+	if (!ItemPointerIsValid(tid))
+		return false;
+	b = ItemPointerGetBlockNumber(tid);
+	for (int i = 0; i < scan->nsegs; i++)
+	{
+		BlockNumber blkno = scan->is_router ? TopicTidSegBlock(b) : b;
+
+		if ((!scan->is_router || (scan->segs[i].segno & 0x7FFF) == TopicTidSegno(b)) &&
+			blkno != TOPIC_LOG_METAPAGE_BLKNO && blkno < scan->segs[i].nblocks)
+			return true;
+	}
+	return false;
 }
 
 bool
 topic_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 							   Snapshot snapshot)
 {
-	TopicLogPosition resolved = topic_storage_resolved(rel);
-	Buffer		buffer;
-	TopicRecord rec;
-	TopicBatchHeader hdr = locate(rel, &slot->tts_tid, &buffer, &rec);
-	bool		visible;
-
-	if (hdr == NULL)
-		return false;
-	visible = topic_batch_visible(buffer, hdr, snapshot, resolved);
-	UnlockReleaseBuffer(buffer);
-	return visible;
+	return fetch_tid(rel, &slot->tts_tid, snapshot, NULL);
 }
 
 bool
@@ -515,10 +745,20 @@ topic_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 {
 	TopicScanDesc scan = (TopicScanDesc) sscan;
 
+	int			seg = 0;
+
+	/* ANALYZE numbers the blocks of all segments one after the other */
+	while (seg < scan->nsegs && blockno >= scan->segs[seg].nblocks)
+		blockno -= scan->segs[seg++].nblocks;
+	scan->pending_dead = 0;
+	scan->nvisible = 0;
+	scan->current = -1;
+	if (seg >= scan->nsegs)
+		return true;
+
 	/* read with ANALYZE's strategy, which is not ours to free */
 	scan->strategy = bstrategy;
-	scan->pending_dead = 0;
-	load_page(scan, blockno);
+	load_page(scan, seg, blockno);
 	scan->strategy = NULL;
 	scan->current = -1;
 	return true;
@@ -541,8 +781,8 @@ topic_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 		return false;
 	}
 	v = &scan->visible[++scan->current];
-	store_record(scan->base.rs_rd, slot, &v->rec, v->partition, scan->cblock,
-				 v->index);
+	store_record(scan->base.rs_rd, slot, &v->rec, v->partition,
+				 tid_block(scan, scan->cseg, scan->cblock), v->index);
 	*liverows += 1;
 	return true;
 }

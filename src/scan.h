@@ -37,9 +37,24 @@ extern bool topic_scan_analyze_next_tuple(TableScanDesc sscan,
 										  double *liverows, double *deadrows,
 										  TupleTableSlot *slot);
 
+/*
+ * A position in a scanned log: a segment (by its place in the scan) and a
+ * block in it, ordered as the log is.
+ */
+typedef uint64 TopicScanPos;
+
+#define TopicScanPosMake(seg, blkno)	(((uint64) (seg) << 32) | (uint64) (blkno))
+#define TopicScanPosSeg(pos)			((int) ((pos) >> 32))
+#define TopicScanPosBlock(pos)			((BlockNumber) ((pos) & 0xFFFFFFFF))
+
 extern BlockNumber topic_seek_block(Relation rel, BlockNumber nblocks,
 								   bool by_time, int64 offset, TimestampTz ts);
-extern void topic_scan_set_limits(TableScanDesc sscan, BlockNumber start,
-								  BlockNumber end);
+extern TopicScanPos topic_scan_seek(TableScanDesc sscan, bool by_time,
+									int64 offset, TimestampTz ts);
+extern void topic_scan_set_limits(TableScanDesc sscan, TopicScanPos start,
+								  TopicScanPos end);
+extern BlockNumber topic_scan_count_blocks(TableScanDesc sscan,
+										   TopicScanPos start,
+										   TopicScanPos end);
 
 #endif							/* TOPIC_SCAN_H */

@@ -64,8 +64,7 @@ typedef struct TopicSeekState
 	List	   *kinds;			/* per bound: column * 8 + comparison */
 	List	   *exprs;			/* per bound: ExprState of the other side */
 	TableScanDesc scan;
-	BlockNumber first;			/* blocks read, for EXPLAIN ANALYZE */
-	BlockNumber end;
+	BlockNumber scanned;		/* blocks read, for EXPLAIN ANALYZE */
 	BlockNumber nblocks;
 } TopicSeekState;
 
@@ -282,20 +281,19 @@ begin_seek(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
- * Evaluate the bounds and choose the blocks [*first, *end) to read; false
- * when a bound is NULL (no row can match).
+ * Evaluate the bounds and choose the part [*first, *end) of the log to
+ * read; false when a bound is NULL (no row can match).
  */
 static bool
-compute_blocks(TopicSeekState *state, Relation rel, BlockNumber *first,
-			   BlockNumber *end)
+compute_range(TopicSeekState *state, TableScanDesc scan, TopicScanPos *first,
+			  TopicScanPos *end)
 {
 	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
-	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
 	ListCell   *lk;
 	ListCell   *le;
 
-	*first = TOPIC_LOG_FIRST_DATA_BLKNO;
-	*end = nblocks;
+	*first = 0;
+	*end = PG_UINT64_MAX;
 	forboth(lk, state->kinds, le, state->exprs)
 	{
 		int			kind = lfirst_int(lk);
@@ -320,7 +318,7 @@ compute_blocks(TopicSeekState *state, Relation rel, BlockNumber *first,
 
 				if (v == PG_INT64_MAX && cmp == SEEK_GT)
 					return false;
-				*first = Max(*first, topic_seek_block(rel, nblocks, false, lo, 0));
+				*first = Max(*first, topic_scan_seek(scan, false, lo, 0));
 			}
 			/* upper bound: no page after the first one holding hi + 1 */
 			if (cmp == SEEK_LE || cmp == SEEK_EQ || cmp == SEEK_LT)
@@ -330,7 +328,7 @@ compute_blocks(TopicSeekState *state, Relation rel, BlockNumber *first,
 				if (hi < 0)
 					return false;
 				if (hi < PG_INT64_MAX)
-					*end = Min(*end, topic_seek_block(rel, nblocks, false, hi + 1, 0) + 1);
+					*end = Min(*end, topic_scan_seek(scan, false, hi + 1, 0) + 1);
 			}
 		}
 		else
@@ -338,18 +336,17 @@ compute_blocks(TopicSeekState *state, Relation rel, BlockNumber *first,
 			TimestampTz v = DatumGetTimestampTz(value);
 
 			if (cmp == SEEK_GE || cmp == SEEK_EQ || cmp == SEEK_GT)
-				*first = Max(*first, topic_seek_block(rel, nblocks, true, 0,
-													  cmp == SEEK_GT ? v + 1 : v));
+				*first = Max(*first, topic_scan_seek(scan, true, 0,
+													 cmp == SEEK_GT ? v + 1 : v));
 			if (cmp == SEEK_LE || cmp == SEEK_EQ || cmp == SEEK_LT)
 			{
 				TimestampTz hi = (cmp == SEEK_LT) ? v - 1 : v;
 
 				if (hi < DT_NOEND)
-					*end = Min(*end, topic_seek_block(rel, nblocks, true, 0, hi + 1) + 1);
+					*end = Min(*end, topic_scan_seek(scan, true, 0, hi + 1) + 1);
 			}
 		}
 	}
-	state->nblocks = nblocks;
 	return true;
 }
 
@@ -363,16 +360,16 @@ seek_next(ScanState *ss)
 	if (state->scan == NULL)
 	{
 		Relation	rel = ss->ss_currentRelation;
-		BlockNumber first;
-		BlockNumber end;
-		bool		any = compute_blocks(state, rel, &first, &end);
+		TopicScanPos first;
+		TopicScanPos end;
 
 		state->scan = table_beginscan(rel, ss->ps.state->es_snapshot, 0, NULL);
-		if (!any)
-			first = end = TOPIC_LOG_FIRST_DATA_BLKNO;
+		if (!compute_range(state, state->scan, &first, &end))
+			first = end = 0;
+		end = Max(first, end);
 		topic_scan_set_limits(state->scan, first, end);
-		state->first = first;
-		state->end = Max(first, end);
+		state->scanned = topic_scan_count_blocks(state->scan, first, end);
+		state->nblocks = topic_scan_count_blocks(state->scan, 0, PG_UINT64_MAX);
 	}
 	if (table_scan_getnextslot(state->scan, ForwardScanDirection, slot))
 		return slot;
@@ -430,7 +427,7 @@ explain_seek(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->analyze && state->scan != NULL)
 	{
 		ExplainPropertyInteger("Log Pages", NULL, state->nblocks, es);
-		ExplainPropertyInteger("Pages Scanned", NULL, state->end - state->first, es);
+		ExplainPropertyInteger("Pages Scanned", NULL, state->scanned, es);
 	}
 }
 

@@ -6,7 +6,8 @@
  *
  * The in-flight registry (registry.c) and the consumer groups
  * (group_state.c) live in shared memory sized by settings that need a
- * restart.
+ * restart; the background worker (worker.c) keeps its launcher's latch
+ * there.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,6 +21,7 @@
 #include "group_state.h"
 #include "pg_topics.h"
 #include "registry.h"
+#include "worker.h"
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -31,6 +33,7 @@ topic_shmem_request(void)
 		prev_shmem_request_hook();
 	topic_registry_shmem_request();
 	topic_groups_shmem_request();
+	RequestAddinShmemSpace(topic_worker_shmem_size());
 }
 
 static void
@@ -42,6 +45,7 @@ topic_shmem_startup(void)
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	topic_registry_shmem_startup();
 	topic_groups_shmem_startup();
+	topic_worker_shmem_startup();
 	LWLockRelease(AddinShmemInitLock);
 }
 

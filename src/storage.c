@@ -31,6 +31,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/xloginsert.h"
 #include "catalog/storage.h"
 #include "miscadmin.h"
@@ -38,6 +39,7 @@
 #include "storage/lmgr.h"
 #include "storage/smgr.h"
 
+#include "segment.h"
 #include "storage.h"
 #include "wal.h"
 
@@ -83,9 +85,13 @@ topic_page_check(Relation rel, BlockNumber blkno, Page page, uint16 kind)
 		report_bad_page(rel, blkno, "The metapage has the wrong magic number.");
 }
 
-/* Initialize page as a metapage whose log starts (and ends) at start */
+/*
+ * Initialize page as a metapage (of a router or a segment, by flags) whose
+ * log starts (and ends) at start.
+ */
 static void
-init_metapage(Page page, int64 log_start_offset, TimestampTz max_timestamp)
+init_metapage(Page page, int64 log_start_offset, TimestampTz max_timestamp,
+			  uint32 flags, Oid owner, uint32 segno)
 {
 	TopicLogPageOpaque opaque;
 	TopicLogMetaData *meta;
@@ -94,9 +100,12 @@ init_metapage(Page page, int64 log_start_offset, TimestampTz max_timestamp)
 	meta = TopicLogPageGetMeta(page);
 	meta->magic = TOPIC_LOG_META_MAGIC;
 	meta->version = TOPIC_LOG_FORMAT_VERSION;
+	meta->flags = flags;
 	meta->log_start_offset = log_start_offset;
+	meta->owner = owner;
+	meta->segno = segno;
 	((PageHeader) page)->pd_lower =
-		((char *) meta + sizeof(TopicLogMetaData)) - (char *) page;
+		((char *) meta->segments) - (char *) page;
 
 	opaque = TopicLogPageGetOpaque(page);
 	opaque->min_offset = log_start_offset;
@@ -111,12 +120,14 @@ init_metapage(Page page, int64 log_start_offset, TimestampTz max_timestamp)
 /* Write a metapage into the freshly extended, locked block 0 */
 static void
 write_metapage(Buffer buffer, bool needwal, int64 log_start_offset,
-			   TimestampTz max_timestamp)
+			   TimestampTz max_timestamp, uint32 flags, Oid owner,
+			   uint32 segno)
 {
 	Assert(BufferGetBlockNumber(buffer) == TOPIC_LOG_METAPAGE_BLKNO);
 
 	START_CRIT_SECTION();
-	init_metapage(BufferGetPage(buffer), log_start_offset, max_timestamp);
+	init_metapage(BufferGetPage(buffer), log_start_offset, max_timestamp,
+				  flags, owner, segno);
 	MarkBufferDirty(buffer);
 	if (needwal)
 		log_newpage_buffer(buffer, true);
@@ -130,7 +141,8 @@ write_metapage(Buffer buffer, bool needwal, int64 log_start_offset,
  */
 void
 topic_storage_create(const RelFileNode *rnode, int64 log_start_offset,
-					 TimestampTz max_timestamp)
+					 TimestampTz max_timestamp, uint32 flags, Oid owner,
+					 uint32 segno)
 {
 	Buffer		buffer;
 	bool		needwal;
@@ -139,7 +151,8 @@ topic_storage_create(const RelFileNode *rnode, int64 log_start_offset,
 									   RBM_ZERO_AND_LOCK, NULL, true);
 	/* With wal_level = minimal the new relfilenode is synced at commit */
 	needwal = XLogIsNeeded();
-	write_metapage(buffer, needwal, log_start_offset, max_timestamp);
+	write_metapage(buffer, needwal, log_start_offset, max_timestamp, flags,
+				   owner, segno);
 	UnlockReleaseBuffer(buffer);
 }
 
@@ -151,14 +164,26 @@ void
 topic_storage_reset(Relation rel, int64 log_start_offset,
 					TimestampTz max_timestamp)
 {
+	TopicLogMetaData meta;
 	Buffer		buffer;
 
+	topic_storage_read_meta(rel, &meta);
 	RelationTruncate(rel, 0);
 	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK,
 								NULL);
 	write_metapage(buffer, RelationNeedsWAL(rel), log_start_offset,
-				   max_timestamp);
+				   max_timestamp, meta.flags, meta.owner, meta.segno);
 	UnlockReleaseBuffer(buffer);
+}
+
+/*
+ * Blocks in rel's main fork.  Not RelationGetNumberOfBlocks(): for a
+ * router that asks the access method, which answers with its segments'.
+ */
+BlockNumber
+topic_nblocks(Relation rel)
+{
+	return smgrnblocks(RelationGetSmgr(rel), MAIN_FORKNUM);
 }
 
 /*
@@ -198,14 +223,14 @@ log_end_at(Relation rel, BlockNumber blkno, BufferAccessStrategy strategy,
 	}
 }
 
-/* Read rel's metapage into *meta */
-static void
-read_metapage(Relation rel, TopicLogMetaData *meta)
+/* Read the fixed part of rel's metapage into *meta */
+void
+topic_storage_read_meta(Relation rel, TopicLogMetaData *meta)
 {
 	Buffer		buffer;
 	Page		page;
 
-	if (RelationGetNumberOfBlocks(rel) == 0)
+	if (topic_nblocks(rel) == 0)
 		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, "The metapage is missing.");
 
 	buffer = ReadBuffer(rel, TOPIC_LOG_METAPAGE_BLKNO);
@@ -218,17 +243,43 @@ read_metapage(Relation rel, TopicLogMetaData *meta)
 	UnlockReleaseBuffer(buffer);
 }
 
-/* Log start, high watermark, newest timestamp and resolved mark of rel */
+/*
+ * Log start, high watermark, newest timestamp and resolved mark of rel: of
+ * the segment, or of the whole log for a router (its log start, and the
+ * end of its LIVE segment).
+ */
 void
 topic_storage_log_end(Relation rel, TopicLogEnd *end)
 {
 	TopicLogMetaData meta;
 
-	read_metapage(rel, &meta);
+	topic_storage_read_meta(rel, &meta);
 	end->log_start_offset = meta.log_start_offset;
 	end->resolved = meta.resolved;
-	log_end_at(rel, RelationGetNumberOfBlocks(rel) - 1, NULL,
+	log_end_at(rel, topic_nblocks(rel) - 1, NULL,
 			   &end->next_offset, &end->max_timestamp);
+
+	if (meta.flags & TL_META_ROUTER)
+	{
+		TopicSegmentDir *dir = topic_segdir_read(rel);
+		TopicSegmentEntry *live = topic_segdir_live(dir);
+		Relation	seg;
+
+		end->resolved = 0;
+		if (live != NULL &&
+			(seg = topic_segment_open(dir->router, live, AccessShareLock)) != NULL)
+		{
+			TopicLogEnd segend;
+
+			topic_storage_log_end(seg, &segend);
+			relation_close(seg, AccessShareLock);
+			end->next_offset = Max(end->next_offset,
+								   Max(segend.next_offset, live->base_offset));
+			end->max_timestamp = Max(end->max_timestamp,
+									 Max(segend.max_timestamp, live->base_timestamp));
+		}
+		pfree(dir);
+	}
 }
 
 /*
@@ -241,7 +292,7 @@ topic_storage_resolved(Relation rel)
 {
 	TopicLogMetaData meta;
 
-	read_metapage(rel, &meta);
+	topic_storage_read_meta(rel, &meta);
 	return meta.resolved;
 }
 
@@ -409,7 +460,7 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 
 		if (guess == InvalidBlockNumber)
 		{
-			nblocks = RelationGetNumberOfBlocks(rel);
+			nblocks = topic_nblocks(rel);
 			if (nblocks == 0)
 				report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO,
 								"The metapage is missing.");
@@ -419,7 +470,7 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, guess, RBM_NORMAL,
 									strategy);
 		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-		nblocks = RelationGetNumberOfBlocks(rel);
+		nblocks = topic_nblocks(rel);
 		if (guess != nblocks - 1)
 		{
 			UnlockReleaseBuffer(buffer);
@@ -483,7 +534,7 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
  * primary and in redo.
  */
 void
-topic_page_set_log_start(Page page, int64 log_start)
+topic_page_set_log_start(Page page, int64 log_start, TimestampTz max_timestamp)
 {
 	TopicLogPageOpaque opaque = TopicLogPageGetOpaque(page);
 	TopicLogMetaData *meta = TopicLogPageGetMeta(page);
@@ -491,25 +542,29 @@ topic_page_set_log_start(Page page, int64 log_start)
 	meta->log_start_offset = Max(meta->log_start_offset, log_start);
 	opaque->min_offset = Max(opaque->min_offset, log_start);
 	opaque->next_offset = Max(opaque->next_offset, log_start);
+	opaque->min_timestamp = Max(opaque->min_timestamp, max_timestamp);
+	opaque->max_timestamp = Max(opaque->max_timestamp, max_timestamp);
 }
 
 /*
- * Start a log that has no records yet at a later offset.  Preserve mode's
- * first record (pg_restore, replication) brings the log start its source
- * had, so that offsets below it read as gone rather than as a gap.  tail
- * must be the locked metapage of a log without data pages.
+ * Start a segment that has no records yet at a later offset, with
+ * timestamps continuing after max_timestamp: a segment starts where the
+ * one before it ended, and preserve mode's first record (pg_restore,
+ * replication) brings the log start its source had.  tail must be the
+ * locked metapage of a segment without data pages.
  */
 void
-topic_tail_move_start(Relation rel, TopicTail *tail, int64 log_start)
+topic_tail_move_start(Relation rel, TopicTail *tail, int64 log_start,
+					  TimestampTz max_timestamp)
 {
 	Page		page = BufferGetPage(tail->buffer);
 
 	Assert(tail->blkno == TOPIC_LOG_METAPAGE_BLKNO);
-	if (log_start <= tail->next_offset)
+	if (log_start <= tail->next_offset && max_timestamp <= tail->max_timestamp)
 		return;
 
 	START_CRIT_SECTION();
-	topic_page_set_log_start(page, log_start);
+	topic_page_set_log_start(page, log_start, max_timestamp);
 	MarkBufferDirty(tail->buffer);
 	if (RelationNeedsWAL(rel))
 	{
@@ -517,6 +572,7 @@ topic_tail_move_start(Relation rel, TopicTail *tail, int64 log_start)
 		XLogRecPtr	recptr;
 
 		xlrec.log_start = log_start;
+		xlrec.max_timestamp = max_timestamp;
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 		XLogRegisterBuffer(0, tail->buffer, REGBUF_STANDARD);
@@ -524,7 +580,8 @@ topic_tail_move_start(Relation rel, TopicTail *tail, int64 log_start)
 		PageSetLSN(page, recptr);
 	}
 	END_CRIT_SECTION();
-	tail->next_offset = log_start;
+	tail->next_offset = Max(tail->next_offset, log_start);
+	tail->max_timestamp = Max(tail->max_timestamp, max_timestamp);
 }
 
 /*

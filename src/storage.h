@@ -43,7 +43,10 @@ typedef struct TopicLogEnd
 
 extern void topic_storage_create(const RelFileNode *rnode,
 								 int64 log_start_offset,
-								 TimestampTz max_timestamp);
+								 TimestampTz max_timestamp, uint32 flags,
+								 Oid owner, uint32 segno);
+extern void topic_storage_read_meta(Relation rel, TopicLogMetaData *meta);
+extern BlockNumber topic_nblocks(Relation rel);
 extern void topic_storage_reset(Relation rel, int64 log_start_offset,
 								TimestampTz max_timestamp);
 extern void topic_storage_log_end(Relation rel, TopicLogEnd *end);
@@ -60,8 +63,9 @@ extern void topic_tail_lock(Relation rel, TopicTail *tail,
 							BufferAccessStrategy strategy);
 extern void topic_tail_extend(Relation rel, TopicTail *tail);
 extern void topic_tail_move_start(Relation rel, TopicTail *tail,
-								  int64 log_start);
-extern void topic_page_set_log_start(Page page, int64 log_start);
+								  int64 log_start, TimestampTz max_timestamp);
+extern void topic_page_set_log_start(Page page, int64 log_start,
+									 TimestampTz max_timestamp);
 extern void topic_tail_append(Relation rel, TopicTail *tail,
 							  char *batch, Size len, bool last_in_multi);
 extern void topic_tail_release(TopicTail *tail);

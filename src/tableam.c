@@ -13,6 +13,7 @@
 #include "postgres.h"
 
 #include "access/multixact.h"
+#include "access/relation.h"
 #include "access/tableam.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/storage.h"
@@ -25,6 +26,8 @@
 #include "freeze.h"
 #include "pg_topics.h"
 #include "scan.h"
+#include "segment.h"
+#include "segment_ddl.h"
 #include "storage.h"
 #include "topic_log.h"
 
@@ -166,6 +169,9 @@ topic_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
 {
 	TopicLogEnd end = {0, 0, DT_NOBEGIN};
 	SMgrRelation srel;
+	Oid			owner;
+	uint32		segno;
+	uint32		kind = topic_segment_kind_for_new_relation(&owner, &segno);
 
 	if (persistence != RELPERSISTENCE_PERMANENT)
 		ereport(ERROR,
@@ -176,14 +182,23 @@ topic_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
 	topic_check_columns(rel);
 
 	if (!RelFileNodeEquals(*newrnode, rel->rd_node))
+	{
+		/* TRUNCATE: the log goes on where it was, in a fresh segment */
 		topic_storage_log_end(rel, &end);
+		if (topic_log_is_router(rel))
+		{
+			topic_segment_ddl_note_truncate(rel);
+			kind = TL_META_ROUTER;
+		}
+	}
 
 	*freezeXid = RecentXmin;
 	*minmulti = GetOldestMultiXactId();
 
 	srel = RelationCreateStorage(*newrnode, persistence, true);
 	smgrclose(srel);
-	topic_storage_create(newrnode, end.next_offset, end.max_timestamp);
+	topic_storage_create(newrnode, end.next_offset, end.max_timestamp, kind,
+						 owner, segno);
 }
 
 static void
@@ -192,6 +207,8 @@ topic_relation_nontransactional_truncate(Relation rel)
 	TopicLogEnd end;
 
 	topic_storage_log_end(rel, &end);
+	if (topic_log_is_router(rel))
+		topic_segment_ddl_note_truncate(rel);
 	topic_storage_reset(rel, end.next_offset, end.max_timestamp);
 }
 
@@ -280,6 +297,39 @@ topic_scan_sample_next_tuple(TableScanDesc scan,
 	return false;
 }
 
+/*
+ * Size of a router: its segments' blocks, one after the other, which is
+ * how ANALYZE and the planner see the partition; a segment's own size
+ * otherwise.
+ */
+static uint64
+topic_relation_size(Relation rel, ForkNumber forkNumber)
+{
+	TopicSegmentDir *dir;
+	uint64		blocks = 0;
+	int			i;
+
+	if (!topic_log_is_router(rel))
+		return table_block_relation_size(rel, forkNumber);
+	if (forkNumber != MAIN_FORKNUM && forkNumber != InvalidForkNumber)
+		return table_block_relation_size(rel, forkNumber);
+
+	dir = topic_segdir_read(rel);
+	for (i = 0; i < dir->nentries; i++)
+	{
+		Relation	seg;
+
+		if (!topic_segment_readable(&dir->entries[i]) ||
+			(seg = topic_segment_open(dir->router, &dir->entries[i],
+									  AccessShareLock)) == NULL)
+			continue;
+		blocks += topic_nblocks(seg);
+		relation_close(seg, NoLock);
+	}
+	pfree(dir);
+	return blocks * BLCKSZ;
+}
+
 static const TableAmRoutine topic_log_methods = {
 	.type = T_TableAmRoutine,
 
@@ -323,7 +373,7 @@ static const TableAmRoutine topic_log_methods = {
 	.index_build_range_scan = topic_index_build_range_scan,
 	.index_validate_scan = topic_index_validate_scan,
 
-	.relation_size = table_block_relation_size,
+	.relation_size = topic_relation_size,
 	.relation_needs_toast_table = topic_relation_needs_toast_table,
 	.relation_toast_am = topic_relation_toast_am,
 

@@ -40,7 +40,7 @@
 /* On-disk identity */
 #define TOPIC_LOG_PAGE_ID			0xFF91
 #define TOPIC_LOG_META_MAGIC		0x70745F6C	/* "pt_l" */
-#define TOPIC_LOG_FORMAT_VERSION	1
+#define TOPIC_LOG_FORMAT_VERSION	2
 
 #define TOPIC_LOG_METAPAGE_BLKNO	0
 #define TOPIC_LOG_FIRST_DATA_BLKNO	1
@@ -104,16 +104,69 @@ typedef uint64 TopicLogPosition;
 #define TopicLogPositionGetBlock(position)	((BlockNumber) ((position) >> 16))
 #define TopicLogPositionGetPos(position)	((Size) ((position) & 0xFFFF))
 
+/*
+ * A partition's log is a "router" relation (the one attached to the topic)
+ * whose metapage lists its segments; records live in the segments, each a
+ * relation of its own (with its own TOAST) that retention drops whole
+ * (docs/architecture.md section 2).  An entry of the segment directory:
+ */
+typedef struct TopicSegmentEntry
+{
+	Oid			relid;
+	uint32		segno;			/* never reused within the log */
+	int64		base_offset;	/* first offset (LIVE, SEALED, RETIRED) */
+	TimestampTz base_timestamp; /* newest timestamp of the log before it */
+	TimestampTz activated_at;	/* when it became LIVE */
+	uint16		state;			/* TOPIC_SEGMENT_* */
+	uint16		reserved;
+	uint32		reserved2;
+} TopicSegmentEntry;
+
+#define TOPIC_SEGMENT_SPARE		1	/* created ahead of need, empty */
+#define TOPIC_SEGMENT_LIVE		2	/* the one appends go to (one at most) */
+#define TOPIC_SEGMENT_SEALED	3	/* full; read only */
+#define TOPIC_SEGMENT_RETIRED	4	/* below the log start; to be dropped */
+
 /* Metapage contents, right after the page header */
 typedef struct TopicLogMetaData
 {
 	uint32		magic;
 	uint32		version;
-	uint32		flags;			/* none yet */
+	uint32		flags;			/* TL_META_* */
 	uint32		reserved;
 	int64		log_start_offset;
 	TopicLogPosition resolved;	/* every batch before it is resolved */
+	/* segments: which log they belong to */
+	Oid			owner;
+	uint32		segno;
+	/* routers: when to roll, and the segment directory in log order */
+	uint32		segment_blocks; /* roll at this size (0: the default) */
+	int64		segment_roll_usecs; /* and at this age (0: never) */
+	uint32		next_segno;
+	uint16		nsegments;
+	uint16		reserved2;
+	TopicSegmentEntry segments[FLEXIBLE_ARRAY_MEMBER];
 } TopicLogMetaData;
+
+#define TL_META_ROUTER		0x0001	/* a partition's log: segments, no data */
+#define TL_META_SEGMENT		0x0002	/* data pages of one part of a log */
+
+#define TOPIC_LOG_MAX_SEGMENTS \
+	((TOPIC_LOG_PAGE_CAPACITY - offsetof(TopicLogMetaData, segments)) / \
+	 sizeof(TopicSegmentEntry))
+
+/*
+ * TIDs of a router name the segment in the block number's high bits, so
+ * that they stay unique across segments: 2^17 blocks (1 GB) per segment.
+ */
+#define TOPIC_SEGMENT_TID_BITS		17
+#define TOPIC_SEGMENT_MAX_BLOCKS	((BlockNumber) ((1 << TOPIC_SEGMENT_TID_BITS) - 1))
+/* the largest size a segment rolls at: room for one more insert call */
+#define TOPIC_SEGMENT_MAX_ROLL_BLOCKS	(TOPIC_SEGMENT_MAX_BLOCKS - 4096)
+#define TopicTidBlock(segno, blkno) \
+	((BlockNumber) ((((segno) & 0x7FFF) << TOPIC_SEGMENT_TID_BITS) | (blkno)))
+#define TopicTidSegno(tidblock)	((uint32) ((tidblock) >> TOPIC_SEGMENT_TID_BITS))
+#define TopicTidSegBlock(tidblock)	((BlockNumber) ((tidblock) & TOPIC_SEGMENT_MAX_BLOCKS))
 
 #define TopicLogPageGetMeta(page) \
 	((TopicLogMetaData *) PageGetContents(page))

@@ -38,6 +38,7 @@
 #include "utils/rel.h"
 
 #include "pg_topics.h"
+#include "segment.h"
 #include "storage.h"
 #include "topic_log.h"
 
@@ -155,7 +156,9 @@ check_metapage(VerifyState *state, Page page)
 	if (meta->version != TOPIC_LOG_FORMAT_VERSION)
 		report(state, TOPIC_LOG_METAPAGE_BLKNO, "metapage format version is %u, expected %u",
 			   meta->version, TOPIC_LOG_FORMAT_VERSION);
-	if (meta->log_start_offset < 0 || opaque->next_offset < meta->log_start_offset)
+	/* a router's own page summary only says where its log began */
+	if (meta->log_start_offset < 0 ||
+		(!(meta->flags & TL_META_ROUTER) && opaque->next_offset < meta->log_start_offset))
 		report(state, TOPIC_LOG_METAPAGE_BLKNO,
 			   "log start " INT64_FORMAT " and first offset " INT64_FORMAT " are inconsistent",
 			   meta->log_start_offset, opaque->next_offset);
@@ -301,9 +304,9 @@ check_data_page(VerifyState *state, BlockNumber blkno, Page page)
 		report(state, blkno, "page timestamp range does not match its records");
 }
 
-/* Check every page of one topic_log relation */
+/* Check every page of one segment (or a router's metapage) */
 static void
-verify_relation(ReturnSetInfo *rsinfo, Oid relid)
+verify_pages(ReturnSetInfo *rsinfo, Oid relid, int64 *last_offset)
 {
 	VerifyState state;
 	BlockNumber nblocks;
@@ -317,7 +320,7 @@ verify_relation(ReturnSetInfo *rsinfo, Oid relid)
 	state.next_xid = ReadNextTransactionId();
 	state.relfrozenxid = state.rel->rd_rel->relfrozenxid;
 
-	nblocks = RelationGetNumberOfBlocks(state.rel);
+	nblocks = topic_nblocks(state.rel);
 	if (nblocks == 0)
 		report(&state, TOPIC_LOG_METAPAGE_BLKNO, "relation has no metapage");
 
@@ -353,9 +356,83 @@ verify_relation(ReturnSetInfo *rsinfo, Oid relid)
 			   "resolved mark (block %u, byte %zu) is not at a batch boundary of the log",
 			   TopicLogPositionGetBlock(state.resolved),
 			   TopicLogPositionGetPos(state.resolved));
+	if (last_offset != NULL)
+		*last_offset = state.have_prev ? state.prev_offset : -1;
 
 	FreeAccessStrategy(strategy);
 	table_close(state.rel, AccessShareLock);
+}
+
+/*
+ * Check a partition's log: its metapage, its segment directory (every
+ * entry names a segment of this log, at most one LIVE, readable segments
+ * in offset order) and every page of every segment.
+ */
+static void
+verify_relation(ReturnSetInfo *rsinfo, Oid relid)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	TopicSegmentDir *dir;
+	VerifyState state;
+	int64		prev_last = -1;
+	int			nlive = 0;
+	int			i;
+
+	if (!topic_log_is_router(rel))
+	{
+		table_close(rel, AccessShareLock);
+		verify_pages(rsinfo, relid, NULL);
+		return;
+	}
+	verify_pages(rsinfo, relid, NULL);
+
+	memset(&state, 0, sizeof(state));
+	state.rsinfo = rsinfo;
+	state.rel = rel;
+	dir = topic_segdir_read(rel);
+	for (i = 0; i < dir->nentries; i++)
+	{
+		TopicSegmentEntry *e = &dir->entries[i];
+		Relation	seg;
+		TopicLogMetaData meta;
+		int64		last;
+
+		if (e->state < TOPIC_SEGMENT_SPARE || e->state > TOPIC_SEGMENT_RETIRED)
+		{
+			report(&state, TOPIC_LOG_METAPAGE_BLKNO,
+				   "segment %u has unknown state %u", e->segno, e->state);
+			continue;
+		}
+		if (e->state == TOPIC_SEGMENT_LIVE)
+			nlive++;
+		seg = topic_segment_open(dir->router, e, AccessShareLock);
+		if (seg == NULL)
+		{
+			if (topic_segment_readable(e))
+				report(&state, TOPIC_LOG_METAPAGE_BLKNO,
+					   "segment %u (relation %u) is missing", e->segno, e->relid);
+			continue;
+		}
+		topic_storage_read_meta(seg, &meta);
+		if (!(meta.flags & TL_META_SEGMENT) || meta.owner != relid ||
+			meta.segno != e->segno)
+			report(&state, TOPIC_LOG_METAPAGE_BLKNO,
+				   "segment %u (relation %u) belongs to another log", e->segno, e->relid);
+		relation_close(seg, AccessShareLock);
+		if (!topic_segment_readable(e))
+			continue;
+		if (prev_last >= 0 && e->base_offset <= prev_last)
+			report(&state, TOPIC_LOG_METAPAGE_BLKNO,
+				   "segment %u starts at offset " INT64_FORMAT ", at or before the last offset " INT64_FORMAT " of the segment before it",
+				   e->segno, e->base_offset, prev_last);
+		verify_pages(rsinfo, e->relid, &last);
+		if (last >= 0)
+			prev_last = last;
+	}
+	if (nlive > 1)
+		report(&state, TOPIC_LOG_METAPAGE_BLKNO, "%d segments are LIVE", nlive);
+	pfree(dir);
+	table_close(rel, AccessShareLock);
 }
 
 /*

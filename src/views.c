@@ -11,6 +11,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/table.h"
 #include "funcapi.h"
 #include "storage/bufmgr.h"
@@ -20,6 +21,7 @@
 #include "catalog.h"
 #include "pg_topics.h"
 #include "registry.h"
+#include "segment.h"
 #include "storage.h"
 #include "topic_log.h"
 
@@ -27,17 +29,17 @@ PG_FUNCTION_INFO_V1(topic_partition_info);
 
 #define PARTITION_INFO_COLS 12
 
-/* Oldest timestamp of a partition: the first data page's */
+/* Oldest timestamp of a segment: its first data page's */
 static bool
-oldest_timestamp(Relation leaf, TimestampTz *ts)
+oldest_timestamp(Relation seg, TimestampTz *ts)
 {
 	Buffer		buffer;
 	Page		page;
 	bool		found = false;
 
-	if (RelationGetNumberOfBlocks(leaf) <= TOPIC_LOG_FIRST_DATA_BLKNO)
+	if (topic_nblocks(seg) <= TOPIC_LOG_FIRST_DATA_BLKNO)
 		return false;
-	buffer = ReadBuffer(leaf, TOPIC_LOG_FIRST_DATA_BLKNO);
+	buffer = ReadBuffer(seg, TOPIC_LOG_FIRST_DATA_BLKNO);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buffer);
 	if (topic_page_is_data(page))
@@ -47,6 +49,36 @@ oldest_timestamp(Relation leaf, TimestampTz *ts)
 	}
 	UnlockReleaseBuffer(buffer);
 	return found;
+}
+
+/*
+ * Disk bytes of a partition, segments and their TOAST included, and its
+ * oldest timestamp (*found false if it has no records)
+ */
+static int64
+partition_bytes(Relation leaf, TimestampTz *oldest, bool *found)
+{
+	TopicSegmentDir *dir = topic_segdir_read(leaf);
+	int64		bytes = DatumGetInt64(DirectFunctionCall1(pg_total_relation_size,
+														  ObjectIdGetDatum(RelationGetRelid(leaf))));
+	int			i;
+
+	*found = false;
+	for (i = 0; i < dir->nentries; i++)
+	{
+		Relation	seg = topic_segment_open(dir->router, &dir->entries[i],
+											 AccessShareLock);
+
+		if (seg == NULL)
+			continue;
+		bytes += DatumGetInt64(DirectFunctionCall1(pg_total_relation_size,
+												   ObjectIdGetDatum(dir->entries[i].relid)));
+		if (!*found && topic_segment_readable(&dir->entries[i]))
+			*found = oldest_timestamp(seg, oldest);
+		relation_close(seg, AccessShareLock);
+	}
+	pfree(dir);
+	return bytes;
 }
 
 /*
@@ -72,6 +104,7 @@ topic_partition_info(PG_FUNCTION_ARGS)
 		TopicLogEnd end;
 		TopicHolder holder;
 		TimestampTz oldest;
+		bool		found;
 		Datum		values[PARTITION_INFO_COLS];
 		bool		nulls[PARTITION_INFO_COLS];
 		int64		lso;
@@ -87,8 +120,8 @@ topic_partition_info(PG_FUNCTION_ARGS)
 		values[4] = Int64GetDatum(lso);
 		/* offsets in the log, gaps of aborted transactions included */
 		values[5] = Int64GetDatum(end.next_offset - end.log_start_offset);
-		values[6] = DirectFunctionCall1(pg_total_relation_size, ObjectIdGetDatum(leafid));
-		if (oldest_timestamp(leaf, &oldest))
+		values[6] = Int64GetDatum(partition_bytes(leaf, &oldest, &found));
+		if (found)
 		{
 			values[7] = TimestampTzGetDatum(oldest);
 			values[8] = TimestampTzGetDatum(end.max_timestamp);

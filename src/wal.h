@@ -12,6 +12,7 @@
 #define TOPIC_WAL_H
 
 #include "access/xlogreader.h"
+#include "datatype/timestamp.h"
 #include "lib/stringinfo.h"
 
 /*
@@ -70,12 +71,13 @@ typedef struct xl_topic_log_resolve
 } xl_topic_log_resolve;
 
 /*
- * XLOG_TOPIC_LOG_START: a log without records (metapage block 0) starts,
- * and continues, at log_start.
+ * XLOG_TOPIC_LOG_START: a segment without records (metapage block 0)
+ * starts, and continues, at log_start.
  */
 typedef struct xl_topic_log_start
 {
 	int64		log_start;
+	TimestampTz max_timestamp;	/* timestamps continue after it */
 } xl_topic_log_start;
 
 /* walredo.c */

@@ -146,7 +146,7 @@ redo_log_start(XLogReaderState *record)
 	{
 		Page		page = BufferGetPage(buffer);
 
-		topic_page_set_log_start(page, xlrec.log_start);
+		topic_page_set_log_start(page, xlrec.log_start, xlrec.max_timestamp);
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buffer);
 	}

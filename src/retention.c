@@ -1,0 +1,289 @@
+/*-------------------------------------------------------------------------
+ *
+ * retention.c
+ *	  Retention: old records leave a whole segment at a time.
+ *
+ * A topic's retention (an age) and retention_bytes (a size per
+ * partition) decide which SEALED segments go, oldest first, as Kafka does:
+ * a segment goes when its newest record is older than the retention, or
+ * while the partition stays at or above retention_bytes without it.  The
+ * log start moves to the first segment kept and the ones before it are
+ * retired, then dropped (a relation drop, so their files, TOAST included,
+ * go back to the filesystem at commit).  A segment someone is reading is
+ * dropped later: retention never waits for readers.
+ *
+ * Segments are sized from the same settings: a quarter of retention_bytes
+ * (so a partition keeps little more than retention_bytes plus one
+ * segment), and rolled over after a quarter of retention, so that an idle
+ * topic's old records still leave on time.
+ *
+ * topics.delete_records() moves the log start by hand (Kafka's
+ * DeleteRecords); topics.enforce_retention() applies the policy now
+ * rather than at the worker's next round.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/partition.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_type_d.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "pg_topics.h"
+#include "retention.h"
+#include "segment.h"
+#include "storage.h"
+
+PG_FUNCTION_INFO_V1(topic_delete_records);
+PG_FUNCTION_INFO_V1(topic_enforce_retention);
+
+/* A topic's retention settings; NULL settings are 0 */
+typedef struct RetentionPolicy
+{
+	int64		retention_usecs;
+	int64		retention_bytes;
+} RetentionPolicy;
+
+/* Read the settings of the topic whose partition router is */
+static RetentionPolicy
+read_policy(Relation router)
+{
+	RetentionPolicy policy = {0, 0};
+	Oid			topic;
+	Oid			save_userid;
+	int			save_sec_context;
+	Datum		arg;
+	Oid			argtype = OIDOID;
+
+	/* a log that is not a topic's partition has no retention */
+	if (!router->rd_rel->relispartition)
+		return policy;
+	topic = get_partition_parent(RelationGetRelid(router), true);
+	arg = ObjectIdGetDatum(topic);
+
+	/* topic_config is closed to PUBLIC */
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID,
+						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	PG_TRY();
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (SPI_execute_with_args("SELECT (extract(epoch FROM retention) * 1000000)::bigint, "
+								  "retention_bytes FROM topics.topic_config "
+								  "WHERE topic = $1::pg_catalog.regclass",
+								  1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not read topics.topic_config");
+		if (SPI_processed == 1)
+		{
+			bool		isnull;
+			Datum		d;
+
+			d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+			if (!isnull)
+				policy.retention_usecs = DatumGetInt64(d);
+			d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+			if (!isnull)
+				policy.retention_bytes = DatumGetInt64(d);
+		}
+		SPI_finish();
+	}
+	PG_FINALLY();
+	{
+		SetUserIdAndSecContext(save_userid, save_sec_context);
+	}
+	PG_END_TRY();
+	return policy;
+}
+
+/* Bytes of a segment on disk, its TOAST table included */
+static int64
+segment_bytes(Relation seg)
+{
+	int64		bytes = (int64) topic_nblocks(seg) * BLCKSZ;
+
+	if (OidIsValid(seg->rd_rel->reltoastrelid))
+	{
+		Relation	toast = relation_open(seg->rd_rel->reltoastrelid, AccessShareLock);
+
+		bytes += (int64) RelationGetNumberOfBlocks(toast) * BLCKSZ;
+		relation_close(toast, AccessShareLock);
+	}
+	return bytes;
+}
+
+/*
+ * Where router's log should start under its topic's retention: the base
+ * offset of the oldest segment to keep (or the current start).
+ */
+static int64
+retention_start(Relation router, const RetentionPolicy *policy,
+				TopicSegmentDir *dir)
+{
+	int			n = 0;
+	int		   *idx = palloc(sizeof(int) * Max(dir->nentries, 1));
+	int64	   *bytes = palloc(sizeof(int64) * Max(dir->nentries, 1));
+	TimestampTz *newest = palloc(sizeof(TimestampTz) * Max(dir->nentries, 1));
+	int64		total = 0;
+	int			keep = 0;
+	int64		start = dir->log_start;
+	TimestampTz cutoff = GetCurrentTimestamp() - policy->retention_usecs;
+	int			i;
+
+	for (i = 0; i < dir->nentries; i++)
+	{
+		Relation	seg;
+		TopicLogEnd end;
+
+		if (!topic_segment_readable(&dir->entries[i]) ||
+			(seg = topic_segment_open(dir->router, &dir->entries[i],
+									  AccessShareLock)) == NULL)
+			continue;
+		topic_storage_log_end(seg, &end);
+		idx[n] = i;
+		bytes[n] = segment_bytes(seg);
+		newest[n] = end.max_timestamp;
+		total += bytes[n];
+		n++;
+		relation_close(seg, AccessShareLock);
+	}
+
+	/* never the LIVE segment, which is the last one */
+	while (keep < n - 1 && dir->entries[idx[keep]].state == TOPIC_SEGMENT_SEALED)
+	{
+		bool		by_time = policy->retention_usecs > 0 && newest[keep] < cutoff;
+		bool		by_bytes = policy->retention_bytes > 0 &&
+			total - bytes[keep] >= policy->retention_bytes;
+
+		if (!by_time && !by_bytes)
+			break;
+		total -= bytes[keep];
+		keep++;
+	}
+	if (keep > 0)
+		start = Max(start, dir->entries[idx[keep]].base_offset);
+	pfree(idx);
+	pfree(bytes);
+	pfree(newest);
+	return start;
+}
+
+/*
+ * Apply router's retention now: size its segments, move its log start past
+ * the segments retention lets go, and drop those (waiting for readers if
+ * wait).  Returns the log start.  The caller holds ShareUpdateExclusiveLock
+ * on router, which keeps two of these apart.
+ */
+int64
+topic_retention_apply(Relation router, bool wait)
+{
+	RetentionPolicy policy = read_policy(router);
+	TopicSegmentDir *dir = topic_segdir_read(router);
+	uint32		blocks = 0;
+	int64		start;
+	TopicLogEnd end;
+
+	if (policy.retention_bytes > 0)
+		blocks = (uint32) Max(Min(policy.retention_bytes / 4 / BLCKSZ,
+								  (int64) pg_topics_segment_size), 4);
+	topic_segdir_set_policy(router, blocks, policy.retention_usecs / 4);
+
+	start = retention_start(router, &policy, dir);
+	pfree(dir);
+	topic_storage_log_end(router, &end);
+	if (start > end.log_start_offset)
+		topic_segdir_advance_start(router, start, end.next_offset);
+	topic_segments_drop_retired(router, wait);
+	topic_storage_log_end(router, &end);
+	return end.log_start_offset;
+}
+
+/* Refuse a caller without DELETE on the topic (42501) */
+static Relation
+open_for_deletion(text *name)
+{
+	Relation	topic = topic_open_by_name(name, AccessShareLock, ACL_DELETE);
+
+	PreventCommandIfReadOnly("deleting records");
+	return topic;
+}
+
+/*
+ * topics.delete_records(topic text, partition int, before_offset bigint)
+ * RETURNS bigint: records below before_offset leave the partition (Kafka's
+ * DeleteRecords).  The log start moves at once and for good, whatever the
+ * calling transaction does; whole segments below it are dropped now or by
+ * the worker.  Returns the new log start.
+ */
+Datum
+topic_delete_records(PG_FUNCTION_ARGS)
+{
+	Relation	topic = open_for_deletion(PG_GETARG_TEXT_PP(0));
+	int32		partition = PG_GETARG_INT32(1);
+	int64		before = PG_GETARG_INT64(2);
+	Relation	router;
+	TopicLogEnd end;
+
+	topic_check_partition(topic, partition);
+	router = table_open(topic_partition_relid(topic, partition),
+						ShareUpdateExclusiveLock);
+	topic_storage_log_end(router, &end);
+	if (before < 0 || before > end.next_offset)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("offset %lld is out of range for partition %d of topic \"%s\"",
+						(long long) before, partition, RelationGetRelationName(topic)),
+				 errdetail("Records can be deleted up to the high watermark, %lld.",
+						   (long long) end.next_offset)));
+	if (before > end.log_start_offset)
+		topic_segdir_advance_start(router, before, end.next_offset);
+	topic_segments_drop_retired(router, false);
+	topic_storage_log_end(router, &end);
+
+	table_close(router, NoLock);
+	relation_close(topic, NoLock);
+	PG_RETURN_INT64(end.log_start_offset);
+}
+
+/*
+ * topics.enforce_retention(topic text) RETURNS TABLE(partition int,
+ * log_start_offset bigint): apply the topic's retention now.
+ */
+Datum
+topic_enforce_retention(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	topic = open_for_deletion(PG_GETARG_TEXT_PP(0));
+	int32		nparts = topic_partition_count(topic);
+	int32		p;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (p = 0; p < nparts; p++)
+	{
+		Relation	router = table_open(topic_partition_relid(topic, p),
+										ShareUpdateExclusiveLock);
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		values[0] = Int32GetDatum(p);
+		values[1] = Int64GetDatum(topic_retention_apply(router, false));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		table_close(router, NoLock);
+	}
+	relation_close(topic, NoLock);
+	return (Datum) 0;
+}

@@ -1,0 +1,753 @@
+/*-------------------------------------------------------------------------
+ *
+ * segment.c
+ *	  Segments: the relations a partition's log is stored in, and the
+ *	  directory of them on the partition's metapage.
+ *
+ * A partition of a topic (any topic_log relation a user creates) is a
+ * "router": its main fork is one metapage holding the log start and the
+ * segment directory.  The records are in segments, relations of their own
+ * in schema topics_segments, each with the page format of storage.c, its
+ * own metapage, resolved mark, relfrozenxid and TOAST table.  Retention
+ * drops a segment whole, so its disk space, TOAST included, goes back to
+ * the filesystem without VACUUM and without rewriting what stays.
+ *
+ * Directory entries go SPARE (created ahead of need by the background
+ * worker) -> LIVE (the one appends go to) -> SEALED -> RETIRED (below the
+ * log start, to be dropped) -> forgotten once the relation is gone.  The
+ * directory is not transactional: it changes under the metapage's
+ * exclusive lock and is WAL-logged as a full-page image (changes are rare:
+ * a roll, a spare, a retention step).  Segment relations come and go
+ * transactionally; the two meet through validation: an entry is trusted
+ * only if its relation exists and is the segment the entry names
+ * (topic_segment_open), so an aborted creation or a crash between two steps
+ * leaves at most an entry or a relation that the worker cleans up.
+ *
+ * Segments are extension members, so pg_dump leaves them out (a topic's
+ * records are dumped through its partitions) while pg_upgrade's
+ * binary-upgrade dump keeps them.  Nothing in pg_depend ties them to their
+ * partition; DROP of a partition drops its segments in the same statement
+ * (ddl.c), and the worker drops any orphan.
+ *
+ * Lock order: a segment's pages before the router's metapage.  Readers
+ * copy the directory and let the metapage go before they touch segments.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "access/xloginsert.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "pg_topics.h"
+#include "segment.h"
+#include "storage.h"
+
+#define SEGMENT_SCHEMA	"topics_segments"
+
+/* Set while a segment relation is being created: its identity */
+static Oid	creating_owner = InvalidOid;
+static uint32 creating_segno = 0;
+
+/*
+ * The metapage flags relation_set_new_filenode writes: a segment while we
+ * create one, else a router.
+ */
+uint32
+topic_segment_kind_for_new_relation(Oid *owner, uint32 *segno)
+{
+	if (OidIsValid(creating_owner))
+	{
+		*owner = creating_owner;
+		*segno = creating_segno;
+		return TL_META_SEGMENT;
+	}
+	*owner = InvalidOid;
+	*segno = 0;
+	return TL_META_ROUTER;
+}
+
+/* The kind of a topic_log relation (TL_META_*), cached with the relation */
+uint32
+topic_log_kind(Relation rel)
+{
+	if (rel->rd_amcache == NULL)
+	{
+		TopicLogMetaData meta;
+		uint32	   *kind;
+
+		topic_storage_read_meta(rel, &meta);
+		kind = MemoryContextAlloc(CacheMemoryContext, sizeof(uint32));
+		*kind = meta.flags & (TL_META_ROUTER | TL_META_SEGMENT);
+		rel->rd_amcache = kind;
+	}
+	return *(uint32 *) rel->rd_amcache;
+}
+
+bool
+topic_log_is_router(Relation rel)
+{
+	return (topic_log_kind(rel) & TL_META_ROUTER) != 0;
+}
+
+/* OID of schema topics_segments */
+Oid
+topic_segment_namespace(void)
+{
+	return get_namespace_oid(SEGMENT_SCHEMA, false);
+}
+
+/* The name a segment relation has */
+static void
+segment_name(char *buf, Oid owner, uint32 segno)
+{
+	snprintf(buf, NAMEDATALEN, "seg_%u_%u", owner, segno);
+}
+
+/* A copy of router's directory */
+TopicSegmentDir *
+topic_segdir_read(Relation router)
+{
+	Buffer		buffer = ReadBuffer(router, TOPIC_LOG_METAPAGE_BLKNO);
+	Page		page;
+	TopicLogMetaData *meta;
+	TopicSegmentDir *dir;
+
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	topic_page_check(router, TOPIC_LOG_METAPAGE_BLKNO, page, TL_PAGE_META);
+	meta = TopicLogPageGetMeta(page);
+	if (!(meta->flags & TL_META_ROUTER))
+		elog(ERROR, "\"%s\" is not a partition's log", RelationGetRelationName(router));
+	dir = palloc(offsetof(TopicSegmentDir, entries) +
+				 Max(meta->nsegments, 1) * sizeof(TopicSegmentEntry));
+	dir->router = RelationGetRelid(router);
+	dir->log_start = meta->log_start_offset;
+	dir->max_timestamp = TopicLogPageGetOpaque(page)->max_timestamp;
+	dir->next_segno = meta->next_segno;
+	dir->segment_blocks = meta->segment_blocks;
+	dir->segment_roll_usecs = meta->segment_roll_usecs;
+	dir->nentries = meta->nsegments;
+	memcpy(dir->entries, meta->segments, meta->nsegments * sizeof(TopicSegmentEntry));
+	UnlockReleaseBuffer(buffer);
+	return dir;
+}
+
+/* The LIVE entry, or NULL */
+TopicSegmentEntry *
+topic_segdir_live(TopicSegmentDir *dir)
+{
+	int			i;
+
+	for (i = 0; i < dir->nentries; i++)
+		if (dir->entries[i].state == TOPIC_SEGMENT_LIVE)
+			return &dir->entries[i];
+	return NULL;
+}
+
+/* The readable (LIVE or SEALED) entry with the TID segment bits of segno */
+TopicSegmentEntry *
+topic_segdir_by_tid_segno(TopicSegmentDir *dir, uint32 tid_segno)
+{
+	int			i;
+
+	for (i = 0; i < dir->nentries; i++)
+		if (topic_segment_readable(&dir->entries[i]) &&
+			(dir->entries[i].segno & 0x7FFF) == tid_segno)
+			return &dir->entries[i];
+	return NULL;
+}
+
+/*
+ * Open the segment an entry names with lockmode, or return NULL if it is
+ * gone (dropped by retention, or never committed).  The name check guards
+ * against a recycled OID.
+ */
+Relation
+topic_segment_open(Oid router, const TopicSegmentEntry *entry, LOCKMODE lockmode)
+{
+	Relation	rel = try_relation_open(entry->relid, lockmode);
+	char		name[NAMEDATALEN];
+
+	if (rel == NULL)
+		return NULL;
+	segment_name(name, router, entry->segno);
+	if (strcmp(RelationGetRelationName(rel), name) != 0 ||
+		RelationGetNamespace(rel) != topic_segment_namespace())
+	{
+		relation_close(rel, lockmode);
+		return NULL;
+	}
+	return rel;
+}
+
+/*
+ * Change router's directory: edit works on a copy of the metapage and
+ * returns whether it changed anything; the change is then applied and
+ * logged as a full-page image in one critical section.
+ */
+typedef bool (*SegdirEdit) (TopicLogMetaData *meta, void *arg);
+
+static bool
+segdir_modify(Relation router, SegdirEdit edit, void *arg)
+{
+	Buffer		buffer = ReadBuffer(router, TOPIC_LOG_METAPAGE_BLKNO);
+	PGAlignedBlock copy;
+	Page		page;
+	TopicLogMetaData *meta;
+	bool		changed;
+
+	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+	page = BufferGetPage(buffer);
+	topic_page_check(router, TOPIC_LOG_METAPAGE_BLKNO, page, TL_PAGE_META);
+	memcpy(copy.data, page, BLCKSZ);
+	meta = TopicLogPageGetMeta((Page) copy.data);
+	if (!(meta->flags & TL_META_ROUTER))
+		elog(ERROR, "\"%s\" is not a partition's log", RelationGetRelationName(router));
+
+	changed = edit(meta, arg);
+	if (changed)
+	{
+		((PageHeader) copy.data)->pd_lower =
+			((char *) &meta->segments[meta->nsegments]) - copy.data;
+
+		START_CRIT_SECTION();
+		memcpy(page, copy.data, BLCKSZ);
+		MarkBufferDirty(buffer);
+		if (RelationNeedsWAL(router))
+			log_newpage_buffer(buffer, true);
+		END_CRIT_SECTION();
+	}
+	UnlockReleaseBuffer(buffer);
+	return changed;
+}
+
+/* --- directory edits --- */
+
+typedef struct AddEntry
+{
+	Oid			relid;
+	uint32		segno;
+	uint16		state;
+	int64		base_offset;
+	TimestampTz base_timestamp;
+} AddEntry;
+
+static bool
+edit_add(TopicLogMetaData *meta, void *arg)
+{
+	AddEntry   *add = (AddEntry *) arg;
+	TopicSegmentEntry *e;
+	int			i;
+
+	if (meta->nsegments >= TOPIC_LOG_MAX_SEGMENTS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("partition log has %d segments, the most it can have",
+						(int) meta->nsegments),
+				 errhint("Set retention or retention_bytes on the topic, or drop old records with topics.delete_records().")));
+	/* a LIVE entry replaces any earlier one, which is sealed */
+	if (add->state == TOPIC_SEGMENT_LIVE)
+		for (i = 0; i < meta->nsegments; i++)
+			if (meta->segments[i].state == TOPIC_SEGMENT_LIVE)
+				meta->segments[i].state = TOPIC_SEGMENT_SEALED;
+	e = &meta->segments[meta->nsegments++];
+	memset(e, 0, sizeof(*e));
+	e->relid = add->relid;
+	e->segno = add->segno;
+	e->state = add->state;
+	e->base_offset = add->base_offset;
+	e->base_timestamp = add->base_timestamp;
+	e->activated_at = add->state == TOPIC_SEGMENT_LIVE ? GetCurrentTimestamp() : 0;
+	meta->next_segno = Max(meta->next_segno, add->segno + 1);
+	return true;
+}
+
+/* Number a new segment of router will get */
+static uint32
+reserve_segno(Relation router)
+{
+	TopicSegmentDir *dir = topic_segdir_read(router);
+	uint32		segno = dir->next_segno;
+
+	pfree(dir);
+	return segno;
+}
+
+/*
+ * Create a segment relation for router (DDL, in the current transaction)
+ * and return its OID.  It is created by the bootstrap superuser, in schema
+ * topics_segments, as a member of the extension.
+ */
+static Oid
+create_segment_relation(Relation router, uint32 segno)
+{
+	char		name[NAMEDATALEN];
+	char	   *sql;
+	Oid			save_userid;
+	int			save_sec_context;
+	Oid			relid;
+	Oid			nspid = topic_segment_namespace();
+
+	segment_name(name, RelationGetRelid(router), segno);
+	sql = psprintf("CREATE TABLE %s.%s (LIKE %s) USING topic_log",
+				   SEGMENT_SCHEMA, quote_identifier(name),
+				   quote_qualified_identifier(get_namespace_name(RelationGetNamespace(router)),
+											  RelationGetRelationName(router)));
+
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID,
+						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	creating_owner = RelationGetRelid(router);
+	creating_segno = segno;
+	PG_TRY();
+	{
+		int			rc;
+
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		rc = SPI_execute(sql, false, 0);
+		if (rc != SPI_OK_UTILITY)
+			elog(ERROR, "SPI_execute failed for \"%s\": %s", sql,
+				 SPI_result_code_string(rc));
+		SPI_finish();
+	}
+	PG_FINALLY();
+	{
+		creating_owner = InvalidOid;
+		SetUserIdAndSecContext(save_userid, save_sec_context);
+	}
+	PG_END_TRY();
+
+	CommandCounterIncrement();
+	relid = get_relname_relid(name, nspid);
+	if (!OidIsValid(relid))
+		elog(ERROR, "segment \"%s\" was not created", name);
+
+	/* inside CREATE EXTENSION it is a member already */
+	if (!creating_extension)
+	{
+		ObjectAddress seg;
+		ObjectAddress ext;
+
+		ObjectAddressSet(seg, RelationRelationId, relid);
+		ObjectAddressSet(ext, ExtensionRelationId,
+						 get_extension_oid("pg_topics", false));
+		recordDependencyOn(&seg, &ext, DEPENDENCY_EXTENSION);
+	}
+	return relid;
+}
+
+/*
+ * Give a new (or truncated) router its first segment, LIVE from its log
+ * start.  DDL: runs in the statement that created the relation.
+ */
+void
+topic_segment_create_first(Relation router)
+{
+	uint32		segno = reserve_segno(router);
+	AddEntry	add;
+	TopicSegmentDir *dir;
+
+	add.relid = create_segment_relation(router, segno);
+	add.segno = segno;
+	add.state = TOPIC_SEGMENT_LIVE;
+	dir = topic_segdir_read(router);
+	add.base_offset = dir->log_start;
+	add.base_timestamp = dir->max_timestamp;
+	segdir_modify(router, edit_add, &add);
+}
+
+/*
+ * Create a SPARE segment for router.  The worker calls this in a
+ * transaction of its own and adds the entry after that commits
+ * (topic_segment_add_spare), so that an entry never names a relation that
+ * did not commit.
+ */
+Oid
+topic_segment_create_spare(Relation router, uint32 *segno)
+{
+	*segno = reserve_segno(router);
+	return create_segment_relation(router, *segno);
+}
+
+void
+topic_segment_add_spare(Relation router, Oid relid, uint32 segno)
+{
+	AddEntry	add;
+
+	add.relid = relid;
+	add.segno = segno;
+	add.state = TOPIC_SEGMENT_SPARE;
+	add.base_offset = -1;
+	add.base_timestamp = DT_NOBEGIN;
+	segdir_modify(router, edit_add, &add);
+}
+
+/*
+ * Is entry (LIVE, and found empty by the caller) the start of a log
+ * without records: no readable segment before it, and the log starts
+ * where it does?
+ */
+bool
+topic_segdir_log_is_empty(Relation router, const TopicSegmentEntry *entry)
+{
+	TopicSegmentDir *dir = topic_segdir_read(router);
+	bool		empty = true;
+	int			i;
+
+	for (i = 0; i < dir->nentries && dir->entries[i].relid != entry->relid; i++)
+		if (topic_segment_readable(&dir->entries[i]))
+			empty = false;
+	pfree(dir);
+	return empty;
+}
+
+typedef struct PolicyArgs
+{
+	uint32		blocks;
+	int64		usecs;
+} PolicyArgs;
+
+static bool
+edit_policy(TopicLogMetaData *meta, void *arg)
+{
+	PolicyArgs *policy = (PolicyArgs *) arg;
+
+	if (meta->segment_blocks == policy->blocks &&
+		meta->segment_roll_usecs == policy->usecs)
+		return false;
+	meta->segment_blocks = policy->blocks;
+	meta->segment_roll_usecs = policy->usecs;
+	return true;
+}
+
+/* Set when router's LIVE segment rolls: at a size, and at an age */
+void
+topic_segdir_set_policy(Relation router, uint32 segment_blocks,
+						int64 segment_roll_usecs)
+{
+	PolicyArgs	policy = {segment_blocks, segment_roll_usecs};
+
+	segdir_modify(router, edit_policy, &policy);
+}
+
+/* --- rolling over to the next segment --- */
+
+typedef struct RollArgs
+{
+	Oid			live;
+	int64		base;
+	TimestampTz base_timestamp;
+	TopicSegmentEntry result;
+	bool		rolled;
+} RollArgs;
+
+static bool
+edit_roll(TopicLogMetaData *meta, void *arg)
+{
+	RollArgs   *roll = (RollArgs *) arg;
+	int			i;
+	int			live = -1;
+
+	roll->rolled = false;
+	for (i = 0; i < meta->nsegments; i++)
+		if (meta->segments[i].state == TOPIC_SEGMENT_LIVE)
+			live = i;
+	if (live < 0 || meta->segments[live].relid != roll->live)
+		return false;			/* someone else rolled already */
+	for (i = live + 1; i < meta->nsegments; i++)
+		if (meta->segments[i].state == TOPIC_SEGMENT_SPARE)
+			break;
+	if (i >= meta->nsegments)
+		return false;			/* no spare yet */
+	meta->segments[live].state = TOPIC_SEGMENT_SEALED;
+	meta->segments[i].state = TOPIC_SEGMENT_LIVE;
+	meta->segments[i].base_offset = roll->base;
+	meta->segments[i].base_timestamp = roll->base_timestamp;
+	meta->segments[i].activated_at = GetCurrentTimestamp();
+	roll->result = meta->segments[i];
+	roll->rolled = true;
+	return true;
+}
+
+/*
+ * Seal the LIVE segment live and make the next spare LIVE from offset
+ * base.  The caller holds live's tail page, so nothing is appended to it
+ * meanwhile.  False if there is no spare (or live is no longer LIVE).
+ */
+bool
+topic_segdir_roll(Relation router, Oid live, int64 base,
+				  TimestampTz base_timestamp, TopicSegmentEntry *newlive)
+{
+	RollArgs	roll;
+
+	roll.live = live;
+	roll.base = base;
+	roll.base_timestamp = base_timestamp;
+	segdir_modify(router, edit_roll, &roll);
+	if (roll.rolled)
+		*newlive = roll.result;
+	return roll.rolled;
+}
+
+/* --- retention --- */
+
+typedef struct StartArgs
+{
+	int64		start;
+	int64		hw;				/* the log's end: the start never passes it */
+	int			retired;
+} StartArgs;
+
+static bool
+edit_start(TopicLogMetaData *meta, void *arg)
+{
+	StartArgs  *args = (StartArgs *) arg;
+	bool		changed = false;
+	int			i;
+
+	args->retired = 0;
+	if (args->start > meta->log_start_offset)
+	{
+		meta->log_start_offset = Min(args->start, args->hw);
+		changed = true;
+	}
+	/* a SEALED segment whose successor starts at or below the log start */
+	for (i = 0; i + 1 < meta->nsegments; i++)
+	{
+		TopicSegmentEntry *e = &meta->segments[i];
+		TopicSegmentEntry *next = &meta->segments[i + 1];
+
+		if (e->state == TOPIC_SEGMENT_SEALED &&
+			topic_segment_readable(next) &&
+			next->base_offset <= meta->log_start_offset)
+		{
+			e->state = TOPIC_SEGMENT_RETIRED;
+			args->retired++;
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+/*
+ * Move the log start of router forward to start (never back, never past
+ * the high watermark hw) and retire the segments wholly below it.  Not
+ * transactional, as Kafka's DeleteRecords: readers below the new start
+ * get the out-of-range error at once.  Returns the number retired.
+ */
+int
+topic_segdir_advance_start(Relation router, int64 start, int64 hw)
+{
+	StartArgs	args;
+
+	args.start = start;
+	args.hw = hw;
+	segdir_modify(router, edit_start, &args);
+	return args.retired;
+}
+
+typedef struct ForgetArgs
+{
+	Oid			relid;
+	uint32		segno;
+} ForgetArgs;
+
+static bool
+edit_forget(TopicLogMetaData *meta, void *arg)
+{
+	ForgetArgs *forget = (ForgetArgs *) arg;
+	int			i;
+
+	for (i = 0; i < meta->nsegments; i++)
+		if (meta->segments[i].relid == forget->relid &&
+			meta->segments[i].segno == forget->segno &&
+			meta->segments[i].state != TOPIC_SEGMENT_LIVE)
+		{
+			memmove(&meta->segments[i], &meta->segments[i + 1],
+					(meta->nsegments - i - 1) * sizeof(TopicSegmentEntry));
+			meta->nsegments--;
+			return true;
+		}
+	return false;
+}
+
+/* Drop a segment relation; the caller holds AccessExclusiveLock on it */
+static void
+drop_segment_relation(Oid relid)
+{
+	ObjectAddress seg;
+
+	/* a member of the extension otherwise could not be dropped alone */
+	deleteDependencyRecordsForClass(RelationRelationId, relid,
+									ExtensionRelationId, DEPENDENCY_EXTENSION);
+	CommandCounterIncrement();
+	ObjectAddressSet(seg, RelationRelationId, relid);
+	performDeletion(&seg, DROP_RESTRICT,
+					PERFORM_DELETION_INTERNAL | PERFORM_DELETION_QUIETLY);
+}
+
+/*
+ * Drop router's RETIRED segments that nobody is reading (or all of them,
+ * waiting for readers, with wait), in the current transaction, and forget
+ * entries whose relation is gone.  Returns the number dropped.
+ */
+int
+topic_segments_drop_retired(Relation router, bool wait)
+{
+	TopicSegmentDir *dir = topic_segdir_read(router);
+	int			dropped = 0;
+	int			i;
+
+	for (i = 0; i < dir->nentries; i++)
+	{
+		TopicSegmentEntry *e = &dir->entries[i];
+		Relation	seg;
+
+		if (e->state != TOPIC_SEGMENT_RETIRED)
+			continue;
+		if (!wait && !ConditionalLockRelationOid(e->relid, AccessExclusiveLock))
+			continue;
+		seg = topic_segment_open(dir->router, e, wait ? AccessExclusiveLock : NoLock);
+		if (seg == NULL)
+		{
+			ForgetArgs	forget = {e->relid, e->segno};
+
+			if (!wait)
+				UnlockRelationOid(e->relid, AccessExclusiveLock);
+			segdir_modify(router, edit_forget, &forget);
+			continue;
+		}
+		relation_close(seg, NoLock);
+		drop_segment_relation(e->relid);
+		dropped++;
+	}
+	pfree(dir);
+	return dropped;
+}
+
+/*
+ * Forget the entries of segments dropped by earlier transactions: called
+ * once those committed (the worker, at its next round).
+ */
+void
+topic_segments_forget_gone(Relation router)
+{
+	TopicSegmentDir *dir = topic_segdir_read(router);
+	int			i;
+
+	for (i = 0; i < dir->nentries; i++)
+	{
+		TopicSegmentEntry *e = &dir->entries[i];
+		Relation	seg;
+
+		if (e->state != TOPIC_SEGMENT_RETIRED && e->state != TOPIC_SEGMENT_SPARE)
+			continue;
+		seg = topic_segment_open(dir->router, e, AccessShareLock);
+		if (seg != NULL)
+		{
+			relation_close(seg, AccessShareLock);
+			continue;
+		}
+		{
+			ForgetArgs	forget = {e->relid, e->segno};
+
+			segdir_modify(router, edit_forget, &forget);
+		}
+	}
+	pfree(dir);
+}
+
+/*
+ * Drop every segment of router, in the current transaction: the router is
+ * being dropped or truncated.
+ */
+void
+topic_segments_drop_all(Oid router, TopicSegmentDir *dir)
+{
+	int			i;
+
+	for (i = 0; i < dir->nentries; i++)
+	{
+		Relation	seg = topic_segment_open(router, &dir->entries[i],
+											 AccessExclusiveLock);
+
+		if (seg == NULL)
+			continue;
+		relation_close(seg, NoLock);
+		drop_segment_relation(dir->entries[i].relid);
+	}
+}
+
+/*
+ * Drop segment relid if no partition's directory names it any more: its
+ * owner is gone, or it was created but never added (a crash).  The worker
+ * calls this for segments it finds in topics_segments.
+ */
+bool
+topic_segment_drop_if_orphan(Oid relid)
+{
+	Relation	seg;
+	TopicLogMetaData meta;
+	Relation	router;
+	bool		orphan = true;
+
+	if (!ConditionalLockRelationOid(relid, AccessExclusiveLock))
+		return false;
+	seg = try_relation_open(relid, NoLock);
+	if (seg == NULL || !topic_is_log_relation(relid))
+	{
+		if (seg)
+			relation_close(seg, NoLock);
+		UnlockRelationOid(relid, AccessExclusiveLock);
+		return false;
+	}
+	topic_storage_read_meta(seg, &meta);
+	relation_close(seg, NoLock);
+	if (!(meta.flags & TL_META_SEGMENT))
+	{
+		UnlockRelationOid(relid, AccessExclusiveLock);
+		return false;
+	}
+
+	router = try_relation_open(meta.owner, AccessShareLock);
+	if (router != NULL)
+	{
+		if (topic_is_log_relation(meta.owner) && topic_log_is_router(router))
+		{
+			TopicSegmentDir *dir = topic_segdir_read(router);
+			int			i;
+
+			for (i = 0; i < dir->nentries; i++)
+				if (dir->entries[i].relid == relid &&
+					dir->entries[i].segno == meta.segno)
+					orphan = false;
+			pfree(dir);
+		}
+		relation_close(router, AccessShareLock);
+	}
+	if (!orphan)
+	{
+		UnlockRelationOid(relid, AccessExclusiveLock);
+		return false;
+	}
+	drop_segment_relation(relid);
+	return true;
+}

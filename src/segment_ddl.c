@@ -1,0 +1,174 @@
+/*-------------------------------------------------------------------------
+ *
+ * segment_ddl.c
+ *	  Keeping segments in step with DDL on their partitions.
+ *
+ * A new partition's log gets its first segment in the statement that
+ * created it; TRUNCATE gives it a fresh one and drops the old ones; DROP
+ * drops them.  All of it happens in the statement's own transaction, so a
+ * rollback undoes it together with the DDL.  Nothing in pg_depend ties a
+ * segment to its partition (segments are extension members, see
+ * segment.c), so this is done by hand: an object-access hook notes what a
+ * utility statement creates and drops, and relation_set_new_filenode notes
+ * what TRUNCATE empties; when the statement is done, ddl.c calls
+ * topic_segment_ddl_end().
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_class.h"
+#include "miscadmin.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "pg_topics.h"
+#include "segment.h"
+#include "segment_ddl.h"
+
+static object_access_hook_type prev_object_access_hook = NULL;
+
+/* What the running utility statement did to topic_log relations */
+static List *created = NIL;		/* OIDs of new relations */
+static List *emptied = NIL;		/* TopicSegmentDir * of truncated routers */
+static List *dropped = NIL;		/* TopicSegmentDir * of dropped routers */
+
+/* A copy of a router's directory that lives until the statement ends */
+static TopicSegmentDir *
+keep_directory(Relation router)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+	TopicSegmentDir *dir = topic_segdir_read(router);
+
+	MemoryContextSwitchTo(old);
+	return dir;
+}
+
+static void
+segment_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+					  int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (classId != RelationRelationId || subId != 0)
+		return;
+
+	if (access == OAT_POST_CREATE)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		created = lappend_oid(created, objectId);
+		MemoryContextSwitchTo(old);
+	}
+	else if (access == OAT_DROP && topic_is_log_relation(objectId))
+	{
+		/* still there, and locked by the dropper: read its segments now */
+		Relation	rel = relation_open(objectId, NoLock);
+
+		if (topic_log_is_router(rel))
+		{
+			TopicSegmentDir *dir = keep_directory(rel);
+			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+			dropped = lappend(dropped, dir);
+			MemoryContextSwitchTo(old);
+		}
+		relation_close(rel, NoLock);
+	}
+}
+
+/* TRUNCATE is giving router new storage: remember its old segments */
+void
+topic_segment_ddl_note_truncate(Relation router)
+{
+	TopicSegmentDir *dir = keep_directory(router);
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+	emptied = lappend(emptied, dir);
+	MemoryContextSwitchTo(old);
+}
+
+/* Start a utility statement: set the notes of outer ones aside */
+void
+topic_segment_ddl_begin(TopicSegmentDdlState *state)
+{
+	state->created = created;
+	state->emptied = emptied;
+	state->dropped = dropped;
+	created = emptied = dropped = NIL;
+}
+
+/* Abandon a failed statement's notes and bring the outer ones back */
+void
+topic_segment_ddl_abort(TopicSegmentDdlState *state)
+{
+	created = state->created;
+	emptied = state->emptied;
+	dropped = state->dropped;
+}
+
+/*
+ * The statement is done: give new partition logs their first segment, and
+ * truncated ones a fresh one, and drop the segments of dropped and
+ * truncated logs.
+ */
+void
+topic_segment_ddl_end(TopicSegmentDdlState *state)
+{
+	List	   *my_created = created;
+	List	   *my_emptied = emptied;
+	List	   *my_dropped = dropped;
+	ListCell   *lc;
+
+	topic_segment_ddl_abort(state);
+
+	foreach(lc, my_dropped)
+	{
+		TopicSegmentDir *dir = lfirst(lc);
+
+		topic_segments_drop_all(dir->router, dir);
+	}
+	foreach(lc, my_emptied)
+	{
+		TopicSegmentDir *dir = lfirst(lc);
+		Relation	router = relation_open(dir->router, AccessExclusiveLock);
+
+		topic_segments_drop_all(dir->router, dir);
+		topic_segment_create_first(router);
+		relation_close(router, NoLock);
+	}
+	/* a binary upgrade brings the segments and directories of the old cluster */
+	if (!IsBinaryUpgrade)
+		foreach(lc, my_created)
+		{
+			Oid			relid = lfirst_oid(lc);
+			Relation	rel;
+
+			if (!topic_is_log_relation(relid))
+				continue;
+			rel = relation_open(relid, AccessExclusiveLock);
+			if (topic_log_is_router(rel))
+			{
+				TopicSegmentDir *dir = topic_segdir_read(rel);
+
+				if (dir->nentries == 0)
+					topic_segment_create_first(rel);
+				pfree(dir);
+			}
+			relation_close(rel, NoLock);
+		}
+
+	list_free_deep(my_dropped);
+	list_free_deep(my_emptied);
+	list_free(my_created);
+}
+
+void
+topic_segment_ddl_init(void)
+{
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = segment_object_access;
+}

@@ -1,0 +1,416 @@
+/*-------------------------------------------------------------------------
+ *
+ * worker.c
+ *	  The background worker: segments ahead of need, and retention.
+ *
+ * A launcher runs for the whole cluster (started at server start, after
+ * recovery).  Every pg_topics.worker_naptime, and at once when a producer
+ * asks for a segment, it starts a short-lived worker in each database that
+ * accepts connections; one at a time, so it needs one spare background
+ * worker slot.  A database worker does nothing where the extension is not
+ * installed; elsewhere, for every partition's log, it:
+ *
+ * - sets when the LIVE segment rolls (from the topic's retention settings
+ *   and pg_topics.segment_size),
+ * - applies retention (retention.c), dropping whole segments,
+ * - forgets directory entries of segments dropped earlier,
+ * - creates a SPARE segment if there is none, so that a roll never waits
+ *   for DDL (the segment commits before its entry is added),
+ * - and now and then drops segments no directory names (orphans of a crash
+ *   between creating a segment and adding it, or of a dropped partition).
+ *
+ * Short-lived database workers keep no connection open, so DROP DATABASE
+ * is not held up for long; an error in one log is reported and the worker
+ * goes on with the next.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
+#include "catalog/namespace.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "tcop/tcopprot.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "pg_topics.h"
+#include "retention.h"
+#include "segment.h"
+#include "worker.h"
+
+PGDLLEXPORT void topic_launcher_main(Datum main_arg);
+PGDLLEXPORT void topic_db_worker_main(Datum main_arg);
+
+/* How often a database worker looks for orphan segments, in rounds */
+#define ORPHAN_SWEEP_ROUNDS		30
+
+typedef struct TopicWorkerShared
+{
+	Latch	   *launcher_latch;
+	pg_atomic_uint32 wake_db;	/* a database to serve at once, or 0 */
+	pg_atomic_uint32 rounds;	/* database rounds started, for sweeps */
+} TopicWorkerShared;
+
+static TopicWorkerShared *shared = NULL;
+
+Size
+topic_worker_shmem_size(void)
+{
+	return MAXALIGN(sizeof(TopicWorkerShared));
+}
+
+void
+topic_worker_shmem_startup(void)
+{
+	bool		found;
+
+	shared = ShmemInitStruct("pg_topics worker", sizeof(TopicWorkerShared), &found);
+	if (!found)
+	{
+		shared->launcher_latch = NULL;
+		pg_atomic_init_u32(&shared->wake_db, 0);
+		pg_atomic_init_u32(&shared->rounds, 0);
+	}
+}
+
+/* Ask for a round in this database now (a producer needs a segment) */
+void
+topic_worker_wake(void)
+{
+	Latch	   *latch;
+
+	if (shared == NULL)
+		return;
+	pg_atomic_write_u32(&shared->wake_db, MyDatabaseId);
+	latch = shared->launcher_latch;
+	if (latch != NULL)
+		SetLatch(latch);
+}
+
+/* Register the launcher; from _PG_init, while preloading */
+void
+topic_worker_init(void)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = 10;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_topics");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "topic_launcher_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "pg_topics launcher");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "pg_topics launcher");
+	RegisterBackgroundWorker(&worker);
+}
+
+/* Databases a round visits: those accepting connections, not templates */
+static List *
+databases(void)
+{
+	List	   *result = NIL;
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	MemoryContext caller = CurrentMemoryContext;
+
+	StartTransactionCommand();
+	rel = table_open(DatabaseRelationId, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+	{
+		Form_pg_database db = (Form_pg_database) GETSTRUCT(tuple);
+		MemoryContext old;
+
+		if (!db->datallowconn || db->datistemplate)
+			continue;
+		old = MemoryContextSwitchTo(caller);
+		result = lappend_oid(result, db->oid);
+		MemoryContextSwitchTo(old);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	CommitTransactionCommand();
+	return result;
+}
+
+/* Run one database worker for dboid and wait for it to finish */
+static void
+run_database(Oid dboid)
+{
+	BackgroundWorker worker;
+	BackgroundWorkerHandle *handle;
+	pid_t		pid;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_topics");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "topic_db_worker_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "pg_topics worker for database %u", dboid);
+	snprintf(worker.bgw_type, BGW_MAXLEN, "pg_topics worker");
+	worker.bgw_main_arg = ObjectIdGetDatum(dboid);
+	worker.bgw_notify_pid = MyProcPid;
+
+	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
+	{
+		ereport(LOG,
+				(errmsg("pg_topics could not start a worker for database %u", dboid),
+				 errhint("Raise max_worker_processes; pg_topics needs one background worker slot besides its launcher.")));
+		return;
+	}
+	if (WaitForBackgroundWorkerStartup(handle, &pid) != BGWH_STARTED)
+		return;
+	WaitForBackgroundWorkerShutdown(handle);
+}
+
+void
+topic_launcher_main(Datum main_arg)
+{
+	TimestampTz last_round = 0;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+
+	shared->launcher_latch = MyLatch;
+
+	for (;;)
+	{
+		Oid			wake;
+		TimestampTz now;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+
+		wake = pg_atomic_exchange_u32(&shared->wake_db, 0);
+		if (OidIsValid(wake))
+			run_database(wake);
+
+		now = GetCurrentTimestamp();
+		if (TimestampDifferenceExceeds(last_round, now, pg_topics_worker_naptime))
+		{
+			List	   *dbs = databases();
+			ListCell   *lc;
+
+			foreach(lc, dbs)
+				run_database(lfirst_oid(lc));
+			list_free(dbs);
+			last_round = GetCurrentTimestamp();
+		}
+
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 pg_topics_worker_naptime, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
+/*
+ * OIDs of relations stored by topic_log in this database: partition logs,
+ * or segments; the list is made in context into.
+ */
+static List *
+log_relations(bool segments, MemoryContext into)
+{
+	List	   *result = NIL;
+	Oid			am = topic_log_am_oid();
+	Oid			segnsp = topic_segment_namespace();
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+
+	rel = table_open(RelationRelationId, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+	{
+		Form_pg_class c = (Form_pg_class) GETSTRUCT(tuple);
+
+		if (c->relam == am && c->relkind == RELKIND_RELATION &&
+			(c->relnamespace == segnsp) == segments)
+		{
+			MemoryContext old = MemoryContextSwitchTo(into);
+
+			result = lappend_oid(result, c->oid);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return result;
+}
+
+/* Run fn(relid) in a transaction of its own; report an error and go on */
+static void
+in_transaction(void (*fn) (Oid), Oid relid)
+{
+	MemoryContext context = CurrentMemoryContext;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	PG_TRY();
+	{
+		fn(relid);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(context);
+		EmitErrorReport();
+		FlushErrorState();
+		AbortCurrentTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(context);
+}
+
+/* Retention and directory upkeep of one partition's log */
+static void
+maintain_log(Oid relid)
+{
+	Relation	router = try_relation_open(relid, ShareUpdateExclusiveLock);
+
+	if (router == NULL)
+		return;
+	if (topic_log_is_router(router))
+	{
+		topic_retention_apply(router, false);
+		topic_segments_forget_gone(router);
+	}
+	relation_close(router, ShareUpdateExclusiveLock);
+}
+
+/* Create a spare segment for a log that has none (committed by the caller) */
+static Oid	spare_router = InvalidOid;
+static Oid	spare_relid = InvalidOid;
+static uint32 spare_segno = 0;
+
+static void
+create_spare(Oid relid)
+{
+	Relation	router = try_relation_open(relid, ShareUpdateExclusiveLock);
+	TopicSegmentDir *dir;
+	bool		has_spare = false;
+
+	spare_relid = InvalidOid;
+	if (router == NULL)
+		return;
+	if (topic_log_is_router(router))
+	{
+		dir = topic_segdir_read(router);
+		for (int i = 0; i < dir->nentries; i++)
+			if (dir->entries[i].state == TOPIC_SEGMENT_SPARE)
+				has_spare = true;
+		if (!has_spare && dir->nentries < (int) TOPIC_LOG_MAX_SEGMENTS)
+		{
+			spare_router = relid;
+			spare_relid = topic_segment_create_spare(router, &spare_segno);
+		}
+		pfree(dir);
+	}
+	relation_close(router, ShareUpdateExclusiveLock);
+}
+
+static void
+add_spare(Oid relid)
+{
+	Relation	router = try_relation_open(relid, ShareUpdateExclusiveLock);
+
+	if (router == NULL)
+		return;
+	topic_segment_add_spare(router, spare_relid, spare_segno);
+	relation_close(router, ShareUpdateExclusiveLock);
+}
+
+static void
+sweep_orphan(Oid relid)
+{
+	topic_segment_drop_if_orphan(relid);
+}
+
+static bool
+extension_installed(void)
+{
+	bool		installed;
+
+	StartTransactionCommand();
+	installed = OidIsValid(get_extension_oid("pg_topics", true)) &&
+		OidIsValid(get_namespace_oid("topics_segments", true));
+	CommitTransactionCommand();
+	return installed;
+}
+
+void
+topic_db_worker_main(Datum main_arg)
+{
+	Oid			dboid = DatumGetObjectId(main_arg);
+	MemoryContext context = AllocSetContextCreate(TopMemoryContext,
+												  "pg_topics worker",
+												  ALLOCSET_DEFAULT_SIZES);
+	List	   *logs;
+	ListCell   *lc;
+
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+	pgstat_report_appname("pg_topics worker");
+
+	if (!extension_installed())
+		proc_exit(0);
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	logs = log_relations(false, context);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+
+	foreach(lc, logs)
+	{
+		CHECK_FOR_INTERRUPTS();
+		in_transaction(maintain_log, lfirst_oid(lc));
+		in_transaction(create_spare, lfirst_oid(lc));
+		if (OidIsValid(spare_relid))
+			in_transaction(add_spare, spare_router);
+	}
+
+	if (pg_atomic_fetch_add_u32(&shared->rounds, 1) % ORPHAN_SWEEP_ROUNDS == 0)
+	{
+		List	   *segments;
+
+		SetCurrentStatementStartTimestamp();
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		segments = log_relations(true, context);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		foreach(lc, segments)
+			in_transaction(sweep_orphan, lfirst_oid(lc));
+	}
+	proc_exit(0);
+}
