@@ -27,6 +27,7 @@
 #include "storage/bufmgr.h"
 #include "utils/partcache.h"
 #include "catalog/namespace.h"
+#include "nodes/primnodes.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
 #include "access/tableam.h"
@@ -417,6 +418,24 @@ check_alter_table(AlterTableStmt *stmt)
 	}
 }
 
+/* Refuse changes to a segment: pg_topics creates, rolls and drops them */
+static void
+refuse_if_segment(RangeVar *rv)
+{
+	Oid			relid;
+
+	/* a binary upgrade recreates them as pg_dump saw them */
+	if (rv == NULL || internal_ddl || IsBinaryUpgrade)
+		return;
+	relid = RangeVarGetRelid(rv, NoLock, true);
+	if (OidIsValid(relid) && get_rel_namespace(relid) == get_namespace_oid("topics_segments", true))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"%s\" is a segment of a topic's partition, managed by pg_topics",
+						rv->relname),
+				 errhint("Work on the topic or its partitions instead; retention and topics.delete_records() drop segments.")));
+}
+
 /* Refuse utility statements that would change what a topic is */
 static void
 check_utility(Node *parsetree)
@@ -424,8 +443,33 @@ check_utility(Node *parsetree)
 	switch (nodeTag(parsetree))
 	{
 		case T_AlterTableStmt:
+			refuse_if_segment(((AlterTableStmt *) parsetree)->relation);
 			check_alter_table((AlterTableStmt *) parsetree);
 			break;
+		case T_TruncateStmt:
+			{
+				ListCell   *lc;
+
+				foreach(lc, ((TruncateStmt *) parsetree)->relations)
+					refuse_if_segment(lfirst_node(RangeVar, lc));
+				break;
+			}
+		case T_AlterObjectSchemaStmt:
+			refuse_if_segment(((AlterObjectSchemaStmt *) parsetree)->relation);
+			break;
+		case T_CreateTableAsStmt:
+			{
+				IntoClause *into = ((CreateTableAsStmt *) parsetree)->into;
+				const char *am = into->accessMethod ? into->accessMethod :
+					default_table_access_method;
+
+				if (strcmp(am, "topic_log") == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("a topic_log relation cannot be created with CREATE TABLE AS"),
+							 errhint("Create the topic first, then INSERT ... SELECT into it.")));
+				break;
+			}
 		case T_CreateStmt:
 			{
 				CreateStmt *stmt = (CreateStmt *) parsetree;
@@ -494,6 +538,7 @@ check_utility(Node *parsetree)
 				RenameStmt *stmt = (RenameStmt *) parsetree;
 				Oid			relid;
 
+				refuse_if_segment(stmt->relation);
 				if (stmt->renameType != OBJECT_COLUMN || stmt->relation == NULL)
 					break;
 				relid = RangeVarGetRelid(stmt->relation, NoLock, true);

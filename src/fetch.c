@@ -105,14 +105,26 @@ batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot,
 	if (XidInMVCCSnapshot(xid, snapshot))
 	{
 		/* running at snapshot time; an abort since then is final */
-		if (!TransactionIdIsInProgress(xid) && !topic_batch_did_commit(hdr))
+		if (!TransactionIdIsInProgress(xid) &&
+			topic_batch_commit_status(hdr) == TOPIC_COMMIT_NO)
 			return BATCH_SKIP;
 		return BATCH_STOP;
 	}
-	if (!(hdr->hints & TB_HINT_COMMITTED) && !topic_batch_did_commit(hdr))
+	if (!(hdr->hints & TB_HINT_COMMITTED))
 	{
-		topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
-		return BATCH_SKIP;
+		TopicCommitStatus commit = topic_batch_commit_status(hdr);
+
+		if (commit == TOPIC_COMMIT_NO)
+		{
+			topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
+			return BATCH_SKIP;
+		}
+		/* resolved since we read the mark: durable, and no LSN to ask */
+		if (commit == TOPIC_COMMIT_FORGOTTEN)
+		{
+			topic_batch_hint_commit_status(buffer, hdr, commit);
+			return BATCH_READ;
+		}
 	}
 	/*
 	 * Committed: shown only once durable.  An asynchronous commit (or one

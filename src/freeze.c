@@ -34,6 +34,7 @@
 #include "commands/vacuum.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/procarray.h"
 
 #include "freeze.h"
 #include "segment.h"
@@ -111,6 +112,13 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 						  &oldest_xmin, &oldest_mxact,
 						  &freeze_limit, &multi_cutoff);
 
+	/*
+	 * Not the horizon old_snapshot_threshold may have moved past old
+	 * snapshots: those would see what the mark passes.  Heap raises
+	 * "snapshot too old" for them instead; the mark has no page LSN to test.
+	 */
+	oldest_xmin = GetOldestNonRemovableTransactionId(rel);
+
 	topic_storage_log_end(rel, &end);
 	resolved = end.resolved;
 	nblocks = topic_nblocks(rel);
@@ -170,6 +178,9 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 				 TransactionIdPrecedes(hdr->xid, oldest_unresolved)))
 				oldest_unresolved = hdr->xid;
 		}
+		/* bytes that are not a batch: resolve nothing past them */
+		if (pos != 0 && pos != ((PageHeader) page)->pd_lower)
+			resolving = false;
 		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 
 		/* batches never move, so their positions hold across the relock */

@@ -31,6 +31,7 @@
 #include "executor/tuptable.h"
 #include "pgstat.h"
 #include "storage/predicate.h"
+#include "storage/smgr.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -350,10 +351,29 @@ segment_due(Relation seg, const TopicSegmentEntry *live,
 	BlockNumber limit = dir->segment_blocks > 0 ? dir->segment_blocks :
 		(BlockNumber) pg_topics_segment_size;
 	BlockNumber nblocks = topic_nblocks(seg);
+	BlockNumber toast_blocks = 0;
 
 	if (nblocks <= TOPIC_LOG_FIRST_DATA_BLKNO)
 		return false;			/* empty: nothing to seal */
 	if (nblocks >= Min(limit, TOPIC_SEGMENT_MAX_ROLL_BLOCKS))
+		return true;
+
+	/*
+	 * Large values count too: they are what retention_bytes is mostly
+	 * about.  No lock: the TOAST table goes only with the segment, which
+	 * our RowExclusiveLock keeps.
+	 */
+	if (OidIsValid(seg->rd_rel->reltoastrelid))
+	{
+		Relation	toast = RelationIdGetRelation(seg->rd_rel->reltoastrelid);
+
+		if (RelationIsValid(toast))
+		{
+			toast_blocks = smgrnblocks(RelationGetSmgr(toast), MAIN_FORKNUM);
+			RelationClose(toast);
+		}
+	}
+	if (nblocks + toast_blocks >= limit)
 		return true;
 	return dir->segment_roll_usecs > 0 &&
 		GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs;

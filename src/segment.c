@@ -290,6 +290,21 @@ reserve_segno(Relation router)
 	return segno;
 }
 
+static void
+run_sql(void *arg)
+{
+	const char *sql = arg;
+	int			rc;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	rc = SPI_execute(sql, false, 0);
+	if (rc != SPI_OK_UTILITY)
+		elog(ERROR, "SPI_execute failed for \"%s\": %s", sql,
+			 SPI_result_code_string(rc));
+	SPI_finish();
+}
+
 /*
  * Create a segment relation for router (DDL, in the current transaction)
  * and return its OID.  It is created by the bootstrap superuser, in schema
@@ -306,7 +321,7 @@ create_segment_relation(Relation router, uint32 segno)
 	Oid			nspid = topic_segment_namespace();
 
 	segment_name(name, RelationGetRelid(router), segno);
-	sql = psprintf("CREATE TABLE %s.%s (LIKE %s) USING topic_log",
+	sql = psprintf("CREATE TABLE %s.%s (LIKE %s INCLUDING DEFAULTS) USING topic_log",
 				   SEGMENT_SCHEMA, quote_identifier(name),
 				   quote_qualified_identifier(get_namespace_name(RelationGetNamespace(router)),
 											  RelationGetRelationName(router)));
@@ -318,15 +333,7 @@ create_segment_relation(Relation router, uint32 segno)
 	creating_segno = segno;
 	PG_TRY();
 	{
-		int			rc;
-
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		rc = SPI_execute(sql, false, 0);
-		if (rc != SPI_OK_UTILITY)
-			elog(ERROR, "SPI_execute failed for \"%s\": %s", sql,
-				 SPI_result_code_string(rc));
-		SPI_finish();
+		topic_ddl_run_internal(run_sql, sql);
 	}
 	PG_FINALLY();
 	{

@@ -343,6 +343,7 @@ topic_storage_advance_resolved(Relation rel, TopicLogPosition position,
 		xl_topic_log_resolve xlrec;
 		XLogRecPtr	recptr;
 
+		memset(&xlrec, 0, sizeof(xlrec));
 		xlrec.resolved = position;
 		xlrec.latest_committed = latest_committed;
 		XLogBeginInsert();

@@ -222,6 +222,9 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 		state->resolved_found = true;
 	if (position >= state->resolved)
 		check_batch_xid(state, blkno, batchno, hdr);
+	else if (hdr->xid != FrozenTransactionId && !TransactionIdIsNormal(hdr->xid))
+		report(state, blkno, "batch %d has invalid transaction id %u",
+			   batchno, hdr->xid);
 
 	for (i = 0; i < hdr->nrecords; i++)
 	{

@@ -48,24 +48,41 @@ topic_batch_is_resolved(Buffer buffer, TopicBatchHeader hdr,
  * Did the batch's transaction commit?  For a batch at or after the
  * resolved mark the caller read.  VACUUM may have moved the mark past it
  * since, and the commit log may even have been truncated past its xid
- * (relfrozenxid only advances behind the mark): the xid is then resolved,
- * and the aborted flag tells.  The truncation lock keeps the commit log in
- * place while we look, as pg_xact_status() does.
+ * (relfrozenxid only advances behind the mark): the xid is then
+ * "forgotten", which means resolved, committed and durable unless the
+ * aborted flag says otherwise, and its commit LSN must not be asked for
+ * either.  The truncation lock keeps the commit log in place while we
+ * look, as pg_xact_status() does.
  */
-bool
-topic_batch_did_commit(TopicBatchHeader hdr)
+TopicCommitStatus
+topic_batch_commit_status(TopicBatchHeader hdr)
 {
-	bool		committed;
+	TopicCommitStatus status;
 
 	if (hdr->flags & TB_ABORTED)
-		return false;
+		return TOPIC_COMMIT_NO;
 	LWLockAcquire(XactTruncationLock, LW_SHARED);
-	if (TransactionIdPrecedes(hdr->xid, ShmemVariableCache->oldestClogXid))
-		committed = true;
+	if (TransactionIdIsNormal(hdr->xid) &&
+		TransactionIdPrecedes(hdr->xid, ShmemVariableCache->oldestClogXid))
+		status = TOPIC_COMMIT_FORGOTTEN;
 	else
-		committed = TransactionIdDidCommit(hdr->xid);
+		status = TransactionIdDidCommit(hdr->xid) ? TOPIC_COMMIT_YES : TOPIC_COMMIT_NO;
 	LWLockRelease(XactTruncationLock);
-	return committed;
+	return status;
+}
+
+/*
+ * The batch committed (status YES or FORGOTTEN): set its hint, when the
+ * commit cannot be lost any more.
+ */
+void
+topic_batch_hint_commit_status(Buffer buffer, TopicBatchHeader hdr,
+							   TopicCommitStatus status)
+{
+	if (status == TOPIC_COMMIT_FORGOTTEN)
+		topic_batch_set_hints(buffer, hdr, TB_HINT_COMMITTED);
+	else
+		topic_batch_hint_committed(buffer, hdr);
 }
 
 /* Set the committed hint, unless the commit may still be lost */
@@ -87,6 +104,7 @@ topic_batch_status(Buffer buffer, TopicBatchHeader hdr,
 				   TopicLogPosition resolved)
 {
 	TransactionId xid = hdr->xid;
+	TopicCommitStatus commit;
 
 	if (hdr->flags & TB_ABORTED)
 		return TOPIC_XID_ABORTED;
@@ -101,9 +119,10 @@ topic_batch_status(Buffer buffer, TopicBatchHeader hdr,
 	/* in-progress first: the commit log is set before the proc array */
 	if (TransactionIdIsInProgress(xid))
 		return TOPIC_XID_IN_PROGRESS;
-	if (topic_batch_did_commit(hdr))
+	commit = topic_batch_commit_status(hdr);
+	if (commit != TOPIC_COMMIT_NO)
 	{
-		topic_batch_hint_committed(buffer, hdr);
+		topic_batch_hint_commit_status(buffer, hdr, commit);
 		return TOPIC_XID_COMMITTED;
 	}
 	topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
@@ -115,6 +134,7 @@ static bool
 visible_mvcc(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
 {
 	TransactionId xid = hdr->xid;
+	TopicCommitStatus commit;
 
 	if (xid == FrozenTransactionId)
 		return true;
@@ -131,9 +151,10 @@ visible_mvcc(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot)
 		 * Finished before the snapshot was taken, so the commit log is
 		 * settled for it.
 		 */
-		if (topic_batch_did_commit(hdr))
+		commit = topic_batch_commit_status(hdr);
+		if (commit != TOPIC_COMMIT_NO)
 		{
-			topic_batch_hint_committed(buffer, hdr);
+			topic_batch_hint_commit_status(buffer, hdr, commit);
 			return true;
 		}
 		topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
@@ -148,13 +169,13 @@ bool
 topic_batch_visible(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot,
 					TopicLogPosition resolved)
 {
-	if (hdr->flags & TB_ABORTED)
-		return false;
-	if (topic_batch_is_resolved(buffer, hdr, resolved))
-		return true;
 	switch (snapshot->snapshot_type)
 	{
 		case SNAPSHOT_MVCC:
+			if (hdr->flags & TB_ABORTED)
+				return false;
+			if (topic_batch_is_resolved(buffer, hdr, resolved))
+				return true;
 			return visible_mvcc(buffer, hdr, snapshot);
 		case SNAPSHOT_ANY:
 			return true;

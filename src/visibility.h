@@ -27,7 +27,17 @@ extern TopicXidStatus topic_batch_status(Buffer buffer, TopicBatchHeader hdr,
 										 TopicLogPosition resolved);
 extern bool topic_batch_is_resolved(Buffer buffer, TopicBatchHeader hdr,
 									TopicLogPosition resolved);
-extern bool topic_batch_did_commit(TopicBatchHeader hdr);
+/* Did a batch's transaction commit, by the commit log? */
+typedef enum TopicCommitStatus
+{
+	TOPIC_COMMIT_NO,
+	TOPIC_COMMIT_YES,
+	TOPIC_COMMIT_FORGOTTEN		/* older than the commit log: resolved */
+} TopicCommitStatus;
+
+extern TopicCommitStatus topic_batch_commit_status(TopicBatchHeader hdr);
+extern void topic_batch_hint_commit_status(Buffer buffer, TopicBatchHeader hdr,
+										   TopicCommitStatus status);
 extern void topic_batch_hint_committed(Buffer buffer, TopicBatchHeader hdr);
 
 #endif							/* TOPIC_VISIBILITY_H */

@@ -112,6 +112,8 @@ redo_resolve(XLogReaderState *record)
 	xl_topic_log_resolve xlrec;
 	Buffer		buffer;
 
+	if (XLogRecGetDataLen(record) < sizeof(xlrec))
+		elog(PANIC, "pg_topics redo: malformed resolve record");
 	memcpy(&xlrec, XLogRecGetData(record), sizeof(xlrec));
 
 	/* as heap's freezing: cancel snapshots that see less, before the page */

@@ -97,7 +97,9 @@ for my $write (
 	q{INSERT INTO st (value) VALUES ('x')},
 	q{SELECT topics.create_topic('st2')},
 	q{SELECT topics.add_partitions('st', 3)},
-	q{SELECT topics.drop_topic('st')})
+	q{SELECT topics.drop_topic('st')},
+	q{SELECT topics.delete_records('st', 0, 1)},
+	q{SELECT * FROM topics.enforce_retention('st')})
 {
 	my ($r, $o, $e) = $standby->psql('postgres', $write, extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 	like($e, qr/25006/, "on the standby, $write fails with 25006");

@@ -1,0 +1,181 @@
+# Retention: old records leave whole segments at a time, by bytes, by time
+# and on request, while producers and readers keep going; readers never
+# see a torn or missing record inside the retained range; the disk space
+# (TOAST included) goes back to the filesystem; a crash in the middle of a
+# segment drop leaves a consistent log that the worker finishes cleaning.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time usleep);
+use IPC::Run;
+
+my $node = PostgreSQL::Test::Cluster->new('retention');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'pg_topics'
+pg_topics.worker_naptime = '200ms'
+pg_topics.segment_size = '64kB'
+});
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION pg_topics;
+SELECT topics.create_topic('bybytes', 1, 'text', 'text', retention_bytes => 400000);
+SELECT topics.create_topic('bytime', 1, 'text', 'text', retention => '2 seconds');
+SELECT topics.create_topic('manual', 1, 'text', 'bytea');
+});
+
+sub segments_of
+{
+	my ($partition) = @_;
+	return $node->safe_psql('postgres', qq{
+SELECT count(*) FROM pg_class WHERE relnamespace = 'topics_segments'::regnamespace
+AND relname LIKE 'seg\\_' || '$partition'::regclass::oid || '\\_%'});
+}
+
+# --- by bytes, under concurrent produce and fetch ---
+# one producer: offsets are dense, and record n has key 'k<n>' and a
+# 300-byte value derived from n, so a reader can check every record
+my ($position, $read, $jumps, $bad) = (0, 0, 0, '');
+for my $round (1 .. 40)
+{
+	$node->safe_psql('postgres', qq{
+SELECT count(*) FROM topics.produce_batch('bybytes',
+	(SELECT array_agg(repeat(md5(g::text), 10)) FROM generate_series(($round - 1) * 250, $round * 250 - 1) g),
+	(SELECT array_agg('k' || g) FROM generate_series(($round - 1) * 250, $round * 250 - 1) g))});
+	# a slow reader: retention passes it now and then
+	next if $round % 4 != 0;
+	my $start = $node->safe_psql('postgres',
+		q{SELECT log_start_offset FROM topics.offsets('bybytes')});
+	if ($position < $start) { $position = $start; $jumps++; }
+	my $rows = $node->safe_psql('postgres', qq{
+SELECT "offset", key, value = repeat(md5("offset"::text), 10)
+FROM topics.fetch(NULL::bybytes, 0, $position, 600)});
+	for my $line (split /\n/, $rows)
+	{
+		my ($offset, $key, $ok) = split /\|/, $line;
+		$bad .= "offset $offset read at position $position; " if $offset != $position;
+		$bad .= "offset $offset has key $key; " if $key ne "k$offset";
+		$bad .= "offset $offset has a torn value; " if $ok ne 't';
+		$position = $offset + 1;
+		$read++;
+	}
+}
+continue
+{
+	usleep(50_000);
+}
+is($bad, '', "readers saw every retained record, intact and in order ($read reads)");
+cmp_ok($jumps, '>', 0, "retention passed the slow reader ($jumps times), which went on from the log start");
+
+ok($node->poll_query_until('postgres', q{
+SELECT log_start_offset > 5000 FROM topics.offsets('bybytes')}),
+	'the worker moved the log start as the partition outgrew retention_bytes');
+my ($bytes, $start, $hw) = split /\|/, $node->safe_psql('postgres', q{
+SELECT p.bytes, o.log_start_offset, o.high_watermark FROM topics.partitions p, topics.offsets('bybytes') o
+WHERE p.topic = 'bybytes'::regclass});
+cmp_ok($bytes, '<', 400000 + 3 * 100 * 1024,
+	"the partition keeps about retention_bytes plus a segment ($bytes bytes)");
+is($hw, 10000, 'nothing produced was lost at the end of the log');
+is($node->safe_psql('postgres', q{SELECT min("offset") FROM bybytes}), $start,
+	'SQL sees the log from its start');
+my ($ret, $out, $err) = $node->psql('postgres', q{SELECT * FROM topics.fetch(NULL::bybytes, 0, 0)});
+like($err, qr/offset 0 is out of range for partition 0 of topic "bybytes"/,
+	'fetch below the log start fails with the out-of-range error');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('bybytes')}), '0',
+	'verify finds nothing after retention');
+
+# --- by time ---
+$node->safe_psql('postgres', q{SELECT count(*) FROM topics.produce_batch('bytime', ARRAY['old1', 'old2', 'old3'])});
+sleep 3;
+# the idle LIVE segment rolls at the next produce (after a quarter of the retention)
+$node->safe_psql('postgres', q{SELECT topics.produce('bytime', 'new')});
+ok($node->poll_query_until('postgres', q{SELECT log_start_offset = 3 FROM topics.offsets('bytime')}),
+	'records older than the retention leave with their segment');
+is($node->safe_psql('postgres', q{SELECT string_agg(value, ',') FROM bytime}), 'new',
+	'only the recent record is left');
+is($node->safe_psql('postgres', q{SELECT string_agg(value, ',') FROM topics.poll(NULL::bytime, 'g')}),
+	'new', 'a new group starts at the log start (auto_offset_reset = earliest)');
+
+# --- on request, with TOAST, and the disk space returned ---
+$node->safe_psql('postgres', q{
+SELECT count(*) FROM topics.produce_batch('manual',
+	(SELECT array_agg((SELECT string_agg(decode(md5(g || ':' || i), 'hex'), ''::bytea) FROM generate_series(1, 12000) i))
+	 FROM generate_series(1, 10) g));
+SELECT count(*) FROM topics.produce_batch('manual', (SELECT array_agg('\x00'::bytea) FROM generate_series(1, 10)));
+});
+# each call went to the LIVE segment; make the next one roll
+$node->safe_psql('postgres', q{SELECT count(*) FROM topics.produce_batch('manual', (SELECT array_agg('\x01'::bytea) FROM generate_series(1, 3000)))});
+ok($node->poll_query_until('postgres', q{SELECT count(*) > 0 FROM pg_class WHERE relnamespace = 'topics_segments'::regnamespace}),
+	'segments exist');
+my $files = $node->safe_psql('postgres', q{
+SELECT string_agg(pg_relation_filepath(c.oid) || ' ' || pg_relation_filepath(c.reltoastrelid), ' ')
+FROM pg_class c WHERE c.relnamespace = 'topics_segments'::regnamespace
+AND c.relname LIKE 'seg\_' || 'manual_p0'::regclass::oid || '\_0'});
+my @files = map { $node->data_dir . "/$_" } split / /, $files;
+my $disk_before = 0;
+$disk_before += -s $_ for grep { -e $_ } @files;
+cmp_ok($disk_before, '>', 1_000_000, "the first segment holds the large values, TOAST included ($disk_before bytes)");
+
+is($node->safe_psql('postgres', q{SELECT topics.delete_records('manual', 0, 15)}), '15',
+	'delete_records returns the new log start');
+is($node->safe_psql('postgres', q{SELECT min("offset") || '/' || count(*) FROM manual}), '15/3005',
+	'records below the new log start are gone at once, the rest stay');
+ok($node->poll_query_until('postgres', q{SELECT log_start_offset = 15 FROM topics.offsets('manual')}),
+	'the log start is where delete_records put it');
+$node->safe_psql('postgres', q{SELECT topics.delete_records('manual', 0, 20)});
+ok($node->poll_query_until('postgres', qq{
+SELECT count(*) = 0 FROM pg_class WHERE relnamespace = 'topics_segments'::regnamespace
+AND relname = 'seg_' || 'manual_p0'::regclass::oid || '_0'}),
+	'the segment wholly below the log start is dropped');
+my @left = grep { -e $_ && -s $_ > 0 } @files;
+is(scalar(@left), 0, 'its files, TOAST included, are gone from the filesystem');
+
+($ret, $out, $err) = $node->psql('postgres', q{SELECT topics.delete_records('manual', 0, 1000000)});
+like($err, qr/offset 1000000 is out of range for partition 0 of topic "manual"/, 'deleting past the high watermark fails');
+($ret, $out, $err) = $node->psql('postgres', q{SELECT topics.delete_records('manual', 5, 10)});
+like($err, qr/partition 5 of topic "manual" does not exist/, 'an unknown partition fails');
+
+# --- a crash in the middle of a segment drop ---
+# fill the LIVE segment past its size, so that the next call rolls
+$node->safe_psql('postgres', q{SELECT count(*) FROM topics.produce_batch('manual', (SELECT array_agg(decode(repeat('ab', 100), 'hex')) FROM generate_series(1, 1000)))});
+my $cut = $node->safe_psql('postgres', q{SELECT high_watermark FROM topics.offsets('manual')});
+$node->safe_psql('postgres', q{SELECT count(*) FROM topics.produce_batch('manual', (SELECT array_agg('\x03'::bytea) FROM generate_series(1, 10)))});
+my $hw_before = $node->safe_psql('postgres', q{SELECT high_watermark FROM topics.offsets('manual')});
+is($node->safe_psql('postgres', qq{SELECT count(*) FROM manual WHERE "offset" >= $cut}), '10',
+	'a new segment starts at the cut');
+# the log start moves and the segment is retired at once; its drop is
+# part of the transaction, which is still open when the server dies
+my $crasher = IPC::Run::start(
+	[ 'psql', '-X', '-d', $node->connstr('postgres'), '-c',
+	  "BEGIN; SELECT topics.delete_records('manual', 0, $cut); CHECKPOINT; SELECT pg_sleep(600);" ],
+	'>', \my $crash_out, '2>', \my $crash_err);
+ok($node->poll_query_until('postgres', q{
+SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
+	'a transaction that dropped a segment is open');
+$node->stop('immediate');
+$crasher->kill_kill;
+$node->start;
+is($node->safe_psql('postgres', q{SELECT high_watermark FROM topics.offsets('manual')}), $hw_before,
+	'after a crash during a segment drop the log ends where it did');
+my $crash_start = $node->safe_psql('postgres', q{SELECT log_start_offset FROM topics.offsets('manual')});
+is($crash_start, $cut, 'the log start moved for good before the crash');
+is($node->safe_psql('postgres', qq{SELECT min("offset") || '/' || count(*) FROM manual}), "$cut/10",
+	'records start at the log start');
+ok($node->poll_query_until('postgres', q{
+SELECT count(*) = 2 FROM pg_class WHERE relnamespace = 'topics_segments'::regnamespace
+AND relname LIKE 'seg\_' || 'manual_p0'::regclass::oid || '\_%'}),
+	'the worker finishes the drop the crash interrupted (a LIVE and a spare segment remain)');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('manual')}), '0',
+	'verify finds nothing');
+
+# --- DROP TABLE takes every segment with it ---
+$node->safe_psql('postgres', q{DROP TABLE bybytes});
+is($node->safe_psql('postgres', q{
+SELECT count(*) FROM pg_class c WHERE c.relnamespace = 'topics_segments'::regnamespace
+AND NOT EXISTS (SELECT 1 FROM pg_class p WHERE c.relname LIKE 'seg\_' || p.oid || '\_%' AND p.relnamespace <> c.relnamespace)}),
+	'0', 'dropping a topic drops its segments');
+
+$node->stop;
+done_testing();
