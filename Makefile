@@ -30,6 +30,7 @@ OBJS = \
 	src/segment.o \
 	src/segment_ddl.o \
 	src/retention.o \
+	src/compaction.o \
 	src/worker.o
 
 EXTENSION = pg_topics

@@ -59,13 +59,15 @@ MODES = {
                   batch_w2=100, batch_w3=1000, backlog=20000, payload_rows_max=5000,
                   payload_bytes_max=20_000_000,
                   w4_backlogs=[0, 20_000], w4_txns=20, w5_records=20_000, w5_txns=50,
-                  w7_secs=2),
+                  w7_secs=2, w8_bytes=4_000_000),
     "quick": dict(runs=1, produce_secs=2, batch_w2=1000, batch_w3=1000, backlog=200_000,
                   payload_rows_max=100_000, payload_bytes_max=200_000_000,
-                  w4_backlogs=[0, 500_000, 2_000_000], w5_records=1_000_000, w7_secs=5),
+                  w4_backlogs=[0, 500_000, 2_000_000], w5_records=1_000_000, w7_secs=5,
+                  w8_bytes=100_000_000),
     "full": dict(runs=3, produce_secs=5, batch_w2=1000, batch_w3=1000, backlog=1_000_000,
                  payload_rows_max=100_000, payload_bytes_max=200_000_000,
-                 w4_backlogs=[0, 5_000_000, 50_000_000], w5_records=10_000_000, w7_secs=20),
+                 w4_backlogs=[0, 5_000_000, 50_000_000], w5_records=10_000_000, w7_secs=20,
+                 w8_bytes=1_000_000_000),
 }
 W1_CLIENTS = 4
 W2_CLIENTS = [1, 2]
@@ -82,10 +84,7 @@ W7_BATCH = 1000            # max_records of the consumer's fetch
 W7_WAIT_S = 1.0            # the consumer's long-poll wait (pg_topics)
 ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8"]
 
-# Workload 8 (retention) needs topics.enforce_retention, which does not exist yet.
-TODO_WORKLOADS = {
-    "w8": "not available: needs retention (issue 5)",
-}
+TODO_WORKLOADS = {}
 
 
 def log(msg):
@@ -712,6 +711,58 @@ class Bench:
             finally:
                 self.free_peer(peer, variables)
 
+    def w8(self, peers):
+        """Retention: load twice w8_bytes of 100 B records, then drop the oldest half with
+        the peer's own retention (retention_drop.sql, timed) and measure the disk space
+        that went back to the filesystem (pg_database_size before and after)."""
+        target = self.m["w8_bytes"]
+        log(f"workload 8: retention, drop the oldest {target:,} bytes of a "
+            f"{2 * target:,}-byte backlog of 100 B records")
+        nrows = self.ensure_payload(DEFAULT_SIZE, self.payload_rows(DEFAULT_SIZE, LOAD_BATCH))
+        variables = dict(nrows=nrows, batch=LOAD_BATCH, maxlo=nrows - LOAD_BATCH + 1, pos=0)
+        for peer in peers:
+            drop = peer.script("retention_drop.sql")
+            if not (drop and peer.script("load_bulk.sql")):
+                continue
+            try:
+                self.setup_peer(peer, variables)
+                if peer.script("retention_setup.sql"):
+                    self.server.psql_file(peer.script("retention_setup.sql"),
+                                          dict(segment_size=f"{max(target // 8 // 1024, 64)}kB"),
+                                          peer.pgoptions)
+                base = int(self.server.sql("SELECT pg_database_size(current_database())"))
+                # about 120 B per 100 B record on disk: load until the log is twice the target
+                n, secs = self.bulk_load(peer, 2 * target // 120, nrows)
+                self.checkpoint()
+                before = int(self.server.sql("SELECT pg_database_size(current_database())"))
+                t0 = time.time()
+                self.server.psql_file(drop, dict(cut=n // 2), peer.pgoptions)
+                drop_secs = time.time() - t0
+                self.checkpoint()
+                after = int(self.server.sql("SELECT pg_database_size(current_database())"))
+                held = before - base
+                returned = before - after
+                row = dict(workload="w8", config=f"drop oldest half of {n:,} records",
+                           peer=peer.name, records=n, bytes_held=held,
+                           bytes_returned=returned,
+                           returned_fraction=round(returned / (held / 2), 3) if held else None,
+                           drop_ms=round(drop_secs * 1000, 1),
+                           ms_per_gb=round(drop_secs * 1000 / (held / 2) * 1e9, 1) if held else None)
+                self.results.append(row)
+                log(f"  w8 {peer.name:<10} {n:,} records, {held:,} bytes; dropping the oldest "
+                    f"half took {row['drop_ms']} ms ({row['ms_per_gb']} ms per GB) and returned "
+                    f"{returned:,} bytes ({row['returned_fraction']:.0%} of half)")
+            except (PeerError, HarnessError) as e:
+                self.fail(peer, "w8", e)
+            finally:
+                if peer.script("retention_teardown.sql"):
+                    try:
+                        self.server.psql_file(peer.script("retention_teardown.sql"), {},
+                                              peer.pgoptions)
+                    except (PeerError, HarnessError):
+                        pass
+                self.free_peer(peer, variables)
+
     def w7(self, peers):
         secs = self.m["w7_secs"]
         log(f"workload 7: end-to-end latency at {W7_RATE} records/s (1 per transaction, "
@@ -858,7 +909,7 @@ class Bench:
         if "w7" in wanted:
             self.w7(active)
         if "w8" in wanted:
-            log(f"workload 8: {TODO_WORKLOADS['w8']}")
+            self.w8(active)
         env["elapsed_s"] = round(time.time() - t_start, 1)
         doc = dict(environment=env, results=self.results, errors=self.errors,
                    peers=[dict(name=p.name, description=p.conf.get("description", ""),
@@ -885,7 +936,7 @@ def main():
                    help="full sizes, median of 3 runs per point (default)")
     ap.add_argument("--peers", help="comma-separated peers to run (null is always run)")
     ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3,w4,w5,w7,w8 "
-                    "(default all; w3 includes w6; w8 only prints why it is not available)")
+                    "(default all; w3 includes w6)")
     ap.add_argument("--allow-fail", default="",
                     help="comma-separated peers whose script failures are reported but do not "
                     "make the exit status 1 (e.g. pg_topics while its API is incomplete)")

@@ -134,6 +134,19 @@ def w7_table(doc):
     return "\n".join(out)
 
 
+def w8_table(doc):
+    rows = [r for r in doc["results"] if r["workload"] == "w8" and r.get("config")]
+    out = ["| peer | records | bytes held | drop of the oldest half (ms) | ms per GB dropped | "
+           "bytes returned to the filesystem | share of the dropped half |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        frac = r.get("returned_fraction")
+        out.append(f"| {r['peer']} | {r['records']:,} | {r['bytes_held']:,} | {r['drop_ms']:,} | "
+                   f"{fmt(r.get('ms_per_gb'), 1)} | {r['bytes_returned']:,} | "
+                   f"{'' if frac is None else f'{frac:.0%}'} |")
+    return "\n".join(out)
+
+
 def plots(doc, outdir):
     """W2 records/s and MB/s against payload size (log-log), one line per peer x clients."""
     if not shutil.which("gnuplot"):
@@ -267,6 +280,18 @@ def write_report(doc, outdir):
                  "*≥ 90% of the wait* counts records that arrived only after the consumer's "
                  "long-poll had nearly timed out (a missed wake-up).\n")
         L.append(w7_table(doc))
+        L.append("")
+    if "w8" in has:
+        L.append("## Workload 8 — retention\n")
+        L.append("A backlog of 100 B records about twice the size to drop is loaded (`load_bulk.sql`, "
+                 "untimed), then the oldest half goes with each peer's own retention "
+                 "(`retention_drop.sql`, timed, commit included). pg_topics: "
+                 "`topics.delete_records` below the middle offset, with segments of an eighth of the "
+                 "bytes to drop (`retention_setup.sql`); heap: `DELETE` of the oldest half, then "
+                 "`VACUUM`. *Bytes returned* is `pg_database_size` before minus after (a CHECKPOINT "
+                 "in between); the share is taken of half the bytes the backlog added. Targets for "
+                 "pg_topics: 1 GB dropped in ≤ 1 s, ≥ 90% of it returned.\n")
+        L.append(w8_table(doc))
         L.append("")
     if doc.get("todo_workloads"):
         L.append("## Not available\n")

@@ -274,7 +274,8 @@ topic_groups_ensure_loaded(void)
 	rc = SPI_execute("SELECT to_regclass(key->>'topic')::oid, key->>'group', "
 					 "(key->>'partition')::int, (value->>'offset')::bigint, "
 					 "(SELECT oid FROM pg_catalog.pg_roles WHERE rolname = value->>'owner') "
-					 "FROM topics.consumer_offsets ORDER BY \"offset\"",
+					 "FROM topics.consumer_offsets "
+					 "ORDER BY coalesce((value->>'v')::bigint, \"offset\"), \"offset\"",
 					 true, 0);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
 	if (rc != SPI_OK_SELECT)
@@ -287,7 +288,10 @@ topic_groups_ensure_loaded(void)
 		HASH_SEQ_STATUS status;
 		OffsetEntry *e;
 
-		/* replay the log: the latest record per key wins, NULL forgets */
+		/*
+		 * Replay the log: the latest record per key wins, NULL forgets.
+		 * Latest by version: compaction's copies keep their original's.
+		 */
 		for (i = 0; i < SPI_processed; i++)
 		{
 			HeapTuple	tuple = SPI_tuptable->vals[i];

@@ -43,6 +43,7 @@
 #include "utils/timestamp.h"
 
 #include "catalog.h"
+#include "compaction.h"
 #include "pg_topics.h"
 #include "retention.h"
 #include "segment.h"
@@ -200,6 +201,8 @@ topic_retention_apply(Relation router, bool wait)
 	if (policy.retention_bytes > 0)
 		blocks = (uint32) Max(Min(policy.retention_bytes / 4 / BLCKSZ,
 								  (int64) pg_topics_segment_size), 4);
+	else if (RelationGetRelid(router) == topic_offsets_log_relid())
+		blocks = topic_offsets_segment_blocks();
 	topic_segdir_set_policy(router, blocks, policy.retention_usecs / 4);
 
 	start = retention_start(router, &policy, dir);

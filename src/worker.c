@@ -12,7 +12,8 @@
  *
  * - sets when the LIVE segment rolls (from the topic's retention settings
  *   and pg_topics.segment_size),
- * - applies retention (retention.c), dropping whole segments,
+ * - applies retention (retention.c), dropping whole segments, and
+ *   compacts topics.consumer_offsets (compaction.c),
  * - forgets directory entries of segments dropped earlier,
  * - creates a SPARE segment if there is none, so that a roll never waits
  *   for DDL (the segment commits before its entry is added),
@@ -51,6 +52,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "compaction.h"
 #include "pg_topics.h"
 #include "retention.h"
 #include "segment.h"
@@ -347,6 +349,32 @@ add_spare(Oid relid)
 	relation_close(router, ShareUpdateExclusiveLock);
 }
 
+/* Compaction of topics.consumer_offsets: copy, commit, then cut */
+static int64 compaction_cut = -1;
+
+static void
+compact_copy(Oid relid)
+{
+	Relation	log = try_relation_open(relid, ShareUpdateExclusiveLock);
+
+	compaction_cut = -1;
+	if (log == NULL)
+		return;
+	compaction_cut = topic_offsets_compact_copy(log);
+	relation_close(log, ShareUpdateExclusiveLock);
+}
+
+static void
+compact_finish(Oid relid)
+{
+	Relation	log = try_relation_open(relid, ShareUpdateExclusiveLock);
+
+	if (log == NULL)
+		return;
+	topic_offsets_compact_finish(log, compaction_cut);
+	relation_close(log, ShareUpdateExclusiveLock);
+}
+
 static void
 sweep_orphan(Oid relid)
 {
@@ -373,6 +401,7 @@ topic_db_worker_main(Datum main_arg)
 												  "pg_topics worker",
 												  ALLOCSET_DEFAULT_SIZES);
 	List	   *logs;
+	Oid			offsets_log;
 	ListCell   *lc;
 
 	pqsignal(SIGTERM, die);
@@ -387,6 +416,7 @@ topic_db_worker_main(Datum main_arg)
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	logs = log_relations(false, context);
+	offsets_log = topic_offsets_log_relid();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 
@@ -394,6 +424,12 @@ topic_db_worker_main(Datum main_arg)
 	{
 		CHECK_FOR_INTERRUPTS();
 		in_transaction(maintain_log, lfirst_oid(lc));
+		if (lfirst_oid(lc) == offsets_log)
+		{
+			in_transaction(compact_copy, offsets_log);
+			if (compaction_cut >= 0)
+				in_transaction(compact_finish, offsets_log);
+		}
 		in_transaction(create_spare, lfirst_oid(lc));
 		if (OidIsValid(spare_relid))
 			in_transaction(add_spare, spare_router);

@@ -1,0 +1,128 @@
+/*-------------------------------------------------------------------------
+ *
+ * compaction.c
+ *	  Keeping topics.consumer_offsets small: the latest position of every
+ *	  group and partition is copied forward, and the segments before it go.
+ *
+ * Every commit of a group position appends a record to the log
+ * topics.consumer_offsets (group_state.c); the latest record per key is
+ * the position, earlier ones are dead weight.  Kafka compacts its
+ * __consumer_offsets topic; we do the same a segment at a time, in two
+ * transactions of the background worker:
+ *
+ * 1. Choose a cut: the start of the LIVE segment, but never past the
+ *    log's last stable offset, so that no position still being written
+ *    below the cut is missed.  Copy the latest record of every key below
+ *    the cut (unless it is a tombstone, or a newer record exists past the
+ *    cut) into the log again, and commit.
+ * 2. Move the log start to the cut; the SEALED segments below it are
+ *    retired and dropped like retention's.
+ *
+ * A copy carries its original's version ("v": the offset it was first
+ * written at), and loading replays records by version, not by offset: a
+ * copy of an older position that lands after a newer commit does not win.
+ * A crash between the two steps leaves duplicates, which are harmless.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type_d.h"
+#include "executor/spi.h"
+#include "storage/lmgr.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "compaction.h"
+#include "registry.h"
+#include "segment.h"
+#include "storage.h"
+
+/* Roll consumer_offsets at 1 MB: compaction then keeps it at a few MB */
+#define COMPACTION_SEGMENT_BLOCKS	128
+
+/* OID of topics.consumer_offsets in this database, or InvalidOid */
+Oid
+topic_offsets_log_relid(void)
+{
+	Oid			nsp = get_namespace_oid("topics", true);
+
+	return OidIsValid(nsp) ? get_relname_relid("consumer_offsets", nsp) : InvalidOid;
+}
+
+/* Size consumer_offsets' segments for compaction */
+uint32
+topic_offsets_segment_blocks(void)
+{
+	return COMPACTION_SEGMENT_BLOCKS;
+}
+
+/*
+ * Step 1: copy the latest positions below the cut forward.  Returns the
+ * cut, or -1 when there is nothing to compact.  Runs in a transaction the
+ * caller commits before topic_offsets_compact_finish().
+ */
+int64
+topic_offsets_compact_copy(Relation log)
+{
+	TopicSegmentDir *dir = topic_segdir_read(log);
+	TopicSegmentEntry *live = topic_segdir_live(dir);
+	int			readable = 0;
+	TopicLogEnd end;
+	TopicHolder holder;
+	int64		cut;
+	Datum		args[2];
+	Oid			argtypes[2] = {INT8OID, INT8OID};
+
+	for (int i = 0; i < dir->nentries; i++)
+		if (topic_segment_readable(&dir->entries[i]))
+			readable++;
+	if (live == NULL || readable < 2)
+	{
+		pfree(dir);
+		return -1;
+	}
+	topic_storage_log_end(log, &end);
+	cut = Min(live->base_offset,
+			  topic_registry_stable_offset(RelationGetRelid(log), end.next_offset,
+										   &holder));
+	pfree(dir);
+	if (cut <= end.log_start_offset)
+		return -1;
+
+	args[0] = Int64GetDatum(end.log_start_offset);
+	args[1] = Int64GetDatum(cut);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args(
+							  "INSERT INTO topics.consumer_offsets (key, value) "
+							  "SELECT key, value || jsonb_build_object('v', version) FROM ("
+							  "  SELECT DISTINCT ON (key) key, value, "
+							  "         coalesce((value->>'v')::bigint, \"offset\") AS version "
+							  "  FROM topics.consumer_offsets "
+							  "  WHERE \"offset\" >= $1 AND \"offset\" < $2 "
+							  "  ORDER BY key, version DESC) latest "
+							  "WHERE value IS NOT NULL AND NOT EXISTS ("
+							  "  SELECT 1 FROM topics.consumer_offsets newer "
+							  "  WHERE newer.\"offset\" >= $2 AND newer.key = latest.key)",
+							  2, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not compact topics.consumer_offsets");
+	SPI_finish();
+	return cut;
+}
+
+/*
+ * Step 2, once the copies committed: the log starts at the cut, and the
+ * segments wholly below it go.
+ */
+void
+topic_offsets_compact_finish(Relation log, int64 cut)
+{
+	TopicLogEnd end;
+
+	topic_storage_log_end(log, &end);
+	topic_segdir_advance_start(log, cut, end.next_offset);
+	topic_segments_drop_retired(log, false);
+}
