@@ -31,6 +31,7 @@ OBJS = \
 	src/segment_ddl.o \
 	src/retention.o \
 	src/compaction.o \
+	src/internal_sql.o \
 	src/worker.o
 
 EXTENSION = pg_topics

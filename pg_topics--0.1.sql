@@ -43,6 +43,28 @@ SELECT pg_catalog.pg_extension_config_dump('topics.topic_config', '');
 COMMENT ON TABLE topics.topic_config IS
 'settings of each topic (internal; read topics.topics instead)';
 
+-- Where each partition's log starts, when something moved it (TRUNCATE,
+-- retention, delete_records).  pg_dump carries it, so that pg_restore gives
+-- back the log start of a partition whose first records are gone: the
+-- trigger moves a restored partition that has no records yet to it.
+CREATE TABLE topics.log_starts (
+    "partition" regclass PRIMARY KEY,
+    log_start bigint NOT NULL
+);
+REVOKE ALL ON topics.log_starts FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('topics.log_starts', '');
+COMMENT ON TABLE topics.log_starts IS
+'where partitions whose first records are gone start (internal; read topics.offsets() instead)';
+
+CREATE FUNCTION topics.restore_log_start()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'topic_restore_log_start'
+LANGUAGE C;
+CREATE TRIGGER restore_log_start AFTER INSERT OR UPDATE ON topics.log_starts
+    FOR EACH ROW EXECUTE FUNCTION topics.restore_log_start();
+-- pg_restore runs in preserve mode (session_replication_role = replica)
+ALTER TABLE topics.log_starts ENABLE ALWAYS TRIGGER restore_log_start;
+
 -- Forget the settings of topics dropped by any means (DROP TABLE too)
 CREATE FUNCTION topics.forget_dropped_topics()
 RETURNS event_trigger
@@ -64,6 +86,10 @@ BEGIN
     USING pg_catalog.pg_event_trigger_dropped_objects() d
     WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
       AND d.objid = c.topic::pg_catalog.oid;
+    DELETE FROM topics.log_starts s
+    USING pg_catalog.pg_event_trigger_dropped_objects() d
+    WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
+      AND d.objid = s."partition"::pg_catalog.oid;
 END
 $$;
 REVOKE ALL ON FUNCTION topics.forget_dropped_topics() FROM PUBLIC;

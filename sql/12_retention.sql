@@ -24,6 +24,16 @@ SELECT topics.delete_records('no_such_topic', 0, 0);
 
 -- enforce_retention applies the policy now: nothing to drop yet
 SELECT * FROM topics.enforce_retention('trail');
+-- pg_topics' own SQL runs with a pinned search_path: an operator planted
+-- ahead of pg_catalog's is not what runs as the superuser
+CREATE SCHEMA planted;
+CREATE FUNCTION planted.mul(numeric, integer) RETURNS numeric LANGUAGE plpgsql
+    AS $$BEGIN RAISE EXCEPTION 'the planted operator ran'; END$$;
+CREATE OPERATOR planted.* (LEFTARG = numeric, RIGHTARG = integer, FUNCTION = planted.mul);
+SET search_path = planted, public, pg_catalog;
+SELECT * FROM topics.enforce_retention('trail');
+RESET search_path;
+DROP SCHEMA planted CASCADE;
 
 -- privileges: removing records needs DELETE on the topic
 CREATE ROLE trail_reader;

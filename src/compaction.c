@@ -36,6 +36,7 @@
 #include "utils/rel.h"
 
 #include "compaction.h"
+#include "internal_sql.h"
 #include "registry.h"
 #include "segment.h"
 #include "storage.h"
@@ -75,6 +76,7 @@ topic_offsets_compact_copy(Relation log)
 	int64		cut;
 	Datum		args[2];
 	Oid			argtypes[2] = {INT8OID, INT8OID};
+	TopicInternalSql internal;
 
 	for (int i = 0; i < dir->nentries; i++)
 		if (topic_segment_readable(&dir->entries[i]))
@@ -94,6 +96,7 @@ topic_offsets_compact_copy(Relation log)
 
 	args[0] = Int64GetDatum(end.log_start_offset);
 	args[1] = Int64GetDatum(cut);
+	topic_internal_sql_begin(&internal);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute_with_args(
@@ -110,6 +113,7 @@ topic_offsets_compact_copy(Relation log)
 							  2, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not compact topics.consumer_offsets");
 	SPI_finish();
+	topic_internal_sql_end(&internal);
 	return cut;
 }
 

@@ -604,7 +604,6 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	CommandCounterIncrement();
 	topic_segment_ddl_end(&segments);
 
 	if (OidIsValid(renamed))

@@ -353,7 +353,8 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
 			continue;
 		}
 		done = read_segment(seg, partition, hw, snapshot, read);
-		relation_close(seg, NoLock);
+		/* the records are copied out; a long-poll must not hold it asleep */
+		relation_close(seg, AccessShareLock);
 		if (done)
 		{
 			pfree(dir);
@@ -693,7 +694,7 @@ topic_offsets_for_times(PG_FUNCTION_ARGS)
 										  AccessShareLock)) == NULL)
 				continue;
 			offset_for_time(seg, ts, dir->log_start, &values[1], &nulls[1]);
-			relation_close(seg, NoLock);
+			relation_close(seg, AccessShareLock);
 		}
 		pfree(dir);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

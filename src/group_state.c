@@ -44,6 +44,7 @@
 #include "utils/timestamp.h"
 
 #include "group_state.h"
+#include "internal_sql.h"
 #include "pg_topics.h"
 
 typedef struct GroupKey
@@ -256,8 +257,7 @@ topic_groups_ensure_loaded(void)
 {
 	Oid			dbid = MyDatabaseId;
 	bool		loaded;
-	Oid			save_userid;
-	int			save_sec_context;
+	TopicInternalSql internal;
 	int			rc;
 	uint64		i;
 
@@ -268,16 +268,14 @@ topic_groups_ensure_loaded(void)
 		return;
 
 	SPI_connect();
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID,
-						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	topic_internal_sql_begin(&internal);
 	rc = SPI_execute("SELECT to_regclass(key->>'topic')::oid, key->>'group', "
 					 "(key->>'partition')::int, (value->>'offset')::bigint, "
 					 "(SELECT oid FROM pg_catalog.pg_roles WHERE rolname = value->>'owner') "
 					 "FROM topics.consumer_offsets "
 					 "ORDER BY coalesce((value->>'v')::bigint, \"offset\"), \"offset\"",
 					 true, 0);
-	SetUserIdAndSecContext(save_userid, save_sec_context);
+	topic_internal_sql_end(&internal);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "could not read topics.consumer_offsets: %s",
 			 SPI_result_code_string(rc));

@@ -380,26 +380,6 @@ segment_due(Relation seg, const TopicSegmentEntry *live,
 }
 
 /*
- * Seal seg (LIVE) and make the next spare LIVE, starting where seg ends.
- * False if there is no spare: the worker is asked for one, and seg goes on.
- */
-static bool
-roll_segment(Relation router, Relation seg)
-{
-	TopicTail	tail;
-	TopicSegmentEntry newlive;
-	bool		rolled;
-
-	topic_tail_lock(seg, &tail, NULL);
-	rolled = topic_segdir_roll(router, RelationGetRelid(seg), tail.next_offset,
-							   tail.max_timestamp, &newlive);
-	topic_tail_release(&tail);
-	if (!rolled)
-		topic_worker_wake();
-	return rolled;
-}
-
-/*
  * Open the LIVE segment of router, for writing, with its tail locked in
  * *tail.  The records are prepared (and TOASTed into that segment) first,
  * without any buffer lock; if the segment stopped being LIVE meanwhile
@@ -410,6 +390,8 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
 				  bool preserve, PreparedRecord *recs, TopicTail *tail,
 				  BufferAccessStrategy strategy, TopicSegmentEntry *entry)
 {
+	int			stale = 0;
+
 	for (;;)
 	{
 		TopicSegmentDir *dir = topic_segdir_read(router);
@@ -419,9 +401,15 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
 
 		if (live == NULL ||
 			(seg = topic_segment_open(dir->router, live, RowExclusiveLock)) == NULL)
+		{
+			/* rolled and dropped since we read the directory: read it again */
+			pfree(dir);
+			if (++stale < 3)
+				continue;
 			elog(ERROR, "partition \"%s\" has no segment to write to",
 				 RelationGetRelationName(router));
-		if (segment_due(seg, live, dir) && roll_segment(router, seg))
+		}
+		if (segment_due(seg, live, dir) && topic_segment_roll(router, seg))
 		{
 			relation_close(seg, RowExclusiveLock);
 			pfree(dir);
@@ -448,7 +436,8 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
 		}
 		pfree(dir);
 		topic_tail_release(tail);
-		relation_close(seg, RowExclusiveLock);
+		/* we may have written TOAST there: keep the lock, as for any write */
+		relation_close(seg, NoLock);
 	}
 }
 

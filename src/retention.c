@@ -30,6 +30,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_type_d.h"
+#include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -44,6 +45,7 @@
 
 #include "catalog.h"
 #include "compaction.h"
+#include "internal_sql.h"
 #include "pg_topics.h"
 #include "retention.h"
 #include "segment.h"
@@ -51,6 +53,80 @@
 
 PG_FUNCTION_INFO_V1(topic_delete_records);
 PG_FUNCTION_INFO_V1(topic_enforce_retention);
+PG_FUNCTION_INFO_V1(topic_restore_log_start);
+
+/*
+ * Record where router's log starts now in topics.log_starts, which pg_dump
+ * carries: a restored partition whose first records are gone starts there
+ * again (topic_restore_log_start).  Called when the start moved.
+ */
+void
+topic_log_start_record(Relation router)
+{
+	TopicLogEnd end;
+	TopicInternalSql internal;
+	Oid			argtypes[2] = {REGCLASSOID, INT8OID};
+	Datum		args[2];
+
+	topic_storage_log_end(router, &end);
+	args[0] = ObjectIdGetDatum(RelationGetRelid(router));
+	args[1] = Int64GetDatum(end.log_start_offset);
+
+	topic_internal_sql_begin(&internal);
+	PG_TRY();
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (SPI_execute_with_args("INSERT INTO topics.log_starts AS s VALUES ($1, $2) "
+								  "ON CONFLICT (\"partition\") DO UPDATE "
+								  "SET log_start = excluded.log_start "
+								  "WHERE s.log_start < excluded.log_start",
+								  2, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "could not record the log start of \"%s\"",
+				 RelationGetRelationName(router));
+		SPI_finish();
+	}
+	PG_FINALLY();
+	{
+		topic_internal_sql_end(&internal);
+	}
+	PG_END_TRY();
+}
+
+/*
+ * Trigger on topics.log_starts, also in preserve mode: a partition without
+ * records (as pg_restore leaves one whose records were all gone, or before
+ * its records are restored) starts where the row says.
+ */
+Datum
+topic_restore_log_start(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	HeapTuple	tuple;
+	TupleDesc	desc;
+	bool		isnull;
+	Oid			relid;
+	int64		start;
+	Relation	router;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) ||
+		!TRIGGER_FIRED_AFTER(trigdata->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
+		elog(ERROR, "topics.restore_log_start() must run as an AFTER ROW trigger");
+	tuple = TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event) ?
+		trigdata->tg_newtuple : trigdata->tg_trigtuple;
+	desc = RelationGetDescr(trigdata->tg_relation);
+	relid = DatumGetObjectId(heap_getattr(tuple, 1, desc, &isnull));
+	start = DatumGetInt64(heap_getattr(tuple, 2, desc, &isnull));
+
+	router = try_relation_open(relid, ShareUpdateExclusiveLock);
+	if (router == NULL)
+		return PointerGetDatum(NULL);
+	if (topic_is_log_relation(relid) && topic_log_is_router(router))
+		topic_segdir_restart_empty(router, start);
+	relation_close(router, ShareUpdateExclusiveLock);
+	return PointerGetDatum(NULL);
+}
 
 /* A topic's retention settings; NULL settings are 0 */
 typedef struct RetentionPolicy
@@ -65,8 +141,7 @@ read_policy(Relation router)
 {
 	RetentionPolicy policy = {0, 0};
 	Oid			topic;
-	Oid			save_userid;
-	int			save_sec_context;
+	TopicInternalSql internal;
 	Datum		arg;
 	Oid			argtype = OIDOID;
 
@@ -77,16 +152,14 @@ read_policy(Relation router)
 	arg = ObjectIdGetDatum(topic);
 
 	/* topic_config is closed to PUBLIC */
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID,
-						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	topic_internal_sql_begin(&internal);
 	PG_TRY();
 	{
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
 		if (SPI_execute_with_args("SELECT (extract(epoch FROM retention) * 1000000)::bigint, "
 								  "retention_bytes FROM topics.topic_config "
-								  "WHERE topic = $1::pg_catalog.regclass",
+								  "WHERE topic = $1::regclass",
 								  1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT)
 			elog(ERROR, "could not read topics.topic_config");
 		if (SPI_processed == 1)
@@ -105,7 +178,7 @@ read_policy(Relation router)
 	}
 	PG_FINALLY();
 	{
-		SetUserIdAndSecContext(save_userid, save_sec_context);
+		topic_internal_sql_end(&internal);
 	}
 	PG_END_TRY();
 	return policy;
@@ -209,7 +282,10 @@ topic_retention_apply(Relation router, bool wait)
 	pfree(dir);
 	topic_storage_log_end(router, &end);
 	if (start > end.log_start_offset)
+	{
 		topic_segdir_advance_start(router, start, end.next_offset);
+		topic_log_start_record(router);
+	}
 	topic_segments_drop_retired(router, wait);
 	topic_storage_log_end(router, &end);
 	return end.log_start_offset;
@@ -253,7 +329,10 @@ topic_delete_records(PG_FUNCTION_ARGS)
 				 errdetail("Records can be deleted up to the high watermark, %lld.",
 						   (long long) end.next_offset)));
 	if (before > end.log_start_offset)
+	{
 		topic_segdir_advance_start(router, before, end.next_offset);
+		topic_log_start_record(router);
+	}
 	topic_segments_drop_retired(router, false);
 	topic_storage_log_end(router, &end);
 

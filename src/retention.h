@@ -11,5 +11,6 @@
 #include "utils/rel.h"
 
 extern int64 topic_retention_apply(Relation router, bool wait);
+extern void topic_log_start_record(Relation router);
 
 #endif							/* TOPIC_RETENTION_H */

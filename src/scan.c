@@ -212,7 +212,11 @@ tid_block(TopicScanDesc scan, int seg, BlockNumber blkno)
 	return scan->is_router ? TopicTidBlock(scan->segs[seg].segno, blkno) : blkno;
 }
 
-/* Clamp a position into the scanned log: first data block or later */
+/*
+ * Clamp a position into the scanned log: to a data block that exists, or
+ * the end.  Segments without data pages (an empty LIVE one) are stepped
+ * over.
+ */
 static TopicScanPos
 clamp_pos(TopicScanDesc scan, TopicScanPos pos)
 {
@@ -224,8 +228,11 @@ clamp_pos(TopicScanDesc scan, TopicScanPos pos)
 	seg = TopicScanPosSeg(pos);
 	if (blkno < TOPIC_LOG_FIRST_DATA_BLKNO)
 		blkno = TOPIC_LOG_FIRST_DATA_BLKNO;
-	if (blkno >= scan->segs[seg].nblocks)
-		return TopicScanPosMake(seg + 1, TOPIC_LOG_FIRST_DATA_BLKNO);
+	while (seg < scan->nsegs && blkno >= scan->segs[seg].nblocks)
+	{
+		seg++;
+		blkno = TOPIC_LOG_FIRST_DATA_BLKNO;
+	}
 	return TopicScanPosMake(seg, blkno);
 }
 

@@ -50,14 +50,17 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "commands/tablespace.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "internal_sql.h"
 #include "pg_topics.h"
 #include "segment.h"
 #include "storage.h"
+#include "worker.h"
 
 #define SEGMENT_SCHEMA	"topics_segments"
 
@@ -135,6 +138,13 @@ topic_segdir_read(Relation router)
 	meta = TopicLogPageGetMeta(page);
 	if (!(meta->flags & TL_META_ROUTER))
 		elog(ERROR, "\"%s\" is not a partition's log", RelationGetRelationName(router));
+	if (meta->nsegments > TOPIC_LOG_MAX_SEGMENTS)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("segment directory of \"%s\" is corrupted",
+						RelationGetRelationName(router)),
+				 errdetail("It lists %u segments; at most %zu fit.",
+						   meta->nsegments, (size_t) TOPIC_LOG_MAX_SEGMENTS)));
 	dir = palloc(offsetof(TopicSegmentDir, entries) +
 				 Max(meta->nsegments, 1) * sizeof(TopicSegmentEntry));
 	dir->router = RelationGetRelid(router);
@@ -145,6 +155,48 @@ topic_segdir_read(Relation router)
 	dir->segment_roll_usecs = meta->segment_roll_usecs;
 	dir->nentries = meta->nsegments;
 	memcpy(dir->entries, meta->segments, meta->nsegments * sizeof(TopicSegmentEntry));
+	UnlockReleaseBuffer(buffer);
+	return dir;
+}
+
+/*
+ * A copy of router's directory, or NULL if its metapage is not a sound
+ * router metapage: for dropping a damaged log, which must still work.
+ */
+TopicSegmentDir *
+topic_segdir_read_tolerant(Relation router)
+{
+	Buffer		buffer;
+	Page		page;
+	TopicLogMetaData *meta;
+	TopicSegmentDir *dir = NULL;
+
+	if (topic_nblocks(router) == 0)
+		return NULL;
+	buffer = ReadBuffer(router, TOPIC_LOG_METAPAGE_BLKNO);
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	meta = TopicLogPageGetMeta(page);
+	if (!PageIsNew(page) &&
+		PageGetSpecialSize(page) == MAXALIGN(sizeof(TopicLogPageOpaqueData)) &&
+		TopicLogPageGetOpaque(page)->page_id == TOPIC_LOG_PAGE_ID &&
+		meta->magic == TOPIC_LOG_META_MAGIC &&
+		meta->version == TOPIC_LOG_FORMAT_VERSION &&
+		(meta->flags & TL_META_ROUTER) &&
+		meta->nsegments <= TOPIC_LOG_MAX_SEGMENTS)
+	{
+		dir = palloc(offsetof(TopicSegmentDir, entries) +
+					 Max(meta->nsegments, 1) * sizeof(TopicSegmentEntry));
+		dir->router = RelationGetRelid(router);
+		dir->log_start = meta->log_start_offset;
+		dir->max_timestamp = TopicLogPageGetOpaque(page)->max_timestamp;
+		dir->next_segno = meta->next_segno;
+		dir->segment_blocks = meta->segment_blocks;
+		dir->segment_roll_usecs = meta->segment_roll_usecs;
+		dir->nentries = meta->nsegments;
+		memcpy(dir->entries, meta->segments,
+			   meta->nsegments * sizeof(TopicSegmentEntry));
+	}
 	UnlockReleaseBuffer(buffer);
 	return dir;
 }
@@ -182,12 +234,18 @@ topic_segdir_by_tid_segno(TopicSegmentDir *dir, uint32 tid_segno)
 Relation
 topic_segment_open(Oid router, const TopicSegmentEntry *entry, LOCKMODE lockmode)
 {
-	Relation	rel = try_relation_open(entry->relid, lockmode);
+	Relation	rel;
 	char		name[NAMEDATALEN];
+	char	   *current;
 
+	/* no lock on a relation that is not ours: look at its name first */
+	segment_name(name, router, entry->segno);
+	current = get_rel_name(entry->relid);
+	if (current == NULL || strcmp(current, name) != 0)
+		return NULL;
+	rel = try_relation_open(entry->relid, lockmode);
 	if (rel == NULL)
 		return NULL;
-	segment_name(name, router, entry->segno);
 	if (strcmp(RelationGetRelationName(rel), name) != 0 ||
 		RelationGetNamespace(rel) != topic_segment_namespace())
 	{
@@ -279,15 +337,34 @@ edit_add(TopicLogMetaData *meta, void *arg)
 	return true;
 }
 
-/* Number a new segment of router will get */
-static uint32
-reserve_segno(Relation router)
+typedef struct ReserveArgs
 {
-	TopicSegmentDir *dir = topic_segdir_read(router);
-	uint32		segno = dir->next_segno;
+	uint32		at_least;
+	uint32		segno;
+} ReserveArgs;
 
-	pfree(dir);
-	return segno;
+static bool
+edit_reserve(TopicLogMetaData *meta, void *arg)
+{
+	ReserveArgs *reserve = (ReserveArgs *) arg;
+
+	reserve->segno = Max(meta->next_segno, reserve->at_least);
+	meta->next_segno = reserve->segno + 1;
+	return true;
+}
+
+/*
+ * Number the next segment of router, at_least or higher.  The number is
+ * used up before the relation exists, so that a creation that fails (or a
+ * crash that leaves an orphan) never makes a later one collide.
+ */
+static uint32
+reserve_segno(Relation router, uint32 at_least)
+{
+	ReserveArgs reserve = {at_least, 0};
+
+	segdir_modify(router, edit_reserve, &reserve);
+	return reserve.segno;
 }
 
 static void
@@ -315,20 +392,20 @@ create_segment_relation(Relation router, uint32 segno)
 {
 	char		name[NAMEDATALEN];
 	char	   *sql;
-	Oid			save_userid;
-	int			save_sec_context;
+	TopicInternalSql internal;
 	Oid			relid;
 	Oid			nspid = topic_segment_namespace();
 
 	segment_name(name, RelationGetRelid(router), segno);
-	sql = psprintf("CREATE TABLE %s.%s (LIKE %s INCLUDING DEFAULTS) USING topic_log",
+	sql = psprintf("CREATE TABLE %s.%s (LIKE %s INCLUDING DEFAULTS) USING topic_log%s%s",
 				   SEGMENT_SCHEMA, quote_identifier(name),
 				   quote_qualified_identifier(get_namespace_name(RelationGetNamespace(router)),
-											  RelationGetRelationName(router)));
+											  RelationGetRelationName(router)),
+				   OidIsValid(router->rd_rel->reltablespace) ? " TABLESPACE " : "",
+				   OidIsValid(router->rd_rel->reltablespace) ?
+				   quote_identifier(get_tablespace_name(router->rd_rel->reltablespace)) : "");
 
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID,
-						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	topic_internal_sql_begin(&internal);
 	creating_owner = RelationGetRelid(router);
 	creating_segno = segno;
 	PG_TRY();
@@ -338,7 +415,7 @@ create_segment_relation(Relation router, uint32 segno)
 	PG_FINALLY();
 	{
 		creating_owner = InvalidOid;
-		SetUserIdAndSecContext(save_userid, save_sec_context);
+		topic_internal_sql_end(&internal);
 	}
 	PG_END_TRY();
 
@@ -347,12 +424,16 @@ create_segment_relation(Relation router, uint32 segno)
 	if (!OidIsValid(relid))
 		elog(ERROR, "segment \"%s\" was not created", name);
 
-	/* inside CREATE EXTENSION it is a member already */
-	if (!creating_extension)
+	/*
+	 * A member of pg_topics, whatever extension is being created meanwhile
+	 * (inside CREATE EXTENSION it became a member of that one).
+	 */
 	{
 		ObjectAddress seg;
 		ObjectAddress ext;
 
+		deleteDependencyRecordsForClass(RelationRelationId, relid,
+										ExtensionRelationId, DEPENDENCY_EXTENSION);
 		ObjectAddressSet(seg, RelationRelationId, relid);
 		ObjectAddressSet(ext, ExtensionRelationId,
 						 get_extension_oid("pg_topics", false));
@@ -363,12 +444,13 @@ create_segment_relation(Relation router, uint32 segno)
 
 /*
  * Give a new (or truncated) router its first segment, LIVE from its log
- * start.  DDL: runs in the statement that created the relation.
+ * start, numbered first_segno or higher (a truncated log goes on with its
+ * numbers).  DDL: runs in the statement that created the relation.
  */
 void
-topic_segment_create_first(Relation router)
+topic_segment_create_first(Relation router, uint32 first_segno)
 {
-	uint32		segno = reserve_segno(router);
+	uint32		segno = reserve_segno(router, first_segno);
 	AddEntry	add;
 	TopicSegmentDir *dir;
 
@@ -390,7 +472,7 @@ topic_segment_create_first(Relation router)
 Oid
 topic_segment_create_spare(Relation router, uint32 *segno)
 {
-	*segno = reserve_segno(router);
+	*segno = reserve_segno(router, 0);
 	return create_segment_relation(router, *segno);
 }
 
@@ -460,6 +542,7 @@ topic_segdir_set_policy(Relation router, uint32 segment_blocks,
 typedef struct RollArgs
 {
 	Oid			live;
+	Oid			spare;
 	int64		base;
 	TimestampTz base_timestamp;
 	TopicSegmentEntry result;
@@ -480,10 +563,11 @@ edit_roll(TopicLogMetaData *meta, void *arg)
 	if (live < 0 || meta->segments[live].relid != roll->live)
 		return false;			/* someone else rolled already */
 	for (i = live + 1; i < meta->nsegments; i++)
-		if (meta->segments[i].state == TOPIC_SEGMENT_SPARE)
+		if (meta->segments[i].state == TOPIC_SEGMENT_SPARE &&
+			meta->segments[i].relid == roll->spare)
 			break;
 	if (i >= meta->nsegments)
-		return false;			/* no spare yet */
+		return false;			/* that spare is gone */
 	meta->segments[live].state = TOPIC_SEGMENT_SEALED;
 	meta->segments[i].state = TOPIC_SEGMENT_LIVE;
 	meta->segments[i].base_offset = roll->base;
@@ -495,23 +579,93 @@ edit_roll(TopicLogMetaData *meta, void *arg)
 }
 
 /*
- * Seal the LIVE segment live and make the next spare LIVE from offset
- * base.  The caller holds live's tail page, so nothing is appended to it
- * meanwhile.  False if there is no spare (or live is no longer LIVE).
+ * Seal the LIVE segment live and make spare LIVE from offset base.  The
+ * caller holds live's tail page, so nothing is appended to it meanwhile.
+ * False if live is no longer LIVE or spare no longer a spare.
  */
-bool
-topic_segdir_roll(Relation router, Oid live, int64 base,
-				  TimestampTz base_timestamp, TopicSegmentEntry *newlive)
+static bool
+segdir_roll(Relation router, Oid live, Oid spare, int64 base,
+			TimestampTz base_timestamp, TopicSegmentEntry *newlive)
 {
 	RollArgs	roll;
 
 	roll.live = live;
+	roll.spare = spare;
 	roll.base = base;
 	roll.base_timestamp = base_timestamp;
 	segdir_modify(router, edit_roll, &roll);
 	if (roll.rolled)
 		*newlive = roll.result;
 	return roll.rolled;
+}
+
+/*
+ * Seal router's LIVE segment seg (open) and make the next spare LIVE,
+ * starting where seg ends.  The spare is opened first, so that a LIVE
+ * entry always names a relation that exists; a spare that does not is
+ * forgotten.  False if there is no usable spare: the worker is asked for
+ * one, and seg goes on.
+ */
+bool
+topic_segment_roll(Relation router, Relation seg)
+{
+	TopicSegmentDir *dir = topic_segdir_read(router);
+	TopicSegmentEntry spare;
+	Relation	spare_rel = NULL;
+	bool		found = false;
+	bool		rolled = false;
+	TopicTail	tail;
+	TopicSegmentEntry newlive;
+
+	for (int i = 0; i < dir->nentries; i++)
+		if (dir->entries[i].state == TOPIC_SEGMENT_SPARE)
+		{
+			spare = dir->entries[i];
+			found = true;
+			break;
+		}
+	pfree(dir);
+	if (found)
+	{
+		spare_rel = topic_segment_open(RelationGetRelid(router), &spare,
+									   RowExclusiveLock);
+		if (spare_rel == NULL)
+			topic_segdir_forget(router, spare.relid, spare.segno);
+	}
+	if (spare_rel != NULL)
+	{
+		topic_tail_lock(seg, &tail, NULL);
+		rolled = segdir_roll(router, RelationGetRelid(seg), spare.relid,
+							 tail.next_offset, tail.max_timestamp, &newlive);
+		topic_tail_release(&tail);
+		relation_close(spare_rel, NoLock);
+	}
+	if (!rolled)
+		topic_worker_wake();
+	return rolled;
+}
+
+/*
+ * Roll router's LIVE segment if it has been LIVE for longer than the
+ * topic's roll age and holds records: an idle topic's old records must
+ * still leave on time.  The worker calls this.
+ */
+void
+topic_segment_roll_idle(Relation router)
+{
+	TopicSegmentDir *dir = topic_segdir_read(router);
+	TopicSegmentEntry *live = topic_segdir_live(dir);
+	Relation	seg;
+
+	if (live != NULL && dir->segment_roll_usecs > 0 &&
+		GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs &&
+		(seg = topic_segment_open(dir->router, live, RowExclusiveLock)) != NULL)
+	{
+		if (topic_nblocks(seg) > TOPIC_LOG_FIRST_DATA_BLKNO)
+			(void) topic_segment_roll(router, seg);
+		relation_close(seg, RowExclusiveLock);
+	}
+	pfree(dir);
 }
 
 /* --- retention --- */
@@ -531,7 +685,7 @@ edit_start(TopicLogMetaData *meta, void *arg)
 	int			i;
 
 	args->retired = 0;
-	if (args->start > meta->log_start_offset)
+	if (Min(args->start, args->hw) > meta->log_start_offset)
 	{
 		meta->log_start_offset = Min(args->start, args->hw);
 		changed = true;
@@ -571,6 +725,41 @@ topic_segdir_advance_start(Relation router, int64 start, int64 hw)
 	return args.retired;
 }
 
+/*
+ * Start router's log at start if it has no records and starts lower: what
+ * a restore does with the log start pg_dump carried (topics.log_starts).
+ * A log with records (or gaps) keeps its start: they must stay readable.
+ */
+void
+topic_segdir_restart_empty(Relation router, int64 start)
+{
+	TopicLogEnd end;
+	TopicSegmentDir *dir;
+	TopicSegmentEntry *live;
+	Relation	seg;
+	TopicTail	tail;
+
+	topic_storage_log_end(router, &end);
+	if (start <= end.log_start_offset || end.next_offset > end.log_start_offset)
+		return;
+	dir = topic_segdir_read(router);
+	live = topic_segdir_live(dir);
+	if (live != NULL &&
+		(seg = topic_segment_open(dir->router, live, RowExclusiveLock)) != NULL)
+	{
+		/* the tail lock keeps producers out while the log moves */
+		topic_tail_lock(seg, &tail, NULL);
+		if (tail.blkno == TOPIC_LOG_METAPAGE_BLKNO)
+		{
+			topic_tail_move_start(seg, &tail, start, tail.max_timestamp);
+			topic_segdir_advance_start(router, start, start);
+		}
+		topic_tail_release(&tail);
+		relation_close(seg, RowExclusiveLock);
+	}
+	pfree(dir);
+}
+
 typedef struct ForgetArgs
 {
 	Oid			relid;
@@ -594,6 +783,15 @@ edit_forget(TopicLogMetaData *meta, void *arg)
 			return true;
 		}
 	return false;
+}
+
+/* Remove the (not LIVE) entry naming relid/segno from router's directory */
+void
+topic_segdir_forget(Relation router, Oid relid, uint32 segno)
+{
+	ForgetArgs	forget = {relid, segno};
+
+	segdir_modify(router, edit_forget, &forget);
 }
 
 /* Drop a segment relation; the caller holds AccessExclusiveLock on it */
@@ -704,53 +902,58 @@ topic_segments_drop_all(Oid router, TopicSegmentDir *dir)
 }
 
 /*
- * Drop segment relid if no partition's directory names it any more: its
- * owner is gone, or it was created but never added (a crash).  The worker
- * calls this for segments it finds in topics_segments.
+ * Is segment relid (named seg_<router>_<segno>) listed by its router's
+ * directory?  Looked up without a lock on the segment; the router is only
+ * share-locked, conditionally: "unknown" (-1) when it is busy.
+ */
+static int
+segment_listed(Oid relid)
+{
+	char	   *name = get_rel_name(relid);
+	Oid			owner;
+	uint32		segno;
+	Relation	router;
+	TopicSegmentDir *dir;
+	int			listed = 0;
+
+	if (name == NULL || sscanf(name, "seg_%u_%u", &owner, &segno) != 2)
+		return -1;				/* not one of ours: leave it alone */
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(owner)))
+		return 0;
+	if (!ConditionalLockRelationOid(owner, AccessShareLock))
+		return -1;
+	router = try_relation_open(owner, NoLock);
+	if (router == NULL)
+		return 0;
+	if (!topic_is_log_relation(owner) ||
+		(dir = topic_segdir_read_tolerant(router)) == NULL)
+	{
+		relation_close(router, AccessShareLock);
+		return -1;
+	}
+	for (int i = 0; i < dir->nentries; i++)
+		if (dir->entries[i].relid == relid && dir->entries[i].segno == segno)
+			listed = 1;
+	pfree(dir);
+	relation_close(router, AccessShareLock);
+	return listed;
+}
+
+/*
+ * Drop segment relid if no partition's directory names it: its owner is
+ * gone, or it was created but never added (a crash).  The worker calls
+ * this for the segments it finds; only a real candidate is locked, and
+ * looked at again under the lock.
  */
 bool
 topic_segment_drop_if_orphan(Oid relid)
 {
-	Relation	seg;
-	TopicLogMetaData meta;
-	Relation	router;
-	bool		orphan = true;
-
+	if (segment_listed(relid) != 0)
+		return false;
 	if (!ConditionalLockRelationOid(relid, AccessExclusiveLock))
 		return false;
-	seg = try_relation_open(relid, NoLock);
-	if (seg == NULL || !topic_is_log_relation(relid))
-	{
-		if (seg)
-			relation_close(seg, NoLock);
-		UnlockRelationOid(relid, AccessExclusiveLock);
-		return false;
-	}
-	topic_storage_read_meta(seg, &meta);
-	relation_close(seg, NoLock);
-	if (!(meta.flags & TL_META_SEGMENT))
-	{
-		UnlockRelationOid(relid, AccessExclusiveLock);
-		return false;
-	}
-
-	router = try_relation_open(meta.owner, AccessShareLock);
-	if (router != NULL)
-	{
-		if (topic_is_log_relation(meta.owner) && topic_log_is_router(router))
-		{
-			TopicSegmentDir *dir = topic_segdir_read(router);
-			int			i;
-
-			for (i = 0; i < dir->nentries; i++)
-				if (dir->entries[i].relid == relid &&
-					dir->entries[i].segno == meta.segno)
-					orphan = false;
-			pfree(dir);
-		}
-		relation_close(router, AccessShareLock);
-	}
-	if (!orphan)
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)) ||
+		segment_listed(relid) != 0)
 	{
 		UnlockRelationOid(relid, AccessExclusiveLock);
 		return false;

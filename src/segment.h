@@ -39,6 +39,7 @@ extern uint32 topic_segment_kind_for_new_relation(Oid *owner, uint32 *segno);
 extern Oid	topic_segment_namespace(void);
 
 extern TopicSegmentDir *topic_segdir_read(Relation router);
+extern TopicSegmentDir *topic_segdir_read_tolerant(Relation router);
 extern TopicSegmentEntry *topic_segdir_live(TopicSegmentDir *dir);
 extern TopicSegmentEntry *topic_segdir_by_tid_segno(TopicSegmentDir *dir,
 													uint32 tid_segno);
@@ -49,13 +50,14 @@ extern bool topic_segdir_log_is_empty(Relation router,
 									  const TopicSegmentEntry *entry);
 extern void topic_segdir_set_policy(Relation router, uint32 segment_blocks,
 									int64 segment_roll_usecs);
-extern void topic_segment_create_first(Relation router);
+extern void topic_segment_create_first(Relation router, uint32 first_segno);
 extern Oid	topic_segment_create_spare(Relation router, uint32 *segno);
 extern void topic_segment_add_spare(Relation router, Oid relid, uint32 segno);
-extern bool topic_segdir_roll(Relation router, Oid live, int64 base,
-							  TimestampTz base_timestamp,
-							  TopicSegmentEntry *newlive);
+extern bool topic_segment_roll(Relation router, Relation seg);
+extern void topic_segment_roll_idle(Relation router);
+extern void topic_segdir_forget(Relation router, Oid relid, uint32 segno);
 extern int	topic_segdir_advance_start(Relation router, int64 start, int64 hw);
+extern void topic_segdir_restart_empty(Relation router, int64 start);
 extern int	topic_segments_drop_retired(Relation router, bool wait);
 extern void topic_segments_forget_gone(Relation router);
 extern void topic_segments_drop_all(Oid router, TopicSegmentDir *dir);

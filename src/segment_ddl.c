@@ -18,6 +18,7 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/xact.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
@@ -26,6 +27,7 @@
 #include "utils/rel.h"
 
 #include "pg_topics.h"
+#include "retention.h"
 #include "segment.h"
 #include "segment_ddl.h"
 
@@ -36,12 +38,15 @@ static List *created = NIL;		/* OIDs of new relations */
 static List *emptied = NIL;		/* TopicSegmentDir * of truncated routers */
 static List *dropped = NIL;		/* TopicSegmentDir * of dropped routers */
 
-/* A copy of a router's directory that lives until the statement ends */
+/*
+ * A copy of a router's directory that lives until the statement ends; NULL
+ * for a damaged metapage (its segments are then left to the worker).
+ */
 static TopicSegmentDir *
 keep_directory(Relation router)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-	TopicSegmentDir *dir = topic_segdir_read(router);
+	TopicSegmentDir *dir = topic_segdir_read_tolerant(router);
 
 	MemoryContextSwitchTo(old);
 	return dir;
@@ -68,9 +73,10 @@ segment_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		/* still there, and locked by the dropper: read its segments now */
 		Relation	rel = relation_open(objectId, NoLock);
 
-		if (topic_log_is_router(rel))
+		TopicSegmentDir *dir = keep_directory(rel);
+
+		if (dir != NULL)
 		{
-			TopicSegmentDir *dir = keep_directory(rel);
 			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
 
 			dropped = lappend(dropped, dir);
@@ -84,11 +90,16 @@ segment_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 void
 topic_segment_ddl_note_truncate(Relation router)
 {
-	TopicSegmentDir *dir = keep_directory(router);
+	TopicSegmentDir *dir = topic_segdir_read(router);
 	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+	TopicSegmentDir *copy = palloc(offsetof(TopicSegmentDir, entries) +
+								   Max(dir->nentries, 1) * sizeof(TopicSegmentEntry));
 
-	emptied = lappend(emptied, dir);
+	memcpy(copy, dir, offsetof(TopicSegmentDir, entries) +
+		   dir->nentries * sizeof(TopicSegmentEntry));
+	emptied = lappend(emptied, copy);
 	MemoryContextSwitchTo(old);
+	pfree(dir);
 }
 
 /* Start a utility statement: set the notes of outer ones aside */
@@ -111,19 +122,17 @@ topic_segment_ddl_abort(TopicSegmentDdlState *state)
 }
 
 /*
- * The statement is done: give new partition logs their first segment, and
- * truncated ones a fresh one, and drop the segments of dropped and
- * truncated logs.
+ * Give new partition logs their first segment, and truncated ones a fresh
+ * one, and drop the segments of dropped and truncated logs.
  */
-void
-topic_segment_ddl_end(TopicSegmentDdlState *state)
+static void
+process_notes(List *my_created, List *my_emptied, List *my_dropped)
 {
-	List	   *my_created = created;
-	List	   *my_emptied = emptied;
-	List	   *my_dropped = dropped;
 	ListCell   *lc;
 
-	topic_segment_ddl_abort(state);
+	if (my_created == NIL && my_emptied == NIL && my_dropped == NIL)
+		return;
+	CommandCounterIncrement();
 
 	foreach(lc, my_dropped)
 	{
@@ -137,7 +146,10 @@ topic_segment_ddl_end(TopicSegmentDdlState *state)
 		Relation	router = relation_open(dir->router, AccessExclusiveLock);
 
 		topic_segments_drop_all(dir->router, dir);
-		topic_segment_create_first(router);
+		topic_segment_create_first(router, dir->next_segno);
+		/* pg_dump carries where it starts now */
+		if (!IsBinaryUpgrade)
+			topic_log_start_record(router);
 		relation_close(router, NoLock);
 	}
 	/* a binary upgrade brings the segments and directories of the old cluster */
@@ -155,7 +167,7 @@ topic_segment_ddl_end(TopicSegmentDdlState *state)
 				TopicSegmentDir *dir = topic_segdir_read(rel);
 
 				if (dir->nentries == 0)
-					topic_segment_create_first(rel);
+					topic_segment_create_first(rel, 0);
 				pfree(dir);
 			}
 			relation_close(rel, NoLock);
@@ -166,9 +178,52 @@ topic_segment_ddl_end(TopicSegmentDdlState *state)
 	list_free(my_created);
 }
 
+/* The statement is done: act on what it did */
+void
+topic_segment_ddl_end(TopicSegmentDdlState *state)
+{
+	List	   *my_created = created;
+	List	   *my_emptied = emptied;
+	List	   *my_dropped = dropped;
+
+	topic_segment_ddl_abort(state);
+	process_notes(my_created, my_emptied, my_dropped);
+}
+
+/*
+ * A backstop for DDL that bypasses ProcessUtility (logical replication
+ * applies TRUNCATE directly): act on what is left before commit; forget it
+ * at abort.
+ */
+static void
+segment_xact_callback(XactEvent event, void *arg)
+{
+	List	   *my_created = created;
+	List	   *my_emptied = emptied;
+	List	   *my_dropped = dropped;
+
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+			created = emptied = dropped = NIL;
+			process_notes(my_created, my_emptied, my_dropped);
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			created = emptied = dropped = NIL;
+			list_free_deep(my_dropped);
+			list_free_deep(my_emptied);
+			list_free(my_created);
+			break;
+		default:
+			break;
+	}
+}
+
 void
 topic_segment_ddl_init(void)
 {
 	prev_object_access_hook = object_access_hook;
 	object_access_hook = segment_object_access;
+	RegisterXactCallback(segment_xact_callback, NULL);
 }

@@ -324,7 +324,7 @@ topic_relation_size(Relation rel, ForkNumber forkNumber)
 									  AccessShareLock)) == NULL)
 			continue;
 		blocks += topic_nblocks(seg);
-		relation_close(seg, NoLock);
+		relation_close(seg, AccessShareLock);
 	}
 	pfree(dir);
 	return blocks * BLCKSZ;

@@ -38,6 +38,7 @@
 #include "utils/varlena.h"
 
 #include "catalog.h"
+#include "internal_sql.h"
 #include "pg_topics.h"
 #include "registry.h"
 #include "topic_log.h"
@@ -135,20 +136,17 @@ static void
 store_config(Oid relid, Datum retention, bool retention_null,
 			 Datum retention_bytes, bool retention_bytes_null)
 {
-	Oid			save_userid;
-	int			save_sec_context;
+	TopicInternalSql internal;
 	Oid			argtypes[3] = {REGCLASSOID, INTERVALOID, INT8OID};
 	Datum		values[3] = {ObjectIdGetDatum(relid), retention, retention_bytes};
 	char		nulls[3] = {' ', retention_null ? 'n' : ' ',
 	retention_bytes_null ? 'n' : ' '};
 	int			rc;
 
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID,
-						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	topic_internal_sql_begin(&internal);
 	rc = SPI_execute_with_args("INSERT INTO topics.topic_config (topic, retention, retention_bytes) VALUES ($1, $2, $3)",
 							   3, argtypes, values, nulls, false, 0);
-	SetUserIdAndSecContext(save_userid, save_sec_context);
+	topic_internal_sql_end(&internal);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "could not record topic settings: %s",
 			 SPI_result_code_string(rc));

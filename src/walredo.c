@@ -143,6 +143,8 @@ redo_log_start(XLogReaderState *record)
 	xl_topic_log_start xlrec;
 	Buffer		buffer;
 
+	if (XLogRecGetDataLen(record) < sizeof(xlrec))
+		elog(PANIC, "pg_topics redo: malformed log-start record");
 	memcpy(&xlrec, XLogRecGetData(record), sizeof(xlrec));
 	if (XLogReadBufferForRedo(record, 0, &buffer) == BLK_NEEDS_REDO)
 	{

@@ -17,8 +17,9 @@
  * - forgets directory entries of segments dropped earlier,
  * - creates a SPARE segment if there is none, so that a roll never waits
  *   for DDL (the segment commits before its entry is added),
- * - and now and then drops segments no directory names (orphans of a crash
- *   between creating a segment and adding it, or of a dropped partition).
+ * - and drops segments no directory names (orphans of a crash between
+ *   creating a segment and adding it, or of a partition dropped without
+ *   its segments), taking a lock only on real candidates.
  *
  * Short-lived database workers keep no connection open, so DROP DATABASE
  * is not held up for long; an error in one log is reported and the worker
@@ -43,6 +44,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "tcop/tcopprot.h"
@@ -61,14 +63,10 @@
 PGDLLEXPORT void topic_launcher_main(Datum main_arg);
 PGDLLEXPORT void topic_db_worker_main(Datum main_arg);
 
-/* How often a database worker looks for orphan segments, in rounds */
-#define ORPHAN_SWEEP_ROUNDS		30
-
 typedef struct TopicWorkerShared
 {
 	Latch	   *launcher_latch;
 	pg_atomic_uint32 wake_db;	/* a database to serve at once, or 0 */
-	pg_atomic_uint32 rounds;	/* database rounds started, for sweeps */
 } TopicWorkerShared;
 
 static TopicWorkerShared *shared = NULL;
@@ -89,7 +87,6 @@ topic_worker_shmem_startup(void)
 	{
 		shared->launcher_latch = NULL;
 		pg_atomic_init_u32(&shared->wake_db, 0);
-		pg_atomic_init_u32(&shared->rounds, 0);
 	}
 }
 
@@ -185,6 +182,13 @@ run_database(Oid dboid)
 	WaitForBackgroundWorkerShutdown(handle);
 }
 
+/* The launcher is gone: producers must not set a stale latch */
+static void
+launcher_exit(int code, Datum arg)
+{
+	shared->launcher_latch = NULL;
+}
+
 void
 topic_launcher_main(Datum main_arg)
 {
@@ -196,6 +200,7 @@ topic_launcher_main(Datum main_arg)
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 
 	shared->launcher_latch = MyLatch;
+	before_shmem_exit(launcher_exit, (Datum) 0);
 
 	for (;;)
 	{
@@ -265,11 +270,15 @@ log_relations(bool segments, MemoryContext into)
 	return result;
 }
 
-/* Run fn(relid) in a transaction of its own; report an error and go on */
-static void
+/*
+ * Run fn(relid) in a transaction of its own; report an error and go on.
+ * True if it committed.
+ */
+static bool
 in_transaction(void (*fn) (Oid), Oid relid)
 {
 	MemoryContext context = CurrentMemoryContext;
+	bool		committed = false;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
@@ -279,6 +288,7 @@ in_transaction(void (*fn) (Oid), Oid relid)
 		fn(relid);
 		PopActiveSnapshot();
 		CommitTransactionCommand();
+		committed = true;
 	}
 	PG_CATCH();
 	{
@@ -289,22 +299,55 @@ in_transaction(void (*fn) (Oid), Oid relid)
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(context);
+	return committed;
 }
 
-/* Retention and directory upkeep of one partition's log */
+/*
+ * Open a log for upkeep, or NULL if someone holds a conflicting lock (a
+ * long VACUUM, an open TRUNCATE): it waits for the next round rather than
+ * hold up every other log.
+ */
+static Relation
+open_for_upkeep(Oid relid)
+{
+	if (!ConditionalLockRelationOid(relid, ShareUpdateExclusiveLock))
+		return NULL;
+	return try_relation_open(relid, NoLock);
+}
+
+static void
+close_after_upkeep(Relation rel)
+{
+	relation_close(rel, ShareUpdateExclusiveLock);
+}
+
+/* Retention of one partition's log: idle rolls, then whole segments */
 static void
 maintain_log(Oid relid)
 {
-	Relation	router = try_relation_open(relid, ShareUpdateExclusiveLock);
+	Relation	router = open_for_upkeep(relid);
 
 	if (router == NULL)
 		return;
 	if (topic_log_is_router(router))
 	{
+		topic_segment_roll_idle(router);
 		topic_retention_apply(router, false);
-		topic_segments_forget_gone(router);
 	}
-	relation_close(router, ShareUpdateExclusiveLock);
+	close_after_upkeep(router);
+}
+
+/* Forget the entries of segments whose drop committed (a later transaction) */
+static void
+forget_gone(Oid relid)
+{
+	Relation	router = open_for_upkeep(relid);
+
+	if (router == NULL)
+		return;
+	if (topic_log_is_router(router))
+		topic_segments_forget_gone(router);
+	close_after_upkeep(router);
 }
 
 /* Create a spare segment for a log that has none (committed by the caller) */
@@ -315,7 +358,7 @@ static uint32 spare_segno = 0;
 static void
 create_spare(Oid relid)
 {
-	Relation	router = try_relation_open(relid, ShareUpdateExclusiveLock);
+	Relation	router = open_for_upkeep(relid);
 	TopicSegmentDir *dir;
 	bool		has_spare = false;
 
@@ -335,18 +378,18 @@ create_spare(Oid relid)
 		}
 		pfree(dir);
 	}
-	relation_close(router, ShareUpdateExclusiveLock);
+	close_after_upkeep(router);
 }
 
 static void
 add_spare(Oid relid)
 {
-	Relation	router = try_relation_open(relid, ShareUpdateExclusiveLock);
+	Relation	router = open_for_upkeep(relid);
 
 	if (router == NULL)
 		return;
 	topic_segment_add_spare(router, spare_relid, spare_segno);
-	relation_close(router, ShareUpdateExclusiveLock);
+	close_after_upkeep(router);
 }
 
 /* Compaction of topics.consumer_offsets: copy, commit, then cut */
@@ -355,24 +398,24 @@ static int64 compaction_cut = -1;
 static void
 compact_copy(Oid relid)
 {
-	Relation	log = try_relation_open(relid, ShareUpdateExclusiveLock);
+	Relation	log = open_for_upkeep(relid);
 
 	compaction_cut = -1;
 	if (log == NULL)
 		return;
 	compaction_cut = topic_offsets_compact_copy(log);
-	relation_close(log, ShareUpdateExclusiveLock);
+	close_after_upkeep(log);
 }
 
 static void
 compact_finish(Oid relid)
 {
-	Relation	log = try_relation_open(relid, ShareUpdateExclusiveLock);
+	Relation	log = open_for_upkeep(relid);
 
 	if (log == NULL)
 		return;
 	topic_offsets_compact_finish(log, compaction_cut);
-	relation_close(log, ShareUpdateExclusiveLock);
+	close_after_upkeep(log);
 }
 
 static void
@@ -408,6 +451,8 @@ topic_db_worker_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("pg_topics worker");
+	/* never wait long for anyone: what is busy now is done next round */
+	SetConfigOption("lock_timeout", "1000", PGC_SUSET, PGC_S_OVERRIDE);
 
 	if (!extension_installed())
 		proc_exit(0);
@@ -424,18 +469,15 @@ topic_db_worker_main(Datum main_arg)
 	{
 		CHECK_FOR_INTERRUPTS();
 		in_transaction(maintain_log, lfirst_oid(lc));
-		if (lfirst_oid(lc) == offsets_log)
-		{
-			in_transaction(compact_copy, offsets_log);
-			if (compaction_cut >= 0)
-				in_transaction(compact_finish, offsets_log);
-		}
-		in_transaction(create_spare, lfirst_oid(lc));
-		if (OidIsValid(spare_relid))
+		in_transaction(forget_gone, lfirst_oid(lc));
+		if (lfirst_oid(lc) == offsets_log &&
+			in_transaction(compact_copy, offsets_log) && compaction_cut >= 0)
+			in_transaction(compact_finish, offsets_log);
+		if (in_transaction(create_spare, lfirst_oid(lc)) && OidIsValid(spare_relid))
 			in_transaction(add_spare, spare_router);
 	}
 
-	if (pg_atomic_fetch_add_u32(&shared->rounds, 1) % ORPHAN_SWEEP_ROUNDS == 0)
+	/* orphans: cheap to look for (no locks), so every round */
 	{
 		List	   *segments;
 

@@ -21,6 +21,7 @@ SELECT topics.create_topic('orders', 3, 'text', 'jsonb', retention => '7 days');
 SELECT topics.create_topic('blobs', 2, 'bytea', 'bytea', retention_bytes => 1000000000);
 CREATE SCHEMA shop;
 SELECT topics.create_topic('shop."Audit"', 1, 'text', 'text');
+SELECT topics.create_topic('emptied', 2, 'text', 'text');
 });
 # records of every shape, rollbacks in between, several transactions
 $node->safe_psql('postgres', q{
@@ -37,6 +38,10 @@ SELECT count(*) FROM topics.produce_batch('blobs', ARRAY['\x01', '\x02', NULL]::
 SELECT topics.produce('shop."Audit"', 'first', 'k');
 TRUNCATE shop."Audit";
 SELECT topics.produce('shop."Audit"', 'after truncate', 'k');
+SELECT count(*) FROM topics.produce_batch('emptied', ARRAY['a','b','c','d','e'], partition => 0);
+SELECT count(*) FROM topics.produce_batch('emptied', ARRAY['a','b','c'], partition => 1);
+TRUNCATE emptied_p0;
+SELECT topics.delete_records('emptied', 1, 3);
 SELECT count(*) FROM topics.poll(NULL::orders, 'billing', max_records => 120);
 SELECT count(*) FROM topics.poll(NULL::blobs, 'archiver', max_records => 1);
 SELECT topics.seek('blobs', 'archiver', 1, 2);
@@ -53,7 +58,8 @@ my $offsets_sql = q{
 SELECT string_agg(t || '/' || o::text, ',' ORDER BY t, o::text) FROM (
 	SELECT 'orders' AS t, o FROM topics.offsets('orders') o
 	UNION ALL SELECT 'blobs', o FROM topics.offsets('blobs') o
-	UNION ALL SELECT 'audit', o FROM topics.offsets('shop."Audit"') o) s};
+	UNION ALL SELECT 'audit', o FROM topics.offsets('shop."Audit"') o
+	UNION ALL SELECT 'emptied', o FROM topics.offsets('emptied') o) s};
 my $groups_sql = q{
 SELECT string_agg(format('%s/%s/%s/%s', group_name, topic, partition, committed_offset), ',' ORDER BY group_name, topic::text, partition)
 FROM topics.consumer_lag};
@@ -65,6 +71,8 @@ my %source = map { $_ => $node->safe_psql('postgres', $_) }
   ($records_sql, $offsets_sql, $groups_sql, $settings_sql);
 like($source{$records_sql}, qr/audit:1:.*blobs:4:.*orders:302:/, 'the source has the records it was given');
 like($source{$offsets_sql}, qr/audit\/\(0,1,2,2\)/, 'the truncated topic starts at its old end');
+like($source{$offsets_sql}, qr/emptied\/\(0,5,5,5\),emptied\/\(1,3,3,3\)/,
+	'partitions without records start where TRUNCATE and delete_records left them');
 
 my $dump = $node->basedir . '/topics.dump';
 $node->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $node->connstr('postgres') ],
@@ -105,7 +113,7 @@ my $ret;
 like($err, qr/cannot drop extension pg_topics because other objects depend on it/,
 	'restored topics depend on the extension again');
 $node->safe_psql('restored', 'DROP EXTENSION pg_topics CASCADE');
-is($node->safe_psql('restored', q{SELECT count(*) FROM pg_class WHERE relname IN ('orders', 'blobs', 'Audit')}),
+is($node->safe_psql('restored', q{SELECT count(*) FROM pg_class WHERE relname IN ('orders', 'blobs', 'Audit', 'emptied')}),
 	'0', 'DROP EXTENSION CASCADE removes whole restored topics');
 
 $node->stop;

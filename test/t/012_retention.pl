@@ -155,13 +155,16 @@ ok($node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM topics.verify(
 
 # --- by time ---
 $node->safe_psql('postgres', q{SELECT count(*) FROM topics.produce_batch('bytime', ARRAY['old1', 'old2', 'old3'])});
-sleep 3;
-# the idle LIVE segment rolls at the next produce (after a quarter of the retention)
-$node->safe_psql('postgres', q{SELECT topics.produce('bytime', 'new')});
+# nobody produces: the worker rolls the idle LIVE segment (after a quarter
+# of the retention) and drops it once its newest record is old enough
 ok($node->poll_query_until('postgres', q{SELECT log_start_offset = 3 FROM topics.offsets('bytime')}),
-	'records older than the retention leave with their segment');
+	'records older than the retention leave with their segment, even in an idle topic');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM bytime}), '0', 'none of them is left');
+$node->safe_psql('postgres', q{SELECT topics.produce('bytime', 'new')});
+# by now the worker has sealed the segment with 'new' behind an empty LIVE one
+usleep(1_200_000);
 is($node->safe_psql('postgres', q{SELECT string_agg(value, ',') FROM bytime}), 'new',
-	'only the recent record is left');
+	'only the recent record is left, and a scan steps over the empty LIVE segment');
 is($node->safe_psql('postgres', q{SELECT string_agg(value, ',') FROM topics.poll(NULL::bytime, 'g')}),
 	'new', 'a new group starts at the log start (auto_offset_reset = earliest)');
 

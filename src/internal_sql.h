@@ -1,0 +1,21 @@
+/*-------------------------------------------------------------------------
+ *
+ * internal_sql.h
+ *	  Running pg_topics' own SQL as the bootstrap superuser, safely.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_INTERNAL_SQL_H
+#define TOPIC_INTERNAL_SQL_H
+
+typedef struct TopicInternalSql
+{
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+} TopicInternalSql;
+
+extern void topic_internal_sql_begin(TopicInternalSql *state);
+extern void topic_internal_sql_end(TopicInternalSql *state);
+
+#endif							/* TOPIC_INTERNAL_SQL_H */
