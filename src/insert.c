@@ -425,7 +425,16 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
 		}
 
 		topic_tail_lock(seg, tail, strategy);
-		/* the segment is LIVE as long as we hold its tail: check it still is */
+
+		/*
+		 * A roll seals the segment's tail page while holding it, so under
+		 * the tail lock an unsealed tail means the segment is still LIVE.
+		 * A sealed one usually means it rolled; but the seal is a hint that
+		 * can reach disk when the directory change did not (a crash), so
+		 * the directory has the last word.
+		 */
+		if (!tail->sealed)
+			return seg;
 		dir = topic_segdir_read(router);
 		live = topic_segdir_live(dir);
 		if (live != NULL && live->relid == entry->relid &&

@@ -635,8 +635,15 @@ topic_segment_roll(Relation router, Relation seg)
 	if (spare_rel != NULL)
 	{
 		topic_tail_lock(seg, &tail, NULL);
-		rolled = segdir_roll(router, RelationGetRelid(seg), spare.relid,
-							 tail.next_offset, tail.max_timestamp, &newlive);
+		/* the seal goes on the tail before anyone can lock it again */
+		if (!tail.sealed && !tail.init_page &&
+			tail.blkno != TOPIC_LOG_METAPAGE_BLKNO)
+		{
+			rolled = segdir_roll(router, RelationGetRelid(seg), spare.relid,
+								 tail.next_offset, tail.max_timestamp, &newlive);
+			if (rolled)
+				(void) topic_tail_seal(&tail);
+		}
 		topic_tail_release(&tail);
 		relation_close(spare_rel, NoLock);
 	}

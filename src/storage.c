@@ -483,6 +483,7 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 		tail->buffer = buffer;
 		tail->blkno = guess;
 		tail->strategy = strategy;
+		tail->sealed = false;
 
 		if (PageIsNew(page))
 		{
@@ -510,6 +511,7 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 
 			topic_page_check(rel, guess, page, is_meta ? TL_PAGE_META : TL_PAGE_DATA);
 			opaque = TopicLogPageGetOpaque(page);
+			tail->sealed = (opaque->flags & TL_PAGE_SEALED) != 0;
 			tail->init_page = false;
 			tail->next_offset = opaque->next_offset;
 			tail->max_timestamp = opaque->max_timestamp;
@@ -676,6 +678,24 @@ topic_tail_release(TopicTail *tail)
 {
 	UnlockReleaseBuffer(tail->buffer);
 	tail->buffer = InvalidBuffer;
+}
+
+/*
+ * Mark the locked tail page as the end of a segment that rolled over (a
+ * hint, see TL_PAGE_SEALED).  False if the tail is not an initialized data
+ * page, which cannot carry the mark: the caller then does not roll.
+ */
+bool
+topic_tail_seal(TopicTail *tail)
+{
+	Page		page = BufferGetPage(tail->buffer);
+
+	if (PageIsNew(page) || tail->blkno == TOPIC_LOG_METAPAGE_BLKNO)
+		return false;
+	TopicLogPageGetOpaque(page)->flags |= TL_PAGE_SEALED;
+	MarkBufferDirtyHint(tail->buffer, true);
+	tail->sealed = true;
+	return true;
 }
 
 /*

@@ -29,6 +29,7 @@ typedef struct TopicTail
 	TimestampTz max_timestamp;	/* newest timestamp in the log */
 	Size		free_bytes;		/* room for the next batch, header included */
 	int			free_records;	/* records the page may still take */
+	bool		sealed;			/* the segment rolled over: go to the next */
 	BufferAccessStrategy strategy;
 } TopicTail;
 
@@ -69,6 +70,7 @@ extern void topic_page_set_log_start(Page page, int64 log_start,
 extern void topic_tail_append(Relation rel, TopicTail *tail,
 							  char *batch, Size len, bool last_in_multi);
 extern void topic_tail_release(TopicTail *tail);
+extern bool topic_tail_seal(TopicTail *tail);
 
 extern void topic_page_append_batch(Page page, const char *batch, Size len,
 									bool init_page);

@@ -81,6 +81,12 @@ typedef TopicLogPageOpaqueData *TopicLogPageOpaque;
 
 #define TL_PAGE_META	0x0001
 #define TL_PAGE_DATA	0x0002
+/*
+ * On the last page of a segment that rolled over: writers that chose the
+ * segment before the roll see it under the tail lock and go to the next
+ * one.  A hint, not WAL-logged: after a crash there are no such writers.
+ */
+#define TL_PAGE_SEALED	0x0004
 
 #define TopicLogPageGetOpaque(page) \
 	((TopicLogPageOpaque) PageGetSpecialPointer(page))
