@@ -27,6 +27,9 @@
 #include "storage/bufmgr.h"
 #include "utils/partcache.h"
 #include "catalog/namespace.h"
+#include "commands/tablespace.h"
+#include "executor/spi.h"
+#include "utils/builtins.h"
 #include "nodes/primnodes.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
@@ -41,8 +44,10 @@
 #include "utils/syscache.h"
 
 #include "catalog.h"
+#include "internal_sql.h"
 #include "pg_topics.h"
 #include "routing.h"
+#include "segment.h"
 #include "segment_ddl.h"
 #include "topic_log.h"
 
@@ -552,6 +557,70 @@ check_utility(Node *parsetree)
 	}
 }
 
+/*
+ * The partition log whose tablespace an ALTER TABLE ... SET TABLESPACE is
+ * about to change, or InvalidOid.
+ */
+static Oid
+log_changing_tablespace(Node *parsetree)
+{
+	AlterTableStmt *stmt;
+	ListCell   *lc;
+	Oid			relid;
+
+	if (!IsA(parsetree, AlterTableStmt))
+		return InvalidOid;
+	stmt = (AlterTableStmt *) parsetree;
+	if (stmt->relation == NULL)
+		return InvalidOid;
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype != AT_SetTableSpace)
+			continue;
+		relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+		if (OidIsValid(relid) && topic_is_log_relation(relid) &&
+			get_rel_namespace(relid) != get_namespace_oid("topics_segments", true))
+			return relid;
+	}
+	return InvalidOid;
+}
+
+/* Move the segments of log relid to its (new) tablespace, as internal DDL */
+static void
+move_segments(void *arg)
+{
+	Oid			relid = *(Oid *) arg;
+	Relation	router = relation_open(relid, AccessShareLock);
+	TopicSegmentDir *dir = topic_segdir_read(router);
+	Oid			spcid = router->rd_rel->reltablespace;
+	const char *spcname = OidIsValid(spcid) ? get_tablespace_name(spcid) : "pg_default";
+	TopicInternalSql internal;
+
+	/* segments belong to the bootstrap superuser; the caller could move the partition */
+	topic_internal_sql_begin(&internal);
+	SPI_connect();
+	for (int i = 0; i < dir->nentries; i++)
+	{
+		Relation	seg = topic_segment_open(relid, &dir->entries[i], AccessShareLock);
+		char	   *sql;
+
+		if (seg == NULL)
+			continue;
+		sql = psprintf("ALTER TABLE topics_segments.%s SET TABLESPACE %s",
+					   quote_identifier(RelationGetRelationName(seg)),
+					   quote_identifier(spcname));
+		relation_close(seg, AccessShareLock);
+		if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not move segment %u", dir->entries[i].relid);
+	}
+	SPI_finish();
+	topic_internal_sql_end(&internal);
+	pfree(dir);
+	relation_close(router, AccessShareLock);
+}
+
 /* The topic a RENAME or SET SCHEMA is about to rename, or InvalidOid */
 static Oid
 topic_being_renamed(Node *parsetree)
@@ -580,6 +649,7 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 					 DestReceiver *dest, QueryCompletion *qc)
 {
 	Oid			renamed;
+	Oid			moving;
 	TopicSegmentDdlState segments;
 
 	check_utility(pstmt->utilityStmt);
@@ -587,6 +657,7 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		topic_copy_from((CopyStmt *) pstmt->utilityStmt, queryString, qc))
 		return;
 	renamed = topic_being_renamed(pstmt->utilityStmt);
+	moving = log_changing_tablespace(pstmt->utilityStmt);
 
 	topic_segment_ddl_begin(&segments);
 	PG_TRY();
@@ -605,6 +676,13 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_END_TRY();
 	topic_segment_ddl_end(&segments);
+
+	/* a partition's records move with it */
+	if (OidIsValid(moving))
+	{
+		CommandCounterIncrement();
+		topic_ddl_run_internal(move_segments, &moving);
+	}
 
 	if (OidIsValid(renamed))
 	{

@@ -240,6 +240,19 @@ AND relname LIKE 'seg\_' || 'manual_p0'::regclass::oid || '\_%'}),
 is($node->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('manual')}), '0',
 	'verify finds nothing');
 
+# --- a partition's segments move with it to another tablespace ---
+my $tsdir = PostgreSQL::Test::Utils::tempdir;
+$node->safe_psql('postgres', qq{CREATE TABLESPACE elsewhere LOCATION '$tsdir'});
+$node->safe_psql('postgres', q{ALTER TABLE manual_p0 SET TABLESPACE elsewhere});
+is($node->safe_psql('postgres', q{
+SELECT count(*) FILTER (WHERE t.spcname IS DISTINCT FROM 'elsewhere') || '/' || count(*)
+FROM pg_class c LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace
+WHERE c.relnamespace = 'topics_segments'::regnamespace
+AND c.relname LIKE 'seg\_' || 'manual_p0'::regclass::oid || '\_%'}), '0/2',
+	'ALTER TABLE ... SET TABLESPACE moves the partition\'s segments too');
+is($node->safe_psql('postgres', q{SELECT min("offset") || '/' || count(*) FROM manual}), "$cut/10",
+	'and the records read the same');
+
 # --- DROP TABLE takes every segment with it ---
 $node->safe_psql('postgres', q{DROP TABLE bybytes});
 is($node->safe_psql('postgres', q{
