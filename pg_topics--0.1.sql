@@ -60,6 +60,7 @@ CREATE FUNCTION topics.restore_log_start()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'topic_restore_log_start'
 LANGUAGE C;
+REVOKE ALL ON FUNCTION topics.restore_log_start() FROM PUBLIC;
 CREATE TRIGGER restore_log_start AFTER INSERT OR UPDATE ON topics.log_starts
     FOR EACH ROW EXECUTE FUNCTION topics.restore_log_start();
 -- pg_restore runs in preserve mode (session_replication_role = replica)

@@ -46,6 +46,15 @@ GRANT DELETE ON trail TO trail_reader;
 SET ROLE trail_reader;
 SELECT topics.delete_records('trail', 0, 6);
 RESET ROLE;
+-- nobody moves a log start through the restore trigger by hand
+SET ROLE trail_reader;
+CREATE TEMP TABLE fake_starts (p regclass, s bigint);
+CREATE TRIGGER fake AFTER INSERT ON fake_starts FOR EACH ROW EXECUTE FUNCTION topics.restore_log_start();
+RESET ROLE;
+CREATE TEMP TABLE fake_starts_su (p regclass, s bigint);
+CREATE TRIGGER fake AFTER INSERT ON fake_starts_su FOR EACH ROW EXECUTE FUNCTION topics.restore_log_start();
+INSERT INTO fake_starts_su VALUES ('trail_p1', 1000000);
+SELECT partition, log_start_offset FROM topics.offsets('trail') WHERE partition = 1;
 DROP OWNED BY trail_reader;
 DROP ROLE trail_reader;
 

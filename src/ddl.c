@@ -595,12 +595,13 @@ move_segments(void *arg)
 	Relation	router = relation_open(relid, AccessShareLock);
 	TopicSegmentDir *dir = topic_segdir_read(router);
 	Oid			spcid = router->rd_rel->reltablespace;
-	const char *spcname = OidIsValid(spcid) ? get_tablespace_name(spcid) : "pg_default";
+	const char *spcname = get_tablespace_name(OidIsValid(spcid) ? spcid : MyDatabaseTableSpace);
 	TopicInternalSql internal;
 
 	/* segments belong to the bootstrap superuser; the caller could move the partition */
 	topic_internal_sql_begin(&internal);
-	SPI_connect();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
 	for (int i = 0; i < dir->nentries; i++)
 	{
 		Relation	seg = topic_segment_open(relid, &dir->entries[i], AccessShareLock);

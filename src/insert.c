@@ -433,7 +433,8 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
 		 * can reach disk when the directory change did not (a crash), so
 		 * the directory has the last word.
 		 */
-		if (!tail->sealed)
+		if (!tail->sealed && !tail->init_page &&
+			tail->blkno != TOPIC_LOG_METAPAGE_BLKNO)
 			return seg;
 		dir = topic_segdir_read(router);
 		live = topic_segdir_live(dir);

@@ -27,6 +27,7 @@
 
 #include "access/relation.h"
 #include "access/table.h"
+#include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_type_d.h"
@@ -113,11 +114,21 @@ topic_restore_log_start(PG_FUNCTION_ARGS)
 		!TRIGGER_FIRED_AFTER(trigdata->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
 		elog(ERROR, "topics.restore_log_start() must run as an AFTER ROW trigger");
+	/* only topics.log_starts may move a log start this way */
+	if (strcmp(RelationGetRelationName(trigdata->tg_relation), "log_starts") != 0 ||
+		RelationGetNamespace(trigdata->tg_relation) != get_namespace_oid("topics", false))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("topics.restore_log_start() only works on topics.log_starts")));
 	tuple = TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event) ?
 		trigdata->tg_newtuple : trigdata->tg_trigtuple;
 	desc = RelationGetDescr(trigdata->tg_relation);
 	relid = DatumGetObjectId(heap_getattr(tuple, 1, desc, &isnull));
+	if (isnull)
+		return PointerGetDatum(NULL);
 	start = DatumGetInt64(heap_getattr(tuple, 2, desc, &isnull));
+	if (isnull)
+		return PointerGetDatum(NULL);
 
 	router = try_relation_open(relid, ShareUpdateExclusiveLock);
 	if (router == NULL)

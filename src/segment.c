@@ -635,20 +635,21 @@ topic_segment_roll(Relation router, Relation seg)
 	if (spare_rel != NULL)
 	{
 		topic_tail_lock(seg, &tail, NULL);
-		/* the seal goes on the tail before anyone can lock it again */
-		if (!tail.sealed && !tail.init_page &&
-			tail.blkno != TOPIC_LOG_METAPAGE_BLKNO)
-		{
-			rolled = segdir_roll(router, RelationGetRelid(seg), spare.relid,
-								 tail.next_offset, tail.max_timestamp, &newlive);
-			if (rolled)
-				(void) topic_tail_seal(&tail);
-		}
+		/*
+		 * The directory says under its own lock whether seg is still LIVE
+		 * (a seal left by a crash is overruled).  The seal goes on the tail
+		 * before anyone can lock it again; a zero page at the end cannot
+		 * carry it, and writers check the directory there themselves.
+		 */
+		rolled = segdir_roll(router, RelationGetRelid(seg), spare.relid,
+							 tail.next_offset, tail.max_timestamp, &newlive);
+		if (rolled)
+			(void) topic_tail_seal(&tail);
 		topic_tail_release(&tail);
 		relation_close(spare_rel, NoLock);
 	}
-	if (!rolled)
-		topic_worker_wake();
+	else
+		topic_worker_wake();	/* no usable spare: ask for one */
 	return rolled;
 }
 
@@ -756,7 +757,9 @@ topic_segdir_restart_empty(Relation router, int64 start)
 	{
 		/* the tail lock keeps producers out while the log moves */
 		topic_tail_lock(seg, &tail, NULL);
-		if (tail.blkno == TOPIC_LOG_METAPAGE_BLKNO)
+		/* no record got in since we looked, in this segment or before it */
+		if (tail.blkno == TOPIC_LOG_METAPAGE_BLKNO &&
+			topic_segdir_log_is_empty(router, live))
 		{
 			topic_tail_move_start(seg, &tail, start, tail.max_timestamp);
 			topic_segdir_advance_start(router, start, start);
