@@ -18,9 +18,6 @@
 
 #include "access/htup_details.h"
 #include "access/table.h"
-#include "catalog/dependency.h"
-#include "catalog/pg_extension_d.h"
-#include "commands/extension.h"
 #include "commands/trigger.h"
 #include "miscadmin.h"
 #include "partitioning/partdesc.h"
@@ -212,15 +209,7 @@ restore_attach_allowed(Oid parentid, PartitionCmd *pcmd)
 	table_close(parent, AccessShareLock);
 
 	if (first)
-	{
-		ObjectAddress topic_addr;
-		ObjectAddress extension_addr;
-
-		ObjectAddressSet(topic_addr, RelationRelationId, parentid);
-		ObjectAddressSet(extension_addr, ExtensionRelationId,
-						 get_extension_oid("pg_topics", false));
-		recordDependencyOn(&topic_addr, &extension_addr, DEPENDENCY_NORMAL);
-	}
+		topic_record_extension_dependency(parentid);
 	return true;
 }
 

@@ -79,6 +79,49 @@ resolve_batch(Buffer buffer, TopicBatchHeader hdr, TransactionId oldest_xmin)
 }
 
 /*
+ * The horizon batches are resolved against, and the multixact one for
+ * relminmxid.  Not the horizon old_snapshot_threshold may have moved past
+ * old snapshots: those would see what the mark passes.  Heap raises
+ * "snapshot too old" for them instead; the mark has no page LSN to test.
+ */
+static void
+freeze_horizons(Relation rel, struct VacuumParams *params,
+				TransactionId *oldest_xmin, MultiXactId *oldest_mxact)
+{
+	TransactionId freeze_limit;
+	MultiXactId multi_cutoff;
+
+	vacuum_set_xid_limits(rel, params->freeze_min_age,
+						  params->freeze_table_age,
+						  params->multixact_freeze_min_age,
+						  params->multixact_freeze_table_age,
+						  oldest_xmin, oldest_mxact,
+						  &freeze_limit, &multi_cutoff);
+	*oldest_xmin = GetOldestNonRemovableTransactionId(rel);
+}
+
+/*
+ * Record what VACUUM found in pg_class and pgstat: pages, the records of
+ * the log (aborted ones are not dead: nothing for autovacuum to chase) and
+ * the new relfrozenxid.  True if relfrozenxid moved.
+ */
+static bool
+report_vacuum(Relation rel, BlockNumber pages, const TopicLogEnd *end,
+			  TransactionId frozen_xid, MultiXactId oldest_mxact)
+{
+	int64		records = end->next_offset - end->log_start_offset;
+	bool		frozenxid_updated;
+	bool		minmulti_updated;
+
+	vac_update_relstats(rel, pages, (double) records, 0, false, frozen_xid,
+						oldest_mxact, &frozenxid_updated, &minmulti_updated,
+						false);
+	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
+						 records, 0);
+	return frozenxid_updated;
+}
+
+/*
  * VACUUM of one segment.  Runs under ShareUpdateExclusiveLock, so inserts
  * and reads go on; batches appended meanwhile start after every position
  * this walk sees.
@@ -89,9 +132,7 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 {
 	int			elevel = (params->options & VACOPT_VERBOSE) ? INFO : DEBUG2;
 	TransactionId oldest_xmin;
-	TransactionId freeze_limit;
 	MultiXactId oldest_mxact;
-	MultiXactId multi_cutoff;
 	TopicLogEnd end;
 	TopicLogPosition resolved;
 	BlockNumber nblocks;
@@ -103,22 +144,8 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 	int64		nresolved = 0;
 	int64		nmarked = 0;
 	bool		frozenxid_updated;
-	bool		minmulti_updated;
 
-	vacuum_set_xid_limits(rel, params->freeze_min_age,
-						  params->freeze_table_age,
-						  params->multixact_freeze_min_age,
-						  params->multixact_freeze_table_age,
-						  &oldest_xmin, &oldest_mxact,
-						  &freeze_limit, &multi_cutoff);
-
-	/*
-	 * Not the horizon old_snapshot_threshold may have moved past old
-	 * snapshots: those would see what the mark passes.  Heap raises
-	 * "snapshot too old" for them instead; the mark has no page LSN to test.
-	 */
-	oldest_xmin = GetOldestNonRemovableTransactionId(rel);
-
+	freeze_horizons(rel, params, &oldest_xmin, &oldest_mxact);
 	topic_storage_log_end(rel, &end);
 	resolved = end.resolved;
 	nblocks = topic_nblocks(rel);
@@ -203,13 +230,8 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 		TransactionIdPrecedes(oldest_unresolved, new_frozen_xid))
 		new_frozen_xid = oldest_unresolved;
 
-	vac_update_relstats(rel, nblocks,
-						(double) (end.next_offset - end.log_start_offset),
-						0, false, new_frozen_xid, oldest_mxact,
-						&frozenxid_updated, &minmulti_updated, false);
-	/* aborted records are not dead: nothing for autovacuum to chase */
-	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
-						 end.next_offset - end.log_start_offset, 0);
+	frozenxid_updated = report_vacuum(rel, nblocks, &end, new_frozen_xid,
+									  oldest_mxact);
 
 	ereport(elevel,
 			(errmsg("topic_log \"%s\": resolved " INT64_FORMAT " batches (" INT64_FORMAT " rolled back), relfrozenxid %u%s",
@@ -227,13 +249,9 @@ vacuum_router(Relation rel, struct VacuumParams *params,
 {
 	TopicSegmentDir *dir = topic_segdir_read(rel);
 	TransactionId oldest_xmin;
-	TransactionId freeze_limit;
 	MultiXactId oldest_mxact;
-	MultiXactId multi_cutoff;
 	TopicLogEnd end;
 	BlockNumber pages = 0;
-	bool		frozenxid_updated;
-	bool		minmulti_updated;
 	int			i;
 
 	for (i = 0; i < dir->nentries; i++)
@@ -250,19 +268,10 @@ vacuum_router(Relation rel, struct VacuumParams *params,
 	}
 	pfree(dir);
 
-	vacuum_set_xid_limits(rel, params->freeze_min_age,
-						  params->freeze_table_age,
-						  params->multixact_freeze_min_age,
-						  params->multixact_freeze_table_age,
-						  &oldest_xmin, &oldest_mxact,
-						  &freeze_limit, &multi_cutoff);
+	/* the partition itself holds no records: nothing older than the horizon */
+	freeze_horizons(rel, params, &oldest_xmin, &oldest_mxact);
 	topic_storage_log_end(rel, &end);
-	vac_update_relstats(rel, pages,
-						(double) (end.next_offset - end.log_start_offset),
-						0, false, oldest_xmin, oldest_mxact,
-						&frozenxid_updated, &minmulti_updated, false);
-	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
-						 end.next_offset - end.log_start_offset, 0);
+	(void) report_vacuum(rel, pages, &end, oldest_xmin, oldest_mxact);
 }
 
 /* The relation_vacuum callback */

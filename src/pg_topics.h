@@ -65,5 +65,6 @@ extern bool topic_is_topic_relation(Oid relid);
 extern bool topic_is_log_relation(Oid relid);
 extern void topic_ddl_run_internal(void (*fn) (void *), void *arg);
 extern void topic_check_columns(Relation rel);
+extern void topic_record_extension_dependency(Oid topic);
 
 #endif							/* PG_TOPICS_H */

@@ -123,6 +123,26 @@ segment_name(char *buf, Oid owner, uint32 segno)
 	snprintf(buf, NAMEDATALEN, "seg_%u_%u", owner, segno);
 }
 
+/* A palloc'd copy of the directory on router's locked metapage page */
+static TopicSegmentDir *
+copy_directory(Relation router, Page page)
+{
+	TopicLogMetaData *meta = TopicLogPageGetMeta(page);
+	TopicSegmentDir *dir;
+
+	dir = palloc(offsetof(TopicSegmentDir, entries) +
+				 Max(meta->nsegments, 1) * sizeof(TopicSegmentEntry));
+	dir->router = RelationGetRelid(router);
+	dir->log_start = meta->log_start_offset;
+	dir->max_timestamp = TopicLogPageGetOpaque(page)->max_timestamp;
+	dir->next_segno = meta->next_segno;
+	dir->segment_blocks = meta->segment_blocks;
+	dir->segment_roll_usecs = meta->segment_roll_usecs;
+	dir->nentries = meta->nsegments;
+	memcpy(dir->entries, meta->segments, meta->nsegments * sizeof(TopicSegmentEntry));
+	return dir;
+}
+
 /* A copy of router's directory */
 TopicSegmentDir *
 topic_segdir_read(Relation router)
@@ -145,16 +165,7 @@ topic_segdir_read(Relation router)
 						RelationGetRelationName(router)),
 				 errdetail("It lists %u segments; at most %zu fit.",
 						   meta->nsegments, (size_t) TOPIC_LOG_MAX_SEGMENTS)));
-	dir = palloc(offsetof(TopicSegmentDir, entries) +
-				 Max(meta->nsegments, 1) * sizeof(TopicSegmentEntry));
-	dir->router = RelationGetRelid(router);
-	dir->log_start = meta->log_start_offset;
-	dir->max_timestamp = TopicLogPageGetOpaque(page)->max_timestamp;
-	dir->next_segno = meta->next_segno;
-	dir->segment_blocks = meta->segment_blocks;
-	dir->segment_roll_usecs = meta->segment_roll_usecs;
-	dir->nentries = meta->nsegments;
-	memcpy(dir->entries, meta->segments, meta->nsegments * sizeof(TopicSegmentEntry));
+	dir = copy_directory(router, page);
 	UnlockReleaseBuffer(buffer);
 	return dir;
 }
@@ -184,19 +195,7 @@ topic_segdir_read_tolerant(Relation router)
 		meta->version == TOPIC_LOG_FORMAT_VERSION &&
 		(meta->flags & TL_META_ROUTER) &&
 		meta->nsegments <= TOPIC_LOG_MAX_SEGMENTS)
-	{
-		dir = palloc(offsetof(TopicSegmentDir, entries) +
-					 Max(meta->nsegments, 1) * sizeof(TopicSegmentEntry));
-		dir->router = RelationGetRelid(router);
-		dir->log_start = meta->log_start_offset;
-		dir->max_timestamp = TopicLogPageGetOpaque(page)->max_timestamp;
-		dir->next_segno = meta->next_segno;
-		dir->segment_blocks = meta->segment_blocks;
-		dir->segment_roll_usecs = meta->segment_roll_usecs;
-		dir->nentries = meta->nsegments;
-		memcpy(dir->entries, meta->segments,
-			   meta->nsegments * sizeof(TopicSegmentEntry));
-	}
+		dir = copy_directory(router, page);
 	UnlockReleaseBuffer(buffer);
 	return dir;
 }

@@ -90,16 +90,10 @@ segment_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 void
 topic_segment_ddl_note_truncate(Relation router)
 {
-	TopicSegmentDir *dir = topic_segdir_read(router);
 	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-	TopicSegmentDir *copy = palloc(offsetof(TopicSegmentDir, entries) +
-								   Max(dir->nentries, 1) * sizeof(TopicSegmentEntry));
 
-	memcpy(copy, dir, offsetof(TopicSegmentDir, entries) +
-		   dir->nentries * sizeof(TopicSegmentEntry));
-	emptied = lappend(emptied, copy);
+	emptied = lappend(emptied, topic_segdir_read(router));
 	MemoryContextSwitchTo(old);
-	pfree(dir);
 }
 
 /* Start a utility statement: set the notes of outer ones aside */

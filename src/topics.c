@@ -131,6 +131,23 @@ check_partition_count(int32 partitions)
 						TOPIC_MAX_PARTITIONS, partitions)));
 }
 
+/*
+ * The partitions depend on the access method, the topic itself on the
+ * extension: DROP EXTENSION refuses while topics exist, and CASCADE takes
+ * whole topics, not just their partitions.
+ */
+void
+topic_record_extension_dependency(Oid topic)
+{
+	ObjectAddress topic_addr;
+	ObjectAddress extension_addr;
+
+	ObjectAddressSet(topic_addr, RelationRelationId, topic);
+	ObjectAddressSet(extension_addr, ExtensionRelationId,
+					 get_extension_oid("pg_topics", false));
+	recordDependencyOn(&topic_addr, &extension_addr, DEPENDENCY_NORMAL);
+}
+
 /* Record the topic's settings in topics.topic_config */
 static void
 store_config(Oid relid, Datum retention, bool retention_null,
@@ -225,20 +242,7 @@ topic_create_topic(PG_FUNCTION_ARGS)
 					 format_type_be_qualified(value_type)));
 	relid = get_relname_relid(rv->relname, nspid);
 
-	/*
-	 * The partitions depend on the access method, the topic itself on the
-	 * extension: DROP EXTENSION refuses while topics exist, and CASCADE
-	 * takes whole topics, not just their partitions.
-	 */
-	{
-		ObjectAddress topic_addr;
-		ObjectAddress extension_addr;
-
-		ObjectAddressSet(topic_addr, RelationRelationId, relid);
-		ObjectAddressSet(extension_addr, ExtensionRelationId,
-						 get_extension_oid("pg_topics", false));
-		recordDependencyOn(&topic_addr, &extension_addr, DEPENDENCY_NORMAL);
-	}
+	topic_record_extension_dependency(relid);
 
 	add.nspid = nspid;
 	add.topic_name = rv->relname;
