@@ -12,6 +12,9 @@ OBJS = \
 	src/scan.o \
 	src/tableam.o \
 	src/walredo.o \
+	src/decode.o \
+	src/markers.o \
+	src/subscription.o \
 	src/ddl.o \
 	src/verify.o \
 	src/registry.o \
@@ -20,6 +23,7 @@ OBJS = \
 	src/topics.o \
 	src/produce.o \
 	src/fetch.o \
+	src/unordered_read.o \
 	src/views.o \
 	src/routing.o \
 	src/copy.o \

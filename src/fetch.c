@@ -64,6 +64,7 @@
 #include "storage.h"
 #include "topic_log.h"
 #include "segment.h"
+#include "subscription.h"
 #include "visibility.h"
 
 /* How often a long-poll on a hot standby looks again */
@@ -75,17 +76,13 @@ PG_FUNCTION_INFO_V1(topic_offsets);
 PG_FUNCTION_INFO_V1(topic_offsets_for_times);
 
 
-/* How a consumer treats a batch */
-typedef enum BatchFate
-{
-	BATCH_READ,					/* committed, durable, before the snapshot */
-	BATCH_SKIP,					/* aborted: a gap */
-	BATCH_STOP					/* not stable yet */
-} BatchFate;
-
-static BatchFate
-batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot,
-		   TopicLogPosition resolved, XLogRecPtr *flush_to)
+/*
+ * How a consumer treats a batch: BATCH_READ, BATCH_SKIP, or BATCH_STOP
+ * (with *flush_to set when it only needs its commit flushed).
+ */
+BatchFate
+topic_batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot,
+				 TopicLogPosition resolved, XLogRecPtr *flush_to)
 {
 	TransactionId xid = hdr->xid;
 
@@ -162,8 +159,8 @@ batch_last_offset(Relation rel, BlockNumber blkno, TopicBatchHeader hdr)
 }
 
 /* Copy one record out of the page into the result */
-static void
-emit_record(StableRead *read, int32 partition, TopicRecord *rec)
+void
+topic_emit_record(StableRead *read, int32 partition, TopicRecord *rec)
 {
 	Datum		values[Natts_topic];
 	bool		nulls[Natts_topic];
@@ -226,11 +223,14 @@ read_segment(Relation rel, int32 partition, int64 hw, Snapshot snapshot,
 
 		while (!done && (hdr = topic_page_next_batch(page, &pos)) != NULL)
 		{
-			int64		last = batch_last_offset(rel, blkno, hdr);
+			int64		last;
 			const char *bytes;
 			Size		rpos;
 			int			i;
 
+			if (TopicBatchIsMarker(hdr))
+				continue;
+			last = batch_last_offset(rel, blkno, hdr);
 			if (last < read->position)
 				continue;
 			if (hdr->base_offset >= hw)
@@ -238,7 +238,7 @@ read_segment(Relation rel, int32 partition, int64 hw, Snapshot snapshot,
 				done = true;	/* written after we read the watermark */
 				break;
 			}
-			switch (batch_fate(buffer, hdr, snapshot, resolved, &flush_to))
+			switch (topic_batch_fate(buffer, hdr, snapshot, resolved, &flush_to))
 			{
 				case BATCH_STOP:
 					if (flush_to != InvalidXLogRecPtr)
@@ -276,7 +276,7 @@ read_segment(Relation rel, int32 partition, int64 hw, Snapshot snapshot,
 				if (read->first_returned < 0)
 					read->first_returned = rec.offset;
 				if (read->store)
-					emit_record(read, partition, &rec);
+					topic_emit_record(read, partition, &rec);
 				read->returned++;
 				read->position = rec.offset + 1;
 			}
@@ -316,10 +316,21 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
 	read->returned = 0;
 	read->first_returned = -1;
 	read->position = from;
+
+	/* a replica's records are stable up to its publisher's marker */
+	if (topic_partition_is_replica(RelationGetRelid(rel),
+								   topic_registry_topic_of(rel)))
+		hw = Min(hw, topic_replicated_bound(rel, snapshot, end));
 	if (from >= hw)
 		return;
 
 	dir = topic_segdir_read(rel);
+	if (topic_read_needs_sorting(dir, from))
+	{
+		topic_read_unordered(rel, dir, partition, hw, snapshot, read);
+		pfree(dir);
+		return;
+	}
 	for (i = 0; i < dir->nentries; i++)
 	{
 		TopicSegmentEntry *e = &dir->entries[i];

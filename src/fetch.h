@@ -15,6 +15,7 @@
 #include "utils/snapshot.h"
 #include "utils/tuplestore.h"
 
+#include "access/xlogdefs.h"
 #include "storage.h"
 
 /* What a consumer's read of one partition produced */
@@ -28,6 +29,19 @@ typedef struct StableRead
 	int64		position;		/* where the next read continues */
 } StableRead;
 
+/* How a consumer treats a batch */
+typedef enum BatchFate
+{
+	BATCH_READ,					/* committed, durable, before the snapshot */
+	BATCH_SKIP,					/* aborted: a gap */
+	BATCH_STOP					/* not stable yet */
+} BatchFate;
+
+extern BatchFate topic_batch_fate(Buffer buffer, TopicBatchHeader hdr,
+								  Snapshot snapshot, TopicLogPosition resolved,
+								  XLogRecPtr *flush_to);
+extern void topic_emit_record(StableRead *read, int32 partition,
+							  TopicRecord *rec);
 extern void topic_read_stable(Relation rel, int32 partition, int64 from,
 							  const TopicLogEnd *end, Snapshot snapshot,
 							  StableRead *read);
@@ -39,5 +53,14 @@ extern void topic_check_position(Relation topic, int32 partition, int64 from,
 								 const TopicLogEnd *end);
 extern int64 topic_interval_usecs(Interval *span);
 extern Relation topic_open_by_rowtype(Oid rowtype, AclMode privilege);
+
+/* unordered_read.c */
+struct TopicSegmentDir;
+extern int64 topic_replicated_bound(Relation rel, Snapshot snapshot,
+									const TopicLogEnd *end);
+extern bool topic_read_needs_sorting(struct TopicSegmentDir *dir, int64 from);
+extern void topic_read_unordered(Relation rel, struct TopicSegmentDir *dir,
+								 int32 partition, int64 bound,
+								 Snapshot snapshot, StableRead *read);
 
 #endif							/* TOPIC_FETCH_H */

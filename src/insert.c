@@ -30,21 +30,28 @@
 #include "commands/trigger.h"
 #include "executor/tuptable.h"
 #include "pgstat.h"
+#include "replication/logicalworker.h"
 #include "storage/predicate.h"
 #include "storage/smgr.h"
+#include "utils/fmgrprotos.h"
+#include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "pg_topics.h"
 #include "registry.h"
+#include "catalog.h"
 #include "segment.h"
 #include "storage.h"
+#include "subscription.h"
 #include "worker.h"
 #include "topic_log.h"
 
 /* One record, ready to encode */
 typedef struct PreparedRecord
 {
+	bool		marker;			/* a replicated stable-offset marker */
+	int32		npartitions;	/* of a marker: the publisher's topic */
 	int32		partition;
 	int64		offset;			/* supplied (preserve mode) or placeholder */
 	TimestampTz timestamp;		/* supplied (preserve mode) or placeholder */
@@ -167,6 +174,47 @@ toast_record(Relation rel, PreparedRecord *rec)
 	}
 }
 
+/*
+ * A marker row from a publisher (docs/replication.md): its headers carry the
+ * publisher's partition count, which must be ours, or keys would land in
+ * different partitions on the two sides.
+ */
+static void
+check_marker(Relation rel, PreparedRecord *rec)
+{
+	Jsonb	   *headers = DatumGetJsonbP(PointerGetDatum(rec->field[2]));
+	JsonbValue	key;
+	JsonbValue *count;
+	Oid			topic_oid;
+	Relation	topic;
+	int32		ours;
+
+	key.type = jbvString;
+	key.val.string.val = "pg_topics.partitions";
+	key.val.string.len = strlen(key.val.string.val);
+	count = findJsonbValueFromContainer(&headers->root, JB_FOBJECT, &key);
+	if (count == NULL || count->type != jbvNumeric)
+	{
+		rec->marker = false;	/* an ordinary record after all */
+		return;
+	}
+	rec->npartitions = DatumGetInt32(DirectFunctionCall1(numeric_int4,
+														 NumericGetDatum(count->val.numeric)));
+	topic_oid = topic_registry_topic_of(rel);
+	if (!OidIsValid(topic_oid))
+		return;
+	topic = relation_open(topic_oid, AccessShareLock);
+	ours = topic_partition_count(topic);
+	if (ours != rec->npartitions)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("topic \"%s\" has %d partitions here but %d on its publisher",
+						RelationGetRelationName(topic), ours, rec->npartitions),
+				 errdetail("Logical replication of a topic needs the same partition count on both sides, so that every key stays in its partition."),
+				 errhint("Give both topics the same number of partitions with topics.add_partitions(), then let the subscription retry.")));
+	relation_close(topic, AccessShareLock);
+}
+
 /* Read one slot into rec, enforcing the producer-facing rules */
 static void
 prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
@@ -226,6 +274,12 @@ prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
 			refuse_too_large(f, rawsize);
 		rec->field[f] = v;
 	}
+
+	rec->marker = preserve && rec->timestamp == TOPIC_MARKER_TIMESTAMP &&
+		rec->field[0] == NULL && rec->field[1] == NULL &&
+		rec->field[2] != NULL && rec->offset >= 0;
+	if (rec->marker)
+		check_marker(rel, rec);
 }
 
 /* Does any record of the call carry a supplied offset or timestamp? */
@@ -248,9 +302,9 @@ any_supplied(PreparedRecord *recs, int n)
  */
 static int
 fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
-		   int n, bool keep_supplied, TimestampTz now, TransactionId xid,
-		   CommandId cid, char *batch, Size *len, int64 *offsets,
-		   TimestampTz *timestamps)
+		   int n, bool keep_supplied, bool any_order, TimestampTz now,
+		   TransactionId xid, CommandId cid, char *batch, Size *len,
+		   int64 *offsets, TimestampTz *timestamps)
 {
 	TopicBatchHeader hdr = (TopicBatchHeader) batch;
 	uint8		flags = keep_supplied ? 0 : (TB_CONTIGUOUS | TB_SAME_TIMESTAMP);
@@ -266,6 +320,22 @@ fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 	hdr->cid = cid;
 	hdr->partition = recs[first].partition;
 
+	/* a marker is a batch of its own, without records */
+	if (recs[first].marker)
+	{
+		if (MAXALIGN(sizeof(TopicBatchHeaderData)) > tail->free_bytes)
+			return 0;
+		hdr->flags = TB_STABLE;
+		hdr->base_offset = recs[first].offset;
+		hdr->base_timestamp = tail->max_timestamp;
+		hdr->reserved = (uint32) recs[first].npartitions;
+		hdr->length = sizeof(TopicBatchHeaderData);
+		offsets[first] = recs[first].offset;
+		timestamps[first] = recs[first].timestamp;
+		*len = hdr->length;
+		return 1;
+	}
+
 	while (first + count < n && count < tail->free_records)
 	{
 		PreparedRecord *rec = &recs[first + count];
@@ -273,9 +343,21 @@ fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 		TimestampTz ts = append_time;
 		Size		end;
 
-		if (rec->partition != hdr->partition)
+		if (rec->partition != hdr->partition || rec->marker)
 			break;
-		if (keep_supplied && rec->offset != TOPIC_OFFSET_PLACEHOLDER)
+		if (keep_supplied && rec->offset != TOPIC_OFFSET_PLACEHOLDER &&
+			any_order && rec->offset < next)
+		{
+			/*
+			 * A subscription's worker: records arrive in the publisher's
+			 * commit order, not offset order.  Offsets only grow within a
+			 * batch, so an earlier one starts the next batch.
+			 */
+			if (count > 0 && rec->offset < offsets[first + count - 1] + 1)
+				break;
+			offset = rec->offset;
+		}
+		else if (keep_supplied && rec->offset != TOPIC_OFFSET_PLACEHOLDER)
 		{
 			if (rec->offset < next)
 				ereport(ERROR,
@@ -290,7 +372,7 @@ fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 		ts = Max(ts, newest);
 		if (keep_supplied && rec->timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
 		{
-			if (rec->timestamp < newest)
+			if (rec->timestamp < newest && !any_order)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("timestamp of offset %lld is older than the newest record of \"%s\"",
@@ -316,7 +398,7 @@ fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 		Assert(pos == end);
 		offsets[first + count] = offset;
 		timestamps[first + count] = ts;
-		next = offset + 1;
+		next = Max(next, offset + 1);
 		newest = Max(newest, ts);
 		count++;
 	}
@@ -466,7 +548,10 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	TimestampTz *timestamps;
 	char	   *batch;
 	bool		preserve;
+	bool		any_order;
+	bool		unordered = false;
 	bool		keep_supplied;
+	TopicBatchHeader hdr;
 	TransactionId xid;
 	TimestampTz now;
 	TopicTail	tail;
@@ -496,6 +581,8 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 
 	xid = GetCurrentTransactionId();
 	preserve = (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA);
+	/* only a subscription's workers bring records in commit order */
+	any_order = preserve && IsLogicalWorker();
 
 	recs = palloc(sizeof(PreparedRecord) * nslots);
 	offsets = palloc(sizeof(int64) * nslots);
@@ -504,6 +591,13 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 
 	/* catalog lookups and the registry's lock before the tail lock */
 	topic = topic_registry_topic_of(rel);
+	if (!preserve && topic_partition_is_replica(RelationGetRelid(rel), topic))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot write to partition \"%s\": it is a logical replica",
+						RelationGetRelationName(rel)),
+				 errdetail("A subscription of this database replicates its records from a publisher, which gives out its offsets."),
+				 errhint("To write here, drop the subscription, or stop publishing the topic and refresh the subscription.")));
 	slot = topic_registry_add_writer(rel, topic);
 
 	seg = lock_live_segment(rel, slots, nslots, preserve, recs, &tail,
@@ -533,8 +627,9 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 		int			count;
 		int			first_index;
 
-		count = fill_batch(rel, &tail, recs, done, nslots, keep_supplied, now,
-						   xid, cid, batch, &len, offsets, timestamps);
+		count = fill_batch(rel, &tail, recs, done, nslots, keep_supplied,
+						   any_order, now, xid, cid, batch, &len, offsets,
+						   timestamps);
 		if (count == 0)
 		{
 			if (tail.init_page)
@@ -550,9 +645,17 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 		}
 
 		first_index = TOPIC_LOG_MAX_RECORDS_PER_PAGE - tail.free_records + 1;
-		/* readers must learn of us before our offsets are in the log */
-		topic_registry_set_first_offset(slot, ((TopicBatchHeader) batch)->base_offset);
-		topic_tail_append(seg, &tail, batch, len, done + count == nslots);
+		hdr = (TopicBatchHeader) batch;
+		if (!TopicBatchIsMarker(hdr))
+		{
+			/* readers must learn of us before our offsets are in the log */
+			topic_registry_set_first_offset(slot, hdr->base_offset);
+			if (hdr->base_offset < tail.next_offset)
+				unordered = true;
+		}
+		topic_tail_append(seg, &tail, batch, len, done + count == nslots, rel);
+		if (!TopicBatchIsMarker(hdr))
+			topic_registry_set_partition(slot, hdr->partition);
 		for (i = 0; i < count; i++)
 			fill_slot(rel, slots[done + i], offsets[done + i],
 					  timestamps[done + i],
@@ -560,6 +663,10 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 		done += count;
 	}
 	topic_tail_release(&tail);
+
+	/* before anyone can see those batches: readers must not trust order */
+	if (unordered && !topic_segment_is_unordered(seg))
+		topic_segment_mark_unordered(seg);
 
 	/* the segment for autovacuum's freezing, the partition for people */
 	pgstat_count_heap_insert(seg, nslots);

@@ -36,6 +36,7 @@
 
 #include "access/twophase.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
 #include "storage/condition_variable.h"
@@ -44,12 +45,15 @@
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
 #include "catalog/partition.h"
+#include "markers.h"
 #include "pg_topics.h"
 #include "registry.h"
+#include "worker.h"
 
 #define TOPIC_WAKEUP_BUCKETS	1024
 
@@ -76,6 +80,13 @@ static TopicRegistry *registry = NULL;
 
 /* This backend's slots in use: how many, for the transaction's end */
 static int	my_nslots = 0;
+
+/*
+ * What this backend's transaction wrote per slot, for the stable-offset
+ * markers written at commit (markers.c): the partition number, or -1 if
+ * nothing was appended.
+ */
+static int32 *my_partition = NULL;
 
 static int
 registry_nprocs(void)
@@ -118,6 +129,9 @@ topic_registry_shmem_startup(void)
 			   sizeof(WriterSlot) * registry->nprocs * registry->slots_per_proc);
 	}
 }
+
+static int64 registry_stable_offset(Oid relid, int64 high_watermark,
+									TopicHolder *holder, bool skip_mine);
 
 static inline WriterSlot *
 my_slots(void)
@@ -200,6 +214,11 @@ topic_registry_add_writer(Relation rel, Oid topic)
 						registry->slots_per_proc),
 				 errhint("Commit more often, or raise pg_topics.max_partitions_per_transaction.")));
 
+	if (my_partition == NULL)
+		my_partition = MemoryContextAlloc(TopMemoryContext,
+										  sizeof(int32) * registry->slots_per_proc);
+	my_partition[free_slot] = -1;
+
 	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
 	slots[free_slot].dbid = MyDatabaseId;
 	slots[free_slot].relid = relid;
@@ -228,6 +247,37 @@ topic_registry_set_first_offset(int slot, int64 first_offset)
 		s->first_offset = first_offset;
 }
 
+/* The slot's partition number, once a batch of records is appended */
+void
+topic_registry_set_partition(int slot, int32 partition)
+{
+	my_partition[slot] = partition;
+}
+
+/*
+ * The partitions this transaction appended records to, for its markers:
+ * up to max (relid, topic, partition) into the arrays; returns how many.
+ */
+int
+topic_registry_my_partitions(Oid *relids, Oid *topics, int32 *partitions,
+							 int max)
+{
+	WriterSlot *slots = my_slots();
+	int			n = 0;
+	int			i;
+
+	for (i = 0; i < my_nslots && n < max; i++)
+	{
+		if (!OidIsValid(slots[i].dbid) || my_partition[i] < 0)
+			continue;
+		relids[n] = slots[i].relid;
+		topics[n] = slots[i].topic;
+		partitions[n] = my_partition[i];
+		n++;
+	}
+	return n;
+}
+
 /*
  * The lowest offset an unfinished transaction wrote to relid, or
  * high_watermark if none did; *holder describes that transaction.
@@ -237,6 +287,20 @@ topic_registry_set_first_offset(int slot, int64 first_offset)
 int64
 topic_registry_stable_offset(Oid relid, int64 high_watermark,
 							 TopicHolder *holder)
+{
+	return registry_stable_offset(relid, high_watermark, holder, false);
+}
+
+/* The same, as if this backend's transaction had finished */
+int64
+topic_registry_stable_offset_of_others(Oid relid, int64 high_watermark)
+{
+	return registry_stable_offset(relid, high_watermark, NULL, true);
+}
+
+static int64
+registry_stable_offset(Oid relid, int64 high_watermark, TopicHolder *holder,
+					   bool skip_mine)
 {
 	int64		lso = high_watermark;
 	int			p;
@@ -248,6 +312,9 @@ topic_registry_stable_offset(Oid relid, int64 high_watermark,
 	{
 		WriterSlot *slots = &registry->slots[p * registry->slots_per_proc];
 		int			i;
+
+		if (skip_mine && p == MyProc->pgprocno)
+			continue;
 
 		for (i = 0; i < registry->slots_per_proc; i++)
 		{
@@ -344,12 +411,19 @@ topic_registry_xact_callback(XactEvent event, void *arg)
 {
 	switch (event)
 	{
+		case XACT_EVENT_PRE_COMMIT:
+			if (my_nslots > 0)
+				topic_markers_at_commit();
+			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 			release_slots(true);
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
+			/* subscribers learn that the stable offset moved from the worker */
+			if (my_nslots > 0 && XLogLogicalInfoActive())
+				topic_worker_wake();
 			release_slots(false);
 			break;
 		case XACT_EVENT_PRE_PREPARE:

@@ -25,8 +25,13 @@ extern void topic_registry_shmem_startup(void);
 extern Oid	topic_registry_topic_of(Relation rel);
 extern int	topic_registry_add_writer(Relation rel, Oid topic);
 extern void topic_registry_set_first_offset(int slot, int64 first_offset);
+extern void topic_registry_set_partition(int slot, int32 partition);
+extern int	topic_registry_my_partitions(Oid *relids, Oid *topics,
+										 int32 *partitions, int max);
 extern int64 topic_registry_stable_offset(Oid relid, int64 high_watermark,
 										  TopicHolder *holder);
+extern int64 topic_registry_stable_offset_of_others(Oid relid,
+													int64 high_watermark);
 extern void topic_registry_prepare_wait(Oid relid);
 extern bool topic_registry_wait(Oid relid, long timeout_ms);
 extern void topic_registry_end_wait(void);

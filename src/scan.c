@@ -342,6 +342,23 @@ topic_seek_block(Relation rel, BlockNumber nblocks, bool by_time, int64 offset,
 }
 
 /*
+ * Does the scan's log have batches out of offset order (a logical
+ * subscriber's)?  Then a page summary bounds where records start, never
+ * where they end.
+ */
+bool
+topic_scan_is_unordered(TableScanDesc sscan)
+{
+	TopicScanDesc scan = (TopicScanDesc) sscan;
+	int			seg;
+
+	for (seg = 0; seg < scan->nsegs; seg++)
+		if (topic_segment_is_unordered(scan->segs[seg].rel))
+			return true;
+	return false;
+}
+
+/*
  * The first position of a scan's log whose records may include offset
  * (by_time false) or a timestamp at or after ts (by_time true); the end of
  * the log if none.

@@ -49,6 +49,7 @@ typedef uint64 TopicScanPos;
 
 extern BlockNumber topic_seek_block(Relation rel, BlockNumber nblocks,
 								   bool by_time, int64 offset, TimestampTz ts);
+extern bool topic_scan_is_unordered(TableScanDesc sscan);
 extern TopicScanPos topic_scan_seek(TableScanDesc sscan, bool by_time,
 									int64 offset, TimestampTz ts);
 extern void topic_scan_set_limits(TableScanDesc sscan, TopicScanPos start,

@@ -292,6 +292,8 @@ compute_range(TopicSeekState *state, TableScanDesc scan, TopicScanPos *first,
 	ListCell   *lk;
 	ListCell   *le;
 
+	bool		upper_bounds = !topic_scan_is_unordered(scan);
+
 	*first = 0;
 	*end = PG_UINT64_MAX;
 	forboth(lk, state->kinds, le, state->exprs)
@@ -327,7 +329,7 @@ compute_range(TopicSeekState *state, TableScanDesc scan, TopicScanPos *first,
 
 				if (hi < 0)
 					return false;
-				if (hi < PG_INT64_MAX)
+				if (hi < PG_INT64_MAX && upper_bounds)
 					*end = Min(*end, topic_scan_seek(scan, false, hi + 1, 0) + 1);
 			}
 		}
@@ -342,7 +344,7 @@ compute_range(TopicSeekState *state, TableScanDesc scan, TopicScanPos *first,
 			{
 				TimestampTz hi = (cmp == SEEK_LT) ? v - 1 : v;
 
-				if (hi < DT_NOEND)
+				if (hi < DT_NOEND && upper_bounds)
 					*end = Min(*end, topic_scan_seek(scan, true, 0, hi + 1) + 1);
 			}
 		}

@@ -32,6 +32,7 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "catalog/storage.h"
 #include "miscadmin.h"
@@ -613,15 +614,17 @@ topic_tail_extend(Relation rel, TopicTail *tail)
 
 /*
  * Append one batch to the locked tail and WAL-log it.  The caller has
- * checked that it fits (free_bytes, free_records).
+ * checked that it fits (free_bytes, free_records).  router is the
+ * partition rel belongs to; decoding needs it when wal_level is logical.
  */
 void
 topic_tail_append(Relation rel, TopicTail *tail, char *batch, Size len,
-				  bool last_in_multi)
+				  bool last_in_multi, Relation router)
 {
 	Page		page = BufferGetPage(tail->buffer);
 	TopicBatchHeader hdr PG_USED_FOR_ASSERTS_ONLY = (TopicBatchHeader) batch;
 	TopicLogPageOpaque opaque;
+	xl_topic_log_page_start start;
 
 	Assert(MAXALIGN(len) <= tail->free_bytes);
 	Assert(hdr->nrecords <= tail->free_records);
@@ -632,14 +635,20 @@ topic_tail_append(Relation rel, TopicTail *tail, char *batch, Size len,
 		elog(ERROR, "topic_log batch of %zu bytes does not fit page %u of \"%s\"",
 			 len, tail->blkno, RelationGetRelationName(rel));
 
+	/* a new page carries the running summary of the log before it */
+	memset(&start, 0, sizeof(start));
+	start.next_offset = tail->next_offset;
+	start.max_timestamp = tail->max_timestamp;
+
 	START_CRIT_SECTION();
 
-	topic_page_append_batch(page, batch, len, tail->init_page);
+	topic_page_append_batch(page, batch, len, tail->init_page ? &start : NULL);
 	MarkBufferDirty(tail->buffer);
 
 	if (RelationNeedsWAL(rel))
 	{
 		xl_topic_log_insert xlrec;
+		xl_topic_log_router xlrouter;
 		XLogRecPtr	recptr;
 		uint8		info = XLOG_TOPIC_LOG_INSERT;
 		int			regflags = REGBUF_STANDARD;
@@ -647,14 +656,25 @@ topic_tail_append(Relation rel, TopicTail *tail, char *batch, Size len,
 		memset(&xlrec, 0, sizeof(xlrec));
 		xlrec.version = TOPIC_LOG_FORMAT_VERSION;
 		xlrec.flags = last_in_multi ? XLTL_LAST_IN_MULTI : 0;
+		if (XLogLogicalInfoActive())
+			xlrec.flags |= XLTL_ROUTER;
 		if (tail->init_page)
 		{
 			info |= XLOG_TOPIC_LOG_INIT_PAGE;
 			regflags |= REGBUF_WILL_INIT;
+			xlrec.flags |= XLTL_PAGE_START;
 		}
 
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, SizeOfTopicLogInsert);
+		if (xlrec.flags & XLTL_ROUTER)
+		{
+			memset(&xlrouter, 0, sizeof(xlrouter));
+			xlrouter.node = router->rd_node;
+			XLogRegisterData((char *) &xlrouter, sizeof(xlrouter));
+		}
+		if (xlrec.flags & XLTL_PAGE_START)
+			XLogRegisterData((char *) &start, sizeof(start));
 		XLogRegisterData(batch, len);
 		XLogRegisterBuffer(0, tail->buffer, regflags);
 		/* like heap: lets decoding filter changes by replication origin */
@@ -671,6 +691,52 @@ topic_tail_append(Relation rel, TopicTail *tail, char *batch, Size len,
 	tail->free_records = TOPIC_LOG_MAX_RECORDS_PER_PAGE - opaque->nrecords;
 	tail->next_offset = opaque->next_offset;
 	tail->max_timestamp = opaque->max_timestamp;
+}
+
+/* Does segment rel hold batches out of offset order? */
+bool
+topic_segment_is_unordered(Relation rel)
+{
+	TopicLogMetaData meta;
+
+	topic_storage_read_meta(rel, &meta);
+	return (meta.flags & TL_META_UNORDERED) != 0;
+}
+
+/*
+ * Flag segment rel as holding batches out of offset order, before the
+ * transaction that wrote them commits.  Not transactional: a flag left by
+ * a rolled-back batch only makes readers more careful.
+ */
+void
+topic_segment_mark_unordered(Relation rel)
+{
+	Buffer		buffer;
+	Page		page;
+	TopicLogMetaData *meta;
+
+	buffer = ReadBuffer(rel, TOPIC_LOG_METAPAGE_BLKNO);
+	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+	page = BufferGetPage(buffer);
+	topic_page_check(rel, TOPIC_LOG_METAPAGE_BLKNO, page, TL_PAGE_META);
+	meta = TopicLogPageGetMeta(page);
+	if (!(meta->flags & TL_META_UNORDERED))
+	{
+		START_CRIT_SECTION();
+		meta->flags |= TL_META_UNORDERED;
+		MarkBufferDirty(buffer);
+		if (RelationNeedsWAL(rel))
+		{
+			XLogRecPtr	recptr;
+
+			XLogBeginInsert();
+			XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
+			recptr = XLogInsert(TOPIC_LOG_RMGR_ID, XLOG_TOPIC_LOG_UNORDERED);
+			PageSetLSN(page, recptr);
+		}
+		END_CRIT_SECTION();
+	}
+	UnlockReleaseBuffer(buffer);
 }
 
 void
@@ -710,6 +776,13 @@ topic_batch_summary(const TopicBatchHeaderData *hdr, int64 *last_offset,
 	Size		pos = sizeof(TopicBatchHeaderData);
 	int			i;
 
+	/* a marker covers no offsets, but the log's end reaches its own */
+	if (TopicBatchIsMarker(hdr))
+	{
+		*last_offset = hdr->base_offset - 1;
+		*min_ts = *max_ts = hdr->base_timestamp;
+		return true;
+	}
 	if ((hdr->flags & (TB_CONTIGUOUS | TB_SAME_TIMESTAMP)) ==
 		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP))
 	{
@@ -755,6 +828,10 @@ batch_fits(Page page, const char *batch, Size len, bool init_page)
 		upper = ((PageHeader) page)->pd_upper;
 		nrecords = TopicLogPageGetOpaque(page)->nrecords;
 	}
+	if (len >= sizeof(TopicBatchHeaderData) && TopicBatchIsMarker(hdr))
+		return hdr->length == len && len == sizeof(TopicBatchHeaderData) &&
+			hdr->nrecords == 0 && lower + MAXALIGN(len) <= upper &&
+			hdr->base_offset >= 0 && hdr->base_offset < TOPIC_OFFSET_MAX;
 	return len >= sizeof(TopicBatchHeaderData) && hdr->length == len &&
 		hdr->nrecords > 0 && lower + MAXALIGN(len) <= upper &&
 		nrecords + hdr->nrecords <= TOPIC_LOG_MAX_RECORDS_PER_PAGE &&
@@ -770,8 +847,9 @@ batch_fits(Page page, const char *batch, Size len, bool init_page)
  */
 void
 topic_page_append_batch(Page page, const char *batch, Size len,
-						bool init_page)
+						const xl_topic_log_page_start *init)
 {
+	bool		init_page = (init != NULL);
 	const TopicBatchHeaderData *hdr = (const TopicBatchHeaderData *) batch;
 	PageHeader	phdr = (PageHeader) page;
 	TopicLogPageOpaque opaque;
@@ -788,9 +866,9 @@ topic_page_append_batch(Page page, const char *batch, Size len,
 		PageInit(page, BLCKSZ, sizeof(TopicLogPageOpaqueData));
 		opaque = TopicLogPageGetOpaque(page);
 		opaque->min_offset = hdr->base_offset;
-		opaque->next_offset = hdr->base_offset;
+		opaque->next_offset = Max(init->next_offset, hdr->base_offset);
 		opaque->min_timestamp = DT_NOEND;
-		opaque->max_timestamp = DT_NOBEGIN;
+		opaque->max_timestamp = init->max_timestamp;
 		opaque->flags = TL_PAGE_DATA;
 		opaque->version = TOPIC_LOG_FORMAT_VERSION;
 		opaque->page_id = TOPIC_LOG_PAGE_ID;
@@ -839,7 +917,7 @@ topic_page_next_batch(Page page, Size *pos)
 	hdr = (TopicBatchHeader) ((char *) page + p);
 	if (hdr->length < sizeof(TopicBatchHeaderData) ||
 		p + hdr->length > phdr->pd_lower ||
-		hdr->nrecords == 0)
+		(hdr->nrecords == 0 && !TopicBatchIsMarker(hdr)))
 		return NULL;
 	*pos = p + MAXALIGN(hdr->length);
 	return hdr;

@@ -18,6 +18,7 @@
 #include "utils/rel.h"
 
 #include "topic_log.h"
+#include "wal.h"
 
 /* The exclusively locked tail page of a partition, ready for a batch */
 typedef struct TopicTail
@@ -68,12 +69,15 @@ extern void topic_tail_move_start(Relation rel, TopicTail *tail,
 extern void topic_page_set_log_start(Page page, int64 log_start,
 									 TimestampTz max_timestamp);
 extern void topic_tail_append(Relation rel, TopicTail *tail,
-							  char *batch, Size len, bool last_in_multi);
+							  char *batch, Size len, bool last_in_multi,
+							  Relation router);
 extern void topic_tail_release(TopicTail *tail);
 extern bool topic_tail_seal(TopicTail *tail);
 
 extern void topic_page_append_batch(Page page, const char *batch, Size len,
-									bool init_page);
+									const xl_topic_log_page_start *init);
+extern bool topic_segment_is_unordered(Relation rel);
+extern void topic_segment_mark_unordered(Relation rel);
 extern bool topic_page_is_data(Page page);
 extern void topic_page_check(Relation rel, BlockNumber blkno, Page page,
 							 uint16 kind);

@@ -54,6 +54,12 @@
 #define Anum_topic_headers		6
 #define Natts_topic				6
 
+/*
+ * A row with this timestamp and no key and value is a replicated stable
+ * offset marker, not a record (docs/replication.md).
+ */
+#define TOPIC_MARKER_TIMESTAMP		DT_NOEND
+
 /* Placeholders meaning "not supplied": the log fills these columns */
 #define TOPIC_OFFSET_PLACEHOLDER	INT64CONST(-1)
 #define TOPIC_TIMESTAMP_PLACEHOLDER DT_NOBEGIN
@@ -156,6 +162,7 @@ typedef struct TopicLogMetaData
 
 #define TL_META_ROUTER		0x0001	/* a partition's log: segments, no data */
 #define TL_META_SEGMENT		0x0002	/* data pages of one part of a log */
+#define TL_META_UNORDERED	0x0004	/* a segment with batches out of offset order */
 
 #define TOPIC_LOG_MAX_SEGMENTS \
 	((TOPIC_LOG_PAGE_CAPACITY - offsetof(TopicLogMetaData, segments)) / \
@@ -202,7 +209,15 @@ typedef TopicBatchHeaderData *TopicBatchHeader;
 #define TB_CONTIGUOUS		0x01	/* offset = base_offset + i */
 #define TB_SAME_TIMESTAMP	0x02	/* timestamp = base_timestamp */
 #define TB_ABORTED			0x04	/* set by freezing: rolled back, for good */
-#define TB_KNOWN_FLAGS		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP | TB_ABORTED)
+/*
+ * A marker of a logical subscriber's log, without records: once it is
+ * visible, every record of the publisher's partition below base_offset is
+ * in the log, before it.  reserved holds the publisher's partition count.
+ */
+#define TB_STABLE			0x08
+#define TB_KNOWN_FLAGS		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP | TB_ABORTED | TB_STABLE)
+
+#define TopicBatchIsMarker(hdr)	(((hdr)->flags & TB_STABLE) != 0)
 
 #define TB_HINT_COMMITTED	0x01
 #define TB_HINT_ABORTED		0x02

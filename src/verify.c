@@ -56,6 +56,9 @@ typedef struct VerifyState
 	TransactionId relfrozenxid;
 	TopicLogPosition resolved;	/* the metapage's resolved mark */
 	bool		resolved_found; /* a batch boundary at the mark was seen */
+	bool		unordered;		/* a subscriber's: offsets in commit order */
+	int64		page_next;		/* running summary of the pages so far */
+	TimestampTz page_max_ts;
 } VerifyState;
 
 static void report(VerifyState *state, BlockNumber blkno, const char *fmt,...)
@@ -165,6 +168,9 @@ check_metapage(VerifyState *state, Page page)
 	state->have_prev = true;
 	state->prev_offset = opaque->next_offset - 1;
 	state->prev_timestamp = opaque->max_timestamp;
+	state->page_next = opaque->next_offset;
+	state->page_max_ts = opaque->max_timestamp;
+	state->unordered = (meta->flags & TL_META_UNORDERED) != 0;
 	state->resolved = meta->resolved;
 	state->resolved_found = (meta->resolved == 0);
 }
@@ -216,7 +222,8 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 	Size		pos = sizeof(TopicBatchHeaderData);
 	int			i;
 
-	if (hdr->flags & ~TB_KNOWN_FLAGS || hdr->reserved != 0)
+	if (hdr->flags & ~TB_KNOWN_FLAGS ||
+		(hdr->reserved != 0 && !TopicBatchIsMarker(hdr)))
 		report(state, blkno, "batch %d has unknown flags 0x%02X", batchno, hdr->flags);
 	if (position == state->resolved)
 		state->resolved_found = true;
@@ -225,6 +232,18 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 	else if (hdr->xid != FrozenTransactionId && !TransactionIdIsNormal(hdr->xid))
 		report(state, blkno, "batch %d has invalid transaction id %u",
 			   batchno, hdr->xid);
+
+	/* a marker covers no offsets; the summary reaches up to its own */
+	if (TopicBatchIsMarker(hdr))
+	{
+		if (hdr->nrecords != 0 || hdr->length != sizeof(TopicBatchHeaderData))
+			report(state, blkno, "marker batch %d has records", batchno);
+		*min_offset = Min(*min_offset, hdr->base_offset);
+		*max_offset = Max(*max_offset, hdr->base_offset - 1);
+		*min_ts = Min(*min_ts, hdr->base_timestamp);
+		*max_ts = Max(*max_ts, hdr->base_timestamp);
+		return;
+	}
 
 	for (i = 0; i < hdr->nrecords; i++)
 	{
@@ -235,14 +254,17 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 			report(state, blkno, "record %d of batch %d does not decode", i, batchno);
 			return;
 		}
-		if (state->have_prev && rec.offset <= state->prev_offset)
+		/* a subscriber's records come in commit order: no order to check */
+		if (state->unordered)
+			;
+		else if (state->have_prev && rec.offset <= state->prev_offset)
 			report(state, blkno, "offset " INT64_FORMAT " follows offset " INT64_FORMAT,
 				   rec.offset, state->prev_offset);
-		if (state->have_prev && rec.timestamp < state->prev_timestamp)
+		else if (state->have_prev && rec.timestamp < state->prev_timestamp)
 			report(state, blkno, "timestamp of offset " INT64_FORMAT " is older than the one before it",
 				   rec.offset);
 		state->have_prev = true;
-		state->prev_offset = rec.offset;
+		state->prev_offset = Max(state->prev_offset, rec.offset);
 		state->prev_timestamp = Max(state->prev_timestamp, rec.timestamp);
 		*min_offset = Min(*min_offset, rec.offset);
 		*max_offset = Max(*max_offset, rec.offset);
@@ -298,13 +320,18 @@ check_data_page(VerifyState *state, BlockNumber blkno, Page page)
 	if (nrecords > TOPIC_LOG_MAX_RECORDS_PER_PAGE)
 		report(state, blkno, "page has %d records, more than %d", nrecords,
 			   TOPIC_LOG_MAX_RECORDS_PER_PAGE);
-	if (nrecords > 0 &&
+	/* next_offset and max_timestamp run on from the page before */
+	max_offset = Max(max_offset, state->page_next - 1);
+	max_ts = Max(max_ts, state->page_max_ts);
+	if (nbatches > 0 &&
 		(min_offset != opaque->min_offset || max_offset + 1 != opaque->next_offset))
 		report(state, blkno, "page says offsets " INT64_FORMAT ".." INT64_FORMAT ", records hold " INT64_FORMAT ".." INT64_FORMAT,
 			   opaque->min_offset, opaque->next_offset - 1, min_offset, max_offset);
-	if (nrecords > 0 &&
+	if (nbatches > 0 &&
 		(min_ts != opaque->min_timestamp || max_ts != opaque->max_timestamp))
 		report(state, blkno, "page timestamp range does not match its records");
+	state->page_next = opaque->next_offset;
+	state->page_max_ts = opaque->max_timestamp;
 }
 
 /* Check every page of one segment (or a router's metapage) */

@@ -14,6 +14,7 @@
 #include "access/xlogreader.h"
 #include "datatype/timestamp.h"
 #include "lib/stringinfo.h"
+#include "storage/relfilenode.h"
 
 /*
  * IDs 128-255 belong to extensions (128 is for experiments).  163 is to be
@@ -27,13 +28,18 @@
 #define XLOG_TOPIC_LOG_MARK_ABORTED	0x10
 #define XLOG_TOPIC_LOG_RESOLVE		0x20
 #define XLOG_TOPIC_LOG_START		0x30
+#define XLOG_TOPIC_LOG_UNORDERED	0x40
+#define XLOG_TOPIC_LOG_STABLE		0x50
 #define XLOG_TOPIC_LOG_OPMASK		0x70
 #define XLOG_TOPIC_LOG_INIT_PAGE	0x80	/* the batch starts a new page */
 
 /*
- * XLOG_TOPIC_LOG_INSERT: one batch appended to block 0.  The batch bytes,
- * exactly as they go on the page (hints zero), follow this header in the
- * main data, so a full-page image never hides them from decoding.
+ * XLOG_TOPIC_LOG_INSERT: one batch appended to block 0.  The main data is
+ * this header, then (XLTL_ROUTER) the partition the segment belongs to,
+ * then (XLTL_PAGE_START, with INIT_PAGE) where the new page's summary
+ * starts, then the batch bytes exactly as they go on the page (hints
+ * zero).  Batch bytes in the main data survive a full-page image, so
+ * decoding always has them.
  */
 typedef struct xl_topic_log_insert
 {
@@ -46,6 +52,31 @@ typedef struct xl_topic_log_insert
 #define SizeOfTopicLogInsert	MAXALIGN(sizeof(xl_topic_log_insert))
 
 #define XLTL_LAST_IN_MULTI		0x01	/* last record of one insert call */
+#define XLTL_ROUTER				0x02	/* an xl_topic_log_router follows */
+#define XLTL_PAGE_START			0x04	/* an xl_topic_log_page_start follows */
+
+/*
+ * The partition (router relation) a segment's insert belongs to, written
+ * when wal_level is logical: decoding has no catalog access, and a
+ * subscriber must see the change as one of the partition's.
+ */
+typedef struct xl_topic_log_router
+{
+	RelFileNode node;
+	uint32		reserved;
+} xl_topic_log_router;
+
+/*
+ * A new page continues the running summary of the pages before it: its
+ * next_offset and max_timestamp never go below theirs, even when a
+ * replicated batch arrives out of offset order (docs/architecture.md
+ * section 5b).
+ */
+typedef struct xl_topic_log_page_start
+{
+	int64		next_offset;
+	TimestampTz max_timestamp;
+} xl_topic_log_page_start;
 
 /*
  * XLOG_TOPIC_LOG_MARK_ABORTED: set TB_ABORTED on the batches of data page
@@ -80,11 +111,52 @@ typedef struct xl_topic_log_start
 	TimestampTz max_timestamp;	/* timestamps continue after it */
 } xl_topic_log_start;
 
+/*
+ * XLOG_TOPIC_LOG_UNORDERED: the segment whose metapage is block 0 has
+ * batches out of offset order (a logical subscriber's); readers stop
+ * trusting page order there.
+ */
+
+/*
+ * XLOG_TOPIC_LOG_STABLE: no page changes.  Written when wal_level is
+ * logical by a transaction that produced into a partition, just before it
+ * commits (and by the worker when a partition's stable offset moved with
+ * nobody producing): every record below stable_offset was written by a
+ * transaction that has finished, or by this one.  Decoding turns it into
+ * a marker row that subscribers keep as a marker batch and that bounds
+ * their readers.
+ */
+typedef struct xl_topic_log_stable
+{
+	RelFileNode router;
+	int32		partition;
+	int32		npartitions;	/* of the topic; subscribers must match */
+	int64		stable_offset;
+} xl_topic_log_stable;
+
+/* An insert record taken apart */
+typedef struct TopicInsertRecord
+{
+	uint8		flags;			/* XLTL_* */
+	const xl_topic_log_router *router;	/* NULL if not logged */
+	const xl_topic_log_page_start *start;	/* NULL unless INIT_PAGE */
+	const char *batch;			/* MAXALIGNed */
+	Size		len;
+} TopicInsertRecord;
+
 /* walredo.c */
+extern void topic_insert_record_parse(XLogReaderState *record,
+									  TopicInsertRecord *parsed);
 extern void topic_wal_init(void);
 extern void topic_redo(XLogReaderState *record);
 extern void topic_desc(StringInfo buf, XLogReaderState *record);
 extern const char *topic_identify(uint8 info);
 extern void topic_mask(char *pagedata, BlockNumber blkno);
+
+/* decode.c */
+struct LogicalDecodingContext;
+struct XLogRecordBuffer;
+extern void topic_decode(struct LogicalDecodingContext *ctx,
+						 struct XLogRecordBuffer *buf);
 
 #endif							/* TOPIC_WAL_H */

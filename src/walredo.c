@@ -31,26 +31,51 @@
 #include "topic_log.h"
 #include "wal.h"
 
-/* The batch of an insert record, MAXALIGNed; *len gets its length */
-static const char *
-insert_batch(XLogReaderState *record, Size *len)
+/*
+ * Take an insert record apart (redo, description and decoding share it).
+ * The batch is MAXALIGNed, copied if the record's data is not.
+ */
+void
+topic_insert_record_parse(XLogReaderState *record, TopicInsertRecord *parsed)
 {
 	char	   *data = XLogRecGetData(record);
-	xl_topic_log_insert *xlrec = (xl_topic_log_insert *) data;
-	const char *batch = data + SizeOfTopicLogInsert;
+	Size		len = XLogRecGetDataLen(record);
+	Size		pos = SizeOfTopicLogInsert;
+	const xl_topic_log_insert *xlrec = (const xl_topic_log_insert *) data;
 
+	if (len < SizeOfTopicLogInsert)
+		elog(PANIC, "pg_topics WAL record is truncated");
 	if (xlrec->version != TOPIC_LOG_FORMAT_VERSION)
 		elog(PANIC, "pg_topics WAL record has format version %u, expected %u",
 			 xlrec->version, TOPIC_LOG_FORMAT_VERSION);
-	*len = XLogRecGetDataLen(record) - SizeOfTopicLogInsert;
-	if ((uintptr_t) batch % MAXIMUM_ALIGNOF != 0)
+	parsed->flags = xlrec->flags;
+	parsed->router = NULL;
+	parsed->start = NULL;
+	if (xlrec->flags & XLTL_ROUTER)
 	{
-		char	   *copy = palloc(*len);
-
-		memcpy(copy, batch, *len);
-		batch = copy;
+		parsed->router = (const xl_topic_log_router *) (data + pos);
+		pos += sizeof(xl_topic_log_router);
 	}
-	return batch;
+	if (xlrec->flags & XLTL_PAGE_START)
+	{
+		parsed->start = (const xl_topic_log_page_start *) (data + pos);
+		pos += sizeof(xl_topic_log_page_start);
+	}
+	if (pos > len)
+		elog(PANIC, "pg_topics WAL record is truncated");
+	parsed->len = len - pos;
+	parsed->batch = data + pos;
+	if ((uintptr_t) data % MAXIMUM_ALIGNOF != 0)
+	{
+		char	   *copy = palloc(len);
+
+		memcpy(copy, data, len);
+		if (parsed->router)
+			parsed->router = (const xl_topic_log_router *) (copy + ((const char *) parsed->router - data));
+		if (parsed->start)
+			parsed->start = (const xl_topic_log_page_start *) (copy + ((const char *) parsed->start - data));
+		parsed->batch = copy + pos;
+	}
 }
 
 static void
@@ -59,8 +84,11 @@ redo_insert(XLogReaderState *record, bool init_page)
 	XLogRecPtr	lsn = record->EndRecPtr;
 	Buffer		buffer;
 	XLogRedoAction action;
-	Size		len;
-	const char *batch = insert_batch(record, &len);
+	TopicInsertRecord parsed;
+
+	topic_insert_record_parse(record, &parsed);
+	if (init_page != (parsed.start != NULL))
+		elog(PANIC, "pg_topics redo: page start missing from an insert record");
 
 	if (init_page)
 	{
@@ -74,8 +102,25 @@ redo_insert(XLogReaderState *record, bool init_page)
 	{
 		Page		page = BufferGetPage(buffer);
 
-		topic_page_append_batch(page, batch, len, init_page);
+		topic_page_append_batch(page, parsed.batch, parsed.len, parsed.start);
 		PageSetLSN(page, lsn);
+		MarkBufferDirty(buffer);
+	}
+	if (BufferIsValid(buffer))
+		UnlockReleaseBuffer(buffer);
+}
+
+static void
+redo_unordered(XLogReaderState *record)
+{
+	Buffer		buffer;
+
+	if (XLogReadBufferForRedo(record, 0, &buffer) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buffer);
+
+		TopicLogPageGetMeta(page)->flags |= TL_META_UNORDERED;
+		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buffer);
 	}
 	if (BufferIsValid(buffer))
@@ -177,6 +222,11 @@ topic_redo(XLogReaderState *record)
 		case XLOG_TOPIC_LOG_START:
 			redo_log_start(record);
 			break;
+		case XLOG_TOPIC_LOG_UNORDERED:
+			redo_unordered(record);
+			break;
+		case XLOG_TOPIC_LOG_STABLE:
+			break;				/* for decoding only */
 		default:
 			elog(PANIC, "pg_topics redo: unknown op code %u", info);
 	}
@@ -189,20 +239,31 @@ topic_desc(StringInfo buf, XLogReaderState *record)
 
 	if ((info & XLOG_TOPIC_LOG_OPMASK) == XLOG_TOPIC_LOG_INSERT)
 	{
-		xl_topic_log_insert *xlrec = (xl_topic_log_insert *) XLogRecGetData(record);
+		TopicInsertRecord parsed;
 		TopicBatchHeaderData hdr;
 
-		if (XLogRecGetDataLen(record) < SizeOfTopicLogInsert + sizeof(hdr))
+		topic_insert_record_parse(record, &parsed);
+		if (parsed.len < sizeof(hdr))
 		{
 			appendStringInfoString(buf, "truncated");
 			return;
 		}
-		memcpy(&hdr, XLogRecGetData(record) + SizeOfTopicLogInsert, sizeof(hdr));
-		appendStringInfo(buf, "partition %d, %u records from offset " INT64_FORMAT
-						 ", %u bytes, version %u%s",
-						 hdr.partition, hdr.nrecords, hdr.base_offset,
-						 hdr.length, xlrec->version,
-						 (xlrec->flags & XLTL_LAST_IN_MULTI) ? ", last in multi" : "");
+		memcpy(&hdr, parsed.batch, sizeof(hdr));
+		if (TopicBatchIsMarker(&hdr))
+			appendStringInfo(buf, "partition %d, stable offset marker " INT64_FORMAT,
+							 hdr.partition, hdr.base_offset);
+		else
+			appendStringInfo(buf, "partition %d, %u records from offset " INT64_FORMAT
+							 ", %u bytes",
+							 hdr.partition, hdr.nrecords, hdr.base_offset,
+							 hdr.length);
+		if (parsed.flags & XLTL_LAST_IN_MULTI)
+			appendStringInfoString(buf, ", last in multi");
+		if (parsed.router)
+			appendStringInfo(buf, ", partition relation %u/%u/%u",
+							 parsed.router->node.spcNode,
+							 parsed.router->node.dbNode,
+							 parsed.router->node.relNode);
 	}
 	else if ((info & XLOG_TOPIC_LOG_OPMASK) == XLOG_TOPIC_LOG_MARK_ABORTED)
 	{
@@ -227,6 +288,17 @@ topic_desc(StringInfo buf, XLogReaderState *record)
 		memcpy(&xlrec, XLogRecGetData(record), sizeof(xlrec));
 		appendStringInfo(buf, "log starts at offset " INT64_FORMAT, xlrec.log_start);
 	}
+	else if ((info & XLOG_TOPIC_LOG_OPMASK) == XLOG_TOPIC_LOG_STABLE)
+	{
+		xl_topic_log_stable xlrec;
+
+		memcpy(&xlrec, XLogRecGetData(record), sizeof(xlrec));
+		appendStringInfo(buf, "partition %d of %d, stable offset " INT64_FORMAT
+						 ", partition relation %u/%u/%u",
+						 xlrec.partition, xlrec.npartitions, xlrec.stable_offset,
+						 xlrec.router.spcNode, xlrec.router.dbNode,
+						 xlrec.router.relNode);
+	}
 }
 
 const char *
@@ -244,6 +316,10 @@ topic_identify(uint8 info)
 			return "RESOLVE";
 		case XLOG_TOPIC_LOG_START:
 			return "LOG_START";
+		case XLOG_TOPIC_LOG_UNORDERED:
+			return "UNORDERED";
+		case XLOG_TOPIC_LOG_STABLE:
+			return "STABLE";
 	}
 	return NULL;
 }
@@ -272,36 +348,6 @@ topic_mask(char *pagedata, BlockNumber blkno)
 		while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
 			hdr->hints = 0;
 	}
-}
-
-/*
- * Logical decoding of topic records comes with logical replication.  Until
- * then a slot of a database with topics stops with a clear error rather
- * than silently shipping a subscriber nothing; other databases' records
- * are skipped, so their slots are unaffected.
- */
-static void
-topic_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
-{
-	XLogReaderState *r = buf->record;
-	RelFileNode rnode;
-
-	ReorderBufferProcessXid(ctx->reorder, XLogRecGetXid(r), buf->origptr);
-	/* freezing changes nothing a subscriber sees */
-	if ((XLogRecGetInfo(r) & XLOG_TOPIC_LOG_OPMASK) != XLOG_TOPIC_LOG_INSERT)
-		return;
-	if (SnapBuildCurrentState(ctx->snapshot_builder) < SNAPBUILD_FULL_SNAPSHOT)
-		return;
-	XLogRecGetBlockTag(r, 0, &rnode, NULL, NULL);
-	if (rnode.dbNode != ctx->slot->data.database || ctx->fast_forward)
-		return;
-
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("logical decoding of topics is not supported by this version of pg_topics"),
-			 errdetail("Replication slot \"%s\" reached a record of a topic.",
-					   NameStr(ctx->slot->data.name)),
-			 errhint("Use physical replication for databases with topics, or drop the slot.")));
 }
 
 static RmgrData topic_rmgr = {

@@ -33,6 +33,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_database.h"
@@ -58,6 +59,7 @@
 #include "pg_topics.h"
 #include "retention.h"
 #include "segment.h"
+#include "markers.h"
 #include "worker.h"
 
 PGDLLEXPORT void topic_launcher_main(Datum main_arg);
@@ -475,6 +477,8 @@ topic_db_worker_main(Datum main_arg)
 			in_transaction(compact_finish, offsets_log);
 		if (in_transaction(create_spare, lfirst_oid(lc)) && OidIsValid(spare_relid))
 			in_transaction(add_spare, spare_router);
+		if (XLogLogicalInfoActive())
+			in_transaction(topic_markers_refresh, lfirst_oid(lc));
 	}
 
 	/* orphans: cheap to look for (no locks), so every round */

@@ -1,0 +1,14 @@
+/*-------------------------------------------------------------------------
+ *
+ * markers.h
+ *	  Stable-offset markers: what a publisher tells its subscribers.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_MARKERS_H
+#define TOPIC_MARKERS_H
+
+extern void topic_markers_at_commit(void);
+extern void topic_markers_refresh(Oid router);
+
+#endif							/* TOPIC_MARKERS_H */

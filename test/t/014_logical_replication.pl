@@ -1,0 +1,197 @@
+# Logical replication of topics with CREATE PUBLICATION / CREATE SUBSCRIPTION:
+# records keep partition, offset, timestamp, key, value and headers (initial
+# sync, streamed inserts, multi-row COPY of toasted values, rollbacks); a
+# subscriber's readers never pass the publisher's stable offset, even when
+# transactions commit out of offset order; local produce into a replica is
+# refused; a partition-count mismatch is refused; test_decoding shows the
+# decoded rows.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+sub start_node
+{
+	my ($name) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(allows_streaming => 'logical');
+	$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'pg_topics'
+pg_topics.worker_naptime = 1000
+max_worker_processes = 16
+});
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION pg_topics');
+	return $node;
+}
+
+my $pub = start_node('publisher');
+my $sub = start_node('subscriber');
+
+# the same topics on both sides
+for my $node ($pub, $sub)
+{
+	$node->safe_psql('postgres', q{
+SELECT topics.create_topic('orders', 3, 'text', 'jsonb');
+SELECT topics.create_topic('blobs', 2, 'text', 'bytea');
+SELECT topics.create_topic('events', 2, 'bytea', 'text');
+});
+}
+$sub->safe_psql('postgres', q{SELECT topics.create_topic('mismatch', 3)});
+$pub->safe_psql('postgres', q{SELECT topics.create_topic('mismatch', 2)});
+
+# records before the subscription: they come with the initial sync
+$pub->safe_psql('postgres', q{
+SELECT count(*) FROM topics.produce_batch('orders',
+    array(SELECT format('{"n": %s}', g) FROM generate_series(1, 500) g)::jsonb[],
+    array(SELECT 'k' || (g % 37) FROM generate_series(1, 500) g));
+BEGIN;
+SELECT count(*) FROM topics.produce('orders', '{"rolled": "back"}'::jsonb, 'k1'::text);
+ROLLBACK;
+SELECT count(*) FROM topics.produce('orders', '{"h": true}'::jsonb, 'k2'::text, headers => '{"trace": "abc"}');
+-- 800 kB, incompressible: TOAST
+SELECT count(*) FROM topics.produce('blobs',
+    (SELECT string_agg(decode(md5(i::text), 'hex'), ''::bytea) FROM generate_series(1, 50000) i), 'big'::text);
+SELECT count(*) FROM topics.produce('events', 'before'::text, '\x01'::bytea, partition => 1);
+});
+
+$pub->safe_psql('postgres', q{
+CREATE PUBLICATION whole FOR TABLE orders, blobs WITH (publish_via_partition_root = true);
+CREATE PUBLICATION one_partition FOR TABLE events_p1;
+CREATE PUBLICATION wrong FOR TABLE mismatch WITH (publish_via_partition_root = true);
+});
+my $connstr = $pub->connstr('postgres');
+$connstr =~ s/'/''/g;
+$sub->safe_psql('postgres', qq{
+CREATE SUBSCRIPTION whole CONNECTION '$connstr' PUBLICATION whole;
+CREATE SUBSCRIPTION one_partition CONNECTION '$connstr' PUBLICATION one_partition;
+});
+$sub->wait_for_subscription_sync($pub, 'whole');
+$sub->wait_for_subscription_sync($pub, 'one_partition');
+
+# streamed: batches, a multi-row COPY of toasted values (the silent-NULL
+# trap), savepoints and rollbacks, per-partition publication
+$pub->safe_psql('postgres', q{
+SELECT count(*) FROM topics.produce_batch('orders',
+    array(SELECT format('{"m": %s}', g) FROM generate_series(1, 3000) g)::jsonb[],
+    array(SELECT 'k' || (g % 101) FROM generate_series(1, 3000) g));
+BEGIN;
+SELECT count(*) FROM topics.produce('orders', '{"sp": 1}'::jsonb, 'k3'::text);
+SAVEPOINT s;
+SELECT count(*) FROM topics.produce('orders', '{"sp": 2}'::jsonb, 'k3'::text);
+ROLLBACK TO s;
+SELECT count(*) FROM topics.produce('orders', '{"sp": 3}'::jsonb, 'k3'::text);
+COMMIT;
+CREATE TABLE src (k text, v bytea);
+INSERT INTO src SELECT 'copied' || g, (SELECT string_agg(decode(md5(g || ':' || i), 'hex'), ''::bytea) FROM generate_series(1, 250) i) FROM generate_series(1, 2000) g;
+COPY src TO '/tmp/pg_topics_014_copy.dat';
+COPY blobs (key, value) FROM '/tmp/pg_topics_014_copy.dat';
+SELECT count(*) FROM topics.produce('events', 'after'::text, '\x02'::bytea, partition => 1);
+SELECT count(*) FROM topics.produce('events', 'not published'::text, '\x03'::bytea, partition => 0);
+});
+$pub->wait_for_catchup('whole');
+$pub->wait_for_catchup('one_partition');
+
+my $checksum = q{SELECT count(*), md5(string_agg(concat_ws('|', partition, "offset", "timestamp", key, %s, headers), ',' ORDER BY partition, "offset")) FROM %s};
+for my $t (['orders', 'value::text'], ['blobs', "encode(value, 'hex')"])
+{
+	my $q = sprintf($checksum, $t->[1], $t->[0]);
+	my $p = $pub->safe_psql('postgres', $q);
+	is($sub->safe_psql('postgres', $q), $p,
+		"$t->[0]: every column of every record is the same on the subscriber");
+}
+like($pub->safe_psql('postgres', sprintf($checksum, "encode(value, 'hex')", 'blobs')),
+	qr/^2001\|/, 'blobs holds the big value and the COPY');
+is($sub->safe_psql('postgres', q{SELECT count(*) FROM blobs WHERE value IS NULL}), '0',
+	'no toasted value arrived as NULL');
+is($sub->safe_psql('postgres', sprintf($checksum, 'value', 'events')),
+	$pub->safe_psql('postgres', sprintf($checksum, 'value', 'events_p1')),
+	'a per-partition publication ships that partition only');
+
+# readers on the subscriber: fetch in offset order up to the stable offset
+$pub->safe_psql('postgres', q{SELECT count(*) FROM topics.produce('orders', '{"x": 1}'::jsonb, partition => 0)});
+$pub->wait_for_catchup('whole');
+my $fetch_all = q{SELECT count(*), md5(string_agg(concat_ws('|', "offset", key, value::text, headers), ',' ORDER BY "offset")) FROM topics.fetch(NULL::orders, 0, 0, 100000)};
+$sub->poll_query_until('postgres',
+	q{SELECT (SELECT count(*) FROM topics.fetch(NULL::orders, 0, 0, 100000)) = (SELECT count(*) FROM orders_p0)})
+  or die 'subscriber readers never reached the replicated records';
+is($sub->safe_psql('postgres', $fetch_all),
+	$pub->safe_psql('postgres', $fetch_all),
+	'fetch on the subscriber returns what fetch on the publisher does');
+
+# out of commit order: A takes lower offsets and commits after B
+my $a = $pub->background_psql('postgres');
+$a->query_safe(q{BEGIN; SELECT topics.produce('orders', '{"a": 1}'::jsonb, partition => 0);});
+my $a_offset = $pub->safe_psql('postgres',
+	q{SELECT high_watermark - 1 FROM topics.offsets('orders') WHERE partition = 0});
+$pub->safe_psql('postgres', q{SELECT count(*) FROM topics.produce_batch('orders',
+    array(SELECT format('{"b": %s}', g) FROM generate_series(1, 50) g)::jsonb[], partition => 0)});
+$pub->wait_for_catchup('whole');
+# B's records are on the subscriber, but A's offset is still open there
+is($sub->safe_psql('postgres', qq{SELECT count(*) FROM orders_p0 WHERE "offset" > $a_offset}), '50',
+	'the later transaction arrived first');
+is($sub->safe_psql('postgres', qq{SELECT count(*) FROM topics.fetch(NULL::orders, 0, $a_offset, 1000)}), '0',
+	'subscriber readers stop at the publisher\'s stable offset');
+is($sub->safe_psql('postgres', qq{SELECT max("offset") FROM topics.fetch(NULL::orders, 0, 0, 100000)}),
+	$a_offset - 1, 'nothing past the open transaction is returned');
+my ($ret, $out, $err) = $sub->psql('postgres',
+	q{SELECT topics.produce('orders', '{"local": 1}'::jsonb, partition => 0)});
+like($err, qr/cannot write to partition "orders_p0": it is a logical replica/,
+	'local produce into a replica is refused');
+$a->query_safe('COMMIT');
+$a->quit;
+$pub->wait_for_catchup('whole');
+$sub->poll_query_until('postgres',
+	qq{SELECT count(*) = 51 FROM topics.fetch(NULL::orders, 0, $a_offset, 1000)})
+  or die 'the late transaction never became readable';
+is($sub->safe_psql('postgres',
+		qq{SELECT string_agg("offset"::text, ',' ORDER BY "offset") = (SELECT string_agg(g::text, ',') FROM generate_series($a_offset, $a_offset + 50) g) FROM topics.fetch(NULL::orders, 0, $a_offset, 1000)}),
+	't', 'after the late commit, fetch returns every offset in order, none skipped');
+is($sub->safe_psql('postgres', qq{SELECT "offset" FROM topics.fetch(NULL::orders, 0, $a_offset, 1)}),
+	$a_offset, 'a small fetch starts at the late record');
+is($sub->safe_psql('postgres', q{SELECT count(*) FROM orders WHERE "offset" BETWEEN 0 AND 100000 AND partition = 0}),
+	$pub->safe_psql('postgres', q{SELECT count(*) FROM orders WHERE partition = 0}),
+	'offset predicates on the subscriber see late records too');
+is($sub->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('orders')}), '0',
+	'verify accepts the subscriber\'s log');
+is($sub->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('blobs')}), '0',
+	'verify accepts the subscriber\'s TOAST-heavy log');
+
+# a partition-count mismatch is refused, with a clear error
+$pub->safe_psql('postgres', q{SELECT count(*) FROM topics.produce('mismatch', '{"z": 1}'::jsonb, partition => 0)});
+$sub->safe_psql('postgres', qq{CREATE SUBSCRIPTION wrong CONNECTION '$connstr' PUBLICATION wrong});
+$pub->safe_psql('postgres', q{SELECT count(*) FROM topics.produce('mismatch', '{"z": 2}'::jsonb, partition => 0)});
+ok($sub->poll_query_until('postgres', q{SELECT true}, 't') &&
+	wait_for_log($sub, qr/topic "mismatch" has 3 partitions here but 2 on its publisher/),
+	'a partition-count mismatch stops the subscription with a clear error');
+$sub->safe_psql('postgres', 'DROP SUBSCRIPTION wrong');
+
+# decoding as any plugin sees it
+$pub->safe_psql('postgres', q{SELECT pg_create_logical_replication_slot('td', 'test_decoding')});
+$pub->safe_psql('postgres', q{SELECT count(*) FROM topics.produce('events', 'decoded'::text, '\xab'::bytea, partition => 0, headers => '{"h": 1}')});
+my $changes = $pub->safe_psql('postgres', q{SELECT string_agg(data, E'\n') FROM pg_logical_slot_get_changes('td', NULL, NULL)});
+like($changes, qr/table public\.events_p0: INSERT: partition\[integer\]:0 "offset"\[bigint\]:1 "timestamp"\[timestamp with time zone\]:'[^']+' key\[bytea\]:'\\xab' value\[text\]:'decoded' headers\[jsonb\]:'\{"h": 1\}'/,
+	'test_decoding reads the decoded row with the topic\'s own descriptor');
+like($changes, qr/table public\.events_p0: INSERT: partition\[integer\]:0 "offset"\[bigint\]:2 "timestamp"\[timestamp with time zone\]:'infinity' key\[bytea\]:null value\[text\]:null headers\[jsonb\]:'\{"pg_topics.partitions": 2\}'/,
+	'the stable-offset marker follows the records of the transaction');
+$pub->safe_psql('postgres', q{SELECT pg_drop_replication_slot('td')});
+
+# detaching: drop the subscription, and the partition takes produce again
+$sub->safe_psql('postgres', 'DROP SUBSCRIPTION whole');
+is($sub->safe_psql('postgres', q{SELECT "offset" FROM topics.produce('orders', '{"local": 2}'::jsonb, partition => 0)}),
+	$pub->safe_psql('postgres', q{SELECT high_watermark FROM topics.offsets('orders') WHERE partition = 0}),
+	'after the subscription is dropped, local offsets continue after the publisher\'s');
+
+sub wait_for_log
+{
+	my ($node, $re) = @_;
+	for (1 .. 180)
+	{
+		return 1 if slurp_file($node->logfile) =~ $re;
+		sleep 1;
+	}
+	return 0;
+}
+
+done_testing();
