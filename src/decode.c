@@ -134,7 +134,7 @@ queue_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf,
 static void
 queue_marker(LogicalDecodingContext *ctx, XLogRecordBuffer *buf,
 			 const RelFileNode *node, int32 partition, int32 npartitions,
-			 int64 stable_offset)
+			 int64 stable_offset, bool clear_toast)
 {
 	Datum		values[Natts_topic];
 	bool		nulls[Natts_topic];
@@ -151,7 +151,8 @@ queue_marker(LogicalDecodingContext *ctx, XLogRecordBuffer *buf,
 	values[Anum_topic_headers - 1] = DirectFunctionCall1(jsonb_in,
 														 CStringGetDatum(headers));
 	queue_insert(ctx, buf, node,
-				 heap_form_tuple(topic_physical_desc(), values, nulls), true);
+				 heap_form_tuple(topic_physical_desc(), values, nulls),
+				 clear_toast);
 }
 
 /* The records (or the marker) of an insert record */
@@ -181,9 +182,13 @@ decode_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 
 	if (TopicBatchIsMarker(hdr))
 	{
-		/* a subscriber passes its publisher's markers on */
+		/*
+		 * A subscriber passes its publisher's markers on.  Records after it
+		 * in the same insert call may still need their TOAST chunks.
+		 */
 		queue_marker(ctx, buf, &parsed.router->node, hdr->partition,
-					 (int32) hdr->reserved, hdr->base_offset);
+					 (int32) hdr->reserved, hdr->base_offset,
+					 (parsed.flags & XLTL_LAST_IN_MULTI) != 0);
 		return;
 	}
 
@@ -230,8 +235,9 @@ decode_stable(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 	memcpy(&xlrec, XLogRecGetData(buf->record), sizeof(xlrec));
 	if (xlrec.router.dbNode != ctx->slot->data.database)
 		return;
+	/* written at pre-commit, after every insert call of the transaction */
 	queue_marker(ctx, buf, &xlrec.router, xlrec.partition, xlrec.npartitions,
-				 xlrec.stable_offset);
+				 xlrec.stable_offset, true);
 }
 
 void

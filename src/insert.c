@@ -218,7 +218,7 @@ check_marker(Relation rel, PreparedRecord *rec)
 /* Read one slot into rec, enforcing the producer-facing rules */
 static void
 prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
-			   PreparedRecord *rec)
+			   bool any_order, PreparedRecord *rec)
 {
 	int			f;
 
@@ -275,7 +275,8 @@ prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
 		rec->field[f] = v;
 	}
 
-	rec->marker = preserve && rec->timestamp == TOPIC_MARKER_TIMESTAMP &&
+	/* only a subscription's worker receives markers */
+	rec->marker = any_order && rec->timestamp == TOPIC_MARKER_TIMESTAMP &&
 		rec->field[0] == NULL && rec->field[1] == NULL &&
 		rec->field[2] != NULL && rec->offset >= 0;
 	if (rec->marker)
@@ -469,7 +470,8 @@ segment_due(Relation seg, const TopicSegmentEntry *live,
  */
 static Relation
 lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
-				  bool preserve, PreparedRecord *recs, TopicTail *tail,
+				  bool preserve, bool any_order, PreparedRecord *recs,
+				  TopicTail *tail,
 				  BufferAccessStrategy strategy, TopicSegmentEntry *entry)
 {
 	int			stale = 0;
@@ -502,7 +504,7 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
 
 		for (i = 0; i < nslots; i++)
 		{
-			prepare_record(router, slots[i], preserve, &recs[i]);
+			prepare_record(router, slots[i], preserve, any_order, &recs[i]);
 			toast_record(seg, &recs[i]);
 		}
 
@@ -600,8 +602,8 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 				 errhint("To write here, drop the subscription, or stop publishing the topic and refresh the subscription.")));
 	slot = topic_registry_add_writer(rel, topic);
 
-	seg = lock_live_segment(rel, slots, nslots, preserve, recs, &tail,
-							bistate ? bistate->strategy : NULL, &entry);
+	seg = lock_live_segment(rel, slots, nslots, preserve, any_order, recs,
+							&tail, bistate ? bistate->strategy : NULL, &entry);
 	keep_supplied = preserve && any_supplied(recs, nslots);
 	now = GetCurrentTimestamp();
 

@@ -243,8 +243,8 @@ topic_registry_set_first_offset(int slot, int64 first_offset)
 {
 	WriterSlot *s = &my_slots()[slot];
 
-	if (s->first_offset == PG_INT64_MAX)
-		s->first_offset = first_offset;
+	/* a subscription's worker may write below its earlier batches */
+	s->first_offset = Min(s->first_offset, first_offset);
 }
 
 /* The slot's partition number, once a batch of records is appended */

@@ -85,10 +85,18 @@ redo_insert(XLogReaderState *record, bool init_page)
 	Buffer		buffer;
 	XLogRedoAction action;
 	TopicInsertRecord parsed;
+	xl_topic_log_page_start legacy_start;
 
 	topic_insert_record_parse(record, &parsed);
-	if (init_page != (parsed.start != NULL))
-		elog(PANIC, "pg_topics redo: page start missing from an insert record");
+	/* records written before page starts were logged begin the page afresh */
+	if (init_page && parsed.start == NULL)
+	{
+		legacy_start.next_offset = 0;
+		legacy_start.max_timestamp = DT_NOBEGIN;
+		parsed.start = &legacy_start;
+	}
+	else if (!init_page)
+		parsed.start = NULL;
 
 	if (init_page)
 	{
