@@ -336,15 +336,8 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
 		TopicSegmentEntry *e = &dir->entries[i];
 		Relation	seg;
 		bool		done;
-		int			j;
 
-		if (!topic_segment_readable(e))
-			continue;
-		/* wholly before the position: a later segment starts at or below it */
-		for (j = i + 1; j < dir->nentries; j++)
-			if (topic_segment_readable(&dir->entries[j]))
-				break;
-		if (j < dir->nentries && dir->entries[j].base_offset <= read->position)
+		if (topic_segdir_reader_skips(dir, i, read->position))
 			continue;
 
 		seg = topic_segment_open(dir->router, e, AccessShareLock);

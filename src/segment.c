@@ -226,6 +226,25 @@ topic_segdir_by_tid_segno(TopicSegmentDir *dir, uint32 tid_segno)
 }
 
 /*
+ * Does a reader at position skip entry i of dir?  Yes if it holds nothing
+ * readable, or lies wholly below position: the next readable segment
+ * starts at or below it (a segment starts at the running end of the log
+ * before it, so this holds for logs out of offset order too).
+ */
+bool
+topic_segdir_reader_skips(const TopicSegmentDir *dir, int i, int64 position)
+{
+	int			j;
+
+	if (!topic_segment_readable(&dir->entries[i]))
+		return true;
+	for (j = i + 1; j < dir->nentries; j++)
+		if (topic_segment_readable(&dir->entries[j]))
+			return dir->entries[j].base_offset <= position;
+	return false;
+}
+
+/*
  * Open the segment an entry names with lockmode, or return NULL if it is
  * gone (dropped by retention, or never committed).  The name check guards
  * against a recycled OID.

@@ -45,6 +45,8 @@ extern TopicSegmentEntry *topic_segdir_by_tid_segno(TopicSegmentDir *dir,
 													uint32 tid_segno);
 extern Relation topic_segment_open(Oid router, const TopicSegmentEntry *entry,
 								   LOCKMODE lockmode);
+extern bool topic_segdir_reader_skips(const TopicSegmentDir *dir, int i,
+									  int64 position);
 
 extern bool topic_segdir_log_is_empty(Relation router,
 									  const TopicSegmentEntry *entry);

@@ -239,15 +239,8 @@ topic_read_unordered(Relation rel, TopicSegmentDir *dir, int32 partition,
 		TopicSegmentEntry *e = &dir->entries[i];
 		Relation	seg;
 		bool		done;
-		int			j;
 
-		if (!topic_segment_readable(e))
-			continue;
-		/* wholly below the position: the next segment starts at or below it */
-		for (j = i + 1; j < dir->nentries; j++)
-			if (topic_segment_readable(&dir->entries[j]))
-				break;
-		if (j < dir->nentries && dir->entries[j].base_offset <= u.from)
+		if (topic_segdir_reader_skips(dir, i, u.from))
 			continue;
 		seg = topic_segment_open(dir->router, e, AccessShareLock);
 		if (seg == NULL)
@@ -287,14 +280,8 @@ topic_read_needs_sorting(TopicSegmentDir *dir, int64 from)
 		TopicSegmentEntry *e = &dir->entries[i];
 		Relation	seg;
 		bool		unordered;
-		int			j;
 
-		if (!topic_segment_readable(e))
-			continue;
-		for (j = i + 1; j < dir->nentries; j++)
-			if (topic_segment_readable(&dir->entries[j]))
-				break;
-		if (j < dir->nentries && dir->entries[j].base_offset <= from)
+		if (topic_segdir_reader_skips(dir, i, from))
 			continue;
 		seg = topic_segment_open(dir->router, e, AccessShareLock);
 		if (seg == NULL)
