@@ -325,7 +325,7 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
 		return;
 
 	dir = topic_segdir_read(rel);
-	if (topic_read_needs_sorting(dir, from))
+	if (topic_segdir_unordered_from(dir, from))
 	{
 		topic_read_unordered(rel, dir, partition, hw, snapshot, read);
 		pfree(dir);

@@ -58,7 +58,6 @@ extern Relation topic_open_by_rowtype(Oid rowtype, AclMode privilege);
 struct TopicSegmentDir;
 extern int64 topic_replicated_bound(Relation rel, Snapshot snapshot,
 									const TopicLogEnd *end);
-extern bool topic_read_needs_sorting(struct TopicSegmentDir *dir, int64 from);
 extern void topic_read_unordered(Relation rel, struct TopicSegmentDir *dir,
 								 int32 partition, int64 bound,
 								 Snapshot snapshot, StableRead *read);

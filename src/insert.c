@@ -667,8 +667,8 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	topic_tail_release(&tail);
 
 	/* before anyone can see those batches: readers must not trust order */
-	if (unordered && !topic_segment_is_unordered(seg))
-		topic_segment_mark_unordered(seg);
+	if (unordered && !(entry.flags & TOPIC_SEGENTRY_UNORDERED))
+		topic_segdir_mark_unordered(rel, entry.relid, entry.segno);
 
 	/* the segment for autovacuum's freezing, the partition for people */
 	pgstat_count_heap_insert(seg, nslots);

@@ -55,6 +55,7 @@ typedef struct ScanSegment
 	uint32		segno;
 	BlockNumber nblocks;		/* blocks when the scan began */
 	TopicLogPosition resolved;	/* its resolved mark then */
+	bool		unordered;		/* batches out of offset order (directory) */
 } ScanSegment;
 
 typedef struct TopicScanDescData
@@ -353,7 +354,7 @@ topic_scan_is_unordered(TableScanDesc sscan)
 	int			seg;
 
 	for (seg = 0; seg < scan->nsegs; seg++)
-		if (topic_segment_is_unordered(scan->segs[seg].rel))
+		if (scan->segs[seg].unordered)
 			return true;
 	return false;
 }
@@ -458,6 +459,8 @@ open_segments(TopicScanDesc scan)
 				continue;
 			scan->segs[scan->nsegs].rel = seg;
 			scan->segs[scan->nsegs].segno = dir->entries[i].segno;
+			scan->segs[scan->nsegs].unordered =
+				(dir->entries[i].flags & TOPIC_SEGENTRY_UNORDERED) != 0;
 			scan->nsegs++;
 		}
 		pfree(dir);

@@ -822,6 +822,54 @@ topic_segdir_forget(Relation router, Oid relid, uint32 segno)
 	segdir_modify(router, edit_forget, &forget);
 }
 
+static bool
+edit_unordered(TopicLogMetaData *meta, void *arg)
+{
+	ForgetArgs *seg = (ForgetArgs *) arg;
+	int			i;
+
+	for (i = 0; i < meta->nsegments; i++)
+		if (meta->segments[i].relid == seg->relid &&
+			meta->segments[i].segno == seg->segno &&
+			!(meta->segments[i].flags & TOPIC_SEGENTRY_UNORDERED))
+		{
+			meta->segments[i].flags |= TOPIC_SEGENTRY_UNORDERED;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * Flag segment relid/segno of router as holding batches out of offset
+ * order, before the transaction that wrote them commits, so that every
+ * reader learns it from the directory it reads anyway.  Not
+ * transactional: a flag left by a rolled-back batch only makes readers
+ * more careful.
+ */
+void
+topic_segdir_mark_unordered(Relation router, Oid relid, uint32 segno)
+{
+	ForgetArgs	seg = {relid, segno};
+
+	segdir_modify(router, edit_unordered, &seg);
+}
+
+/*
+ * Does a reader at position meet a segment holding batches out of offset
+ * order?
+ */
+bool
+topic_segdir_unordered_from(const TopicSegmentDir *dir, int64 position)
+{
+	int			i;
+
+	for (i = 0; i < dir->nentries; i++)
+		if (!topic_segdir_reader_skips(dir, i, position) &&
+			(dir->entries[i].flags & TOPIC_SEGENTRY_UNORDERED))
+			return true;
+	return false;
+}
+
 /* Drop a segment relation; the caller holds AccessExclusiveLock on it */
 static void
 drop_segment_relation(Oid relid)

@@ -47,6 +47,10 @@ extern Relation topic_segment_open(Oid router, const TopicSegmentEntry *entry,
 								   LOCKMODE lockmode);
 extern bool topic_segdir_reader_skips(const TopicSegmentDir *dir, int i,
 									  int64 position);
+extern bool topic_segdir_unordered_from(const TopicSegmentDir *dir,
+										int64 position);
+extern void topic_segdir_mark_unordered(Relation router, Oid relid,
+										uint32 segno);
 
 extern bool topic_segdir_log_is_empty(Relation router,
 									  const TopicSegmentEntry *entry);

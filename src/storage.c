@@ -693,52 +693,6 @@ topic_tail_append(Relation rel, TopicTail *tail, char *batch, Size len,
 	tail->max_timestamp = opaque->max_timestamp;
 }
 
-/* Does segment rel hold batches out of offset order? */
-bool
-topic_segment_is_unordered(Relation rel)
-{
-	TopicLogMetaData meta;
-
-	topic_storage_read_meta(rel, &meta);
-	return (meta.flags & TL_META_UNORDERED) != 0;
-}
-
-/*
- * Flag segment rel as holding batches out of offset order, before the
- * transaction that wrote them commits.  Not transactional: a flag left by
- * a rolled-back batch only makes readers more careful.
- */
-void
-topic_segment_mark_unordered(Relation rel)
-{
-	Buffer		buffer;
-	Page		page;
-	TopicLogMetaData *meta;
-
-	buffer = ReadBuffer(rel, TOPIC_LOG_METAPAGE_BLKNO);
-	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-	page = BufferGetPage(buffer);
-	topic_page_check(rel, TOPIC_LOG_METAPAGE_BLKNO, page, TL_PAGE_META);
-	meta = TopicLogPageGetMeta(page);
-	if (!(meta->flags & TL_META_UNORDERED))
-	{
-		START_CRIT_SECTION();
-		meta->flags |= TL_META_UNORDERED;
-		MarkBufferDirty(buffer);
-		if (RelationNeedsWAL(rel))
-		{
-			XLogRecPtr	recptr;
-
-			XLogBeginInsert();
-			XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
-			recptr = XLogInsert(TOPIC_LOG_RMGR_ID, XLOG_TOPIC_LOG_UNORDERED);
-			PageSetLSN(page, recptr);
-		}
-		END_CRIT_SECTION();
-	}
-	UnlockReleaseBuffer(buffer);
-}
-
 void
 topic_tail_release(TopicTail *tail)
 {

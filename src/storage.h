@@ -76,8 +76,6 @@ extern bool topic_tail_seal(TopicTail *tail);
 
 extern void topic_page_append_batch(Page page, const char *batch, Size len,
 									const xl_topic_log_page_start *init);
-extern bool topic_segment_is_unordered(Relation rel);
-extern void topic_segment_mark_unordered(Relation rel);
 extern bool topic_page_is_data(Page page);
 extern void topic_page_check(Relation rel, BlockNumber blkno, Page page,
 							 uint16 kind);

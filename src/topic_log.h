@@ -130,7 +130,7 @@ typedef struct TopicSegmentEntry
 	TimestampTz base_timestamp; /* newest timestamp of the log before it */
 	TimestampTz activated_at;	/* when it became LIVE */
 	uint16		state;			/* TOPIC_SEGMENT_* */
-	uint16		reserved;
+	uint16		flags;			/* TOPIC_SEGENTRY_* */
 	uint32		reserved2;
 } TopicSegmentEntry;
 
@@ -138,6 +138,12 @@ typedef struct TopicSegmentEntry
 #define TOPIC_SEGMENT_LIVE		2	/* the one appends go to (one at most) */
 #define TOPIC_SEGMENT_SEALED	3	/* full; read only */
 #define TOPIC_SEGMENT_RETIRED	4	/* below the log start; to be dropped */
+
+/*
+ * The segment has batches out of offset order (a logical subscriber's):
+ * readers stop trusting page order there (docs/architecture.md section 5b).
+ */
+#define TOPIC_SEGENTRY_UNORDERED	0x0001
 
 /* Metapage contents, right after the page header */
 typedef struct TopicLogMetaData
@@ -162,7 +168,6 @@ typedef struct TopicLogMetaData
 
 #define TL_META_ROUTER		0x0001	/* a partition's log: segments, no data */
 #define TL_META_SEGMENT		0x0002	/* data pages of one part of a log */
-#define TL_META_UNORDERED	0x0004	/* a segment with batches out of offset order */
 
 #define TOPIC_LOG_MAX_SEGMENTS \
 	((TOPIC_LOG_PAGE_CAPACITY - offsetof(TopicLogMetaData, segments)) / \

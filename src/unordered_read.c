@@ -267,34 +267,6 @@ topic_read_unordered(Relation rel, TopicSegmentDir *dir, int32 partition,
 }
 
 /*
- * Does a read from offset from meet a segment holding batches out of
- * offset order?
- */
-bool
-topic_read_needs_sorting(TopicSegmentDir *dir, int64 from)
-{
-	int			i;
-
-	for (i = 0; i < dir->nentries; i++)
-	{
-		TopicSegmentEntry *e = &dir->entries[i];
-		Relation	seg;
-		bool		unordered;
-
-		if (topic_segdir_reader_skips(dir, i, from))
-			continue;
-		seg = topic_segment_open(dir->router, e, AccessShareLock);
-		if (seg == NULL)
-			continue;
-		unordered = topic_segment_is_unordered(seg);
-		relation_close(seg, AccessShareLock);
-		if (unordered)
-			return true;
-	}
-	return false;
-}
-
-/*
  * The last stable offset of replica rel for snapshot: the highest marker
  * on the last page that has a marker the snapshot sees.  Without one,
  * nothing is known to be complete: the log start.

@@ -56,7 +56,7 @@ typedef struct VerifyState
 	TransactionId relfrozenxid;
 	TopicLogPosition resolved;	/* the metapage's resolved mark */
 	bool		resolved_found; /* a batch boundary at the mark was seen */
-	bool		unordered;		/* a subscriber's: offsets in commit order */
+	bool		unordered;		/* a subscriber's (its directory entry says) */
 	int64		page_next;		/* running summary of the pages so far */
 	TimestampTz page_max_ts;
 } VerifyState;
@@ -170,7 +170,6 @@ check_metapage(VerifyState *state, Page page)
 	state->prev_timestamp = opaque->max_timestamp;
 	state->page_next = opaque->next_offset;
 	state->page_max_ts = opaque->max_timestamp;
-	state->unordered = (meta->flags & TL_META_UNORDERED) != 0;
 	state->resolved = meta->resolved;
 	state->resolved_found = (meta->resolved == 0);
 }
@@ -336,7 +335,8 @@ check_data_page(VerifyState *state, BlockNumber blkno, Page page)
 
 /* Check every page of one segment (or a router's metapage) */
 static void
-verify_pages(ReturnSetInfo *rsinfo, Oid relid, int64 *last_offset)
+verify_pages(ReturnSetInfo *rsinfo, Oid relid, bool unordered,
+			 int64 *last_offset)
 {
 	VerifyState state;
 	BlockNumber nblocks;
@@ -346,6 +346,7 @@ verify_pages(ReturnSetInfo *rsinfo, Oid relid, int64 *last_offset)
 
 	memset(&state, 0, sizeof(state));
 	state.rsinfo = rsinfo;
+	state.unordered = unordered;
 	state.rel = table_open(relid, AccessShareLock);
 	state.next_xid = ReadNextTransactionId();
 	state.relfrozenxid = state.rel->rd_rel->relfrozenxid;
@@ -411,10 +412,10 @@ verify_relation(ReturnSetInfo *rsinfo, Oid relid)
 	if (!topic_log_is_router(rel))
 	{
 		table_close(rel, AccessShareLock);
-		verify_pages(rsinfo, relid, NULL);
+		verify_pages(rsinfo, relid, false, NULL);
 		return;
 	}
-	verify_pages(rsinfo, relid, NULL);
+	verify_pages(rsinfo, relid, false, NULL);
 
 	memset(&state, 0, sizeof(state));
 	state.rsinfo = rsinfo;
@@ -455,7 +456,8 @@ verify_relation(ReturnSetInfo *rsinfo, Oid relid)
 			report(&state, TOPIC_LOG_METAPAGE_BLKNO,
 				   "segment %u starts at offset " INT64_FORMAT ", at or before the last offset " INT64_FORMAT " of the segment before it",
 				   e->segno, e->base_offset, prev_last);
-		verify_pages(rsinfo, e->relid, &last);
+		verify_pages(rsinfo, e->relid,
+					 (e->flags & TOPIC_SEGENTRY_UNORDERED) != 0, &last);
 		if (last >= 0)
 			prev_last = last;
 	}

@@ -28,8 +28,7 @@
 #define XLOG_TOPIC_LOG_MARK_ABORTED	0x10
 #define XLOG_TOPIC_LOG_RESOLVE		0x20
 #define XLOG_TOPIC_LOG_START		0x30
-#define XLOG_TOPIC_LOG_UNORDERED	0x40
-#define XLOG_TOPIC_LOG_STABLE		0x50
+#define XLOG_TOPIC_LOG_STABLE		0x40
 #define XLOG_TOPIC_LOG_OPMASK		0x70
 #define XLOG_TOPIC_LOG_INIT_PAGE	0x80	/* the batch starts a new page */
 
@@ -110,12 +109,6 @@ typedef struct xl_topic_log_start
 	int64		log_start;
 	TimestampTz max_timestamp;	/* timestamps continue after it */
 } xl_topic_log_start;
-
-/*
- * XLOG_TOPIC_LOG_UNORDERED: the segment whose metapage is block 0 has
- * batches out of offset order (a logical subscriber's); readers stop
- * trusting page order there.
- */
 
 /*
  * XLOG_TOPIC_LOG_STABLE: no page changes.  Written when wal_level is

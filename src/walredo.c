@@ -119,23 +119,6 @@ redo_insert(XLogReaderState *record, bool init_page)
 }
 
 static void
-redo_unordered(XLogReaderState *record)
-{
-	Buffer		buffer;
-
-	if (XLogReadBufferForRedo(record, 0, &buffer) == BLK_NEEDS_REDO)
-	{
-		Page		page = BufferGetPage(buffer);
-
-		TopicLogPageGetMeta(page)->flags |= TL_META_UNORDERED;
-		PageSetLSN(page, record->EndRecPtr);
-		MarkBufferDirty(buffer);
-	}
-	if (BufferIsValid(buffer))
-		UnlockReleaseBuffer(buffer);
-}
-
-static void
 redo_mark_aborted(XLogReaderState *record)
 {
 	xl_topic_log_mark_aborted *xlrec = (xl_topic_log_mark_aborted *) XLogRecGetData(record);
@@ -230,9 +213,6 @@ topic_redo(XLogReaderState *record)
 		case XLOG_TOPIC_LOG_START:
 			redo_log_start(record);
 			break;
-		case XLOG_TOPIC_LOG_UNORDERED:
-			redo_unordered(record);
-			break;
 		case XLOG_TOPIC_LOG_STABLE:
 			break;				/* for decoding only */
 		default:
@@ -324,8 +304,6 @@ topic_identify(uint8 info)
 			return "RESOLVE";
 		case XLOG_TOPIC_LOG_START:
 			return "LOG_START";
-		case XLOG_TOPIC_LOG_UNORDERED:
-			return "UNORDERED";
 		case XLOG_TOPIC_LOG_STABLE:
 			return "STABLE";
 	}
