@@ -4,6 +4,7 @@ MODULE_big = pg_topics
 OBJS = \
 	src/pg_topics.o \
 	src/guc.o \
+	src/sync_standby.o \
 	src/record.o \
 	src/storage.o \
 	src/visibility.o \

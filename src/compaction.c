@@ -23,6 +23,13 @@
  * copy of an older position that lands after a newer commit does not win.
  * A crash between the two steps leaves duplicates, which are harmless.
  *
+ * A subscriber that replicates the log from a publisher must not write
+ * into it, and need not: the publisher's copies arrive as inserts.  There
+ * step 1 only chooses a segment boundary below which every position has a
+ * record at least as new past it; the cut never passes the publisher's
+ * stable offset (the replicated marker), so no late record can still land
+ * below it.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -34,12 +41,45 @@
 #include "storage/lmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "compaction.h"
+#include "fetch.h"
 #include "internal_sql.h"
 #include "registry.h"
 #include "segment.h"
 #include "storage.h"
+#include "subscription.h"
+
+/*
+ * The latest position of every key in [$1, $2), unless a record past $2
+ * supersedes it: the copy keeps its original's version.
+ */
+static const char *copy_forward_sql =
+"INSERT INTO topics.consumer_offsets (key, value) "
+"SELECT key, value || jsonb_build_object('v', version) FROM ("
+"  SELECT DISTINCT ON (key) key, value, "
+"         coalesce((value->>'v')::bigint, \"offset\") AS version "
+"  FROM topics.consumer_offsets "
+"  WHERE \"offset\" >= $1 AND \"offset\" < $2 "
+"  ORDER BY key, version DESC) latest "
+"WHERE value IS NOT NULL AND NOT EXISTS ("
+"  SELECT 1 FROM topics.consumer_offsets newer "
+"  WHERE newer.\"offset\" >= $2 AND newer.key = latest.key)";
+
+/* On a replica: a position in [$1, $2) with no record as new past $2 */
+static const char *superseded_check_sql =
+"SELECT 1 FROM ("
+"  SELECT DISTINCT ON (key) key, value, "
+"         coalesce((value->>'v')::bigint, \"offset\") AS version "
+"  FROM topics.consumer_offsets "
+"  WHERE \"offset\" >= $1 AND \"offset\" < $2 "
+"  ORDER BY key, version DESC) latest "
+"WHERE value IS NOT NULL AND NOT EXISTS ("
+"  SELECT 1 FROM topics.consumer_offsets newer "
+"  WHERE newer.\"offset\" >= $2 AND newer.key = latest.key "
+"    AND coalesce((newer.value->>'v')::bigint, newer.\"offset\") >= latest.version) "
+"LIMIT 1";
 
 /* Roll consumer_offsets at 1 MB: compaction then keeps it at a few MB */
 #define COMPACTION_SEGMENT_BLOCKS	128
@@ -61,9 +101,43 @@ topic_offsets_segment_blocks(void)
 }
 
 /*
- * Step 1: copy the latest positions below the cut forward.  Returns the
- * cut, or -1 when there is nothing to compact.  Runs in a transaction the
- * caller commits before topic_offsets_compact_finish().
+ * Step 1 on a replica: the highest segment boundary, not past the
+ * publisher's stable offset, below which every position is superseded by
+ * a record past it, or -1.  Boundaries are tried from the top: the
+ * publisher's latest copies may sit in one of our sealed segments.
+ */
+static int64
+replica_cut(Relation log, TopicSegmentDir *dir, const TopicLogEnd *end)
+{
+	int64		bound = topic_replicated_bound(log, GetActiveSnapshot(), end);
+	Oid			argtypes[2] = {INT8OID, INT8OID};
+	Datum		args[2];
+	int64		cut = -1;
+	int			i;
+
+	args[0] = Int64GetDatum(end->log_start_offset);
+	for (i = dir->nentries - 1; i >= 0 && cut < 0; i--)
+	{
+		int64		candidate = dir->entries[i].base_offset;
+
+		if (!topic_segment_readable(&dir->entries[i]) ||
+			candidate > bound || candidate <= end->log_start_offset)
+			continue;
+		args[1] = Int64GetDatum(candidate);
+		if (SPI_execute_with_args(superseded_check_sql, 2, argtypes, args, NULL,
+								  true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not check topics.consumer_offsets for compaction");
+		if (SPI_processed == 0)
+			cut = candidate;
+	}
+	return cut;
+}
+
+/*
+ * Step 1: copy the latest positions below the cut forward (on a replica,
+ * only choose the cut).  Returns the cut, or -1 when there is nothing to
+ * compact.  Runs in a transaction the caller commits before
+ * topic_offsets_compact_finish().
  */
 int64
 topic_offsets_compact_copy(Relation log)
@@ -87,33 +161,30 @@ topic_offsets_compact_copy(Relation log)
 		return -1;
 	}
 	topic_storage_log_end(log, &end);
-	cut = Min(live->base_offset,
-			  topic_registry_stable_offset(RelationGetRelid(log), end.next_offset,
-										   &holder));
-	pfree(dir);
-	if (cut <= end.log_start_offset)
-		return -1;
-
-	args[0] = Int64GetDatum(end.log_start_offset);
-	args[1] = Int64GetDatum(cut);
 	topic_internal_sql_begin(&internal);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args(
-							  "INSERT INTO topics.consumer_offsets (key, value) "
-							  "SELECT key, value || jsonb_build_object('v', version) FROM ("
-							  "  SELECT DISTINCT ON (key) key, value, "
-							  "         coalesce((value->>'v')::bigint, \"offset\") AS version "
-							  "  FROM topics.consumer_offsets "
-							  "  WHERE \"offset\" >= $1 AND \"offset\" < $2 "
-							  "  ORDER BY key, version DESC) latest "
-							  "WHERE value IS NOT NULL AND NOT EXISTS ("
-							  "  SELECT 1 FROM topics.consumer_offsets newer "
-							  "  WHERE newer.\"offset\" >= $2 AND newer.key = latest.key)",
-							  2, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "could not compact topics.consumer_offsets");
+	if (topic_partition_is_replica(RelationGetRelid(log), InvalidOid))
+		cut = replica_cut(log, dir, &end);
+	else
+	{
+		cut = Min(live->base_offset,
+				  topic_registry_stable_offset(RelationGetRelid(log),
+											   end.next_offset, &holder));
+		if (cut <= end.log_start_offset)
+			cut = -1;
+		else
+		{
+			args[0] = Int64GetDatum(end.log_start_offset);
+			args[1] = Int64GetDatum(cut);
+			if (SPI_execute_with_args(copy_forward_sql, 2, argtypes, args, NULL,
+									  false, 0) != SPI_OK_INSERT)
+				elog(ERROR, "could not compact topics.consumer_offsets");
+		}
+	}
 	SPI_finish();
 	topic_internal_sql_end(&internal);
+	pfree(dir);
 	return cut;
 }
 

@@ -65,6 +65,7 @@
 #include "topic_log.h"
 #include "segment.h"
 #include "subscription.h"
+#include "sync_standby.h"
 #include "visibility.h"
 
 /* How often a long-poll on a hot standby looks again */
@@ -539,6 +540,8 @@ topic_fetch(PG_FUNCTION_ARGS)
 	}
 	if (wait_us > 0)
 		topic_registry_end_wait();
+	if (read.returned > 0)
+		topic_wait_for_sync_standby();
 
 	return (Datum) 0;
 }

@@ -76,6 +76,7 @@ typedef struct OffsetEntry
 	OffsetKey	key;
 	bool		has_committed;
 	int64		committed;
+	int64		version;		/* of the record that set it; see below */
 	Oid			group_owner;	/* role that owns the group */
 	char		owner_member[GROUP_NAME_LEN];	/* "" while unassigned */
 } OffsetEntry;
@@ -212,6 +213,7 @@ offset_entry(Oid topic, const char *group, int32 partition, bool create)
 	{
 		entry->has_committed = false;
 		entry->committed = 0;
+		entry->version = -1;
 		entry->group_owner = InvalidOid;
 		entry->owner_member[0] = '\0';
 	}
@@ -271,9 +273,10 @@ topic_groups_ensure_loaded(void)
 	topic_internal_sql_begin(&internal);
 	rc = SPI_execute("SELECT to_regclass(key->>'topic')::oid, key->>'group', "
 					 "(key->>'partition')::int, (value->>'offset')::bigint, "
-					 "(SELECT oid FROM pg_catalog.pg_roles WHERE rolname = value->>'owner') "
+					 "(SELECT oid FROM pg_catalog.pg_roles WHERE rolname = value->>'owner'), "
+					 "coalesce((value->>'v')::bigint, \"offset\") AS version "
 					 "FROM topics.consumer_offsets "
-					 "ORDER BY coalesce((value->>'v')::bigint, \"offset\"), \"offset\"",
+					 "ORDER BY version, \"offset\"",
 					 true, 0);
 	topic_internal_sql_end(&internal);
 	if (rc != SPI_OK_SELECT)
@@ -302,6 +305,8 @@ topic_groups_ensure_loaded(void)
 			bool		offset_null;
 			Datum		owner;
 			bool		owner_null;
+			Datum		version;
+			bool		version_null;
 
 			if (isnull)
 				continue;		/* the topic is gone */
@@ -309,12 +314,14 @@ topic_groups_ensure_loaded(void)
 			partition = DatumGetInt32(SPI_getbinval(tuple, desc, 3, &isnull));
 			offset = SPI_getbinval(tuple, desc, 4, &offset_null);
 			owner = SPI_getbinval(tuple, desc, 5, &owner_null);
+			version = SPI_getbinval(tuple, desc, 6, &version_null);
 			if (group == NULL || isnull)
 				continue;
 			e = offset_entry(topic, group, partition, !offset_null);
 			if (e == NULL)
 				continue;
 			e->has_committed = !offset_null;
+			e->version = version_null ? -1 : DatumGetInt64(version);
 			if (!offset_null)
 			{
 				e->committed = DatumGetInt64(offset);
@@ -575,10 +582,13 @@ topic_group_committed(Oid topic, const char *group, int32 partition,
 	return found;
 }
 
-/* A committed offset became durable: remember it (at transaction commit) */
+/*
+ * A committed offset became durable: remember it (at transaction commit).
+ * version is the offset of its record in topics.consumer_offsets.
+ */
 void
 topic_group_set_committed(Oid topic, const char *group, int32 partition,
-						  int64 offset, Oid owner)
+						  int64 offset, Oid owner, int64 version)
 {
 	OffsetEntry *e;
 
@@ -588,6 +598,62 @@ topic_group_set_committed(Oid topic, const char *group, int32 partition,
 	e->has_committed = true;
 	e->committed = offset;
 	e->group_owner = owner;
+	e->version = Max(e->version, version);
+	LWLockRelease(groups_lock);
+}
+
+/*
+ * A position record that logical replication (or a restore) brought into
+ * topics.consumer_offsets committed: apply it as loading after a restart
+ * would, by version, so that the cache always equals what the log says.
+ * Replicated records arrive in their publisher's commit order, and a
+ * compaction copy of an older position may arrive after a newer one.  A
+ * NULL position (has_offset false) forgets the key; the group goes with
+ * its last position unless it has members.
+ */
+void
+topic_group_apply_record(Oid topic, const char *group, int32 partition,
+						 bool has_offset, int64 offset, Oid owner,
+						 int64 version)
+{
+	OffsetEntry *e;
+
+	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
+	e = offset_entry(topic, group, partition, has_offset);
+	if (e != NULL && e->version <= version)
+	{
+		if (has_offset)
+		{
+			(void) group_entry(topic, group, true, owner);
+			e->has_committed = true;
+			e->committed = offset;
+			e->group_owner = owner;
+			e->version = version;
+		}
+		else if (e->owner_member[0] == '\0')
+		{
+			HASH_SEQ_STATUS status;
+			OffsetEntry *other;
+			bool		positions_left = false;
+			GroupEntry *g;
+
+			hash_search(offsets_hash, &e->key, HASH_REMOVE, NULL);
+			hash_seq_init(&status, offsets_hash);
+			while ((other = hash_seq_search(&status)) != NULL)
+				if (other->key.dbid == MyDatabaseId && other->key.topic == topic &&
+					strcmp(other->key.name, group) == 0 && other->has_committed)
+					positions_left = true;
+			g = group_entry(topic, group, false, InvalidOid);
+			if (g != NULL && !positions_left && g->nmembers == 0)
+				hash_search(groups_hash, &g->key, HASH_REMOVE, NULL);
+		}
+		else
+		{
+			/* an assigned partition keeps its entry, without a position */
+			e->has_committed = false;
+			e->version = version;
+		}
+	}
 	LWLockRelease(groups_lock);
 }
 

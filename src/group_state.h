@@ -9,6 +9,7 @@
 #ifndef TOPIC_GROUP_STATE_H
 #define TOPIC_GROUP_STATE_H
 
+#include "executor/tuptable.h"
 #include "nodes/pg_list.h"
 #include "utils/timestamp.h"
 
@@ -56,8 +57,16 @@ extern bool topic_group_committed(Oid topic, const char *group,
 								  int32 partition, int64 *offset);
 extern void topic_group_set_committed(Oid topic, const char *group,
 									  int32 partition, int64 offset,
-									  Oid owner);
+									  Oid owner, int64 version);
+extern void topic_group_apply_record(Oid topic, const char *group,
+									 int32 partition, bool has_offset,
+									 int64 offset, Oid owner, int64 version);
 extern void topic_group_forget(Oid topic, const char *group);
+
+/* groups.c: positions written into topics.consumer_offsets by apply or restore */
+extern void topic_group_records_arrived(TupleTableSlot **slots,
+										const int64 *offsets,
+										const bool *skip, int nslots);
 extern bool topic_group_has_members(Oid topic, const char *group);
 extern List *topic_group_positions(Oid topic);
 

@@ -41,6 +41,7 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/regproc.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -49,10 +50,13 @@
 #include "utils/snapmgr.h"
 
 #include "catalog.h"
+#include "compaction.h"
 #include "fetch.h"
 #include "group_state.h"
 #include "pg_topics.h"
 #include "registry.h"
+#include "subscription.h"
+#include "sync_standby.h"
 #include "topic_log.h"
 
 PG_FUNCTION_INFO_V1(topic_poll);
@@ -72,6 +76,8 @@ typedef struct PendingOffset
 	int32		partition;
 	int64		offset;			/* -1: forget the group (delete_group) */
 	Oid			owner;
+	int64		version;		/* its record's offset in consumer_offsets */
+	bool		arrived;		/* brought by replication or a restore */
 	int			nest_level;
 } PendingOffset;
 
@@ -166,6 +172,8 @@ pending_offset(Oid topic, const char *group, int32 partition, int64 *offset)
 	{
 		PendingOffset *p = lfirst(lc);
 
+		if (p->arrived)
+			continue;
 		if (p->topic == topic && p->partition == partition &&
 			strcmp(p->group, group) == 0)
 		{
@@ -174,6 +182,21 @@ pending_offset(Oid topic, const char *group, int32 partition, int64 *offset)
 		}
 	}
 	return found;
+}
+
+/*
+ * While a subscription replicates topics.consumer_offsets, its publisher
+ * keeps every group's positions: local ones would take its offsets.
+ */
+static void
+check_positions_writable(void)
+{
+	if (topic_partition_is_replica(topic_offsets_log_relid(), InvalidOid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot change consumer group positions here: topics.consumer_offsets is a logical replica"),
+				 errdetail("A subscription of this database replicates the groups' positions from a publisher."),
+				 errhint("Consume on the publisher. To take the groups over here, drop the subscription, or stop publishing topics.consumer_offsets and refresh the subscription.")));
 }
 
 /* Append a JSON string field to buf */
@@ -206,7 +229,10 @@ commit_position(Relation topic, const char *group, int32 partition,
 	StringInfoData value;
 	MemoryContext old;
 	PendingOffset *p;
+	int64		version;
+	bool		isnull;
 
+	check_positions_writable();
 	initStringInfo(&key);
 	appendStringInfoChar(&key, '{');
 	json_field(&key, "group", group, true);
@@ -239,6 +265,7 @@ commit_position(Relation topic, const char *group, int32 partition,
 	slot->tts_isnull[Anum_topic_headers - 1] = true;
 	ExecStoreVirtualTuple(slot);
 	table_tuple_insert(log, slot, GetCurrentCommandId(true), 0, NULL);
+	version = DatumGetInt64(slot_getattr(slot, Anum_topic_offset, &isnull));
 	ExecDropSingleTupleTableSlot(slot);
 	table_close(log, NoLock);
 
@@ -249,9 +276,116 @@ commit_position(Relation topic, const char *group, int32 partition,
 	p->partition = partition;
 	p->offset = offset;
 	p->owner = owner;
+	p->version = version;
 	p->nest_level = GetCurrentTransactionNestLevel();
 	pending = lappend(pending, p);
 	MemoryContextSwitchTo(old);
+}
+
+/* The text of field name of a jsonb object, or NULL */
+static char *
+jsonb_text_field(Jsonb *jb, const char *name)
+{
+	JsonbValue	v;
+
+	if (jb == NULL || !JB_ROOT_IS_OBJECT(jb) ||
+		getKeyJsonValueFromContainer(&jb->root, name, strlen(name), &v) == NULL ||
+		v.type != jbvString)
+		return NULL;
+	return pnstrdup(v.val.string.val, v.val.string.len);
+}
+
+/* The integer field name of a jsonb object, or false */
+static bool
+jsonb_int_field(Jsonb *jb, const char *name, int64 *result)
+{
+	JsonbValue	v;
+
+	if (jb == NULL || !JB_ROOT_IS_OBJECT(jb) ||
+		getKeyJsonValueFromContainer(&jb->root, name, strlen(name), &v) == NULL ||
+		v.type != jbvNumeric)
+		return false;
+	*result = DatumGetInt64(DirectFunctionCall1(numeric_int8,
+												NumericGetDatum(v.val.numeric)));
+	return true;
+}
+
+/*
+ * Records that logical replication's apply or a restore (both in preserve
+ * mode) wrote into topics.consumer_offsets at the given offsets: positions
+ * committed elsewhere.  They reach the cache when this transaction
+ * commits, like our own, but by version (topic_group_apply_record).  A
+ * record of a topic this database does not have is kept and ignored, as
+ * loading does.
+ */
+void
+topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
+							const bool *skip, int nslots)
+{
+	int			i;
+
+	for (i = 0; i < nslots; i++)
+	{
+		Jsonb	   *key;
+		Jsonb	   *value = NULL;
+		char	   *topic_name;
+		char	   *group;
+		char	   *owner_name;
+		int64		partition;
+		int64		offset = -1;
+		int64		version = offsets[i];
+		Oid			topic;
+		Oid			owner = InvalidOid;
+		bool		isnull;
+		Datum		d;
+		MemoryContext old;
+		PendingOffset *p;
+
+		if (skip[i])
+			continue;
+		d = slot_getattr(slots[i], Anum_topic_key, &isnull);
+		if (isnull)
+			continue;
+		key = DatumGetJsonbP(d);
+		d = slot_getattr(slots[i], Anum_topic_value, &isnull);
+		if (!isnull)
+			value = DatumGetJsonbP(d);
+
+		topic_name = jsonb_text_field(key, "topic");
+		group = jsonb_text_field(key, "group");
+		if (topic_name == NULL || group == NULL || strlen(group) >= GROUP_NAME_LEN ||
+			!jsonb_int_field(key, "partition", &partition) ||
+			partition < 0 || partition > PG_INT32_MAX)
+			continue;
+		topic = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(topic_name)),
+								 NoLock, true);
+		if (!OidIsValid(topic))
+			continue;
+		if (value != NULL)
+		{
+			if (!jsonb_int_field(value, "offset", &offset) || offset < 0)
+				continue;
+			(void) jsonb_int_field(value, "v", &version);
+			owner_name = jsonb_text_field(value, "owner");
+			if (owner_name != NULL)
+				owner = get_role_oid(owner_name, true);
+			if (!OidIsValid(owner))
+				owner = BOOTSTRAP_SUPERUSERID;
+		}
+
+		old = MemoryContextSwitchTo(TopTransactionContext);
+		p = palloc0(sizeof(PendingOffset));
+		p->topic = topic;
+		strlcpy(p->group, group, GROUP_NAME_LEN);
+		p->partition = (int32) partition;
+		p->offset = offset;
+		p->owner = owner;
+		p->version = version;
+		p->arrived = true;
+		p->nest_level = GetCurrentTransactionNestLevel();
+		pending = lappend(pending, p);
+		MemoryContextSwitchTo(old);
+	}
 }
 
 static void
@@ -350,6 +484,7 @@ topic_poll(PG_FUNCTION_ARGS)
 		wait_us = topic_interval_usecs(PG_GETARG_INTERVAL_P(4));
 	topic_check_read_args("poll", max_records, wait_us);
 	PreventCommandIfReadOnly("poll");
+	check_positions_writable();
 
 	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
 	topicid = RelationGetRelid(topic);
@@ -444,6 +579,8 @@ topic_poll(PG_FUNCTION_ARGS)
 	}
 	if (wait_us > 0)
 		topic_registry_end_wait();
+	if (total > 0)
+		topic_wait_for_sync_standby();
 	return (Datum) 0;
 }
 
@@ -461,6 +598,7 @@ set_position(FunctionCallInfo fcinfo)
 	TopicLogEnd end;
 
 	PreventCommandIfReadOnly("commit");
+	check_positions_writable();
 	owner = require_group(topic, group);
 	topic_check_partition(topic, partition);
 	leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
@@ -513,6 +651,7 @@ topic_reset_group(PG_FUNCTION_ARGS)
 				 errmsg("invalid reset position \"%s\"", to),
 				 errhint("Use 'earliest' or 'latest'.")));
 	PreventCommandIfReadOnly("reset_group");
+	check_positions_writable();
 	owner = require_group(topic, group);
 
 	for (p = 0; p < nparts; p++)
@@ -542,6 +681,7 @@ topic_delete_group(PG_FUNCTION_ARGS)
 	int32		p;
 
 	PreventCommandIfReadOnly("delete_group");
+	check_positions_writable();
 	owner = require_group(topic, group);
 	if (topic_group_has_members(RelationGetRelid(topic), group))
 		ereport(ERROR,
@@ -707,11 +847,15 @@ groups_xact_callback(XactEvent event, void *arg)
 			{
 				PendingOffset *p = lfirst(lc);
 
-				if (p->offset < 0)
+				if (p->arrived)
+					topic_group_apply_record(p->topic, p->group, p->partition,
+											 p->offset >= 0, p->offset,
+											 p->owner, p->version);
+				else if (p->offset < 0)
 					topic_group_forget(p->topic, p->group);
 				else
 					topic_group_set_committed(p->topic, p->group, p->partition,
-											  p->offset, p->owner);
+											  p->offset, p->owner, p->version);
 			}
 			pending = NIL;
 			polled = NIL;

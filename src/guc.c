@@ -15,6 +15,7 @@
 #include "utils/memutils.h"
 
 #include "pg_topics.h"
+#include "sync_standby.h"
 #include "topic_log.h"
 
 int			pg_topics_max_message_bytes = 1024 * 1024;
@@ -125,6 +126,15 @@ topic_guc_init(void)
 							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pg_topics.wait_for_sync_standby",
+							 "Consumers see records only once the synchronous standby has them.",
+							 "fetch and poll wait until the standbys in synchronous_standby_names have flushed the commits of the records they return.",
+							 &pg_topics_wait_for_sync_standby,
+							 false,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("pg_topics");
 }

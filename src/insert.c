@@ -41,6 +41,8 @@
 #include "pg_topics.h"
 #include "registry.h"
 #include "catalog.h"
+#include "compaction.h"
+#include "group_state.h"
 #include "segment.h"
 #include "storage.h"
 #include "subscription.h"
@@ -669,6 +671,17 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	/* before anyone can see those batches: readers must not trust order */
 	if (unordered && !(entry.flags & TOPIC_SEGENTRY_UNORDERED))
 		topic_segdir_mark_unordered(rel, entry.relid, entry.segno);
+
+	/* group positions committed elsewhere reach the cache at our commit */
+	if (preserve && !OidIsValid(topic) &&
+		RelationGetRelid(rel) == topic_offsets_log_relid())
+	{
+		bool	   *skip = palloc(sizeof(bool) * nslots);
+
+		for (i = 0; i < nslots; i++)
+			skip[i] = recs[i].marker;
+		topic_group_records_arrived(slots, offsets, skip, nslots);
+	}
 
 	/* the segment for autovacuum's freezing, the partition for people */
 	pgstat_count_heap_insert(seg, nslots);

@@ -49,9 +49,12 @@
 #include "subscription.h"
 #include "wal.h"
 
-/* Log the stable offset of partition number partition (relation router) */
+/*
+ * Log the stable offset of partition number partition (relation router) of
+ * a topic of npartitions; a log outside any topic is partition 0 of 1.
+ */
 static void
-log_marker(Relation router, Relation topic, int32 partition, bool at_commit)
+log_marker(Relation router, int32 partition, int32 npartitions, bool at_commit)
 {
 	xl_topic_log_stable xlrec;
 	TopicLogEnd end;
@@ -61,7 +64,7 @@ log_marker(Relation router, Relation topic, int32 partition, bool at_commit)
 	memset(&xlrec, 0, sizeof(xlrec));
 	xlrec.router = router->rd_node;
 	xlrec.partition = partition;
-	xlrec.npartitions = topic_partition_count(topic);
+	xlrec.npartitions = npartitions;
 	xlrec.stable_offset = at_commit ?
 		topic_registry_stable_offset_of_others(RelationGetRelid(router),
 											   end.next_offset) :
@@ -100,17 +103,19 @@ topic_markers_at_commit(void)
 		Relation	router;
 		Relation	topic;
 
-		if (!OidIsValid(topics[i]))
-			continue;			/* a log outside any topic */
 		router = try_relation_open(relids[i], AccessShareLock);
 		if (router == NULL)
 			continue;			/* dropped by this very transaction */
-		topic = try_relation_open(topics[i], AccessShareLock);
-		if (topic != NULL)
+		if (topic_log_is_router(router))
 		{
-			if (topic_log_is_router(router))
-				log_marker(router, topic, partitions[i], true);
-			relation_close(topic, AccessShareLock);
+			if (!OidIsValid(topics[i]))
+				log_marker(router, 0, 1, true); /* e.g. topics.consumer_offsets */
+			else if ((topic = try_relation_open(topics[i], AccessShareLock)) != NULL)
+			{
+				log_marker(router, partitions[i], topic_partition_count(topic),
+						   true);
+				relation_close(topic, AccessShareLock);
+			}
 		}
 		relation_close(router, AccessShareLock);
 	}
@@ -124,46 +129,54 @@ static bool
 is_published(Oid relid, Oid topic)
 {
 	return GetRelationPublications(relid) != NIL ||
-		GetRelationPublications(topic) != NIL ||
+		(OidIsValid(topic) && GetRelationPublications(topic) != NIL) ||
 		GetAllTablesPublications() != NIL;
 }
 
 /*
- * The worker's round: log the stable offset of partition log router if it
- * is published (the caller commits).
+ * The worker's round: log the stable offset of log router_relid (a
+ * partition, or a log outside any topic) if it is published (the caller
+ * commits).
  */
 void
 topic_markers_refresh(Oid router_relid)
 {
-	Oid			topic_relid;
+	Oid			topic_relid = InvalidOid;
 	Relation	router;
-	Relation	topic;
-	int32		nparts;
-	int32		p;
+	Relation	topic = NULL;
+	int32		nparts = 1;
+	int32		partition = 0;
 
-	if (!XLogLogicalInfoActive() || !get_rel_relispartition(router_relid))
+	if (!XLogLogicalInfoActive())
 		return;
-	topic_relid = get_partition_parent(router_relid, true);
-	if (!OidIsValid(topic_relid) || !is_published(router_relid, topic_relid))
+	if (get_rel_relispartition(router_relid))
+	{
+		topic_relid = get_partition_parent(router_relid, true);
+		if (!OidIsValid(topic_relid))
+			return;
+	}
+	if (!is_published(router_relid, topic_relid))
 		return;
 	/* a subscriber passes its publisher's markers on instead */
 	if (topic_partition_is_replica(router_relid, topic_relid))
 		return;
-	topic = try_relation_open(topic_relid, AccessShareLock);
-	if (topic == NULL)
-		return;
+	if (OidIsValid(topic_relid))
+	{
+		topic = try_relation_open(topic_relid, AccessShareLock);
+		if (topic == NULL)
+			return;
+		nparts = topic_partition_count(topic);
+		for (partition = 0; partition < nparts; partition++)
+			if (topic_partition_relid(topic, partition) == router_relid)
+				break;
+	}
 	router = try_relation_open(router_relid, AccessShareLock);
 	if (router != NULL)
 	{
-		nparts = topic_partition_count(topic);
-		for (p = 0; p < nparts; p++)
-			if (topic_partition_relid(topic, p) == router_relid)
-			{
-				if (topic_log_is_router(router))
-					log_marker(router, topic, p, false);
-				break;
-			}
+		if (partition < nparts && topic_log_is_router(router))
+			log_marker(router, partition, nparts, false);
 		relation_close(router, AccessShareLock);
 	}
-	relation_close(topic, AccessShareLock);
+	if (topic != NULL)
+		relation_close(topic, AccessShareLock);
 }
