@@ -67,7 +67,11 @@ static const char *copy_forward_sql =
 "  SELECT 1 FROM topics.consumer_offsets newer "
 "  WHERE newer.\"offset\" >= $2 AND newer.key = latest.key)";
 
-/* On a replica: a position in [$1, $2) with no record as new past $2 */
+/*
+ * On a replica: a key whose latest record in [$1, $2) is not superseded
+ * past $2 -- a position without a record as new past $2, or a tombstone
+ * with an older record past $2 that dropping it would bring back.
+ */
 static const char *superseded_check_sql =
 "SELECT 1 FROM ("
 "  SELECT DISTINCT ON (key) key, value, "
@@ -75,10 +79,13 @@ static const char *superseded_check_sql =
 "  FROM topics.consumer_offsets "
 "  WHERE \"offset\" >= $1 AND \"offset\" < $2 "
 "  ORDER BY key, version DESC) latest "
-"WHERE value IS NOT NULL AND NOT EXISTS ("
-"  SELECT 1 FROM topics.consumer_offsets newer "
-"  WHERE newer.\"offset\" >= $2 AND newer.key = latest.key "
-"    AND coalesce((newer.value->>'v')::bigint, newer.\"offset\") >= latest.version) "
+"WHERE NOT EXISTS ("
+"    SELECT 1 FROM topics.consumer_offsets newer "
+"    WHERE newer.\"offset\" >= $2 AND newer.key = latest.key "
+"      AND coalesce((newer.value->>'v')::bigint, newer.\"offset\") >= latest.version) "
+"  AND (latest.value IS NOT NULL OR EXISTS ("
+"    SELECT 1 FROM topics.consumer_offsets older "
+"    WHERE older.\"offset\" >= $2 AND older.key = latest.key)) "
 "LIMIT 1";
 
 /* Roll consumer_offsets at 1 MB: compaction then keeps it at a few MB */

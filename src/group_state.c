@@ -318,7 +318,9 @@ topic_groups_ensure_loaded(void)
 			if (group == NULL || isnull)
 				continue;
 			e = offset_entry(topic, group, partition, !offset_null);
-			if (e == NULL)
+			/* an entry committed since our snapshot is newer than the log */
+			if (e == NULL ||
+				e->version > (version_null ? -1 : DatumGetInt64(version)))
 				continue;
 			e->has_committed = !offset_null;
 			e->version = version_null ? -1 : DatumGetInt64(version);
@@ -583,8 +585,26 @@ topic_group_committed(Oid topic, const char *group, int32 partition,
 }
 
 /*
- * A committed offset became durable: remember it (at transaction commit).
- * version is the offset of its record in topics.consumer_offsets.
+ * Make room for a position this transaction is about to commit, before
+ * it commits: at commit nothing may fail any more (the commit record is
+ * written), so a full table must be reported here, while the transaction
+ * can still roll back.  with_group: the position creates its group too.
+ */
+void
+topic_group_reserve(Oid topic, const char *group, int32 partition, Oid owner,
+					bool with_group)
+{
+	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
+	if (with_group)
+		(void) group_entry(topic, group, true, owner);
+	(void) offset_entry(topic, group, partition, true);
+	LWLockRelease(groups_lock);
+}
+
+/*
+ * A committed offset became durable: remember it (at transaction commit,
+ * in the entry topic_group_reserve made).  version is the offset of its
+ * record in topics.consumer_offsets.
  */
 void
 topic_group_set_committed(Oid topic, const char *group, int32 partition,
@@ -593,12 +613,14 @@ topic_group_set_committed(Oid topic, const char *group, int32 partition,
 	OffsetEntry *e;
 
 	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
-	(void) group_entry(topic, group, true, owner);
-	e = offset_entry(topic, group, partition, true);
-	e->has_committed = true;
-	e->committed = offset;
-	e->group_owner = owner;
-	e->version = Max(e->version, version);
+	e = offset_entry(topic, group, partition, false);
+	if (e != NULL)
+	{
+		e->has_committed = true;
+		e->committed = offset;
+		e->group_owner = owner;
+		e->version = Max(e->version, version);
+	}
 	LWLockRelease(groups_lock);
 }
 
@@ -608,8 +630,9 @@ topic_group_set_committed(Oid topic, const char *group, int32 partition,
  * would, by version, so that the cache always equals what the log says.
  * Replicated records arrive in their publisher's commit order, and a
  * compaction copy of an older position may arrive after a newer one.  A
- * NULL position (has_offset false) forgets the key; the group goes with
- * its last position unless it has members.
+ * NULL position (has_offset false) clears the key but keeps its version;
+ * the group goes with its last position unless it has members.  Runs at
+ * commit, in the entry topic_group_reserve made: must not fail.
  */
 void
 topic_group_apply_record(Oid topic, const char *group, int32 partition,
@@ -619,25 +642,23 @@ topic_group_apply_record(Oid topic, const char *group, int32 partition,
 	OffsetEntry *e;
 
 	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
-	e = offset_entry(topic, group, partition, has_offset);
+	e = offset_entry(topic, group, partition, false);
 	if (e != NULL && e->version <= version)
 	{
+		e->version = version;
+		e->has_committed = has_offset;
 		if (has_offset)
 		{
-			(void) group_entry(topic, group, true, owner);
-			e->has_committed = true;
 			e->committed = offset;
 			e->group_owner = owner;
-			e->version = version;
 		}
-		else if (e->owner_member[0] == '\0')
+		else
 		{
 			HASH_SEQ_STATUS status;
 			OffsetEntry *other;
 			bool		positions_left = false;
 			GroupEntry *g;
 
-			hash_search(offsets_hash, &e->key, HASH_REMOVE, NULL);
 			hash_seq_init(&status, offsets_hash);
 			while ((other = hash_seq_search(&status)) != NULL)
 				if (other->key.dbid == MyDatabaseId && other->key.topic == topic &&
@@ -647,13 +668,22 @@ topic_group_apply_record(Oid topic, const char *group, int32 partition,
 			if (g != NULL && !positions_left && g->nmembers == 0)
 				hash_search(groups_hash, &g->key, HASH_REMOVE, NULL);
 		}
-		else
-		{
-			/* an assigned partition keeps its entry, without a position */
-			e->has_committed = false;
-			e->version = version;
-		}
 	}
+	LWLockRelease(groups_lock);
+}
+
+/*
+ * Load the log again at the next use: positions that arrived for a topic
+ * this database did not have (yet) are in the log but not in the cache.
+ * Runs at commit: removing never fails.
+ */
+void
+topic_groups_reload_later(void)
+{
+	Oid			dbid = MyDatabaseId;
+
+	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
+	hash_search(loaded_hash, &dbid, HASH_REMOVE, NULL);
 	LWLockRelease(groups_lock);
 }
 

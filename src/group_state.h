@@ -58,6 +58,9 @@ extern bool topic_group_committed(Oid topic, const char *group,
 extern void topic_group_set_committed(Oid topic, const char *group,
 									  int32 partition, int64 offset,
 									  Oid owner, int64 version);
+extern void topic_group_reserve(Oid topic, const char *group, int32 partition,
+								Oid owner, bool with_group);
+extern void topic_groups_reload_later(void);
 extern void topic_group_apply_record(Oid topic, const char *group,
 									 int32 partition, bool has_offset,
 									 int64 offset, Oid owner, int64 version);

@@ -94,6 +94,7 @@ typedef struct PolledPartition
 static List *pending = NIL;		/* in TopTransactionContext */
 static List *polled = NIL;
 static bool polled_in_xact = false;	/* for PREPARE's refusal */
+static bool reload_at_commit = false;	/* see topic_groups_topic_appeared */
 
 /* Check and normalize a group or consumer name argument */
 static char *
@@ -184,6 +185,13 @@ pending_offset(Oid topic, const char *group, int32 partition, int64 *offset)
 	return found;
 }
 
+/* Does a subscription replicate topics.consumer_offsets here? */
+static bool
+positions_replicated(void)
+{
+	return topic_partition_is_replica(topic_offsets_log_relid(), InvalidOid);
+}
+
 /*
  * While a subscription replicates topics.consumer_offsets, its publisher
  * keeps every group's positions: local ones would take its offsets.
@@ -191,12 +199,25 @@ pending_offset(Oid topic, const char *group, int32 partition, int64 *offset)
 static void
 check_positions_writable(void)
 {
-	if (topic_partition_is_replica(topic_offsets_log_relid(), InvalidOid))
+	if (positions_replicated())
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cannot change consumer group positions here: topics.consumer_offsets is a logical replica"),
+				 errmsg("cannot change consumer group positions while \"topics.consumer_offsets\" is a logical replica"),
 				 errdetail("A subscription of this database replicates the groups' positions from a publisher."),
 				 errhint("Consume on the publisher. To take the groups over here, drop the subscription, or stop publishing topics.consumer_offsets and refresh the subscription.")));
+}
+
+/*
+ * A topic was created or renamed here.  On a replica, positions may have
+ * arrived for its name before it existed: load the log again once this
+ * transaction commits (topic_group_records_arrived skips what it cannot
+ * resolve, loading does not).
+ */
+void
+topic_groups_topic_appeared(void)
+{
+	if (positions_replicated())
+		reload_at_commit = true;
 }
 
 /* Append a JSON string field to buf */
@@ -300,14 +321,19 @@ static bool
 jsonb_int_field(Jsonb *jb, const char *name, int64 *result)
 {
 	JsonbValue	v;
+	char	   *text;
+	char	   *end;
 
 	if (jb == NULL || !JB_ROOT_IS_OBJECT(jb) ||
 		getKeyJsonValueFromContainer(&jb->root, name, strlen(name), &v) == NULL ||
 		v.type != jbvNumeric)
 		return false;
-	*result = DatumGetInt64(DirectFunctionCall1(numeric_int8,
-												NumericGetDatum(v.val.numeric)));
-	return true;
+	/* apply must not fail on a record it cannot use: skip it instead */
+	text = DatumGetCString(DirectFunctionCall1(numeric_out,
+											   NumericGetDatum(v.val.numeric)));
+	errno = 0;
+	*result = strtoll(text, &end, 10);
+	return errno == 0 && *end == '\0';
 }
 
 /*
@@ -710,6 +736,12 @@ topic_groups_topic_renamed(Oid topicid)
 	List	   *positions;
 	ListCell   *lc;
 
+	/* a replica gets the renamed positions from its publisher */
+	if (positions_replicated())
+	{
+		topic_groups_topic_appeared();
+		return;
+	}
 	topic_groups_ensure_loaded();
 	positions = topic_group_positions(topicid);
 	if (positions == NIL)
@@ -833,6 +865,15 @@ groups_xact_callback(XactEvent event, void *arg)
 							 errdetail("A rebalance moved the partition while this transaction processed it."),
 							 errhint("Retry the transaction; its records go to the partition's new owner.")));
 			}
+			/* the last moment a full table can still be refused */
+			foreach(lc, pending)
+			{
+				PendingOffset *p = lfirst(lc);
+
+				if (p->arrived || p->offset >= 0)
+					topic_group_reserve(p->topic, p->group, p->partition,
+										p->owner, p->offset >= 0);
+			}
 			break;
 		case XACT_EVENT_PRE_PREPARE:
 			if (polled_in_xact || pending != NIL)
@@ -860,12 +901,16 @@ groups_xact_callback(XactEvent event, void *arg)
 			pending = NIL;
 			polled = NIL;
 			polled_in_xact = false;
+			if (reload_at_commit)
+				topic_groups_reload_later();
+			reload_at_commit = false;
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
 			pending = NIL;
 			polled = NIL;
 			polled_in_xact = false;
+			reload_at_commit = false;
 			break;
 		default:
 			break;

@@ -53,6 +53,7 @@ extern void topic_shmem_init(void);
 /* groups.c */
 extern void topic_groups_init(void);
 extern void topic_groups_topic_renamed(Oid topicid);
+extern void topic_groups_topic_appeared(void);
 
 /* insert.c */
 extern void topic_insert(Relation rel, TupleTableSlot **slots, int nslots,

@@ -25,6 +25,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "pg_topics.h"
 #include "retention.h"
@@ -200,7 +201,17 @@ segment_xact_callback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 			created = emptied = dropped = NIL;
-			process_notes(my_created, my_emptied, my_dropped);
+			if (my_created == NIL && my_emptied == NIL && my_dropped == NIL)
+				break;
+			/* the apply worker commits without a snapshot; our DDL needs one */
+			if (!ActiveSnapshotSet())
+			{
+				PushActiveSnapshot(GetTransactionSnapshot());
+				process_notes(my_created, my_emptied, my_dropped);
+				PopActiveSnapshot();
+			}
+			else
+				process_notes(my_created, my_emptied, my_dropped);
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:

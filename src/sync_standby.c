@@ -15,8 +15,9 @@
  *
  * We know no commit LSN per record (a synchronous commit leaves none in
  * the commit log), so a reader that is about to return records waits
- * until the standby has flushed WAL up to our own flush position taken
- * after reading: every commit its snapshot showed ends before that.  The
+ * until the standby has flushed WAL up to the end of the last record
+ * inserted after reading: every commit its snapshot showed ends there or
+ * before.  The
  * price is at most one replication round trip per read that returns
  * something; a read that returns nothing never waits.
  *
@@ -72,9 +73,13 @@ topic_wait_for_sync_standby(void)
 	if (!pg_topics_wait_for_sync_standby || RecoveryInProgress())
 		return;
 
-	/* the walsender sends only flushed WAL: flush what we may have seen */
-	XLogFlush(GetXLogInsertRecPtr());
-	target = GetFlushRecPtr(NULL);
+	/*
+	 * The end of the last record inserted (not the next insert position,
+	 * which may lie past a page header no WAL reaches yet); the walsender
+	 * sends only flushed WAL, so flush it.
+	 */
+	target = GetXLogInsertEndRecPtr();
+	XLogFlush(target);
 
 	for (;;)
 	{

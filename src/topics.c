@@ -253,6 +253,7 @@ topic_create_topic(PG_FUNCTION_ARGS)
 	store_config(relid, PG_GETARG_DATUM(4), PG_ARGISNULL(4),
 				 PG_GETARG_DATUM(5), PG_ARGISNULL(5));
 	SPI_finish();
+	topic_groups_topic_appeared();
 
 	PG_RETURN_OID(relid);
 }

@@ -177,6 +177,41 @@ like($changes, qr/table public\.events_p0: INSERT: partition\[integer\]:0 "offse
 	'the stable-offset marker follows the records of the transaction');
 $pub->safe_psql('postgres', q{SELECT pg_drop_replication_slot('td')});
 
+# retention is each server's own (segment drops are not DML), while
+# TRUNCATE replicates and offsets keep growing on both sides
+$pub->safe_psql('postgres', q{
+SELECT topics.create_topic('kept', 1, 'text', 'text');
+CREATE PUBLICATION kept FOR TABLE kept WITH (publish_via_partition_root = true);
+});
+$sub->safe_psql('postgres', q{SELECT topics.create_topic('kept', 1, 'text', 'text', retention_bytes => 200000)});
+$sub->safe_psql('postgres', qq{CREATE SUBSCRIPTION kept CONNECTION '$connstr' PUBLICATION kept});
+$sub->wait_for_subscription_sync($pub, 'kept');
+for my $round (1 .. 16)
+{
+	$pub->safe_psql('postgres', qq{
+SELECT count(*) FROM topics.produce_batch('kept',
+    (SELECT array_agg(repeat(md5(g::text), 8)) FROM generate_series(1, 200) g));
+SELECT pg_sleep(0.3);});
+}
+$pub->wait_for_catchup('kept');
+ok($sub->poll_query_until('postgres', q{
+SELECT log_start_offset > 0 FROM topics.offsets('kept')}),
+	'the subscriber applies its own retention');
+is($pub->safe_psql('postgres', q{SELECT log_start_offset FROM topics.offsets('kept')}), '0',
+	'the publisher, without retention, keeps everything');
+$pub->safe_psql('postgres', q{SELECT topics.delete_records('kept', 0, 3000)});
+$pub->safe_psql('postgres', q{SELECT count(*) FROM topics.produce('kept', 'after delete_records')});
+$pub->wait_for_catchup('kept');
+my $sub_start = $sub->safe_psql('postgres', q{SELECT log_start_offset FROM topics.offsets('kept')});
+cmp_ok($sub_start, '<', 3000, "delete_records on the publisher does not replicate (subscriber starts at $sub_start)");
+my $hw = $pub->safe_psql('postgres', q{SELECT high_watermark FROM topics.offsets('kept')});
+$pub->safe_psql('postgres', q{TRUNCATE kept});
+$pub->safe_psql('postgres', q{SELECT count(*) FROM topics.produce('kept', 'after truncate')});
+$pub->wait_for_catchup('kept');
+is($sub->safe_psql('postgres', q{SELECT string_agg("offset" || ':' || value, ',') FROM kept}),
+	"$hw:after truncate", 'TRUNCATE replicates, and offsets keep growing on the subscriber');
+$sub->safe_psql('postgres', 'DROP SUBSCRIPTION kept');
+
 # detaching: drop the subscription, and the partition takes produce again
 $sub->safe_psql('postgres', 'DROP SUBSCRIPTION whole');
 is($sub->safe_psql('postgres', q{SELECT "offset" FROM topics.produce('orders', '{"local": 2}'::jsonb, partition => 0)}),

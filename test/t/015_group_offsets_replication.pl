@@ -89,6 +89,36 @@ is($sub->safe_psql('postgres', $positions_sql), $pub_positions,
 is($sub->safe_psql('postgres', $groups_sql), 'audit,billing',
 	'a group deleted on the publisher is gone on the subscriber');
 
+# positions of a topic the subscriber does not have yet are kept in its log
+# and show up once it creates the topic; renaming a topic works on both
+# sides (the subscriber gets the re-recorded positions from the publisher)
+$pub->safe_psql('postgres', q{
+SELECT topics.create_topic('late', 2, 'text', 'text');
+SELECT count(*) FROM topics.produce_batch('late', ARRAY['a', 'b', 'c'], partition => 1);
+SELECT count(*) FROM topics.poll(NULL::late, 'latecomer', max_records => 2);
+});
+$pub->wait_for_catchup('topics_sub');
+$sub->safe_psql('postgres', q{SELECT topics.create_topic('late', 2, 'text', 'text')});
+# a rename is done on both sides; apply retries until they agree
+$pub->safe_psql('postgres', q{ALTER TABLE orders RENAME TO renamed});
+$sub->safe_psql('postgres', q{ALTER TABLE orders RENAME TO renamed});
+$pub->wait_for_catchup('topics_sub');
+my $named_sql = q{
+SELECT string_agg(format('%s/%s/%s/%s', topic, group_name, partition, committed_offset), ','
+                  ORDER BY topic::text, group_name, partition)
+FROM topics.consumer_lag WHERE committed_offset IS NOT NULL};
+my $pub_named = $pub->safe_psql('postgres', $named_sql);
+like($pub_named, qr{late/latecomer/1/2}, 'the publisher has positions of the new topic');
+like($pub_named, qr{renamed/billing/0/}, 'and of the renamed one');
+is($sub->safe_psql('postgres', $named_sql), $pub_named,
+	'positions of a topic created later on the subscriber appear there, and renaming works on both sides');
+$sub->safe_psql('postgres', q{ALTER TABLE renamed RENAME TO orders});
+$pub->safe_psql('postgres', q{ALTER TABLE renamed RENAME TO orders});
+$pub->wait_for_catchup('topics_sub');
+is($sub->safe_psql('postgres', $positions_sql), $pub->safe_psql('postgres', $positions_sql),
+	'after renaming back, the positions still agree');
+$pub_positions = $pub->safe_psql('postgres', $positions_sql);
+
 # local group writes would take the publisher's offsets: refused
 for my $call (
 	q{SELECT count(*) FROM topics.poll(NULL::orders, 'billing', consumer => 'c1')},
@@ -100,7 +130,7 @@ for my $call (
 	my ($ret, $stdout, $stderr) = $sub->psql('postgres',
 		"\\set VERBOSITY verbose\n$call");
 	like($stderr,
-		qr/ERROR:  55000: cannot change consumer group positions here: topics.consumer_offsets is a logical replica/,
+		qr/ERROR:  55000: cannot change consumer group positions while "topics.consumer_offsets" is a logical replica/,
 		"refused on the replica: $call");
 }
 is($sub->safe_psql('postgres', $positions_sql), $pub_positions,
@@ -113,14 +143,14 @@ $pub->safe_psql('postgres', join('', map {
 	"SELECT count(*) FROM topics.poll(NULL::orders, 'group$_', max_records => 1);\n" } 1 .. 20));
 for my $round (1 .. 6)
 {
-	$pub->safe_psql('postgres', q{
-DO $$
+	$pub->safe_psql('postgres', qq{
+DO \$\$
 BEGIN
     FOR i IN 1 .. 4000 LOOP
-        PERFORM topics.commit('orders', 'group' || (1 + i % 20), i % 4, i % 400);
+        PERFORM topics.commit('orders', 'group' || (1 + i % 20), (i / 20) % 4, (i * $round) % 400);
     END LOOP;
 END
-$$;
+\$\$;
 });
 }
 $pub->wait_for_catchup('topics_sub');
@@ -136,6 +166,11 @@ $pub_positions = $pub->safe_psql('postgres', $positions_sql);
 like($pub_positions, qr{group9/0/}, 'the publisher has the new groups');
 is($sub->safe_psql('postgres', $positions_sql), $pub_positions,
 	'after 24,000 commits and compaction on both sides the positions agree');
+my $log_bounds = q{SELECT min("offset") || '-' || max("offset") FROM topics.consumer_offsets};
+my ($sub_min, $sub_max) = split /-/, $sub->safe_psql('postgres', $log_bounds);
+my ($pub_min, $pub_max) = split /-/, $pub->safe_psql('postgres', $log_bounds);
+cmp_ok($sub_min, '>', 0, "the subscriber dropped superseded segments (its log starts at $sub_min)");
+is($sub_max, $pub_max, 'the subscriber never wrote into its replica: the same last offset as the publisher');
 is($sub->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('topics.consumer_offsets')}),
 	'0', 'verify finds nothing wrong in the subscriber\'s consumer_offsets');
 

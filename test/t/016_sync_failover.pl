@@ -50,10 +50,10 @@ my $producer = IPC::Run::start(
 	  q{SELECT "offset" FROM topics.produce('events', 'unconfirmed'::text, partition => 0)} ],
 	'>', \$out, '2>', \$err);
 ok($primary->poll_query_until('postgres',
-	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'SyncRep'}),
+	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'SyncRep' AND query LIKE '%unconfirmed%'}),
 	'the producer waits for the stopped standby');
 $primary->safe_psql('postgres',
-	q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'});
+	q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep' AND query LIKE '%unconfirmed%'});
 $producer->finish;
 like($err, qr/canceling wait for synchronous replication/,
 	'the cancelled wait warns the producer: its commit is not acknowledged');
