@@ -179,7 +179,7 @@ CREATE FUNCTION topics.partition_info(topic regclass)
 RETURNS TABLE(partition int, relation regclass, log_start_offset bigint,
     high_watermark bigint, last_stable_offset bigint, records bigint, bytes bigint,
     oldest_timestamp timestamptz, newest_timestamp timestamptz,
-    holder_pid int, holder_xid xid, holder_since timestamptz)
+    holder_pid int, holder_xid xid, holder_since timestamptz, logical_replica boolean)
 AS 'MODULE_PATHNAME', 'topic_partition_info'
 LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION topics.partition_info(regclass) IS

@@ -428,26 +428,53 @@ fill_slot(Relation rel, TupleTableSlot *slot, int64 offset, TimestampTz ts,
 	slot->tts_tableOid = RelationGetRelid(rel);
 }
 
-/* Is the LIVE segment due to roll over to the next one? */
+/* The segment's roll limit in blocks, TOAST included */
+static BlockNumber
+segment_limit(const TopicSegmentDir *dir)
+{
+	return dir->segment_blocks > 0 ? dir->segment_blocks :
+		(BlockNumber) pg_topics_segment_size;
+}
+
+/*
+ * The segment's size in blocks, as this backend last saw its tail: an
+ * lseek per insert was a tenth of a single-record produce, and the limit
+ * is soft (every writer looks, each at its own last tail).
+ */
+static BlockNumber
+segment_nblocks(Relation seg)
+{
+	BlockNumber target = RelationGetTargetBlock(seg);
+
+	return target != InvalidBlockNumber ? target + 1 : topic_nblocks(seg);
+}
+
+/* Is the LIVE segment due to roll over to the next one, by pages or age? */
 static bool
 segment_due(Relation seg, const TopicSegmentEntry *live,
 			const TopicSegmentDir *dir)
 {
-	BlockNumber limit = dir->segment_blocks > 0 ? dir->segment_blocks :
-		(BlockNumber) pg_topics_segment_size;
-	BlockNumber nblocks = topic_nblocks(seg);
-	BlockNumber toast_blocks = 0;
+	BlockNumber nblocks = segment_nblocks(seg);
 
 	if (nblocks <= TOPIC_LOG_FIRST_DATA_BLKNO)
 		return false;			/* empty: nothing to seal */
-	if (nblocks >= Min(limit, TOPIC_SEGMENT_MAX_ROLL_BLOCKS))
+	if (nblocks >= Min(segment_limit(dir), TOPIC_SEGMENT_MAX_ROLL_BLOCKS))
 		return true;
+	return dir->segment_roll_usecs > 0 &&
+		GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs;
+}
 
-	/*
-	 * Large values count too: they are what retention_bytes is mostly
-	 * about.  No lock: the TOAST table goes only with the segment, which
-	 * our RowExclusiveLock keeps.
-	 */
+/*
+ * Is it due counting its TOAST table, which large values fill (they are
+ * what retention_bytes is mostly about)?  Asked after calls that moved
+ * values there, the only ones that grow it.  No lock: the TOAST table goes
+ * only with the segment, which our RowExclusiveLock keeps.
+ */
+static bool
+segment_due_with_toast(Relation seg, BlockNumber limit)
+{
+	BlockNumber toast_blocks = 0;
+
 	if (OidIsValid(seg->rd_rel->reltoastrelid))
 	{
 		Relation	toast = RelationIdGetRelation(seg->rd_rel->reltoastrelid);
@@ -458,10 +485,20 @@ segment_due(Relation seg, const TopicSegmentEntry *live,
 			RelationClose(toast);
 		}
 	}
-	if (nblocks + toast_blocks >= limit)
-		return true;
-	return dir->segment_roll_usecs > 0 &&
-		GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs;
+	return segment_nblocks(seg) > TOPIC_LOG_FIRST_DATA_BLKNO &&
+		segment_nblocks(seg) + toast_blocks >= limit;
+}
+
+/* Did preparing rec move a field out to the TOAST table? */
+static bool
+moved_to_toast(const PreparedRecord *rec)
+{
+	int			f;
+
+	for (f = 0; f < 3; f++)
+		if (rec->field[f] != NULL && VARATT_IS_EXTERNAL_ONDISK(rec->field[f]))
+			return true;
+	return false;
 }
 
 /*
@@ -473,8 +510,8 @@ segment_due(Relation seg, const TopicSegmentEntry *live,
 static Relation
 lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
 				  bool preserve, bool any_order, PreparedRecord *recs,
-				  TopicTail *tail,
-				  BufferAccessStrategy strategy, TopicSegmentEntry *entry)
+				  TopicTail *tail, BufferAccessStrategy strategy,
+				  TopicSegmentEntry *entry, BlockNumber *limit)
 {
 	int			stale = 0;
 
@@ -502,6 +539,7 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
 			continue;
 		}
 		*entry = *live;
+		*limit = segment_limit(dir);
 		pfree(dir);
 
 		for (i = 0; i < nslots; i++)
@@ -555,6 +593,8 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	bool		any_order;
 	bool		unordered = false;
 	bool		keep_supplied;
+	bool		moved = false;
+	BlockNumber limit;
 	TopicBatchHeader hdr;
 	TransactionId xid;
 	TimestampTz now;
@@ -605,7 +645,8 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	slot = topic_registry_add_writer(rel, topic);
 
 	seg = lock_live_segment(rel, slots, nslots, preserve, any_order, recs,
-							&tail, bistate ? bistate->strategy : NULL, &entry);
+							&tail, bistate ? bistate->strategy : NULL, &entry,
+							&limit);
 	keep_supplied = preserve && any_supplied(recs, nslots);
 	now = GetCurrentTimestamp();
 
@@ -671,6 +712,16 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	/* before anyone can see those batches: readers must not trust order */
 	if (unordered && !(entry.flags & TOPIC_SEGENTRY_UNORDERED))
 		topic_segdir_mark_unordered(rel, entry.relid, entry.segno);
+
+	/*
+	 * Large values fill the segment's TOAST table, which counts toward its
+	 * size: a call that moved some there rolls the segment when that makes
+	 * it due, so that the next call writes to a fresh one.
+	 */
+	for (i = 0; i < nslots && !moved; i++)
+		moved = moved_to_toast(&recs[i]);
+	if (moved && segment_due_with_toast(seg, limit))
+		(void) topic_segment_roll(rel, seg);
 
 	/* group positions committed elsewhere reach the cache at our commit */
 	if (preserve && !OidIsValid(topic) &&

@@ -17,17 +17,20 @@
 #include "storage/bufmgr.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "catalog.h"
+#include "fetch.h"
 #include "pg_topics.h"
 #include "registry.h"
 #include "segment.h"
 #include "storage.h"
+#include "subscription.h"
 #include "topic_log.h"
 
 PG_FUNCTION_INFO_V1(topic_partition_info);
 
-#define PARTITION_INFO_COLS 12
+#define PARTITION_INFO_COLS 13
 
 /* Oldest timestamp of a segment: its first data page's */
 static bool
@@ -86,7 +89,8 @@ partition_bytes(Relation leaf, TimestampTz *oldest, bool *found)
  *		relation regclass, log_start_offset bigint, high_watermark bigint,
  *		last_stable_offset bigint, records bigint, bytes bigint,
  *		oldest_timestamp timestamptz, newest_timestamp timestamptz,
- *		holder_pid int, holder_xid xid, holder_since timestamptz)
+ *		holder_pid int, holder_xid xid, holder_since timestamptz,
+ *		logical_replica boolean)
  */
 Datum
 topic_partition_info(PG_FUNCTION_ARGS)
@@ -108,10 +112,15 @@ topic_partition_info(PG_FUNCTION_ARGS)
 		Datum		values[PARTITION_INFO_COLS];
 		bool		nulls[PARTITION_INFO_COLS];
 		int64		lso;
+		bool		replica;
 
 		memset(nulls, 0, sizeof(nulls));
 		topic_storage_log_end(leaf, &end);
 		lso = topic_registry_stable_offset(leafid, end.next_offset, &holder);
+		/* a replica's records are stable up to its publisher's marker */
+		replica = topic_partition_is_replica(leafid, RelationGetRelid(topic));
+		if (replica)
+			lso = Min(lso, topic_replicated_bound(leaf, GetActiveSnapshot(), &end));
 
 		values[0] = Int32GetDatum(p);
 		values[1] = ObjectIdGetDatum(leafid);
@@ -136,6 +145,7 @@ topic_partition_info(PG_FUNCTION_ARGS)
 		}
 		else
 			nulls[9] = nulls[10] = nulls[11] = true;
+		values[12] = BoolGetDatum(replica);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		table_close(leaf, NoLock);
 	}
