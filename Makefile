@@ -59,5 +59,8 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# the TAP tests' shared helpers (after PGXS, which empties PROVE_FLAGS)
+PROVE_FLAGS += -I test/lib
+
 # PGXS tracks no header dependencies: rebuild everything when a header changes
 $(OBJS): $(wildcard src/*.h)

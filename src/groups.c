@@ -234,6 +234,26 @@ json_field(StringInfo buf, const char *name, const char *value, bool first)
 		appendStringInfoString(buf, "null");
 }
 
+/* Remember a position for this (sub)transaction, for the cache at commit */
+static void
+add_pending(Oid topic, const char *group, int32 partition, int64 offset,
+			Oid owner, int64 version, bool arrived)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	PendingOffset *p = palloc0(sizeof(PendingOffset));
+
+	p->topic = topic;
+	strlcpy(p->group, group, GROUP_NAME_LEN);
+	p->partition = partition;
+	p->offset = offset;
+	p->owner = owner;
+	p->version = version;
+	p->arrived = arrived;
+	p->nest_level = GetCurrentTransactionNestLevel();
+	pending = lappend(pending, p);
+	MemoryContextSwitchTo(old);
+}
+
 /*
  * Record a group position in topics.consumer_offsets, in the current
  * transaction, and remember it for this transaction and for the cache.
@@ -248,8 +268,6 @@ commit_position(Relation topic, const char *group, int32 partition,
 	TupleTableSlot *slot = table_slot_create(log, NULL);
 	StringInfoData key;
 	StringInfoData value;
-	MemoryContext old;
-	PendingOffset *p;
 	int64		version;
 	bool		isnull;
 
@@ -290,17 +308,8 @@ commit_position(Relation topic, const char *group, int32 partition,
 	ExecDropSingleTupleTableSlot(slot);
 	table_close(log, NoLock);
 
-	old = MemoryContextSwitchTo(TopTransactionContext);
-	p = palloc0(sizeof(PendingOffset));
-	p->topic = RelationGetRelid(topic);
-	strlcpy(p->group, group, GROUP_NAME_LEN);
-	p->partition = partition;
-	p->offset = offset;
-	p->owner = owner;
-	p->version = version;
-	p->nest_level = GetCurrentTransactionNestLevel();
-	pending = lappend(pending, p);
-	MemoryContextSwitchTo(old);
+	add_pending(RelationGetRelid(topic), group, partition, offset, owner,
+				version, false);
 }
 
 /* The text of field name of a jsonb object, or NULL */
@@ -364,8 +373,6 @@ topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
 		Oid			owner = InvalidOid;
 		bool		isnull;
 		Datum		d;
-		MemoryContext old;
-		PendingOffset *p;
 
 		if (skip[i])
 			continue;
@@ -399,18 +406,8 @@ topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
 				owner = BOOTSTRAP_SUPERUSERID;
 		}
 
-		old = MemoryContextSwitchTo(TopTransactionContext);
-		p = palloc0(sizeof(PendingOffset));
-		p->topic = topic;
-		strlcpy(p->group, group, GROUP_NAME_LEN);
-		p->partition = (int32) partition;
-		p->offset = offset;
-		p->owner = owner;
-		p->version = version;
-		p->arrived = true;
-		p->nest_level = GetCurrentTransactionNestLevel();
-		pending = lappend(pending, p);
-		MemoryContextSwitchTo(old);
+		add_pending(topic, group, (int32) partition, offset, owner, version,
+					true);
 	}
 }
 

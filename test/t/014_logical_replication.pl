@@ -10,24 +10,10 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use PgTopicsTest;
 
-sub start_node
-{
-	my ($name) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init(allows_streaming => 'logical');
-	$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_topics'
-pg_topics.worker_naptime = 1000
-max_worker_processes = 16
-});
-	$node->start;
-	$node->safe_psql('postgres', 'CREATE EXTENSION pg_topics');
-	return $node;
-}
-
-my $pub = start_node('publisher');
-my $sub = start_node('subscriber');
+my $pub = start_logical_node('publisher', '1000ms');
+my $sub = start_logical_node('subscriber', '1000ms');
 
 # the same topics on both sides
 for my $node ($pub, $sub)

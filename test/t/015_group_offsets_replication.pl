@@ -10,27 +10,11 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use PgTopicsTest;
 
-sub start_node
-{
-	my ($name) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init(allows_streaming => 'logical');
-	$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_topics'
-pg_topics.worker_naptime = '200ms'
-max_worker_processes = 16
-});
-	$node->start;
-	$node->safe_psql('postgres', q{
-CREATE EXTENSION pg_topics;
-SELECT topics.create_topic('orders', 4, 'text', 'text');
-});
-	return $node;
-}
-
-my $pub = start_node('publisher');
-my $sub = start_node('subscriber');
+my $orders = q{SELECT topics.create_topic('orders', 4, 'text', 'text')};
+my $pub = start_logical_node('publisher', '200ms', $orders);
+my $sub = start_logical_node('subscriber', '200ms', $orders);
 
 my $positions_sql = q{
 SELECT coalesce(string_agg(format('%s/%s/%s', group_name, partition, committed_offset), ','

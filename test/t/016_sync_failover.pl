@@ -15,7 +15,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
-use Time::HiRes qw(usleep);
+use PgTopicsTest;
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
@@ -104,14 +104,8 @@ for my $p (1 .. 4)
 		$script .= "SELECT partition AS p, \"offset\" AS o FROM topics.produce('events', 'v$p-$i'::text, 'k$p-$i'::text) \\gset\n";
 		$script .= "COMMIT;\n\\echo ack :p :o v$p-$i\n";
 	}
-	my $file = $primary->basedir . "/producer$p.sql";
-	open my $fh, '>', $file or die;
-	print $fh $script;
-	close $fh;
-	$outfile[$p] = $primary->basedir . "/producer$p.out";
-	push @harness, IPC::Run::start(
-		[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $primary->connstr('postgres'), '-f', $file ],
-		'>', $outfile[$p], '2>', $primary->basedir . "/producer$p.err");
+	(my $h, $outfile[$p]) = start_psql_script($primary, "producer$p", $script);
+	push @harness, $h;
 }
 
 # The consumer prints every record it got ("got ..."), and "acked" after
@@ -123,14 +117,8 @@ for my $i (1 .. 3000)
 	$consumer_script .= "SELECT 'got ' || partition || ' ' || \"offset\" || ' ' || value FROM topics.poll(NULL::events, 'g', consumer => 'c', max_records => 50, wait => '100ms');\n";
 	$consumer_script .= "COMMIT;\n\\echo acked\n";
 }
-my $consumer_file = $primary->basedir . '/consumer.sql';
-open my $cfh, '>', $consumer_file or die;
-print $cfh $consumer_script;
-close $cfh;
-my $consumer_out = $primary->basedir . '/consumer.out';
-push @harness, IPC::Run::start(
-	[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $primary->connstr('postgres'), '-f', $consumer_file ],
-	'>', $consumer_out, '2>', $primary->basedir . '/consumer.err');
+my ($consumer, $consumer_out) = start_psql_script($primary, 'consumer', $consumer_script);
+push @harness, $consumer;
 
 sleep 3;
 my $postmaster = $primary->{_pid};

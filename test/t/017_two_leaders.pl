@@ -9,27 +9,11 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use PgTopicsTest;
 
-sub start_node
-{
-	my ($name) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init(allows_streaming => 'logical');
-	$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_topics'
-pg_topics.worker_naptime = '200ms'
-max_worker_processes = 16
-});
-	$node->start;
-	$node->safe_psql('postgres', q{
-CREATE EXTENSION pg_topics;
-SELECT topics.create_topic('orders', 4, 'text', 'text');
-});
-	return $node;
-}
-
-my $node_a = start_node('a');
-my $node_b = start_node('b');
+my $orders = q{SELECT topics.create_topic('orders', 4, 'text', 'text')};
+my $node_a = start_logical_node('a', '200ms', $orders);
+my $node_b = start_logical_node('b', '200ms', $orders);
 
 # a leads partitions 0 and 1, b leads 2 and 3; each follows the other
 $node_a->safe_psql('postgres', q{CREATE PUBLICATION a_leads FOR TABLE orders_p0, orders_p1});
