@@ -420,6 +420,21 @@ compact_finish(Oid relid)
 	close_after_upkeep(log);
 }
 
+/* The logs whose stable offsets a round sends (docs/replication.md) */
+static List *marker_logs = NIL;
+
+static void
+refresh_markers(Oid unused)
+{
+	ListCell   *lc;
+
+	foreach(lc, marker_logs)
+	{
+		CHECK_FOR_INTERRUPTS();
+		topic_markers_refresh(lfirst_oid(lc));
+	}
+}
+
 static void
 sweep_orphan(Oid relid)
 {
@@ -477,8 +492,13 @@ topic_db_worker_main(Datum main_arg)
 			in_transaction(compact_finish, offsets_log);
 		if (in_transaction(create_spare, lfirst_oid(lc)) && OidIsValid(spare_relid))
 			in_transaction(add_spare, spare_router);
-		if (XLogLogicalInfoActive())
-			in_transaction(topic_markers_refresh, lfirst_oid(lc));
+	}
+
+	/* markers for every published log in one transaction: one xid a round */
+	if (XLogLogicalInfoActive())
+	{
+		marker_logs = logs;
+		in_transaction(refresh_markers, InvalidOid);
 	}
 
 	/* orphans: cheap to look for (no locks), so every round */
