@@ -59,8 +59,8 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# the TAP tests' shared helpers (after PGXS, which empties PROVE_FLAGS)
-PROVE_FLAGS += -I test/lib
+# the TAP tests' shared helpers (after PGXS, which sets PG_PROVE_FLAGS)
+PG_PROVE_FLAGS += -I $(srcdir)/test/lib
 
 # PGXS tracks no header dependencies: rebuild everything when a header changes
 $(OBJS): $(wildcard src/*.h)

@@ -449,12 +449,21 @@ segment_nblocks(Relation seg)
 	return target != InvalidBlockNumber ? target + 1 : topic_nblocks(seg);
 }
 
+/*
+ * A segment that an earlier call found due by its TOAST table but could
+ * not roll (no spare yet): every call rolls it until one succeeds.
+ */
+static Oid	toast_due_segment = InvalidOid;
+
 /* Is the LIVE segment due to roll over to the next one, by pages or age? */
 static bool
 segment_due(Relation seg, const TopicSegmentEntry *live,
 			const TopicSegmentDir *dir)
 {
 	BlockNumber nblocks = segment_nblocks(seg);
+
+	if (RelationGetRelid(seg) == toast_due_segment)
+		return true;
 
 	if (nblocks <= TOPIC_LOG_FIRST_DATA_BLKNO)
 		return false;			/* empty: nothing to seal */
@@ -534,6 +543,8 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
 		}
 		if (segment_due(seg, live, dir) && topic_segment_roll(router, seg))
 		{
+			if (RelationGetRelid(seg) == toast_due_segment)
+				toast_due_segment = InvalidOid;
 			relation_close(seg, RowExclusiveLock);
 			pfree(dir);
 			continue;
@@ -721,7 +732,8 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	for (i = 0; i < nslots && !moved; i++)
 		moved = moved_to_toast(&recs[i]);
 	if (moved && segment_due_with_toast(seg, limit))
-		(void) topic_segment_roll(rel, seg);
+		toast_due_segment = topic_segment_roll(rel, seg) ? InvalidOid :
+			RelationGetRelid(seg);
 
 	/* group positions committed elsewhere reach the cache at our commit */
 	if (preserve && !OidIsValid(topic) &&

@@ -37,6 +37,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_publication.h"
 #include "commands/trigger.h"
+#include "storage/lmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
@@ -134,6 +135,20 @@ is_published(Oid relid, Oid topic)
 }
 
 /*
+ * Open relid if nobody holds a lock that would make us wait: the round
+ * sends all its markers in one transaction, and one busy table (say, an
+ * open TRUNCATE) must not hold back the others.  It gets its marker next
+ * round.
+ */
+static Relation
+open_if_free(Oid relid)
+{
+	if (!ConditionalLockRelationOid(relid, AccessShareLock))
+		return NULL;
+	return try_relation_open(relid, NoLock);
+}
+
+/*
  * The worker's round: log the stable offset of log router_relid (a
  * partition, or a log outside any topic) if it is published (the caller
  * commits).
@@ -162,7 +177,7 @@ topic_markers_refresh(Oid router_relid)
 		return;
 	if (OidIsValid(topic_relid))
 	{
-		topic = try_relation_open(topic_relid, AccessShareLock);
+		topic = open_if_free(topic_relid);
 		if (topic == NULL)
 			return;
 		nparts = topic_partition_count(topic);
@@ -170,7 +185,7 @@ topic_markers_refresh(Oid router_relid)
 			if (topic_partition_relid(topic, partition) == router_relid)
 				break;
 	}
-	router = try_relation_open(router_relid, AccessShareLock);
+	router = open_if_free(router_relid);
 	if (router != NULL)
 	{
 		if (partition < nparts && topic_log_is_router(router))

@@ -187,8 +187,8 @@ topic_segment_ddl_end(TopicSegmentDdlState *state)
 
 /*
  * A backstop for DDL that bypasses ProcessUtility (logical replication
- * applies TRUNCATE directly): act on what is left before commit; forget it
- * at abort.
+ * applies TRUNCATE directly): act on what is left before commit or
+ * PREPARE (a two_phase subscription); forget it at abort.
  */
 static void
 segment_xact_callback(XactEvent event, void *arg)
@@ -200,6 +200,7 @@ segment_xact_callback(XactEvent event, void *arg)
 	switch (event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
 			created = emptied = dropped = NIL;
 			if (my_created == NIL && my_emptied == NIL && my_dropped == NIL)
 				break;
