@@ -188,23 +188,26 @@ topic_emit_record(StableRead *read, int32 partition, TopicRecord *rec)
 }
 
 /*
- * Read segment rel of partition number partition from read->position, by
- * the rule at the top of this file, below the high watermark hw.  True
- * when the read is over: a batch that is not stable yet, max_records, or
- * the watermark.
+ * Walk the data pages of segment seg from the one holding offset from on,
+ * share-locking one page at a time, and hand each batch to visit, which
+ * returns true when the walk is over.  A visitor that needs a commit made
+ * durable first sets *flush_to and returns false: the walker flushes
+ * outside the page lock, as a synchronous commit would have (rather than
+ * wait for the WAL writer), and visits that page again from its start.
+ * True when a visitor ended the walk.
  */
-static bool
-read_segment(Relation rel, int32 partition, int64 hw, Snapshot snapshot,
-			 StableRead *read)
+bool
+topic_walk_batches(Relation seg, int64 from, TopicBatchVisitor visit,
+				   void *arg)
 {
-	BlockNumber nblocks = topic_nblocks(rel);
-	TopicLogPosition resolved = topic_storage_resolved(rel);
+	BlockNumber nblocks = topic_nblocks(seg);
+	TopicLogPosition resolved = topic_storage_resolved(seg);
 	BlockNumber blkno;
 
-	for (blkno = topic_seek_block(rel, nblocks, false, read->position, 0);
+	for (blkno = topic_seek_block(seg, nblocks, false, from, 0);
 		 blkno < nblocks; blkno++)
 	{
-		Buffer		buffer = ReadBuffer(rel, blkno);
+		Buffer		buffer = ReadBuffer(seg, blkno);
 		Page		page;
 		Size		pos = 0;
 		TopicBatchHeader hdr;
@@ -220,78 +223,14 @@ read_segment(Relation rel, int32 partition, int64 hw, Snapshot snapshot,
 			UnlockReleaseBuffer(buffer);
 			continue;
 		}
-		topic_page_check(rel, blkno, page, TL_PAGE_DATA);
+		topic_page_check(seg, blkno, page, TL_PAGE_DATA);
 
-		while (!done && (hdr = topic_page_next_batch(page, &pos)) != NULL)
-		{
-			int64		last;
-			const char *bytes;
-			Size		rpos;
-			int			i;
-
-			if (TopicBatchIsMarker(hdr))
-				continue;
-			last = batch_last_offset(rel, blkno, hdr);
-			if (last < read->position)
-				continue;
-			if (hdr->base_offset >= hw)
-			{
-				done = true;	/* written after we read the watermark */
-				break;
-			}
-			switch (topic_batch_fate(buffer, hdr, snapshot, resolved, &flush_to))
-			{
-				case BATCH_STOP:
-					if (flush_to != InvalidXLogRecPtr)
-						break;	/* flush, then read this page again */
-					read->position = Max(read->position, hdr->base_offset);
-					done = true;
-					continue;
-				case BATCH_SKIP:
-					read->position = last + 1;
-					continue;
-				case BATCH_READ:
-					break;
-			}
-			if (flush_to != InvalidXLogRecPtr)
-				break;
-
-			bytes = (const char *) hdr;
-			rpos = sizeof(TopicBatchHeaderData);
-			for (i = 0; i < hdr->nrecords; i++)
-			{
-				TopicRecord rec;
-
-				if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i, &rec))
-					ereport(ERROR,
-							(errcode(ERRCODE_DATA_CORRUPTED),
-							 errmsg("page %u of topic_log relation \"%s\" has a record that does not decode",
-									blkno, RelationGetRelationName(rel))));
-				if (rec.offset < read->position)
-					continue;
-				if (read->returned >= read->max_records)
-				{
-					done = true;
-					break;
-				}
-				if (read->first_returned < 0)
-					read->first_returned = rec.offset;
-				if (read->store)
-					topic_emit_record(read, partition, &rec);
-				read->returned++;
-				read->position = rec.offset + 1;
-			}
-			if (!done)
-				read->position = last + 1;
-		}
+		while (!done && flush_to == InvalidXLogRecPtr &&
+			   (hdr = topic_page_next_batch(page, &pos)) != NULL)
+			done = visit(arg, seg, blkno, buffer, hdr, resolved, &flush_to);
 		UnlockReleaseBuffer(buffer);
 		if (flush_to != InvalidXLogRecPtr)
 		{
-			/*
-			 * A committed record is not durable yet: make it so, as a
-			 * synchronous commit would have, rather than wait for the WAL
-			 * writer; then read the page again.
-			 */
 			XLogFlush(flush_to);
 			blkno--;
 			continue;
@@ -299,6 +238,83 @@ read_segment(Relation rel, int32 partition, int64 hw, Snapshot snapshot,
 		if (done)
 			return true;
 	}
+	return false;
+}
+
+/* Decode record i of batch hdr on page blkno of seg, or fail loudly */
+void
+topic_decode_batch_record(Relation seg, BlockNumber blkno, TopicBatchHeader hdr,
+						  Size *rpos, int i, TopicRecord *rec)
+{
+	if (!topic_record_decode((const char *) hdr, rpos, hdr->length, hdr, i, rec))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("page %u of topic_log relation \"%s\" has a record that does not decode",
+						blkno, RelationGetRelationName(seg))));
+}
+
+/* A stable read of one segment: what read_batch needs besides the batch */
+typedef struct SegmentRead
+{
+	StableRead *read;
+	int32		partition;
+	int64		hw;
+	Snapshot	snapshot;
+} SegmentRead;
+
+/*
+ * One batch of a stable read, by the rule at the top of this file, below
+ * the high watermark: true when the read is over (a batch that is not
+ * stable yet, max_records, or the watermark).
+ */
+static bool
+read_batch(void *arg, Relation rel, BlockNumber blkno, Buffer buffer,
+		   TopicBatchHeader hdr, TopicLogPosition resolved, XLogRecPtr *flush_to)
+{
+	SegmentRead *sr = (SegmentRead *) arg;
+	StableRead *read = sr->read;
+	int64		last;
+	Size		rpos = sizeof(TopicBatchHeaderData);
+	int			i;
+
+	if (TopicBatchIsMarker(hdr))
+		return false;
+	last = batch_last_offset(rel, blkno, hdr);
+	if (last < read->position)
+		return false;
+	if (hdr->base_offset >= sr->hw)
+		return true;			/* written after we read the watermark */
+	switch (topic_batch_fate(buffer, hdr, sr->snapshot, resolved, flush_to))
+	{
+		case BATCH_STOP:
+			if (*flush_to != InvalidXLogRecPtr)
+				return false;	/* flush, then read this page again */
+			read->position = Max(read->position, hdr->base_offset);
+			return true;
+		case BATCH_SKIP:
+			read->position = last + 1;
+			return false;
+		case BATCH_READ:
+			break;
+	}
+
+	for (i = 0; i < hdr->nrecords; i++)
+	{
+		TopicRecord rec;
+
+		topic_decode_batch_record(rel, blkno, hdr, &rpos, i, &rec);
+		if (rec.offset < read->position)
+			continue;
+		if (read->returned >= read->max_records)
+			return true;
+		if (read->first_returned < 0)
+			read->first_returned = rec.offset;
+		if (read->store)
+			topic_emit_record(read, sr->partition, &rec);
+		read->returned++;
+		read->position = rec.offset + 1;
+	}
+	read->position = last + 1;
 	return false;
 }
 
@@ -312,6 +328,7 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
 {
 	int64		hw = end->next_offset;
 	TopicSegmentDir *dir;
+	SegmentRead sr;
 	int			i;
 
 	read->returned = 0;
@@ -325,6 +342,10 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
 	if (from >= hw)
 		return;
 
+	sr.read = read;
+	sr.partition = partition;
+	sr.hw = hw;
+	sr.snapshot = snapshot;
 	dir = topic_segdir_read(rel);
 	if (topic_segdir_unordered_from(dir, from))
 	{
@@ -357,7 +378,7 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
 								   (long long) now.log_start_offset)));
 			continue;
 		}
-		done = read_segment(seg, partition, hw, snapshot, read);
+		done = topic_walk_batches(seg, read->position, read_batch, &sr);
 		/* the records are copied out; a long-poll must not hold it asleep */
 		relation_close(seg, AccessShareLock);
 		if (done)

@@ -40,6 +40,17 @@ typedef enum BatchFate
 extern BatchFate topic_batch_fate(Buffer buffer, TopicBatchHeader hdr,
 								  Snapshot snapshot, TopicLogPosition resolved,
 								  XLogRecPtr *flush_to);
+/* One batch of topic_walk_batches: true when the walk is over */
+typedef bool (*TopicBatchVisitor) (void *arg, Relation seg, BlockNumber blkno,
+								   Buffer buffer, TopicBatchHeader hdr,
+								   TopicLogPosition resolved,
+								   XLogRecPtr *flush_to);
+
+extern bool topic_walk_batches(Relation seg, int64 from,
+							   TopicBatchVisitor visit, void *arg);
+extern void topic_decode_batch_record(Relation seg, BlockNumber blkno,
+									  TopicBatchHeader hdr, Size *rpos, int i,
+									  TopicRecord *rec);
 extern void topic_emit_record(StableRead *read, int32 partition,
 							  TopicRecord *rec);
 extern void topic_read_stable(Relation rel, int32 partition, int64 from,

@@ -50,6 +50,7 @@ typedef struct Candidate
 typedef struct UnorderedRead
 {
 	StableRead *read;
+	Snapshot	snapshot;
 	int32		partition;
 	int64		from;
 	int64		cutoff;			/* nothing at or above it is returned */
@@ -136,81 +137,38 @@ complete_below(UnorderedRead *u, int64 m)
 }
 
 /*
- * Collect from segment seg; true when the read is complete.
+ * Collect from one batch of a segment (a topic_walk_batches visitor); true
+ * when the read is complete.  A page read again after a flush offers its
+ * records again: prune drops the repeats.
  */
 static bool
-collect_segment(Relation seg, Snapshot snapshot, UnorderedRead *u)
+collect_batch(void *arg, Relation seg, BlockNumber blkno, Buffer buffer,
+			  TopicBatchHeader hdr, TopicLogPosition resolved,
+			  XLogRecPtr *flush_to)
 {
-	BlockNumber nblocks = topic_nblocks(seg);
-	TopicLogPosition resolved = topic_storage_resolved(seg);
-	BlockNumber blkno;
+	UnorderedRead *u = (UnorderedRead *) arg;
+	BatchFate	fate = topic_batch_fate(buffer, hdr, u->snapshot, resolved,
+										flush_to);
+	Size		rpos = sizeof(TopicBatchHeaderData);
+	int			i;
 
-	for (blkno = topic_seek_block(seg, nblocks, false, u->from, 0);
-		 blkno < nblocks; blkno++)
+	if (*flush_to != InvalidXLogRecPtr || fate == BATCH_SKIP)
+		return false;
+	if (fate == BATCH_STOP)
 	{
-		Buffer		buffer = ReadBuffer(seg, blkno);
-		Page		page;
-		Size		pos = 0;
-		TopicBatchHeader hdr;
-		bool		done = false;
-		XLogRecPtr	flush_to = InvalidXLogRecPtr;
+		/* not stable: neither it nor anything above it */
+		if (!TopicBatchIsMarker(hdr))
+			u->cutoff = Min(u->cutoff, hdr->base_offset);
+		return false;
+	}
+	if (TopicBatchIsMarker(hdr))
+		return complete_below(u, hdr->base_offset);
+	for (i = 0; i < hdr->nrecords; i++)
+	{
+		TopicRecord rec;
 
-		CHECK_FOR_INTERRUPTS();
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		if (PageIsNew(page))
-		{
-			UnlockReleaseBuffer(buffer);
-			continue;
-		}
-		topic_page_check(seg, blkno, page, TL_PAGE_DATA);
-
-		while (!done && (hdr = topic_page_next_batch(page, &pos)) != NULL)
-		{
-			BatchFate	fate = topic_batch_fate(buffer, hdr, snapshot, resolved,
-												&flush_to);
-			const char *bytes = (const char *) hdr;
-			Size		rpos = sizeof(TopicBatchHeaderData);
-			int			i;
-
-			if (flush_to != InvalidXLogRecPtr)
-				break;			/* flush, then read this page again */
-			if (fate == BATCH_SKIP)
-				continue;
-			if (fate == BATCH_STOP)
-			{
-				/* not stable: neither it nor anything above it */
-				if (!TopicBatchIsMarker(hdr))
-					u->cutoff = Min(u->cutoff, hdr->base_offset);
-				continue;
-			}
-			if (TopicBatchIsMarker(hdr))
-			{
-				done = complete_below(u, hdr->base_offset);
-				continue;
-			}
-			for (i = 0; i < hdr->nrecords; i++)
-			{
-				TopicRecord rec;
-
-				if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i, &rec))
-					ereport(ERROR,
-							(errcode(ERRCODE_DATA_CORRUPTED),
-							 errmsg("page %u of topic_log relation \"%s\" has a record that does not decode",
-									blkno, RelationGetRelationName(seg))));
-				add_candidate(u, &rec);
-			}
-		}
-		UnlockReleaseBuffer(buffer);
-		if (flush_to != InvalidXLogRecPtr)
-		{
-			/* make its commit durable, and again (prune drops repeats) */
-			XLogFlush(flush_to);
-			blkno--;
-			continue;
-		}
-		if (done)
-			return true;
+		topic_decode_batch_record(seg, blkno, hdr, &rpos, i, &rec);
+		add_candidate(u, &rec);
 	}
 	return false;
 }
@@ -227,6 +185,7 @@ topic_read_unordered(Relation rel, TopicSegmentDir *dir, int32 partition,
 	int			i;
 
 	u.read = read;
+	u.snapshot = snapshot;
 	u.partition = partition;
 	u.from = read->position;
 	u.cutoff = bound;
@@ -245,7 +204,7 @@ topic_read_unordered(Relation rel, TopicSegmentDir *dir, int32 partition,
 		seg = topic_segment_open(dir->router, e, AccessShareLock);
 		if (seg == NULL)
 			continue;			/* dropped by retention meanwhile */
-		done = collect_segment(seg, snapshot, &u);
+		done = topic_walk_batches(seg, u.from, collect_batch, &u);
 		relation_close(seg, AccessShareLock);
 		if (done)
 			break;
