@@ -51,18 +51,22 @@
 #include "storage.h"
 #include "subscription.h"
 
+/* The latest record (by version) of every key in [$1, $2), as "latest" */
+#define LATEST_BELOW_CUT \
+"(SELECT DISTINCT ON (key) key, value, " \
+"         coalesce((value->>'v')::bigint, \"offset\") AS version " \
+"  FROM topics.consumer_offsets " \
+"  WHERE \"offset\" >= $1 AND \"offset\" < $2 " \
+"  ORDER BY key, version DESC) latest "
+
 /*
  * The latest position of every key in [$1, $2), unless a record past $2
  * supersedes it: the copy keeps its original's version.
  */
 static const char *copy_forward_sql =
 "INSERT INTO topics.consumer_offsets (key, value) "
-"SELECT key, value || jsonb_build_object('v', version) FROM ("
-"  SELECT DISTINCT ON (key) key, value, "
-"         coalesce((value->>'v')::bigint, \"offset\") AS version "
-"  FROM topics.consumer_offsets "
-"  WHERE \"offset\" >= $1 AND \"offset\" < $2 "
-"  ORDER BY key, version DESC) latest "
+"SELECT key, value || jsonb_build_object('v', version) FROM "
+LATEST_BELOW_CUT
 "WHERE value IS NOT NULL AND NOT EXISTS ("
 "  SELECT 1 FROM topics.consumer_offsets newer "
 "  WHERE newer.\"offset\" >= $2 AND newer.key = latest.key)";
@@ -73,12 +77,8 @@ static const char *copy_forward_sql =
  * with an older record past $2 that dropping it would bring back.
  */
 static const char *superseded_check_sql =
-"SELECT 1 FROM ("
-"  SELECT DISTINCT ON (key) key, value, "
-"         coalesce((value->>'v')::bigint, \"offset\") AS version "
-"  FROM topics.consumer_offsets "
-"  WHERE \"offset\" >= $1 AND \"offset\" < $2 "
-"  ORDER BY key, version DESC) latest "
+"SELECT 1 FROM "
+LATEST_BELOW_CUT
 "WHERE NOT EXISTS ("
 "    SELECT 1 FROM topics.consumer_offsets newer "
 "    WHERE newer.\"offset\" >= $2 AND newer.key = latest.key "

@@ -482,6 +482,7 @@ segment_due(Relation seg, const TopicSegmentEntry *live,
 static bool
 segment_due_with_toast(Relation seg, BlockNumber limit)
 {
+	BlockNumber nblocks;
 	BlockNumber toast_blocks = 0;
 
 	if (OidIsValid(seg->rd_rel->reltoastrelid))
@@ -494,8 +495,8 @@ segment_due_with_toast(Relation seg, BlockNumber limit)
 			RelationClose(toast);
 		}
 	}
-	return segment_nblocks(seg) > TOPIC_LOG_FIRST_DATA_BLKNO &&
-		segment_nblocks(seg) + toast_blocks >= limit;
+	nblocks = segment_nblocks(seg);
+	return nblocks > TOPIC_LOG_FIRST_DATA_BLKNO && nblocks + toast_blocks >= limit;
 }
 
 /* Did preparing rec move a field out to the TOAST table? */
