@@ -23,6 +23,7 @@ OBJS = \
 	src/catalog.o \
 	src/topics.o \
 	src/produce.o \
+	src/result_store.o \
 	src/fetch.o \
 	src/unordered_read.o \
 	src/views.o \

@@ -82,6 +82,14 @@ W5_REPEAT = 3              # EXPLAIN ANALYZE executions per time-range/full-scan
 W7_RATE = 1000             # records/s, 1 per transaction, 1 producer client
 W7_BATCH = 1000            # max_records of the consumer's fetch
 W7_WAIT_S = 1.0            # the consumer's long-poll wait (pg_topics)
+# Workload 3's consumers: a consumer whose position the database keeps (a cursor row, a
+# consumer group, PgQ's subscription; consume_remaining.sql checks that it drained the
+# backlog), and a reader that keeps its position itself in pgbench variables (read_*.sql
+# fail the run when a call returns fewer records than asked).
+W3_SCRIPTS = [("consume_server", "server side (count(*))"),
+              ("consume_client", "to the client"),
+              ("read_server", "reader keeps its position: server side (count(*))"),
+              ("read_client", "reader keeps its position: to the client")]
 ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8"]
 
 TODO_WORKLOADS = {}
@@ -370,15 +378,17 @@ class Bench:
         rows = min(self.m["payload_rows_max"], max(1, self.m["payload_bytes_max"] // size))
         return max(rows, 2 * batch)
 
-    def ensure_payload(self, size, nrows):
-        if self.payload and self.payload[0] == size and self.payload[1] >= nrows:
+    def ensure_payload(self, size, nrows, batch=None):
+        """payload rows of size bytes, and payload_batches of batch rows (default: w2's)"""
+        batch = batch or self.m["batch_w2"]
+        if self.payload and self.payload[0] == size and self.payload[1] >= nrows \
+                and self.payload[2] == batch:
             return self.payload[1]
         t0 = time.time()
         self.server.psql_file(os.path.join(BENCH, "common", "payload.sql"),
-                              {"value_size": size, "nrows": nrows,
-                               "batch": self.m["batch_w2"]})
+                              {"value_size": size, "nrows": nrows, "batch": batch})
         self.server.sql("CHECKPOINT")
-        self.payload = (size, nrows)
+        self.payload = (size, nrows, batch)
         log(f"  payload: {nrows} rows x {size} B generated in {time.time() - t0:.1f}s (untimed)")
         return nrows
 
@@ -470,7 +480,7 @@ class Bench:
         calls = backlog // batch
         log(f"workload 3: consume a {backlog}-record backlog, {batch} per call, 1 consumer "
             f"(server side / to the client); workload 6: disk and WAL per record")
-        nrows = self.ensure_payload(DEFAULT_SIZE, self.payload_rows(DEFAULT_SIZE, batch))
+        nrows = self.ensure_payload(DEFAULT_SIZE, self.payload_rows(DEFAULT_SIZE, batch), batch)
         variables = dict(nrows=nrows, batch=batch, maxlo=nrows - batch + 1, pos=0)
         for peer in peers:
             try:
@@ -503,25 +513,25 @@ class Bench:
             except (PeerError, HarnessError) as e:
                 self.fail(peer, "w3", e)
                 continue
-            for where in ("server", "client"):
-                script = peer.script(f"consume_{where}.sql")
+            for name, label in W3_SCRIPTS:
+                script = peer.script(f"{name}.sql")
                 if not script:
                     continue
                 try:
                     runs = []
+                    checked = name.startswith("consume_")
                     for _ in range(self.m["runs"]):
-                        if peer.script("consume_reset.sql"):
+                        if checked and peer.script("consume_reset.sql"):
                             self.server.psql_file(peer.script("consume_reset.sql"), variables,
                                                   peer.pgoptions)
                         self.checkpoint()
                         runs.append(self.server.pgbench(script, 1, variables, txns=calls,
                                                         pgoptions=peer.pgoptions))
-                        if peer.script("consume_remaining.sql"):
+                        if checked and peer.script("consume_remaining.sql"):
                             left = self.server.psql_file(peer.script("consume_remaining.sql"))
                             if left not in ("0", ""):
-                                raise PeerError(f"consume_{where}: {left} records left after "
+                                raise PeerError(f"{name}: {left} records left after "
                                                 f"{calls} calls of {batch} (expected 0)")
-                    label = "server side (count(*))" if where == "server" else "to the client"
                     self.record("w3", label, peer, runs, batch,
                                 dict(batch=batch, backlog=backlog, value_size=DEFAULT_SIZE))
                 except PeerError as e:

@@ -61,6 +61,22 @@ ROLLBACK;
 SELECT "offset" AS big FROM topics.produce('f', repeat('x', 500000), partition => 1) \gset
 SELECT length(value) FROM topics.fetch(NULL::f, 1, :big);
 
+-- results outlive the transaction only through a holdable cursor, which keeps its own copy;
+-- a fetch that fails halfway leaves nothing behind for the next one
+BEGIN;
+DECLARE held SCROLL CURSOR WITH HOLD FOR SELECT "offset", value FROM topics.fetch(NULL::f, 0, 0);
+FETCH 2 FROM held;
+COMMIT;
+FETCH ALL FROM held;
+FETCH BACKWARD 2 FROM held;
+CLOSE held;
+SELECT "offset", 1 / ("offset" - 2) FROM topics.fetch(NULL::f, 0, 0);
+SELECT "offset", value FROM topics.fetch(NULL::f, 0, 0);
+BEGIN;
+SELECT count(*) FROM topics.fetch(NULL::f, 0, 0);
+SELECT count(*) FROM topics.fetch(NULL::f, 0, 0, max_records => 2);
+COMMIT;
+
 -- plain SQL sees the same committed records
 SELECT count(*) FROM f;
 SELECT * FROM topics.verify('f');

@@ -503,7 +503,7 @@ topic_fetch(PG_FUNCTION_ARGS)
 	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
 	topicid = RelationGetRelid(topic);
 
-	topic_init_srf(fcinfo);
+	topic_init_record_srf(fcinfo);
 	memset(&read, 0, sizeof(read));
 	read.store = rsinfo->setResult;
 	read.desc = rsinfo->setDesc;

@@ -520,7 +520,7 @@ topic_poll(PG_FUNCTION_ARGS)
 		exit_hook = true;
 	}
 
-	topic_init_srf(fcinfo);
+	topic_init_record_srf(fcinfo);
 	polled_in_xact = true;
 	deadline = GetCurrentTimestamp() + wait_us;
 	for (;;)

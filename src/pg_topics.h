@@ -28,6 +28,9 @@ topic_init_srf(FunctionCallInfo fcinfo)
 						MAT_SRF_USE_EXPECTED_DESC : 0);
 }
 
+/* result_store.c: the same for fetch and poll, whose rows are records */
+extern void topic_init_record_srf(FunctionCallInfo fcinfo);
+
 /* guc.c: every pg_topics.* setting */
 extern int	pg_topics_max_message_bytes;
 extern int	pg_topics_max_partitions_per_transaction;

@@ -1,0 +1,8 @@
+-- A reader that keeps its position itself, as a Kafka consumer using assign() and seek()
+-- does: fetch from it, move it past the last record returned (pgbench keeps :pos between
+-- transactions). A call that returns fewer records than asked fails the run.
+SELECT count(*) AS n, coalesce(max("offset") + 1, -1) AS pos
+  FROM topics.fetch(NULL::bench_topic, 0, :pos, :batch) \gset
+\if :n != :batch
+SELECT 'read_server: a call returned fewer records than asked' / 0;
+\endif
