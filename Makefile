@@ -24,6 +24,7 @@ OBJS = \
 	src/topics.o \
 	src/produce.o \
 	src/result_store.o \
+	src/record_tuple.o \
 	src/fetch.o \
 	src/unordered_read.o \
 	src/views.o \

@@ -163,28 +163,14 @@ batch_last_offset(Relation rel, BlockNumber blkno, TopicBatchHeader hdr)
 void
 topic_emit_record(StableRead *read, int32 partition, TopicRecord *rec)
 {
-	Datum		values[Natts_topic];
-	bool		nulls[Natts_topic];
 	Pointer		fields[3] = {rec->key, rec->value, rec->headers};
 	int			f;
 
-	values[Anum_topic_partition - 1] = Int32GetDatum(partition);
-	nulls[Anum_topic_partition - 1] = false;
-	values[Anum_topic_offset - 1] = Int64GetDatum(rec->offset);
-	nulls[Anum_topic_offset - 1] = false;
-	values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(rec->timestamp);
-	nulls[Anum_topic_timestamp - 1] = false;
+	/* the result outlives the page and retention: take TOAST along */
 	for (f = 0; f < 3; f++)
-	{
-		Pointer		p = fields[f];
-
-		nulls[Anum_topic_key - 1 + f] = (p == NULL);
-		/* the result outlives the page and retention: take TOAST along */
-		if (p != NULL && VARATT_IS_EXTERNAL(p))
-			p = (Pointer) detoast_external_attr((struct varlena *) p);
-		values[Anum_topic_key - 1 + f] = PointerGetDatum(p);
-	}
-	tuplestore_putvalues(read->store, read->desc, values, nulls);
+		if (fields[f] != NULL && VARATT_IS_EXTERNAL(fields[f]))
+			fields[f] = (Pointer) detoast_external_attr((struct varlena *) fields[f]);
+	topic_record_tuple_put(read->store, read->desc, partition, rec, fields);
 }
 
 /*

@@ -53,6 +53,11 @@ extern void topic_decode_batch_record(Relation seg, BlockNumber blkno,
 									  TopicRecord *rec);
 extern void topic_emit_record(StableRead *read, int32 partition,
 							  TopicRecord *rec);
+
+/* record_tuple.c */
+extern void topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc,
+								   int32 partition, const TopicRecord *rec,
+								   Pointer fields[3]);
 extern void topic_read_stable(Relation rel, int32 partition, int64 from,
 							  const TopicLogEnd *end, Snapshot snapshot,
 							  StableRead *read);

@@ -231,9 +231,11 @@ topic_storage_read_meta(Relation rel, TopicLogMetaData *meta)
 	Buffer		buffer;
 	Page		page;
 
-	if (topic_nblocks(rel) == 0)
-		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, "The metapage is missing.");
-
+	/*
+	 * No size check first: every read asks for the metapage, and asking the
+	 * file system for the size costs a system call.  A file without its
+	 * metapage fails the read itself, as data corruption.
+	 */
 	buffer = ReadBuffer(rel, TOPIC_LOG_METAPAGE_BLKNO);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buffer);
