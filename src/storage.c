@@ -445,6 +445,25 @@ topic_page_mark_aborted(Relation rel, Buffer buffer, const uint16 *positions,
 }
 
 /*
+ * Is the exclusively locked page blkno, which this backend last saw as the
+ * tail, still the tail?  An initialized data page that no writer has added
+ * a page after (TL_PAGE_HAS_NEXT) is: pages are added only by the writer
+ * holding the tail's lock, which marks it before letting go.  Anything
+ * else (the metapage, a page left zeroed by a crash, a marked page) is
+ * left to the file system's size, as is every guess after a restart or on
+ * a promoted standby, where no backend has a guess yet and the marks,
+ * which are not WAL-logged, may be missing.
+ */
+static bool
+tail_still_last(Relation rel, BlockNumber blkno, Page page)
+{
+	if (blkno == TOPIC_LOG_METAPAGE_BLKNO || PageIsNew(page))
+		return false;
+	topic_page_check(rel, blkno, page, TL_PAGE_DATA);
+	return (TopicLogPageGetOpaque(page)->flags & TL_PAGE_HAS_NEXT) == 0;
+}
+
+/*
  * Lock the tail page of rel exclusively and describe it in *tail.  With
  * free_bytes == 0 the caller must topic_tail_extend() before appending.
  */
@@ -474,15 +493,15 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, guess, RBM_NORMAL,
 									strategy);
 		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-		nblocks = topic_nblocks(rel);
-		if (guess != nblocks - 1)
+		page = BufferGetPage(buffer);
+		if (!tail_still_last(rel, guess, page) &&
+			guess != topic_nblocks(rel) - 1)
 		{
 			UnlockReleaseBuffer(buffer);
 			guess = InvalidBlockNumber;
 			continue;
 		}
 
-		page = BufferGetPage(buffer);
 		tail->buffer = buffer;
 		tail->blkno = guess;
 		tail->strategy = strategy;
@@ -604,6 +623,14 @@ topic_tail_extend(Relation rel, TopicTail *tail)
 								tail->strategy);
 	UnlockRelationForExtension(rel, ExclusiveLock);
 	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+
+	/* writers holding on to the old tail as their guess must look again */
+	if (tail->blkno != TOPIC_LOG_METAPAGE_BLKNO &&
+		!PageIsNew(BufferGetPage(tail->buffer)))
+	{
+		TopicLogPageGetOpaque(BufferGetPage(tail->buffer))->flags |= TL_PAGE_HAS_NEXT;
+		MarkBufferDirtyHint(tail->buffer, true);
+	}
 	UnlockReleaseBuffer(tail->buffer);
 
 	tail->buffer = buffer;

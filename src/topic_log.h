@@ -93,6 +93,13 @@ typedef TopicLogPageOpaqueData *TopicLogPageOpaque;
  * one.  A hint, not WAL-logged: after a crash there are no such writers.
  */
 #define TL_PAGE_SEALED	0x0004
+/*
+ * On a data page a writer added a page after: a writer whose guess of the
+ * tail is a page without it needs no file size to know it has the tail
+ * (storage.c, topic_tail_lock).  A hint, not WAL-logged, like SEALED.
+ */
+#define TL_PAGE_HAS_NEXT 0x0008
+#define TL_PAGE_HINTS	(TL_PAGE_SEALED | TL_PAGE_HAS_NEXT)
 
 #define TopicLogPageGetOpaque(page) \
 	((TopicLogPageOpaque) PageGetSpecialPointer(page))

@@ -121,7 +121,7 @@ check_identity(VerifyState *state, BlockNumber blkno, Page page, uint16 kind)
 			   opaque->version, TOPIC_LOG_FORMAT_VERSION);
 		return false;
 	}
-	if ((opaque->flags & ~TL_PAGE_SEALED) != kind)
+	if ((opaque->flags & ~TL_PAGE_HINTS) != kind)
 	{
 		report(state, blkno, "page flags are 0x%04X, expected 0x%04X",
 			   opaque->flags, kind);

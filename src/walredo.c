@@ -328,8 +328,8 @@ topic_mask(char *pagedata, BlockNumber blkno)
 		Size		pos = 0;
 		TopicBatchHeader hdr;
 
-		/* a hint on the primary only */
-		TopicLogPageGetOpaque(page)->flags &= ~TL_PAGE_SEALED;
+		/* hints on the primary only */
+		TopicLogPageGetOpaque(page)->flags &= ~TL_PAGE_HINTS;
 
 		while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
 			hdr->hints = 0;
