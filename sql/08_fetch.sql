@@ -77,6 +77,38 @@ SELECT count(*) FROM topics.fetch(NULL::f, 0, 0);
 SELECT count(*) FROM topics.fetch(NULL::f, 0, 0, max_records => 2);
 COMMIT;
 
+-- a reader that continues where its last read stopped gets every record once, in order,
+-- whatever the page boundaries; jumping elsewhere or to another topic in between changes nothing
+SELECT topics.create_topic('seq', value_type => 'bytea');
+SELECT count(*) FROM topics.produce_batch('seq',
+    (SELECT array_agg(decode(repeat(to_hex(100 + i), 100), 'hex')) FROM generate_series(1, 500) i));
+DO $$
+DECLARE
+    pos bigint := 0;
+    calls int := 0;
+    n int;
+    r record;
+BEGIN
+    LOOP
+        n := 0;
+        FOR r IN SELECT "offset", value FROM topics.fetch(NULL::seq, 0, pos, 37) LOOP
+            IF r."offset" <> pos OR r.value <> decode(repeat(to_hex(101 + pos::int), 100), 'hex') THEN
+                RAISE EXCEPTION 'expected offset %, got %', pos, r."offset";
+            END IF;
+            pos := pos + 1;
+            n := n + 1;
+        END LOOP;
+        EXIT WHEN n = 0;
+        calls := calls + 1;
+        IF calls % 3 = 0 THEN
+            PERFORM count(*) FROM topics.fetch(NULL::seq, 0, greatest(0, 450 - pos), 5);
+        ELSIF calls % 5 = 0 THEN
+            PERFORM count(*) FROM topics.fetch(NULL::f, 0, 0);
+        END IF;
+    END LOOP;
+    RAISE NOTICE 'read % records in order in % calls', pos, calls;
+END $$;
+
 -- plain SQL sees the same committed records
 SELECT count(*) FROM f;
 SELECT * FROM topics.verify('f');
