@@ -334,7 +334,7 @@ class Peer:
 
 
 def peer_order(names):
-    first = ["null", "heap", "pgq", "pg_topics"]
+    first = ["null", "null_commit", "heap", "pgq", "pg_topics"]
     return [n for n in first if n in names] + sorted(n for n in names if n not in first)
 
 

@@ -186,7 +186,7 @@ bool
 topic_walk_batches(Relation seg, int64 from, TopicBatchVisitor visit,
 				   void *arg)
 {
-	BlockNumber nblocks = topic_nblocks(seg);
+	BlockNumber nblocks = topic_last_block(seg) + 1;
 	TopicLogPosition resolved = topic_storage_resolved(seg);
 	BlockNumber blkno;
 
@@ -305,6 +305,27 @@ read_batch(void *arg, Relation rel, BlockNumber blkno, Buffer buffer,
 }
 
 /*
+ * A read of partition rel (number partition) at position found that
+ * retention moved the log start past it after the read checked it: the
+ * error a read below the log start gets, so a consumer handles both alike.
+ */
+static void
+report_passed_by_retention(Relation rel, int32 partition, int64 position)
+{
+	TopicLogEnd now;
+
+	topic_storage_log_end(rel, &now);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("offset %lld is out of range for partition %d of topic \"%s\"",
+					(long long) position, partition,
+					get_rel_name(topic_registry_topic_of(rel))),
+			 errdetail("Retention removed it while it was being read. Valid offsets are now from %lld (log start) to %lld (high watermark).",
+					   (long long) now.log_start_offset,
+					   (long long) now.next_offset)));
+}
+
+/*
  * Read partition rel (number partition) from offset from, under snapshot,
  * up to the high watermark in *end, segment after segment.
  */
@@ -320,6 +341,7 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
 	read->returned = 0;
 	read->first_returned = -1;
 	read->position = from;
+	read->passed = false;
 
 	/* a replica's records are stable up to its publisher's marker */
 	if (topic_partition_is_replica(RelationGetRelid(rel),
@@ -333,6 +355,19 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
 	sr.hw = hw;
 	sr.snapshot = snapshot;
 	dir = topic_segdir_read(rel);
+	/*
+	 * The caller checked from against the log start, but retention may have
+	 * moved it since, retiring the segments below: read on from the next
+	 * segment and the records in between would be skipped without a word.
+	 */
+	if (from < dir->log_start)
+	{
+		if (!read->passed_ok)
+			report_passed_by_retention(rel, partition, from);
+		read->passed = true;
+		pfree(dir);
+		return;
+	}
 	if (topic_segdir_unordered_from(dir, from))
 	{
 		topic_read_unordered(rel, dir, partition, hw, snapshot, read);
@@ -356,12 +391,13 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
 
 			topic_storage_log_end(rel, &now);
 			if (read->position < now.log_start_offset)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("offset %lld of partition %d is no longer in the log",
-								(long long) read->position, partition),
-						 errdetail("Retention removed it while it was being read; the log now starts at offset %lld.",
-								   (long long) now.log_start_offset)));
+			{
+				if (!read->passed_ok)
+					report_passed_by_retention(rel, partition, read->position);
+				read->passed = true;
+				pfree(dir);
+				return;
+			}
 			continue;
 		}
 		done = topic_walk_batches(seg, read->position, read_batch, &sr);

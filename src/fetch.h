@@ -27,6 +27,9 @@ typedef struct StableRead
 	int64		returned;
 	int64		first_returned; /* offset of the first record returned */
 	int64		position;		/* where the next read continues */
+	bool		passed_ok;		/* if retention passes the read, say so in
+								 * passed instead of failing */
+	bool		passed;
 } StableRead;
 
 /* How a consumer treats a batch */

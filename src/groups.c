@@ -553,6 +553,7 @@ topic_poll(PG_FUNCTION_ARGS)
 			int64		position;
 			int64		committed;
 			StableRead	read;
+			int			attempt;
 
 			if (!lock_partition(topicid, group, partition, false))
 			{
@@ -561,14 +562,21 @@ topic_poll(PG_FUNCTION_ARGS)
 			}
 
 			leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
-			topic_storage_log_end(leaf, &end);
-			position = group_position(topic, group, partition, &end);
+			for (attempt = 1;; attempt++)
+			{
+				topic_storage_log_end(leaf, &end);
+				position = group_position(topic, group, partition, &end);
 
-			memset(&read, 0, sizeof(read));
-			read.store = rsinfo->setResult;
-			read.desc = rsinfo->setDesc;
-			read.max_records = max_records - total;
-			topic_read_partition(leaf, partition, position, &end, &read);
+				memset(&read, 0, sizeof(read));
+				read.store = rsinfo->setResult;
+				read.desc = rsinfo->setDesc;
+				read.max_records = max_records - total;
+				/* retention passing the read is retention passing the group */
+				read.passed_ok = attempt < 3;
+				topic_read_partition(leaf, partition, position, &end, &read);
+				if (!read.passed || read.returned > 0)
+					break;
+			}
 			table_close(leaf, NoLock);
 
 			if (read.position != position ||

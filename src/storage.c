@@ -188,6 +188,64 @@ topic_nblocks(Relation rel)
 }
 
 /*
+ * The last block of rel, which a reader that knew it before learns without
+ * asking the file system: the block this backend last saw as the tail (its
+ * target block, which inserts keep too) is still the tail if it is an
+ * initialized data page without TL_PAGE_HAS_NEXT, since pages are added
+ * only by the writer holding the tail, which marks it first; a marked page
+ * sends the reader on to the next, for a few pages.  Anything else asks
+ * for the relation's size (an lseek, a few microseconds on a virtual
+ * machine, and fetch used to make three).  Not during recovery: replay
+ * sets no marks, so a standby asks every time and keeps no guess for
+ * after a promotion.
+ */
+#define LAST_BLOCK_STEPS 8
+
+BlockNumber
+topic_last_block(Relation rel)
+{
+	bool		recovery = RecoveryInProgress();
+	BlockNumber guess = recovery ? InvalidBlockNumber : RelationGetTargetBlock(rel);
+	BlockNumber nblocks;
+	int			steps;
+
+	for (steps = 0; guess != InvalidBlockNumber &&
+		 guess != TOPIC_LOG_METAPAGE_BLKNO && steps < LAST_BLOCK_STEPS; steps++)
+	{
+		Buffer		buffer = ReadBuffer(rel, guess);
+		Page		page;
+		bool		is_new;
+		uint16		flags = 0;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		is_new = PageIsNew(page);
+		if (!is_new)
+		{
+			topic_page_check(rel, guess, page, TL_PAGE_DATA);
+			flags = TopicLogPageGetOpaque(page)->flags;
+		}
+		UnlockReleaseBuffer(buffer);
+		if (is_new)
+			break;
+		if ((flags & TL_PAGE_HAS_NEXT) == 0)
+		{
+			if (!recovery)
+				RelationSetTargetBlock(rel, guess);
+			return guess;
+		}
+		guess++;
+	}
+
+	nblocks = topic_nblocks(rel);
+	if (nblocks == 0)
+		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, "The metapage is missing.");
+	if (!recovery)
+		RelationSetTargetBlock(rel, nblocks - 1);
+	return nblocks - 1;
+}
+
+/*
  * The end of the log as of the initialized page at or below blkno: the
  * next offset to assign and the newest timestamp.  Pages are share-locked
  * one at a time.
@@ -259,8 +317,16 @@ topic_storage_log_end(Relation rel, TopicLogEnd *end)
 	topic_storage_read_meta(rel, &meta);
 	end->log_start_offset = meta.log_start_offset;
 	end->resolved = meta.resolved;
-	log_end_at(rel, topic_nblocks(rel) - 1, NULL,
-			   &end->next_offset, &end->max_timestamp);
+
+	if (meta.flags & TL_META_ROUTER)
+	{
+		/* a router's only page is its metapage: records live in segments */
+		log_end_at(rel, TOPIC_LOG_METAPAGE_BLKNO, NULL,
+				   &end->next_offset, &end->max_timestamp);
+	}
+	else
+		log_end_at(rel, topic_last_block(rel), NULL,
+				   &end->next_offset, &end->max_timestamp);
 
 	if (meta.flags & TL_META_ROUTER)
 	{

@@ -49,6 +49,7 @@ extern void topic_storage_create(const RelFileNode *rnode,
 								 Oid owner, uint32 segno);
 extern void topic_storage_read_meta(Relation rel, TopicLogMetaData *meta);
 extern BlockNumber topic_nblocks(Relation rel);
+extern BlockNumber topic_last_block(Relation rel);
 extern void topic_storage_reset(Relation rel, int64 log_start_offset,
 								TimestampTz max_timestamp);
 extern void topic_storage_log_end(Relation rel, TopicLogEnd *end);

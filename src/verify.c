@@ -420,6 +420,11 @@ verify_relation(ReturnSetInfo *rsinfo, Oid relid)
 	memset(&state, 0, sizeof(state));
 	state.rsinfo = rsinfo;
 	state.rel = rel;
+	/* readers take a partition's end from its metapage and its segments */
+	if (topic_nblocks(rel) > 1)
+		report(&state, TOPIC_LOG_FIRST_DATA_BLKNO,
+			   "partition has %u pages besides its metapage; its records belong in segments",
+			   topic_nblocks(rel) - 1);
 	dir = topic_segdir_read(rel);
 	for (i = 0; i < dir->nentries; i++)
 	{

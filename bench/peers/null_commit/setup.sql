@@ -1,0 +1,2 @@
+-- nothing to set up: null_commit stores nothing
+SELECT 1;
