@@ -76,6 +76,22 @@ BEGIN;
 SELECT count(*) FROM topics.fetch(NULL::f, 0, 0);
 SELECT count(*) FROM topics.fetch(NULL::f, 0, 0, max_records => 2);
 COMMIT;
+-- fetches that fail inside a consumer loop's savepoints give their memory back as they fail
+DO $$
+DECLARE
+    bytes bigint;
+BEGIN
+    FOR i IN 1..200 LOOP
+        BEGIN
+            PERFORM "offset", 1 / ("offset" - 2) FROM topics.fetch(NULL::f, 0, 0);
+        EXCEPTION WHEN division_by_zero THEN
+            NULL;
+        END;
+    END LOOP;
+    SELECT total_bytes INTO bytes
+    FROM pg_backend_memory_contexts WHERE name = 'pg_topics result rows';
+    RAISE NOTICE 'result memory after 200 failed fetches is bounded: %', bytes <= 2 * 1024 * 1024;
+END $$;
 
 -- a reader that continues where its last read stopped gets every record once, in order,
 -- whatever the page boundaries; jumping elsewhere or to another topic in between changes nothing

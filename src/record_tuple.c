@@ -28,6 +28,14 @@
 /* Rows up to this size are laid out on the stack */
 #define RECORD_TUPLE_STACK_BYTES 1024
 
+/*
+ * Where the fixed columns go in the row's data: int8 and timestamptz are
+ * aligned as double (8 bytes on 64-bit platforms, giving 0, 8, 16, 24)
+ */
+#define ROW_OFFSET_AT		TYPEALIGN(ALIGNOF_DOUBLE, sizeof(int32))
+#define ROW_TIMESTAMP_AT	TYPEALIGN(ALIGNOF_DOUBLE, ROW_OFFSET_AT + sizeof(int64))
+#define ROW_VARLENA_AT		(ROW_TIMESTAMP_AT + sizeof(TimestampTz))
+
 /* Bytes varlena v takes in a row starting at data offset pos, padding included */
 static inline Size
 varlena_row_end(Size pos, Pointer v)
@@ -108,7 +116,8 @@ topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc, int32 partition,
 	union
 	{
 		char		data[RECORD_TUPLE_STACK_BYTES];
-		int64		align;
+		int64		align_int64;
+		double		align_double;
 	}			stack;
 	bool		hasnull = false;
 	Size		hoff;
@@ -125,15 +134,14 @@ topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc, int32 partition,
 	hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
 					(hasnull ? BITMAPLEN(Natts_topic) : 0));
 
-	/* partition, offset, timestamp: int4, then two int8 at 8 and 16 */
-	pos = 24;
+	pos = ROW_VARLENA_AT;
 	for (f = 0; f < 3; f++)
 		if (fields[f] != NULL)
 			pos = varlena_row_end(pos, fields[f]);
 	len = hoff + pos;
 
 	buf = len <= sizeof(stack.data) ? stack.data : palloc(len);
-	memset(buf, 0, hoff + 24);
+	memset(buf, 0, hoff + ROW_VARLENA_AT);
 	header = (HeapTupleHeader) buf;
 	HeapTupleHeaderSetNatts(header, Natts_topic);
 	header->t_hoff = hoff;
@@ -141,9 +149,9 @@ topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc, int32 partition,
 
 	data = buf + hoff;
 	*(int32 *) data = partition;
-	*(int64 *) (data + 8) = rec->offset;
-	*(TimestampTz *) (data + 16) = rec->timestamp;
-	pos = 24;
+	*(int64 *) (data + ROW_OFFSET_AT) = rec->offset;
+	*(TimestampTz *) (data + ROW_TIMESTAMP_AT) = rec->timestamp;
+	pos = ROW_VARLENA_AT;
 	for (f = 0; f < 3; f++)
 		if (fields[f] != NULL)
 			pos = varlena_row_put(data, pos, fields[f]);

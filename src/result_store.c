@@ -14,19 +14,18 @@
  * So the records' tuplestore lives in a context of this backend whose
  * first block (RESULT_KEEPER_BYTES) is kept for the life of the backend.
  * The executor ends the tuplestore when the query ends, which returns its
- * rows to this context's free lists for the next call.  Whatever is left
- * at the end of the top-level transaction belongs to queries that failed
- * (an aborted query's executor is not shut down; its portal is only
- * dropped) and is released then: no function scan's result outlives its
- * transaction, since holdable cursors copy their rows out at commit.  A
- * reset keeps the first block, so an outsized call returns everything
- * beyond it at its transaction's end.
+ * rows to this context's free lists for the next call.  A query that fails
+ * is not shut down (its portal is only dropped), so its rows would stay:
+ * each store counts as live until its query's memory goes away (a reset
+ * callback there), and when no store is live the context is reset, which
+ * frees what failed queries left and whatever an outsized call took
+ * beyond the first block.  Holdable cursors copy their rows out before
+ * their query's memory goes.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "access/xact.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -38,27 +37,14 @@
 #define RESULT_KEEPER_BYTES (1024 * 1024)
 
 static MemoryContext ResultContext = NULL;
-static bool ResultContextUsed = false;
+static int	live_stores = 0;
 
+/* A query that had a store in ResultContext is over, one way or another */
 static void
-result_store_xact_callback(XactEvent event, void *arg)
+store_query_ended(void *arg)
 {
-	switch (event)
-	{
-		case XACT_EVENT_COMMIT:
-		case XACT_EVENT_PARALLEL_COMMIT:
-		case XACT_EVENT_ABORT:
-		case XACT_EVENT_PARALLEL_ABORT:
-		case XACT_EVENT_PREPARE:
-			if (ResultContextUsed)
-			{
-				MemoryContextReset(ResultContext);
-				ResultContextUsed = false;
-			}
-			break;
-		default:
-			break;
-	}
+	if (--live_stores == 0)
+		MemoryContextReset(ResultContext);
 }
 
 /*
@@ -70,6 +56,7 @@ topic_init_record_srf(FunctionCallInfo fcinfo)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	MemoryContext old;
+	MemoryContextCallback *ended;
 	TupleDesc	desc;
 	bool		random_access;
 
@@ -90,15 +77,17 @@ topic_init_record_srf(FunctionCallInfo fcinfo)
 		elog(ERROR, "return type must be a row type");
 
 	if (ResultContext == NULL)
-	{
 		ResultContext = AllocSetContextCreate(TopMemoryContext,
 											  "pg_topics result rows",
 											  RESULT_KEEPER_BYTES,
 											  RESULT_KEEPER_BYTES,
 											  ALLOCSET_DEFAULT_MAXSIZE);
-		RegisterXactCallback(result_store_xact_callback, NULL);
-	}
-	ResultContextUsed = true;
+	ended = palloc(sizeof(MemoryContextCallback));
+	ended->func = store_query_ended;
+	ended->arg = NULL;
+	MemoryContextRegisterResetCallback(rsinfo->econtext->ecxt_per_query_memory,
+									   ended);
+	live_stores++;
 
 	random_access = (rsinfo->allowedModes & SFRM_Materialize_Random) != 0;
 	MemoryContextSwitchTo(ResultContext);

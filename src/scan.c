@@ -418,7 +418,11 @@ topic_seek_block(Relation rel, BlockNumber nblocks, bool by_time, int64 offset,
 					double		frac = ((double) target - (double) lo_key) /
 						((double) hi_key - (double) lo_key);
 
-					mid = lo + (BlockNumber) (frac * (hi - lo));
+					/* keys beyond double precision can round to nonsense */
+					if (frac > 0.0 && frac < 1.0)
+						mid = lo + (BlockNumber) (frac * (hi - lo));
+					else
+						mid = lo + (hi - lo) / 2;
 					mid = Min(Max(mid, lo), hi - 1);
 				}
 			}
@@ -873,10 +877,19 @@ topic_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 							  BufferAccessStrategy bstrategy)
 {
 	TopicScanDesc scan = (TopicScanDesc) sscan;
+	uint64		total = 0;
+	int			seg;
 
-	int			seg = 0;
-
-	/* ANALYZE numbers the blocks of all segments one after the other */
+	/*
+	 * ANALYZE numbers the blocks of all segments one after the other, up to
+	 * TOPIC_ROUTER_BLOCKS_SEEN: past that, its numbers are stretched over
+	 * them (see topic_relation_size)
+	 */
+	for (seg = 0; seg < scan->nsegs; seg++)
+		total += scan->segs[seg].nblocks;
+	if (scan->is_router && total > TOPIC_ROUTER_BLOCKS_SEEN)
+		blockno = (BlockNumber) ((uint64) blockno * total / TOPIC_ROUTER_BLOCKS_SEEN);
+	seg = 0;
 	while (seg < scan->nsegs && blockno >= scan->segs[seg].nblocks)
 		blockno -= scan->segs[seg++].nblocks;
 	scan->pending_dead = 0;

@@ -35,6 +35,13 @@ topic_segment_readable(const TopicSegmentEntry *e)
 
 extern uint32 topic_log_kind(Relation rel);
 extern bool topic_log_is_router(Relation rel);
+
+/*
+ * tableam.c: a router's size as ANALYZE sees it stops at the blocks of one
+ * file (see topic_relation_size); topic_router_blocks is the real one
+ */
+#define TOPIC_ROUTER_BLOCKS_SEEN	((uint64) RELSEG_SIZE)
+extern uint64 topic_router_blocks(Relation rel);
 extern uint32 topic_segment_kind_for_new_relation(Oid *owner, uint32 *segno);
 extern Oid	topic_segment_namespace(void);
 

@@ -192,49 +192,43 @@ topic_nblocks(Relation rel)
  * asking the file system: the block this backend last saw as the tail (its
  * target block, which inserts keep too) is still the tail if it is an
  * initialized data page without TL_PAGE_HAS_NEXT, since pages are added
- * only by the writer holding the tail, which marks it first; a marked page
- * sends the reader on to the next, for a few pages.  Anything else asks
- * for the relation's size (an lseek, a few microseconds on a virtual
- * machine, and fetch used to make three).  Not during recovery: replay
- * sets no marks, so a standby asks every time and keeps no guess for
- * after a promotion.
+ * only by the writer holding the tail, which marks it first.  Anything
+ * else asks for the relation's size (an lseek, a few microseconds on a
+ * virtual machine; fetch used to make three).  Not during recovery:
+ * replay sets no marks, so a standby asks every time and keeps no guess
+ * for after a promotion.
  */
-#define LAST_BLOCK_STEPS 8
-
 BlockNumber
 topic_last_block(Relation rel)
 {
 	bool		recovery = RecoveryInProgress();
 	BlockNumber guess = recovery ? InvalidBlockNumber : RelationGetTargetBlock(rel);
 	BlockNumber nblocks;
-	int			steps;
 
-	for (steps = 0; guess != InvalidBlockNumber &&
-		 guess != TOPIC_LOG_METAPAGE_BLKNO && steps < LAST_BLOCK_STEPS; steps++)
+	if (guess != InvalidBlockNumber && guess != TOPIC_LOG_METAPAGE_BLKNO)
 	{
 		Buffer		buffer = ReadBuffer(rel, guess);
 		Page		page;
-		bool		is_new;
-		uint16		flags = 0;
+		bool		last = false;
 
 		LockBuffer(buffer, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buffer);
-		is_new = PageIsNew(page);
-		if (!is_new)
+		if (!PageIsNew(page))
 		{
 			topic_page_check(rel, guess, page, TL_PAGE_DATA);
-			flags = TopicLogPageGetOpaque(page)->flags;
+			last = (TopicLogPageGetOpaque(page)->flags & TL_PAGE_HAS_NEXT) == 0;
 		}
 		UnlockReleaseBuffer(buffer);
-		if (is_new)
-			break;
-		if ((flags & TL_PAGE_HAS_NEXT) == 0)
-		{
-			if (!recovery)
-				RelationSetTargetBlock(rel, guess);
+		if (last)
 			return guess;
-		}
-		guess++;
+
+		/*
+		 * Not "the next one" for a marked page: the next page usually
+		 * exists, but the mark can outlive it.  With wal_log_hints or
+		 * checksums the mark reaches WAL in a full-page image while the
+		 * extension is never logged, so a promoted standby or a
+		 * point-in-time recovery can end in a marked page.
+		 */
 	}
 
 	nblocks = topic_nblocks(rel);

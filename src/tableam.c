@@ -279,6 +279,15 @@ topic_relation_estimate_size(Relation rel, int32 *attr_widths,
 	table_block_relation_estimate_size(rel, attr_widths, pages, tuples,
 									   allvisfrac, 2,
 									   TOPIC_LOG_PAGE_CAPACITY);
+
+	/* a router's size stops at TOPIC_ROUTER_BLOCKS_SEEN; the density holds */
+	if (*pages == TOPIC_ROUTER_BLOCKS_SEEN && topic_log_is_router(rel))
+	{
+		uint64		real = topic_router_blocks(rel);
+
+		*tuples *= (double) real / *pages;
+		*pages = (BlockNumber) Min(real, MaxBlockNumber);
+	}
 }
 
 static bool
@@ -297,22 +306,13 @@ topic_scan_sample_next_tuple(TableScanDesc scan,
 	return false;
 }
 
-/*
- * Size of a router: its segments' blocks, one after the other, which is
- * how ANALYZE and the planner see the partition; a segment's own size
- * otherwise.
- */
-static uint64
-topic_relation_size(Relation rel, ForkNumber forkNumber)
+/* The blocks of a router's readable segments, one after the other */
+uint64
+topic_router_blocks(Relation rel)
 {
 	TopicSegmentDir *dir;
 	uint64		blocks = 0;
 	int			i;
-
-	if (!topic_log_is_router(rel))
-		return table_block_relation_size(rel, forkNumber);
-	if (forkNumber != MAIN_FORKNUM && forkNumber != InvalidForkNumber)
-		return table_block_relation_size(rel, forkNumber);
 
 	dir = topic_segdir_read(rel);
 	for (i = 0; i < dir->nentries; i++)
@@ -327,7 +327,29 @@ topic_relation_size(Relation rel, ForkNumber forkNumber)
 		relation_close(seg, AccessShareLock);
 	}
 	pfree(dir);
-	return blocks * BLCKSZ;
+	return blocks;
+}
+
+/*
+ * Size of a router: its segments' blocks, one after the other, which is
+ * how ANALYZE sees the partition (topic_scan_analyze_next_block maps them
+ * back), but no more than fit in the router's first file: ANALYZE also
+ * prefetches the blocks it samples from the router itself, and asking md.c
+ * for a block past the first file of a relation whose first file is not
+ * full is an error, so a partition of more than 1 GB could not be analyzed.
+ * Past that, ANALYZE samples a stretched numbering of the segments' blocks;
+ * the planner asks for the real size (topic_relation_estimate_size).  A
+ * segment's own size otherwise.
+ */
+static uint64
+topic_relation_size(Relation rel, ForkNumber forkNumber)
+{
+	if (!topic_log_is_router(rel))
+		return table_block_relation_size(rel, forkNumber);
+	if (forkNumber != MAIN_FORKNUM && forkNumber != InvalidForkNumber)
+		return table_block_relation_size(rel, forkNumber);
+
+	return Min(topic_router_blocks(rel), TOPIC_ROUTER_BLOCKS_SEEN) * BLCKSZ;
 }
 
 static const TableAmRoutine topic_log_methods = {
