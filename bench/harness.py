@@ -436,7 +436,8 @@ class Bench:
         for sc in ("on", "off"):
             for peer in peers:
                 script = peer.script("produce_1.sql")
-                if not script:
+                # a peer may be meaningful for one setting only (peer.conf w1_synchronous_commit)
+                if not script or sc not in peer.conf.get("w1_synchronous_commit", "on,off"):
                     continue
                 try:
                     runs = self.produce_runs(peer, script, W1_CLIENTS, variables,

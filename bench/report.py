@@ -202,6 +202,8 @@ def write_report(doc, outdir):
         L.append(f"**Mode `--{env['mode']}`: scaled-down sizes "
                  f"({env['runs']} run per point) — not comparable to a `--full` run.**\n")
     L.append(f"- Date: {env['date']} (harness wall time {env.get('elapsed_s', '?')} s)")
+    for note in env.get("notes", []):
+        L.append(f"- Note: {note}")
     L.append(f"- PostgreSQL: {env['version']}")
     L.append(f"- CPU: {env['cpu']} × {env['ncpu']} (from /proc/cpuinfo); kernel {env['kernel']}")
     L.append(f"- Mode: `--{env['mode']}`; each number is the median of {env['runs']} run(s); "
