@@ -45,6 +45,8 @@
 #include "wal.h"
 
 static bool batch_fits(Page page, const char *batch, Size len, bool init_page);
+static void read_metapage(Relation rel, TopicLogMetaData *meta,
+						  TopicLogPageOpaqueData *opaque);
 
 /* Raise the corruption error for a page that is not ours */
 static void
@@ -188,11 +190,28 @@ topic_nblocks(Relation rel)
 }
 
 /*
+ * Is the locked page blkno, which this backend last saw as the tail, still
+ * the tail?  An initialized data page that no writer has added a page
+ * after (TL_PAGE_HAS_NEXT) is: pages are added only by the writer holding
+ * the tail's exclusive lock, which marks it before letting go, so any lock
+ * on the page will do.  Anything else (the metapage, a page left zeroed by
+ * a crash, a marked page) is left to the file system's size, as is every
+ * guess after a restart or on a promoted standby, where no backend has a
+ * guess yet and the marks, which are not WAL-logged, may be missing.
+ */
+static bool
+page_still_last(Relation rel, BlockNumber blkno, Page page)
+{
+	if (blkno == TOPIC_LOG_METAPAGE_BLKNO || PageIsNew(page))
+		return false;
+	topic_page_check(rel, blkno, page, TL_PAGE_DATA);
+	return (TopicLogPageGetOpaque(page)->flags & TL_PAGE_HAS_NEXT) == 0;
+}
+
+/*
  * The last block of rel, which a reader that knew it before learns without
  * asking the file system: the block this backend last saw as the tail (its
- * target block, which inserts keep too) is still the tail if it is an
- * initialized data page without TL_PAGE_HAS_NEXT, since pages are added
- * only by the writer holding the tail, which marks it first.  Anything
+ * target block, which inserts keep too), if page_still_last.  Anything
  * else asks for the relation's size (an lseek, a few microseconds on a
  * virtual machine; fetch used to make three).  Not during recovery:
  * replay sets no marks, so a standby asks every time and keeps no guess
@@ -208,16 +227,10 @@ topic_last_block(Relation rel)
 	if (guess != InvalidBlockNumber && guess != TOPIC_LOG_METAPAGE_BLKNO)
 	{
 		Buffer		buffer = ReadBuffer(rel, guess);
-		Page		page;
-		bool		last = false;
+		bool		last;
 
 		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		if (!PageIsNew(page))
-		{
-			topic_page_check(rel, guess, page, TL_PAGE_DATA);
-			last = (TopicLogPageGetOpaque(page)->flags & TL_PAGE_HAS_NEXT) == 0;
-		}
+		last = page_still_last(rel, guess, BufferGetPage(buffer));
 		UnlockReleaseBuffer(buffer);
 		if (last)
 			return guess;
@@ -280,6 +293,17 @@ log_end_at(Relation rel, BlockNumber blkno, BufferAccessStrategy strategy,
 void
 topic_storage_read_meta(Relation rel, TopicLogMetaData *meta)
 {
+	read_metapage(rel, meta, NULL);
+}
+
+/*
+ * Read the fixed part of rel's metapage into *meta and, if opaque is not
+ * NULL, its page summary into *opaque
+ */
+static void
+read_metapage(Relation rel, TopicLogMetaData *meta,
+			  TopicLogPageOpaqueData *opaque)
+{
 	Buffer		buffer;
 	Page		page;
 
@@ -295,6 +319,8 @@ topic_storage_read_meta(Relation rel, TopicLogMetaData *meta)
 		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, "The metapage is missing.");
 	topic_page_check(rel, TOPIC_LOG_METAPAGE_BLKNO, page, TL_PAGE_META);
 	*meta = *TopicLogPageGetMeta(page);
+	if (opaque != NULL)
+		*opaque = *TopicLogPageGetOpaque(page);
 	UnlockReleaseBuffer(buffer);
 }
 
@@ -307,27 +333,24 @@ void
 topic_storage_log_end(Relation rel, TopicLogEnd *end)
 {
 	TopicLogMetaData meta;
+	TopicLogPageOpaqueData summary;
 
-	topic_storage_read_meta(rel, &meta);
+	read_metapage(rel, &meta, &summary);
 	end->log_start_offset = meta.log_start_offset;
 	end->resolved = meta.resolved;
 
-	if (meta.flags & TL_META_ROUTER)
-	{
-		/* a router's only page is its metapage: records live in segments */
-		log_end_at(rel, TOPIC_LOG_METAPAGE_BLKNO, NULL,
-				   &end->next_offset, &end->max_timestamp);
-	}
-	else
+	if (!(meta.flags & TL_META_ROUTER))
 		log_end_at(rel, topic_last_block(rel), NULL,
 				   &end->next_offset, &end->max_timestamp);
-
-	if (meta.flags & TL_META_ROUTER)
+	else
 	{
+		/* a router's only page is its metapage: records live in segments */
 		TopicSegmentDir *dir = topic_segdir_read(rel);
 		TopicSegmentEntry *live = topic_segdir_live(dir);
 		Relation	seg;
 
+		end->next_offset = summary.next_offset;
+		end->max_timestamp = summary.max_timestamp;
 		end->resolved = 0;
 		if (live != NULL &&
 			(seg = topic_segment_open(dir->router, live, AccessShareLock)) != NULL)
@@ -505,25 +528,6 @@ topic_page_mark_aborted(Relation rel, Buffer buffer, const uint16 *positions,
 }
 
 /*
- * Is the exclusively locked page blkno, which this backend last saw as the
- * tail, still the tail?  An initialized data page that no writer has added
- * a page after (TL_PAGE_HAS_NEXT) is: pages are added only by the writer
- * holding the tail's lock, which marks it before letting go.  Anything
- * else (the metapage, a page left zeroed by a crash, a marked page) is
- * left to the file system's size, as is every guess after a restart or on
- * a promoted standby, where no backend has a guess yet and the marks,
- * which are not WAL-logged, may be missing.
- */
-static bool
-tail_still_last(Relation rel, BlockNumber blkno, Page page)
-{
-	if (blkno == TOPIC_LOG_METAPAGE_BLKNO || PageIsNew(page))
-		return false;
-	topic_page_check(rel, blkno, page, TL_PAGE_DATA);
-	return (TopicLogPageGetOpaque(page)->flags & TL_PAGE_HAS_NEXT) == 0;
-}
-
-/*
  * Lock the tail page of rel exclusively and describe it in *tail.  With
  * free_bytes == 0 the caller must topic_tail_extend() before appending.
  */
@@ -554,7 +558,7 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 									strategy);
 		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buffer);
-		if (!tail_still_last(rel, guess, page) &&
+		if (!page_still_last(rel, guess, page) &&
 			guess != topic_nblocks(rel) - 1)
 		{
 			UnlockReleaseBuffer(buffer);

@@ -7,7 +7,7 @@ use Exporter 'import';
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 
-our @EXPORT = qw(start_logical_node start_psql_script);
+our @EXPORT = qw(start_logical_node start_psql_script kill9_server);
 
 # A started node ready to publish and subscribe (wal_level = logical), with
 # pg_topics preloaded and installed; $naptime is the worker's round, and
@@ -44,6 +44,20 @@ sub start_psql_script
 		[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'), '-f', $file ],
 		'>', $out, '2>', $node->basedir . "/$name.err");
 	return ($harness, $out);
+}
+
+# Crash $node: SIGKILL to the postmaster and every child at once, as a power
+# loss would leave them (no shutdown checkpoint, no orderly backend exit).
+# The node is then stopped as far as the test framework knows; returns the
+# pids killed, to wait for them to be gone.
+sub kill9_server
+{
+	my ($node) = @_;
+	my $postmaster = $node->{_pid};
+	my @pids = ($postmaster, grep { /^\d+$/ } split /\s+/, `pgrep -P $postmaster`);
+	kill 9, @pids;
+	$node->{_pid} = undef;
+	return @pids;
 }
 
 1;

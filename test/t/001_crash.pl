@@ -7,6 +7,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use PgTopicsTest;
 use IPC::Run;
 use Time::HiRes qw(usleep);
 
@@ -64,16 +65,13 @@ for my $p (1 .. $nproducers)
 
 # let them run, then crash every server process at once
 sleep 3;
-my $postmaster = $node->{_pid};
-my @children = split /\s+/, `pgrep -P $postmaster`;
-kill 9, $postmaster, grep { /^\d+$/ } @children;
-$node->{_pid} = undef;
+my @killed = kill9_server($node);
 $_->finish for @harness;
 
 # wait until no process of the old server is left, then restart (crash recovery)
 for (1 .. 100)
 {
-	last unless grep { kill 0, $_ } ($postmaster, @children);
+	last unless grep { kill 0, $_ } @killed;
 	usleep(100_000);
 }
 $node->start;

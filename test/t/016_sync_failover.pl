@@ -121,10 +121,7 @@ my ($consumer, $consumer_out) = start_psql_script($primary, 'consumer', $consume
 push @harness, $consumer;
 
 sleep 3;
-my $postmaster = $primary->{_pid};
-my @children = split /\s+/, `pgrep -P $postmaster`;
-kill 9, $postmaster, grep { /^\d+$/ } @children;
-$primary->{_pid} = undef;
+kill9_server($primary);
 $_->finish for @harness;
 
 $standby->promote;
