@@ -26,6 +26,7 @@ OBJS = \
 	src/result_store.o \
 	src/record_tuple.o \
 	src/fetch.o \
+	src/fetch_scan.o \
 	src/unordered_read.o \
 	src/views.o \
 	src/routing.o \

@@ -159,9 +159,10 @@ batch_last_offset(Relation rel, BlockNumber blkno, TopicBatchHeader hdr)
 	return last;
 }
 
-/* Copy one record out of the page into the result */
+/* A sink: copy one record out of the page into read's tuplestore */
 void
-topic_emit_record(StableRead *read, int32 partition, TopicRecord *rec)
+topic_store_record(StableRead *read, Relation seg, Buffer buffer,
+				   int32 partition, TopicRecord *rec)
 {
 	Pointer		fields[3] = {rec->key, rec->value, rec->headers};
 	int			f;
@@ -295,8 +296,8 @@ read_batch(void *arg, Relation rel, BlockNumber blkno, Buffer buffer,
 			return true;
 		if (read->first_returned < 0)
 			read->first_returned = rec.offset;
-		if (read->store)
-			topic_emit_record(read, sr->partition, &rec);
+		if (read->sink)
+			read->sink(read, rel, buffer, sr->partition, &rec);
 		read->returned++;
 		read->position = rec.offset + 1;
 	}
@@ -493,45 +494,36 @@ topic_open_by_rowtype(Oid rowtype, AclMode privilege)
 }
 
 /*
- * topics.fetch(topic anyelement, partition int, from_offset bigint,
- *		max_records int, wait interval) RETURNS SETOF anyelement
+ * Check fetch's arguments (nulls[] flags partition, from_offset and
+ * max_records) and open the topic whose row type is rowtype, for SELECT.
+ * Shared by the function and the TopicFetch scan (fetch_scan.c), so both
+ * fail alike.
  */
-Datum
-topic_fetch(PG_FUNCTION_ARGS)
+Relation
+topic_fetch_begin(Oid rowtype, bool *nulls, int32 max_records, int64 wait_us)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
-	int32		partition;
-	int64		from;
-	int32		max_records;
-	int64		wait_us = 0;
-	TimestampTz deadline;
-	Oid			topicid;
-	Relation	topic;
-	StableRead	read;
-
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+	if (nulls[0] || nulls[1] || nulls[2])
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("partition, from_offset and max_records must not be null")));
-	partition = PG_GETARG_INT32(1);
-	from = PG_GETARG_INT64(2);
-	max_records = PG_GETARG_INT32(3);
-	if (!PG_ARGISNULL(4))
-		wait_us = topic_interval_usecs(PG_GETARG_INTERVAL_P(4));
 	topic_check_read_args("fetch", max_records, wait_us);
 
 	/* the row type must be a topic's before anything else looks at it */
-	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
-	topicid = RelationGetRelid(topic);
+	return topic_open_by_rowtype(rowtype, ACL_SELECT);
+}
 
-	topic_init_record_srf(fcinfo);
-	memset(&read, 0, sizeof(read));
-	read.store = rsinfo->setResult;
-	read.desc = rsinfo->setDesc;
-	read.max_records = max_records;
+/*
+ * Read partition partition of topic (opened by topic_fetch_begin, and
+ * closed here) from offset from into read, long-polling up to wait_us for
+ * a first record.
+ */
+void
+topic_fetch_read(Relation topic, int32 partition, int64 from, int64 wait_us,
+				 StableRead *read)
+{
+	Oid			topicid = RelationGetRelid(topic);
+	TimestampTz deadline = GetCurrentTimestamp() + wait_us;
 
-	deadline = GetCurrentTimestamp() + wait_us;
 	for (;;)
 	{
 		Relation	leaf;
@@ -559,14 +551,14 @@ topic_fetch(PG_FUNCTION_ARGS)
 		/* the watermark first, then the snapshot */
 		topic_storage_log_end(leaf, &end);
 		topic_check_position(topic, partition, from, &end);
-		topic_read_partition(leaf, partition, from, &end, &read);
+		topic_read_partition(leaf, partition, from, &end, read);
 
 		table_close(leaf, NoLock);
 		relation_close(topic, NoLock);
 		topic = NULL;
 
 		remaining_ms = (long) ((deadline - GetCurrentTimestamp()) / 1000);
-		if (read.returned > 0 || wait_us == 0 || remaining_ms <= 0)
+		if (read->returned > 0 || wait_us == 0 || remaining_ms <= 0)
 			break;
 
 		/* sleep without holding the topic, so drop_topic never waits */
@@ -583,9 +575,40 @@ topic_fetch(PG_FUNCTION_ARGS)
 	}
 	if (wait_us > 0)
 		topic_registry_end_wait();
-	if (read.returned > 0)
+	if (read->returned > 0)
 		topic_wait_for_sync_standby();
+}
 
+/*
+ * topics.fetch(topic anyelement, partition int, from_offset bigint,
+ *		max_records int, wait interval) RETURNS SETOF anyelement
+ *
+ * In a query's FROM the TopicFetch scan runs instead (fetch_scan.c); this
+ * is the function for every other place.
+ */
+Datum
+topic_fetch(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bool		nulls[3] = {PG_ARGISNULL(1), PG_ARGISNULL(2), PG_ARGISNULL(3)};
+	int32		max_records = nulls[2] ? 0 : PG_GETARG_INT32(3);
+	int64		wait_us = 0;
+	Relation	topic;
+	StableRead	read;
+
+	if (!PG_ARGISNULL(4))
+		wait_us = topic_interval_usecs(PG_GETARG_INTERVAL_P(4));
+	topic = topic_fetch_begin(get_fn_expr_argtype(fcinfo->flinfo, 0), nulls,
+							  max_records, wait_us);
+
+	topic_init_record_srf(fcinfo);
+	memset(&read, 0, sizeof(read));
+	read.sink = topic_store_record;
+	read.store = rsinfo->setResult;
+	read.desc = rsinfo->setDesc;
+	read.max_records = max_records;
+	topic_fetch_read(topic, PG_GETARG_INT32(1), PG_GETARG_INT64(2), wait_us,
+					 &read);
 	return (Datum) 0;
 }
 

@@ -10,6 +10,7 @@
 #define TOPIC_FETCH_H
 
 #include "datatype/timestamp.h"
+#include "fmgr.h"
 #include "nodes/parsenodes.h"
 #include "utils/rel.h"
 #include "utils/snapshot.h"
@@ -18,10 +19,24 @@
 #include "access/xlogdefs.h"
 #include "storage.h"
 
+struct StableRead;
+
+/*
+ * Where a read's records go, one at a time.  The record's fields point
+ * into buffer, share-locked, of segment seg; or, when buffer is invalid,
+ * into memory the reader allocated in the caller's memory context (and seg
+ * is NULL).  External fields are still external.
+ */
+typedef void (*TopicRecordSink) (struct StableRead *read, Relation seg,
+								 Buffer buffer, int32 partition,
+								 TopicRecord *rec);
+
 /* What a consumer's read of one partition produced */
 typedef struct StableRead
 {
-	Tuplestorestate *store;		/* where records go; NULL: do not collect */
+	TopicRecordSink sink;		/* where records go; NULL: do not collect */
+	void	   *sink_arg;
+	Tuplestorestate *store;		/* for topic_store_record */
 	TupleDesc	desc;
 	int64		max_records;
 	int64		returned;
@@ -54,8 +69,8 @@ extern bool topic_walk_batches(Relation seg, int64 from,
 extern void topic_decode_batch_record(Relation seg, BlockNumber blkno,
 									  TopicBatchHeader hdr, Size *rpos, int i,
 									  TopicRecord *rec);
-extern void topic_emit_record(StableRead *read, int32 partition,
-							  TopicRecord *rec);
+extern void topic_store_record(StableRead *read, Relation seg, Buffer buffer,
+							   int32 partition, TopicRecord *rec);
 
 /* record_tuple.c */
 extern void topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc,
@@ -72,6 +87,14 @@ extern void topic_check_position(Relation topic, int32 partition, int64 from,
 								 const TopicLogEnd *end);
 extern int64 topic_interval_usecs(Interval *span);
 extern Relation topic_open_by_rowtype(Oid rowtype, AclMode privilege);
+extern Relation topic_fetch_begin(Oid rowtype, bool *nulls, int32 max_records,
+								  int64 wait_us);
+extern void topic_fetch_read(Relation topic, int32 partition, int64 from,
+							 int64 wait_us, StableRead *read);
+extern Datum topic_fetch(PG_FUNCTION_ARGS);
+
+/* fetch_scan.c */
+extern void topic_fetch_scan_init(void);
 
 /* unordered_read.c */
 struct TopicSegmentDir;

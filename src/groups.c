@@ -568,6 +568,7 @@ topic_poll(PG_FUNCTION_ARGS)
 				position = group_position(topic, group, partition, &end);
 
 				memset(&read, 0, sizeof(read));
+				read.sink = topic_store_record;
 				read.store = rsinfo->setResult;
 				read.desc = rsinfo->setDesc;
 				read.max_records = max_records - total;

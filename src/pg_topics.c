@@ -17,6 +17,7 @@
 
 #include "pg_topics.h"
 #include "registry.h"
+#include "fetch.h"
 #include "seek.h"
 #include "wal.h"
 #include "worker.h"
@@ -41,5 +42,6 @@ _PG_init(void)
 	topic_groups_init();
 	topic_ddl_init();
 	topic_seek_init();
+	topic_fetch_scan_init();
 	topic_worker_init();
 }

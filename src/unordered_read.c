@@ -116,7 +116,7 @@ add_candidate(UnorderedRead *u, const TopicRecord *rec)
 	}
 	c = &u->cands[u->ncands++];
 	c->rec = *rec;
-	if (u->read->store)
+	if (u->read->sink)
 	{
 		c->rec.key = copy_field(rec->key);
 		c->rec.value = copy_field(rec->value);
@@ -215,8 +215,8 @@ topic_read_unordered(Relation rel, TopicSegmentDir *dir, int32 partition,
 	{
 		if (read->first_returned < 0)
 			read->first_returned = u.cands[i].rec.offset;
-		if (read->store)
-			topic_emit_record(read, partition, &u.cands[i].rec);
+		if (read->sink)
+			read->sink(read, NULL, InvalidBuffer, partition, &u.cands[i].rec);
 		read->returned++;
 		read->position = u.cands[i].rec.offset + 1;
 	}

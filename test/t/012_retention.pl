@@ -10,6 +10,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time usleep);
 use IPC::Run;
+use PgTopicsTest;
 
 my $node = PostgreSQL::Test::Cluster->new('retention');
 $node->init;
@@ -220,6 +221,52 @@ is(scalar(@left), 0, 'its files, TOAST included, are gone from the filesystem');
 like($err, qr/offset 1000000 is out of range for partition 0 of topic "manual"/, 'deleting past the high watermark fails');
 ($ret, $out, $err) = $node->psql('postgres', q{SELECT topics.delete_records('manual', 5, 10)});
 like($err, qr/partition 5 of topic "manual" does not exist/, 'an unknown partition fails');
+
+# --- a query reading through fetch keeps the segments its records are on
+# until it ends: retention moves the log start at once, and drops those
+# segments afterwards; the query's remaining rows are all there ---
+$node->safe_psql('postgres', q{
+SELECT topics.create_topic('held', 1, 'text', 'text');
+CREATE TABLE held_go ();});
+my $held_segments = q{
+SELECT string_agg(substring(relname FROM '_(\d+)$'), ',' ORDER BY substring(relname FROM '_(\d+)$')::int)
+FROM pg_class WHERE relnamespace = 'topics_segments'::regnamespace AND relkind = 'r'
+AND relname LIKE 'seg\_' || 'held_p0'::regclass::oid || '\_%'};
+my $held_hw = 0;
+while ($held_hw < 20000
+	&& scalar(split /,/, $node->safe_psql('postgres', $held_segments)) < 5)
+{
+	$node->safe_psql('postgres', qq{
+SELECT count(*) FROM topics.produce_batch('held',
+	(SELECT array_agg(lpad(g::text, 6, '0') || repeat('x', 300)) FROM generate_series($held_hw, $held_hw + 99) g))});
+	$held_hw += 100;
+	usleep(50_000);
+}
+like($node->safe_psql('postgres', $held_segments), qr/^0,1,2,/, "the log has rolled over segments ($held_hw records)");
+my ($held_reader, $held_out) = PgTopicsTest::start_psql_script($node, 'held_reader', q{
+BEGIN;
+DECLARE c CURSOR FOR SELECT "offset", left(value, 6) FROM topics.fetch(NULL::held, 0, 0, 150);
+FETCH 1 FROM c;
+DO $$ BEGIN WHILE NOT EXISTS (SELECT FROM held_go) LOOP PERFORM pg_sleep(0.02); END LOOP; END $$;
+FETCH ABSOLUTE 150 FROM c;
+COMMIT;
+});
+ok($node->poll_query_until('postgres', q{
+SELECT count(*) = 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%held_go%' AND pid <> pg_backend_pid()}),
+	'a query reading the first segment through fetch is open');
+is($node->safe_psql('postgres', qq{SELECT topics.delete_records('held', 0, $held_hw)}), $held_hw,
+	'delete_records moves the log start past every record');
+my @held_left = split /,/, $node->safe_psql('postgres', $held_segments);
+ok($held_left[0] eq '0' && !grep({ $_ eq '1' || $_ eq '2' } @held_left),
+	"the segment the open query reads stays, the ones after it are dropped at once (@held_left)");
+$node->safe_psql('postgres', q{INSERT INTO held_go DEFAULT VALUES});
+$held_reader->finish;
+is(slurp_file($held_out), "0|000000\n149|000149\n",
+	'the open query reads its records to the end, whole, after retention passed them');
+$node->safe_psql('postgres', q{SELECT * FROM topics.enforce_retention('held')});
+unlike($node->safe_psql('postgres', $held_segments), qr/^0,/,
+	'once the query ends, retention drops its segment');
+$node->safe_psql('postgres', q{SELECT topics.drop_topic('held'); DROP TABLE held_go;});
 
 # --- a crash in the middle of a segment drop ---
 # fill the LIVE segment past its size, so that the next call rolls
