@@ -45,6 +45,22 @@ SELECT value FROM cg_out ORDER BY "offset";
 -- groups are independent
 SELECT count(*) FROM topics.poll(NULL::cg, 'g2', max_records => 1000);
 
+-- in FROM, poll runs as a scan that hands records out of the pages (TopicPoll); WITH
+-- ORDINALITY keeps the function; each call polls once, whichever runs it
+EXPLAIN (COSTS OFF) SELECT * FROM topics.poll(NULL::cg, 'g6');
+EXPLAIN (COSTS OFF) SELECT * FROM topics.poll(NULL::cg, 'g6') WITH ORDINALITY;
+SELECT count(*) FROM topics.poll(NULL::cg, 'g6', max_records => 10) WITH ORDINALITY;
+SELECT count(*) FROM topics.poll(NULL::cg, 'g6', max_records => 1000);
+SELECT (SELECT count(*) FROM cg) AS records, sum(committed_offset) AS committed, sum(lag) AS lag
+FROM topics.consumer_lag WHERE group_name = 'g6';
+-- a rescan with the same arguments returns the same records without polling again
+SET enable_material = off;
+EXPLAIN (COSTS OFF) SELECT g FROM generate_series(1, 3) g, topics.poll(NULL::cg, 'g7', max_records => 2);
+SELECT g, count(*) FROM generate_series(1, 3) g, topics.poll(NULL::cg, 'g7', max_records => 2)
+GROUP BY g ORDER BY g;
+RESET enable_material;
+SELECT sum(committed_offset) AS committed FROM topics.consumer_lag WHERE group_name = 'g7';
+
 -- seek, reset_group, commit move a group; they take effect at the next poll
 SELECT topics.seek('cg', 'g1', 0, 1);
 SELECT min("offset"), count(*) FROM topics.poll(NULL::cg, 'g1') WHERE partition = 0;

@@ -1,18 +1,19 @@
 /*-------------------------------------------------------------------------
  *
  * fetch_scan.c
- *	  TopicFetch: topics.fetch() in FROM, without materializing its rows.
+ *	  TopicFetch and TopicPoll: topics.fetch() and topics.poll() in FROM,
+ *	  without materializing their rows.
  *
  * The executor materializes every set-returning function in FROM: each row
- * is formed, copied into a tuplestore and read back out.  For fetch, whose
- * rows are records already laid out on pinned pages, that copy was the
- * largest part of what a record cost above heap's index scan (see
+ * is formed, copied into a tuplestore and read back out.  For fetch and
+ * poll, whose rows are records already laid out on pinned pages, that copy
+ * was the largest part of what a record cost above heap's index scan (see
  * docs/benchmarks.md).  So the planner hook replaces the function scan of
- * topics.fetch(...) in FROM with this custom scan, which runs the same read
- * (fetch.c: the same checks, long-poll, stable-read rule and errors) with a
- * sink that keeps a reference to each record instead of a copy, and hands
- * the records out as virtual tuples whose key, value and headers point into
- * the pages.
+ * topics.fetch(...) or topics.poll(...) in FROM with this custom scan,
+ * which runs the same read (fetch.c, groups.c: the same checks, long-poll,
+ * stable-read rule, group positions and errors) with a sink that keeps a
+ * reference to each record instead of a copy, and hands the records out as
+ * virtual tuples whose key, value and headers point into the pages.
  *
  * The pages stay pinned, and their segments locked, until the scan ends or
  * reads again, so the records cannot move or go: a page's records are
@@ -21,11 +22,12 @@
  * that, and for records that were copied anyway (TOAST, replicas' unordered
  * reads), the fields live in the scan's read memory.
  *
- * The function keeps its meaning: it is called once per distinct set of
- * arguments (a rescan with the same arguments returns the same records, as
- * a function scan's tuplestore would), its arguments are evaluated as the
- * function's would be, and a query the scan cannot serve (WITH ORDINALITY,
- * ROWS FROM, a whole-row reference to the result) keeps the function scan.
+ * The functions keep their meaning: each is called once per distinct set
+ * of arguments (a rescan with the same arguments returns the same records,
+ * as a function scan's tuplestore would; poll does not poll twice), its
+ * arguments are evaluated as the function's would be, and a query the scan
+ * cannot serve (WITH ORDINALITY, ROWS FROM, a whole-row reference to the
+ * result) keeps the function scan.
  *
  *-------------------------------------------------------------------------
  */
@@ -56,31 +58,40 @@
 #include "utils/typcache.h"
 
 #include "fetch.h"
+#include "groups.h"
 #include "topic_log.h"
 
 /* Pages a scan keeps pinned at most; records past them are copied */
 #define FETCH_SCAN_MAX_PINS		64
 
-/* fetch's arguments, in order */
-#define FETCH_NARGS				5
+/* fetch's and poll's arguments, in order (the row type first) */
+#define SCAN_NARGS				5
 
 /* A record of the result: fixed columns, and where its fields are */
 typedef struct FetchedRecord
 {
+	int32		partition;
 	int64		offset;
 	TimestampTz timestamp;
 	Pointer		fields[3];		/* key, value, headers; NULL is SQL NULL */
 } FetchedRecord;
 
+/* Which function a scan stands for */
+typedef enum TopicReadKind
+{
+	READ_FETCH,
+	READ_POLL
+} TopicReadKind;
+
 typedef struct TopicFetchState
 {
 	CustomScanState css;
+	TopicReadKind kind;
 	Oid			rowtype;
 	List	   *args;			/* ExprStates of fetch's arguments */
 	Bitmapset  *arg_params;		/* parameters the arguments use */
 	bool		read_done;
 	MemoryContext read_cxt;		/* records, and copies of their fields */
-	int32		partition;
 	FetchedRecord *records;
 	int			nrecords;
 	int			maxrecords;
@@ -108,8 +119,18 @@ static const CustomPathMethods fetch_path_methods = {
 	.PlanCustomPath = plan_fetch_path,
 };
 
+static const CustomPathMethods poll_path_methods = {
+	.CustomName = "TopicPoll",
+	.PlanCustomPath = plan_fetch_path,
+};
+
 static const CustomScanMethods fetch_scan_methods = {
 	.CustomName = "TopicFetch",
+	.CreateCustomScanState = create_fetch_state,
+};
+
+static const CustomScanMethods poll_scan_methods = {
+	.CustomName = "TopicPoll",
 	.CreateCustomScanState = create_fetch_state,
 };
 
@@ -122,9 +143,21 @@ static const CustomExecMethods fetch_exec_methods = {
 	.ExplainCustomScan = explain_fetch,
 };
 
-/* Is funcid topics.fetch?  Asked of C functions only, by their address */
+static const CustomExecMethods poll_exec_methods = {
+	.CustomName = "TopicPoll",
+	.BeginCustomScan = begin_fetch,
+	.ExecCustomScan = exec_fetch,
+	.EndCustomScan = end_fetch,
+	.ReScanCustomScan = rescan_fetch,
+	.ExplainCustomScan = explain_fetch,
+};
+
+/*
+ * Is funcid topics.fetch or topics.poll?  Asked of C functions only, by
+ * their address; *kind says which.
+ */
 static bool
-is_topic_fetch(Oid funcid)
+is_topic_read(Oid funcid, TopicReadKind *kind)
 {
 	FmgrInfo	flinfo;
 	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
@@ -137,7 +170,13 @@ is_topic_fetch(Oid funcid)
 	if (!is_c)
 		return false;
 	fmgr_info(funcid, &flinfo);
-	return flinfo.fn_addr == topic_fetch;
+	if (flinfo.fn_addr == topic_fetch)
+		*kind = READ_FETCH;
+	else if (flinfo.fn_addr == topic_poll)
+		*kind = READ_POLL;
+	else
+		return false;
+	return true;
 }
 
 /*
@@ -214,13 +253,14 @@ scan_columns(Index relid, Oid rowtype)
 	return columns;
 }
 
-/* Replace the function scan of topics.fetch() in FROM with TopicFetch */
+/* Replace the function scan of fetch() or poll() in FROM with a scan */
 static void
 fetch_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 					   RangeTblEntry *rte)
 {
 	RangeTblFunction *rtfunc;
 	FuncExpr   *call;
+	TopicReadKind kind;
 	Path	   *function_path;
 	CustomPath *path;
 
@@ -234,8 +274,8 @@ fetch_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (!IsA(rtfunc->funcexpr, FuncExpr))
 		return;
 	call = (FuncExpr *) rtfunc->funcexpr;
-	if (!call->funcretset || list_length(call->args) != FETCH_NARGS ||
-		!is_topic_fetch(call->funcid) ||
+	if (!call->funcretset || list_length(call->args) != SCAN_NARGS ||
+		!is_topic_read(call->funcid, &kind) ||
 		!has_topic_columns(exprType(linitial(call->args))) ||
 		needs_whole_row(rel))
 		return;
@@ -252,7 +292,7 @@ fetch_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	path->path.total_cost = function_path->total_cost;
 	path->flags = 0;
 	path->custom_private = list_make1(call);
-	path->methods = &fetch_path_methods;
+	path->methods = kind == READ_FETCH ? &fetch_path_methods : &poll_path_methods;
 
 	rel->pathlist = NIL;
 	add_path(rel, &path->path);
@@ -278,7 +318,8 @@ plan_fetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_scan_tlist = scan_columns(rel->relid, rowtype);
 	cscan->custom_exprs = copyObject(call->args);
 	cscan->custom_private = list_make1_oid(rowtype);
-	cscan->methods = &fetch_scan_methods;
+	cscan->methods = best_path->methods == &poll_path_methods ?
+		&poll_scan_methods : &fetch_scan_methods;
 	return &cscan->scan.plan;
 }
 
@@ -288,7 +329,9 @@ create_fetch_state(CustomScan *cscan)
 	TopicFetchState *state = palloc0(sizeof(TopicFetchState));
 
 	NodeSetTag(state, T_CustomScanState);
-	state->css.methods = &fetch_exec_methods;
+	state->kind = cscan->methods == &poll_scan_methods ? READ_POLL : READ_FETCH;
+	state->css.methods = state->kind == READ_POLL ?
+		&poll_exec_methods : &fetch_exec_methods;
 	state->rowtype = linitial_oid(cscan->custom_private);
 	return (Node *) state;
 }
@@ -343,6 +386,7 @@ keep_record(StableRead *read, Relation seg, Buffer buffer, int32 partition,
 									   sizeof(FetchedRecord) * state->maxrecords);
 	}
 	out = &state->records[state->nrecords++];
+	out->partition = partition;
 	out->offset = rec->offset;
 	out->timestamp = rec->timestamp;
 	out->fields[0] = rec->key;
@@ -383,6 +427,14 @@ keep_record(StableRead *read, Relation seg, Buffer buffer, int32 partition,
 	}
 }
 
+/* Make room for the first records of a read of at most max_records */
+static void
+start_records(TopicFetchState *state, int32 max_records)
+{
+	state->maxrecords = Min(max_records, 1024);
+	state->records = palloc(sizeof(FetchedRecord) * state->maxrecords);
+}
+
 /* Forget the records read: unpin their pages, unlock their segments */
 static void
 release_records(TopicFetchState *state)
@@ -407,12 +459,10 @@ static void
 read_records(TopicFetchState *state)
 {
 	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
-	Datum		values[FETCH_NARGS];
-	bool		nulls[FETCH_NARGS];
-	int64		wait_us = 0;
-	int32		max_records;
+	Datum		values[SCAN_NARGS];
+	bool		nulls[SCAN_NARGS];
 	Relation	topic;
-	StableRead	read;
+	StableRead	sink;
 	MemoryContext old;
 	ListCell   *lc;
 	int			i = 0;
@@ -423,21 +473,32 @@ read_records(TopicFetchState *state)
 											  econtext, &nulls[i]);
 		i++;
 	}
-	max_records = nulls[3] ? 0 : DatumGetInt32(values[3]);
-	if (!nulls[4])
-		wait_us = topic_interval_usecs(DatumGetIntervalP(values[4]));
-	topic = topic_fetch_begin(state->rowtype, &nulls[1], max_records, wait_us);
+	memset(&sink, 0, sizeof(sink));
+	sink.sink = keep_record;
+	sink.sink_arg = state;
 
 	old = MemoryContextSwitchTo(state->read_cxt);
-	state->maxrecords = Min(max_records, 1024);
-	state->records = palloc(sizeof(FetchedRecord) * state->maxrecords);
-	memset(&read, 0, sizeof(read));
-	read.sink = keep_record;
-	read.sink_arg = state;
-	read.max_records = max_records;
-	state->partition = DatumGetInt32(values[1]);
-	topic_fetch_read(topic, state->partition, DatumGetInt64(values[2]),
-					 wait_us, &read);
+	if (state->kind == READ_FETCH)
+	{
+		int32		max_records = nulls[3] ? 0 : DatumGetInt32(values[3]);
+		int64		wait_us = nulls[4] ? 0 :
+			topic_interval_usecs(DatumGetIntervalP(values[4]));
+
+		topic = topic_fetch_begin(state->rowtype, &nulls[1], max_records,
+								  wait_us);
+		start_records(state, max_records);
+		sink.max_records = max_records;
+		topic_fetch_read(topic, DatumGetInt32(values[1]),
+						 DatumGetInt64(values[2]), wait_us, &sink);
+	}
+	else
+	{
+		TopicPollArgs args;
+
+		topic = topic_poll_begin(state->rowtype, &values[1], &nulls[1], &args);
+		start_records(state, args.max_records);
+		topic_poll_read(topic, &args, &sink);
+	}
 	MemoryContextSwitchTo(old);
 	state->read_done = true;
 	ResetExprContext(econtext);
@@ -459,7 +520,7 @@ fetch_next(ScanState *ss)
 		return slot;
 
 	rec = &state->records[state->next++];
-	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(state->partition);
+	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(rec->partition);
 	slot->tts_isnull[Anum_topic_partition - 1] = false;
 	slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(rec->offset);
 	slot->tts_isnull[Anum_topic_offset - 1] = false;
@@ -522,6 +583,7 @@ void
 topic_fetch_scan_init(void)
 {
 	RegisterCustomScanMethods(&fetch_scan_methods);
+	RegisterCustomScanMethods(&poll_scan_methods);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = fetch_set_rel_pathlist;
 }

@@ -53,6 +53,7 @@
 #include "compaction.h"
 #include "fetch.h"
 #include "group_state.h"
+#include "groups.h"
 #include "pg_topics.h"
 #include "registry.h"
 #include "subscription.h"
@@ -473,54 +474,65 @@ leave_groups_at_exit(int code, Datum arg)
 }
 
 /*
- * topics.poll(topic anyelement, group_name text, consumer text,
- *		max_records int, wait interval) RETURNS SETOF anyelement
+ * Check poll's arguments (values and nulls of group_name, consumer,
+ * max_records and wait) into *args, and open the topic whose row type is
+ * rowtype.  Shared by the function and the TopicPoll scan (fetch_scan.c),
+ * so both fail alike.
  */
-Datum
-topic_poll(PG_FUNCTION_ARGS)
+Relation
+topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 {
 	static bool exit_hook = false;
-	static uint32 rotation = 0;
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
-	char	   *group;
-	char	   *member;
-	bool		durable;
-	int32		max_records;
-	int64		wait_us = 0;
-	TimestampTz deadline;
-	Oid			topicid;
 	Relation	topic;
 	Oid			owner;
-	int64		total = 0;
 
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(3))
+	if (nulls[0] || nulls[2])
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("group_name and max_records must not be null")));
-	group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
-	durable = !PG_ARGISNULL(2);
-	member = durable ? name_arg(PG_GETARG_TEXT_PP(2), "consumer") :
+	args->group = name_arg(DatumGetTextPP(values[0]), "group_name");
+	args->durable = !nulls[1];
+	args->member = args->durable ?
+		name_arg(DatumGetTextPP(values[1]), "consumer") :
 		psprintf("session-%d", MyProcPid);
-	max_records = PG_GETARG_INT32(3);
-	if (!PG_ARGISNULL(4))
-		wait_us = topic_interval_usecs(PG_GETARG_INTERVAL_P(4));
-	topic_check_read_args("poll", max_records, wait_us);
+	args->max_records = DatumGetInt32(values[2]);
+	args->wait_us = nulls[3] ? 0 :
+		topic_interval_usecs(DatumGetIntervalP(values[3]));
+	topic_check_read_args("poll", args->max_records, args->wait_us);
 	PreventCommandIfReadOnly("poll");
 	check_positions_writable();
 
 	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
-	topicid = RelationGetRelid(topic);
 	topic_groups_ensure_loaded();
-	if (topic_group_exists(topicid, group, &owner))
-		check_group_control(topic, group, owner);
+	if (topic_group_exists(RelationGetRelid(topic), args->group, &owner))
+		check_group_control(topic, args->group, owner);
 	if (!exit_hook)
 	{
 		before_shmem_exit(leave_groups_at_exit, (Datum) 0);
 		exit_hook = true;
 	}
+	return topic;
+}
 
-	topic_init_record_srf(fcinfo);
+/*
+ * Poll topic (opened by topic_poll_begin, and closed here) as args say:
+ * join the group, read its share of partitions after the group's
+ * positions, and move the positions in this transaction.  Records go to
+ * sink's sink (its other fields are ignored).
+ */
+void
+topic_poll_read(Relation topic, const TopicPollArgs *args,
+				const StableRead *sink)
+{
+	static uint32 rotation = 0;
+	const char *group = args->group;
+	const char *member = args->member;
+	int32		max_records = args->max_records;
+	int64		wait_us = args->wait_us;
+	Oid			topicid = RelationGetRelid(topic);
+	TimestampTz deadline;
+	int64		total = 0;
+
 	polled_in_xact = true;
 	deadline = GetCurrentTimestamp() + wait_us;
 	for (;;)
@@ -542,7 +554,7 @@ topic_poll(PG_FUNCTION_ARGS)
 		if (wait_us > 0)
 			topic_registry_prepare_wait(topicid);
 
-		topic_group_join(topicid, group, member, durable,
+		topic_group_join(topicid, group, member, args->durable,
 						 topic_partition_count(topic), &view);
 
 		for (i = 0; i < view.nassigned && total < max_records; i++)
@@ -568,9 +580,10 @@ topic_poll(PG_FUNCTION_ARGS)
 				position = group_position(topic, group, partition, &end);
 
 				memset(&read, 0, sizeof(read));
-				read.sink = topic_store_record;
-				read.store = rsinfo->setResult;
-				read.desc = rsinfo->setDesc;
+				read.sink = sink->sink;
+				read.sink_arg = sink->sink_arg;
+				read.store = sink->store;
+				read.desc = sink->desc;
 				read.max_records = max_records - total;
 				/* retention passing the read is retention passing the group */
 				read.passed_ok = attempt < 3;
@@ -613,6 +626,39 @@ topic_poll(PG_FUNCTION_ARGS)
 		topic_registry_end_wait();
 	if (total > 0)
 		topic_wait_for_sync_standby();
+}
+
+/*
+ * topics.poll(topic anyelement, group_name text, consumer text,
+ *		max_records int, wait interval) RETURNS SETOF anyelement
+ *
+ * In a query's FROM the TopicPoll scan runs instead (fetch_scan.c); this
+ * is the function for every other place.
+ */
+Datum
+topic_poll(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Datum		values[4];
+	bool		nulls[4];
+	TopicPollArgs args;
+	Relation	topic;
+	StableRead	sink;
+	int			i;
+
+	for (i = 0; i < 4; i++)
+	{
+		nulls[i] = PG_ARGISNULL(i + 1);
+		values[i] = nulls[i] ? (Datum) 0 : PG_GETARG_DATUM(i + 1);
+	}
+	topic = topic_poll_begin(get_fn_expr_argtype(fcinfo->flinfo, 0), values,
+							 nulls, &args);
+	topic_init_record_srf(fcinfo);
+	memset(&sink, 0, sizeof(sink));
+	sink.sink = topic_store_record;
+	sink.store = rsinfo->setResult;
+	sink.desc = rsinfo->setDesc;
+	topic_poll_read(topic, &args, &sink);
 	return (Datum) 0;
 }
 
