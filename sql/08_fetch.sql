@@ -149,12 +149,38 @@ SET enable_material = off;
 EXPLAIN (COSTS OFF) SELECT g, r."offset" FROM generate_series(1, 3) g, topics.fetch(NULL::f, 0, 1, 2) r;
 SELECT g, r."offset" FROM generate_series(1, 3) g, topics.fetch(NULL::f, 0, 1, 2) r;
 RESET enable_material;
--- a read longer than the pages the scan keeps pinned copies the rest; the rows are the same
+-- an argument that is a subquery over an outer value: read again when that value changes
+SELECT s, (SELECT min("offset") FROM topics.fetch(NULL::seq, 0, (SELECT s * 100 FROM generate_series(1, 1) LIMIT 1), 3))
+FROM generate_series(0, 3) s;
+-- the scan goes backward, so a cursor scrolls as it did over the function
+BEGIN;
+DECLARE c CURSOR FOR SELECT "offset", value FROM topics.fetch(NULL::f, 0, 0);
+FETCH 2 FROM c;
+FETCH BACKWARD 1 FROM c;
+FETCH ALL FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH FIRST FROM c;
+FETCH ABSOLUTE 5 FROM c;
+FETCH NEXT FROM c;
+FETCH BACKWARD ALL FROM c;
+COMMIT;
+EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT "offset" FROM topics.fetch(NULL::f, 0, 0);
+-- a read longer than the pages a scan may keep pinned is copied, as the function's rows are
+-- (within work_mem, then to disk); the rows, and scrolling, are the same
 SELECT topics.create_topic('wide', value_type => 'bytea');
 SELECT count(*) FROM topics.produce_batch('wide',
     (SELECT array_agg(decode(repeat(lpad(to_hex(i), 8, '0'), 64), 'hex')) FROM generate_series(1, 3000) i));
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT count(*) FROM topics.fetch(NULL::wide, 0, 0, 3000);
+BEGIN;
+DECLARE w CURSOR FOR SELECT "offset" FROM topics.fetch(NULL::wide, 0, 0, 3000);
+MOVE 2998 IN w;
+FETCH 3 FROM w;
+FETCH BACKWARD 3 FROM w;
+MOVE BACKWARD ALL IN w;
+FETCH 1 FROM w;
+COMMIT;
 SELECT count(*), count(DISTINCT value),
        bool_and(value = decode(repeat(lpad(to_hex("offset" + 1), 8, '0'), 64), 'hex')) AS exact
 FROM topics.fetch(NULL::wide, 0, 0, 3000);

@@ -37,6 +37,20 @@ SELECT "offset", value FROM topics.fetch(NULL::secret, 0, 0);
 SELECT * FROM topics.produce('secret', 'x');
 RESET ROLE;
 
+-- EXECUTE on fetch and poll counts too, in FROM (where they run as scans) as elsewhere
+REVOKE EXECUTE ON FUNCTION topics.fetch(anyelement, int, bigint, int, interval) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION topics.poll(anyelement, text, text, int, interval) FROM PUBLIC;
+SET ROLE topic_reader;
+SELECT "offset", value FROM topics.fetch(NULL::secret, 0, 0);
+SELECT (topics.fetch(NULL::secret, 0, 0)).value;
+SELECT "offset", value FROM topics.poll(NULL::secret, 'readers');
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION topics.fetch(anyelement, int, bigint, int, interval) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION topics.poll(anyelement, text, text, int, interval) TO PUBLIC;
+SET ROLE topic_reader;
+SELECT "offset", value FROM topics.fetch(NULL::secret, 0, 0);
+RESET ROLE;
+
 -- creating a topic needs CREATE on the schema; the creator owns it
 CREATE SCHEMA team;
 GRANT USAGE ON SCHEMA team TO nobody;

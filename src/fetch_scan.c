@@ -18,16 +18,19 @@
  * The pages stay pinned, and their segments locked, until the scan ends or
  * reads again, so the records cannot move or go: a page's records are
  * immutable once written, and retention drops a segment only when it gets
- * its lock without waiting.  Pins are bounded (FETCH_SCAN_MAX_PINS); past
- * that, and for records that were copied anyway (TOAST, replicas' unordered
- * reads), the fields live in the scan's read memory.
+ * its lock without waiting.  Pins are bounded, per scan and per backend
+ * (pin_budget), and so is memory: a read that would need more pins, a
+ * record with TOAST, a replica's unordered read and any read on a hot
+ * standby (where holding a segment would hold back the replay of its drop)
+ * go into a tuplestore of rows, limited by work_mem, as the function's do.
  *
  * The functions keep their meaning: each is called once per distinct set
  * of arguments (a rescan with the same arguments returns the same records,
  * as a function scan's tuplestore would; poll does not poll twice), its
- * arguments are evaluated as the function's would be, and a query the scan
- * cannot serve (WITH ORDINALITY, ROWS FROM, a whole-row reference to the
- * result) keeps the function scan.
+ * arguments are evaluated as the function's would be, EXECUTE on it is
+ * checked, the scan goes backward (so cursors stay scrollable), and a
+ * query the scan cannot serve (WITH ORDINALITY, ROWS FROM, a whole-row
+ * reference to the result) keeps the function scan.
  *
  *-------------------------------------------------------------------------
  */
@@ -35,6 +38,9 @@
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_language_d.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type_d.h"
@@ -51,9 +57,12 @@
 #include "optimizer/restrictinfo.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/ruleutils.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
@@ -61,7 +70,7 @@
 #include "groups.h"
 #include "topic_log.h"
 
-/* Pages a scan keeps pinned at most; records past them are copied */
+/* Pages one scan keeps pinned at most */
 #define FETCH_SCAN_MAX_PINS		64
 
 /* fetch's and poll's arguments, in order (the row type first) */
@@ -87,21 +96,36 @@ typedef struct TopicFetchState
 {
 	CustomScanState css;
 	TopicReadKind kind;
+	Oid			funcid;
 	Oid			rowtype;
-	List	   *args;			/* ExprStates of fetch's arguments */
-	Bitmapset  *arg_params;		/* parameters the arguments use */
+	List	   *args;			/* ExprStates of the function's arguments */
+	Bitmapset  *arg_params;		/* parameters the arguments depend on */
 	bool		read_done;
-	MemoryContext read_cxt;		/* records, and copies of their fields */
+	bool		may_pin;		/* this read may keep references */
+	bool		random_access;	/* the scan may go backward */
+	MemoryContext read_cxt;		/* records and rows of the current read */
+
+	/* the records read: as references to pinned pages ... */
 	FetchedRecord *records;
 	int			nrecords;
 	int			maxrecords;
-	int			next;
 	Buffer		pins[FETCH_SCAN_MAX_PINS];
 	int			npins;
 	List	   *locked;			/* OIDs of segments locked for the records */
+	/* ... or, when that is not possible, as rows, like the function's */
+	Tuplestorestate *store;
+	TupleTableSlot *store_slot;
+
+	/* position among the references, as a tuplestore read pointer's */
+	int			next;			/* records[next] is the next one forward */
+	bool		eof;			/* forward reading ran past the last one */
+	int			pages_pinned;	/* by the last read, for EXPLAIN ANALYZE */
 } TopicFetchState;
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+/* Pins all scans of this backend hold; see pin_budget() */
+static int	backend_pins = 0;
 
 static Plan *plan_fetch_path(PlannerInfo *root, RelOptInfo *rel,
 							 CustomPath *best_path, List *tlist,
@@ -153,22 +177,33 @@ static const CustomExecMethods poll_exec_methods = {
 };
 
 /*
- * Is funcid topics.fetch or topics.poll?  Asked of C functions only, by
- * their address; *kind says which.
+ * Is funcid topics.fetch or topics.poll?  The C symbol names them, and
+ * their address in this library confirms it (no other library is loaded to
+ * ask); *kind says which.
  */
 static bool
 is_topic_read(Oid funcid, TopicReadKind *kind)
 {
-	FmgrInfo	flinfo;
 	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	bool		is_c;
+	FmgrInfo	flinfo;
+	Datum		prosrc;
+	bool		isnull;
+	char	   *symbol;
 
 	if (!HeapTupleIsValid(tuple))
 		return false;
-	is_c = ((Form_pg_proc) GETSTRUCT(tuple))->prolang == ClanguageId;
-	ReleaseSysCache(tuple);
-	if (!is_c)
+	if (((Form_pg_proc) GETSTRUCT(tuple))->prolang != ClanguageId)
+	{
+		ReleaseSysCache(tuple);
 		return false;
+	}
+	prosrc = SysCacheGetAttr(PROCOID, tuple, Anum_pg_proc_prosrc, &isnull);
+	symbol = isnull ? NULL : TextDatumGetCString(prosrc);
+	ReleaseSysCache(tuple);
+	if (symbol == NULL ||
+		(strcmp(symbol, "topic_fetch") != 0 && strcmp(symbol, "topic_poll") != 0))
+		return false;
+
 	fmgr_info(funcid, &flinfo);
 	if (flinfo.fn_addr == topic_fetch)
 		*kind = READ_FETCH;
@@ -268,7 +303,8 @@ fetch_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
 
 	if (rte->rtekind != RTE_FUNCTION || rte->funcordinality ||
-		list_length(rte->functions) != 1 || list_length(rel->pathlist) != 1)
+		list_length(rte->functions) != 1 || list_length(rel->pathlist) != 1 ||
+		IS_DUMMY_REL(rel))
 		return;
 	rtfunc = linitial_node(RangeTblFunction, rte->functions);
 	if (!IsA(rtfunc->funcexpr, FuncExpr))
@@ -290,7 +326,7 @@ fetch_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	path->path.rows = function_path->rows;
 	path->path.startup_cost = function_path->startup_cost;
 	path->path.total_cost = function_path->total_cost;
-	path->flags = 0;
+	path->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	path->custom_private = list_make1(call);
 	path->methods = kind == READ_FETCH ? &fetch_path_methods : &poll_path_methods;
 
@@ -317,7 +353,7 @@ plan_fetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_scan_tlist = scan_columns(rel->relid, rowtype);
 	cscan->custom_exprs = copyObject(call->args);
-	cscan->custom_private = list_make1_oid(rowtype);
+	cscan->custom_private = list_make2_oid(call->funcid, rowtype);
 	cscan->methods = best_path->methods == &poll_path_methods ?
 		&poll_scan_methods : &fetch_scan_methods;
 	return &cscan->scan.plan;
@@ -332,8 +368,36 @@ create_fetch_state(CustomScan *cscan)
 	state->kind = cscan->methods == &poll_scan_methods ? READ_POLL : READ_FETCH;
 	state->css.methods = state->kind == READ_POLL ?
 		&poll_exec_methods : &fetch_exec_methods;
-	state->rowtype = linitial_oid(cscan->custom_private);
+	state->funcid = linitial_oid(cscan->custom_private);
+	state->rowtype = lsecond_oid(cscan->custom_private);
 	return (Node *) state;
+}
+
+/*
+ * Parameters an argument depends on: its own, and those of the plans of
+ * its subqueries (which a change of them makes return something else), as
+ * the planner works out for a function scan.
+ */
+static bool
+collect_params(Node *node, void *context)
+{
+	void	  **ctx = (void **) context;
+	Bitmapset **params = (Bitmapset **) ctx[0];
+	EState	   *estate = (EState *) ctx[1];
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		*params = bms_add_member(*params, ((Param *) node)->paramid);
+	else if (IsA(node, SubPlan))
+	{
+		SubPlan    *subplan = (SubPlan *) node;
+		Plan	   *plan = list_nth(estate->es_plannedstmt->subplans,
+									subplan->plan_id - 1);
+
+		*params = bms_add_members(*params, plan->extParam);
+	}
+	return expression_tree_walker(node, collect_params, context);
 }
 
 static void
@@ -341,90 +405,41 @@ begin_fetch(CustomScanState *node, EState *estate, int eflags)
 {
 	TopicFetchState *state = (TopicFetchState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	void	   *ctx[2] = {&state->arg_params, estate};
+	AclResult	aclresult;
 	ListCell   *lc;
+
+	/* as the executor does for a function it will call */
+	aclresult = pg_proc_aclcheck(state->funcid, GetUserId(), ACL_EXECUTE);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_FUNCTION, get_func_name(state->funcid));
+	InvokeFunctionExecuteHook(state->funcid);
 
 	foreach(lc, cscan->custom_exprs)
 	{
 		state->args = lappend(state->args,
 							  ExecInitExpr((Expr *) lfirst(lc), &node->ss.ps));
-		state->arg_params = bms_join(state->arg_params,
-									 pull_paramids((Expr *) lfirst(lc)));
+		collect_params(lfirst(lc), ctx);
 	}
+	state->random_access = (eflags & EXEC_FLAG_BACKWARD) != 0;
 	state->read_cxt = AllocSetContextCreate(estate->es_query_cxt,
 											"TopicFetch records",
 											ALLOCSET_DEFAULT_SIZES);
-}
-
-/* Copy a field into the read's memory (the caller's context) */
-static Pointer
-copy_field(Pointer field)
-{
-	Size		size = VARSIZE_ANY(field);
-	Pointer		copy = palloc(size);
-
-	memcpy(copy, field, size);
-	return copy;
+	state->store_slot = ExecInitExtraTupleSlot(estate,
+											   node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+											   &TTSOpsMinimalTuple);
 }
 
 /*
- * The sink: remember where record rec is.  Runs in the read's memory with
- * the record's page share-locked.
+ * Pins all TopicFetch scans of a backend may hold: a share of shared
+ * buffers (as PostgreSQL 16 limits a backend's extra pins), so that many
+ * scans, cursors or backends cannot pin the buffer pool full.
  */
-static void
-keep_record(StableRead *read, Relation seg, Buffer buffer, int32 partition,
-			TopicRecord *rec)
+static int
+pin_budget(void)
 {
-	TopicFetchState *state = (TopicFetchState *) read->sink_arg;
-	FetchedRecord *out;
-	bool		pinned = false;
-	int			f;
-
-	if (state->nrecords == state->maxrecords)
-	{
-		state->maxrecords = Max(64, state->maxrecords * 2);
-		state->records = repalloc_huge(state->records,
-									   sizeof(FetchedRecord) * state->maxrecords);
-	}
-	out = &state->records[state->nrecords++];
-	out->partition = partition;
-	out->offset = rec->offset;
-	out->timestamp = rec->timestamp;
-	out->fields[0] = rec->key;
-	out->fields[1] = rec->value;
-	out->fields[2] = rec->headers;
-
-	if (BufferIsValid(buffer))
-	{
-		if (state->npins > 0 && state->pins[state->npins - 1] == buffer)
-			pinned = true;
-		else if (state->npins < FETCH_SCAN_MAX_PINS)
-		{
-			Oid			segid = RelationGetRelid(seg);
-
-			IncrBufferRefCount(buffer);
-			state->pins[state->npins++] = buffer;
-			pinned = true;
-			/*
-			 * The segment stays until the scan is done with its records.
-			 * The read holds it already, so this cannot wait.
-			 */
-			if (!list_member_oid(state->locked, segid))
-			{
-				LockRelationOid(segid, AccessShareLock);
-				state->locked = lappend_oid(state->locked, segid);
-			}
-		}
-	}
-	for (f = 0; f < 3; f++)
-	{
-		if (out->fields[f] == NULL)
-			continue;
-		/* a row leaves with its TOAST, as the function's rows do */
-		if (VARATT_IS_EXTERNAL(out->fields[f]))
-			out->fields[f] = (Pointer) detoast_external_attr((struct varlena *) out->fields[f]);
-		else if (BufferIsValid(buffer) && !pinned)
-			out->fields[f] = copy_field(out->fields[f]);
-	}
+	return Min(4 * FETCH_SCAN_MAX_PINS,
+			   NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS) / 4);
 }
 
 /* Make room for the first records of a read of at most max_records */
@@ -435,21 +450,144 @@ start_records(TopicFetchState *state, int32 max_records)
 	state->records = palloc(sizeof(FetchedRecord) * state->maxrecords);
 }
 
+/* Let go of the pages the records were referenced on */
+static void
+unpin_pages(TopicFetchState *state)
+{
+	int			i;
+
+	for (i = 0; i < state->npins; i++)
+		ReleaseBuffer(state->pins[i]);
+	backend_pins = Max(0, backend_pins - state->npins);
+	state->npins = 0;
+}
+
+/* Put one record into the store as a row, its TOAST fetched */
+static void
+store_row(TopicFetchState *state, int32 partition, const TopicRecord *rec)
+{
+	Pointer		fields[3] = {rec->key, rec->value, rec->headers};
+	int			f;
+
+	for (f = 0; f < 3; f++)
+		if (fields[f] != NULL && VARATT_IS_EXTERNAL(fields[f]))
+			fields[f] = (Pointer) detoast_external_attr((struct varlena *) fields[f]);
+	topic_record_tuple_put(state->store, state->store_slot->tts_tupleDescriptor,
+						   partition, rec, fields);
+}
+
+/*
+ * Go over to rows: the records referenced so far go into a new store, and
+ * their pages are unpinned (their segments stay locked until the end).
+ */
+static void
+start_store(TopicFetchState *state)
+{
+	int			i;
+
+	state->store = tuplestore_begin_heap(state->random_access, false, work_mem);
+	for (i = 0; i < state->nrecords; i++)
+	{
+		FetchedRecord *r = &state->records[i];
+		TopicRecord rec = {r->offset, r->timestamp,
+		r->fields[0], r->fields[1], r->fields[2]};
+
+		store_row(state, r->partition, &rec);
+	}
+	state->nrecords = 0;
+	unpin_pages(state);
+}
+
+/* Can record rec, on buffer of seg, be kept as a reference?  Pins if so */
+static bool
+reference_record(TopicFetchState *state, Relation seg, Buffer buffer,
+				 TopicRecord *rec)
+{
+	Pointer		fields[3] = {rec->key, rec->value, rec->headers};
+	Oid			segid;
+	int			f;
+
+	if (!state->may_pin || !BufferIsValid(buffer))
+		return false;
+	for (f = 0; f < 3; f++)
+		if (fields[f] != NULL && VARATT_IS_EXTERNAL(fields[f]))
+			return false;
+	if (state->npins > 0 && state->pins[state->npins - 1] == buffer)
+		return true;
+	if (state->npins == FETCH_SCAN_MAX_PINS || backend_pins >= pin_budget())
+		return false;
+
+	IncrBufferRefCount(buffer);
+	state->pins[state->npins++] = buffer;
+	state->pages_pinned++;
+	backend_pins++;
+	/*
+	 * The segment stays until the scan is done with its records.  The read
+	 * holds it already, so this neither waits nor processes invalidations
+	 * (the page is share-locked).
+	 */
+	segid = RelationGetRelid(seg);
+	Assert(CheckRelationLockedByMe(seg, AccessShareLock, true));
+	if (!list_member_oid(state->locked, segid))
+	{
+		LockRelationOid(segid, AccessShareLock);
+		state->locked = lappend_oid(state->locked, segid);
+	}
+	return true;
+}
+
+/*
+ * The sink: keep record rec as a reference if possible, else as a row.
+ * Runs in the read's memory with the record's page share-locked.
+ */
+static void
+keep_record(StableRead *read, Relation seg, Buffer buffer, int32 partition,
+			TopicRecord *rec)
+{
+	TopicFetchState *state = (TopicFetchState *) read->sink_arg;
+	FetchedRecord *out;
+
+	if (state->store == NULL && !reference_record(state, seg, buffer, rec))
+		start_store(state);
+	if (state->store != NULL)
+	{
+		store_row(state, partition, rec);
+		return;
+	}
+
+	if (state->nrecords == state->maxrecords)
+	{
+		state->maxrecords *= 2;
+		state->records = repalloc(state->records,
+								  sizeof(FetchedRecord) * state->maxrecords);
+	}
+	out = &state->records[state->nrecords++];
+	out->partition = partition;
+	out->offset = rec->offset;
+	out->timestamp = rec->timestamp;
+	out->fields[0] = rec->key;
+	out->fields[1] = rec->value;
+	out->fields[2] = rec->headers;
+}
+
 /* Forget the records read: unpin their pages, unlock their segments */
 static void
 release_records(TopicFetchState *state)
 {
 	ListCell   *lc;
-	int			i;
 
-	for (i = 0; i < state->npins; i++)
-		ReleaseBuffer(state->pins[i]);
-	state->npins = 0;
+	unpin_pages(state);
 	foreach(lc, state->locked)
 		UnlockRelationOid(lfirst_oid(lc), AccessShareLock);
 	state->locked = NIL;
+	if (state->store != NULL)
+		tuplestore_end(state->store);
+	state->store = NULL;
+	ExecClearTuple(state->store_slot);
 	state->records = NULL;
-	state->nrecords = state->maxrecords = state->next = 0;
+	state->nrecords = state->maxrecords = 0;
+	state->next = 0;
+	state->eof = false;
 	MemoryContextReset(state->read_cxt);
 	state->read_done = false;
 }
@@ -476,6 +614,9 @@ read_records(TopicFetchState *state)
 	memset(&sink, 0, sizeof(sink));
 	sink.sink = keep_record;
 	sink.sink_arg = state;
+	state->pages_pinned = 0;
+	/* on a standby, a segment kept would hold back the replay of its drop */
+	state->may_pin = !RecoveryInProgress();
 
 	old = MemoryContextSwitchTo(state->read_cxt);
 	if (state->kind == READ_FETCH)
@@ -504,27 +645,26 @@ read_records(TopicFetchState *state)
 	ResetExprContext(econtext);
 }
 
-/* The next record as a virtual tuple; the executor applies the quals */
+/* The record at records[i] in the scan slot, pointing into its page */
 static TupleTableSlot *
-fetch_next(ScanState *ss)
+reference_slot(TopicFetchState *state, int i)
 {
-	TopicFetchState *state = (TopicFetchState *) ss;
-	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
-	FetchedRecord *rec;
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+	FetchedRecord *rec = &state->records[i];
 	int			f;
 
 	ExecClearTuple(slot);
-	if (!state->read_done)
-		read_records(state);
-	if (state->next >= state->nrecords)
-		return slot;
-
-	rec = &state->records[state->next++];
 	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(rec->partition);
 	slot->tts_isnull[Anum_topic_partition - 1] = false;
+#ifdef USE_FLOAT8_BYVAL
 	slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(rec->offset);
-	slot->tts_isnull[Anum_topic_offset - 1] = false;
 	slot->tts_values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(rec->timestamp);
+#else
+	/* by reference: the record's own fields, which outlive the slot's use */
+	slot->tts_values[Anum_topic_offset - 1] = PointerGetDatum(&rec->offset);
+	slot->tts_values[Anum_topic_timestamp - 1] = PointerGetDatum(&rec->timestamp);
+#endif
+	slot->tts_isnull[Anum_topic_offset - 1] = false;
 	slot->tts_isnull[Anum_topic_timestamp - 1] = false;
 	for (f = 0; f < 3; f++)
 	{
@@ -534,16 +674,83 @@ fetch_next(ScanState *ss)
 	return ExecStoreVirtualTuple(slot);
 }
 
-static bool
-fetch_recheck(ScanState *ss, TupleTableSlot *slot)
+/*
+ * The next record in the scan's direction, or an empty slot.  References
+ * move as a tuplestore's read pointer does (backward from the end gives the
+ * last record, otherwise the one before the last returned), so that both
+ * kinds of result scroll alike.
+ */
+static TupleTableSlot *
+fetch_next(TopicFetchState *state)
 {
-	return true;
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+	bool		forward = ScanDirectionIsForward(state->css.ss.ps.state->es_direction);
+
+	if (!state->read_done)
+		read_records(state);
+
+	if (state->store != NULL)
+	{
+		TupleTableSlot *row = state->store_slot;
+
+		/* the row's values, in the scan slot the plan was built for */
+		ExecClearTuple(slot);
+		if (!tuplestore_gettupleslot(state->store, forward, false, row))
+			return slot;
+		slot_getallattrs(row);
+		memcpy(slot->tts_values, row->tts_values, sizeof(Datum) * Natts_topic);
+		memcpy(slot->tts_isnull, row->tts_isnull, sizeof(bool) * Natts_topic);
+		return ExecStoreVirtualTuple(slot);
+	}
+
+	if (forward)
+	{
+		if (state->eof || state->next >= state->nrecords)
+		{
+			state->eof = true;
+			return ExecClearTuple(slot);
+		}
+		return reference_slot(state, state->next++);
+	}
+	if (state->eof)
+	{
+		state->next = state->nrecords;
+		state->eof = false;
+	}
+	else if (state->next > 0)
+		state->next--;
+	if (state->next <= 0)
+		return ExecClearTuple(slot);
+	return reference_slot(state, state->next - 1);
 }
 
+/*
+ * ExecScan's loop, without its EvalPlanQual branch: a scan with no
+ * relation of its own has no rows for EvalPlanQual to substitute, and the
+ * function's rows are not locked rows.
+ */
 static TupleTableSlot *
 exec_fetch(CustomScanState *node)
 {
-	return ExecScan(&node->ss, fetch_next, fetch_recheck);
+	TopicFetchState *state = (TopicFetchState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	ExprState  *qual = node->ss.ps.qual;
+	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
+
+	for (;;)
+	{
+		TupleTableSlot *slot;
+
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		slot = fetch_next(state);
+		if (TupIsNull(slot))
+			return proj ? ExecClearTuple(proj->pi_state.resultslot) : slot;
+		econtext->ecxt_scantuple = slot;
+		if (qual == NULL || ExecQual(qual, econtext))
+			return proj ? ExecProject(proj) : slot;
+		InstrCountFiltered1(node, 1);
+	}
 }
 
 static void
@@ -564,19 +771,51 @@ rescan_fetch(CustomScanState *node)
 
 	if (bms_overlap(node->ss.ps.chgParam, state->arg_params))
 		release_records(state);
+	else if (state->store != NULL)
+		tuplestore_rescan(state->store);
 	else
+	{
 		state->next = 0;
-	ExecScanReScan(&node->ss);
+		state->eof = false;
+	}
 }
 
 static void
 explain_fetch(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	TopicFetchState *state = (TopicFetchState *) node;
+	Plan	   *plan = node->ss.ps.plan;
 
 	ExplainPropertyText("Topic", format_type_be(state->rowtype), es);
+	if (es->verbose)
+	{
+		FuncExpr   *call = makeFuncExpr(state->funcid, state->rowtype,
+										((CustomScan *) plan)->custom_exprs,
+										InvalidOid, InvalidOid,
+										COERCE_EXPLICIT_CALL);
+		List	   *context = set_deparse_context_plan(es->deparse_cxt, plan,
+													   ancestors);
+
+		call->funcretset = true;
+		ExplainPropertyText("Function Call",
+							deparse_expression((Node *) call, context, true, false),
+							es);
+	}
 	if (es->analyze && state->read_done)
-		ExplainPropertyInteger("Pages Pinned", NULL, state->npins, es);
+	{
+		ExplainPropertyText("Records", state->store != NULL ? "copied" : "in place", es);
+		if (state->store == NULL)
+			ExplainPropertyInteger("Pages Pinned", NULL, state->pages_pinned, es);
+	}
+}
+
+/* At the end of a transaction every scan has let go of its pins */
+static void
+fetch_scan_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_COMMIT ||
+		event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PARALLEL_COMMIT)
+		backend_pins = 0;
 }
 
 void
@@ -584,6 +823,7 @@ topic_fetch_scan_init(void)
 {
 	RegisterCustomScanMethods(&fetch_scan_methods);
 	RegisterCustomScanMethods(&poll_scan_methods);
+	RegisterXactCallback(fetch_scan_xact_callback, NULL);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = fetch_set_rel_pathlist;
 }

@@ -14,6 +14,8 @@ shared_preload_libraries = 'pg_topics'
 wal_consistency_checking = 'pg_topics'
 wal_keep_size = '2GB'
 pg_topics.worker_naptime = '200ms'
+# enough buffers for a fetch to keep pages pinned (tests default to 1MB)
+shared_buffers = '32MB'
 });
 $primary->start;
 $primary->safe_psql('postgres', q{
@@ -148,6 +150,13 @@ SELECT count(*) FROM topics.produce_batch('st', ARRAY['a', 'b', 'c'], partition 
 $primary->wait_for_catchup($standby);
 is($standby->safe_psql('postgres', q{SELECT string_agg(value, ',' ORDER BY "offset") FROM topics.fetch(NULL::st, 0, 0)}),
 	'a,b,c', 'fetch works on the standby');
+like($standby->safe_psql('postgres', q{
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM topics.fetch(NULL::st, 0, 0)}),
+	qr/Records: copied/,
+	'on the standby fetch copies its records: a segment it kept would hold back the replay of its drop');
+like($primary->safe_psql('postgres', q{
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM topics.fetch(NULL::st, 0, 0)}),
+	qr/Records: in place/, 'on the primary it hands them out in place');
 is($standby->safe_psql('postgres', q{SELECT string_agg(partition || ':' || high_watermark, ',') FROM topics.offsets('st')}),
 	'0:3,1:0', 'offsets on the standby match the primary');
 for my $write (

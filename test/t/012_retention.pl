@@ -18,6 +18,8 @@ $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'pg_topics'
 pg_topics.worker_naptime = '200ms'
 pg_topics.segment_size = '64kB'
+# enough buffers for a fetch to keep pages pinned (tests default to 1MB)
+shared_buffers = '32MB'
 });
 $node->start;
 $node->safe_psql('postgres', q{
