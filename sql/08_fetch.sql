@@ -166,6 +166,14 @@ FETCH BACKWARD ALL FROM c;
 COMMIT;
 EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT "offset" FROM topics.fetch(NULL::f, 0, 0);
+-- pg_stat_user_functions counts a call of the scan as a call of the function
+SET track_functions = 'all';
+SELECT count(*) FROM topics.fetch(NULL::f, 0, 0);
+SELECT count(*) FROM topics.fetch(NULL::f, 0, 0) WITH ORDINALITY;
+SELECT pg_stat_force_next_flush();
+SELECT pg_stat_clear_snapshot();
+SELECT calls FROM pg_stat_user_functions WHERE schemaname = 'topics' AND funcname = 'fetch';
+RESET track_functions;
 -- a read longer than the pages a scan may keep pinned is copied, as the function's rows are
 -- (within work_mem, then to disk); the rows, and scrolling, are the same
 SELECT topics.create_topic('wide', value_type => 'bytea');

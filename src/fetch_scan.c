@@ -55,6 +55,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
+#include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/proc.h"
@@ -97,6 +98,7 @@ typedef struct TopicFetchState
 	CustomScanState css;
 	TopicReadKind kind;
 	Oid			funcid;
+	FmgrInfo	flinfo;			/* for pg_stat_user_functions */
 	Oid			rowtype;
 	List	   *args;			/* ExprStates of the function's arguments */
 	Bitmapset  *arg_params;		/* parameters the arguments depend on */
@@ -414,6 +416,7 @@ begin_fetch(CustomScanState *node, EState *estate, int eflags)
 	if (aclresult != ACLCHECK_OK)
 		aclcheck_error(aclresult, OBJECT_FUNCTION, get_func_name(state->funcid));
 	InvokeFunctionExecuteHook(state->funcid);
+	fmgr_info(state->funcid, &state->flinfo);
 
 	foreach(lc, cscan->custom_exprs)
 	{
@@ -601,6 +604,8 @@ read_records(TopicFetchState *state)
 	bool		nulls[SCAN_NARGS];
 	Relation	topic;
 	StableRead	sink;
+	LOCAL_FCINFO(fcinfo, 0);
+	PgStat_FunctionCallUsage usage;
 	MemoryContext old;
 	ListCell   *lc;
 	int			i = 0;
@@ -617,6 +622,10 @@ read_records(TopicFetchState *state)
 	state->pages_pinned = 0;
 	/* on a standby, a segment kept would hold back the replay of its drop */
 	state->may_pin = !RecoveryInProgress();
+
+	/* counted in pg_stat_user_functions as a call, as the function's is */
+	InitFunctionCallInfoData(*fcinfo, &state->flinfo, 0, InvalidOid, NULL, NULL);
+	pgstat_init_function_usage(fcinfo, &usage);
 
 	old = MemoryContextSwitchTo(state->read_cxt);
 	if (state->kind == READ_FETCH)
@@ -641,6 +650,7 @@ read_records(TopicFetchState *state)
 		topic_poll_read(topic, &args, &sink);
 	}
 	MemoryContextSwitchTo(old);
+	pgstat_end_function_usage(&usage, true);
 	state->read_done = true;
 	ResetExprContext(econtext);
 }
