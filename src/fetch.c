@@ -37,7 +37,6 @@
  */
 #include "postgres.h"
 
-#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/transam.h"
@@ -164,14 +163,7 @@ void
 topic_store_record(StableRead *read, Relation seg, Buffer buffer,
 				   int32 partition, TopicRecord *rec)
 {
-	Pointer		fields[3] = {rec->key, rec->value, rec->headers};
-	int			f;
-
-	/* the result outlives the page and retention: take TOAST along */
-	for (f = 0; f < 3; f++)
-		if (fields[f] != NULL && VARATT_IS_EXTERNAL(fields[f]))
-			fields[f] = (Pointer) detoast_external_attr((struct varlena *) fields[f]);
-	topic_record_tuple_put(read->store, read->desc, partition, rec, fields);
+	topic_record_tuple_put(read->store, read->desc, partition, rec);
 }
 
 /*
@@ -493,36 +485,58 @@ topic_open_by_rowtype(Oid rowtype, AclMode privilege)
 	return topic_open(relid, AccessShareLock, privilege);
 }
 
+/* The arguments of fetch or poll after the row type, as values and nulls */
+void
+topic_read_fn_args(FunctionCallInfo fcinfo, Datum *values, bool *nulls)
+{
+	int			i;
+
+	for (i = 0; i < TOPIC_READ_NARGS; i++)
+	{
+		nulls[i] = PG_ARGISNULL(i + 1);
+		values[i] = nulls[i] ? (Datum) 0 : PG_GETARG_DATUM(i + 1);
+	}
+}
+
 /*
- * Check fetch's arguments (nulls[] flags partition, from_offset and
- * max_records) and open the topic whose row type is rowtype, for SELECT.
- * Shared by the function and the TopicFetch scan (fetch_scan.c), so both
- * fail alike.
+ * Check fetch's arguments after the row type (values and nulls of
+ * partition, from_offset, max_records and wait) into *args, and open the
+ * topic whose row type is rowtype, for SELECT.  Shared by the function and
+ * the TopicFetch scan (fetch_scan.c), so both fail alike.
  */
 Relation
-topic_fetch_begin(Oid rowtype, bool *nulls, int32 max_records, int64 wait_us)
+topic_fetch_begin(Oid rowtype, Datum *values, bool *nulls, TopicFetchArgs *args)
 {
 	if (nulls[0] || nulls[1] || nulls[2])
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("partition, from_offset and max_records must not be null")));
-	topic_check_read_args("fetch", max_records, wait_us);
+	args->partition = DatumGetInt32(values[0]);
+	args->from = DatumGetInt64(values[1]);
+	args->max_records = DatumGetInt32(values[2]);
+	args->wait_us = nulls[3] ? 0 :
+		topic_interval_usecs(DatumGetIntervalP(values[3]));
+	topic_check_read_args("fetch", args->max_records, args->wait_us);
 
 	/* the row type must be a topic's before anything else looks at it */
 	return topic_open_by_rowtype(rowtype, ACL_SELECT);
 }
 
 /*
- * Read partition partition of topic (opened by topic_fetch_begin, and
- * closed here) from offset from into read, long-polling up to wait_us for
- * a first record.
+ * Read topic (opened by topic_fetch_begin, and closed here) as args say
+ * into read (its sink set), long-polling up to args->wait_us for a first
+ * record.
  */
 void
-topic_fetch_read(Relation topic, int32 partition, int64 from, int64 wait_us,
-				 StableRead *read)
+topic_fetch_read(Relation topic, const TopicFetchArgs *args, StableRead *read)
 {
 	Oid			topicid = RelationGetRelid(topic);
+	int32		partition = args->partition;
+	int64		from = args->from;
+	int64		wait_us = args->wait_us;
 	TimestampTz deadline = GetCurrentTimestamp() + wait_us;
+
+	read->max_records = args->max_records;
 
 	for (;;)
 	{
@@ -590,25 +604,21 @@ Datum
 topic_fetch(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	bool		nulls[3] = {PG_ARGISNULL(1), PG_ARGISNULL(2), PG_ARGISNULL(3)};
-	int32		max_records = nulls[2] ? 0 : PG_GETARG_INT32(3);
-	int64		wait_us = 0;
+	Datum		values[TOPIC_READ_NARGS];
+	bool		nulls[TOPIC_READ_NARGS];
+	TopicFetchArgs args;
 	Relation	topic;
 	StableRead	read;
 
-	if (!PG_ARGISNULL(4))
-		wait_us = topic_interval_usecs(PG_GETARG_INTERVAL_P(4));
-	topic = topic_fetch_begin(get_fn_expr_argtype(fcinfo->flinfo, 0), nulls,
-							  max_records, wait_us);
-
+	topic_read_fn_args(fcinfo, values, nulls);
+	topic = topic_fetch_begin(get_fn_expr_argtype(fcinfo->flinfo, 0), values,
+							  nulls, &args);
 	topic_init_record_srf(fcinfo);
 	memset(&read, 0, sizeof(read));
 	read.sink = topic_store_record;
 	read.store = rsinfo->setResult;
 	read.desc = rsinfo->setDesc;
-	read.max_records = max_records;
-	topic_fetch_read(topic, PG_GETARG_INT32(1), PG_GETARG_INT64(2), wait_us,
-					 &read);
+	topic_fetch_read(topic, &args, &read);
 	return (Datum) 0;
 }
 

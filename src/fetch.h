@@ -74,8 +74,7 @@ extern void topic_store_record(StableRead *read, Relation seg, Buffer buffer,
 
 /* record_tuple.c */
 extern void topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc,
-								   int32 partition, const TopicRecord *rec,
-								   Pointer fields[3]);
+								   int32 partition, const TopicRecord *rec);
 extern void topic_read_stable(Relation rel, int32 partition, int64 from,
 							  const TopicLogEnd *end, Snapshot snapshot,
 							  StableRead *read);
@@ -87,10 +86,24 @@ extern void topic_check_position(Relation topic, int32 partition, int64 from,
 								 const TopicLogEnd *end);
 extern int64 topic_interval_usecs(Interval *span);
 extern Relation topic_open_by_rowtype(Oid rowtype, AclMode privilege);
-extern Relation topic_fetch_begin(Oid rowtype, bool *nulls, int32 max_records,
-								  int64 wait_us);
-extern void topic_fetch_read(Relation topic, int32 partition, int64 from,
-							 int64 wait_us, StableRead *read);
+/* fetch's arguments after the row type, checked */
+typedef struct TopicFetchArgs
+{
+	int32		partition;
+	int64		from;
+	int32		max_records;
+	int64		wait_us;
+} TopicFetchArgs;
+
+/* fetch's and poll's arguments after the row type: values and nulls */
+#define TOPIC_READ_NARGS 4
+
+extern void topic_read_fn_args(FunctionCallInfo fcinfo, Datum *values,
+							   bool *nulls);
+extern Relation topic_fetch_begin(Oid rowtype, Datum *values, bool *nulls,
+								  TopicFetchArgs *args);
+extern void topic_fetch_read(Relation topic, const TopicFetchArgs *args,
+							 StableRead *read);
 extern Datum topic_fetch(PG_FUNCTION_ARGS);
 
 /* fetch_scan.c */

@@ -36,7 +36,6 @@
  */
 #include "postgres.h"
 
-#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "access/xact.h"
 #include "access/xlog.h"
@@ -74,16 +73,14 @@
 /* Pages one scan keeps pinned at most */
 #define FETCH_SCAN_MAX_PINS		64
 
-/* fetch's and poll's arguments, in order (the row type first) */
-#define SCAN_NARGS				5
+/* fetch's and poll's arguments: the row type, then TOPIC_READ_NARGS more */
+#define SCAN_NARGS				(1 + TOPIC_READ_NARGS)
 
-/* A record of the result: fixed columns, and where its fields are */
+/* A record of the result, its fields on a pinned page */
 typedef struct FetchedRecord
 {
 	int32		partition;
-	int64		offset;
-	TimestampTz timestamp;
-	Pointer		fields[3];		/* key, value, headers; NULL is SQL NULL */
+	TopicRecord rec;
 } FetchedRecord;
 
 /* Which function a scan stands for */
@@ -121,7 +118,6 @@ typedef struct TopicFetchState
 	/* position among the references, as a tuplestore read pointer's */
 	int			next;			/* records[next] is the next one forward */
 	bool		eof;			/* forward reading ran past the last one */
-	int			pages_pinned;	/* by the last read, for EXPLAIN ANALYZE */
 } TopicFetchState;
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
@@ -465,20 +461,6 @@ unpin_pages(TopicFetchState *state)
 	state->npins = 0;
 }
 
-/* Put one record into the store as a row, its TOAST fetched */
-static void
-store_row(TopicFetchState *state, int32 partition, const TopicRecord *rec)
-{
-	Pointer		fields[3] = {rec->key, rec->value, rec->headers};
-	int			f;
-
-	for (f = 0; f < 3; f++)
-		if (fields[f] != NULL && VARATT_IS_EXTERNAL(fields[f]))
-			fields[f] = (Pointer) detoast_external_attr((struct varlena *) fields[f]);
-	topic_record_tuple_put(state->store, state->store_slot->tts_tupleDescriptor,
-						   partition, rec, fields);
-}
-
 /*
  * Go over to rows: the records referenced so far go into a new store, and
  * their pages are unpinned (their segments stay locked until the end).
@@ -490,13 +472,8 @@ start_store(TopicFetchState *state)
 
 	state->store = tuplestore_begin_heap(state->random_access, false, work_mem);
 	for (i = 0; i < state->nrecords; i++)
-	{
-		FetchedRecord *r = &state->records[i];
-		TopicRecord rec = {r->offset, r->timestamp,
-		r->fields[0], r->fields[1], r->fields[2]};
-
-		store_row(state, r->partition, &rec);
-	}
+		topic_record_tuple_put(state->store, state->store_slot->tts_tupleDescriptor,
+							   state->records[i].partition, &state->records[i].rec);
 	state->nrecords = 0;
 	unpin_pages(state);
 }
@@ -522,7 +499,6 @@ reference_record(TopicFetchState *state, Relation seg, Buffer buffer,
 
 	IncrBufferRefCount(buffer);
 	state->pins[state->npins++] = buffer;
-	state->pages_pinned++;
 	backend_pins++;
 	/*
 	 * The segment stays until the scan is done with its records.  The read
@@ -554,7 +530,8 @@ keep_record(StableRead *read, Relation seg, Buffer buffer, int32 partition,
 		start_store(state);
 	if (state->store != NULL)
 	{
-		store_row(state, partition, rec);
+		topic_record_tuple_put(state->store, state->store_slot->tts_tupleDescriptor,
+							   partition, rec);
 		return;
 	}
 
@@ -566,11 +543,7 @@ keep_record(StableRead *read, Relation seg, Buffer buffer, int32 partition,
 	}
 	out = &state->records[state->nrecords++];
 	out->partition = partition;
-	out->offset = rec->offset;
-	out->timestamp = rec->timestamp;
-	out->fields[0] = rec->key;
-	out->fields[1] = rec->value;
-	out->fields[2] = rec->headers;
+	out->rec = *rec;
 }
 
 /* Forget the records read: unpin their pages, unlock their segments */
@@ -619,7 +592,6 @@ read_records(TopicFetchState *state)
 	memset(&sink, 0, sizeof(sink));
 	sink.sink = keep_record;
 	sink.sink_arg = state;
-	state->pages_pinned = 0;
 	/* on a standby, a segment kept would hold back the replay of its drop */
 	state->may_pin = !RecoveryInProgress();
 
@@ -630,16 +602,11 @@ read_records(TopicFetchState *state)
 	old = MemoryContextSwitchTo(state->read_cxt);
 	if (state->kind == READ_FETCH)
 	{
-		int32		max_records = nulls[3] ? 0 : DatumGetInt32(values[3]);
-		int64		wait_us = nulls[4] ? 0 :
-			topic_interval_usecs(DatumGetIntervalP(values[4]));
+		TopicFetchArgs args;
 
-		topic = topic_fetch_begin(state->rowtype, &nulls[1], max_records,
-								  wait_us);
-		start_records(state, max_records);
-		sink.max_records = max_records;
-		topic_fetch_read(topic, DatumGetInt32(values[1]),
-						 DatumGetInt64(values[2]), wait_us, &sink);
+		topic = topic_fetch_begin(state->rowtype, &values[1], &nulls[1], &args);
+		start_records(state, args.max_records);
+		topic_fetch_read(topic, &args, &sink);
 	}
 	else
 	{
@@ -660,26 +627,27 @@ static TupleTableSlot *
 reference_slot(TopicFetchState *state, int i)
 {
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
-	FetchedRecord *rec = &state->records[i];
+	FetchedRecord *r = &state->records[i];
+	Pointer		fields[3] = {r->rec.key, r->rec.value, r->rec.headers};
 	int			f;
 
 	ExecClearTuple(slot);
-	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(rec->partition);
+	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(r->partition);
 	slot->tts_isnull[Anum_topic_partition - 1] = false;
 #ifdef USE_FLOAT8_BYVAL
-	slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(rec->offset);
-	slot->tts_values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(rec->timestamp);
+	slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(r->rec.offset);
+	slot->tts_values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(r->rec.timestamp);
 #else
 	/* by reference: the record's own fields, which outlive the slot's use */
-	slot->tts_values[Anum_topic_offset - 1] = PointerGetDatum(&rec->offset);
-	slot->tts_values[Anum_topic_timestamp - 1] = PointerGetDatum(&rec->timestamp);
+	slot->tts_values[Anum_topic_offset - 1] = PointerGetDatum(&r->rec.offset);
+	slot->tts_values[Anum_topic_timestamp - 1] = PointerGetDatum(&r->rec.timestamp);
 #endif
 	slot->tts_isnull[Anum_topic_offset - 1] = false;
 	slot->tts_isnull[Anum_topic_timestamp - 1] = false;
 	for (f = 0; f < 3; f++)
 	{
-		slot->tts_values[Anum_topic_key - 1 + f] = PointerGetDatum(rec->fields[f]);
-		slot->tts_isnull[Anum_topic_key - 1 + f] = (rec->fields[f] == NULL);
+		slot->tts_values[Anum_topic_key - 1 + f] = PointerGetDatum(fields[f]);
+		slot->tts_isnull[Anum_topic_key - 1 + f] = (fields[f] == NULL);
 	}
 	return ExecStoreVirtualTuple(slot);
 }
@@ -815,7 +783,7 @@ explain_fetch(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		ExplainPropertyText("Records", state->store != NULL ? "copied" : "in place", es);
 		if (state->store == NULL)
-			ExplainPropertyInteger("Pages Pinned", NULL, state->pages_pinned, es);
+			ExplainPropertyInteger("Pages Pinned", NULL, state->npins, es);
 	}
 }
 

@@ -639,18 +639,13 @@ Datum
 topic_poll(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[4];
-	bool		nulls[4];
+	Datum		values[TOPIC_READ_NARGS];
+	bool		nulls[TOPIC_READ_NARGS];
 	TopicPollArgs args;
 	Relation	topic;
 	StableRead	sink;
-	int			i;
 
-	for (i = 0; i < 4; i++)
-	{
-		nulls[i] = PG_ARGISNULL(i + 1);
-		values[i] = nulls[i] ? (Datum) 0 : PG_GETARG_DATUM(i + 1);
-	}
+	topic_read_fn_args(fcinfo, values, nulls);
 	topic = topic_poll_begin(get_fn_expr_argtype(fcinfo->flinfo, 0), values,
 							 nulls, &args);
 	topic_init_record_srf(fcinfo);

@@ -19,6 +19,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "utils/tuplestore.h"
 
@@ -106,13 +107,13 @@ check_row_layout(TupleDesc desc, HeapTuple tuple, int32 partition,
 
 /*
  * Put the row of record rec of partition partition into store, whose rows
- * have the topic's row type desc.  The record's varlena fields must not be
- * external (the caller detoasts them).
+ * have the topic's row type desc.
  */
 void
 topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc, int32 partition,
-					   const TopicRecord *rec, Pointer fields[3])
+					   const TopicRecord *rec)
 {
+	Pointer		fields[3] = {rec->key, rec->value, rec->headers};
 	union
 	{
 		char		data[RECORD_TUPLE_STACK_BYTES];
@@ -129,8 +130,13 @@ topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc, int32 partition,
 	HeapTupleData tuple;
 	int			f;
 
+	/* the row outlives the page and retention: take TOAST along */
 	for (f = 0; f < 3; f++)
+	{
+		if (fields[f] != NULL && VARATT_IS_EXTERNAL(fields[f]))
+			fields[f] = (Pointer) detoast_external_attr((struct varlena *) fields[f]);
 		hasnull |= (fields[f] == NULL);
+	}
 	hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
 					(hasnull ? BITMAPLEN(Natts_topic) : 0));
 
