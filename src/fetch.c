@@ -159,11 +159,27 @@ batch_last_offset(Relation rel, BlockNumber blkno, TopicBatchHeader hdr)
 }
 
 /* A sink: copy one record out of the page into read's tuplestore */
-void
+static void
 topic_store_record(StableRead *read, Relation seg, Buffer buffer,
 				   int32 partition, TopicRecord *rec)
 {
 	topic_record_tuple_put(read->store, read->desc, partition, rec);
+}
+
+/*
+ * Start the result of a function call as a tuplestore of records, and aim
+ * a new read's sink at it
+ */
+void
+topic_read_into_result(StableRead *read, FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	topic_init_record_srf(fcinfo);
+	memset(read, 0, sizeof(*read));
+	read->sink = topic_store_record;
+	read->store = rsinfo->setResult;
+	read->desc = rsinfo->setDesc;
 }
 
 /*
@@ -603,7 +619,6 @@ topic_fetch_read(Relation topic, const TopicFetchArgs *args, StableRead *read)
 Datum
 topic_fetch(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Datum		values[TOPIC_READ_NARGS];
 	bool		nulls[TOPIC_READ_NARGS];
 	TopicFetchArgs args;
@@ -613,11 +628,7 @@ topic_fetch(PG_FUNCTION_ARGS)
 	topic_read_fn_args(fcinfo, values, nulls);
 	topic = topic_fetch_begin(get_fn_expr_argtype(fcinfo->flinfo, 0), values,
 							  nulls, &args);
-	topic_init_record_srf(fcinfo);
-	memset(&read, 0, sizeof(read));
-	read.sink = topic_store_record;
-	read.store = rsinfo->setResult;
-	read.desc = rsinfo->setDesc;
+	topic_read_into_result(&read, fcinfo);
 	topic_fetch_read(topic, &args, &read);
 	return (Datum) 0;
 }

@@ -36,7 +36,7 @@ typedef struct StableRead
 {
 	TopicRecordSink sink;		/* where records go; NULL: do not collect */
 	void	   *sink_arg;
-	Tuplestorestate *store;		/* for topic_store_record */
+	Tuplestorestate *store;		/* for topic_read_into_result's sink */
 	TupleDesc	desc;
 	int64		max_records;
 	int64		returned;
@@ -69,8 +69,7 @@ extern bool topic_walk_batches(Relation seg, int64 from,
 extern void topic_decode_batch_record(Relation seg, BlockNumber blkno,
 									  TopicBatchHeader hdr, Size *rpos, int i,
 									  TopicRecord *rec);
-extern void topic_store_record(StableRead *read, Relation seg, Buffer buffer,
-							   int32 partition, TopicRecord *rec);
+extern void topic_read_into_result(StableRead *read, FunctionCallInfo fcinfo);
 
 /* record_tuple.c */
 extern void topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc,

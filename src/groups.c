@@ -638,7 +638,6 @@ topic_poll_read(Relation topic, const TopicPollArgs *args,
 Datum
 topic_poll(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Datum		values[TOPIC_READ_NARGS];
 	bool		nulls[TOPIC_READ_NARGS];
 	TopicPollArgs args;
@@ -648,11 +647,7 @@ topic_poll(PG_FUNCTION_ARGS)
 	topic_read_fn_args(fcinfo, values, nulls);
 	topic = topic_poll_begin(get_fn_expr_argtype(fcinfo->flinfo, 0), values,
 							 nulls, &args);
-	topic_init_record_srf(fcinfo);
-	memset(&sink, 0, sizeof(sink));
-	sink.sink = topic_store_record;
-	sink.store = rsinfo->setResult;
-	sink.desc = rsinfo->setDesc;
+	topic_read_into_result(&sink, fcinfo);
 	topic_poll_read(topic, &args, &sink);
 	return (Datum) 0;
 }
