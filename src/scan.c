@@ -18,8 +18,17 @@
  * directory listed them when the scan began; each segment is opened with
  * AccessShareLock, which keeps retention from dropping it under us.  TIDs
  * carry the segment number in the block number's high bits.  Records below
- * the log start (topics.delete_records) are not returned.  A parallel scan
- * is read by whichever participant claims it first: correct, not parallel.
+ * the log start (topics.delete_records) are not returned.
+ *
+ * A parallel scan is fixed in shape by the leader when it sets up the
+ * shared state (topic_parallelscan_initialize): the segments, how many
+ * blocks each had and the log start, read after the query's snapshot was
+ * taken, so every record the snapshot sees lies inside.  Participants then
+ * claim chunks of that block range from a shared counter, so each block is
+ * read by exactly one of them whatever producers and retention do in the
+ * meantime.  The leader locks the segments while fixing the shape; workers
+ * lock them too, and being in the leader's lock group they get the lock
+ * even if retention queued for the segment meanwhile.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,6 +40,7 @@
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "port/pg_bitutils.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
 #include "utils/snapmgr.h"
@@ -71,8 +81,12 @@ typedef struct TopicScanDescData
 	BlockNumber cblock;			/* current block in it */
 	Buffer		cbuf;			/* pinned current page, or InvalidBuffer */
 	bool		inited;			/* false before the first and after the last */
-	bool		parallel_idle;	/* another participant reads the log */
 	BufferAccessStrategy strategy;
+
+	/* a parallel scan: the blocks of the chunk this participant claimed */
+	int			pseg;			/* next block to read: segment */
+	BlockNumber pblock;			/* and block in it */
+	uint64		pleft;			/* blocks of the chunk not yet read */
 
 	int			nvisible;
 	int			current;
@@ -81,6 +95,43 @@ typedef struct TopicScanDescData
 } TopicScanDescData;
 
 typedef TopicScanDescData *TopicScanDesc;
+
+/*
+ * The shared state of a parallel scan: the scan's shape as the leader fixed
+ * it, and how many of its data blocks participants have claimed.  Blocks
+ * are numbered across the segments, one after the other, counting data
+ * blocks only.
+ */
+typedef struct TopicParallelSegment
+{
+	Oid			relid;
+	uint32		segno;
+	BlockNumber nblocks;
+	bool		unordered;
+} TopicParallelSegment;
+
+typedef struct TopicParallelScanData
+{
+	ParallelTableScanDescData base;
+	pg_atomic_uint64 nclaimed;	/* data blocks handed out */
+	uint64		ndata;			/* data blocks of all segments */
+	uint32		chunk;			/* blocks per claim */
+	bool		is_router;
+	int64		log_start;
+	int			nsegs;
+	TopicParallelSegment segs[FLEXIBLE_ARRAY_MEMBER];
+} TopicParallelScanData;
+
+typedef TopicParallelScanData *TopicParallelScan;
+
+/*
+ * Participants claim this many chunks over the whole scan, at least a block
+ * and at most 64 MB each: few enough claims to keep the counter cold, and
+ * small enough chunks that participants finish close together.
+ */
+#define TOPIC_PARALLEL_NCHUNKS		2048
+#define TOPIC_PARALLEL_MAX_CHUNK	8192
+
 
 /* Raise the corruption error for an unreadable record */
 static void
@@ -213,6 +264,51 @@ tid_block(TopicScanDesc scan, int seg, BlockNumber blkno)
 	return scan->is_router ? TopicTidBlock(scan->segs[seg].segno, blkno) : blkno;
 }
 
+/* Data blocks of a scanned segment of nblocks blocks */
+static inline uint64
+data_blocks(BlockNumber nblocks)
+{
+	return nblocks > TOPIC_LOG_FIRST_DATA_BLKNO ?
+		nblocks - TOPIC_LOG_FIRST_DATA_BLKNO : 0;
+}
+
+/*
+ * A parallel scan's next block: the next of the chunk this participant
+ * claimed, or the first of a new chunk; false when every block is claimed.
+ */
+static bool
+parallel_next_block(TopicScanDesc scan, TopicScanPos *next)
+{
+	TopicParallelScan pscan = (TopicParallelScan) scan->base.rs_parallel;
+
+	if (scan->pleft == 0)
+	{
+		uint64		first = pg_atomic_fetch_add_u64(&pscan->nclaimed,
+													pscan->chunk);
+
+		if (first >= pscan->ndata)
+			return false;
+		scan->pleft = Min((uint64) pscan->chunk, pscan->ndata - first);
+
+		/* find data block number first */
+		scan->pseg = 0;
+		while (first >= data_blocks(scan->segs[scan->pseg].nblocks))
+			first -= data_blocks(scan->segs[scan->pseg++].nblocks);
+		scan->pblock = TOPIC_LOG_FIRST_DATA_BLKNO + (BlockNumber) first;
+	}
+
+	*next = TopicScanPosMake(scan->pseg, scan->pblock);
+	scan->pleft--;
+	/* step to the following data block, over segments without any */
+	scan->pblock++;
+	while (scan->pleft > 0 && scan->pblock >= scan->segs[scan->pseg].nblocks)
+	{
+		scan->pseg++;
+		scan->pblock = TOPIC_LOG_FIRST_DATA_BLKNO;
+	}
+	return true;
+}
+
 /*
  * Clamp a position into the scanned log: to a data block that exists, or
  * the end.  Segments without data pages (an empty LIVE one) are stepped
@@ -248,8 +344,13 @@ next_block(TopicScanDesc scan, ScanDirection direction, TopicScanPos *next)
 	TopicScanPos end = clamp_pos(scan, scan->end);
 	TopicScanPos pos;
 
-	if (scan->parallel_idle)
-		return false;
+	if (scan->base.rs_parallel != NULL)
+	{
+		/* the executor reads parallel scans forward only */
+		if (!ScanDirectionIsForward(direction))
+			elog(ERROR, "topic_log parallel scans cannot go backward");
+		return parallel_next_block(scan, next);
+	}
 
 	if (ScanDirectionIsForward(direction))
 	{
@@ -597,15 +698,108 @@ close_segments(TopicScanDesc scan)
 	scan->nsegs = 0;
 }
 
-/* A parallel scan: is another participant reading the log? */
-static bool
-parallel_claimed_elsewhere(TopicScanDesc scan)
+/*
+ * Open the segments of a parallel scan, as the leader fixed them.  The
+ * leader holds a lock on each, so none of them has gone.
+ */
+static void
+open_shared_segments(TopicScanDesc scan)
 {
-	ParallelBlockTableScanDesc pbscan =
-		(ParallelBlockTableScanDesc) scan->base.rs_parallel;
+	TopicParallelScan pscan = (TopicParallelScan) scan->base.rs_parallel;
 
-	return pbscan != NULL &&
-		pg_atomic_fetch_add_u64(&pbscan->phs_nallocated, 1) != 0;
+	scan->is_router = pscan->is_router;
+	scan->log_start = pscan->log_start;
+	scan->nsegs = pscan->nsegs;
+	scan->segs = palloc0(sizeof(ScanSegment) * Max(pscan->nsegs, 1));
+	for (int i = 0; i < pscan->nsegs; i++)
+	{
+		ScanSegment *seg = &scan->segs[i];
+
+		seg->rel = pscan->is_router ?
+			relation_open(pscan->segs[i].relid, AccessShareLock) :
+			scan->base.rs_rd;
+		seg->segno = pscan->segs[i].segno;
+		seg->nblocks = pscan->segs[i].nblocks;
+		seg->unordered = pscan->segs[i].unordered;
+		seg->resolved = topic_storage_resolved(seg->rel);
+	}
+	reset_limits(scan);
+}
+
+Size
+topic_parallelscan_estimate(Relation rel)
+{
+	return MAXALIGN(offsetof(TopicParallelScanData, segs) +
+					sizeof(TopicParallelSegment) * TOPIC_LOG_MAX_SEGMENTS);
+}
+
+/*
+ * The leader fixes the shape of a parallel scan: the segments and their
+ * sizes now, which is after the query's snapshot was taken.  Returns where
+ * the snapshot goes, after the largest directory there can be.
+ */
+Size
+topic_parallelscan_initialize(Relation rel, ParallelTableScanDesc ppscan)
+{
+	TopicParallelScan pscan = (TopicParallelScan) ppscan;
+	int			nsegs = 0;
+
+	pscan->base.phs_relid = RelationGetRelid(rel);
+	pscan->base.phs_syncscan = false;
+	pscan->is_router = topic_log_is_router(rel);
+	if (pscan->is_router)
+	{
+		TopicSegmentDir *dir = topic_segdir_read(rel);
+
+		pscan->log_start = dir->log_start;
+		for (int i = 0; i < dir->nentries && nsegs < TOPIC_LOG_MAX_SEGMENTS; i++)
+		{
+			Relation	seg;
+
+			if (!topic_segment_readable(&dir->entries[i]))
+				continue;
+			/* kept locked until the transaction ends */
+			seg = topic_segment_open(dir->router, &dir->entries[i], AccessShareLock);
+			if (seg == NULL)
+				continue;
+			pscan->segs[nsegs].relid = RelationGetRelid(seg);
+			pscan->segs[nsegs].segno = dir->entries[i].segno;
+			pscan->segs[nsegs].nblocks = topic_nblocks(seg);
+			pscan->segs[nsegs].unordered =
+				(dir->entries[i].flags & TOPIC_SEGENTRY_UNORDERED) != 0;
+			relation_close(seg, NoLock);
+			nsegs++;
+		}
+		pfree(dir);
+	}
+	else
+	{
+		pscan->log_start = 0;
+		pscan->segs[0].relid = RelationGetRelid(rel);
+		pscan->segs[0].segno = 0;
+		pscan->segs[0].nblocks = topic_nblocks(rel);
+		pscan->segs[0].unordered = false;
+		nsegs = 1;
+	}
+	pscan->nsegs = nsegs;
+
+	pscan->ndata = 0;
+	for (int i = 0; i < nsegs; i++)
+		pscan->ndata += data_blocks(pscan->segs[i].nblocks);
+	pscan->chunk = (uint32) Min(pg_nextpower2_64(Max(pscan->ndata / TOPIC_PARALLEL_NCHUNKS, 1)),
+								TOPIC_PARALLEL_MAX_CHUNK);
+	pg_atomic_init_u64(&pscan->nclaimed, 0);
+
+	return topic_parallelscan_estimate(rel);
+}
+
+/* A rescan: the same shape, every block unclaimed again */
+void
+topic_parallelscan_reinitialize(Relation rel, ParallelTableScanDesc ppscan)
+{
+	TopicParallelScan pscan = (TopicParallelScan) ppscan;
+
+	pg_atomic_write_u64(&pscan->nclaimed, 0);
 }
 
 TableScanDesc
@@ -628,8 +822,10 @@ topic_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	scan->cbuf = InvalidBuffer;
 	scan->cblock = InvalidBlockNumber;
 
-	open_segments(scan);
-	scan->parallel_idle = parallel_claimed_elsewhere(scan);
+	if (pscan != NULL)
+		open_shared_segments(scan);
+	else
+		open_segments(scan);
 	for (int i = 0; i < scan->nsegs; i++)
 		total += scan->segs[i].nblocks;
 
@@ -676,9 +872,13 @@ topic_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 	scan->cblock = InvalidBlockNumber;
 	scan->inited = false;
 	scan->nvisible = 0;
-	close_segments(scan);
-	open_segments(scan);
-	scan->parallel_idle = parallel_claimed_elsewhere(scan);
+	scan->pleft = 0;
+	/* a parallel scan keeps the shape the leader fixed */
+	if (scan->base.rs_parallel == NULL)
+	{
+		close_segments(scan);
+		open_segments(scan);
+	}
 }
 
 bool

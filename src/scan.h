@@ -18,6 +18,11 @@ extern TableScanDesc topic_scan_begin(Relation rel, Snapshot snapshot,
 									  ParallelTableScanDesc pscan,
 									  uint32 flags);
 extern void topic_scan_end(TableScanDesc sscan);
+extern Size topic_parallelscan_estimate(Relation rel);
+extern Size topic_parallelscan_initialize(Relation rel,
+										  ParallelTableScanDesc pscan);
+extern void topic_parallelscan_reinitialize(Relation rel,
+											ParallelTableScanDesc pscan);
 extern void topic_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 							  bool set_params, bool allow_strat,
 							  bool allow_sync, bool allow_pagemode);

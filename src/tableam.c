@@ -362,9 +362,9 @@ static const TableAmRoutine topic_log_methods = {
 	.scan_rescan = topic_scan_rescan,
 	.scan_getnextslot = topic_scan_getnextslot,
 
-	.parallelscan_estimate = table_block_parallelscan_estimate,
-	.parallelscan_initialize = table_block_parallelscan_initialize,
-	.parallelscan_reinitialize = table_block_parallelscan_reinitialize,
+	.parallelscan_estimate = topic_parallelscan_estimate,
+	.parallelscan_initialize = topic_parallelscan_initialize,
+	.parallelscan_reinitialize = topic_parallelscan_reinitialize,
 
 	.index_fetch_begin = topic_index_fetch_begin,
 	.index_fetch_reset = topic_index_fetch_reset,
