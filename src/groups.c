@@ -541,6 +541,8 @@ topic_poll_read(Relation topic, const TopicPollArgs *args,
 		long		remaining_ms;
 		int			busy = 0;
 		int			i;
+		Oid		   *opened;
+		int			nopened = 0;
 
 		/* after a sleep, open the topic again: it may be gone */
 		if (topic == NULL)
@@ -556,6 +558,7 @@ topic_poll_read(Relation topic, const TopicPollArgs *args,
 
 		topic_group_join(topicid, group, member, args->durable,
 						 topic_partition_count(topic), &view);
+		opened = palloc(sizeof(Oid) * Max(view.nassigned, 1));
 
 		for (i = 0; i < view.nassigned && total < max_records; i++)
 		{
@@ -574,6 +577,7 @@ topic_poll_read(Relation topic, const TopicPollArgs *args,
 			}
 
 			leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
+			opened[nopened++] = RelationGetRelid(leaf);
 			for (attempt = 1;; attempt++)
 			{
 				topic_storage_log_end(leaf, &end);
@@ -610,9 +614,18 @@ topic_poll_read(Relation topic, const TopicPollArgs *args,
 
 		remaining_ms = (long) ((deadline - GetCurrentTimestamp()) / 1000);
 		if (total > 0 || wait_us == 0 || remaining_ms <= 0)
+		{
+			pfree(opened);
 			break;
+		}
 
-		/* sleep without holding the topic, so drop_topic never waits */
+		/*
+		 * Sleep without holding the topic or its partitions, so a drop
+		 * never waits; nothing was read from them.
+		 */
+		for (i = 0; i < nopened; i++)
+			UnlockRelationOid(opened[i], AccessShareLock);
+		pfree(opened);
 		UnlockRelationOid(topicid, AccessShareLock);
 		/*
 		 * A busy partition frees up when its previous owner's transaction

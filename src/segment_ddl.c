@@ -29,6 +29,7 @@
 
 #include "pg_topics.h"
 #include "retention.h"
+#include "registry.h"
 #include "segment.h"
 #include "segment_ddl.h"
 
@@ -135,6 +136,13 @@ process_notes(List *my_created, List *my_emptied, List *my_dropped)
 
 		topic_segments_drop_all(dir->router, dir);
 	}
+
+	/*
+	 * Readers long-polling a dropped log wake, wait for our lock on it and
+	 * then find it gone, instead of sleeping on
+	 */
+	if (my_dropped != NIL)
+		topic_registry_wake_all();
 	foreach(lc, my_emptied)
 	{
 		TopicSegmentDir *dir = lfirst(lc);

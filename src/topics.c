@@ -40,7 +40,6 @@
 #include "catalog.h"
 #include "internal_sql.h"
 #include "pg_topics.h"
-#include "registry.h"
 #include "topic_log.h"
 
 PG_FUNCTION_INFO_V1(topic_create_topic);
@@ -314,8 +313,5 @@ topic_drop_topic(PG_FUNCTION_ARGS)
 	SPI_connect();
 	run_ddl(psprintf("DROP TABLE %s", qualified));
 	SPI_finish();
-
-	/* readers waiting on it find out (once we commit) instead of sleeping on */
-	topic_registry_wake_all();
 	PG_RETURN_VOID();
 }

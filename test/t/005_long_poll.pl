@@ -55,24 +55,35 @@ my $elapsed = time() - $start;
 is($n, '0', 'fetch with nothing to read returns empty');
 ok($elapsed >= 0.29, 'and only after the wait');
 
-# drop_topic does not wait for a sleeping reader; the reader learns of it
-$node->safe_psql('postgres', q{SELECT topics.create_topic('doomed')});
-my $sleeper = $node->background_psql('postgres', on_error_stop => 0);
-$sleeper->query_until(qr/started/, q{
-\echo started
-SELECT count(*) FROM topics.fetch(NULL::doomed, 0, 0, wait => '60 s');
-});
-usleep(300_000);
-my ($ret, $out, $err) = $node->psql('postgres', q{SET lock_timeout = '5s'; SELECT topics.drop_topic('doomed')});
-is($ret, 0, 'drop_topic does not wait for a long-polling reader');
-$start = time();
-$sleeper->quit;
-ok(time() - $start < 10, 'the reader stops waiting when its topic is dropped');
-like($sleeper->{stderr}, qr/topic was dropped while fetch was waiting/, 'and says why');
+# a drop does not wait for a sleeping reader (fetch or poll), and the reader
+# learns of it at once (42P01); drop_topic and DROP TABLE alike
+for my $case (
+	[ 'fetch', 'drop_topic', q{SELECT count(*) FROM topics.fetch(NULL::doomed, 0, 0, wait => '60 s');} ],
+	[ 'fetch', 'DROP TABLE', q{SELECT count(*) FROM topics.fetch(NULL::doomed, 0, 0, wait => '60 s');} ],
+	[ 'poll', 'drop_topic', q{SELECT count(*) FROM topics.poll(NULL::doomed, 'g', wait => '60 s');} ],
+	[ 'poll', 'DROP TABLE', q{SELECT count(*) FROM topics.poll(NULL::doomed, 'g', wait => '60 s');} ],
+	[ 'poll in a transaction', 'drop_topic', q{BEGIN; SELECT count(*) FROM topics.poll(NULL::doomed, 'g', wait => '60 s'); COMMIT;} ])
+{
+	my ($reader, $drop, $sql) = @$case;
+	my $fn = $reader =~ /^poll/ ? 'poll' : 'fetch';
+	$node->safe_psql('postgres', q{SELECT topics.create_topic('doomed', 3)});
+	my $sleeper = $node->background_psql('postgres', on_error_stop => 0);
+	$sleeper->query_until(qr/started/, "\\echo started\n$sql\n");
+	usleep(300_000);
+	$start = time();
+	my ($ret, $out, $err) = $node->psql('postgres', "SET lock_timeout = '5s'; "
+		. ($drop eq 'drop_topic' ? q{SELECT topics.drop_topic('doomed')} : q{DROP TABLE doomed}));
+	is($ret, 0, "$drop does not wait for a long-polling $reader") or diag($err);
+	ok(time() - $start < 3, "$drop returns at once");
+	$start = time();
+	$sleeper->quit;
+	ok(time() - $start < 5, "the $reader stops waiting when its topic is dropped ($drop)");
+	like($sleeper->{stderr}, qr/ERROR:  topic was dropped while $fn was waiting/, 'and says why');
+}
 
 # cancel and statement_timeout end the sleep at once
 $start = time();
-($ret, $out, $err) = $node->psql('postgres',
+my ($ret, $out, $err) = $node->psql('postgres',
 	q{SET statement_timeout = '200ms'; SELECT count(*) FROM topics.fetch(NULL::t, 1, 0, wait => '60 s')});
 $elapsed = time() - $start;
 like($err, qr/canceling statement due to statement timeout/, 'statement_timeout ends a long poll');
