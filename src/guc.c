@@ -77,7 +77,7 @@ topic_guc_init(void)
 							"Most topic partitions one transaction may produce to.",
 							"Sizes the shared registry of in-flight producers.",
 							&pg_topics_max_partitions_per_transaction,
-							128,
+							1024,
 							1,
 							100000,
 							PGC_POSTMASTER,

@@ -957,15 +957,17 @@ topic_segments_forget_gone(Relation router)
 }
 
 /*
- * Drop every segment of router, in the current transaction: the router is
- * being dropped or truncated.
+ * Drop the segments of router, at most max of them, in the current
+ * transaction: the router is being dropped or truncated, so those left are
+ * orphans for the worker.  Returns how many were dropped.
  */
-void
-topic_segments_drop_all(Oid router, TopicSegmentDir *dir)
+int
+topic_segments_drop_all(Oid router, TopicSegmentDir *dir, int max)
 {
+	int			dropped = 0;
 	int			i;
 
-	for (i = 0; i < dir->nentries; i++)
+	for (i = 0; i < dir->nentries && dropped < max; i++)
 	{
 		Relation	seg = topic_segment_open(router, &dir->entries[i],
 											 AccessExclusiveLock);
@@ -974,7 +976,9 @@ topic_segments_drop_all(Oid router, TopicSegmentDir *dir)
 			continue;
 		relation_close(seg, NoLock);
 		drop_segment_relation(dir->entries[i].relid);
+		dropped++;
 	}
+	return dropped;
 }
 
 /*

@@ -73,7 +73,7 @@ extern int	topic_segdir_advance_start(Relation router, int64 start, int64 hw);
 extern void topic_segdir_restart_empty(Relation router, int64 start);
 extern int	topic_segments_drop_retired(Relation router, bool wait);
 extern void topic_segments_forget_gone(Relation router);
-extern void topic_segments_drop_all(Oid router, TopicSegmentDir *dir);
+extern int	topic_segments_drop_all(Oid router, TopicSegmentDir *dir, int max);
 extern bool topic_segment_drop_if_orphan(Oid relid);
 
 #endif							/* TOPIC_SEGMENT_H */

@@ -13,6 +13,14 @@
  * what TRUNCATE empties; when the statement is done, ddl.c calls
  * topic_segment_ddl_end().
  *
+ * A dropped segment holds about six entries of the shared lock table until
+ * the transaction ends (the relation, its TOAST table and index, their row
+ * types), so the segments of a wide topic would not fit: a transaction
+ * drops at most SEGMENTS_DROPPED_AT_ONCE of them itself.  The rest are
+ * left unlisted, and the background worker, woken when the transaction
+ * commits, drops them each in a transaction of its own as the orphans they
+ * are.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -22,6 +30,7 @@
 #include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -32,6 +41,7 @@
 #include "registry.h"
 #include "segment.h"
 #include "segment_ddl.h"
+#include "worker.h"
 
 static object_access_hook_type prev_object_access_hook = NULL;
 
@@ -39,6 +49,25 @@ static object_access_hook_type prev_object_access_hook = NULL;
 static List *created = NIL;		/* OIDs of new relations */
 static List *emptied = NIL;		/* TopicSegmentDir * of truncated routers */
 static List *dropped = NIL;		/* TopicSegmentDir * of dropped routers */
+
+#define SEGMENTS_DROPPED_AT_ONCE	(2 * max_locks_per_xact)
+
+/* Segments this transaction dropped, and whether it left some to the worker */
+static int	segments_dropped_in_xact = 0;
+static bool segments_left_in_xact = false;
+
+/* Drop dir's segments, as far as the transaction's share allows */
+static void
+drop_segments(TopicSegmentDir *dir)
+{
+	int			budget = Max(SEGMENTS_DROPPED_AT_ONCE - segments_dropped_in_xact, 0);
+	int			n = topic_segments_drop_all(dir->router, dir, budget);
+
+	segments_dropped_in_xact += n;
+	/* the budget ran out: there may be more (a spare wake-up costs little) */
+	if (n == budget)
+		segments_left_in_xact = true;
+}
 
 /*
  * A copy of a router's directory that lives until the statement ends; NULL
@@ -131,11 +160,7 @@ process_notes(List *my_created, List *my_emptied, List *my_dropped)
 	CommandCounterIncrement();
 
 	foreach(lc, my_dropped)
-	{
-		TopicSegmentDir *dir = lfirst(lc);
-
-		topic_segments_drop_all(dir->router, dir);
-	}
+		drop_segments(lfirst(lc));
 
 	/*
 	 * Readers long-polling a dropped log wake, wait for our lock on it and
@@ -148,7 +173,7 @@ process_notes(List *my_created, List *my_emptied, List *my_dropped)
 		TopicSegmentDir *dir = lfirst(lc);
 		Relation	router = relation_open(dir->router, AccessExclusiveLock);
 
-		topic_segments_drop_all(dir->router, dir);
+		drop_segments(dir);
 		topic_segment_create_first(router, dir->next_segno);
 		/* pg_dump carries where it starts now */
 		if (!IsBinaryUpgrade)
@@ -222,8 +247,17 @@ segment_xact_callback(XactEvent event, void *arg)
 			else
 				process_notes(my_created, my_emptied, my_dropped);
 			break;
+		case XACT_EVENT_COMMIT:
+			/* the segments left behind are orphans now: have them dropped */
+			if (segments_left_in_xact)
+				topic_worker_wake();
+			segments_dropped_in_xact = 0;
+			segments_left_in_xact = false;
+			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
+			segments_dropped_in_xact = 0;
+			segments_left_in_xact = false;
 			created = emptied = dropped = NIL;
 			list_free_deep(my_dropped);
 			list_free_deep(my_emptied);

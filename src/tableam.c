@@ -258,10 +258,16 @@ topic_index_validate_scan(Relation table_rel, Relation index_rel,
 	refuse_missing("CREATE INDEX", "Topics have no indexes; seeks by offset and time come from the log itself.");
 }
 
+/*
+ * Segments keep their large values in a TOAST table of their own.  A
+ * router holds only its metapage, so a TOAST table would be three more
+ * relations (and locks) per partition for nothing: wide topics are created
+ * and dropped in one transaction.
+ */
 static bool
 topic_relation_needs_toast_table(Relation rel)
 {
-	return true;
+	return !topic_log_is_router(rel);
 }
 
 static Oid

@@ -29,6 +29,8 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "access/twophase.h"
+#include "storage/lock.h"
 #include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -131,6 +133,37 @@ check_partition_count(int32 partitions)
 }
 
 /*
+ * Entries of the shared lock table a new partition holds until its
+ * transaction ends: its relation and its first segment's relation, TOAST
+ * table and TOAST index, and their row types.
+ */
+#define LOCKS_PER_NEW_PARTITION		6
+
+/*
+ * Refuse to add more partitions in one transaction than the lock table
+ * can hold, instead of failing half-way with "out of shared memory".  The
+ * table has max_locks_per_transaction entries per backend and prepared
+ * transaction; beyond it PostgreSQL only has spare shared memory, which
+ * other sessions need.
+ */
+static void
+check_lock_budget(int32 adding)
+{
+	int64		table = (int64) max_locks_per_xact *
+		(MaxBackends + max_prepared_xacts);
+	int64		most = table / LOCKS_PER_NEW_PARTITION;
+
+	if (adding > most)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("cannot add %d partitions to a topic in one transaction",
+						adding),
+				 errdetail("One transaction can add at most " INT64_FORMAT " partitions: each holds %d locks until the transaction ends, and the lock table has " INT64_FORMAT " entries (max_locks_per_transaction = %d).",
+						   most, LOCKS_PER_NEW_PARTITION, table, max_locks_per_xact),
+				 errhint("Create the topic with fewer partitions and add the others with topics.add_partitions() in later transactions, or raise max_locks_per_transaction.")));
+}
+
+/*
  * The partitions depend on the access method, the topic itself on the
  * extension: DROP EXTENSION refuses while topics exist, and CASCADE takes
  * whole topics, not just their partitions.
@@ -197,6 +230,7 @@ topic_create_topic(PG_FUNCTION_ARGS)
 	value_type = PG_GETARG_OID(3);
 
 	check_partition_count(partitions);
+	check_lock_budget(partitions);
 	check_payload_type(key_type, "key");
 	check_payload_type(value_type, "value");
 	if (!PG_ARGISNULL(4))
@@ -288,6 +322,7 @@ topic_add_partitions(PG_FUNCTION_ARGS)
 
 	if (add.from < add.to)
 	{
+		check_lock_budget(add.to - add.from);
 		SPI_connect();
 		topic_ddl_run_internal(add_partitions_internal, &add);
 		SPI_finish();
