@@ -16,6 +16,7 @@ my $topics = q{
 SELECT topics.create_topic('t', 1, 'text', 'text');
 SELECT topics.create_topic('o', 1, 'text', 'text');
 SELECT topics.create_topic('r', 1, 'text', 'text', retention_bytes => 65536);
+SELECT topics.create_topic('c', 1, 'text', 'text');
 };
 # The publisher's worker runs only when woken (a rollback, delete_records,
 # enforce_retention), so that a partition's first record can reach the
@@ -132,6 +133,24 @@ sleep 1;
 same(q{SELECT log_start_offset FROM topics.offsets('r')}, 'the subscriber keeps following the publisher');
 is($sub->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('r')}), '0',
 	'verify accepts the subscriber\'s log');
+
+# the initial copy of a log with a gap and deleted records: the copied
+# records bring no log start, the markers do
+$pub->safe_psql('postgres', q{
+SELECT count(*) FROM topics.produce_batch('c', (SELECT array_agg('v' || g) FROM generate_series(0, 9) g));
+BEGIN;
+SELECT count(*) FROM topics.produce_batch('c', (SELECT array_agg('x' || g) FROM generate_series(10, 19) g));
+ROLLBACK;
+SELECT count(*) FROM topics.produce_batch('c', (SELECT array_agg('v' || g) FROM generate_series(20, 29) g));
+SELECT topics.delete_records('c', 0, 5);
+ALTER PUBLICATION p ADD TABLE c;
+});
+$sub->safe_psql('postgres', q{ALTER SUBSCRIPTION s REFRESH PUBLICATION});
+$sub->wait_for_subscription_sync($pub, 's');
+$pub->safe_psql('postgres', q{SELECT count(*) FROM topics.produce('c', 'v30')});
+ok(caught_up('c'), 'after the initial copy, the offsets are the publisher\'s');
+same(sprintf($read_t, 'c', 5), 'initial copy: fetch from the log start on both');
+same(q{SELECT topics.next_offset('c', 0, 10)}, 'initial copy: next_offset over the gap on both');
 
 # detached, the subscriber continues after the publisher's rolled-back tail
 $sub->safe_psql('postgres', 'DROP SUBSCRIPTION s');
