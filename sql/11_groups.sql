@@ -93,6 +93,37 @@ FROM topics.consumer_lag WHERE group_name = 'lagging' ORDER BY partition;
 SELECT sum(lag) + 1 = (SELECT count(*) FROM cg) AS lag_counts_every_record
 FROM topics.consumer_lag WHERE group_name = 'lagging';
 
+-- a reset below the log start is kept like any other move of the position: with
+-- latest, the member jumps to the high watermark once and then reads what comes
+SELECT topics.create_topic('cg_reset', 1, 'text', 'text');
+SELECT count(*) FROM topics.produce_batch('cg_reset', (SELECT array_agg('r' || i) FROM generate_series(0, 99) i));
+SELECT count(*) FROM topics.poll(NULL::cg_reset, 'gr', max_records => 20);
+SELECT committed_offset FROM topics.consumer_lag WHERE group_name = 'gr';
+SELECT topics.delete_records('cg_reset', 0, 40);
+SET pg_topics.auto_offset_reset = latest;
+SELECT count(*) FROM topics.poll(NULL::cg_reset, 'gr');
+SELECT committed_offset, high_watermark FROM topics.consumer_lag WHERE group_name = 'gr';
+SELECT "offset" FROM topics.produce('cg_reset', 'after the reset');
+SELECT "offset", value FROM topics.poll(NULL::cg_reset, 'gr');
+SELECT committed_offset FROM topics.consumer_lag WHERE group_name = 'gr';
+-- the reset commits with the poll's transaction: a rollback takes it back
+SELECT count(*) FROM topics.produce_batch('cg_reset', ARRAY['second', 'third']);
+SELECT topics.delete_records('cg_reset', 0, 102);
+BEGIN;
+SELECT count(*) FROM topics.poll(NULL::cg_reset, 'gr');
+ROLLBACK;
+SELECT committed_offset FROM topics.consumer_lag WHERE group_name = 'gr';
+SELECT count(*) FROM topics.poll(NULL::cg_reset, 'gr');
+SELECT committed_offset FROM topics.consumer_lag WHERE group_name = 'gr';
+-- earliest keeps its jump too
+SELECT "offset" FROM topics.produce('cg_reset', 'fourth');
+SELECT topics.delete_records('cg_reset', 0, 104);
+SET pg_topics.auto_offset_reset = earliest;
+SELECT count(*) FROM topics.poll(NULL::cg_reset, 'gr');
+SELECT committed_offset, high_watermark FROM topics.consumer_lag WHERE group_name = 'gr';
+RESET pg_topics.auto_offset_reset;
+SELECT topics.drop_topic('cg_reset');
+
 -- bad input
 SELECT * FROM topics.poll(NULL::cg, NULL);
 SELECT * FROM topics.poll(NULL::cg, '');

@@ -23,7 +23,9 @@
  * - A stable-offset record (XLOG_TOPIC_LOG_STABLE), or a subscriber's
  *   marker batch being passed on, becomes a marker row: the partition, the
  *   stable offset, timestamp 'infinity', no key or value, and headers
- *   {"pg_topics.partitions": n}.  docs/replication.md explains markers.
+ *   {"pg_topics.log_start": l, "pg_topics.partitions": n} (without the log
+ *   start when the record does not carry one).  docs/replication.md
+ *   explains markers.
  *
  * The order of the checks follows heap_decode() in decode.c, including
  * SnapBuildProcessChange() before the fast-forward test (which keeps a
@@ -130,18 +132,23 @@ queue_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf,
 							 change, false);
 }
 
-/* The marker row of a partition's stable offset */
+/* The marker row of a partition's stable offset and log start (or -1) */
 static void
 queue_marker(LogicalDecodingContext *ctx, XLogRecordBuffer *buf,
 			 const RelFileNode *node, int32 partition, int32 npartitions,
-			 int64 stable_offset, bool clear_toast)
+			 int64 stable_offset, int64 log_start, bool clear_toast)
 {
 	Datum		values[Natts_topic];
 	bool		nulls[Natts_topic];
-	char		headers[64];
+	char		headers[128];
 
-	snprintf(headers, sizeof(headers), "{\"pg_topics.partitions\": %d}",
-			 npartitions);
+	if (log_start >= 0)
+		snprintf(headers, sizeof(headers),
+				 "{\"pg_topics.log_start\": " INT64_FORMAT ", \"pg_topics.partitions\": %d}",
+				 log_start, npartitions);
+	else
+		snprintf(headers, sizeof(headers), "{\"pg_topics.partitions\": %d}",
+				 npartitions);
 	memset(nulls, 0, sizeof(nulls));
 	values[Anum_topic_partition - 1] = Int32GetDatum(partition);
 	values[Anum_topic_offset - 1] = Int64GetDatum(stable_offset);
@@ -188,6 +195,7 @@ decode_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 		 */
 		queue_marker(ctx, buf, &parsed.router->node, hdr->partition,
 					 (int32) hdr->reserved, hdr->base_offset,
+					 topic_marker_log_start(hdr),
 					 (parsed.flags & XLTL_LAST_IN_MULTI) != 0);
 		return;
 	}
@@ -228,16 +236,19 @@ static void
 decode_stable(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 {
 	xl_topic_log_stable xlrec;
+	Size		len = XLogRecGetDataLen(buf->record);
 
-	if (XLogRecGetDataLen(buf->record) < sizeof(xlrec))
+	if (len < SizeOfTopicLogStableNoStart)
 		elog(ERROR, "pg_topics stable-offset record at %X/%X is truncated",
 			 LSN_FORMAT_ARGS(buf->origptr));
-	memcpy(&xlrec, XLogRecGetData(buf->record), sizeof(xlrec));
+	/* a record of an earlier version does not carry the log start */
+	xlrec.log_start = -1;
+	memcpy(&xlrec, XLogRecGetData(buf->record), Min(len, sizeof(xlrec)));
 	if (xlrec.router.dbNode != ctx->slot->data.database)
 		return;
 	/* written at pre-commit, after every insert call of the transaction */
 	queue_marker(ctx, buf, &xlrec.router, xlrec.partition, xlrec.npartitions,
-				 xlrec.stable_offset, true);
+				 xlrec.stable_offset, xlrec.log_start, true);
 }
 
 void

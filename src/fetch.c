@@ -693,12 +693,18 @@ topic_offsets(PG_FUNCTION_ARGS)
 		TopicLogEnd end;
 		Datum		values[4];
 		bool		nulls[4] = {false, false, false, false};
+		int64		lso;
 
 		topic_storage_log_end(leaf, &end);
+		lso = topic_registry_stable_offset(leafid, end.next_offset, NULL);
+		/* a replica's records are stable up to its publisher's marker */
+		if (topic_partition_is_replica(leafid, RelationGetRelid(topic)))
+			lso = Min(lso, topic_replicated_bound(leaf, GetActiveSnapshot(),
+												  &end));
 		values[0] = Int32GetDatum(p);
 		values[1] = Int64GetDatum(end.log_start_offset);
 		values[2] = Int64GetDatum(end.next_offset);
-		values[3] = Int64GetDatum(topic_registry_stable_offset(leafid, end.next_offset, NULL));
+		values[3] = Int64GetDatum(lso);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		table_close(leaf, NoLock);
 	}

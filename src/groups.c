@@ -431,15 +431,19 @@ remember_polled(Oid topic, const char *group, const char *member,
 /*
  * Where the group reads a partition next: this transaction's position,
  * else the committed one, else (or when retention passed it)
- * pg_topics.auto_offset_reset.
+ * pg_topics.auto_offset_reset.  *reset tells the caller that the position
+ * is not the stored one, so that it stores it: a reset that is not kept
+ * happens again at every poll, each time to a later high watermark, and
+ * the records produced in between are never delivered.
  */
 static int64
 group_position(Relation topic, const char *group, int32 partition,
-			   const TopicLogEnd *end)
+			   const TopicLogEnd *end, bool *reset)
 {
 	Oid			topicid = RelationGetRelid(topic);
 	int64		position;
 
+	*reset = false;
 	if (pending_offset(topicid, group, partition, &position) ||
 		topic_group_committed(topicid, group, partition, &position))
 	{
@@ -448,6 +452,7 @@ group_position(Relation topic, const char *group, int32 partition,
 		/* retention has passed the group's position */
 	}
 
+	*reset = true;
 	switch (pg_topics_auto_offset_reset)
 	{
 		case TOPIC_RESET_LATEST:
@@ -567,6 +572,7 @@ topic_poll_read(Relation topic, const TopicPollArgs *args,
 			TopicLogEnd end;
 			int64		position;
 			int64		committed;
+			bool		reset;
 			StableRead	read;
 			int			attempt;
 
@@ -581,7 +587,8 @@ topic_poll_read(Relation topic, const TopicPollArgs *args,
 			for (attempt = 1;; attempt++)
 			{
 				topic_storage_log_end(leaf, &end);
-				position = group_position(topic, group, partition, &end);
+				position = group_position(topic, group, partition, &end,
+										  &reset);
 
 				memset(&read, 0, sizeof(read));
 				read.sink = sink->sink;
@@ -597,7 +604,8 @@ topic_poll_read(Relation topic, const TopicPollArgs *args,
 			}
 			table_close(leaf, NoLock);
 
-			if (read.position != position ||
+			/* a reset is kept like any other move of the position */
+			if (reset || read.position != position ||
 				!topic_group_committed(topicid, group, partition, &committed))
 			{
 				commit_position(topic, group, partition, read.position,

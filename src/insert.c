@@ -41,6 +41,7 @@
 #include "pg_topics.h"
 #include "registry.h"
 #include "catalog.h"
+#include "retention.h"
 #include "compaction.h"
 #include "group_state.h"
 #include "segment.h"
@@ -54,6 +55,7 @@ typedef struct PreparedRecord
 {
 	bool		marker;			/* a replicated stable-offset marker */
 	int32		npartitions;	/* of a marker: the publisher's topic */
+	int64		log_start;		/* of a marker: the publisher's, or -1 */
 	int32		partition;
 	int64		offset;			/* supplied (preserve mode) or placeholder */
 	TimestampTz timestamp;		/* supplied (preserve mode) or placeholder */
@@ -176,32 +178,58 @@ toast_record(Relation rel, PreparedRecord *rec)
 	}
 }
 
+/* The numeric value of header name in headers, or NULL */
+static JsonbValue *
+marker_header(Jsonb *headers, const char *name)
+{
+	JsonbValue	key;
+	JsonbValue *value;
+
+	key.type = jbvString;
+	key.val.string.val = (char *) name;
+	key.val.string.len = strlen(name);
+	value = findJsonbValueFromContainer(&headers->root, JB_FOBJECT, &key);
+	return value != NULL && value->type == jbvNumeric ? value : NULL;
+}
+
 /*
  * A marker row from a publisher (docs/replication.md): its headers carry the
  * publisher's partition count, which must be ours, or keys would land in
- * different partitions on the two sides.
+ * different partitions on the two sides, and the publisher's log start,
+ * which becomes ours.
  */
 static void
 check_marker(Relation rel, PreparedRecord *rec)
 {
 	Jsonb	   *headers = DatumGetJsonbP(PointerGetDatum(rec->field[2]));
-	JsonbValue	key;
 	JsonbValue *count;
+	JsonbValue *start;
 	Oid			topic_oid;
 	Relation	topic;
 	int32		ours;
 
-	key.type = jbvString;
-	key.val.string.val = "pg_topics.partitions";
-	key.val.string.len = strlen(key.val.string.val);
-	count = findJsonbValueFromContainer(&headers->root, JB_FOBJECT, &key);
-	if (count == NULL || count->type != jbvNumeric)
+	count = marker_header(headers, "pg_topics.partitions");
+	if (count == NULL)
 	{
 		rec->marker = false;	/* an ordinary record after all */
 		return;
 	}
 	rec->npartitions = DatumGetInt32(DirectFunctionCall1(numeric_int4,
 														 NumericGetDatum(count->val.numeric)));
+	start = marker_header(headers, "pg_topics.log_start");
+	rec->log_start = -1;
+	if (start != NULL)
+	{
+		rec->log_start = DatumGetInt64(DirectFunctionCall1(numeric_int8,
+														   NumericGetDatum(start->val.numeric)));
+		if (rec->log_start < 0 || rec->log_start >= TOPIC_OFFSET_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("log start %lld of a stable-offset marker is out of range",
+							(long long) rec->log_start),
+					 errdetail("Offsets run from 0 to %lld.",
+							   (long long) TOPIC_OFFSET_MAX - 1)));
+	}
 	topic_oid = topic_registry_topic_of(rel);
 	if (!OidIsValid(topic_oid))
 		return;
@@ -278,6 +306,7 @@ prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
 	}
 
 	/* only a subscription's worker receives markers */
+	rec->log_start = -1;
 	rec->marker = any_order && rec->timestamp == TOPIC_MARKER_TIMESTAMP &&
 		rec->field[0] == NULL && rec->field[1] == NULL &&
 		rec->field[2] != NULL && rec->offset >= 0;
@@ -323,16 +352,25 @@ fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 	hdr->cid = cid;
 	hdr->partition = recs[first].partition;
 
-	/* a marker is a batch of its own, without records */
+	/*
+	 * A marker is a batch of its own, without records; the publisher's log
+	 * start follows its header, for the subscribers of this log.
+	 */
 	if (recs[first].marker)
 	{
-		if (MAXALIGN(sizeof(TopicBatchHeaderData)) > tail->free_bytes)
+		Size		length = recs[first].log_start >= 0 ?
+			TOPIC_MARKER_LENGTH_WITH_START : sizeof(TopicBatchHeaderData);
+
+		if (MAXALIGN(length) > tail->free_bytes)
 			return 0;
 		hdr->flags = TB_STABLE;
 		hdr->base_offset = recs[first].offset;
 		hdr->base_timestamp = tail->max_timestamp;
 		hdr->reserved = (uint32) recs[first].npartitions;
-		hdr->length = sizeof(TopicBatchHeaderData);
+		hdr->length = length;
+		if (recs[first].log_start >= 0)
+			memcpy(batch + sizeof(TopicBatchHeaderData),
+				   &recs[first].log_start, sizeof(int64));
 		offsets[first] = recs[first].offset;
 		timestamps[first] = recs[first].timestamp;
 		*len = hdr->length;
@@ -588,6 +626,35 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
 }
 
 /*
+ * Move the log start of replica rel to its publisher's, as the markers
+ * among recs carry it: the records below it are gone on the publisher
+ * (retention, delete_records, or never committed there), so a consumer
+ * that moves between the two finds the same range of offsets.  Like
+ * delete_records, not transactional: the publisher's log start never moves
+ * back, so a retried apply moves it to the same place.  The segments below
+ * go at the worker's next round.
+ */
+static void
+follow_log_start(Relation rel, PreparedRecord *recs, int nslots)
+{
+	int64		start = -1;
+	TopicLogEnd end;
+	int			i;
+
+	for (i = 0; i < nslots; i++)
+		if (recs[i].marker)
+			start = Max(start, recs[i].log_start);
+	if (start < 0)
+		return;
+	topic_storage_log_end(rel, &end);
+	if (start <= end.log_start_offset)
+		return;
+	/* never past the end, which the marker's stable offset moved */
+	topic_segdir_advance_start(rel, start, end.next_offset);
+	topic_log_start_record(rel);
+}
+
+/*
  * Insert nslots records into rel (a partition's log), in order, as
  * transaction xid command cid.
  */
@@ -667,8 +734,14 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	{
 		int64		start = entry.base_offset;
 
-		/* a restored or replicated log starts where its source's did */
-		if (keep_supplied && recs[0].offset != TOPIC_OFFSET_PLACEHOLDER &&
+		/*
+		 * A restored log starts where its source's did.  Not a replicated
+		 * one: it receives records in commit order, so its first record
+		 * need not be the publisher's first, and it takes its log start
+		 * from the publisher's markers instead (below).
+		 */
+		if (keep_supplied && !any_order &&
+			recs[0].offset != TOPIC_OFFSET_PLACEHOLDER &&
 			recs[0].offset > tail.next_offset &&
 			topic_segdir_log_is_empty(rel, &entry))
 		{
@@ -724,6 +797,10 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	/* before anyone can see those batches: readers must not trust order */
 	if (unordered && !(entry.flags & TOPIC_SEGENTRY_UNORDERED))
 		topic_segdir_mark_unordered(rel, entry.relid, entry.segno);
+
+	/* a replica of a topic's partition starts where its publisher does */
+	if (any_order && OidIsValid(topic))
+		follow_log_start(rel, recs, nslots);
 
 	/*
 	 * Large values fill the segment's TOAST table, which counts toward its

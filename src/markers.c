@@ -14,10 +14,14 @@
  *   other unfinished writer, or the high watermark (read first, as
  *   registry.c requires).  Every record below M belongs to a transaction
  *   that has finished, and whose commit record therefore comes before
- *   ours, or to ours.
+ *   ours, or to ours.  The record also carries the log start, which the
+ *   subscriber takes as its own: its first record need not be the
+ *   publisher's first (an earlier transaction rolled back, or commits
+ *   later), and retention and delete_records drop no rows it could see.
  * - The background worker logs the same for every published partition
- *   each round (and when a producer rolled back), in a transaction of its
- *   own: rollbacks move the stable offset with nobody committing.
+ *   each round (and when a producer rolled back or a log start moved), in
+ *   a transaction of its own: rollbacks move the stable offset, and
+ *   retention the log start, with nobody committing.
  * - Decoding turns the record into a marker row (decode.c); the
  *   subscriber's worker stores it as a marker batch (insert.c) in the same
  *   transaction as the records before it, and fetch.c bounds readers by
@@ -66,6 +70,7 @@ log_marker(Relation router, int32 partition, int32 npartitions, bool at_commit)
 	xlrec.router = router->rd_node;
 	xlrec.partition = partition;
 	xlrec.npartitions = npartitions;
+	xlrec.log_start = end.log_start_offset;
 	xlrec.stable_offset = at_commit ?
 		topic_registry_stable_offset_of_others(RelationGetRelid(router),
 											   end.next_offset) :

@@ -21,12 +21,19 @@
  * DeleteRecords); topics.enforce_retention() applies the policy now
  * rather than at the worker's next round.
  *
+ * A logical replica of a topic's partition starts where its publisher's
+ * log does (insert.c follows the publisher's markers), so that a consumer
+ * can move between the two with its offsets: its own retention settings
+ * only size its segments, and delete_records is refused there.  Whenever
+ * a publisher's log start moves, the worker sends markers at once.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_authid.h"
@@ -48,9 +55,12 @@
 #include "compaction.h"
 #include "internal_sql.h"
 #include "pg_topics.h"
+#include "registry.h"
 #include "retention.h"
 #include "segment.h"
 #include "storage.h"
+#include "subscription.h"
+#include "worker.h"
 
 PG_FUNCTION_INFO_V1(topic_delete_records);
 PG_FUNCTION_INFO_V1(topic_enforce_retention);
@@ -268,6 +278,18 @@ retention_start(Relation router, const RetentionPolicy *policy,
 }
 
 /*
+ * The log start of a partition moved: if subscribers may be following it,
+ * have the worker send markers now rather than at its next round (the
+ * worker's own round sends them after its retention anyway).
+ */
+static void
+log_start_moved(void)
+{
+	if (XLogLogicalInfoActive() && !IsBackgroundWorker)
+		topic_worker_wake();
+}
+
+/*
  * Apply router's retention now: size its segments, move its log start past
  * the segments retention lets go, and drop those (waiting for readers if
  * wait).  Returns the log start.  The caller holds ShareUpdateExclusiveLock
@@ -280,6 +302,7 @@ topic_retention_apply(Relation router, bool wait)
 	TopicSegmentDir *dir = topic_segdir_read(router);
 	uint32		blocks = 0;
 	int64		start;
+	Oid			topic;
 	TopicLogEnd end;
 
 	if (policy.retention_bytes > 0)
@@ -289,13 +312,20 @@ topic_retention_apply(Relation router, bool wait)
 		blocks = topic_offsets_segment_blocks();
 	topic_segdir_set_policy(router, blocks, policy.retention_usecs / 4);
 
-	start = retention_start(router, &policy, dir);
+	/* a replica's log starts where its publisher's does, and nowhere else */
+	topic = topic_registry_topic_of(router);
+	if (OidIsValid(topic) &&
+		topic_partition_is_replica(RelationGetRelid(router), topic))
+		start = dir->log_start;
+	else
+		start = retention_start(router, &policy, dir);
 	pfree(dir);
 	topic_storage_log_end(router, &end);
 	if (start > end.log_start_offset)
 	{
 		topic_segdir_advance_start(router, start, end.next_offset);
 		topic_log_start_record(router);
+		log_start_moved();
 	}
 	topic_segments_drop_retired(router, wait);
 	topic_storage_log_end(router, &end);
@@ -331,6 +361,14 @@ topic_delete_records(PG_FUNCTION_ARGS)
 	topic_check_partition(topic, partition);
 	router = table_open(topic_partition_relid(topic, partition),
 						ShareUpdateExclusiveLock);
+	if (topic_partition_is_replica(RelationGetRelid(router),
+								   RelationGetRelid(topic)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot delete records of partition \"%s\": it is a logical replica",
+						RelationGetRelationName(router)),
+				 errdetail("A replica's log starts where its publisher's does."),
+				 errhint("Delete the records on the publisher; the replica follows.")));
 	topic_storage_log_end(router, &end);
 	if (before < 0 || before > end.next_offset)
 		ereport(ERROR,
@@ -343,6 +381,7 @@ topic_delete_records(PG_FUNCTION_ARGS)
 	{
 		topic_segdir_advance_start(router, before, end.next_offset);
 		topic_log_start_record(router);
+		log_start_moved();
 	}
 	topic_segments_drop_retired(router, false);
 	topic_storage_log_end(router, &end);

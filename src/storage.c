@@ -876,7 +876,9 @@ batch_fits(Page page, const char *batch, Size len, bool init_page)
 		nrecords = TopicLogPageGetOpaque(page)->nrecords;
 	}
 	if (len >= sizeof(TopicBatchHeaderData) && TopicBatchIsMarker(hdr))
-		return hdr->length == len && len == sizeof(TopicBatchHeaderData) &&
+		return hdr->length == len &&
+			(len == sizeof(TopicBatchHeaderData) ||
+			 len == TOPIC_MARKER_LENGTH_WITH_START) &&
 			hdr->nrecords == 0 && lower + MAXALIGN(len) <= upper &&
 			hdr->base_offset >= 0 && hdr->base_offset < TOPIC_OFFSET_MAX;
 	return len >= sizeof(TopicBatchHeaderData) && hdr->length == len &&

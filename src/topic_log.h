@@ -225,11 +225,29 @@ typedef TopicBatchHeaderData *TopicBatchHeader;
  * A marker of a logical subscriber's log, without records: once it is
  * visible, every record of the publisher's partition below base_offset is
  * in the log, before it.  reserved holds the publisher's partition count.
+ * The header may be followed by an int64, the publisher's log start, which
+ * the marker passes on to the subscriber's own subscribers.
  */
 #define TB_STABLE			0x08
 #define TB_KNOWN_FLAGS		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP | TB_ABORTED | TB_STABLE)
 
 #define TopicBatchIsMarker(hdr)	(((hdr)->flags & TB_STABLE) != 0)
+
+/* Length of a marker batch that carries its publisher's log start */
+#define TOPIC_MARKER_LENGTH_WITH_START	(sizeof(TopicBatchHeaderData) + sizeof(int64))
+
+/* The publisher's log start a marker batch carries, or -1 */
+static inline int64
+topic_marker_log_start(const TopicBatchHeaderData *hdr)
+{
+	int64		log_start;
+
+	if (hdr->length < TOPIC_MARKER_LENGTH_WITH_START)
+		return -1;
+	memcpy(&log_start, (const char *) hdr + sizeof(TopicBatchHeaderData),
+		   sizeof(log_start));
+	return log_start;
+}
 
 #define TB_HINT_COMMITTED	0x01
 #define TB_HINT_ABORTED		0x02

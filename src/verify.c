@@ -235,7 +235,9 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 	/* a marker covers no offsets; the summary reaches up to its own */
 	if (TopicBatchIsMarker(hdr))
 	{
-		if (hdr->nrecords != 0 || hdr->length != sizeof(TopicBatchHeaderData))
+		if (hdr->nrecords != 0 ||
+			(hdr->length != sizeof(TopicBatchHeaderData) &&
+			 hdr->length != TOPIC_MARKER_LENGTH_WITH_START))
 			report(state, blkno, "marker batch %d has records", batchno);
 		*min_offset = Min(*min_offset, hdr->base_offset);
 		*max_offset = Max(*max_offset, hdr->base_offset - 1);

@@ -113,11 +113,12 @@ typedef struct xl_topic_log_start
 /*
  * XLOG_TOPIC_LOG_STABLE: no page changes.  Written when wal_level is
  * logical by a transaction that produced into a partition, just before it
- * commits (and by the worker when a partition's stable offset moved with
- * nobody producing): every record below stable_offset was written by a
- * transaction that has finished, or by this one.  Decoding turns it into
- * a marker row that subscribers keep as a marker batch and that bounds
- * their readers.
+ * commits (and by the worker when a partition's stable offset or log start
+ * moved with nobody producing): every record below stable_offset was
+ * written by a transaction that has finished, or by this one, and the log
+ * starts at log_start.  Decoding turns it into a marker row that
+ * subscribers keep as a marker batch and that bounds their readers; a
+ * subscriber's log starts where its publisher's does.
  */
 typedef struct xl_topic_log_stable
 {
@@ -125,7 +126,11 @@ typedef struct xl_topic_log_stable
 	int32		partition;
 	int32		npartitions;	/* of the topic; subscribers must match */
 	int64		stable_offset;
+	int64		log_start;
 } xl_topic_log_stable;
+
+/* the record before log_start was added: the log start is not known */
+#define SizeOfTopicLogStableNoStart	offsetof(xl_topic_log_stable, log_start)
 
 /* An insert record taken apart */
 typedef struct TopicInsertRecord

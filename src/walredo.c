@@ -238,8 +238,14 @@ topic_desc(StringInfo buf, XLogReaderState *record)
 		}
 		memcpy(&hdr, parsed.batch, sizeof(hdr));
 		if (TopicBatchIsMarker(&hdr))
+		{
 			appendStringInfo(buf, "partition %d, stable offset marker " INT64_FORMAT,
 							 hdr.partition, hdr.base_offset);
+			if (hdr.length >= TOPIC_MARKER_LENGTH_WITH_START &&
+				parsed.len >= TOPIC_MARKER_LENGTH_WITH_START)
+				appendStringInfo(buf, ", log start " INT64_FORMAT,
+								 topic_marker_log_start((const TopicBatchHeaderData *) parsed.batch));
+		}
 		else
 			appendStringInfo(buf, "partition %d, %u records from offset " INT64_FORMAT
 							 ", %u bytes",
@@ -279,11 +285,20 @@ topic_desc(StringInfo buf, XLogReaderState *record)
 	else if ((info & XLOG_TOPIC_LOG_OPMASK) == XLOG_TOPIC_LOG_STABLE)
 	{
 		xl_topic_log_stable xlrec;
+		Size		len = XLogRecGetDataLen(record);
 
-		memcpy(&xlrec, XLogRecGetData(record), sizeof(xlrec));
+		if (len < SizeOfTopicLogStableNoStart)
+		{
+			appendStringInfoString(buf, "truncated");
+			return;
+		}
+		xlrec.log_start = -1;
+		memcpy(&xlrec, XLogRecGetData(record), Min(len, sizeof(xlrec)));
 		appendStringInfo(buf, "partition %d of %d, stable offset " INT64_FORMAT
+						 ", log start " INT64_FORMAT
 						 ", partition relation %u/%u/%u",
 						 xlrec.partition, xlrec.npartitions, xlrec.stable_offset,
+						 xlrec.log_start,
 						 xlrec.router.spcNode, xlrec.router.dbNode,
 						 xlrec.router.relNode);
 	}
