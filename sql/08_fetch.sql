@@ -201,3 +201,32 @@ SELECT topics.drop_topic('wide');
 -- plain SQL sees the same committed records
 SELECT count(*) FROM f;
 SELECT * FROM topics.verify('f');
+
+-- saved plans (prepared statements, PL/pgSQL) that read a topic by its row type are planned
+-- again after the topic is dropped and created anew, in this session and in others
+SELECT topics.create_topic('again');
+SELECT count(*) FROM topics.produce_batch('again', ARRAY['1', '2']::jsonb[]);
+PREPARE read_again AS SELECT count(*) FROM topics.fetch(NULL::again, 0, 0);
+PREPARE poll_again AS SELECT count(*) FROM topics.poll(NULL::again, 'g_again');
+CREATE FUNCTION read_again() RETURNS bigint LANGUAGE plpgsql AS
+$$BEGIN RETURN (SELECT count(*) FROM topics.fetch(NULL::again, 0, 0)); END$$;
+EXECUTE read_again;
+EXECUTE poll_again;
+SELECT read_again();
+SELECT topics.drop_topic('again');
+EXECUTE read_again;
+SELECT read_again();
+SELECT topics.create_topic('again');
+SELECT count(*) FROM topics.produce_batch('again', ARRAY['1', '2', '3']::jsonb[]);
+EXECUTE read_again;
+EXECUTE poll_again;
+SELECT read_again();
+-- the same in a function's plan that runs several times (a generic plan)
+SELECT read_again() FROM generate_series(1, 6);
+SELECT topics.drop_topic('again');
+SELECT topics.create_topic('again');
+SELECT read_again();
+DEALLOCATE read_again;
+DEALLOCATE poll_again;
+DROP FUNCTION read_again();
+SELECT topics.drop_topic('again');

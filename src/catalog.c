@@ -17,12 +17,15 @@
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "partitioning/partbounds.h"
 #include "partitioning/partdesc.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/catcache.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/regproc.h"
@@ -181,4 +184,38 @@ Oid
 topic_column_type(Relation topic, int attnum)
 {
 	return TupleDescAttr(RelationGetDescr(topic), attnum - 1)->atttypid;
+}
+
+/*
+ * Have every session plan again the statements that call topics.fetch or
+ * topics.poll.  They name a topic by its row type (NULL::orders), which
+ * PostgreSQL's plan cache does not track: after the topic is dropped, a
+ * saved plan (a prepared statement, PL/pgSQL) would still carry the old
+ * type's OID.  It does track the functions a plan calls, so an
+ * invalidation of their pg_proc rows, sent when the dropping transaction
+ * commits, makes those plans parse their statement again and find the
+ * topic by name.
+ */
+void
+topic_invalidate_read_plans(void)
+{
+	static const char *const readers[] = {"fetch", "poll"};
+	Relation	pg_proc = table_open(ProcedureRelationId, AccessShareLock);
+	Oid			nspid = get_namespace_oid("topics", false);
+
+	for (int i = 0; i < lengthof(readers); i++)
+	{
+		CatCList   *list = SearchSysCacheList1(PROCNAMEARGSNSP,
+											   CStringGetDatum(readers[i]));
+
+		for (int j = 0; j < list->n_members; j++)
+		{
+			HeapTuple	tuple = &list->members[j]->tuple;
+
+			if (((Form_pg_proc) GETSTRUCT(tuple))->pronamespace == nspid)
+				CacheInvalidateHeapTuple(pg_proc, tuple, NULL);
+		}
+		ReleaseSysCacheList(list);
+	}
+	table_close(pg_proc, AccessShareLock);
 }

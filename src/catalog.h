@@ -25,5 +25,6 @@ extern int32 topic_partition_count(Relation topic);
 extern Oid	topic_partition_relid(Relation topic, int32 partition);
 extern void topic_check_partition(Relation topic, int32 partition);
 extern Oid	topic_column_type(Relation topic, int attnum);
+extern void topic_invalidate_read_plans(void);
 
 #endif							/* TOPIC_CATALOG_H */

@@ -36,6 +36,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "catalog.h"
 #include "pg_topics.h"
 #include "retention.h"
 #include "registry.h"
@@ -167,7 +168,11 @@ process_notes(List *my_created, List *my_emptied, List *my_dropped)
 	 * then find it gone, instead of sleeping on
 	 */
 	if (my_dropped != NIL)
+	{
 		topic_registry_wake_all();
+		/* saved plans name the topic by its row type, which is going */
+		topic_invalidate_read_plans();
+	}
 	foreach(lc, my_emptied)
 	{
 		TopicSegmentDir *dir = lfirst(lc);
