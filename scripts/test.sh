@@ -9,7 +9,8 @@
 # assertions (make CASSERT=1) and installs it (with sudo when not root),
 # then runs the tests as an unprivileged user: PostgreSQL refuses to run as
 # root.  `make install` (or scripts/demo.sh) puts the normal build back.
-# PG_BINDIR may name another installation of PostgreSQL 15 to test with.
+# PG_BINDIR may name another installation of PostgreSQL 15 to test with;
+# arguments go to `make installcheck` (e.g. PROVE_TESTS=test/t/001_crash.pl).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +27,7 @@ tar -C "$top" --exclude=./.git --exclude=./demo --exclude=./bench/.work \
 [ "$(id -u)" -eq 0 ] && { run_as_user true; chown -R pgtopics "$work"; }
 
 status=0
-run_as_user env PATH="$PG_BINDIR:$PATH" make -C "$work" PG_CONFIG="$PG_BINDIR/pg_config" installcheck || status=$?
+run_as_user env PATH="$PG_BINDIR:$PATH" make -C "$work" PG_CONFIG="$PG_BINDIR/pg_config" installcheck "$@" || status=$?
 if [ $status -ne 0 ]; then
 	for f in "$work"/regression.diffs "$work"/output_iso/regression.diffs; do
 		[ -f "$f" ] && { echo "=== $f"; cat "$f"; }
