@@ -86,32 +86,25 @@ PG_PROVE_FLAGS += -I $(srcdir)/test/lib
 # leave a missing prerequisite unmade)
 $(shell echo '$(ASSERT_CPPFLAGS)' | cmp -s - pg_topics.build-flags || echo '$(ASSERT_CPPFLAGS)' > pg_topics.build-flags)
 $(OBJS): $(wildcard src/*.h) pg_topics.build-flags
-FORCE:
 
-# pg_regress and isolation instances log with SQLSTATEs to tmp_server_log/,
-# and each connection with the test's name (so a crash names its test)
-tmp_server_log/%.conf: FORCE
-	@mkdir -p tmp_server_log
-	@rm -f tmp_server_log/$*.log
-	@{ cat $(srcdir)/test/server_log.conf; \
+# $(call server_log_conf,NAME): pg_regress and isolation instances log with
+# SQLSTATEs to tmp_server_log/NAME.log (made afresh), and each connection
+# with the test's name (so that a crash names its test)
+server_log_conf = mkdir -p tmp_server_log && rm -f tmp_server_log/$(1).log && \
+	{ cat $(srcdir)/test/server_log.conf; \
 	  printf "logging_collector = on\nlog_directory = '%s'\nlog_filename = '%s.log'\nlog_rotation_age = 0\nlog_rotation_size = 0\nlog_connections = on\n" \
-		'$(CURDIR)/tmp_server_log' '$*'; } > $@
+		'$(CURDIR)/tmp_server_log' '$(1)'; } > tmp_server_log/$(1).conf
 
 check_server_log = perl $(srcdir)/test/check_server_log
 
 installcheck: submake $(REGRESS_PREP)
 ifdef REGRESS
-installcheck: tmp_server_log/regress.conf
-endif
-ifdef ISOLATION
-installcheck: tmp_server_log/isolation.conf
-endif
-installcheck:
-ifdef REGRESS
+	@$(call server_log_conf,regress)
 	status=0; $(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS) || status=$$?; \
 	$(check_server_log) --tests=sql tmp_server_log/regress.log || status=1; exit $$status
 endif
 ifdef ISOLATION
+	@$(call server_log_conf,isolation)
 	status=0; $(pg_isolation_regress_installcheck) $(ISOLATION_OPTS) $(ISOLATION) || status=$$?; \
 	$(check_server_log) --tests=test/specs tmp_server_log/isolation.log || status=1; exit $$status
 endif

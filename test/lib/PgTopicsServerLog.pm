@@ -51,7 +51,8 @@ sub log_problems
 	{
 		my ($pid, $app) = $lines[$i] =~ /$timestamp\S* \S+ (?:\S.*?)?\[(\d+)\] (?:(\S+) )?[A-Z0-9]+:  /;
 		$pid_of_line[$i] = $pid;
-		$app_of_pid{$pid} //= $app if defined $pid && defined $app;
+		# (before authentication a backend logs no name: "[unknown]")
+		$app_of_pid{$pid} //= $app if defined $pid && defined $app && $app ne '[unknown]';
 	}
 
 	my @found;

@@ -21,6 +21,7 @@ my $dir = PostgreSQL::Test::Utils::tempdir();
 my $ts = '2026-01-01 00:00:00.000 UTC';
 open my $fh, '>', "$dir/synthetic.log" or die $!;
 print $fh <<"LOG";
+$ts client backend[11] [unknown] LOG:  00000: connection received: host=[local]
 $ts client backend[11] pg_regress/01_a ERROR:  22023: an ordinary error
 $ts client backend[11] pg_regress/01_a ERROR:  XX000: could not find the thing
 $ts client backend[11] pg_regress/01_a LOCATION:  thing_find, thing.c:12
@@ -42,8 +43,8 @@ close $fh;
 my @found = log_problems("$dir/synthetic.log");
 is_deeply(
 	[ map { "$_->{line} " . ($_->{app} // '-') } @found ],
-	[ '2 pg_regress/01_a', '5 pg_regress/02_b', '6 pg_regress/03_c', '9 pg_regress/03_c',
-	  '11 pg_regress/04_d', '12 pg_regress/05_e', '14 -', '15 pg_regress/06_f' ],
+	[ '3 pg_regress/01_a', '6 pg_regress/02_b', '7 pg_regress/03_c', '10 pg_regress/03_c',
+	  '12 pg_regress/04_d', '13 pg_regress/05_e', '15 -', '16 pg_regress/06_f' ],
 	'each kind of problem is found, with the test it belongs to, and nothing else');
 is_deeply($found[0]{context},
 	[ "$ts client backend[11] pg_regress/01_a LOCATION:  thing_find, thing.c:12",
