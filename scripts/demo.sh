@@ -33,6 +33,8 @@ data=$dir/data
 log=$dir/server.log
 
 pg_ctl_demo() { run_as_user "$PG_BINDIR/pg_ctl" -D "$data" "$@"; }
+# how the commands we print run as the server's user
+as_user() { [ "$(id -u)" -ne 0 ] || echo "runuser -u pgtopics -- "; }
 running() { [ -f "$data/PG_VERSION" ] && pg_ctl_demo status >/dev/null 2>&1; }
 
 if [ "${1:-}" = stop ]; then
@@ -69,6 +71,10 @@ demo.sh: port $port on localhost is taken by another program, so the demo's serv
 Choose another port with PGTOPICS_DEMO_PORT, for example:
     PGTOPICS_DEMO_PORT=$((port == 65535 ? 54330 : port + 1)) $me
 EOF
+	# under root, earlier versions of this script kept the instance in ./demo
+	if [ "$data" != "$top/demo/data" ] && [ -f "$top/demo/data/postmaster.pid" ]; then
+		echo "(An instance in $top/demo, from an earlier version of this script, may be the one running: stop it with $(as_user)$PG_BINDIR/pg_ctl -D $top/demo/data stop)" >&2
+	fi
 }
 
 if [ "${PGTOPICS_DEMO_SKIP_BUILD:-}" != 1 ]; then
@@ -153,8 +159,6 @@ SELECT partition, count(*), max("timestamp") > now() - interval '1 minute' AS re
 SELECT count(*) AS problems FROM topics.verify('orders');
 SQL
 
-as_user=
-[ "$(id -u)" -eq 0 ] && as_user="runuser -u pgtopics -- "
 cat <<EOF
 
 pg_topics is running (PostgreSQL $PG_MAJOR on port $port; data in $data, log in $log).
@@ -163,6 +167,6 @@ Connect with:
 Stop it with:
     $me stop
 or:
-    $as_user$PG_BINDIR/pg_ctl -D $data stop
+    $(as_user)$PG_BINDIR/pg_ctl -D $data stop
 Another port: PGTOPICS_DEMO_PORT=54330 $me
 EOF
