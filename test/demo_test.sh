@@ -31,6 +31,8 @@ cleanup() {
 	[ -n "$listener" ] && kill "$listener" 2>/dev/null
 	"$copy/scripts/demo.sh" stop >/dev/null 2>&1 || true
 	rm -rf "$parent" "$dir"
+	# ~pgtopics/pg_topics-demo, if no other demo is in it
+	rmdir "$(dirname "$dir")" 2>/dev/null || true
 }
 trap cleanup EXIT
 
