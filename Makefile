@@ -46,15 +46,30 @@ EXTENSION = pg_topics
 DATA = pg_topics--0.1.sql
 PGFILEDESC = "pg_topics - Kafka-style topics as tables"
 
-# Tests run on temporary instances with the library preloaded
+# Tests run on temporary instances with the library preloaded.  Their server
+# logs go to tmp_server_log/ (pg_regress removes its instance after a clean
+# run), and check_server_log fails the run on any internal error, assertion
+# failure, PANIC or crash a test did not declare (see docs/testing.md).
 REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
-REGRESS_OPTS = --temp-instance=tmp_regress --temp-config=test/pg_topics.conf
+REGRESS_OPTS = --temp-instance=tmp_regress --temp-config=test/pg_topics.conf \
+	--temp-config=tmp_server_log/regress.conf
 ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
-ISOLATION_OPTS = --inputdir=test --temp-instance=tmp_isolation --outputdir=output_iso --temp-config=test/pg_topics.conf
+ISOLATION_OPTS = --inputdir=test --temp-instance=tmp_isolation --outputdir=output_iso \
+	--temp-config=test/pg_topics.conf --temp-config=tmp_server_log/isolation.conf
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
+# our own installcheck (below) checks the server logs after each suite
+NO_INSTALLCHECK = 1
+EXTRA_CLEAN = tmp_server_log pg_topics.build-flags
 
-PG_CPPFLAGS = -I$(srcdir)/src
+# The test build (scripts/test.sh runs `make CASSERT=1`) checks our own
+# assertions, and those of the server's inline functions we compile, against
+# Debian's server, which is built without them.  Users' builds stay as they are.
+ifeq ($(CASSERT),1)
+ASSERT_CPPFLAGS = -DUSE_ASSERT_CHECKING
+endif
+
+PG_CPPFLAGS = -I$(srcdir)/src $(ASSERT_CPPFLAGS)
 PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla -Wendif-labels \
 	-Wmissing-format-attribute -Wformat-security
 
@@ -65,5 +80,38 @@ include $(PGXS)
 # the TAP tests' shared helpers (after PGXS, which sets PG_PROVE_FLAGS)
 PG_PROVE_FLAGS += -I $(srcdir)/test/lib
 
-# PGXS tracks no header dependencies: rebuild everything when a header changes
-$(OBJS): $(wildcard src/*.h)
+# PGXS tracks no header dependencies: rebuild everything when a header changes,
+# or when the build switches between the test build and the normal one
+# (the file is written when make reads this, as PGXS' .SECONDARY would
+# leave a missing prerequisite unmade)
+$(shell echo '$(ASSERT_CPPFLAGS)' | cmp -s - pg_topics.build-flags || echo '$(ASSERT_CPPFLAGS)' > pg_topics.build-flags)
+$(OBJS): $(wildcard src/*.h) pg_topics.build-flags
+
+# $(call server_log_conf,NAME): pg_regress and isolation instances log with
+# SQLSTATEs to tmp_server_log/NAME.log (made afresh), and each connection
+# with the test's name (so that a crash names its test)
+server_log_conf = mkdir -p tmp_server_log && rm -f tmp_server_log/$(1).log && \
+	{ cat $(srcdir)/test/server_log.conf; \
+	  printf "logging_collector = on\nlog_directory = '%s'\nlog_filename = '%s.log'\nlog_rotation_age = 0\nlog_rotation_size = 0\nlog_connections = on\n" \
+		'$(CURDIR)/tmp_server_log' '$(1)'; } > tmp_server_log/$(1).conf
+
+check_server_log = perl $(srcdir)/test/check_server_log
+
+installcheck: submake $(REGRESS_PREP)
+ifdef REGRESS
+	@$(call server_log_conf,regress)
+	status=0; $(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS) || status=$$?; \
+	$(check_server_log) --tests=sql tmp_server_log/regress.log || status=1; exit $$status
+endif
+ifdef ISOLATION
+	@$(call server_log_conf,isolation)
+	status=0; $(pg_isolation_regress_installcheck) $(ISOLATION_OPTS) $(ISOLATION) || status=$$?; \
+	$(check_server_log) --tests=test/specs tmp_server_log/isolation.log || status=1; exit $$status
+endif
+ifdef TAP_TESTS
+	@missing=$$(grep -L '^use PgTopicsTest;' $(srcdir)/test/t/*.pl); \
+	if [ -n "$$missing" ]; then \
+		echo "every TAP test must use PgTopicsTest, which checks its servers' logs:" $$missing; exit 1; \
+	fi
+	$(prove_installcheck)
+endif

@@ -1,7 +1,9 @@
 # Shared by scripts/demo.sh and scripts/test.sh: packages, build, users.
 
 PG_MAJOR=15
-PG_BINDIR=/usr/lib/postgresql/$PG_MAJOR/bin
+# PostgreSQL's programs: Debian's unless PG_BINDIR names another installation
+# of PostgreSQL 15 (its pg_config builds and installs the extension there)
+PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/$PG_MAJOR/bin}
 PACKAGES="build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR \
 libipc-run-perl postgresql-$PG_MAJOR-pgq3 python3-psycopg2 gnuplot-nox sudo"
 
@@ -35,9 +37,28 @@ install_packages() {
 	fi
 }
 
+# build_and_install DIR [MAKE VARIABLES...], e.g. CASSERT=1 for the test build
 build_and_install() {
 	local dir=$1
+	shift
 	echo "+++ building pg_topics"
-	make -C "$dir" -s PG_CONFIG="$PG_BINDIR/pg_config"
-	sudo_if_needed make -C "$dir" -s PG_CONFIG="$PG_BINDIR/pg_config" install >/dev/null
+	make -C "$dir" -s PG_CONFIG="$PG_BINDIR/pg_config" "$@"
+	sudo_if_needed make -C "$dir" -s PG_CONFIG="$PG_BINDIR/pg_config" "$@" install >/dev/null
+}
+
+# Where the demo instance of the checkout in $1 lives: PGTOPICS_DEMO_DIR, or
+# ./demo in the checkout, or under root (whose checkout the server's user
+# may not be able to enter) a directory of its own in that user's home
+demo_dir() {
+	local top=$1 home path
+	if [ -n "${PGTOPICS_DEMO_DIR:-}" ]; then
+		echo "$PGTOPICS_DEMO_DIR"
+	elif [ "$(id -u)" -eq 0 ]; then
+		run_as_user true
+		home=$(getent passwd pgtopics | cut -d: -f6)
+		path=${top#/}
+		echo "$home/pg_topics-demo/${path//\//-}"
+	else
+		echo "$top/demo"
+	fi
 }

@@ -1,36 +1,128 @@
 #!/usr/bin/env bash
-# Set up pg_topics on this machine and show it working:
-# install what is missing (Debian packages), build and install the
-# extension, start a PostgreSQL instance in ./demo of the checkout with
-# pg_topics preloaded, run a short demo, and leave the server running.
+# Set up pg_topics on this machine and show it working: install what is
+# missing (Debian packages), build and install the extension, start a
+# PostgreSQL instance with pg_topics preloaded, run a short demo, and leave
+# the server running.  `./scripts/demo.sh stop` stops it.
+#
+# Settings, from the environment (applied on every run):
+#   PGTOPICS_DEMO_PORT   the server's port on localhost (default 54329)
+#   PGTOPICS_DEMO_DIR    the instance's directory (default ./demo in the
+#                        checkout; under root, where the server runs as user
+#                        pgtopics: ~pgtopics/pg_topics-demo/<checkout path>)
+#   PGTOPICS_DEMO_SKIP_BUILD=1
+#                        install no packages and build nothing: use the
+#                        extension as installed (scripts/test.sh, which has
+#                        just built it, sets this)
+#   PG_BINDIR            PostgreSQL 15's programs (default Debian's,
+#                        /usr/lib/postgresql/15/bin)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/scripts/common.sh"
+me=$0
+# the server's user may not be allowed into the caller's directory
+cd /
 
 port=${PGTOPICS_DEMO_PORT:-54329}
-dir="$top/demo"
+if ! [[ $port =~ ^[0-9]+$ ]] || [ "$port" -lt 1 ] || [ "$port" -gt 65535 ]; then
+	echo "demo.sh: PGTOPICS_DEMO_PORT must be a port number (1 to 65535), not \"$port\"" >&2
+	exit 1
+fi
+dir=$(demo_dir "$top")
+data=$dir/data
+log=$dir/server.log
 
-install_packages
-build_and_install "$top"
+pg_ctl_demo() { run_as_user "$PG_BINDIR/pg_ctl" -D "$data" "$@"; }
+# how the commands we print run as the server's user
+as_user() { [ "$(id -u)" -ne 0 ] || echo "runuser -u pgtopics -- "; }
+running() { [ -f "$data/PG_VERSION" ] && pg_ctl_demo status >/dev/null 2>&1; }
 
-if [ ! -d "$dir/data" ]; then
+if [ "${1:-}" = stop ]; then
+	if running; then
+		pg_ctl_demo -w stop >/dev/null
+		echo "pg_topics demo stopped (data kept in $data; remove $dir to start afresh)"
+	else
+		echo "the pg_topics demo is not running (data in $data)"
+	fi
+	exit 0
+elif [ $# -gt 0 ]; then
+	echo "usage: $me [stop]" >&2
+	exit 2
+fi
+
+# Something other than the demo's own server listening on localhost:$1
+# (IPv4 or IPv6)
+port_taken() {
+	local p=$1 addr
+	if running && [ "$(sed -n 4p "$data/postmaster.pid")" = "$p" ]; then
+		return 1
+	fi
+	for addr in 127.0.0.1 ::1; do
+		if (exec 3<>"/dev/tcp/$addr/$p") 2>/dev/null; then
+			return 0
+		fi
+	done
+	return 1
+}
+
+port_advice() {
+	cat >&2 <<EOF
+demo.sh: port $port on localhost is taken by another program, so the demo's server cannot listen there.
+Choose another port with PGTOPICS_DEMO_PORT, for example:
+    PGTOPICS_DEMO_PORT=$((port == 65535 ? 54330 : port + 1)) $me
+EOF
+	# under root, earlier versions of this script kept the instance in ./demo
+	if [ "$data" != "$top/demo/data" ] && [ -f "$top/demo/data/postmaster.pid" ]; then
+		echo "(An instance in $top/demo, from an earlier version of this script, may be the one running: stop it with $(as_user)$PG_BINDIR/pg_ctl -D $top/demo/data stop)" >&2
+	fi
+}
+
+if [ "${PGTOPICS_DEMO_SKIP_BUILD:-}" != 1 ]; then
+	install_packages
+	build_and_install "$top"
+fi
+
+if [ ! -f "$data/PG_VERSION" ]; then
 	echo "+++ creating a PostgreSQL $PG_MAJOR instance in $dir"
 	mkdir -p "$dir"
-	[ "$(id -u)" -eq 0 ] && { run_as_user true; chown "$(test_user)" "$dir"; }
-	run_as_user "$PG_BINDIR/initdb" -D "$dir/data" -A trust -U postgres >/dev/null
-	cat >> "$dir/data/postgresql.conf" <<CONF
+	if [ "$(id -u)" -eq 0 ]; then
+		chown pgtopics: "$dir"
+		if ! runuser -u pgtopics -- test -w "$dir"; then
+			echo "demo.sh: user pgtopics, which runs the demo's server, cannot enter $dir (a directory above it is closed to it); set PGTOPICS_DEMO_DIR to a directory it can use" >&2
+			exit 1
+		fi
+	fi
+	run_as_user "$PG_BINDIR/initdb" -D "$data" -A trust -U postgres >/dev/null
+	echo "include = 'pg_topics_demo.conf'" | run_as_user tee -a "$data/postgresql.conf" >/dev/null
+fi
+# The demo's settings live in a file of their own, rewritten on every run, so
+# that PGTOPICS_DEMO_PORT always applies.  (Instances made by earlier versions
+# of this script set the port in postgresql.conf: an include at its end wins.)
+grep -q "^include = 'pg_topics_demo.conf'" "$data/postgresql.conf" ||
+	echo "include = 'pg_topics_demo.conf'" | run_as_user tee -a "$data/postgresql.conf" >/dev/null
+run_as_user tee "$data/pg_topics_demo.conf" >/dev/null <<CONF
+# Written by scripts/demo.sh on every run: set PGTOPICS_DEMO_PORT to change the port
 shared_preload_libraries = 'pg_topics'
 port = $port
 listen_addresses = 'localhost'
 unix_socket_directories = '$dir'
 CONF
+
+if port_taken "$port"; then
+	port_advice
+	exit 1
 fi
+
 # the library is preloaded: a freshly installed build needs a (re)start
-if run_as_user "$PG_BINDIR/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
-	run_as_user "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w restart >/dev/null
-else
-	run_as_user "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+log_size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+if running; then action=restart; else action=start; fi
+if ! pg_ctl_demo -l "$log" -w "$action" >/dev/null; then
+	echo "demo.sh: the demo's server did not start; the end of its log, $log:" >&2
+	tail -c +$((log_size + 1)) "$log" | tail -n 15 >&2
+	if tail -c +$((log_size + 1)) "$log" | grep -q "Address already in use"; then
+		port_advice
+	fi
+	exit 1
 fi
 
 psql_demo() { run_as_user "$PG_BINDIR/psql" -X -h "$dir" -p "$port" -U postgres -d postgres "$@"; }
@@ -67,11 +159,14 @@ SELECT partition, count(*), max("timestamp") > now() - interval '1 minute' AS re
 SELECT count(*) AS problems FROM topics.verify('orders');
 SQL
 
-cat <<EOF2
+cat <<EOF
 
-pg_topics is running (PostgreSQL $PG_MAJOR, data in $dir/data, log in $dir/server.log).
+pg_topics is running (PostgreSQL $PG_MAJOR on port $port; data in $data, log in $log).
 Connect with:
     psql -h localhost -p $port -U postgres postgres
 Stop it with:
-    $PG_BINDIR/pg_ctl -D $dir/data stop$( [ "$(id -u)" -eq 0 ] && echo "   (as user pgtopics: runuser -u pgtopics -- ...)")
-EOF2
+    $me stop
+or:
+    $(as_user)$PG_BINDIR/pg_ctl -D $data stop
+Another port: PGTOPICS_DEMO_PORT=54330 $me
+EOF

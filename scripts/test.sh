@@ -1,27 +1,33 @@
 #!/usr/bin/env bash
 # Run the whole pg_topics test suite on temporary instances:
-# pg_regress (sql/), isolation (test/specs/), TAP (test/t/), and the
-# benchmark's smoke mode.  Exits non-zero on any failure.
+# pg_regress (sql/), isolation (test/specs/), TAP (test/t/), the demo
+# (test/demo_test.sh) and the benchmark's smoke mode.  Exits non-zero on any
+# failure, including an internal error, assertion failure, PANIC or crash
+# in a server log that the test does not declare (docs/testing.md).
 #
-# Installs what is missing (Debian packages), builds and installs the
-# extension (with sudo when not root), then runs the tests as an
-# unprivileged user: PostgreSQL refuses to run as root.
+# Installs what is missing (Debian packages), builds the extension with
+# assertions (make CASSERT=1) and installs it (with sudo when not root),
+# then runs the tests as an unprivileged user: PostgreSQL refuses to run as
+# root.  `make install` (or scripts/demo.sh) puts the normal build back.
+# PG_BINDIR may name another installation of PostgreSQL 15 to test with;
+# arguments go to `make installcheck` (e.g. PROVE_TESTS=test/t/001_crash.pl).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/scripts/common.sh"
 
 install_packages
-build_and_install "$top"
+build_and_install "$top" CASSERT=1
 
 # run from a copy the test user owns, so that root-owned checkouts work
 work=$(mktemp -d /tmp/pg_topics-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-tar -C "$top" --exclude=./.git --exclude=./demo --exclude=./bench/.work -cf - . | tar -C "$work" -xf -
+tar -C "$top" --exclude=./.git --exclude=./demo --exclude=./bench/.work \
+	--exclude=./tmp_check --exclude=./tmp_server_log -cf - . | tar -C "$work" -xf -
 [ "$(id -u)" -eq 0 ] && { run_as_user true; chown -R pgtopics "$work"; }
 
 status=0
-run_as_user env PATH="$PG_BINDIR:$PATH" make -C "$work" PG_CONFIG="$PG_BINDIR/pg_config" installcheck || status=$?
+run_as_user env PATH="$PG_BINDIR:$PATH" make -C "$work" PG_CONFIG="$PG_BINDIR/pg_config" installcheck "$@" || status=$?
 if [ $status -ne 0 ]; then
 	for f in "$work"/regression.diffs "$work"/output_iso/regression.diffs; do
 		[ -f "$f" ] && { echo "=== $f"; cat "$f"; }
@@ -30,6 +36,9 @@ if [ $status -ne 0 ]; then
 		[ -f "$f" ] && { echo "=== $f (last 60 lines)"; tail -n 60 "$f"; }
 	done
 fi
+
+echo "+++ the demo, from a checkout only its owner can enter"
+"$top/test/demo_test.sh" || status=1
 
 if [ $status -eq 0 ] && [ -x "$top/bench/run" ]; then
 	echo "+++ benchmark smoke run"

@@ -4,10 +4,99 @@ package PgTopicsTest;
 use strict;
 use warnings;
 use Exporter 'import';
+use File::Basename qw(dirname);
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use PgTopicsServerLog qw(log_problems);
 
-our @EXPORT = qw(start_logical_node start_psql_script kill9_server);
+our @EXPORT = qw(start_logical_node start_psql_script kill9_server expect_in_log);
+
+# Every node logs its errors' SQLSTATEs, so that the check at the end of the
+# test (below) sees internal errors.  Every TAP test uses this module (the
+# Makefile refuses to run one that does not), so this is set before any node
+# exists.
+my $server_log_conf = dirname(__FILE__) . '/../server_log.conf';
+if (!defined $ENV{TEMP_CONFIG})
+{
+	$ENV{TEMP_CONFIG} = $server_log_conf;
+}
+elsif (PostgreSQL::Test::Utils::slurp_file($ENV{TEMP_CONFIG}) !~ /log_error_verbosity\s*=\s*'?verbose/)
+{
+	diag("TEMP_CONFIG $ENV{TEMP_CONFIG} lacks log_error_verbosity = verbose: "
+		  . "internal errors in server logs go unnoticed");
+}
+
+# Patterns each node's log may show, and why: node name => [[regex, why]]
+my %expected_in_log;
+
+# Declare that $node's log may show lines matching $regex (see
+# PgTopicsServerLog: an internal error, assertion failure, PANIC, crash or
+# leak), and $why: a deliberate crash, or a known bug (name it).  Any other
+# such line in a node's log fails the test when it ends.
+sub expect_in_log
+{
+	my ($node, $regex, $why) = @_;
+	die 'expect_in_log needs a reason' unless defined $why && $why ne '';
+	push @{ $expected_in_log{ $node->name } }, [ $regex, $why ];
+	return;
+}
+
+# The problems in $node's log (see PgTopicsServerLog) that no expect_in_log
+# call for it declares; each comes with its log line number and context.
+sub undeclared_log_problems
+{
+	my ($node) = @_;
+	return () unless -e $node->logfile;
+	my $expected = $expected_in_log{ $node->name } // [];
+	return grep { !$_->{allowed} } log_problems(
+		$node->logfile,
+		sub {
+			my ($problem) = @_;
+			foreach my $e (@$expected)
+			{
+				return $e->[1] if $problem->{text} =~ $e->[0];
+			}
+			return undef;
+		});
+}
+
+# Check the logs of every node of the test, before the framework stops them
+# (its END block runs after this one: modules loaded later end first).  A
+# problem sets the exit status, which Test::More then reports as a failure
+# of the whole test file.
+sub check_node_logs
+{
+	my $failed = 0;
+	foreach my $node (@PostgreSQL::Test::Cluster::all_nodes)
+	{
+		foreach my $p (undeclared_log_problems($node))
+		{
+			$failed++;
+			diag(join("\n    ",
+				"server log " . $node->logfile . ":$p->{line}: not expected by the test:",
+				$p->{text}, @{ $p->{context} }));
+		}
+	}
+	return $failed;
+}
+
+END
+{
+	my $exit_code = $?;
+	my $failed = eval { check_node_logs() };
+	if (!defined $failed)
+	{
+		diag("checking the server logs failed: $@");
+		$failed = 1;
+	}
+	if ($failed)
+	{
+		diag("$failed internal error(s), assertion failure(s), PANIC(s), crash(es) or leak(s) in server logs");
+		$? = $exit_code || 1;
+	}
+}
 
 # A started node ready to publish and subscribe (wal_level = logical), with
 # pg_topics preloaded and installed; $naptime is the worker's round, and

@@ -6,6 +6,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use PgTopicsTest;
 
 my $node = PostgreSQL::Test::Cluster->new('nolib');
 $node->init;
@@ -22,6 +23,9 @@ INSERT INTO t (key, value) SELECT 'k', 'v' FROM generate_series(1, 100);
 $node->stop('immediate');
 
 $node->adjust_conf('postgresql.conf', 'shared_preload_libraries', "''");
+# PostgreSQL's own refusal (RmgrNotFound) carries no SQLSTATE of its own
+expect_in_log($node, qr/FATAL:  XX000: resource manager with ID 163 not registered/,
+	'the test starts the server without the library on purpose');
 ok(!$node->start(fail_ok => 1), 'server without the library refuses to start');
 ok($node->log_contains('resource manager with ID 163 not registered'),
 	'the log names the missing resource manager');

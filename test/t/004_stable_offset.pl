@@ -7,6 +7,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use PgTopicsTest;
 use IPC::Run;
 
 my $node = PostgreSQL::Test::Cluster->new('lso');

@@ -8,6 +8,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use PgTopicsTest;
 use IPC::Run;
 use Time::HiRes qw(time usleep);
 

@@ -10,6 +10,7 @@ use File::Copy;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use PgTopicsTest;
 
 my $old = PostgreSQL::Test::Cluster->new('old');
 $old->init;

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# scripts/demo.sh works wherever the checkout is.  A copy of the checkout goes
+# into a fresh mode-0700 directory under a parent only its owner may enter
+# (as a checkout in /root is, under root); then:
+#  1. with the default port taken, demo.sh fails, naming the port and
+#     PGTOPICS_DEMO_PORT;
+#  2. with PGTOPICS_DEMO_PORT set to a free port it succeeds (what the first
+#     run wrote does not pin the default port), and the server answers there
+#     with the demo's records; a second run restarts it;
+#  3. `demo.sh stop` stops it.
+# The demo uses the extension as installed (PGTOPICS_DEMO_SKIP_BUILD=1):
+# scripts/test.sh has just built and installed it.  Set PG_BINDIR to test
+# against another installation of PostgreSQL 15.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/scripts/common.sh"
+export PG_BINDIR PGTOPICS_DEMO_SKIP_BUILD=1
+unset PGTOPICS_DEMO_DIR PGTOPICS_DEMO_PORT
+
+parent=$(mktemp -d /tmp/pg_topics-demo-test.XXXXXX)
+chmod 0700 "$parent"
+copy=$parent/checkout
+mkdir -m 0700 "$copy"
+tar -C "$top" --exclude=./.git --exclude=./demo --exclude=./bench/.work \
+	--exclude=./tmp_check --exclude=./tmp_server_log -cf - . | tar -C "$copy" -xf -
+dir=$(demo_dir "$copy")
+out=$parent/out
+listener=
+cleanup() {
+	[ -n "$listener" ] && kill "$listener" 2>/dev/null
+	"$copy/scripts/demo.sh" stop >/dev/null 2>&1 || true
+	rm -rf "$parent" "$dir"
+	# ~pgtopics/pg_topics-demo, if no other demo is in it
+	rmdir "$(dirname "$dir")" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+failures=0
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what"
+		echo "--- demo.sh's output:"
+		cat "$out"
+		failures=$((failures + 1))
+	fi
+}
+
+# 1. the default port, held by a listener (or by whatever holds it already)
+perl -MIO::Socket::INET -e '
+	my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 54329, ReuseAddr => 1);
+	print $s ? "listening\n" : "taken\n";
+	STDOUT->flush;
+	sleep 600 if $s;' >"$parent/listener" &
+listener=$!
+for _ in $(seq 50); do [ -s "$parent/listener" ] && break; sleep 0.1; done
+status=0
+"$copy/scripts/demo.sh" >"$out" 2>&1 || status=$?
+check "demo.sh fails when port 54329 is taken" [ "$status" -ne 0 ]
+check "its message names the port" grep -q "port 54329 on localhost is taken" "$out"
+check "... and how to choose another" grep -q "PGTOPICS_DEMO_PORT=54330 .*demo.sh" "$out"
+kill "$listener" 2>/dev/null || true
+listener=
+
+# 2. another port, twice
+port=$(perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport')
+for run in first second; do
+	status=0
+	PGTOPICS_DEMO_PORT=$port "$copy/scripts/demo.sh" >"$out" 2>&1 || status=$?
+	check "demo.sh succeeds on port $port ($run run)" [ "$status" -eq 0 ]
+	check "it says where the data is ($run run)" grep -q "data in $dir/data" "$out"
+	check "the server answers on port $port with the demo's 4 records ($run run)" \
+		[ "$("$PG_BINDIR/psql" -X -Atq -h localhost -p "$port" -U postgres -d postgres -c 'SELECT count(*) FROM orders' 2>&1)" = 4 ]
+done
+if [ "$(id -u)" -eq 0 ]; then
+	check "under root the instance lies outside the checkout" [ "${dir#"$copy"/}" = "$dir" ]
+	check "under root the server's user pgtopics owns it" [ "$(stat -c %U "$dir/data")" = pgtopics ]
+fi
+
+# 3. stop
+"$copy/scripts/demo.sh" stop >"$out" 2>&1
+check "demo.sh stop says it stopped the demo" grep -q "pg_topics demo stopped" "$out"
+server_gone() { ! "$PG_BINDIR/pg_isready" -q -h localhost -p "$port"; }
+check "the server is gone" server_gone
+
+if [ $failures -ne 0 ]; then
+	echo "demo test: $failures check(s) FAILED"
+	exit 1
+fi
+echo "demo test: all checks passed"
