@@ -135,3 +135,29 @@ SELECT key, value FROM rawtopic ORDER BY "offset";
 
 SELECT * FROM topics.verify('p');
 DROP TABLE orders_table;
+
+-- a topic's partitions take records only through the topic (routed by key) or produce():
+-- INSERT and COPY straight into a partition are refused, with or without "partition"
+SELECT topics.create_topic('direct', 2);
+INSERT INTO direct_p1 (partition, key, value) VALUES (1, 'zz', '{}');
+INSERT INTO direct_p1 (key, value) VALUES ('zz', '{}');
+INSERT INTO direct_p1 (value) SELECT '{}'::jsonb;
+WITH w AS (INSERT INTO direct_p0 (key, value) VALUES ('a', '{}') RETURNING 1) SELECT * FROM w;
+COPY direct_p0 (key, value) FROM stdin;
+a	{}
+\.
+CREATE VIEW direct_view AS SELECT key, value FROM direct_p1;
+INSERT INTO direct_view VALUES ('zz', '{}');
+DROP VIEW direct_view;
+SELECT count(*) FROM direct;
+-- through the topic, 'zz' goes where its key routes it, on every path
+INSERT INTO direct (key, value) VALUES ('zz', '{}');
+SELECT partition FROM topics.produce('direct', '{}', key => 'zz');
+SELECT (topics.murmur2('zz') & 2147483647) % 2 AS expected, array_agg(DISTINCT partition) AS got FROM direct;
+-- preserve mode (restores, replication) writes partitions directly
+SET session_replication_role = replica;
+INSERT INTO direct_p1 (partition, "offset", "timestamp", key, value)
+VALUES (1, 0, now(), 'restored', '{}');
+RESET session_replication_role;
+SELECT partition, "offset", key FROM direct_p1;
+SELECT topics.drop_topic('direct');

@@ -105,6 +105,8 @@ topic_copy_from(CopyStmt *stmt, const char *query_string, QueryCompletion *qc)
 	if (!stmt->is_from || stmt->relation == NULL)
 		return false;
 	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	if (OidIsValid(relid))
+		topic_refuse_direct_insert(relid, "COPY");
 	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE ||
 		!topic_is_topic_parent_oid(relid))
 		return false;

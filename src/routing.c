@@ -18,13 +18,16 @@
  * moved into a subquery, and both entries read its output.
  *
  * Supplying the partition yourself is refused outside preserve mode, like
- * supplying the offset or the timestamp (insert.c checks those).
+ * supplying the offset or the timestamp (insert.c checks those), and so is
+ * writing into one of a topic's partitions directly (INSERT or COPY): the
+ * key would not choose the partition there.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "catalog/partition.h"
 #include "catalog/pg_type_d.h"
 #include "commands/trigger.h"
 #include "fmgr.h"
@@ -134,6 +137,34 @@ partition_function_oid(void)
 }
 
 /*
+ * Refuse to write into relid directly (command: "INSERT" or "COPY") if it
+ * is a partition of a topic, outside preserve mode: records reach a
+ * partition through the topic, routed by key, or through topics.produce()
+ * with an explicit partition.  Replication's apply and restores write
+ * partitions directly, in preserve mode.
+ */
+void
+topic_refuse_direct_insert(Oid relid, const char *command)
+{
+	Oid			parent;
+
+	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA ||
+		get_rel_relkind(relid) != RELKIND_RELATION ||
+		!get_rel_relispartition(relid) || !topic_is_log_relation(relid))
+		return;
+	parent = get_partition_parent(relid, true);
+	if (!topic_is_topic_parent_oid(parent))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot %s into partition \"%s\" of topic \"%s\" directly",
+					command, get_rel_name(relid), get_rel_name(parent)),
+			 errdetail("A record's key chooses its partition, as Kafka's partitioner does."),
+			 errhint("%s into the topic \"%s\" instead, or call topics.produce() with partition => n to choose the partition.",
+					 command, get_rel_name(parent))));
+}
+
+/*
  * If query inserts into a topic, make it route by key.  Called by the
  * planner hook for every Query of the tree.
  */
@@ -151,6 +182,7 @@ topic_route_insert(Query *query)
 	if (query->commandType != CMD_INSERT || query->resultRelation <= 0)
 		return;
 	target = rt_fetch(query->resultRelation, query->rtable);
+	topic_refuse_direct_insert(target->relid, "INSERT");
 	if (target->relkind != RELKIND_PARTITIONED_TABLE ||
 		!topic_is_topic_parent_oid(target->relid))
 		return;

@@ -12,6 +12,7 @@
 #include "tcop/cmdtag.h"
 
 extern void topic_route_insert(Query *query);
+extern void topic_refuse_direct_insert(Oid relid, const char *command);
 extern bool topic_copy_from(CopyStmt *stmt, const char *query_string,
 							QueryCompletion *qc);
 
