@@ -402,7 +402,7 @@ alter_table_refusal(AlterTableType subtype, const char **hint)
 		case AT_EnableReplicaRule:
 		case AT_DisableRule:
 			*hint = "Consume the topic with topics.poll() to react to records.";
-			return "triggers and rules";
+			return "enabling or disabling a trigger or rule";
 
 			/*
 			 * Accepted: planner settings, ownership, tablespace (a
@@ -565,9 +565,7 @@ check_publication_objects(List *pubobjects)
 		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_SCHEMA &&
 				 obj->name != NULL && !topic_internal_ddl_exempt() &&
 				 (strcmp(obj->name, "topics_segments") == 0 ||
-				  getExtensionOfObject(NamespaceRelationId,
-									   get_namespace_oid(obj->name, true)) ==
-				  get_extension_oid("pg_topics", true)))
+				  get_namespace_oid(obj->name, true) == topic_extension_schema()))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("schema \"%s\" holds internal relations of pg_topics and cannot be published",

@@ -96,9 +96,31 @@ owning_relation(Oid relid)
 			ReleaseSysCache(tuple);
 		}
 	}
-	else if (relkind == RELKIND_TOASTVALUE || relkind == RELKIND_SEQUENCE)
+	else if (relkind == RELKIND_TOASTVALUE)
 	{
-		/* a TOAST table depends internally, an owned sequence automatically */
+		/*
+		 * No catalog entry points back from a TOAST table; it is named
+		 * after its table (rewrites keep the name in step with the table)
+		 */
+		const char *name = get_rel_name(relid);
+		Oid			table;
+
+		if (name != NULL && sscanf(name, "pg_toast_%u", &table) == 1 &&
+			get_rel_relkind(table) != '\0')
+		{
+			HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(table));
+
+			if (HeapTupleIsValid(tuple))
+			{
+				if (((Form_pg_class) GETSTRUCT(tuple))->reltoastrelid == relid)
+					owner = table;
+				ReleaseSysCache(tuple);
+			}
+		}
+	}
+	else if (relkind == RELKIND_SEQUENCE)
+	{
+		/* an owned sequence depends automatically, an identity one internally */
 		Relation	depRel = table_open(DependRelationId, AccessShareLock);
 		ScanKeyData key[2];
 		SysScanDesc scan;
@@ -149,6 +171,30 @@ is_internal_relation(Oid relid, bool with_views)
 	extoid = get_extension_oid("pg_topics", true);
 	return OidIsValid(extoid) &&
 		getExtensionOfObject(RelationRelationId, owner) == extoid;
+}
+
+/* The schema of extension pg_topics (topics, unless installed elsewhere) */
+Oid
+topic_extension_schema(void)
+{
+	Oid			extoid = get_extension_oid("pg_topics", true);
+	Oid			nspid = InvalidOid;
+	Relation	extRel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	if (!OidIsValid(extoid))
+		return InvalidOid;
+	extRel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(extoid));
+	scan = systable_beginscan(extRel, ExtensionOidIndexId, true, NULL, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+		nspid = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(extRel, AccessShareLock);
+	return nspid;
 }
 
 bool
