@@ -128,7 +128,7 @@ CROSS JOIN (VALUES
     (93, 'CREATE POLICY ddl_pol ON %1$s USING (true)'),
     (94, 'CREATE STATISTICS ddl_stats_%3$s ON key, value FROM %1$s'),
     (95, 'ALTER PUBLICATION ddl_pub ADD TABLE %1$s'),
-    (96, 'CREATE PUBLICATION ddl_pub_%3$s FOR TABLE %1$s'),
+    (96, 'CREATE PUBLICATION ddl_pub_%3$s FOR TABLE %1$s'), -- consumer_offsets carries group positions
     (97, 'SECURITY LABEL ON TABLE %1$s IS ''x'''),
     (98, 'COMMENT ON TABLE %1$s IS ''c'''),
     (99, 'GRANT SELECT ON %1$s TO ddl_other'),
@@ -252,7 +252,7 @@ CREATE TABLE nullable_partition (partition int, "offset" bigint NOT NULL DEFAULT
 \set VERBOSITY terse
 
 DROP SCHEMA intr CASCADE;
-DROP PUBLICATION ddl_pub;
+DROP PUBLICATION ddl_pub, ddl_pub_topic, ddl_pub_partition, ddl_pub_offsets;
 DROP TABLE ddl_heap, ddl_like_topic, ddl_like_partition;
 DROP VIEW ddl_view_topic, ddl_view_partition;
 DROP SCHEMA ddl_elsewhere;

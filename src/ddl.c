@@ -561,7 +561,18 @@ check_publication_objects(List *pubobjects)
 		PublicationObjSpec *obj = lfirst_node(PublicationObjSpec, lc);
 
 		if (obj->pubobjtype == PUBLICATIONOBJ_TABLE && obj->pubtable != NULL)
-			topic_refuse_internal_rangevar(obj->pubtable->relation, "publishing a table");
+		{
+			Oid			relid = RangeVarGetRelid(obj->pubtable->relation, NoLock, true);
+
+			/*
+			 * topics.consumer_offsets travels with the topics to carry group
+			 * positions (replication.md); the rest stays local
+			 */
+			if (OidIsValid(relid) && topic_is_log_relation(relid) &&
+				get_rel_namespace(relid) == topic_extension_schema())
+				continue;
+			topic_refuse_internal_relation(relid, "publishing a table");
+		}
 		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_SCHEMA &&
 				 obj->name != NULL && !topic_internal_ddl_exempt() &&
 				 (strcmp(obj->name, "topics_segments") == 0 ||

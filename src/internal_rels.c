@@ -50,6 +50,7 @@
 #include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_publication_rel.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "commands/sequence.h"
@@ -304,6 +305,9 @@ check_dependencies(const ObjectAddress *addr)
 		return;
 	/* the extension's own objects, and the indexes and TOAST tables of its relations */
 	if (getExtensionOfObject(addr->classId, addr->objectId) == extoid)
+		return;
+	/* which relations may be published is decided by ddl.c; none is ever blocked */
+	if (addr->classId == PublicationRelRelationId)
 		return;
 	if (addr->classId == RelationRelationId)
 	{
