@@ -480,14 +480,14 @@ check_alter_table(AlterTableStmt *stmt)
 			{
 				Oid			parentid = RangeVarGetRelid((RangeVar *) cmd->def, NoLock, true);
 
-				topic_refuse_internal_relation(parentid, "inheriting from a relation");
+				topic_refuse_internal_relation(parentid, "INHERIT");
 				if (OidIsValid(parentid) && topic_is_topic_relation(parentid))
 					refuse(parentid, "inheritance",
 						   "Topics cannot take part in table inheritance.");
 			}
 			if (cmd->subtype == AT_AttachPartition)
 				topic_refuse_internal_rangevar(((PartitionCmd *) cmd->def)->name,
-											   "attaching as a partition");
+											   "ATTACH PARTITION");
 			/* a log belongs to its topic: no attaching it elsewhere */
 			if (cmd->subtype == AT_AttachPartition)
 			{
@@ -539,7 +539,7 @@ check_create_parents(CreateStmt *stmt)
 		if (!OidIsValid(parentid))
 			continue;
 		topic_refuse_internal_relation(parentid, stmt->partbound != NULL ?
-									   "creating a partition" : "inheriting from a relation");
+									   "PARTITION OF" : "INHERITS");
 		if (!topic_is_topic_relation(parentid))
 			continue;
 		if (stmt->partbound != NULL)
@@ -571,7 +571,7 @@ check_publication_objects(List *pubobjects)
 			if (OidIsValid(relid) && topic_is_log_relation(relid) &&
 				get_rel_namespace(relid) == topic_extension_schema())
 				continue;
-			topic_refuse_internal_relation(relid, "publishing a table");
+			topic_refuse_internal_relation(relid, "Publishing");
 		}
 		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_SCHEMA &&
 				 obj->name != NULL && !topic_internal_ddl_exempt() &&

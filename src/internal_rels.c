@@ -204,7 +204,10 @@ topic_is_internal_relation(Oid relid)
 	return is_internal_relation(relid, true);
 }
 
-/* Refuse DDL a user aims at internal relation relid */
+/*
+ * Refuse DDL a user aims at internal relation relid; what names the
+ * statement or clause, as the subject of a sentence ("TRUNCATE")
+ */
 void
 topic_refuse_internal_relation(Oid relid, const char *what)
 {
@@ -225,7 +228,7 @@ topic_refuse_internal_relation(Oid relid, const char *what)
 			 errmsg("\"%s\" is an internal relation of pg_topics",
 					get_rel_name(relid)),
 			 errdetail("%s is not supported on the extension's internal relations.", what),
-			 errhint("pg_topics creates and changes its internal relations itself; use its functions and views.")));
+			 errhint("The extension creates and changes its internal relations itself; use its functions and views instead.")));
 }
 
 /* The same for a relation named by rv (nothing if there is none) */
