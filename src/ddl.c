@@ -218,6 +218,20 @@ restore_attach_allowed(Oid parentid, PartitionCmd *pcmd)
 				 errmsg("\"%s\" cannot be restored as a partition of topic \"%s\"",
 						RelationGetRelationName(part), RelationGetRelationName(parent)),
 				 errdetail("Only a topic_log relation without records can be attached; restore the records after attaching it.")));
+	/* what ALTER TABLE refuses on a topic cannot come in through a dump either */
+	for (int attnum = Anum_topic_key; attnum <= Natts_topic; attnum++)
+	{
+		Form_pg_attribute patt = TupleDescAttr(RelationGetDescr(parent), attnum - 1);
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(part), attnum - 1);
+
+		if (patt->attnotnull || patt->atthasdef || att->attnotnull || att->atthasdef)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("\"%s\" cannot be restored as a partition of topic \"%s\"",
+							RelationGetRelationName(part), RelationGetRelationName(parent)),
+					 errdetail("Column \"%s\" has a default or NOT NULL, which topics.produce() and COPY would not honour.",
+							   NameStr(att->attname))));
+	}
 
 	first = RelationGetPartitionDesc(parent, true)->nparts == 0;
 	table_close(part, AccessShareLock);

@@ -70,11 +70,16 @@ static object_access_hook_type prev_object_access_hook = NULL;
 /* ObjectAddress * of what the running utility statement created or altered */
 static List *touched = NIL;
 
-/* Is this DDL pg_topics' own (or a restore of it)? */
+/*
+ * Is this DDL pg_topics' own: its C code, its extension script (not another
+ * extension's), or a binary upgrade recreating what it had made?
+ */
 bool
 topic_internal_ddl_exempt(void)
 {
-	return topic_ddl_is_internal() || creating_extension || IsBinaryUpgrade;
+	return topic_ddl_is_internal() || IsBinaryUpgrade ||
+		(creating_extension &&
+		 CurrentExtensionObject == get_extension_oid("pg_topics", true));
 }
 
 /*
