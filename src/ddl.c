@@ -852,6 +852,51 @@ move_segments(void *arg)
 	relation_close(router, AccessShareLock);
 }
 
+/*
+ * After ALTER TABLE ALL IN TABLESPACE ... SET TABLESPACE: the partitions it
+ * moved are in the new tablespace, their segments (owned by the bootstrap
+ * superuser) perhaps not.  Move the segments of every partition log there;
+ * moving a segment already in place does nothing.
+ */
+static void
+move_all_segments(AlterTableMoveAllStmt *stmt)
+{
+	Oid			spcid = get_tablespace_oid(stmt->new_tablespacename, false);
+	Oid			amoid = topic_log_am_oid();
+	Oid			segnsp = get_namespace_oid("topics_segments", true);
+	List	   *logs = NIL;
+	Relation	classRel;
+	TableScanDesc scan;
+	HeapTuple	tuple;
+	ListCell   *lc;
+
+	if (stmt->objtype != OBJECT_TABLE || !OidIsValid(amoid))
+		return;
+	if (spcid == MyDatabaseTableSpace)
+		spcid = InvalidOid;
+	CommandCounterIncrement();
+	classRel = table_open(RelationRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(classRel, 0, NULL);
+	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Form_pg_class form = (Form_pg_class) GETSTRUCT(tuple);
+
+		if (form->relam == amoid && form->reltablespace == spcid &&
+			form->relnamespace != segnsp)
+			logs = lappend_oid(logs, form->oid);
+	}
+	table_endscan(scan);
+	table_close(classRel, AccessShareLock);
+
+	foreach(lc, logs)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		topic_ddl_run_internal(move_segments, &relid);
+	}
+	list_free(logs);
+}
+
 /* The topic a RENAME or SET SCHEMA is about to rename, or InvalidOid */
 static Oid
 topic_being_renamed(Node *parsetree)
@@ -919,6 +964,8 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		CommandCounterIncrement();
 		topic_ddl_run_internal(move_segments, &moving);
 	}
+	if (IsA(pstmt->utilityStmt, AlterTableMoveAllStmt))
+		move_all_segments((AlterTableMoveAllStmt *) pstmt->utilityStmt);
 
 	if (OidIsValid(renamed))
 	{
