@@ -251,15 +251,15 @@ CREATE TABLE nullable_partition (partition int, "offset" bigint NOT NULL DEFAULT
     "timestamp" timestamptz NOT NULL DEFAULT '-infinity', key text, value text, headers jsonb) USING topic_log;
 -- nor does a restore bring in a key that produce would not keep NOT NULL
 SET session_replication_role = replica;
-CREATE TABLE restored (partition int NOT NULL, "offset" bigint NOT NULL DEFAULT -1,
+CREATE TABLE crafted (partition int NOT NULL, "offset" bigint NOT NULL DEFAULT -1,
     "timestamp" timestamptz NOT NULL DEFAULT '-infinity', key text NOT NULL, value jsonb, headers jsonb)
     PARTITION BY LIST (partition);
-CREATE TABLE restored_p0 (partition int NOT NULL, "offset" bigint NOT NULL DEFAULT -1,
+CREATE TABLE crafted_p0 (partition int NOT NULL, "offset" bigint NOT NULL DEFAULT -1,
     "timestamp" timestamptz NOT NULL DEFAULT '-infinity', key text NOT NULL, value jsonb, headers jsonb)
     USING topic_log;
-ALTER TABLE ONLY restored ATTACH PARTITION restored_p0 FOR VALUES IN (0);
+ALTER TABLE ONLY crafted ATTACH PARTITION crafted_p0 FOR VALUES IN (0);
 RESET session_replication_role;
-DROP TABLE restored, restored_p0;
+DROP TABLE crafted, crafted_p0;
 \set VERBOSITY terse
 
 DROP SCHEMA intr CASCADE;
