@@ -161,6 +161,9 @@ REINDEX TABLE topics.topic_config;
 -- publishing the schemas that hold internal relations
 SELECT pg_temp.outcome('ALTER PUBLICATION ddl_pub ADD TABLES IN SCHEMA %1$s', 'topics_segments', 'x');
 SELECT pg_temp.outcome('ALTER PUBLICATION ddl_pub ADD TABLES IN SCHEMA %1$s', 'topics', 'x');
+-- nor renaming them
+SELECT pg_temp.outcome('ALTER SCHEMA %1$s RENAME TO elsewhere', 'topics_segments', 'x');
+SELECT pg_temp.outcome('ALTER SCHEMA %1$s RENAME TO elsewhere', 'topics', 'x');
 -- nothing made by hand in the segments' schema
 SELECT pg_temp.outcome('CREATE TABLE %1$s.mine (a int)', 'topics_segments', 'x');
 

@@ -768,6 +768,14 @@ check_utility(Node *parsetree)
 				RenameStmt *stmt = (RenameStmt *) parsetree;
 				Oid			relid;
 
+				/* pg_topics finds its relations by their schemas' names */
+				if (stmt->renameType == OBJECT_SCHEMA && !topic_internal_ddl_exempt() &&
+					(strcmp(stmt->subname, "topics_segments") == 0 ||
+					 get_namespace_oid(stmt->subname, true) == topic_extension_schema()))
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("schema \"%s\" holds internal relations of pg_topics and cannot be renamed",
+									stmt->subname)));
 				if (stmt->relation == NULL)
 					break;
 				relid = RangeVarGetRelid(stmt->relation, NoLock, true);
