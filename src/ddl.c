@@ -8,9 +8,11 @@
  * the access-method callbacks refuse whatever reaches them; the planner
  * hook refuses UPDATE, DELETE, MERGE, ON CONFLICT and row locks even when
  * no row would reach a callback (it sees rewritten queries, CTEs and SPI);
- * the utility hook refuses DDL that changes the columns, the access
- * method, persistence, inheritance, row-level security, triggers and
- * rules.  Every refusal is SQLSTATE 0A000 with a hint.
+ * the utility hook decides every ALTER TABLE subcommand (one exhaustive
+ * switch, alter_table_refusal) and the other statements that would change
+ * a topic or make a table part of one, and asks internal_rels.c about DDL
+ * on the extension's internal relations.  Every refusal is SQLSTATE 0A000
+ * with a hint.
  *
  *-------------------------------------------------------------------------
  */

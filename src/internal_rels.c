@@ -27,8 +27,16 @@
  *	 an internal relation (or its row type, or schema topics_segments)
  *	 fails the statement, which rolls the dependency back with it.
  *
- * pg_topics' own DDL (topic_ddl_run_internal), extension scripts and binary
- * upgrades (which recreate the internal relations as they were) are exempt.
+ * pg_topics' own DDL (topic_ddl_run_internal), its extension scripts and
+ * binary upgrades (which recreate the internal relations as they were) are
+ * exempt.  Publishing topics.consumer_offsets is allowed (group positions
+ * travel with the topics, replication.md); a publication never blocks a
+ * drop.
+ *
+ * Refusing was chosen over dropping such dependents along with a segment:
+ * the user learns at once, in the statement that would have made the
+ * dependency, and nothing of theirs vanishes later in another role's
+ * retention.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,10 +48,10 @@
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/indexing.h"
-#include "catalog/pg_attrdef.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
 #include "catalog/objectaddress.h"
+#include "catalog/pg_attrdef.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_depend.h"
 #include "catalog/pg_extension.h"
@@ -53,7 +61,6 @@
 #include "catalog/pg_publication_rel.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
-#include "commands/sequence.h"
 #include "miscadmin.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -340,8 +347,9 @@ check_dependencies(const ObjectAddress *addr)
 		Oid			relid;
 
 		/*
-		 * Membership is not use; and a part of a relation (its row type,
-		 * TOAST table) is checked as that relation
+		 * Belonging to an extension is no use of it; and the parts of a
+		 * relation (its row type, TOAST table) depend on it internally and
+		 * are checked as that relation
 		 */
 		if (dep->deptype == DEPENDENCY_EXTENSION ||
 			dep->deptype == DEPENDENCY_AUTO_EXTENSION ||
