@@ -166,6 +166,7 @@ SELECT pg_temp.outcome('ALTER SCHEMA %1$s RENAME TO elsewhere', 'topics_segments
 SELECT pg_temp.outcome('ALTER SCHEMA %1$s RENAME TO elsewhere', 'topics', 'x');
 -- nothing made by hand in the segments' schema
 SELECT pg_temp.outcome('CREATE TABLE %1$s.mine (a int)', 'topics_segments', 'x');
+SELECT pg_temp.outcome('ALTER TABLE ddl_heap SET SCHEMA %1$s', 'topics_segments', 'x');
 
 -- afterwards the topic still is what it was: partitions 0 to 2, every view,
 -- produce, fetch, poll, retention and verify work, nothing was lost

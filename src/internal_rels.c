@@ -366,7 +366,7 @@ check_dependencies(const ObjectAddress *addr)
 					 errhint("Refer to the topic, its partitions or the views of schema topics instead.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s cannot be created in schema \"%s\"",
+				 errmsg("%s cannot be placed in schema \"%s\"",
 						getObjectDescription(addr, false), SEGMENT_SCHEMA),
 				 errdetail("Schema \"%s\" holds the segments pg_topics manages.", SEGMENT_SCHEMA),
 				 errhint("Create it in another schema.")));
