@@ -161,6 +161,9 @@ REINDEX TABLE topics.topic_config;
 -- publishing the schemas that hold internal relations
 SELECT pg_temp.outcome('ALTER PUBLICATION ddl_pub ADD TABLES IN SCHEMA %1$s', 'topics_segments', 'x');
 SELECT pg_temp.outcome('ALTER PUBLICATION ddl_pub ADD TABLES IN SCHEMA %1$s', 'topics', 'x');
+-- the extension's views are its interface: not replaced either
+SELECT pg_temp.outcome('CREATE OR REPLACE VIEW %1$s AS SELECT 1 AS topic', 'topics.topics', 'x');
+SELECT pg_temp.outcome('ALTER VIEW %1$s RENAME TO t2', 'topics.topics', 'x');
 -- nor renaming them
 SELECT pg_temp.outcome('ALTER SCHEMA %1$s RENAME TO elsewhere', 'topics_segments', 'x');
 SELECT pg_temp.outcome('ALTER SCHEMA %1$s RENAME TO elsewhere', 'topics', 'x');

@@ -675,6 +675,11 @@ check_utility(Node *parsetree)
 							 errhint("Create topics with topics.create_topic(), and grow them with topics.add_partitions().")));
 				break;
 			}
+		case T_ViewStmt:
+			if (((ViewStmt *) parsetree)->replace)
+				topic_refuse_internal_rangevar(((ViewStmt *) parsetree)->view,
+											   "CREATE OR REPLACE VIEW");
+			break;
 		case T_IndexStmt:
 			topic_refuse_internal_rangevar(((IndexStmt *) parsetree)->relation, "CREATE INDEX");
 			break;
