@@ -850,6 +850,12 @@ move_segments(void *arg)
 
 		if (seg == NULL)
 			continue;
+		/* already there: no need to lock it exclusively */
+		if (seg->rd_rel->reltablespace == spcid)
+		{
+			relation_close(seg, AccessShareLock);
+			continue;
+		}
 		sql = psprintf("ALTER TABLE topics_segments.%s SET TABLESPACE %s",
 					   quote_identifier(RelationGetRelationName(seg)),
 					   quote_identifier(spcname));
@@ -866,8 +872,8 @@ move_segments(void *arg)
 /*
  * After ALTER TABLE ALL IN TABLESPACE ... SET TABLESPACE: the partitions it
  * moved are in the new tablespace, their segments (owned by the bootstrap
- * superuser) perhaps not.  Move the segments of every partition log there;
- * moving a segment already in place does nothing.
+ * superuser) perhaps not.  Move the segments of every partition log there
+ * (move_segments leaves alone those already in place).
  */
 static void
 move_all_segments(AlterTableMoveAllStmt *stmt)
