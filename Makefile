@@ -37,6 +37,7 @@ OBJS = \
 	src/groups.o \
 	src/segment.o \
 	src/segment_ddl.o \
+	src/internal_rels.o \
 	src/retention.o \
 	src/compaction.o \
 	src/internal_sql.o \

@@ -8,9 +8,11 @@
  * the access-method callbacks refuse whatever reaches them; the planner
  * hook refuses UPDATE, DELETE, MERGE, ON CONFLICT and row locks even when
  * no row would reach a callback (it sees rewritten queries, CTEs and SPI);
- * the utility hook refuses DDL that changes the columns, the access
- * method, persistence, inheritance, row-level security, triggers and
- * rules.  Every refusal is SQLSTATE 0A000 with a hint.
+ * the utility hook decides every ALTER TABLE subcommand (one exhaustive
+ * switch, alter_table_refusal) and the other statements that would change
+ * a topic or make a table part of one, and asks internal_rels.c about DDL
+ * on the extension's internal relations.  Every refusal is SQLSTATE 0A000
+ * with a hint.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,6 +26,7 @@
 #include "storage/bufmgr.h"
 #include "utils/partcache.h"
 #include "catalog/namespace.h"
+#include "catalog/objectaddress.h"
 #include "commands/tablespace.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
@@ -46,6 +49,7 @@
 #include "routing.h"
 #include "segment.h"
 #include "segment_ddl.h"
+#include "internal_rels.h"
 #include "topic_log.h"
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -150,6 +154,15 @@ topic_check_columns(Relation rel)
 						RelationGetRelationName(rel)),
 				 errdetail("A topic_log relation has exactly the columns partition int, \"offset\" bigint, \"timestamp\" timestamptz, key and value of type bytea, text or jsonb, and headers jsonb, in this order."),
 				 errhint("Declare partition int NOT NULL, \"offset\" bigint NOT NULL DEFAULT -1, \"timestamp\" timestamptz NOT NULL DEFAULT '-infinity', key, value and headers jsonb.")));
+
+	/* the log fills offset and timestamp, but a record's partition comes from the row */
+	if (!TupleDescAttr(desc, Anum_topic_partition - 1)->attnotnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("column \"partition\" of topic_log relation \"%s\" must be declared NOT NULL",
+						RelationGetRelationName(rel)),
+				 errdetail("Every record is stored with its partition number, so a row without one could never be written."),
+				 errhint("Declare partition int NOT NULL, with a DEFAULT if INSERT should not have to name it.")));
 }
 
 /*
@@ -203,6 +216,20 @@ restore_attach_allowed(Oid parentid, PartitionCmd *pcmd)
 				 errmsg("\"%s\" cannot be restored as a partition of topic \"%s\"",
 						RelationGetRelationName(part), RelationGetRelationName(parent)),
 				 errdetail("Only a topic_log relation without records can be attached; restore the records after attaching it.")));
+	/* what ALTER TABLE refuses on a topic cannot come in through a dump either */
+	for (int attnum = Anum_topic_key; attnum <= Natts_topic; attnum++)
+	{
+		Form_pg_attribute patt = TupleDescAttr(RelationGetDescr(parent), attnum - 1);
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(part), attnum - 1);
+
+		if (patt->attnotnull || patt->atthasdef || att->attnotnull || att->atthasdef)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("\"%s\" cannot be restored as a partition of topic \"%s\"",
+							RelationGetRelationName(part), RelationGetRelationName(parent)),
+					 errdetail("Column \"%s\" has a default or NOT NULL, which topics.produce() and COPY would not honour.",
+							   NameStr(att->attname))));
+	}
 
 	first = RelationGetPartitionDesc(parent, true)->nparts == 0;
 	table_close(part, AccessShareLock);
@@ -287,14 +314,153 @@ topic_planner(Query *parse, const char *query_string, int cursorOptions,
 	return standard_planner(parse, query_string, cursorOptions, boundParams);
 }
 
-/* Is column name of a topic one the log fills? */
-static bool
-is_log_column(const char *name)
+/*
+ * What ALTER TABLE subcommand subtype does to a topic or one of its
+ * partitions: NULL when the log honours it on every path (produce, COPY,
+ * INSERT, fetch, retention, pg_dump), otherwise what is refused, with the
+ * hint in *hint.  Every AlterTableType is listed and there is no default,
+ * so that a subcommand a new PostgreSQL adds fails the build here (the
+ * pragma turns -Wswitch into an error) until someone classifies it.
+ * ATTACH and DETACH PARTITION are refused here; check_alter_table lets
+ * pg_topics' own DDL and restores through.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+static const char *
+alter_table_refusal(AlterTableType subtype, const char **hint)
 {
-	return name != NULL &&
-		(strcmp(name, "partition") == 0 || strcmp(name, "offset") == 0 ||
-		 strcmp(name, "timestamp") == 0);
+	switch (subtype)
+	{
+			/* the layout is fixed */
+		case AT_AddColumn:
+		case AT_AddColumnRecurse:
+		case AT_AddColumnToView:
+		case AT_DropColumn:
+		case AT_DropColumnRecurse:
+		case AT_AlterColumnType:
+		case AT_AlterColumnGenericOptions:
+		case AT_AddIdentity:
+		case AT_SetIdentity:
+		case AT_DropIdentity:
+		case AT_DropExpression:
+		case AT_AddOf:
+		case AT_DropOf:
+		case AT_SetStorage:
+			*hint = "The columns of a topic are fixed; create a new topic for a different layout.";
+			return "changing the columns";
+
+			/*
+			 * topics.produce(), produce_batch() and COPY write records
+			 * without the executor's defaults and NOT NULL checks: what
+			 * INSERT alone would honour is refused
+			 */
+		case AT_ColumnDefault:
+			*hint = "Keys, values and headers are stored as each producer gives them, on every path; the log fills partition, offset and timestamp.";
+			return "changing a column default";
+		case AT_SetNotNull:
+		case AT_DropNotNull:
+		case AT_CheckNotNull:
+			*hint = "On every path a NULL key is a keyless record and a NULL value a tombstone; partition, offset and timestamp are never NULL.";
+			return "changing NOT NULL";
+		case AT_SetCompression:
+			*hint = "Every path compresses large keys, values and headers the same way, with default_toast_compression.";
+			return "changing a column's compression";
+
+		case AT_SetAccessMethod:
+			*hint = "Copy the records into a new table with INSERT ... SELECT instead.";
+			return "changing the access method";
+
+		case AT_SetLogged:
+		case AT_SetUnLogged:
+			*hint = "Topics are always logged, so that acknowledged records survive a crash.";
+			return "changing persistence";
+
+		case AT_AddInherit:
+		case AT_DropInherit:
+			*hint = "Topics cannot take part in table inheritance.";
+			return "inheritance";
+
+		case AT_EnableRowSecurity:
+		case AT_ForceRowSecurity:
+			*hint = "Grant SELECT per topic or per partition instead.";
+			return "row-level security";
+
+		case AT_AttachPartition:
+		case AT_DetachPartition:
+		case AT_DetachPartitionFinalize:
+			*hint = "Use topics.add_partitions() to add partitions.";
+			return "attaching or detaching partitions";
+
+		case AT_AddConstraint:
+		case AT_AddConstraintRecurse:
+		case AT_ReAddConstraint:
+		case AT_ReAddDomainConstraint:
+		case AT_AddIndex:
+		case AT_ReAddIndex:
+		case AT_AddIndexConstraint:
+			*hint = "The log checks what it needs; validate records before producing them.";
+			return "adding constraints or indexes";
+
+		case AT_ClusterOn:
+			*hint = "Use plain VACUUM; a log is never rewritten, and retention returns disk space.";
+			return "CLUSTER";
+
+		case AT_EnableTrig:
+		case AT_EnableAlwaysTrig:
+		case AT_EnableReplicaTrig:
+		case AT_DisableTrig:
+		case AT_EnableRule:
+		case AT_EnableAlwaysRule:
+		case AT_EnableReplicaRule:
+		case AT_DisableRule:
+			*hint = "Consume the topic with topics.poll() to react to records.";
+			return "enabling or disabling a trigger or rule";
+
+			/*
+			 * Accepted: planner settings, ownership, tablespace (a
+			 * partition's segments move with it), storage parameters,
+			 * replica identity (UPDATE and DELETE are refused anyway), and
+			 * what has nothing to act on in a topic (no constraints, no
+			 * triggers, no clustered index, no OIDs, not foreign).
+			 */
+		case AT_SetStatistics:
+		case AT_SetOptions:
+		case AT_ResetOptions:
+		case AT_ChangeOwner:
+		case AT_SetTableSpace:
+		case AT_SetRelOptions:
+		case AT_ResetRelOptions:
+		case AT_ReplaceRelOptions:
+		case AT_ReplicaIdentity:
+		case AT_DisableRowSecurity:
+		case AT_NoForceRowSecurity:
+		case AT_AlterConstraint:
+		case AT_ValidateConstraint:
+		case AT_ValidateConstraintRecurse:
+		case AT_DropConstraint:
+		case AT_DropConstraintRecurse:
+		case AT_EnableTrigAll:
+		case AT_DisableTrigAll:
+		case AT_EnableTrigUser:
+		case AT_DisableTrigUser:
+		case AT_DropCluster:
+		case AT_DropOids:
+		case AT_GenericOptions:
+		case AT_ReAddComment:
+		case AT_ReAddStatistics:
+			return NULL;
+
+			/*
+			 * CREATE TABLE ... (LIKE ... INCLUDING DEFAULTS) gives its new
+			 * relation the defaults it copied this way: not a change
+			 */
+		case AT_CookedColumnDefault:
+			return NULL;
+	}
+	elog(ERROR, "unrecognized ALTER TABLE subcommand %d", (int) subtype);
+	return NULL;				/* keep compiler quiet */
 }
+#pragma GCC diagnostic pop
 
 /* Refuse ALTER TABLE subcommands that would change what a topic is */
 static void
@@ -307,18 +473,35 @@ check_alter_table(AlterTableStmt *stmt)
 	if (stmt->relation == NULL)
 		return;
 	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
-	if (!OidIsValid(relid))
+	/* pg_topics' own DDL (attaching partitions, moving segments) */
+	if (!OidIsValid(relid) || internal_ddl)
 		return;
+	topic_refuse_internal_relation(relid, "ALTER TABLE");
 	is_topic = topic_is_topic_relation(relid);
 
 	foreach(lc, stmt->cmds)
 	{
 		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+		const char *what;
+		const char *hint = NULL;
 
 		if (!is_topic)
 		{
+			/* nothing may inherit from or take in a topic or an internal relation */
+			if (cmd->subtype == AT_AddInherit)
+			{
+				Oid			parentid = RangeVarGetRelid((RangeVar *) cmd->def, NoLock, true);
+
+				topic_refuse_internal_relation(parentid, "INHERIT");
+				if (OidIsValid(parentid) && topic_is_topic_relation(parentid))
+					refuse(parentid, "inheritance",
+						   "Topics cannot take part in table inheritance.");
+			}
+			if (cmd->subtype == AT_AttachPartition)
+				topic_refuse_internal_rangevar(((PartitionCmd *) cmd->def)->name,
+											   "ATTACH PARTITION");
 			/* a log belongs to its topic: no attaching it elsewhere */
-			if (cmd->subtype == AT_AttachPartition && !internal_ddl)
+			if (cmd->subtype == AT_AttachPartition)
 			{
 				PartitionCmd *pcmd = (PartitionCmd *) cmd->def;
 				Oid			partid = RangeVarGetRelid(pcmd->name, NoLock, true);
@@ -338,96 +521,107 @@ check_alter_table(AlterTableStmt *stmt)
 			continue;
 		}
 
-		switch (cmd->subtype)
-		{
-			case AT_AddColumn:
-			case AT_AddColumnRecurse:
-			case AT_DropColumn:
-			case AT_DropColumnRecurse:
-			case AT_AlterColumnType:
-			case AT_AddIdentity:
-			case AT_SetIdentity:
-			case AT_DropIdentity:
-			case AT_SetStorage:
-			case AT_AddOf:
-			case AT_DropOf:
-				refuse(relid, "changing the columns",
-					   "The columns of a topic are fixed; create a new topic for a different layout.");
-				break;
-			case AT_ColumnDefault:
-			case AT_CookedColumnDefault:
-			case AT_DropNotNull:
-				if (is_log_column(cmd->name))
-					refuse(relid, "changing a column the log fills",
-						   "The partition, offset and timestamp columns are assigned by the log.");
-				break;
-			case AT_SetAccessMethod:
-				refuse(relid, "changing the access method",
-					   "Copy the records into a new table with INSERT ... SELECT instead.");
-				break;
-			case AT_SetLogged:
-			case AT_SetUnLogged:
-				refuse(relid, "changing persistence",
-					   "Topics are always logged, so that acknowledged records survive a crash.");
-				break;
-			case AT_AddInherit:
-			case AT_DropInherit:
-				refuse(relid, "inheritance",
-					   "Topics cannot take part in table inheritance.");
-				break;
-			case AT_EnableRowSecurity:
-			case AT_ForceRowSecurity:
-				refuse(relid, "row-level security",
-					   "Grant SELECT per topic or per partition instead.");
-				break;
-			case AT_AttachPartition:
-				if (!internal_ddl &&
-					!restore_attach_allowed(relid, (PartitionCmd *) cmd->def))
-					refuse(relid, "attaching or detaching partitions",
-						   "Use topics.add_partitions() to add partitions.");
-				break;
-			case AT_DetachPartition:
-			case AT_DetachPartitionFinalize:
-				if (!internal_ddl)
-					refuse(relid, "attaching or detaching partitions",
-						   "Use topics.add_partitions() to add partitions.");
-				break;
-			case AT_AddConstraint:
-			case AT_AddConstraintRecurse:
-				refuse(relid, "adding constraints",
-					   "The log checks what it needs; validate records before producing them.");
-				break;
-			case AT_EnableTrig:
-			case AT_EnableAlwaysTrig:
-			case AT_EnableReplicaTrig:
-			case AT_EnableRule:
-			case AT_EnableAlwaysRule:
-			case AT_EnableReplicaRule:
-				refuse(relid, "triggers and rules",
-					   "Consume the topic with topics.poll() to react to records.");
-				break;
-			default:
-				break;
-		}
+		what = alter_table_refusal(cmd->subtype, &hint);
+		if (what == NULL)
+			continue;
+		/* pg_restore rebuilding a topic */
+		if (cmd->subtype == AT_AttachPartition &&
+			restore_attach_allowed(relid, (PartitionCmd *) cmd->def))
+			continue;
+		refuse(relid, what, hint);
 	}
 }
 
-/* Refuse changes to a segment: pg_topics creates, rolls and drops them */
+/*
+ * Refuse making a table a partition or child of a topic or of an internal
+ * relation (CREATE TABLE ... PARTITION OF, INHERITS)
+ */
 static void
-refuse_if_segment(RangeVar *rv)
+check_create_parents(CreateStmt *stmt)
 {
-	Oid			relid;
+	ListCell   *lc;
 
-	/* a binary upgrade recreates them as pg_dump saw them */
-	if (rv == NULL || internal_ddl || IsBinaryUpgrade)
+	if (internal_ddl)
 		return;
-	relid = RangeVarGetRelid(rv, NoLock, true);
-	if (OidIsValid(relid) && get_rel_namespace(relid) == get_namespace_oid("topics_segments", true))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("\"%s\" is a segment of a topic's partition, managed by pg_topics",
-						rv->relname),
-				 errhint("Work on the topic or its partitions instead; retention and topics.delete_records() drop segments.")));
+	foreach(lc, stmt->inhRelations)
+	{
+		RangeVar   *rv = lfirst_node(RangeVar, lc);
+		Oid			parentid = RangeVarGetRelid(rv, NoLock, true);
+
+		if (!OidIsValid(parentid))
+			continue;
+		topic_refuse_internal_relation(parentid, stmt->partbound != NULL ?
+									   "PARTITION OF" : "INHERITS");
+		if (!topic_is_topic_relation(parentid))
+			continue;
+		if (stmt->partbound != NULL)
+			refuse(parentid, "creating partitions by hand",
+				   "Use topics.add_partitions() to add partitions.");
+		refuse(parentid, "inheritance",
+			   "Topics cannot take part in table inheritance.");
+	}
+}
+
+/* Refuse publishing an internal relation, or a schema that holds them */
+static void
+check_publication_objects(List *pubobjects)
+{
+	ListCell   *lc;
+
+	foreach(lc, pubobjects)
+	{
+		PublicationObjSpec *obj = lfirst_node(PublicationObjSpec, lc);
+
+		if (obj->pubobjtype == PUBLICATIONOBJ_TABLE && obj->pubtable != NULL)
+		{
+			Oid			relid = RangeVarGetRelid(obj->pubtable->relation, NoLock, true);
+
+			/*
+			 * topics.consumer_offsets travels with the topics to carry group
+			 * positions (replication.md); the rest stays local
+			 */
+			if (OidIsValid(relid) && topic_is_log_relation(relid) &&
+				get_rel_namespace(relid) == topic_extension_schema())
+				continue;
+			topic_refuse_internal_relation(relid, "Publishing");
+		}
+		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_SCHEMA &&
+				 obj->name != NULL && !topic_internal_ddl_exempt() &&
+				 (strcmp(obj->name, "topics_segments") == 0 ||
+				  get_namespace_oid(obj->name, true) == topic_extension_schema()))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("schema \"%s\" holds internal relations of pg_topics and cannot be published",
+							obj->name),
+					 errhint("Publish topics with FOR TABLE; their records travel with their partitions.")));
+	}
+}
+
+/* Refuse SECURITY LABEL on an internal relation or one of its columns */
+static void
+check_security_label(SecLabelStmt *stmt)
+{
+	ObjectAddress address;
+	Relation	rel = NULL;
+
+	switch (stmt->objtype)
+	{
+		case OBJECT_TABLE:
+		case OBJECT_COLUMN:
+		case OBJECT_SEQUENCE:
+		case OBJECT_VIEW:
+		case OBJECT_MATVIEW:
+		case OBJECT_FOREIGN_TABLE:
+			break;
+		default:
+			return;
+	}
+	address = get_object_address(stmt->objtype, stmt->object, &rel,
+								 AccessShareLock, true);
+	if (rel != NULL)
+		relation_close(rel, NoLock);
+	if (address.classId == RelationRelationId)
+		topic_refuse_internal_relation(address.objectId, "SECURITY LABEL");
 }
 
 /* Refuse utility statements that would change what a topic is */
@@ -437,7 +631,6 @@ check_utility(Node *parsetree)
 	switch (nodeTag(parsetree))
 	{
 		case T_AlterTableStmt:
-			refuse_if_segment(((AlterTableStmt *) parsetree)->relation);
 			check_alter_table((AlterTableStmt *) parsetree);
 			break;
 		case T_TruncateStmt:
@@ -445,11 +638,12 @@ check_utility(Node *parsetree)
 				ListCell   *lc;
 
 				foreach(lc, ((TruncateStmt *) parsetree)->relations)
-					refuse_if_segment(lfirst_node(RangeVar, lc));
+					topic_refuse_internal_rangevar(lfirst_node(RangeVar, lc), "TRUNCATE");
 				break;
 			}
 		case T_AlterObjectSchemaStmt:
-			refuse_if_segment(((AlterObjectSchemaStmt *) parsetree)->relation);
+			topic_refuse_internal_rangevar(((AlterObjectSchemaStmt *) parsetree)->relation,
+										   "SET SCHEMA");
 			break;
 		case T_CreateTableAsStmt:
 			{
@@ -465,17 +659,41 @@ check_utility(Node *parsetree)
 				break;
 			}
 		case T_CreateStmt:
+		case T_CreateForeignTableStmt:
 			{
+				/* CreateForeignTableStmt begins with a CreateStmt */
 				CreateStmt *stmt = (CreateStmt *) parsetree;
 				const char *am = stmt->accessMethod ? stmt->accessMethod :
 					default_table_access_method;
 
+				check_create_parents(stmt);
 				if (stmt->partbound != NULL && !internal_ddl &&
-					strcmp(am, "topic_log") == 0)
+					IsA(parsetree, CreateStmt) && strcmp(am, "topic_log") == 0)
 					ereport(ERROR,
 							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 							 errmsg("a topic_log relation cannot be created as a partition"),
 							 errhint("Create topics with topics.create_topic(), and grow them with topics.add_partitions().")));
+				break;
+			}
+		case T_ViewStmt:
+			if (((ViewStmt *) parsetree)->replace)
+				topic_refuse_internal_rangevar(((ViewStmt *) parsetree)->view,
+											   "CREATE OR REPLACE VIEW");
+			break;
+		case T_IndexStmt:
+			topic_refuse_internal_rangevar(((IndexStmt *) parsetree)->relation, "CREATE INDEX");
+			break;
+		case T_ClusterStmt:
+			topic_refuse_internal_rangevar(((ClusterStmt *) parsetree)->relation, "CLUSTER");
+			break;
+		case T_CreateStatsStmt:
+			{
+				ListCell   *lc;
+
+				foreach(lc, ((CreateStatsStmt *) parsetree)->relations)
+					if (IsA(lfirst(lc), RangeVar))
+						topic_refuse_internal_rangevar(lfirst_node(RangeVar, lc),
+													   "CREATE STATISTICS");
 				break;
 			}
 		case T_CreateTrigStmt:
@@ -483,6 +701,7 @@ check_utility(Node *parsetree)
 				CreateTrigStmt *stmt = (CreateTrigStmt *) parsetree;
 				Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
 
+				topic_refuse_internal_relation(relid, "CREATE TRIGGER");
 				if (OidIsValid(relid) && topic_is_topic_relation(relid))
 					refuse(relid, "CREATE TRIGGER",
 						   "Consume the topic with topics.poll() to react to records.");
@@ -493,6 +712,7 @@ check_utility(Node *parsetree)
 				RuleStmt   *stmt = (RuleStmt *) parsetree;
 				Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
 
+				topic_refuse_internal_relation(relid, "CREATE RULE");
 				if (OidIsValid(relid) && topic_is_topic_relation(relid))
 					refuse(relid, "CREATE RULE",
 						   "Use a view over the topic instead.");
@@ -503,9 +723,32 @@ check_utility(Node *parsetree)
 				CreatePolicyStmt *stmt = (CreatePolicyStmt *) parsetree;
 				Oid			relid = RangeVarGetRelid(stmt->table, NoLock, true);
 
+				topic_refuse_internal_relation(relid, "CREATE POLICY");
 				if (OidIsValid(relid) && topic_is_topic_relation(relid))
 					refuse(relid, "row-level security",
 						   "Grant SELECT per topic or per partition instead.");
+				break;
+			}
+		case T_SecLabelStmt:
+			check_security_label((SecLabelStmt *) parsetree);
+			break;
+		case T_CreatePublicationStmt:
+			check_publication_objects(((CreatePublicationStmt *) parsetree)->pubobjects);
+			break;
+		case T_AlterPublicationStmt:
+			if (((AlterPublicationStmt *) parsetree)->action != AP_DropObjects)
+				check_publication_objects(((AlterPublicationStmt *) parsetree)->pubobjects);
+			break;
+		case T_AlterExtensionContentsStmt:
+			{
+				AlterExtensionContentsStmt *stmt = (AlterExtensionContentsStmt *) parsetree;
+
+				/* pg_dump --binary-upgrade rebuilds the membership this way */
+				if (strcmp(stmt->extname, "pg_topics") == 0 && !topic_internal_ddl_exempt())
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("the members of extension \"pg_topics\" cannot be changed by hand"),
+							 errhint("pg_topics adds and removes its internal relations itself.")));
 				break;
 			}
 		case T_DropStmt:
@@ -532,11 +775,20 @@ check_utility(Node *parsetree)
 				RenameStmt *stmt = (RenameStmt *) parsetree;
 				Oid			relid;
 
-				refuse_if_segment(stmt->relation);
-				if (stmt->renameType != OBJECT_COLUMN || stmt->relation == NULL)
+				/* pg_topics finds its relations by their schemas' names */
+				if (stmt->renameType == OBJECT_SCHEMA && !topic_internal_ddl_exempt() &&
+					(strcmp(stmt->subname, "topics_segments") == 0 ||
+					 get_namespace_oid(stmt->subname, true) == topic_extension_schema()))
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("schema \"%s\" holds internal relations of pg_topics and cannot be renamed",
+									stmt->subname)));
+				if (stmt->relation == NULL)
 					break;
 				relid = RangeVarGetRelid(stmt->relation, NoLock, true);
-				if (OidIsValid(relid) && topic_is_topic_relation(relid))
+				topic_refuse_internal_relation(relid, "RENAME");
+				if (stmt->renameType == OBJECT_COLUMN &&
+					OidIsValid(relid) && topic_is_topic_relation(relid))
 					refuse(relid, "renaming columns",
 						   "The column names of a topic are fixed; renaming the topic itself works.");
 				break;
@@ -598,6 +850,12 @@ move_segments(void *arg)
 
 		if (seg == NULL)
 			continue;
+		/* already there: no need to lock it exclusively */
+		if (seg->rd_rel->reltablespace == spcid)
+		{
+			relation_close(seg, AccessShareLock);
+			continue;
+		}
 		sql = psprintf("ALTER TABLE topics_segments.%s SET TABLESPACE %s",
 					   quote_identifier(RelationGetRelationName(seg)),
 					   quote_identifier(spcname));
@@ -609,6 +867,51 @@ move_segments(void *arg)
 	topic_internal_sql_end(&internal);
 	pfree(dir);
 	relation_close(router, AccessShareLock);
+}
+
+/*
+ * After ALTER TABLE ALL IN TABLESPACE ... SET TABLESPACE: the partitions it
+ * moved are in the new tablespace, their segments (owned by the bootstrap
+ * superuser) perhaps not.  Move the segments of every partition log there
+ * (move_segments leaves alone those already in place).
+ */
+static void
+move_all_segments(AlterTableMoveAllStmt *stmt)
+{
+	Oid			spcid = get_tablespace_oid(stmt->new_tablespacename, false);
+	Oid			amoid = topic_log_am_oid();
+	Oid			segnsp = get_namespace_oid("topics_segments", true);
+	List	   *logs = NIL;
+	Relation	classRel;
+	TableScanDesc scan;
+	HeapTuple	tuple;
+	ListCell   *lc;
+
+	if (stmt->objtype != OBJECT_TABLE || !OidIsValid(amoid))
+		return;
+	if (spcid == MyDatabaseTableSpace)
+		spcid = InvalidOid;
+	CommandCounterIncrement();
+	classRel = table_open(RelationRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(classRel, 0, NULL);
+	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Form_pg_class form = (Form_pg_class) GETSTRUCT(tuple);
+
+		if (form->relam == amoid && form->reltablespace == spcid &&
+			form->relnamespace != segnsp)
+			logs = lappend_oid(logs, form->oid);
+	}
+	table_endscan(scan);
+	table_close(classRel, AccessShareLock);
+
+	foreach(lc, logs)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		topic_ddl_run_internal(move_segments, &relid);
+	}
+	list_free(logs);
 }
 
 /* The topic a RENAME or SET SCHEMA is about to rename, or InvalidOid */
@@ -641,6 +944,7 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	Oid			renamed;
 	Oid			moving;
 	TopicSegmentDdlState segments;
+	List	   *outer_touched;
 
 	check_utility(pstmt->utilityStmt);
 	if (IsA(pstmt->utilityStmt, CopyStmt) &&
@@ -650,6 +954,7 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	moving = log_changing_tablespace(pstmt->utilityStmt);
 
 	topic_segment_ddl_begin(&segments);
+	topic_internal_deps_begin(&outer_touched);
 	PG_TRY();
 	{
 		if (prev_ProcessUtility)
@@ -662,9 +967,12 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	PG_CATCH();
 	{
 		topic_segment_ddl_abort(&segments);
+		topic_internal_deps_abort(&outer_touched);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	/* before segments are dropped: nothing of the user's may depend on them */
+	topic_internal_deps_end(&outer_touched);
 	topic_segment_ddl_end(&segments);
 
 	/* a partition's records move with it */
@@ -673,6 +981,8 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		CommandCounterIncrement();
 		topic_ddl_run_internal(move_segments, &moving);
 	}
+	if (IsA(pstmt->utilityStmt, AlterTableMoveAllStmt))
+		move_all_segments((AlterTableMoveAllStmt *) pstmt->utilityStmt);
 
 	if (OidIsValid(renamed))
 	{
@@ -700,6 +1010,13 @@ topic_ddl_run_internal(void (*fn) (void *), void *arg)
 	PG_END_TRY();
 }
 
+/* Is pg_topics running its own DDL? */
+bool
+topic_ddl_is_internal(void)
+{
+	return internal_ddl;
+}
+
 void
 topic_ddl_init(void)
 {
@@ -708,4 +1025,5 @@ topic_ddl_init(void)
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = topic_ProcessUtility;
 	topic_segment_ddl_init();
+	topic_internal_rels_init();
 }

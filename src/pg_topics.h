@@ -68,6 +68,7 @@ extern Oid	topic_log_am_oid(void);
 extern bool topic_is_topic_relation(Oid relid);
 extern bool topic_is_log_relation(Oid relid);
 extern void topic_ddl_run_internal(void (*fn) (void *), void *arg);
+extern bool topic_ddl_is_internal(void);
 extern void topic_check_columns(Relation rel);
 extern void topic_record_extension_dependency(Oid topic);
 

@@ -4,6 +4,9 @@
 # settings and committed group offsets; the restored topics keep working
 # (produce continues the offsets, a group resumes where it was) and are
 # tied to the extension again.  Without preserve mode the restore refuses.
+# DDL a topic accepts (statistics targets, column and storage options,
+# replica identity, extended statistics, comments, a partition's owner, a
+# publication) is dumped, restored and leaves the topics working.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -23,6 +26,17 @@ SELECT topics.create_topic('blobs', 2, 'bytea', 'bytea', retention_bytes => 1000
 CREATE SCHEMA shop;
 SELECT topics.create_topic('shop."Audit"', 1, 'text', 'text');
 SELECT topics.create_topic('emptied', 2, 'text', 'text');
+CREATE ROLE order_admin;
+ALTER TABLE orders ALTER COLUMN key SET STATISTICS 500;
+ALTER TABLE orders_p1 ALTER COLUMN key SET (n_distinct = 17);
+ALTER TABLE orders_p1 SET (autovacuum_enabled = false);
+ALTER TABLE orders REPLICA IDENTITY FULL;
+ALTER TABLE orders_p2 REPLICA IDENTITY FULL;
+CREATE STATISTICS orders_kv ON key, value FROM orders;
+CREATE STATISTICS orders_p0_kv ON key, value FROM orders_p0;
+COMMENT ON TABLE orders_p0 IS 'first partition';
+ALTER TABLE orders_p2 OWNER TO order_admin;
+CREATE PUBLICATION orders_pub FOR TABLE orders;
 });
 # records of every shape, rollbacks in between, several transactions
 $node->safe_psql('postgres', q{
@@ -68,8 +82,19 @@ my $settings_sql = q{
 SELECT string_agg(format('%s/%s/%s/%s', topic, partitions, retention, retention_bytes), ',' ORDER BY topic::text)
 FROM topics.topics};
 
+my $ddl_sql = q{
+SELECT string_agg(format('%s/%s/%s/%s/%s/%s', c.relname, a.attstattarget,
+		array(SELECT o FROM unnest(a.attoptions) o WHERE o LIKE 'n\_distinct=%'), c.reloptions,
+		c.relreplident, pg_get_userbyid(c.relowner) = current_user), ',' ORDER BY c.relname)
+	|| ';' || (SELECT string_agg(stxname, ',' ORDER BY stxname) FROM pg_statistic_ext)
+	|| ';' || obj_description('orders_p0'::regclass, 'pg_class')
+	|| ';' || (SELECT string_agg(tablename, ',') FROM pg_publication_tables WHERE pubname = 'orders_pub')
+FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'key'
+WHERE c.relname LIKE 'orders%'};
 my %source = map { $_ => $node->safe_psql('postgres', $_) }
-  ($records_sql, $offsets_sql, $groups_sql, $settings_sql);
+  ($records_sql, $offsets_sql, $groups_sql, $settings_sql, $ddl_sql);
+is($source{$ddl_sql}, 'orders/500/{}//f/t,orders_p0/500/{}//d/t,orders_p1/500/{n_distinct=17}/{autovacuum_enabled=false}/d/t,orders_p2/500/{}//f/f;orders_kv,orders_p0_kv;first partition;orders_p0,orders_p1,orders_p2',
+	'the source has the DDL it was given');
 like($source{$records_sql}, qr/audit:1:.*blobs:4:.*orders:302:/, 'the source has the records it was given');
 like($source{$offsets_sql}, qr/audit\/\(0,1,2,2\)/, 'the truncated topic starts at its old end');
 like($source{$offsets_sql}, qr/emptied\/\(0,5,5,5\),emptied\/\(1,3,3,3\)/,
@@ -92,7 +117,7 @@ $node->safe_psql('postgres', 'CREATE DATABASE restored');
 		'pg_restore with session_replication_role = replica');
 }
 
-for my $sql ($records_sql, $offsets_sql, $groups_sql, $settings_sql)
+for my $sql ($records_sql, $offsets_sql, $groups_sql, $settings_sql, $ddl_sql)
 {
 	is($node->safe_psql('restored', $sql), $source{$sql},
 		'restored: ' . (split /\n/, $sql)[1]);

@@ -315,6 +315,17 @@ AND c.relname LIKE 'seg\_' || 'manual_p0'::regclass::oid || '\_%'}), '0/2',
 	'ALTER TABLE ... SET TABLESPACE moves the partition\'s segments too');
 is($node->safe_psql('postgres', q{SELECT min("offset") || '/' || count(*) FROM manual}), "$cut/10",
 	'and the records read the same');
+# ... also when a role moves all its tables (segments belong to the bootstrap superuser)
+$node->safe_psql('postgres', q{
+CREATE ROLE mover;
+ALTER TABLE manual_p0 OWNER TO mover;
+GRANT CREATE ON TABLESPACE elsewhere TO mover;
+SET ROLE mover;
+ALTER TABLE ALL IN TABLESPACE elsewhere OWNED BY mover SET TABLESPACE pg_default;
+RESET ROLE;
+DROP TABLESPACE elsewhere;});
+is($node->safe_psql('postgres', q{SELECT min("offset") || '/' || count(*) FROM manual}), "$cut/10",
+	'ALTER TABLE ALL IN TABLESPACE takes the segments along, and the records read the same');
 
 # --- DROP TABLE takes every segment with it ---
 $node->safe_psql('postgres', q{DROP TABLE bybytes});
