@@ -21,6 +21,14 @@
  * price is at most one replication round trip per read that returns
  * something; a read that returns nothing never waits.
  *
+ * The reader waits the way a synchronous commit does: it joins
+ * PostgreSQL's queue of backends waiting for the standby's flush, ordered
+ * by LSN, and sleeps on its latch; the WAL sender that receives the
+ * standby's confirmation takes it off the queue and sets the latch (and so
+ * does the checkpointer when synchronous_standby_names becomes empty).
+ * Unlike a commit, a cancelled reader ends with an error: it returns
+ * nothing.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -32,6 +40,8 @@
 #include "replication/walsender_private.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
 #include "utils/wait_event.h"
 
 #include "pg_topics.h"
@@ -39,8 +49,41 @@
 
 bool		pg_topics_wait_for_sync_standby = false;
 
-/* How often to look at the standby's confirmed position while waiting */
-#define SYNC_STANDBY_RECHECK_MS 1
+/*
+ * Join the queue of backends waiting for the synchronous standbys' flush
+ * to reach target, keeping it ordered by LSN as the WAL senders expect
+ * (they release waiters from its head).  Caller holds SyncRepLock
+ * exclusively.
+ */
+static void
+queue_for_flush(XLogRecPtr target)
+{
+	SHM_QUEUE  *queue = &WalSndCtl->SyncRepQueue[SYNC_REP_WAIT_FLUSH];
+	PGPROC	   *proc;
+
+	MyProc->waitLSN = target;
+	MyProc->syncRepState = SYNC_REP_WAITING;
+
+	/* most waiters wait for the newest WAL: look from the tail */
+	proc = (PGPROC *) SHMQueuePrev(queue, queue, offsetof(PGPROC, syncRepLinks));
+	while (proc != NULL && proc->waitLSN >= target)
+		proc = (PGPROC *) SHMQueuePrev(queue, &proc->syncRepLinks,
+									   offsetof(PGPROC, syncRepLinks));
+	SHMQueueInsertAfter(proc != NULL ? &proc->syncRepLinks : queue,
+						&MyProc->syncRepLinks);
+}
+
+/* Leave the queue (unless a WAL sender took us off it already) */
+static void
+leave_flush_queue(void)
+{
+	LWLockAcquire(SyncRepLock, LW_EXCLUSIVE);
+	if (!SHMQueueIsDetached(&MyProc->syncRepLinks))
+		SHMQueueDelete(&MyProc->syncRepLinks);
+	MyProc->syncRepState = SYNC_REP_NOT_WAITING;
+	MyProc->waitLSN = InvalidXLogRecPtr;
+	LWLockRelease(SyncRepLock);
+}
 
 /*
  * Does synchronous_standby_names name anyone?  The checkpointer publishes
@@ -81,23 +124,48 @@ topic_wait_for_sync_standby(void)
 	target = GetXLogInsertEndRecPtr();
 	XLogFlush(target);
 
-	for (;;)
+	/*
+	 * Usually the standby has it already: look with a shared lock first,
+	 * then again with the exclusive one that queueing takes.  Without
+	 * synchronous_standby_names there is nobody to wait for.
+	 */
+	for (int mode = LW_SHARED;; mode = LW_EXCLUSIVE)
 	{
-		bool		defined;
-		XLogRecPtr	confirmed;
-
-		LWLockAcquire(SyncRepLock, LW_SHARED);
-		defined = sync_standbys_defined();
-		confirmed = WalSndCtl->lsn[SYNC_REP_WAIT_FLUSH];
-		LWLockRelease(SyncRepLock);
-
-		/* without synchronous_standby_names there is nobody to wait for */
-		if (!defined || confirmed >= target)
+		LWLockAcquire(SyncRepLock, mode);
+		if (!sync_standbys_defined() ||
+			WalSndCtl->lsn[SYNC_REP_WAIT_FLUSH] >= target)
+		{
+			LWLockRelease(SyncRepLock);
+			return;
+		}
+		if (mode == LW_EXCLUSIVE)
 			break;
-
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 SYNC_STANDBY_RECHECK_MS, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
+		LWLockRelease(SyncRepLock);
 	}
+	queue_for_flush(target);
+	LWLockRelease(SyncRepLock);
+
+	PG_TRY();
+	{
+		for (;;)
+		{
+			ResetLatch(MyLatch);
+
+			/*
+			 * Once a WAL sender marks us done it never touches our state
+			 * again, so a stale read can only delay us to the next wake-up
+			 */
+			if (MyProc->syncRepState == SYNC_REP_WAIT_COMPLETE)
+				break;
+			CHECK_FOR_INTERRUPTS();
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1,
+							 PG_WAIT_EXTENSION);
+		}
+	}
+	PG_FINALLY();
+	{
+		/* a commit of this backend finds the queue as it expects it */
+		leave_flush_queue();
+	}
+	PG_END_TRY();
 }

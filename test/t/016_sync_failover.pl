@@ -83,9 +83,34 @@ SET pg_topics.wait_for_sync_standby = off;
 SELECT value FROM topics.fetch(NULL::events, 0, $out);}),
 	'unconfirmed', 'without the setting, fetch would have returned it');
 
+# a reader waiting for the standby sleeps until the standby's confirmation
+# wakes it, as a synchronous commit does (no polling), and returns then
+my ($wout, $werr) = ('', '');
+my $waiter = IPC::Run::start(
+	[ 'psql', '-XAtq', '-d', $primary->connstr('postgres'), '-c',
+	  qq{SELECT value FROM topics.fetch(NULL::events, 0, $out)} ],
+	'>', \$wout, '2>', \$werr);
+my $wait_sql = q{SELECT pid FROM pg_stat_activity
+WHERE query LIKE '%topics.fetch(NULL::events%' AND state = 'active' AND wait_event_type = 'Extension'};
+ok($primary->poll_query_until('postgres', "SELECT count(*) = 1 FROM ($wait_sql) w"),
+	'a fetch waits for the standby');
+my $wpid = $primary->safe_psql('postgres', $wait_sql);
+sub wakeups
+{
+	open my $st, '<', "/proc/$wpid/status" or return -1;
+	while (<$st>) { return $1 if /^voluntary_ctxt_switches:\s+(\d+)/; }
+	return -1;
+}
+my $w0 = wakeups();
+sleep 2;
+my $w1 = wakeups();
+cmp_ok($w1 - $w0, '<', 50, 'and sleeps meanwhile (' . ($w1 - $w0) . ' wake-ups in 2 s)');
+
 $standby->start;
+$waiter->finish;
+is($wout, "unconfirmed\n", 'once the standby has it, the waiting fetch returns it');
 is($primary->safe_psql('postgres', qq{SELECT value FROM topics.fetch(NULL::events, 0, $out)}),
-	'unconfirmed', 'once the standby has it, fetch returns it');
+	'unconfirmed', 'and so does a new fetch');
 $primary->wait_for_catchup('standby');
 
 # --- 2. failover under load ------------------------------------------------
