@@ -73,6 +73,13 @@ typedef struct TopicRegistry
 	int			nprocs;
 	int			slots_per_proc;
 	ConditionVariable wakeup[TOPIC_WAKEUP_BUCKETS];
+
+	/*
+	 * Per backend, how many of its slots from the first may be in use, so
+	 * that a reader scans the slots in use and not every backend's whole
+	 * row (a row has room for a transaction writing a thousand partitions)
+	 */
+	int		   *nused;			/* nprocs entries, after the slots */
 	WriterSlot	slots[FLEXIBLE_ARRAY_MEMBER];	/* nprocs * slots_per_proc */
 } TopicRegistry;
 
@@ -95,12 +102,19 @@ registry_nprocs(void)
 }
 
 static Size
-registry_size(void)
+registry_slots_size(void)
 {
 	return add_size(offsetof(TopicRegistry, slots),
 					mul_size(sizeof(WriterSlot),
 							 mul_size(registry_nprocs(),
 									  pg_topics_max_partitions_per_transaction)));
+}
+
+static Size
+registry_size(void)
+{
+	return add_size(registry_slots_size(),
+					mul_size(sizeof(int), registry_nprocs()));
 }
 
 void
@@ -127,6 +141,8 @@ topic_registry_shmem_startup(void)
 			ConditionVariableInit(&registry->wakeup[i]);
 		memset(registry->slots, 0,
 			   sizeof(WriterSlot) * registry->nprocs * registry->slots_per_proc);
+		registry->nused = (int *) ((char *) registry + registry_slots_size());
+		memset(registry->nused, 0, sizeof(int) * registry->nprocs);
 	}
 }
 
@@ -226,8 +242,9 @@ topic_registry_add_writer(Relation rel, Oid topic)
 	/* not known yet: counts as no holder until set */
 	slots[free_slot].first_offset = PG_INT64_MAX;
 	slots[free_slot].since = GetCurrentTransactionStartTimestamp();
-	LWLockRelease(registry->lock);
 	my_nslots = Max(my_nslots, free_slot + 1);
+	registry->nused[MyProc->pgprocno] = my_nslots;
+	LWLockRelease(registry->lock);
 	return free_slot;
 }
 
@@ -316,7 +333,7 @@ registry_stable_offset(Oid relid, int64 high_watermark, TopicHolder *holder,
 		if (skip_mine && p == MyProc->pgprocno)
 			continue;
 
-		for (i = 0; i < registry->slots_per_proc; i++)
+		for (i = 0; i < registry->nused[p]; i++)
 		{
 			if (slots[i].relid != relid || slots[i].dbid != MyDatabaseId)
 				continue;
@@ -396,6 +413,7 @@ release_slots(bool committed)
 		slots[i].dbid = InvalidOid;
 		slots[i].relid = InvalidOid;
 	}
+	registry->nused[MyProc->pgprocno] = 0;
 	LWLockRelease(registry->lock);
 	my_nslots = 0;
 
