@@ -971,8 +971,22 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	/* before segments are dropped: nothing of the user's may depend on them */
-	topic_internal_deps_end(&outer_touched);
+	/*
+	 * Before segments are dropped: nothing of the user's may depend on
+	 * them.  A refusal forgets this statement's segment notes, as a failure
+	 * of the statement itself does, or a savepoint that catches it would
+	 * leave them to the commit.
+	 */
+	PG_TRY();
+	{
+		topic_internal_deps_end(&outer_touched);
+	}
+	PG_CATCH();
+	{
+		topic_segment_ddl_abort(&segments);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	topic_segment_ddl_end(&segments);
 
 	/* a partition's records move with it */

@@ -647,10 +647,17 @@ follow_log_start(Relation rel, PreparedRecord *recs, int nslots)
 	if (start < 0)
 		return;
 	topic_storage_log_end(rel, &end);
-	if (start <= end.log_start_offset)
+	if (start < end.log_start_offset || start == 0)
 		return;
 	/* never past the end, which the marker's stable offset moved */
-	topic_segdir_advance_start(rel, start, end.next_offset);
+	if (start > end.log_start_offset)
+		topic_segdir_advance_start(rel, start, end.next_offset);
+
+	/*
+	 * Record it for pg_dump also when the metapage is there already: an
+	 * earlier attempt of this apply may have moved it and then failed,
+	 * taking its record along (an unchanged start writes nothing)
+	 */
 	topic_log_start_record(rel);
 }
 

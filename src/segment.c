@@ -1005,8 +1005,14 @@ segment_listed(Oid relid)
 	router = try_relation_open(owner, NoLock);
 	if (router == NULL)
 		return 0;
-	if (!topic_is_log_relation(owner) ||
-		(dir = topic_segdir_read_tolerant(router)) == NULL)
+	/* the owner's OID now names something else: the segment is an orphan */
+	if (!topic_is_log_relation(owner) || !topic_log_is_router(router))
+	{
+		relation_close(router, AccessShareLock);
+		return 0;
+	}
+	/* a damaged directory: leave its segments for the operator */
+	if ((dir = topic_segdir_read_tolerant(router)) == NULL)
 	{
 		relation_close(router, AccessShareLock);
 		return -1;

@@ -253,8 +253,14 @@ segment_xact_callback(XactEvent event, void *arg)
 				process_notes(my_created, my_emptied, my_dropped);
 			break;
 		case XACT_EVENT_COMMIT:
-			/* the segments left behind are orphans now: have them dropped */
-			if (segments_left_in_xact)
+		case XACT_EVENT_PREPARE:
+
+			/*
+			 * The segments left behind are orphans once this commits: have
+			 * them dropped.  (After PREPARE, the worker finds them at a round
+			 * after COMMIT PREPARED.)
+			 */
+			if (segments_left_in_xact && event == XACT_EVENT_COMMIT)
 				topic_worker_wake();
 			segments_dropped_in_xact = 0;
 			segments_left_in_xact = false;

@@ -34,6 +34,8 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
+#include "access/xloginsert.h"
+#include "catalog/pg_control.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "replication/syncrep.h"
@@ -51,9 +53,9 @@ bool		pg_topics_wait_for_sync_standby = false;
 
 /*
  * Join the queue of backends waiting for the synchronous standbys' flush
- * to reach target, keeping it ordered by LSN as the WAL senders expect
- * (they release waiters from its head).  Caller holds SyncRepLock
- * exclusively.
+ * to reach target, keeping it ordered by LSN, one backend per LSN, as the
+ * WAL senders expect (they release waiters from its head).  Caller holds
+ * SyncRepLock exclusively and made sure nobody waits for target.
  */
 static void
 queue_for_flush(XLogRecPtr target)
@@ -71,6 +73,27 @@ queue_for_flush(XLogRecPtr target)
 									   offsetof(PGPROC, syncRepLinks));
 	SHMQueueInsertAfter(proc != NULL ? &proc->syncRepLinks : queue,
 						&MyProc->syncRepLinks);
+}
+
+/*
+ * Does a backend wait for the standbys' flush to reach exactly target?
+ * Caller holds SyncRepLock.
+ */
+static bool
+flush_waiter_at(XLogRecPtr target)
+{
+	SHM_QUEUE  *queue = &WalSndCtl->SyncRepQueue[SYNC_REP_WAIT_FLUSH];
+	PGPROC	   *proc;
+
+	proc = (PGPROC *) SHMQueuePrev(queue, queue, offsetof(PGPROC, syncRepLinks));
+	while (proc != NULL && proc->waitLSN >= target)
+	{
+		if (proc->waitLSN == target)
+			return true;
+		proc = (PGPROC *) SHMQueuePrev(queue, &proc->syncRepLinks,
+									   offsetof(PGPROC, syncRepLinks));
+	}
+	return false;
 }
 
 /* Leave the queue (unless a WAL sender took us off it already) */
@@ -112,6 +135,7 @@ void
 topic_wait_for_sync_standby(void)
 {
 	XLogRecPtr	target;
+	bool		done;
 
 	if (!pg_topics_wait_for_sync_standby || RecoveryInProgress())
 		return;
@@ -129,21 +153,40 @@ topic_wait_for_sync_standby(void)
 	 * then again with the exclusive one that queueing takes.  Without
 	 * synchronous_standby_names there is nobody to wait for.
 	 */
-	for (int mode = LW_SHARED;; mode = LW_EXCLUSIVE)
+	LWLockAcquire(SyncRepLock, LW_SHARED);
+	done = !sync_standbys_defined() ||
+		WalSndCtl->lsn[SYNC_REP_WAIT_FLUSH] >= target;
+	LWLockRelease(SyncRepLock);
+	if (done)
+		return;
+	for (;;)
 	{
-		LWLockAcquire(SyncRepLock, mode);
+		bool		taken;
+
+		LWLockAcquire(SyncRepLock, LW_EXCLUSIVE);
 		if (!sync_standbys_defined() ||
 			WalSndCtl->lsn[SYNC_REP_WAIT_FLUSH] >= target)
 		{
 			LWLockRelease(SyncRepLock);
 			return;
 		}
-		if (mode == LW_EXCLUSIVE)
-			break;
+		taken = flush_waiter_at(target);
+		if (!taken)
+			queue_for_flush(target);
 		LWLockRelease(SyncRepLock);
+		if (!taken)
+			break;
+
+		/*
+		 * The queue keeps one backend per LSN, and another one (a commit,
+		 * or a reader that came just before) waits for this one: wait for
+		 * the end of an empty record of our own instead, which only
+		 * follows it
+		 */
+		XLogBeginInsert();
+		target = XLogInsert(RM_XLOG_ID, XLOG_NOOP);
+		XLogFlush(target);
 	}
-	queue_for_flush(target);
-	LWLockRelease(SyncRepLock);
 
 	PG_TRY();
 	{

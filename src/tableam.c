@@ -260,14 +260,14 @@ topic_index_validate_scan(Relation table_rel, Relation index_rel,
 
 /*
  * Segments keep their large values in a TOAST table of their own.  A
- * router holds only its metapage, so a TOAST table would be three more
- * relations (and locks) per partition for nothing: wide topics are created
- * and dropped in one transaction.
+ * router holds no data, but logical decoding files a partition's records
+ * under the router and reassembles their TOAST pointers through the
+ * router's reltoastrelid, so it needs one too.
  */
 static bool
 topic_relation_needs_toast_table(Relation rel)
 {
-	return !topic_log_is_router(rel);
+	return true;
 }
 
 static Oid

@@ -134,31 +134,34 @@ check_partition_count(int32 partitions)
 
 /*
  * Entries of the shared lock table a new partition holds until its
- * transaction ends: its relation and its first segment's relation, TOAST
- * table and TOAST index, and their row types.
+ * transaction ends: its relation with its TOAST table and index, its first
+ * segment's three, and the row types of both (measured).
  */
-#define LOCKS_PER_NEW_PARTITION		6
+#define LOCKS_PER_NEW_PARTITION		8
 
 /*
  * Refuse to add more partitions in one transaction than the lock table
  * can hold, instead of failing half-way with "out of shared memory".  The
- * table has max_locks_per_transaction entries per backend and prepared
- * transaction; beyond it PostgreSQL only has spare shared memory, which
- * other sessions need.
+ * table is sized for max_locks_per_transaction entries per backend and
+ * prepared transaction, and grows into PostgreSQL's spare shared memory
+ * beyond that (on default settings, one transaction could take about 1.7
+ * times as many); counting half as much again keeps a transaction within
+ * what is there while others hold their usual locks.  It is an estimate:
+ * a transaction that holds many locks already can still run out.
  */
 static void
 check_lock_budget(int32 adding)
 {
 	int64		table = (int64) max_locks_per_xact *
 		(MaxBackends + max_prepared_xacts);
-	int64		most = table / LOCKS_PER_NEW_PARTITION;
+	int64		most = table * 3 / 2 / LOCKS_PER_NEW_PARTITION;
 
 	if (adding > most)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("cannot add %d partitions to a topic in one transaction",
 						adding),
-				 errdetail("One transaction can add at most " INT64_FORMAT " partitions: each holds %d locks until the transaction ends, and the lock table has " INT64_FORMAT " entries (max_locks_per_transaction = %d).",
+				 errdetail("One transaction can add about " INT64_FORMAT " partitions: each holds %d locks until the transaction ends, and the lock table is sized for " INT64_FORMAT " (max_locks_per_transaction = %d).",
 						   most, LOCKS_PER_NEW_PARTITION, table, max_locks_per_xact),
 				 errhint("Create the topic with fewer partitions and add the others with topics.add_partitions() in later transactions, or raise max_locks_per_transaction.")));
 }

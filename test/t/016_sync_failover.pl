@@ -95,6 +95,15 @@ WHERE query LIKE '%topics.fetch(NULL::events%' AND state = 'active' AND wait_eve
 ok($primary->poll_query_until('postgres', "SELECT count(*) = 1 FROM ($wait_sql) w"),
 	'a fetch waits for the standby');
 my $wpid = $primary->safe_psql('postgres', $wait_sql);
+# a second reader needs the same WAL position, where PostgreSQL's queue
+# keeps one waiter: it waits behind a position of its own
+my ($wout2, $werr2) = ('', '');
+my $waiter2 = IPC::Run::start(
+	[ 'psql', '-XAtq', '-d', $primary->connstr('postgres'), '-c',
+	  qq{SELECT value FROM topics.fetch(NULL::events, 0, $out)} ],
+	'>', \$wout2, '2>', \$werr2);
+ok($primary->poll_query_until('postgres', "SELECT count(*) = 2 FROM ($wait_sql) w"),
+	'a second fetch waits too');
 sub wakeups
 {
 	open my $st, '<', "/proc/$wpid/status" or return -1;
@@ -108,7 +117,9 @@ cmp_ok($w1 - $w0, '<', 50, 'and sleeps meanwhile (' . ($w1 - $w0) . ' wake-ups i
 
 $standby->start;
 $waiter->finish;
+$waiter2->finish;
 is($wout, "unconfirmed\n", 'once the standby has it, the waiting fetch returns it');
+is($wout2, "unconfirmed\n", 'and so does the second one');
 is($primary->safe_psql('postgres', qq{SELECT value FROM topics.fetch(NULL::events, 0, $out)}),
 	'unconfirmed', 'and so does a new fetch');
 $primary->wait_for_catchup('standby');
