@@ -26,6 +26,7 @@ int			pg_topics_max_groups = 1024;
 int			pg_topics_max_group_partitions = 65536;
 int			pg_topics_segment_size = TOPIC_SEGMENT_MAX_ROLL_BLOCKS;
 int			pg_topics_worker_naptime = 10000;
+int			pg_topics_max_producer_transaction_age = 0;
 
 static const struct config_enum_entry offset_reset_options[] = {
 	{"earliest", TOPIC_RESET_EARLIEST, false},
@@ -69,6 +70,17 @@ topic_guc_init(void)
 							10000,
 							10,
 							3600 * 1000,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_topics.max_producer_transaction_age",
+							"Longest a transaction may hold topic partitions back after producing to them.",
+							"Its session is then terminated, so that the partitions' readers go on. Zero turns this off.",
+							&pg_topics_max_producer_transaction_age,
+							0,
+							0,
+							INT_MAX,
 							PGC_SIGHUP,
 							GUC_UNIT_MS,
 							NULL, NULL, NULL);

@@ -39,6 +39,7 @@ extern int	pg_topics_session_timeout;
 extern int	pg_topics_max_groups;
 extern int	pg_topics_segment_size;
 extern int	pg_topics_worker_naptime;
+extern int	pg_topics_max_producer_transaction_age;
 extern int	pg_topics_max_group_partitions;
 
 /* pg_topics.auto_offset_reset */

@@ -34,6 +34,8 @@
  */
 #include "postgres.h"
 
+#include <signal.h>
+
 #include "access/twophase.h"
 #include "access/xact.h"
 #include "access/xlog.h"
@@ -356,6 +358,69 @@ registry_stable_offset(Oid relid, int64 high_watermark, TopicHolder *holder,
 }
 
 /*
+ * pg_topics.max_producer_transaction_age: end the sessions whose
+ * transaction has held a partition back for longer, as
+ * idle_in_transaction_session_timeout ends idle ones (an open producing
+ * transaction keeps every reader of its partitions at its first offset).
+ * Called by the launcher every round; returns the milliseconds until the
+ * next holder reaches the age, or -1 if none will.
+ *
+ * The session is terminated, not its query cancelled: a producer that sits
+ * idle in its transaction runs no query.  The signal is sent under the
+ * registry's lock, which the holder needs to empty its slots, so the
+ * process is still in the same transaction (or has just committed it).
+ * Background workers (a subscription's apply worker, which may take long
+ * on a large transaction) are left alone.
+ */
+long
+topic_registry_end_old_producers(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	int64		max_age_us = (int64) pg_topics_max_producer_transaction_age * 1000;
+	long		next_ms = -1;
+
+	if (pg_topics_max_producer_transaction_age <= 0)
+		return -1;
+
+	LWLockAcquire(registry->lock, LW_SHARED);
+	for (int p = 0; p < registry->nprocs; p++)
+	{
+		WriterSlot *slots = &registry->slots[p * registry->slots_per_proc];
+		PGPROC	   *proc = &ProcGlobal->allProcs[p];
+
+		for (int i = 0; i < registry->nused[p]; i++)
+		{
+			int64		age;
+
+			/* a slot holds readers back once its first offset is set */
+			if (!OidIsValid(slots[i].dbid) || slots[i].first_offset == PG_INT64_MAX ||
+				proc->isBackgroundWorker || proc->pid == 0)
+				continue;
+			age = now - slots[i].since;
+			if (age >= max_age_us)
+			{
+				ereport(LOG,
+						(errmsg("terminating process %d because its transaction has held topic partitions back for longer than pg_topics.max_producer_transaction_age",
+								proc->pid),
+						 errdetail("The transaction started at %s and produced to partition relation %u of database %u, whose readers wait for it.",
+								   timestamptz_to_str(slots[i].since), slots[i].relid,
+								   slots[i].dbid)));
+				(void) kill(proc->pid, SIGTERM);
+			}
+			else
+			{
+				long		ms = (long) ((max_age_us - age) / 1000) + 1;
+
+				next_ms = next_ms < 0 ? ms : Min(next_ms, ms);
+			}
+			break;				/* one transaction per backend */
+		}
+	}
+	LWLockRelease(registry->lock);
+	return next_ms;
+}
+
+/*
  * Long-poll: prepare to sleep until a producer of relid commits, then
  * sleep at most timeout_ms.  The caller rechecks after each call and ends
  * with topic_registry_end_wait().
@@ -389,7 +454,7 @@ topic_registry_wake_all(void)
 		ConditionVariableBroadcast(&registry->wakeup[i]);
 }
 
-/* Empty this backend's slots; at commit, wake the partitions' readers */
+/* Empty this backend's slots, and wake the readers of the partitions it wrote */
 static void
 release_slots(bool committed)
 {
@@ -404,7 +469,14 @@ release_slots(bool committed)
 	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
 	for (i = 0; i < my_nslots; i++)
 	{
-		if (OidIsValid(slots[i].dbid) && committed && nwoken < lengthof(woken) - 1)
+		/*
+		 * A commit makes records available; an abort of a transaction that
+		 * wrote moves the last stable offset past its records, so the
+		 * records after them are available now
+		 */
+		if (OidIsValid(slots[i].dbid) &&
+			(committed || slots[i].first_offset != PG_INT64_MAX) &&
+			nwoken < lengthof(woken) - 1)
 		{
 			woken[nwoken++] = slots[i].relid;
 			if (OidIsValid(slots[i].topic))
@@ -420,7 +492,7 @@ release_slots(bool committed)
 	for (i = 0; i < nwoken; i++)
 		ConditionVariableBroadcast(wakeup_cv(MyDatabaseId, woken[i]));
 	/* more partitions than we remembered: wake every bucket */
-	if (committed && nwoken >= lengthof(woken) - 1)
+	if (nwoken >= lengthof(woken) - 1)
 		topic_registry_wake_all();
 }
 

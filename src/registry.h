@@ -36,5 +36,6 @@ extern void topic_registry_prepare_wait(Oid relid);
 extern bool topic_registry_wait(Oid relid, long timeout_ms);
 extern void topic_registry_end_wait(void);
 extern void topic_registry_wake_all(void);
+extern long topic_registry_end_old_producers(void);
 
 #endif							/* TOPIC_REGISTRY_H */

@@ -60,6 +60,7 @@
 #include "retention.h"
 #include "segment.h"
 #include "markers.h"
+#include "registry.h"
 #include "worker.h"
 
 PGDLLEXPORT void topic_launcher_main(Datum main_arg);
@@ -208,6 +209,7 @@ topic_launcher_main(Datum main_arg)
 	{
 		Oid			wake;
 		TimestampTz now;
+		long		next_expiry;
 
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
@@ -232,7 +234,11 @@ topic_launcher_main(Datum main_arg)
 			last_round = GetCurrentTimestamp();
 		}
 
+		/* producers holding readers back too long; sleep until the next one would */
+		next_expiry = topic_registry_end_old_producers();
+
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 next_expiry >= 0 ? Min(next_expiry, pg_topics_worker_naptime) :
 						 pg_topics_worker_naptime, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
