@@ -38,6 +38,7 @@ OBJS = \
 	src/segment.o \
 	src/segment_ddl.o \
 	src/retention.o \
+	src/maintenance.o \
 	src/compaction.o \
 	src/internal_sql.o \
 	src/worker.o
