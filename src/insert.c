@@ -46,6 +46,7 @@
 #include "catalog.h"
 #include "compaction.h"
 #include "group_state.h"
+#include "maintenance.h"
 #include "segment.h"
 #include "storage.h"
 #include "subscription.h"
@@ -445,6 +446,12 @@ segment_nblocks(Relation seg)
 }
 
 /*
+ * How long a call that filled its segment waits for the worker's next
+ * spare segment, each time: enough for a round that is not busy elsewhere
+ */
+#define SPARE_WAIT_MS	1000
+
+/*
  * Is the LIVE segment due to roll over to the next one: by pages, by age,
  * or because someone found it full by its whole size (the flag in the
  * directory, which every writer reads anyway)?
@@ -519,14 +526,16 @@ prepare_chunk(Relation router, Relation seg, TupleTableSlot **slots,
 /*
  * Open the LIVE segment of router, for writing, with its tail locked in
  * *tail, and prepare the records from first on for it (up to *end, see
- * prepare_chunk, at its size plus slack blocks).  The records are prepared
- * (and TOASTed into that segment) first, without any buffer lock; if the
+ * prepare_chunk: at its size, plus slack blocks if it is slack_relid).
+ * The records are prepared (and TOASTed into that segment) first, without
+ * any buffer lock; if the
  * segment stopped being LIVE meanwhile (another writer rolled), they are
  * prepared again for the next one.
  */
 static Relation
 lock_live_segment(Relation router, TupleTableSlot **slots, int first,
-				  int nslots, BlockNumber slack, bool preserve, bool any_order,
+				  int nslots, Oid slack_relid, BlockNumber slack,
+				  bool preserve, bool any_order,
 				  PreparedRecord *recs, TopicTail *tail,
 				  BufferAccessStrategy strategy, TopicSegmentEntry *entry,
 				  BlockNumber *roll_blocks, int *end, bool *due)
@@ -558,7 +567,9 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int first,
 		}
 		*entry = *live;
 		*roll_blocks = topic_segdir_roll_blocks(dir);
-		limit = *roll_blocks + Min(slack, MaxBlockNumber - *roll_blocks);
+		limit = *roll_blocks;
+		if (live->relid == slack_relid)
+			limit += Min(slack, MaxBlockNumber - limit);
 		pfree(dir);
 
 		*end = prepare_chunk(router, seg, slots, first, nslots, preserve,
@@ -607,6 +618,7 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	char	   *batch;
 	bool		preserve;
 	bool		any_order;
+	Oid			slack_relid = InvalidOid;	/* a full segment we go on in */
 	BlockNumber slack = 0;
 	BlockNumber roll_blocks;
 	TopicBatchHeader hdr;
@@ -663,8 +675,9 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	/*
 	 * The records go in chunks, each to the segment that is LIVE when it
 	 * starts: a chunk ends where the segment reaches its size, which then
-	 * rolls.  Without a spare it is flagged (the worker is woken) and takes
-	 * another segment's worth before the next try.
+	 * rolls.  Without a spare the call waits briefly for the worker's;
+	 * failing that, the segment is flagged and takes another segment's
+	 * worth before the next try.
 	 */
 	now = GetCurrentTimestamp();
 	for (first = 0; first < nslots; first = end)
@@ -672,9 +685,10 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 		bool		unordered = false;
 		bool		keep_supplied;
 		bool		due;
+		bool		rolled = false;
 
-		seg = lock_live_segment(rel, slots, first, nslots, slack, preserve,
-								any_order, recs, &tail,
+		seg = lock_live_segment(rel, slots, first, nslots, slack_relid, slack,
+								preserve, any_order, recs, &tail,
 								bistate ? bistate->strategy : NULL, &entry,
 								&roll_blocks, &end, &due);
 		keep_supplied = preserve && any_supplied(recs + first, end - first);
@@ -745,15 +759,25 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 		/*
 		 * The segment reached its size: roll it now, so that the rest of
 		 * the call and the next calls write to a fresh one.  Without a
-		 * spare, flag it for every writer and the worker.
+		 * spare, the rest of the call waits a little for the worker to make
+		 * one (if it runs, and can see this partition); failing that, flag
+		 * the segment for every writer and the worker, and go on in it for
+		 * as much again as it holds.
 		 */
-		if (due && topic_segment_roll(rel, seg))
-			slack = 0;
-		else if (due)
+		if (due && !(rolled = topic_segment_roll(rel, seg)) && end < nslots &&
+			rel->rd_createSubid == InvalidSubTransactionId &&
+			topic_maintenance_problem() == NULL &&
+			topic_segment_wait_for_spare(rel, SPARE_WAIT_MS))
+			rolled = topic_segment_roll(rel, seg);
+		if (due && !rolled)
 		{
 			if (!(entry.flags & TOPIC_SEGENTRY_DUE))
 				topic_segdir_mark_due(rel, entry.relid, entry.segno);
-			slack += roll_blocks;
+			if (slack_relid != entry.relid)
+				slack = 0;
+			slack_relid = entry.relid;
+			/* doubling: a few tries, however large the call */
+			slack = Min((uint64) slack * 2 + roll_blocks, MaxBlockNumber);
 		}
 
 		/* the segment for autovacuum's freezing */

@@ -12,14 +12,19 @@
  * go back to the filesystem at commit).  A segment someone is reading is
  * dropped later: retention never waits for readers.
  *
+ * Sizes are whole sizes on disk (segment.c, topic_segment_disk_blocks):
+ * TOAST table, its index and the maps included, as topics.partitions shows.
+ *
  * Segments are sized from the same settings: a quarter of retention_bytes
  * (so a partition keeps little more than retention_bytes plus one
- * segment), and rolled over after a quarter of retention, so that an idle
- * topic's old records still leave on time.
+ * segment; set from create_topic on), and rolled over after a quarter of
+ * retention, so that an idle topic's old records still leave on time.
+ * Each pass rolls the LIVE segment when it is due, since only sealed
+ * segments go.
  *
  * topics.delete_records() moves the log start by hand (Kafka's
  * DeleteRecords); topics.enforce_retention() applies the policy now
- * rather than at the worker's next round.
+ * rather than at the worker's next round, or fails saying why it cannot.
  *
  *-------------------------------------------------------------------------
  */
@@ -166,7 +171,10 @@ read_policy(Relation router)
 	topic = get_partition_parent(RelationGetRelid(router), true);
 	arg = ObjectIdGetDatum(topic);
 
-	/* topic_config is closed to PUBLIC */
+	/*
+	 * topic_config is closed to PUBLIC.  Not read-only: create_topic reads
+	 * the settings it has just stored, which a new snapshot sees.
+	 */
 	topic_internal_sql_begin(&internal);
 	PG_TRY();
 	{
@@ -175,7 +183,7 @@ read_policy(Relation router)
 		if (SPI_execute_with_args("SELECT (extract(epoch FROM retention) * 1000000)::bigint, "
 								  "retention_bytes FROM topics.topic_config "
 								  "WHERE topic = $1::regclass",
-								  1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT)
+								  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
 			elog(ERROR, "could not read topics.topic_config");
 		if (SPI_processed == 1)
 		{

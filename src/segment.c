@@ -48,7 +48,9 @@
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "storage/smgr.h"
 #include "commands/tablespace.h"
@@ -777,6 +779,40 @@ topic_segdir_mark_due(Relation router, Oid relid, uint32 segno)
 
 	segdir_modify(router, edit_due, &seg);
 	topic_worker_wake();
+}
+
+/*
+ * Wait up to timeout_ms for router to have a spare segment, having woken
+ * the worker: a produce call that filled its segment waits for the next
+ * one rather than grow it far past its size.  True if one is there.  The
+ * caller's locks (RowExclusiveLock on the router and its segments) do not
+ * keep the worker from creating and adding a spare.
+ */
+bool
+topic_segment_wait_for_spare(Relation router, long timeout_ms)
+{
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   timeout_ms);
+
+	for (;;)
+	{
+		TopicSegmentDir *dir = topic_segdir_read(router);
+		bool		found = false;
+
+		for (int i = 0; i < dir->nentries; i++)
+			if (dir->entries[i].state == TOPIC_SEGMENT_SPARE)
+				found = true;
+		pfree(dir);
+		if (found)
+			return true;
+		if (GetCurrentTimestamp() >= deadline)
+			return false;
+		topic_worker_wake();
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
 }
 
 /*

@@ -78,6 +78,7 @@ extern TopicRollResult topic_segment_roll_if_due(Relation router);
 extern BlockNumber topic_segment_disk_blocks(Relation seg);
 extern BlockNumber topic_segdir_roll_blocks(const TopicSegmentDir *dir);
 extern void topic_segdir_mark_due(Relation router, Oid relid, uint32 segno);
+extern bool topic_segment_wait_for_spare(Relation router, long timeout_ms);
 extern void topic_segdir_forget(Relation router, Oid relid, uint32 segno);
 extern int	topic_segdir_advance_start(Relation router, int64 start, int64 hw);
 extern void topic_segdir_restart_empty(Relation router, int64 start);

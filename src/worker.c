@@ -10,16 +10,25 @@
  * worker slot.  A database worker does nothing where the extension is not
  * installed; elsewhere, for every partition's log, it:
  *
+ * - creates a SPARE segment if there is none, so that a roll never waits
+ *   for DDL (the segment commits before its entry is added),
  * - sets when the LIVE segment rolls (from the topic's retention settings
- *   and pg_topics.segment_size),
+ *   and pg_topics.segment_size), and rolls it if it is due by its whole
+ *   size on disk, by age or by a writer's flag: retention never depends on
+ *   someone producing after the budget is exceeded,
  * - applies retention (retention.c), dropping whole segments, and
  *   compacts topics.consumer_offsets (compaction.c),
  * - forgets directory entries of segments dropped earlier,
- * - creates a SPARE segment if there is none, so that a roll never waits
- *   for DDL (the segment commits before its entry is added),
+ * - creates a spare again if the roll used it up,
+ * - logs the stable-offset markers of published logs that changed
+ *   (markers.c),
  * - and drops segments no directory names (orphans of a crash between
  *   creating a segment and adding it, or of a partition dropped without
  *   its segments), taking a lock only on real candidates.
+ *
+ * Whether the launcher runs, when a round last finished and why workers
+ * cannot start are kept for topics.maintenance (maintenance.c), and said
+ * once in the log rather than per attempt.
  *
  * Short-lived database workers keep no connection open, so DROP DATABASE
  * is not held up for long; an error in one log is reported and the worker
