@@ -513,7 +513,7 @@ prepare_chunk(Relation router, Relation seg, TupleTableSlot **slots,
 			continue;
 		inline_bytes += inline_size(&recs[i]);
 		if (moved_to_toast(&recs[i]))
-			disk_blocks = topic_segment_disk_blocks(seg);
+			disk_blocks = topic_segment_disk_blocks(seg, false);
 		if (Max(main_blocks, disk_blocks) + inline_bytes / TOPIC_LOG_PAGE_CAPACITY >= limit)
 		{
 			*due = true;
@@ -675,9 +675,9 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	/*
 	 * The records go in chunks, each to the segment that is LIVE when it
 	 * starts: a chunk ends where the segment reaches its size, which then
-	 * rolls.  Without a spare the call waits briefly for the worker's;
-	 * failing that, the segment is flagged and takes another segment's
-	 * worth before the next try.
+	 * rolls.  Without a spare the segment is flagged and takes as much
+	 * again before the next try, where a call that filled even that waits
+	 * briefly for the worker's spare.
 	 */
 	now = GetCurrentTimestamp();
 	for (first = 0; first < nslots; first = end)
@@ -759,12 +759,13 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 		/*
 		 * The segment reached its size: roll it now, so that the rest of
 		 * the call and the next calls write to a fresh one.  Without a
-		 * spare, the rest of the call waits a little for the worker to make
-		 * one (if it runs, and can see this partition); failing that, flag
-		 * the segment for every writer and the worker, and go on in it for
-		 * as much again as it holds.
+		 * spare, flag it for every writer and the worker, and go on in it
+		 * for as much again as it holds; when the call fills even that, it
+		 * waits a little for the worker's spare (if the worker runs and can
+		 * see this partition).  A call smaller than a segment never waits.
 		 */
 		if (due && !(rolled = topic_segment_roll(rel, seg)) && end < nslots &&
+			slack_relid == entry.relid &&
 			rel->rd_createSubid == InvalidSubTransactionId &&
 			topic_maintenance_problem() == NULL &&
 			topic_segment_wait_for_spare(rel, SPARE_WAIT_MS))

@@ -147,15 +147,26 @@ topic_markers_round_begin(int nlogs)
 	round_slots = logical_slots_fingerprint();
 }
 
-/* The round's transaction committed: its markers are what was sent */
+/*
+ * The round's transaction committed: its markers are what was sent.  The
+ * entries of this database's logs that are gone (not in logs) go, so that
+ * dropped topics do not fill the table.
+ */
 void
-topic_markers_round_committed(void)
+topic_markers_round_committed(List *logs)
 {
+	HASH_SEQ_STATUS scan;
+	MarkerSent *entry;
 	int			i;
 
 	if (sent_markers == NULL || round_sent == NULL)
 		return;
 	LWLockAcquire(sent_lock, LW_EXCLUSIVE);
+	hash_seq_init(&scan, sent_markers);
+	while ((entry = hash_seq_search(&scan)) != NULL)
+		if (entry->key.dboid == MyDatabaseId &&
+			!list_member_oid(logs, entry->key.router))
+			(void) hash_search(sent_markers, &entry->key, HASH_REMOVE, NULL);
 	for (i = 0; i < round_nsent; i++)
 	{
 		MarkerSent *entry = hash_search(sent_markers, &round_sent[i].key,

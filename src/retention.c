@@ -214,7 +214,7 @@ read_policy(Relation router)
 static int64
 segment_bytes(Relation seg)
 {
-	return (int64) topic_segment_disk_blocks(seg) * BLCKSZ;
+	return (int64) topic_segment_disk_blocks(seg, true) * BLCKSZ;
 }
 
 /*

@@ -684,17 +684,18 @@ topic_segment_roll(Relation router, Relation seg)
 	return rolled;
 }
 
-/* Blocks of every fork of rel that exists */
+/* Blocks of rel's main fork, and of every other fork that exists if maps */
 static BlockNumber
-relation_all_forks_blocks(Relation rel)
+relation_forks_blocks(Relation rel, bool maps)
 {
 	SMgrRelation smgr = RelationGetSmgr(rel);
-	BlockNumber blocks = 0;
+	BlockNumber blocks = smgrnblocks(smgr, MAIN_FORKNUM);
 	ForkNumber	fork;
 
-	for (fork = MAIN_FORKNUM; fork <= MAX_FORKNUM; fork++)
-		if (fork == MAIN_FORKNUM || smgrexists(smgr, fork))
-			blocks += smgrnblocks(smgr, fork);
+	if (maps)
+		for (fork = MAIN_FORKNUM + 1; fork <= MAX_FORKNUM; fork++)
+			if (smgrexists(smgr, fork))
+				blocks += smgrnblocks(smgr, fork);
 	return blocks;
 }
 
@@ -703,13 +704,15 @@ relation_all_forks_blocks(Relation rel)
  * its TOAST table and of that table's index.  This is what counts toward
  * the segment's size and the partition's retention_bytes, and what
  * topics.partitions.bytes shows; every process finds the same (the files'
- * sizes, not what one backend last wrote).  The caller holds a lock on
- * seg, which keeps its TOAST table.
+ * sizes, not what one backend last wrote).  Without maps, only the main
+ * forks: what a writer measures after each record it TOASTed (the maps are
+ * a small part, and asking whether they exist is a failed open() each).
+ * The caller holds a lock on seg, which keeps its TOAST table.
  */
 BlockNumber
-topic_segment_disk_blocks(Relation seg)
+topic_segment_disk_blocks(Relation seg, bool maps)
 {
-	BlockNumber blocks = relation_all_forks_blocks(seg);
+	BlockNumber blocks = relation_forks_blocks(seg, maps);
 
 	if (OidIsValid(seg->rd_rel->reltoastrelid))
 	{
@@ -720,14 +723,14 @@ topic_segment_disk_blocks(Relation seg)
 			List	   *indexes = RelationGetIndexList(toast);
 			ListCell   *lc;
 
-			blocks += relation_all_forks_blocks(toast);
+			blocks += relation_forks_blocks(toast, maps);
 			foreach(lc, indexes)
 			{
 				Relation	index = RelationIdGetRelation(lfirst_oid(lc));
 
 				if (RelationIsValid(index))
 				{
-					blocks += relation_all_forks_blocks(index);
+					blocks += relation_forks_blocks(index, maps);
 					RelationClose(index);
 				}
 			}
@@ -840,7 +843,7 @@ topic_segment_roll_if_due(Relation router)
 		due = (live->flags & TOPIC_SEGENTRY_DUE) != 0 ||
 			(dir->segment_roll_usecs > 0 &&
 			 GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs) ||
-			topic_segment_disk_blocks(seg) >= topic_segdir_roll_blocks(dir);
+			topic_segment_disk_blocks(seg, true) >= topic_segdir_roll_blocks(dir);
 		if (due && has_records)
 			result = topic_segment_roll(router, seg) ? TOPIC_ROLL_ROLLED :
 				TOPIC_ROLL_NO_SPARE;

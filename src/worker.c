@@ -530,7 +530,7 @@ topic_db_worker_main(Datum main_arg)
 		marker_logs = logs;
 		topic_markers_round_begin(list_length(logs));
 		if (in_transaction(refresh_markers, InvalidOid))
-			topic_markers_round_committed();
+			topic_markers_round_committed(logs);
 	}
 
 	/* orphans: cheap to look for (no locks), so every round */
