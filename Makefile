@@ -39,6 +39,7 @@ OBJS = \
 	src/segment_ddl.o \
 	src/internal_rels.o \
 	src/retention.o \
+	src/maintenance.o \
 	src/compaction.o \
 	src/internal_sql.o \
 	src/worker.o

@@ -324,3 +324,18 @@ AS 'MODULE_PATHNAME', 'topic_enforce_retention'
 LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION topics.enforce_retention(text) IS
 'apply the topic''s retention now, rather than at the background worker''s next round';
+
+-- Whether the background worker that applies retention runs
+CREATE FUNCTION topics.maintenance_info()
+RETURNS TABLE(running boolean, launcher_pid int, last_round timestamptz,
+    problem text, problem_since timestamptz)
+AS 'MODULE_PATHNAME', 'topic_maintenance_info'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.maintenance_info() IS
+'state of the background worker in this database (see topics.maintenance)';
+
+CREATE VIEW topics.maintenance AS
+SELECT * FROM topics.maintenance_info();
+COMMENT ON VIEW topics.maintenance IS
+'whether the background worker (retention, segments ahead of need) runs, when it last finished a round in this database, and why not';
+GRANT SELECT ON topics.maintenance TO PUBLIC;

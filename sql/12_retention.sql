@@ -24,6 +24,9 @@ SELECT topics.delete_records('no_such_topic', 0, 0);
 
 -- enforce_retention applies the policy now: nothing to drop yet
 SELECT * FROM topics.enforce_retention('trail');
+-- the background worker that applies retention runs, and nothing is wrong
+SELECT running, launcher_pid IS NOT NULL AS has_launcher, problem, problem_since
+FROM topics.maintenance;
 -- pg_topics' own SQL runs with a pinned search_path: an operator planted
 -- ahead of pg_catalog's is not what runs as the superuser
 CREATE SCHEMA planted;

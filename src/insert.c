@@ -4,7 +4,10 @@
  *	  The insert path of topic_log: slots in, batches on the tail page out.
  *
  * One call (a single INSERT row, or a COPY/produce buffer of many) becomes
- * one batch per page it touches.  All per-record work that can fail or
+ * one batch per page it touches, in the LIVE segment; a call that makes
+ * the segment reach its size (TOAST included) goes on in the next one, so
+ * that no call makes a segment much larger than its share of the topic's
+ * retention_bytes.  All per-record work that can fail or
  * allocate happens first, without any buffer lock: reading the slots,
  * the placeholder and preserve-mode rules, the size limit, TOAST.  Then the
  * tail page is locked, offsets and the timestamp are assigned from it, the
@@ -44,6 +47,7 @@
 #include "retention.h"
 #include "compaction.h"
 #include "group_state.h"
+#include "maintenance.h"
 #include "segment.h"
 #include "storage.h"
 #include "subscription.h"
@@ -466,14 +470,6 @@ fill_slot(Relation rel, TupleTableSlot *slot, int64 offset, TimestampTz ts,
 	slot->tts_tableOid = RelationGetRelid(rel);
 }
 
-/* The segment's roll limit in blocks, TOAST included */
-static BlockNumber
-segment_limit(const TopicSegmentDir *dir)
-{
-	return dir->segment_blocks > 0 ? dir->segment_blocks :
-		(BlockNumber) pg_topics_segment_size;
-}
-
 /*
  * The segment's size in blocks, as this backend last saw its tail: an
  * lseek per insert was a tenth of a single-record produce, and the limit
@@ -488,53 +484,30 @@ segment_nblocks(Relation seg)
 }
 
 /*
- * A segment that an earlier call found due by its TOAST table but could
- * not roll (no spare yet): every call rolls it until one succeeds.
+ * How long a call that filled its segment waits for the worker's next
+ * spare segment, each time: enough for a round that is not busy elsewhere
  */
-static Oid	toast_due_segment = InvalidOid;
+#define SPARE_WAIT_MS	1000
 
-/* Is the LIVE segment due to roll over to the next one, by pages or age? */
+/*
+ * Is the LIVE segment due to roll over to the next one: by pages, by age,
+ * or because someone found it full by its whole size (the flag in the
+ * directory, which every writer reads anyway)?
+ */
 static bool
 segment_due(Relation seg, const TopicSegmentEntry *live,
 			const TopicSegmentDir *dir)
 {
 	BlockNumber nblocks = segment_nblocks(seg);
 
-	if (RelationGetRelid(seg) == toast_due_segment)
-		return true;
-
 	if (nblocks <= TOPIC_LOG_FIRST_DATA_BLKNO)
 		return false;			/* empty: nothing to seal */
-	if (nblocks >= Min(segment_limit(dir), TOPIC_SEGMENT_MAX_ROLL_BLOCKS))
+	if (live->flags & TOPIC_SEGENTRY_DUE)
+		return true;
+	if (nblocks >= topic_segdir_roll_blocks(dir))
 		return true;
 	return dir->segment_roll_usecs > 0 &&
 		GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs;
-}
-
-/*
- * Is it due counting its TOAST table, which large values fill (they are
- * what retention_bytes is mostly about)?  Asked after calls that moved
- * values there, the only ones that grow it.  No lock: the TOAST table goes
- * only with the segment, which our RowExclusiveLock keeps.
- */
-static bool
-segment_due_with_toast(Relation seg, BlockNumber limit)
-{
-	BlockNumber nblocks;
-	BlockNumber toast_blocks = 0;
-
-	if (OidIsValid(seg->rd_rel->reltoastrelid))
-	{
-		Relation	toast = RelationIdGetRelation(seg->rd_rel->reltoastrelid);
-
-		if (RelationIsValid(toast))
-		{
-			toast_blocks = smgrnblocks(RelationGetSmgr(toast), MAIN_FORKNUM);
-			RelationClose(toast);
-		}
-	}
-	nblocks = segment_nblocks(seg);
-	return nblocks > TOPIC_LOG_FIRST_DATA_BLKNO && nblocks + toast_blocks >= limit;
 }
 
 /* Did preparing rec move a field out to the TOAST table? */
@@ -550,16 +523,60 @@ moved_to_toast(const PreparedRecord *rec)
 }
 
 /*
+ * Prepare the records from first on for segment seg, TOASTing their large
+ * fields into it, as many as the segment's size leaves room for (limit
+ * blocks; 0: no limit), and at least one.  Returns where the chunk ends;
+ * *due says whether the segment reaches its size with it.  The size is the
+ * segment's whole size on disk, TOAST included (measured after each record
+ * that moved values there, the only ones that grow it), plus the encoded
+ * size of the chunk's records: a call of any size, and records of any size,
+ * never make one segment much larger than its share of retention_bytes.
+ */
+static int
+prepare_chunk(Relation router, Relation seg, TupleTableSlot **slots,
+			  int first, int nslots, bool preserve, bool any_order,
+			  PreparedRecord *recs, BlockNumber limit, bool *due)
+{
+	BlockNumber main_blocks = segment_nblocks(seg);
+	BlockNumber disk_blocks = 0;
+	Size		inline_bytes = 0;
+	int			i;
+
+	*due = false;
+	for (i = first; i < nslots; i++)
+	{
+		prepare_record(router, slots[i], preserve, any_order, &recs[i]);
+		toast_record(seg, &recs[i]);
+		if (limit == 0)
+			continue;
+		inline_bytes += inline_size(&recs[i]);
+		if (moved_to_toast(&recs[i]))
+			disk_blocks = topic_segment_disk_blocks(seg, false);
+		if (Max(main_blocks, disk_blocks) + inline_bytes / TOPIC_LOG_PAGE_CAPACITY >= limit)
+		{
+			*due = true;
+			return i + 1;
+		}
+	}
+	return nslots;
+}
+
+/*
  * Open the LIVE segment of router, for writing, with its tail locked in
- * *tail.  The records are prepared (and TOASTed into that segment) first,
- * without any buffer lock; if the segment stopped being LIVE meanwhile
- * (another writer rolled), they are prepared again for the next one.
+ * *tail, and prepare the records from first on for it (up to *end, see
+ * prepare_chunk: at its size, plus slack blocks if it is slack_relid).
+ * The records are prepared (and TOASTed into that segment) first, without
+ * any buffer lock; if the
+ * segment stopped being LIVE meanwhile (another writer rolled), they are
+ * prepared again for the next one.
  */
 static Relation
-lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
-				  bool preserve, bool any_order, PreparedRecord *recs,
-				  TopicTail *tail, BufferAccessStrategy strategy,
-				  TopicSegmentEntry *entry, BlockNumber *limit)
+lock_live_segment(Relation router, TupleTableSlot **slots, int first,
+				  int nslots, Oid slack_relid, BlockNumber slack,
+				  bool preserve, bool any_order,
+				  PreparedRecord *recs, TopicTail *tail,
+				  BufferAccessStrategy strategy, TopicSegmentEntry *entry,
+				  BlockNumber *roll_blocks, int *end, bool *due)
 {
 	int			stale = 0;
 
@@ -568,7 +585,7 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
 		TopicSegmentDir *dir = topic_segdir_read(router);
 		TopicSegmentEntry *live = topic_segdir_live(dir);
 		Relation	seg;
-		int			i;
+		BlockNumber limit;
 
 		if (live == NULL ||
 			(seg = topic_segment_open(dir->router, live, RowExclusiveLock)) == NULL)
@@ -582,21 +599,19 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int nslots,
 		}
 		if (segment_due(seg, live, dir) && topic_segment_roll(router, seg))
 		{
-			if (RelationGetRelid(seg) == toast_due_segment)
-				toast_due_segment = InvalidOid;
 			relation_close(seg, RowExclusiveLock);
 			pfree(dir);
 			continue;
 		}
 		*entry = *live;
-		*limit = segment_limit(dir);
+		*roll_blocks = topic_segdir_roll_blocks(dir);
+		limit = *roll_blocks;
+		if (live->relid == slack_relid)
+			limit += Min(slack, MaxBlockNumber - limit);
 		pfree(dir);
 
-		for (i = 0; i < nslots; i++)
-		{
-			prepare_record(router, slots[i], preserve, any_order, &recs[i]);
-			toast_record(seg, &recs[i]);
-		}
+		*end = prepare_chunk(router, seg, slots, first, nslots, preserve,
+							 any_order, recs, limit, due);
 
 		topic_tail_lock(seg, tail, strategy);
 
@@ -677,10 +692,9 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	char	   *batch;
 	bool		preserve;
 	bool		any_order;
-	bool		unordered = false;
-	bool		keep_supplied;
-	bool		moved = false;
-	BlockNumber limit;
+	Oid			slack_relid = InvalidOid;	/* a full segment we go on in */
+	BlockNumber slack = 0;
+	BlockNumber roll_blocks;
 	TopicBatchHeader hdr;
 	TransactionId xid;
 	TimestampTz now;
@@ -689,6 +703,8 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	TopicSegmentEntry entry;
 	Oid			topic;
 	int			slot;
+	int			first;
+	int			end;
 	int			done;
 	int			i;
 
@@ -730,95 +746,129 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 				 errhint("To write here, drop the subscription, or stop publishing the topic and refresh the subscription.")));
 	slot = topic_registry_add_writer(rel, topic);
 
-	seg = lock_live_segment(rel, slots, nslots, preserve, any_order, recs,
-							&tail, bistate ? bistate->strategy : NULL, &entry,
-							&limit);
-	keep_supplied = preserve && any_supplied(recs, nslots);
+	/*
+	 * The records go in chunks, each to the segment that is LIVE when it
+	 * starts: a chunk ends where the segment reaches its size, which then
+	 * rolls.  Without a spare the segment is flagged and takes as much
+	 * again before the next try, where a call that filled even that waits
+	 * briefly for the worker's spare.
+	 */
 	now = GetCurrentTimestamp();
-
-	/* a segment's first record continues the log where it stood */
-	if (tail.blkno == TOPIC_LOG_METAPAGE_BLKNO)
+	for (first = 0; first < nslots; first = end)
 	{
-		int64		start = entry.base_offset;
+		bool		unordered = false;
+		bool		keep_supplied;
+		bool		due;
+		bool		rolled = false;
+
+		seg = lock_live_segment(rel, slots, first, nslots, slack_relid, slack,
+								preserve, any_order, recs, &tail,
+								bistate ? bistate->strategy : NULL, &entry,
+								&roll_blocks, &end, &due);
+		keep_supplied = preserve && any_supplied(recs + first, end - first);
+
+		/* a segment's first record continues the log where it stood */
+		if (tail.blkno == TOPIC_LOG_METAPAGE_BLKNO)
+		{
+			int64		start = entry.base_offset;
+
+			/*
+			 * A restored log starts where its source's did.  Not a
+			 * replicated one: it receives records in commit order, so its
+			 * first record need not be the publisher's first, and it takes
+			 * its log start from the publisher's markers instead (below).
+			 */
+			if (keep_supplied && !any_order &&
+				recs[first].offset != TOPIC_OFFSET_PLACEHOLDER &&
+				recs[first].offset > tail.next_offset &&
+				topic_segdir_log_is_empty(rel, &entry))
+			{
+				start = recs[first].offset;
+				topic_segdir_advance_start(rel, start, start);
+			}
+			topic_tail_move_start(seg, &tail, start, entry.base_timestamp);
+		}
+		done = first;
+		while (done < end)
+		{
+			Size		len;
+			int			count;
+			int			first_index;
+
+			count = fill_batch(rel, &tail, recs, done, end, keep_supplied,
+							   any_order, now, xid, cid, batch, &len, offsets,
+							   timestamps);
+			if (count == 0)
+			{
+				if (tail.init_page)
+					elog(ERROR, "topic record does not fit an empty page");
+				if (tail.blkno + 1 >= TOPIC_SEGMENT_MAX_BLOCKS)
+					ereport(ERROR,
+							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							 errmsg("segment of partition \"%s\" is full, and there is no next segment",
+									RelationGetRelationName(rel)),
+							 errhint("Check that the pg_topics background worker is running (topics.maintenance); it creates segments ahead of need.")));
+				topic_tail_extend(seg, &tail);
+				continue;
+			}
+
+			first_index = TOPIC_LOG_MAX_RECORDS_PER_PAGE - tail.free_records + 1;
+			hdr = (TopicBatchHeader) batch;
+			if (!TopicBatchIsMarker(hdr))
+			{
+				/* readers must learn of us before our offsets are in the log */
+				topic_registry_set_first_offset(slot, hdr->base_offset);
+				if (hdr->base_offset < tail.next_offset)
+					unordered = true;
+			}
+			topic_tail_append(seg, &tail, batch, len, done + count == end, rel);
+			if (!TopicBatchIsMarker(hdr))
+				topic_registry_set_partition(slot, hdr->partition);
+			for (i = 0; i < count; i++)
+				fill_slot(rel, slots[done + i], offsets[done + i],
+						  timestamps[done + i],
+						  TopicTidBlock(entry.segno, tail.blkno), first_index + i);
+			done += count;
+		}
+		topic_tail_release(&tail);
+
+		/* before anyone can see those batches: readers must not trust order */
+		if (unordered && !(entry.flags & TOPIC_SEGENTRY_UNORDERED))
+			topic_segdir_mark_unordered(rel, entry.relid, entry.segno);
 
 		/*
-		 * A restored log starts where its source's did.  Not a replicated
-		 * one: it receives records in commit order, so its first record
-		 * need not be the publisher's first, and it takes its log start
-		 * from the publisher's markers instead (below).
+		 * The segment reached its size: roll it now, so that the rest of
+		 * the call and the next calls write to a fresh one.  Without a
+		 * spare, flag it for every writer and the worker, and go on in it
+		 * for as much again as it holds; when the call fills even that, it
+		 * waits a little for the worker's spare (if the worker runs and can
+		 * see this partition).  A call smaller than a segment never waits.
 		 */
-		if (keep_supplied && !any_order &&
-			recs[0].offset != TOPIC_OFFSET_PLACEHOLDER &&
-			recs[0].offset > tail.next_offset &&
-			topic_segdir_log_is_empty(rel, &entry))
+		if (due && !(rolled = topic_segment_roll(rel, seg)) && end < nslots &&
+			slack_relid == entry.relid &&
+			rel->rd_createSubid == InvalidSubTransactionId &&
+			topic_maintenance_problem() == NULL &&
+			topic_segment_wait_for_spare(rel, SPARE_WAIT_MS))
+			rolled = topic_segment_roll(rel, seg);
+		if (due && !rolled)
 		{
-			start = recs[0].offset;
-			topic_segdir_advance_start(rel, start, start);
+			if (!(entry.flags & TOPIC_SEGENTRY_DUE))
+				topic_segdir_mark_due(rel, entry.relid, entry.segno);
+			if (slack_relid != entry.relid)
+				slack = 0;
+			slack_relid = entry.relid;
+			/* doubling: a few tries, however large the call */
+			slack = Min((uint64) slack * 2 + roll_blocks, MaxBlockNumber);
 		}
-		topic_tail_move_start(seg, &tail, start, entry.base_timestamp);
+
+		/* the segment for autovacuum's freezing */
+		pgstat_count_heap_insert(seg, end - first);
+		relation_close(seg, NoLock);
 	}
-	done = 0;
-	while (done < nslots)
-	{
-		Size		len;
-		int			count;
-		int			first_index;
-
-		count = fill_batch(rel, &tail, recs, done, nslots, keep_supplied,
-						   any_order, now, xid, cid, batch, &len, offsets,
-						   timestamps);
-		if (count == 0)
-		{
-			if (tail.init_page)
-				elog(ERROR, "topic record does not fit an empty page");
-			if (tail.blkno + 1 >= TOPIC_SEGMENT_MAX_BLOCKS)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("segment of partition \"%s\" is full, and there is no next segment",
-								RelationGetRelationName(rel)),
-						 errhint("Check that the pg_topics background worker is running; it creates segments ahead of need.")));
-			topic_tail_extend(seg, &tail);
-			continue;
-		}
-
-		first_index = TOPIC_LOG_MAX_RECORDS_PER_PAGE - tail.free_records + 1;
-		hdr = (TopicBatchHeader) batch;
-		if (!TopicBatchIsMarker(hdr))
-		{
-			/* readers must learn of us before our offsets are in the log */
-			topic_registry_set_first_offset(slot, hdr->base_offset);
-			if (hdr->base_offset < tail.next_offset)
-				unordered = true;
-		}
-		topic_tail_append(seg, &tail, batch, len, done + count == nslots, rel);
-		if (!TopicBatchIsMarker(hdr))
-			topic_registry_set_partition(slot, hdr->partition);
-		for (i = 0; i < count; i++)
-			fill_slot(rel, slots[done + i], offsets[done + i],
-					  timestamps[done + i],
-					  TopicTidBlock(entry.segno, tail.blkno), first_index + i);
-		done += count;
-	}
-	topic_tail_release(&tail);
-
-	/* before anyone can see those batches: readers must not trust order */
-	if (unordered && !(entry.flags & TOPIC_SEGENTRY_UNORDERED))
-		topic_segdir_mark_unordered(rel, entry.relid, entry.segno);
 
 	/* a replica of a topic's partition starts where its publisher does */
 	if (any_order && OidIsValid(topic))
 		follow_log_start(rel, recs, nslots);
-
-	/*
-	 * Large values fill the segment's TOAST table, which counts toward its
-	 * size: a call that moved some there rolls the segment when that makes
-	 * it due, so that the next call writes to a fresh one.
-	 */
-	for (i = 0; i < nslots && !moved; i++)
-		moved = moved_to_toast(&recs[i]);
-	if (moved && segment_due_with_toast(seg, limit))
-		toast_due_segment = topic_segment_roll(rel, seg) ? InvalidOid :
-			RelationGetRelid(seg);
 
 	/* group positions committed elsewhere reach the cache at our commit */
 	if (preserve && !OidIsValid(topic) &&
@@ -831,10 +881,8 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 		topic_group_records_arrived(slots, offsets, skip, nslots);
 	}
 
-	/* the segment for autovacuum's freezing, the partition for people */
-	pgstat_count_heap_insert(seg, nslots);
+	/* the partition for people */
 	pgstat_count_heap_insert(rel, nslots);
-	relation_close(seg, NoLock);
 
 	MemoryContextSwitchTo(oldcontext);
 	MemoryContextDelete(context);

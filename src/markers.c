@@ -21,7 +21,11 @@
  * - The background worker logs the same for every published partition
  *   each round (and when a producer rolled back or a log start moved), in
  *   a transaction of its own: rollbacks move the stable offset, and
- *   retention the log start, with nobody committing.
+ *   retention the log start, with nobody committing.  It logs only what
+ *   changed since its last marker (remembered in shared memory): a
+ *   partition's stable offset, log start or count, or the logical slots of
+ *   the database (a new subscription, or a table sync, must get a marker
+ *   after its copy).  An idle system writes no WAL for markers.
  * - Decoding turns the record into a marker row (decode.c); the
  *   subscriber's worker stores it as a marker batch (insert.c) in the same
  *   transaction as the records before it, and fetch.c bounds readers by
@@ -41,7 +45,13 @@
 #include "catalog/partition.h"
 #include "catalog/pg_publication.h"
 #include "commands/trigger.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "replication/slot.h"
 #include "storage/lmgr.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
@@ -55,8 +65,151 @@
 #include "wal.h"
 
 /*
+ * The worker's last marker of each published log, so that a round logs
+ * only what changed.  Entries past the table's size are not remembered:
+ * those logs get a marker every round, as all did before.
+ */
+#define MARKER_MEMORY_ENTRIES	4096
+
+typedef struct MarkerKey
+{
+	Oid			dboid;
+	Oid			router;
+} MarkerKey;
+
+typedef struct MarkerSent
+{
+	MarkerKey	key;
+	int64		stable_offset;
+	int64		log_start;		/* subscribers follow it too */
+	int32		npartitions;
+	int32		partition;
+	uint64		slots;			/* the database's logical slots then */
+} MarkerSent;
+
+static HTAB *sent_markers = NULL;
+static LWLock *sent_lock = NULL;
+
+/* What this round logged, remembered once its transaction commits */
+static MarkerSent *round_sent = NULL;
+static int	round_nsent = 0;
+static int	round_max = 0;
+static uint64 round_slots = 0;
+
+void
+topic_markers_shmem_request(void)
+{
+	RequestAddinShmemSpace(hash_estimate_size(MARKER_MEMORY_ENTRIES,
+											  sizeof(MarkerSent)));
+	RequestNamedLWLockTranche("pg_topics markers", 1);
+}
+
+void
+topic_markers_shmem_startup(void)
+{
+	HASHCTL		info;
+
+	info.keysize = sizeof(MarkerKey);
+	info.entrysize = sizeof(MarkerSent);
+	sent_markers = ShmemInitHash("pg_topics markers sent",
+								 MARKER_MEMORY_ENTRIES, MARKER_MEMORY_ENTRIES,
+								 &info, HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
+	sent_lock = &(GetNamedLWLockTranche("pg_topics markers"))->lock;
+}
+
+/*
+ * The logical slots of this database, as one number that changes when one
+ * is created or dropped (slot names are unique, so the sum of their hashes)
+ */
+static uint64
+logical_slots_fingerprint(void)
+{
+	uint64		sum = 0;
+	int			i;
+
+	if (ReplicationSlotCtl == NULL)
+		return 0;
+	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+	for (i = 0; i < max_replication_slots; i++)
+	{
+		ReplicationSlot *s = &ReplicationSlotCtl->replication_slots[i];
+
+		if (s->in_use && SlotIsLogical(s) && s->data.database == MyDatabaseId)
+			sum += hash_bytes_extended((const unsigned char *) NameStr(s->data.name),
+									   strlen(NameStr(s->data.name)), 1) + 1;
+	}
+	LWLockRelease(ReplicationSlotControlLock);
+	return sum;
+}
+
+/* A worker's round of markers begins (in its transaction) */
+void
+topic_markers_round_begin(int nlogs)
+{
+	round_max = Max(nlogs, 1);
+	round_sent = MemoryContextAlloc(TopMemoryContext, sizeof(MarkerSent) * round_max);
+	round_nsent = 0;
+	round_slots = logical_slots_fingerprint();
+}
+
+/*
+ * The round's transaction committed: its markers are what was sent.  The
+ * entries of this database's logs that are gone (not in logs) go, so that
+ * dropped topics do not fill the table.
+ */
+void
+topic_markers_round_committed(List *logs)
+{
+	HASH_SEQ_STATUS scan;
+	MarkerSent *entry;
+	int			i;
+
+	if (sent_markers == NULL || round_sent == NULL)
+		return;
+	LWLockAcquire(sent_lock, LW_EXCLUSIVE);
+	hash_seq_init(&scan, sent_markers);
+	while ((entry = hash_seq_search(&scan)) != NULL)
+		if (entry->key.dboid == MyDatabaseId &&
+			!list_member_oid(logs, entry->key.router))
+			(void) hash_search(sent_markers, &entry->key, HASH_REMOVE, NULL);
+	for (i = 0; i < round_nsent; i++)
+	{
+		MarkerSent *entry = hash_search(sent_markers, &round_sent[i].key,
+										HASH_ENTER_NULL, NULL);
+
+		if (entry != NULL)
+			*entry = round_sent[i];
+	}
+	LWLockRelease(sent_lock);
+	pfree(round_sent);
+	round_sent = NULL;
+}
+
+/* Did the worker already send exactly this marker? */
+static bool
+already_sent(const MarkerSent *marker)
+{
+	MarkerSent *entry;
+	bool		same = false;
+
+	if (sent_markers == NULL)
+		return false;
+	LWLockAcquire(sent_lock, LW_SHARED);
+	entry = hash_search(sent_markers, &marker->key, HASH_FIND, NULL);
+	if (entry != NULL)
+		same = entry->stable_offset == marker->stable_offset &&
+			entry->log_start == marker->log_start &&
+			entry->npartitions == marker->npartitions &&
+			entry->partition == marker->partition &&
+			entry->slots == marker->slots;
+	LWLockRelease(sent_lock);
+	return same;
+}
+
+/*
  * Log the stable offset of partition number partition (relation router) of
- * a topic of npartitions; a log outside any topic is partition 0 of 1.
+ * a topic of npartitions; a log outside any topic is partition 0 of 1.  The
+ * worker's round (not at_commit) skips a marker it already sent.
  */
 static void
 log_marker(Relation router, int32 partition, int32 npartitions, bool at_commit)
@@ -76,6 +229,23 @@ log_marker(Relation router, int32 partition, int32 npartitions, bool at_commit)
 											   end.next_offset) :
 		topic_registry_stable_offset(RelationGetRelid(router),
 									 end.next_offset, NULL);
+	if (!at_commit)
+	{
+		MarkerSent	marker;
+
+		memset(&marker, 0, sizeof(marker));
+		marker.key.dboid = MyDatabaseId;
+		marker.key.router = RelationGetRelid(router);
+		marker.stable_offset = xlrec.stable_offset;
+		marker.log_start = xlrec.log_start;
+		marker.npartitions = npartitions;
+		marker.partition = partition;
+		marker.slots = round_slots;
+		if (already_sent(&marker))
+			return;
+		if (round_sent != NULL && round_nsent < round_max)
+			round_sent[round_nsent++] = marker;
+	}
 
 	/* the record must carry our xid, to be decoded with our transaction */
 	(void) GetCurrentTransactionId();

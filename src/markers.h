@@ -8,7 +8,13 @@
 #ifndef TOPIC_MARKERS_H
 #define TOPIC_MARKERS_H
 
+#include "nodes/pg_list.h"
+
 extern void topic_markers_at_commit(void);
 extern void topic_markers_refresh(Oid router);
+extern void topic_markers_round_begin(int nlogs);
+extern void topic_markers_round_committed(List *logs);
+extern void topic_markers_shmem_request(void);
+extern void topic_markers_shmem_startup(void);
 
 #endif							/* TOPIC_MARKERS_H */

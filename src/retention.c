@@ -12,14 +12,19 @@
  * go back to the filesystem at commit).  A segment someone is reading is
  * dropped later: retention never waits for readers.
  *
+ * Sizes are whole sizes on disk (segment.c, topic_segment_disk_blocks):
+ * TOAST table, its index and the maps included, as topics.partitions shows.
+ *
  * Segments are sized from the same settings: a quarter of retention_bytes
  * (so a partition keeps little more than retention_bytes plus one
- * segment), and rolled over after a quarter of retention, so that an idle
- * topic's old records still leave on time.
+ * segment; set from create_topic on), and rolled over after a quarter of
+ * retention, so that an idle topic's old records still leave on time.
+ * Each pass rolls the LIVE segment when it is due, since only sealed
+ * segments go.
  *
  * topics.delete_records() moves the log start by hand (Kafka's
  * DeleteRecords); topics.enforce_retention() applies the policy now
- * rather than at the worker's next round.
+ * rather than at the worker's next round, or fails saying why it cannot.
  *
  * A logical replica of a topic's partition starts where its publisher's
  * log does (insert.c follows the publisher's markers), so that a consumer
@@ -43,6 +48,8 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "tcop/utility.h"
 #include "utils/acl.h"
@@ -54,6 +61,7 @@
 #include "catalog.h"
 #include "compaction.h"
 #include "internal_sql.h"
+#include "maintenance.h"
 #include "pg_topics.h"
 #include "registry.h"
 #include "retention.h"
@@ -172,7 +180,10 @@ read_policy(Relation router)
 	topic = get_partition_parent(RelationGetRelid(router), true);
 	arg = ObjectIdGetDatum(topic);
 
-	/* topic_config is closed to PUBLIC */
+	/*
+	 * topic_config is closed to PUBLIC.  Not read-only: create_topic reads
+	 * the settings it has just stored, which a new snapshot sees.
+	 */
 	topic_internal_sql_begin(&internal);
 	PG_TRY();
 	{
@@ -181,7 +192,7 @@ read_policy(Relation router)
 		if (SPI_execute_with_args("SELECT (extract(epoch FROM retention) * 1000000)::bigint, "
 								  "retention_bytes FROM topics.topic_config "
 								  "WHERE topic = $1::regclass",
-								  1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT)
+								  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
 			elog(ERROR, "could not read topics.topic_config");
 		if (SPI_processed == 1)
 		{
@@ -205,20 +216,14 @@ read_policy(Relation router)
 	return policy;
 }
 
-/* Bytes of a segment on disk, its TOAST table included */
+/*
+ * Bytes of a segment on disk: every fork of it and of its TOAST table and
+ * index (topic_segment_disk_blocks), what topics.partitions.bytes counts
+ */
 static int64
 segment_bytes(Relation seg)
 {
-	int64		bytes = (int64) topic_nblocks(seg) * BLCKSZ;
-
-	if (OidIsValid(seg->rd_rel->reltoastrelid))
-	{
-		Relation	toast = relation_open(seg->rd_rel->reltoastrelid, AccessShareLock);
-
-		bytes += (int64) RelationGetNumberOfBlocks(toast) * BLCKSZ;
-		relation_close(toast, AccessShareLock);
-	}
-	return bytes;
+	return (int64) topic_segment_disk_blocks(seg, true) * BLCKSZ;
 }
 
 /*
@@ -289,29 +294,72 @@ log_start_moved(void)
 		topic_worker_wake();
 }
 
+/* Set router's segment size and roll age from policy */
+static void
+set_segment_policy(Relation router, const RetentionPolicy *policy)
+{
+	uint32		blocks = 0;
+
+	if (policy->retention_bytes > 0)
+		blocks = (uint32) Max(Min(policy->retention_bytes / 4 / BLCKSZ,
+								  (int64) pg_topics_segment_size), 4);
+	else if (RelationGetRelid(router) == topic_offsets_log_relid())
+		blocks = topic_offsets_segment_blocks();
+	topic_segdir_set_policy(router, blocks, policy->retention_usecs / 4);
+}
+
 /*
- * Apply router's retention now: size its segments, move its log start past
- * the segments retention lets go, and drop those (waiting for readers if
- * wait).  Returns the log start.  The caller holds ShareUpdateExclusiveLock
- * on router, which keeps two of these apart.
+ * Size the segments of every partition of topic from its settings, which
+ * the caller has just stored: a new partition's first segment holds no
+ * more than its share of retention_bytes (create_topic, add_partitions).
+ */
+void
+topic_retention_size_segments(Oid topicid)
+{
+	Relation	topic;
+	int32		nparts;
+	int32		p;
+
+	CommandCounterIncrement();	/* the settings just stored */
+	topic = relation_open(topicid, AccessShareLock);
+	nparts = topic_partition_count(topic);
+	for (p = 0; p < nparts; p++)
+	{
+		Relation	router = table_open(topic_partition_relid(topic, p),
+										ShareUpdateExclusiveLock);
+		RetentionPolicy policy = read_policy(router);
+
+		set_segment_policy(router, &policy);
+		table_close(router, NoLock);
+	}
+	relation_close(topic, NoLock);
+}
+
+/*
+ * Apply router's retention now: size its segments, roll its LIVE segment
+ * if it is due (by size on disk or by age: retention only drops sealed
+ * segments), move its log start past the segments retention lets go, and
+ * drop those (waiting for readers if wait).  Returns the log start; *roll
+ * (if not NULL) says whether the LIVE segment was due and could not roll
+ * for want of a spare.  The caller holds ShareUpdateExclusiveLock on
+ * router, which keeps two of these apart.
  */
 int64
-topic_retention_apply(Relation router, bool wait)
+topic_retention_apply(Relation router, bool wait, TopicRollResult *roll)
 {
 	RetentionPolicy policy = read_policy(router);
-	TopicSegmentDir *dir = topic_segdir_read(router);
-	uint32		blocks = 0;
+	TopicSegmentDir *dir;
+	TopicRollResult rolled;
 	int64		start;
 	Oid			topic;
 	TopicLogEnd end;
 
-	if (policy.retention_bytes > 0)
-		blocks = (uint32) Max(Min(policy.retention_bytes / 4 / BLCKSZ,
-								  (int64) pg_topics_segment_size), 4);
-	else if (RelationGetRelid(router) == topic_offsets_log_relid())
-		blocks = topic_offsets_segment_blocks();
-	topic_segdir_set_policy(router, blocks, policy.retention_usecs / 4);
+	set_segment_policy(router, &policy);
+	rolled = topic_segment_roll_if_due(router);
+	if (roll != NULL)
+		*roll = rolled;
 
+	dir = topic_segdir_read(router);
 	/* a replica's log starts where its publisher's does, and nowhere else */
 	topic = topic_registry_topic_of(router);
 	if (OidIsValid(topic) &&
@@ -392,8 +440,75 @@ topic_delete_records(PG_FUNCTION_ARGS)
 }
 
 /*
+ * How long topics.enforce_retention() waits for the worker to create the
+ * spare segment a due LIVE segment needs: a wake-up starts a round at once
+ * unless the launcher is in the middle of one.
+ */
+static long
+spare_wait_ms(void)
+{
+	return Min(2L * pg_topics_worker_naptime + 10000L, 60000L);
+}
+
+/*
+ * Apply the retention of partition p of topic, rolling its LIVE segment if
+ * it is due.  A roll needs a spare segment, which only the background
+ * worker makes (a segment must be committed before it is LIVE): without
+ * one, wake the worker and wait for it, outside the partition's lock; if
+ * the worker is not running, or does not come in time, fail and say why,
+ * rather than return as if retention had been applied.
+ */
+static int64
+enforce_partition(Relation topic, int32 p)
+{
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   spare_wait_ms());
+
+	for (;;)
+	{
+		Relation	router = table_open(topic_partition_relid(topic, p),
+										ShareUpdateExclusiveLock);
+		TopicRollResult roll;
+		int64		start = topic_retention_apply(router, false, &roll);
+		const char *problem;
+
+		if (roll != TOPIC_ROLL_NO_SPARE)
+		{
+			table_close(router, NoLock);
+			return start;
+		}
+		/* the worker needs this lock to add the spare */
+		table_close(router, ShareUpdateExclusiveLock);
+
+		problem = topic_maintenance_problem();
+		if (problem != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot apply the retention of partition %d of topic \"%s\" because the pg_topics background worker is not running",
+							p, RelationGetRelationName(topic)),
+					 errdetail("%s Its LIVE segment is due to roll over, which needs a spare segment that only the background worker creates.",
+							   problem),
+					 errhint("See topics.maintenance and the server log.")));
+		if (GetCurrentTimestamp() >= deadline)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot apply the retention of partition %d of topic \"%s\" because the pg_topics background worker did not create a spare segment in time",
+							p, RelationGetRelationName(topic)),
+					 errdetail("Its LIVE segment is due to roll over, which needs a spare segment; the worker did not add one within %ld ms.",
+							   spare_wait_ms()),
+					 errhint("See topics.maintenance and the server log; the worker skips partitions whose locks are held, such as by this transaction.")));
+		topic_worker_wake();
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 100, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
  * topics.enforce_retention(topic text) RETURNS TABLE(partition int,
- * log_start_offset bigint): apply the topic's retention now.
+ * log_start_offset bigint): apply the topic's retention now, doing what
+ * the worker's round does for its partitions.
  */
 Datum
 topic_enforce_retention(PG_FUNCTION_ARGS)
@@ -406,15 +521,12 @@ topic_enforce_retention(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	for (p = 0; p < nparts; p++)
 	{
-		Relation	router = table_open(topic_partition_relid(topic, p),
-										ShareUpdateExclusiveLock);
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
 
 		values[0] = Int32GetDatum(p);
-		values[1] = Int64GetDatum(topic_retention_apply(router, false));
+		values[1] = Int64GetDatum(enforce_partition(topic, p));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		table_close(router, NoLock);
 	}
 	relation_close(topic, NoLock);
 	return (Datum) 0;

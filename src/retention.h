@@ -10,7 +10,11 @@
 
 #include "utils/rel.h"
 
-extern int64 topic_retention_apply(Relation router, bool wait);
+#include "segment.h"
+
+extern int64 topic_retention_apply(Relation router, bool wait,
+								   TopicRollResult *roll);
+extern void topic_retention_size_segments(Oid topicid);
 extern void topic_log_start_record(Relation router);
 
 #endif							/* TOPIC_RETENTION_H */

@@ -48,13 +48,18 @@
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/latch.h"
 #include "storage/lmgr.h"
+#include "storage/smgr.h"
 #include "commands/tablespace.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/relcache.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
 
 #include "internal_sql.h"
 #include "pg_topics.h"
@@ -63,6 +68,13 @@
 #include "worker.h"
 
 #define SEGMENT_SCHEMA	"topics_segments"
+
+/* Names one segment of a directory, for the edits that need one */
+typedef struct ForgetArgs
+{
+	Oid			relid;
+	uint32		segno;
+} ForgetArgs;
 
 /* Set while a segment relation is being created: its identity */
 static Oid	creating_owner = InvalidOid;
@@ -587,6 +599,7 @@ edit_roll(TopicLogMetaData *meta, void *arg)
 	if (i >= meta->nsegments)
 		return false;			/* that spare is gone */
 	meta->segments[live].state = TOPIC_SEGMENT_SEALED;
+	meta->segments[live].flags &= ~TOPIC_SEGENTRY_DUE;
 	meta->segments[i].state = TOPIC_SEGMENT_LIVE;
 	meta->segments[i].base_offset = roll->base;
 	meta->segments[i].base_timestamp = roll->base_timestamp;
@@ -671,27 +684,173 @@ topic_segment_roll(Relation router, Relation seg)
 	return rolled;
 }
 
+/* Blocks of rel's main fork, and of every other fork that exists if maps */
+static BlockNumber
+relation_forks_blocks(Relation rel, bool maps)
+{
+	SMgrRelation smgr = RelationGetSmgr(rel);
+	BlockNumber blocks = smgrnblocks(smgr, MAIN_FORKNUM);
+	ForkNumber	fork;
+
+	if (maps)
+		for (fork = MAIN_FORKNUM + 1; fork <= MAX_FORKNUM; fork++)
+			if (smgrexists(smgr, fork))
+				blocks += smgrnblocks(smgr, fork);
+	return blocks;
+}
+
 /*
- * Roll router's LIVE segment if it has been LIVE for longer than the
- * topic's roll age and holds records: an idle topic's old records must
- * still leave on time.  The worker calls this.
+ * The whole size of segment seg on disk, in blocks: every fork of it, of
+ * its TOAST table and of that table's index.  This is what counts toward
+ * the segment's size and the partition's retention_bytes, and what
+ * topics.partitions.bytes shows; every process finds the same (the files'
+ * sizes, not what one backend last wrote).  Without maps, only the main
+ * forks: what a writer measures after each record it TOASTed (the maps are
+ * a small part, and asking whether they exist is a failed open() each).
+ * The caller holds a lock on seg, which keeps its TOAST table.
+ */
+BlockNumber
+topic_segment_disk_blocks(Relation seg, bool maps)
+{
+	BlockNumber blocks = relation_forks_blocks(seg, maps);
+
+	if (OidIsValid(seg->rd_rel->reltoastrelid))
+	{
+		Relation	toast = RelationIdGetRelation(seg->rd_rel->reltoastrelid);
+
+		if (RelationIsValid(toast))
+		{
+			List	   *indexes = RelationGetIndexList(toast);
+			ListCell   *lc;
+
+			blocks += relation_forks_blocks(toast, maps);
+			foreach(lc, indexes)
+			{
+				Relation	index = RelationIdGetRelation(lfirst_oid(lc));
+
+				if (RelationIsValid(index))
+				{
+					blocks += relation_forks_blocks(index, maps);
+					RelationClose(index);
+				}
+			}
+			list_free(indexes);
+			RelationClose(toast);
+		}
+	}
+	return blocks;
+}
+
+/* The size at which router's LIVE segment rolls, in blocks */
+BlockNumber
+topic_segdir_roll_blocks(const TopicSegmentDir *dir)
+{
+	BlockNumber limit = dir->segment_blocks > 0 ? dir->segment_blocks :
+		(BlockNumber) pg_topics_segment_size;
+
+	return Min(limit, TOPIC_SEGMENT_MAX_ROLL_BLOCKS);
+}
+
+static bool
+edit_due(TopicLogMetaData *meta, void *arg)
+{
+	ForgetArgs *seg = (ForgetArgs *) arg;
+	int			i;
+
+	for (i = 0; i < meta->nsegments; i++)
+		if (meta->segments[i].relid == seg->relid &&
+			meta->segments[i].segno == seg->segno &&
+			meta->segments[i].state == TOPIC_SEGMENT_LIVE &&
+			!(meta->segments[i].flags & TOPIC_SEGENTRY_DUE))
+		{
+			meta->segments[i].flags |= TOPIC_SEGENTRY_DUE;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * Flag router's LIVE segment relid/segno as due to roll: it reached its
+ * size but there was no spare to roll to.  Every writer and the worker
+ * read the flag from the directory (it is not one backend's memory), so
+ * whoever comes next rolls it; the worker is asked for a spare.
  */
 void
-topic_segment_roll_idle(Relation router)
+topic_segdir_mark_due(Relation router, Oid relid, uint32 segno)
+{
+	ForgetArgs	seg = {relid, segno};
+
+	segdir_modify(router, edit_due, &seg);
+	topic_worker_wake();
+}
+
+/*
+ * Wait up to timeout_ms for router to have a spare segment, having woken
+ * the worker: a produce call that filled its segment waits for the next
+ * one rather than grow it far past its size.  True if one is there.  The
+ * caller's locks (RowExclusiveLock on the router and its segments) do not
+ * keep the worker from creating and adding a spare.
+ */
+bool
+topic_segment_wait_for_spare(Relation router, long timeout_ms)
+{
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   timeout_ms);
+
+	for (;;)
+	{
+		TopicSegmentDir *dir = topic_segdir_read(router);
+		bool		found = false;
+
+		for (int i = 0; i < dir->nentries; i++)
+			if (dir->entries[i].state == TOPIC_SEGMENT_SPARE)
+				found = true;
+		pfree(dir);
+		if (found)
+			return true;
+		if (GetCurrentTimestamp() >= deadline)
+			return false;
+		topic_worker_wake();
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Roll router's LIVE segment if it is due: it holds records and has been
+ * LIVE for longer than the topic's roll age (so that an idle topic's old
+ * records still leave on time), or its whole size on disk reached the
+ * segment size (large values fill the TOAST table, which no later produce
+ * need notice), or a writer flagged it.  The worker calls this every
+ * round, and topics.enforce_retention() does.
+ */
+TopicRollResult
+topic_segment_roll_if_due(Relation router)
 {
 	TopicSegmentDir *dir = topic_segdir_read(router);
 	TopicSegmentEntry *live = topic_segdir_live(dir);
+	TopicRollResult result = TOPIC_ROLL_NOT_DUE;
 	Relation	seg;
 
-	if (live != NULL && dir->segment_roll_usecs > 0 &&
-		GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs &&
+	if (live != NULL &&
 		(seg = topic_segment_open(dir->router, live, RowExclusiveLock)) != NULL)
 	{
-		if (topic_nblocks(seg) > TOPIC_LOG_FIRST_DATA_BLKNO)
-			(void) topic_segment_roll(router, seg);
+		bool		has_records = topic_nblocks(seg) > TOPIC_LOG_FIRST_DATA_BLKNO;
+		bool		due;
+
+		due = (live->flags & TOPIC_SEGENTRY_DUE) != 0 ||
+			(dir->segment_roll_usecs > 0 &&
+			 GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs) ||
+			topic_segment_disk_blocks(seg, true) >= topic_segdir_roll_blocks(dir);
+		if (due && has_records)
+			result = topic_segment_roll(router, seg) ? TOPIC_ROLL_ROLLED :
+				TOPIC_ROLL_NO_SPARE;
 		relation_close(seg, RowExclusiveLock);
 	}
 	pfree(dir);
+	return result;
 }
 
 /* --- retention --- */
@@ -787,12 +946,6 @@ topic_segdir_restart_empty(Relation router, int64 start)
 	}
 	pfree(dir);
 }
-
-typedef struct ForgetArgs
-{
-	Oid			relid;
-	uint32		segno;
-} ForgetArgs;
 
 static bool
 edit_forget(TopicLogMetaData *meta, void *arg)

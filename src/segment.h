@@ -67,7 +67,18 @@ extern void topic_segment_create_first(Relation router, uint32 first_segno);
 extern Oid	topic_segment_create_spare(Relation router, uint32 *segno);
 extern void topic_segment_add_spare(Relation router, Oid relid, uint32 segno);
 extern bool topic_segment_roll(Relation router, Relation seg);
-extern void topic_segment_roll_idle(Relation router);
+typedef enum TopicRollResult
+{
+	TOPIC_ROLL_NOT_DUE,
+	TOPIC_ROLL_ROLLED,
+	TOPIC_ROLL_NO_SPARE			/* due, but there is no spare to roll to */
+} TopicRollResult;
+
+extern TopicRollResult topic_segment_roll_if_due(Relation router);
+extern BlockNumber topic_segment_disk_blocks(Relation seg, bool maps);
+extern BlockNumber topic_segdir_roll_blocks(const TopicSegmentDir *dir);
+extern void topic_segdir_mark_due(Relation router, Oid relid, uint32 segno);
+extern bool topic_segment_wait_for_spare(Relation router, long timeout_ms);
 extern void topic_segdir_forget(Relation router, Oid relid, uint32 segno);
 extern int	topic_segdir_advance_start(Relation router, int64 start, int64 hw);
 extern void topic_segdir_restart_empty(Relation router, int64 start);

@@ -7,7 +7,7 @@
  * The in-flight registry (registry.c) and the consumer groups
  * (group_state.c) live in shared memory sized by settings that need a
  * restart; the background worker (worker.c) keeps its launcher's latch
- * there.
+ * there, and what topics.maintenance shows (maintenance.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -19,6 +19,8 @@
 #include "storage/shmem.h"
 
 #include "group_state.h"
+#include "maintenance.h"
+#include "markers.h"
 #include "pg_topics.h"
 #include "registry.h"
 #include "worker.h"
@@ -34,6 +36,8 @@ topic_shmem_request(void)
 	topic_registry_shmem_request();
 	topic_groups_shmem_request();
 	RequestAddinShmemSpace(topic_worker_shmem_size());
+	RequestAddinShmemSpace(topic_maintenance_shmem_size());
+	topic_markers_shmem_request();
 }
 
 static void
@@ -46,6 +50,8 @@ topic_shmem_startup(void)
 	topic_registry_shmem_startup();
 	topic_groups_shmem_startup();
 	topic_worker_shmem_startup();
+	topic_maintenance_shmem_startup();
+	topic_markers_shmem_startup();
 	LWLockRelease(AddinShmemInitLock);
 }
 

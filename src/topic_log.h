@@ -152,6 +152,13 @@ typedef struct TopicSegmentEntry
  */
 #define TOPIC_SEGENTRY_UNORDERED	0x0001
 
+/*
+ * The LIVE segment reached its size but could not roll (no spare yet):
+ * every writer and the worker see it in the directory and roll it at the
+ * first chance (insert.c, segment.c).
+ */
+#define TOPIC_SEGENTRY_DUE			0x0002
+
 /* Metapage contents, right after the page header */
 typedef struct TopicLogMetaData
 {

@@ -42,6 +42,7 @@
 #include "catalog.h"
 #include "internal_sql.h"
 #include "pg_topics.h"
+#include "retention.h"
 #include "topic_log.h"
 
 PG_FUNCTION_INFO_V1(topic_create_topic);
@@ -288,6 +289,8 @@ topic_create_topic(PG_FUNCTION_ARGS)
 
 	store_config(relid, PG_GETARG_DATUM(4), PG_ARGISNULL(4),
 				 PG_GETARG_DATUM(5), PG_ARGISNULL(5));
+	/* the first segments hold no more than their share of retention_bytes */
+	topic_retention_size_segments(relid);
 	SPI_finish();
 	topic_groups_topic_appeared();
 
@@ -301,6 +304,7 @@ topic_add_partitions(PG_FUNCTION_ARGS)
 	text	   *name = PG_GETARG_TEXT_PP(0);
 	int32		partitions = PG_GETARG_INT32(1);
 	Relation	topic;
+	Oid			topicid;
 	int32		current;
 	PartitionsToAdd add;
 
@@ -321,6 +325,7 @@ topic_add_partitions(PG_FUNCTION_ARGS)
 	add.topic_name = pstrdup(RelationGetRelationName(topic));
 	add.from = current;
 	add.to = partitions;
+	topicid = RelationGetRelid(topic);
 	relation_close(topic, NoLock);
 
 	if (add.from < add.to)
@@ -329,6 +334,7 @@ topic_add_partitions(PG_FUNCTION_ARGS)
 		SPI_connect();
 		topic_ddl_run_internal(add_partitions_internal, &add);
 		SPI_finish();
+		topic_retention_size_segments(topicid);
 	}
 	PG_RETURN_VOID();
 }

@@ -10,16 +10,25 @@
  * worker slot.  A database worker does nothing where the extension is not
  * installed; elsewhere, for every partition's log, it:
  *
+ * - creates a SPARE segment if there is none, so that a roll never waits
+ *   for DDL (the segment commits before its entry is added),
  * - sets when the LIVE segment rolls (from the topic's retention settings
- *   and pg_topics.segment_size),
+ *   and pg_topics.segment_size), and rolls it if it is due by its whole
+ *   size on disk, by age or by a writer's flag: retention never depends on
+ *   someone producing after the budget is exceeded,
  * - applies retention (retention.c), dropping whole segments, and
  *   compacts topics.consumer_offsets (compaction.c),
  * - forgets directory entries of segments dropped earlier,
- * - creates a SPARE segment if there is none, so that a roll never waits
- *   for DDL (the segment commits before its entry is added),
+ * - creates a spare again if the roll used it up,
+ * - logs the stable-offset markers of published logs that changed
+ *   (markers.c),
  * - and drops segments no directory names (orphans of a crash between
  *   creating a segment and adding it, or of a partition dropped without
  *   its segments), taking a lock only on real candidates.
+ *
+ * Whether the launcher runs, when a round last finished and why workers
+ * cannot start are kept for topics.maintenance (maintenance.c), and said
+ * once in the log rather than per attempt.
  *
  * Short-lived database workers keep no connection open, so DROP DATABASE
  * is not held up for long; an error in one log is reported and the worker
@@ -56,6 +65,7 @@
 #include "utils/timestamp.h"
 
 #include "compaction.h"
+#include "maintenance.h"
 #include "pg_topics.h"
 #include "retention.h"
 #include "segment.h"
@@ -121,7 +131,9 @@ topic_worker_init(void)
 	snprintf(worker.bgw_function_name, BGW_MAXLEN, "topic_launcher_main");
 	snprintf(worker.bgw_name, BGW_MAXLEN, "pg_topics launcher");
 	snprintf(worker.bgw_type, BGW_MAXLEN, "pg_topics launcher");
-	RegisterBackgroundWorker(&worker);
+	/* said in the log and in topics.maintenance when there is no slot */
+	if (topic_maintenance_register_launcher())
+		RegisterBackgroundWorker(&worker);
 }
 
 /* Databases a round visits: those accepting connections, not templates */
@@ -175,11 +187,10 @@ run_database(Oid dboid)
 
 	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
 	{
-		ereport(LOG,
-				(errmsg("pg_topics could not start a worker for database %u", dboid),
-				 errhint("Raise max_worker_processes; pg_topics needs one background worker slot besides its launcher.")));
+		topic_maintenance_worker_start_failed(dboid);
 		return;
 	}
+	topic_maintenance_worker_started();
 	if (WaitForBackgroundWorkerStartup(handle, &pid) != BGWH_STARTED)
 		return;
 	WaitForBackgroundWorkerShutdown(handle);
@@ -190,6 +201,7 @@ static void
 launcher_exit(int code, Datum arg)
 {
 	shared->launcher_latch = NULL;
+	topic_maintenance_launcher_stopped();
 }
 
 void
@@ -203,6 +215,7 @@ topic_launcher_main(Datum main_arg)
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 
 	shared->launcher_latch = MyLatch;
+	topic_maintenance_launcher_started();
 	before_shmem_exit(launcher_exit, (Datum) 0);
 
 	for (;;)
@@ -329,7 +342,11 @@ close_after_upkeep(Relation rel)
 	relation_close(rel, ShareUpdateExclusiveLock);
 }
 
-/* Retention of one partition's log: idle rolls, then whole segments */
+/*
+ * Retention of one partition's log: roll its LIVE segment when it is due
+ * (by size on disk or by age, whether or not anyone produces), then drop
+ * whole segments
+ */
 static void
 maintain_log(Oid relid)
 {
@@ -338,10 +355,7 @@ maintain_log(Oid relid)
 	if (router == NULL)
 		return;
 	if (topic_log_is_router(router))
-	{
-		topic_segment_roll_idle(router);
-		topic_retention_apply(router, false);
-	}
+		(void) topic_retention_apply(router, false, NULL);
 	close_after_upkeep(router);
 }
 
@@ -441,6 +455,14 @@ refresh_markers(Oid unused)
 	}
 }
 
+/* A spare segment for log relid if it has none: created, committed, added */
+static void
+ensure_spare(Oid relid)
+{
+	if (in_transaction(create_spare, relid) && OidIsValid(spare_relid))
+		in_transaction(add_spare, spare_router);
+}
+
 static void
 sweep_orphan(Oid relid)
 {
@@ -488,23 +510,33 @@ topic_db_worker_main(Datum main_arg)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 
+	/*
+	 * A spare before retention, so that a LIVE segment due to roll rolls in
+	 * this round, and another one after it for the producers if that roll
+	 * used it up.
+	 */
 	foreach(lc, logs)
 	{
 		CHECK_FOR_INTERRUPTS();
+		ensure_spare(lfirst_oid(lc));
 		in_transaction(maintain_log, lfirst_oid(lc));
 		in_transaction(forget_gone, lfirst_oid(lc));
 		if (lfirst_oid(lc) == offsets_log &&
 			in_transaction(compact_copy, offsets_log) && compaction_cut >= 0)
 			in_transaction(compact_finish, offsets_log);
-		if (in_transaction(create_spare, lfirst_oid(lc)) && OidIsValid(spare_relid))
-			in_transaction(add_spare, spare_router);
+		ensure_spare(lfirst_oid(lc));
 	}
 
-	/* markers for every published log in one transaction: one xid a round */
+	/*
+	 * markers for the published logs in one transaction: one xid a round,
+	 * and none when no marker changed (markers.c)
+	 */
 	if (XLogLogicalInfoActive())
 	{
 		marker_logs = logs;
-		in_transaction(refresh_markers, InvalidOid);
+		topic_markers_round_begin(list_length(logs));
+		if (in_transaction(refresh_markers, InvalidOid))
+			topic_markers_round_committed(logs);
 	}
 
 	/* orphans: cheap to look for (no locks), so every round */
@@ -520,5 +552,6 @@ topic_db_worker_main(Datum main_arg)
 		foreach(lc, segments)
 			in_transaction(sweep_orphan, lfirst_oid(lc));
 	}
+	topic_maintenance_round_done(dboid);
 	proc_exit(0);
 }
