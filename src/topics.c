@@ -110,7 +110,11 @@ check_owner(text *name)
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
 }
 
-/* Refuse a key or value type that topics do not take */
+/*
+ * Refuse a key or value type that topics do not take.  The regtype argument
+ * may hold any OID ('-', 0, or one of a dropped type), so it is named
+ * without looking it up.
+ */
 static void
 check_payload_type(Oid typid, const char *what)
 {
@@ -118,7 +122,7 @@ check_payload_type(Oid typid, const char *what)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s type %s is not supported for topics", what,
-						format_type_be(typid)),
+						format_type_extended(typid, -1, FORMAT_TYPE_ALLOW_INVALID)),
 				 errhint("Use bytea, text or jsonb.")));
 }
 
