@@ -23,6 +23,8 @@ CREATE TABLE sweep_lookalike (partition int, "offset" bigint, "timestamp" timest
     key text, value jsonb, headers jsonb);
 CREATE TABLE sweep_parted (partition int, v text) PARTITION BY LIST (partition);
 CREATE VIEW sweep_view AS SELECT * FROM sweep_lookalike;
+SELECT topics.create_topic('sweep_viewed');
+CREATE VIEW sweep_viewed_v AS SELECT * FROM sweep_viewed;
 CREATE SEQUENCE sweep_seq;
 CREATE TYPE sweep_type AS (partition int, "offset" bigint);
 CREATE DOMAIN sweep_domain AS text;
@@ -83,6 +85,7 @@ INSERT INTO sweep_bad VALUES
     ('topic text', 'three-part name', '''a.b.c'''),
     ('topic text', 'four-part name', '''a.b.c.d'''),
     ('topic text', 'dropped topic', '''sweep_dropped'''),
+    ('topic text', 'topic with a view', '''sweep_viewed'''),
     ('topic text', 'plain table', '''sweep_plain'''),
     ('topic text', 'partitioned table', '''sweep_parted'''),
     ('topic text', 'view', '''sweep_view'''),
@@ -422,6 +425,8 @@ UNION ALL
 
 RESET statement_timeout;
 RESET pg_topics.max_message_bytes;
+DROP VIEW sweep_viewed_v;
+SELECT topics.drop_topic('sweep_viewed');
 DROP TABLE sweep_plain, sweep_lookalike, sweep_parted CASCADE;
 DROP SEQUENCE sweep_seq;
 DROP TYPE sweep_type;
