@@ -423,6 +423,17 @@ DROP ROLE sweep_nobody;
 UNION ALL
 (SELECT 'new: ' || s FROM pg_temp.sweep_snapshot() s EXCEPT ALL SELECT 'new: ' || s FROM sweep_before s);
 
+-- the longest retention is one that retention can apply (before: accepted, then
+-- enforce_retention and every round of the worker failed with 22003)
+\set VERBOSITY terse
+SELECT topics.create_topic('sweep_forever', retention => '178000000 years');
+SELECT topics.create_topic('sweep_forever', retention => '100000 years');
+SELECT topics.create_topic('sweep_forever', retention => '99999 years', retention_bytes => 9223372036854775807);
+SELECT count(*) FROM topics.produce('sweep_forever', '{}');
+SELECT * FROM topics.enforce_retention('sweep_forever');
+SELECT topics.drop_topic('sweep_forever');
+\set VERBOSITY default
+
 RESET statement_timeout;
 RESET pg_topics.max_message_bytes;
 DROP VIEW sweep_viewed_v;
