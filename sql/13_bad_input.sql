@@ -10,6 +10,8 @@
 SET client_min_messages = warning;
 SET pg_topics.max_message_bytes = 1000;
 SET statement_timeout = '60s';
+-- the durable members the sweep's polls join stay for the whole sweep, however slow
+SET pg_topics.session_timeout = '1h';
 
 SELECT topics.create_topic('sweep', partitions => 2);
 SELECT count(*) FROM topics.produce_batch('sweep', ARRAY['{"a":1}', '{"a":2}', '{"a":3}'], partition => 0);
@@ -435,6 +437,7 @@ SELECT topics.drop_topic('sweep_forever');
 \set VERBOSITY default
 
 RESET statement_timeout;
+RESET pg_topics.session_timeout;
 RESET pg_topics.max_message_bytes;
 DROP VIEW sweep_viewed_v;
 SELECT topics.drop_topic('sweep_viewed');
