@@ -5,13 +5,18 @@
 -- arguments being good.  Each call runs in a subtransaction that is rolled
 -- back; the outcome (a SQLSTATE, or "ok") is what docs/topics.md §12 and
 -- docs/consumer-groups.md §11 list.  No call may answer XX000, and no call may
--- change anything that outlives a rollback.
+-- change anything that outlives a rollback.  The sweep runs twice: as a
+-- superuser, and as the role that owns the topic and everything else swept
+-- (which is refused what is not its own: the segments, the internal tables).
 \set SHOW_CONTEXT never
 SET client_min_messages = warning;
 SET pg_topics.max_message_bytes = 1000;
 SET statement_timeout = '60s';
 -- the durable members the sweep's polls join stay for the whole sweep, however slow
 SET pg_topics.session_timeout = '1h';
+CREATE ROLE sweep_owner;
+GRANT CREATE ON SCHEMA public TO sweep_owner;
+SET ROLE sweep_owner;
 
 SELECT topics.create_topic('sweep', partitions => 2);
 SELECT count(*) FROM topics.produce_batch('sweep', ARRAY['{"a":1}', '{"a":2}', '{"a":3}'], partition => 0);
@@ -363,12 +368,11 @@ WHERE n.nspname IN ('public', 'topics') GROUP BY n.nspname
 UNION ALL
 SELECT 'types ' || count(*) FROM pg_type WHERE typnamespace = 'public'::regnamespace
 $$;
-CREATE TEMP TABLE sweep_before AS SELECT * FROM pg_temp.sweep_snapshot() s;
 
 -- the sweep, in a fixed order; poll last, as it creates the groups it names
 -- and joins members to them
-CREATE TEMP TABLE sweep_result (fn text, pos int, arg text, label text, outcome text);
-DO $$
+CREATE FUNCTION pg_temp.sweep_pass() RETURNS TABLE(fn text, pos int, arg text, label text, outcome text)
+LANGUAGE plpgsql AS $$
 DECLARE
     r record;
 BEGIN
@@ -385,20 +389,43 @@ BEGIN
         ORDER BY c.fn ~ '^topics\.poll\(', c.fn,
                  CASE WHEN c.fn ~ '^topics\.poll\(' THEN -c.pos ELSE c.pos END, c.label
     LOOP
-        INSERT INTO sweep_result
-        VALUES (r.fn, r.pos, r.arg, r.label,
-                pg_temp.sweep_run(pg_temp.sweep_sql(r.fn::regprocedure, r.pos, r.expr)));
+        fn := r.fn;
+        pos := r.pos;
+        arg := r.arg;
+        label := r.label;
+        outcome := pg_temp.sweep_run(pg_temp.sweep_sql(r.fn::regprocedure, r.pos, r.expr));
+        RETURN NEXT;
     END LOOP;
 END
 $$;
+
+-- the owner's pass (first: the groups its polls create are its own) uses a
+-- group of its own, so that the durable members it joins take no partitions
+-- from the superuser's pass
+SELECT count(*) FROM topics.poll(NULL::sweep, 'sweep_og', max_records => 1);
+CREATE TEMP TABLE sweep_before AS SELECT * FROM pg_temp.sweep_snapshot() s;
+
+UPDATE sweep_good SET expr = '''sweep_og''' WHERE arg = 'group_name';
+CREATE TEMP TABLE sweep_owner_result AS SELECT * FROM pg_temp.sweep_pass();
+UPDATE sweep_good SET expr = '''sweep_g''' WHERE arg = 'group_name';
+RESET ROLE;
+CREATE TEMP TABLE sweep_result AS SELECT * FROM pg_temp.sweep_pass();
 
 -- one line per function, argument and outcome, with the classes that gave it
 SELECT fn, arg, outcome, string_agg(label, ', ' ORDER BY label) AS classes
 FROM sweep_result
 GROUP BY fn, pos, arg, outcome ORDER BY fn, pos, outcome;
 
+-- where the owner's pass answered otherwise
+SELECT o.fn, o.arg, o.outcome, string_agg(o.label, ', ' ORDER BY o.label) AS classes
+FROM sweep_owner_result o JOIN sweep_result r USING (fn, pos, label)
+WHERE o.outcome IS DISTINCT FROM r.outcome
+GROUP BY o.fn, o.pos, o.arg, o.outcome ORDER BY o.fn, o.pos, o.outcome;
+
 -- no internal error
-SELECT fn, arg, label, outcome FROM sweep_result WHERE outcome LIKE 'XX%';
+SELECT fn, arg, label, outcome FROM sweep_result WHERE outcome LIKE 'XX%'
+UNION ALL
+SELECT fn, arg, label, outcome FROM sweep_owner_result WHERE outcome LIKE 'XX%';
 
 -- nothing changed
 (SELECT 'lost: ' || s FROM sweep_before s EXCEPT ALL SELECT 'lost: ' || s FROM pg_temp.sweep_snapshot() s)
@@ -407,7 +434,8 @@ UNION ALL
 
 -- each SQLSTATE and the functions that answered it (docs/topics.md §12, docs/consumer-groups.md §11)
 SELECT outcome, string_agg(DISTINCT regexp_replace(fn, '^topics\.("?)(\w+)\1\(.*$', '\2'), ', ') AS functions
-FROM sweep_result GROUP BY outcome ORDER BY outcome;
+FROM (SELECT * FROM sweep_result UNION ALL SELECT * FROM sweep_owner_result) r
+GROUP BY outcome ORDER BY outcome;
 
 -- as a role with no privileges on anything, every function is refused or sees nothing
 CREATE ROLE sweep_nobody;
@@ -428,6 +456,7 @@ UNION ALL
 -- the longest retention is one that retention can apply (before: accepted, then
 -- enforce_retention and every round of the worker failed with 22003)
 \set VERBOSITY terse
+SET ROLE sweep_owner;
 SELECT topics.create_topic('sweep_forever', retention => '178000000 years');
 SELECT topics.create_topic('sweep_forever', retention => '100000 years');
 SELECT topics.create_topic('sweep_forever', retention => '99999 years', retention_bytes => 9223372036854775807);
@@ -435,6 +464,7 @@ SELECT count(*) FROM topics.produce('sweep_forever', '{}');
 SELECT * FROM topics.enforce_retention('sweep_forever');
 SELECT topics.drop_topic('sweep_forever');
 \set VERBOSITY default
+RESET ROLE;
 
 RESET statement_timeout;
 RESET pg_topics.session_timeout;
@@ -446,4 +476,6 @@ DROP SEQUENCE sweep_seq;
 DROP TYPE sweep_type;
 DROP DOMAIN sweep_domain;
 SELECT topics.drop_topic('sweep');
+DROP OWNED BY sweep_owner;
+DROP ROLE sweep_owner;
 RESET client_min_messages;
