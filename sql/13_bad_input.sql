@@ -32,6 +32,7 @@ CREATE TABLE sweep_parted (partition int, v text) PARTITION BY LIST (partition);
 CREATE VIEW sweep_view AS SELECT * FROM sweep_lookalike;
 SELECT topics.create_topic('sweep_viewed');
 CREATE VIEW sweep_viewed_v AS SELECT * FROM sweep_viewed;
+CREATE DOMAIN sweep_row_domain AS sweep_viewed;
 CREATE SEQUENCE sweep_seq;
 CREATE TYPE sweep_type AS (partition int, "offset" bigint);
 CREATE DOMAIN sweep_domain AS text;
@@ -138,6 +139,8 @@ INSERT INTO sweep_bad VALUES
     ('topic row', 'record', 'ROW(1, 2)'),
     ('topic row', 'topic row value', '(SELECT s FROM sweep s ORDER BY "offset" LIMIT 1)'),
     ('topic row', 'composite type', 'NULL::sweep_type'),
+    ('topic row', 'domain over a topic row type', 'NULL::sweep_row_domain'),
+    ('topic row', 'array of the topic row type', 'NULL::sweep[]'),
     ('topic row', 'look-alike table', 'NULL::sweep_lookalike'),
     ('topic row', 'plain table', 'NULL::sweep_plain'),
     ('topic row', 'partitioned table', 'NULL::sweep_parted'),
@@ -470,6 +473,7 @@ RESET statement_timeout;
 RESET pg_topics.session_timeout;
 RESET pg_topics.max_message_bytes;
 DROP VIEW sweep_viewed_v;
+DROP DOMAIN sweep_row_domain;
 SELECT topics.drop_topic('sweep_viewed');
 DROP TABLE sweep_plain, sweep_lookalike, sweep_parted CASCADE;
 DROP SEQUENCE sweep_seq;
