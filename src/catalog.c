@@ -104,12 +104,20 @@ topic_try_open(Oid relid, LOCKMODE lockmode, AclMode privilege)
 	return topic_open(relid, NoLock, privilege);
 }
 
-/* Open a topic by OID, as topic_open_by_name */
+/*
+ * Open a topic by OID, as topic_open_by_name.  The OID comes from the user
+ * (a regclass or oid argument), so one that names no relation is a user's
+ * error (42P01), not relation_open's internal one.
+ */
 Relation
 topic_open(Oid relid, LOCKMODE lockmode, AclMode privilege)
 {
-	Relation	rel = relation_open(relid, lockmode);
+	Relation	rel = try_relation_open(relid, lockmode);
 
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
 	require_topic(rel);
 	if (privilege != TOPIC_NO_ACL_CHECK)
 	{

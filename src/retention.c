@@ -131,7 +131,9 @@ topic_restore_log_start(PG_FUNCTION_ARGS)
 	if (!CALLED_AS_TRIGGER(fcinfo) ||
 		!TRIGGER_FIRED_AFTER(trigdata->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
-		elog(ERROR, "topics.restore_log_start() must run as an AFTER ROW trigger");
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("topics.restore_log_start() must run as an AFTER ROW trigger")));
 	/* only topics.log_starts may move a log start this way */
 	if (strcmp(RelationGetRelationName(trigdata->tg_relation), "log_starts") != 0 ||
 		RelationGetNamespace(trigdata->tg_relation) != get_namespace_oid("topics", false))

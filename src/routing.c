@@ -37,6 +37,7 @@
 #include "parser/parse_func.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
@@ -256,6 +257,14 @@ topic_partition_for_insert(PG_FUNCTION_ARGS)
 		cache->relid = relid;
 		cache->nparts = topic_partition_count(topic);
 		cache->key_type = topic_column_type(topic, Anum_topic_key);
+		/* the hash reads the key as the topic's key type: nothing else will do */
+		if (get_fn_expr_argtype(fcinfo->flinfo, 1) != cache->key_type)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("key of type %s does not match the key type %s of topic \"%s\"",
+							format_type_be(get_fn_expr_argtype(fcinfo->flinfo, 1)),
+							format_type_be(cache->key_type),
+							RelationGetRelationName(topic))));
 		relation_close(topic, NoLock);
 		fcinfo->flinfo->fn_extra = cache;
 	}

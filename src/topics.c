@@ -111,7 +111,14 @@ check_owner(text *name)
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
 }
 
-/* Refuse a key or value type that topics do not take */
+/* Longest retention a topic takes: its microseconds fit an int64 twice over */
+#define TOPIC_MAX_RETENTION_YEARS 100000
+
+/*
+ * Refuse a key or value type that topics do not take.  The regtype argument
+ * may hold any OID ('-', 0, or one of a dropped type), so it is named
+ * without looking it up.
+ */
 static void
 check_payload_type(Oid typid, const char *what)
 {
@@ -119,7 +126,7 @@ check_payload_type(Oid typid, const char *what)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s type %s is not supported for topics", what,
-						format_type_be(typid)),
+						format_type_extended(typid, -1, FORMAT_TYPE_ALLOW_INVALID)),
 				 errhint("Use bytea, text or jsonb.")));
 }
 
@@ -247,6 +254,20 @@ topic_create_topic(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("retention must be positive")));
+
+		/*
+		 * Retention is applied in microseconds (retention.c): anything an
+		 * int64 of them cannot hold, with room to subtract it from now,
+		 * would fail at every round of the worker instead of here.
+		 */
+		if (DatumGetFloat8(DirectFunctionCall2(interval_part,
+											   CStringGetTextDatum("epoch"),
+											   IntervalPGetDatum(retention))) >=
+			(float8) TOPIC_MAX_RETENTION_YEARS * DAYS_PER_YEAR * SECS_PER_DAY)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("retention must be less than %d years",
+							TOPIC_MAX_RETENTION_YEARS)));
 	}
 	if (!PG_ARGISNULL(5) && PG_GETARG_INT64(5) <= 0)
 		ereport(ERROR,
