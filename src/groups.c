@@ -110,17 +110,70 @@ name_arg(text *arg, const char *what)
 	return name;
 }
 
+/*
+ * May role control a group of topic that owner created?  Superusers, the
+ * members of the creator role, and whoever has the privileges of the
+ * topic's owner (so that no role with SELECT can take a group name from
+ * the topic's owner by polling it first).  SELECT on the topic is checked
+ * separately, by whoever opens it.
+ */
+static bool
+role_controls_group(Oid role, Relation topic, Oid owner)
+{
+	return superuser_arg(role) ||
+		is_member_of_role(role, owner) ||
+		has_privs_of_role(role, topic->rd_rel->relowner);
+}
+
 /* Refuse a caller who may not control the group (42501) */
 static void
 check_group_control(Relation topic, const char *group, Oid owner)
 {
-	if (!superuser() && !is_member_of_role(GetUserId(), owner))
+	const char *creator;
+
+	if (role_controls_group(GetUserId(), topic, owner))
+		return;
+	/* groups do not keep their creator from being dropped */
+	creator = GetUserNameFromId(owner, true);
+	if (creator == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for consumer group \"%s\" of topic \"%s\"",
 						group, RelationGetRelationName(topic)),
-				 errdetail("Only members of role \"%s\" may use this group.",
-						   GetUserNameFromId(owner, false))));
+				 errdetail("The role that created the group was dropped; only members of the topic's owner \"%s\" may use it.",
+						   GetUserNameFromId(topic->rd_rel->relowner, false))));
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied for consumer group \"%s\" of topic \"%s\"",
+					group, RelationGetRelationName(topic)),
+			 errdetail("Only members of role \"%s\", which created the group, and of the topic's owner \"%s\" may use it.",
+					   creator,
+					   GetUserNameFromId(topic->rd_rel->relowner, false))));
+}
+
+/*
+ * Members whose role may no longer use the group (SELECT on the topic
+ * revoked, or no longer a member of the group's or the topic's owner)
+ * leave it, so that they hold none of its partitions and cannot keep it
+ * from being deleted.  Their privileges are checked here, outside
+ * group_state.c's lock.
+ */
+static void
+evict_unauthorized_members(Relation topic, const char *group, Oid owner)
+{
+	Oid			topicid = RelationGetRelid(topic);
+	GroupMemberInfo *members;
+	int			n = topic_group_member_roles(topicid, group, &members);
+	int			nevict = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (pg_class_aclcheck(topicid, members[i].role, ACL_SELECT) != ACLCHECK_OK ||
+			!role_controls_group(members[i].role, topic, owner))
+			members[nevict++] = members[i];
+	if (nevict > 0)
+		topic_group_evict(topicid, group, members, nevict);
+	pfree(members);
 }
 
 /* The group must exist (42704); returns its owner */
@@ -285,7 +338,8 @@ commit_position(Relation topic, const char *group, int32 partition,
 	if (offset >= 0)
 	{
 		appendStringInfo(&value, "{\"offset\": %lld, ", (long long) offset);
-		json_field(&value, "owner", GetUserNameFromId(owner, false), true);
+		/* a dropped owner is recorded as none: loading makes it the bootstrap superuser */
+		json_field(&value, "owner", GetUserNameFromId(owner, true), true);
 		appendStringInfoChar(&value, '}');
 	}
 
@@ -510,7 +564,10 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
 	topic_groups_ensure_loaded();
 	if (topic_group_exists(RelationGetRelid(topic), args->group, &owner))
+	{
 		check_group_control(topic, args->group, owner);
+		evict_unauthorized_members(topic, args->group, owner);
+	}
 	if (!exit_hook)
 	{
 		before_shmem_exit(leave_groups_at_exit, (Datum) 0);
@@ -772,6 +829,7 @@ topic_delete_group(PG_FUNCTION_ARGS)
 	PreventCommandIfReadOnly("delete_group");
 	check_positions_writable();
 	owner = require_group(topic, group);
+	evict_unauthorized_members(topic, group, owner);
 	if (topic_group_has_members(RelationGetRelid(topic), group))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_IN_USE),
