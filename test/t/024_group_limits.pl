@@ -124,4 +124,46 @@ $node->safe_psql('postgres', q{SELECT topics.delete_group('one', 'a1')},
 	extra_params => [ '-U', 'alice' ]);
 is(poll_error('bob', 'one', 'bob-2'), '', 'a deleted group makes room');
 
+# A member whose role loses SELECT leaves the group at the group's next poll:
+# its open transaction on a partition fails at COMMIT (40001), and the
+# topic's owner deletes the group that another role created and takes the
+# name.  (Room for one more group first.)
+$node->safe_psql('postgres', q{SELECT topics.delete_group('one', 'a2')},
+	extra_params => [ '-U', 'alice' ]);
+$node->safe_psql('postgres', q{
+CREATE ROLE topic_owner LOGIN;
+GRANT CREATE ON SCHEMA public TO topic_owner;
+});
+$node->safe_psql('postgres', q{
+SELECT topics.create_topic('pay', 1, 'text', 'text');
+SELECT count(*) FROM topics.produce_batch('pay', ARRAY['p0','p1','p2']);
+GRANT SELECT ON pay TO bob;
+}, extra_params => [ '-U', 'topic_owner' ]);
+my $bob = $node->background_psql('postgres', on_error_stop => 0,
+	extra_params => [ '-U', 'bob' ]);
+is($bob->query_safe(q{BEGIN; SELECT count(*) FROM topics.poll(NULL::pay, 'payments');}),
+	'3', 'a role with SELECT creates a group of another role\'s topic');
+my ($ret, $out, $err) = $node->psql('postgres', q{SELECT topics.delete_group('pay', 'payments')},
+	extra_params => [ '-U', 'topic_owner' ]);
+like($err, qr/has active members/, 'its live member keeps the group from being deleted');
+is($node->safe_psql('postgres', q{
+REVOKE SELECT ON pay FROM bob;
+SELECT count(*) FROM topics.poll(NULL::pay, 'payments');
+}, extra_params => [ '-U', 'topic_owner' ]),
+	'0', 'the topic\'s owner polls it (its partition is still busy)');
+my $commit = $bob->query(q{COMMIT;});
+like($bob->{stderr}, qr/partition 0 of topic "pay" was reassigned/,
+	'the evicted member\'s transaction fails at commit');
+$node->safe_psql('postgres', q{SELECT topics.delete_group('pay', 'payments')},
+	extra_params => [ '-U', 'topic_owner' ]);
+is($node->safe_psql('postgres', q{SELECT string_agg(value, ',' ORDER BY "offset") FROM topics.poll(NULL::pay, 'payments')},
+		extra_params => [ '-U', 'topic_owner' ]),
+	'p0,p1,p2', 'the owner deleted the group and took the name; nothing was lost');
+$node->safe_psql('postgres', q{GRANT SELECT ON pay TO bob}, extra_params => [ '-U', 'topic_owner' ]);
+$bob->{stderr} = '';
+$bob->query(q{SELECT count(*) FROM topics.poll(NULL::pay, 'payments');});
+like($bob->{stderr}, qr/permission denied for consumer group "payments"/,
+	'the group is the owner\'s now');
+$bob->quit;
+
 done_testing();
