@@ -886,6 +886,33 @@ topic_group_forget(Oid topic, const char *group)
 	LWLockRelease(groups_lock);
 }
 
+/*
+ * A drop committed: forget the groups and positions of topic in database
+ * dbid, or of every topic of dbid when topic is InvalidOid (and load that
+ * database's log afresh should its OID come back).  Runs at commit:
+ * removing never fails.
+ */
+void
+topic_groups_forget_dropped(Oid dbid, Oid topic)
+{
+	HASH_SEQ_STATUS status;
+	GroupEntry *g;
+	OffsetEntry *e;
+
+	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
+	hash_seq_init(&status, groups_hash);
+	while ((g = hash_seq_search(&status)) != NULL)
+		if (g->key.dbid == dbid && (!OidIsValid(topic) || g->key.topic == topic))
+			hash_search(groups_hash, &g->key, HASH_REMOVE, NULL);
+	hash_seq_init(&status, offsets_hash);
+	while ((e = hash_seq_search(&status)) != NULL)
+		if (e->key.dbid == dbid && (!OidIsValid(topic) || e->key.topic == topic))
+			hash_search(offsets_hash, &e->key, HASH_REMOVE, NULL);
+	if (!OidIsValid(topic))
+		hash_search(loaded_hash, &dbid, HASH_REMOVE, NULL);
+	LWLockRelease(groups_lock);
+}
+
 static int
 int32_cmp(const void *a, const void *b)
 {

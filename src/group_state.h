@@ -70,6 +70,7 @@ extern void topic_group_apply_record(Oid topic, const char *group,
 									 int32 partition, bool has_offset,
 									 int64 offset, Oid owner, int64 version);
 extern void topic_group_forget(Oid topic, const char *group);
+extern void topic_groups_forget_dropped(Oid dbid, Oid topic);
 
 /* groups.c: positions written into topics.consumer_offsets by apply or restore */
 extern void topic_group_records_arrived(TupleTableSlot **slots,

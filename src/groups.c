@@ -30,7 +30,10 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_authid_d.h"
+#include "catalog/pg_class_d.h"
+#include "catalog/pg_database_d.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -96,6 +99,23 @@ static List *pending = NIL;		/* in TopTransactionContext */
 static List *polled = NIL;
 static bool polled_in_xact = false;	/* for PREPARE's refusal */
 static bool reload_at_commit = false;	/* see topic_groups_topic_appeared */
+
+/*
+ * A partitioned table (perhaps a topic) or a database this transaction
+ * drops: its groups leave shared memory when the drop commits, so that
+ * they stop counting toward pg_topics.max_groups and their owner's share
+ * at once, in every database (sweep_dropped_topics can only look at its
+ * own database's catalog).
+ */
+typedef struct DroppedObject
+{
+	Oid			dbid;
+	Oid			topic;			/* InvalidOid: the whole database */
+	int			nest_level;
+} DroppedObject;
+
+static List *dropped = NIL;		/* in TopTransactionContext */
+static object_access_hook_type prev_object_access_hook = NULL;
 
 /* Check and normalize a group or consumer name argument */
 static char *
@@ -1019,8 +1039,15 @@ groups_xact_callback(XactEvent event, void *arg)
 					topic_group_set_committed(p->topic, p->group, p->partition,
 											  p->offset, p->owner, p->version);
 			}
+			foreach(lc, dropped)
+			{
+				DroppedObject *d = lfirst(lc);
+
+				topic_groups_forget_dropped(d->dbid, d->topic);
+			}
 			pending = NIL;
 			polled = NIL;
+			dropped = NIL;
 			polled_in_xact = false;
 			if (reload_at_commit)
 				topic_groups_reload_later();
@@ -1030,6 +1057,7 @@ groups_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_ABORT:
 			pending = NIL;
 			polled = NIL;
+			dropped = NIL;
 			polled_in_xact = false;
 			reload_at_commit = false;
 			break;
@@ -1054,6 +1082,9 @@ groups_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		foreach(lc, polled)
 			if (((PolledPartition *) lfirst(lc))->nest_level >= level)
 				polled = foreach_delete_current(polled, lc);
+		foreach(lc, dropped)
+			if (((DroppedObject *) lfirst(lc))->nest_level >= level)
+				dropped = foreach_delete_current(dropped, lc);
 	}
 	else if (event == SUBXACT_EVENT_COMMIT_SUB)
 	{
@@ -1063,7 +1094,40 @@ groups_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		foreach(lc, polled)
 			if (((PolledPartition *) lfirst(lc))->nest_level >= level)
 				((PolledPartition *) lfirst(lc))->nest_level = level - 1;
+		foreach(lc, dropped)
+			if (((DroppedObject *) lfirst(lc))->nest_level >= level)
+				((DroppedObject *) lfirst(lc))->nest_level = level - 1;
 	}
+}
+
+/*
+ * A drop: remember partitioned tables (a topic's parent is one; whether
+ * this one is a topic no longer matters once it is gone, and its
+ * partitions may already be detached here) and databases.
+ */
+static void
+groups_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+					 int subId, void *arg)
+{
+	DroppedObject *d;
+	MemoryContext old;
+
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access != OAT_DROP || subId != 0)
+		return;
+	if (!(classId == RelationRelationId &&
+		  get_rel_relkind(objectId) == RELKIND_PARTITIONED_TABLE) &&
+		classId != DatabaseRelationId)
+		return;
+
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	d = palloc(sizeof(DroppedObject));
+	d->dbid = classId == DatabaseRelationId ? objectId : MyDatabaseId;
+	d->topic = classId == DatabaseRelationId ? InvalidOid : objectId;
+	d->nest_level = GetCurrentTransactionNestLevel();
+	dropped = lappend(dropped, d);
+	MemoryContextSwitchTo(old);
 }
 
 void
@@ -1071,4 +1135,6 @@ topic_groups_init(void)
 {
 	RegisterXactCallback(groups_xact_callback, NULL);
 	RegisterSubXactCallback(groups_subxact_callback, NULL);
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = groups_object_access;
 }

@@ -166,4 +166,42 @@ like($bob->{stderr}, qr/permission denied for consumer group "payments"/,
 	'the group is the owner\'s now');
 $bob->quit;
 
+# Groups leave with their topic or database, in every database: carol's share
+# of partitions is used up by groups in another database until their topic
+# (and then the database) is dropped.
+$node->safe_psql('postgres', qq{SELECT topics.delete_group('one', 'd$_')},
+	extra_params => [ '-U', 'dave' ]) for 1 .. 5;
+$node->safe_psql('postgres', q{CREATE DATABASE other});
+$node->safe_psql('other', q{
+CREATE EXTENSION pg_topics;
+SELECT topics.create_topic('w8', 8, 'text', 'text');
+GRANT SELECT ON w8 TO carol;
+});
+my $fill_other = sub {
+	my ($ret, $out, $err) = $node->psql('other', q{
+SELECT count(*) FROM topics.poll(NULL::w8, 'o1', consumer => 'c');
+SELECT count(*) FROM topics.poll(NULL::w8, 'o2', consumer => 'c');
+SELECT count(*) FROM topics.poll(NULL::w8, 'o3', consumer => 'c');
+SELECT count(*) FROM topics.poll(NULL::w8, 'o4', consumer => 'c');
+SELECT count(*) FROM topics.poll(NULL::w8, 'o5', consumer => 'c');
+}, extra_params => [ '-U', 'carol', '-v', 'ON_ERROR_STOP=1' ]);
+	return $err;
+};
+is($fill_other->(), '', 'carol fills her share of partitions in another database');
+like(poll_error('carol', 'one', 'c1'), qr/would hold more than 40 partitions/,
+	'the share counts every database');
+$node->safe_psql('other', q{SELECT topics.drop_topic('w8')});
+is(poll_error('carol', 'one', 'c1'), '',
+	'the groups of a topic dropped in another database no longer count');
+$node->safe_psql('other', q{
+SELECT topics.create_topic('w8', 8, 'text', 'text');
+GRANT SELECT ON w8 TO carol;
+});
+$node->safe_psql('postgres', q{SELECT topics.delete_group('one', 'c1')},
+	extra_params => [ '-U', 'carol' ]);
+is($fill_other->(), '', 'carol fills her share in the other database again');
+$node->safe_psql('postgres', q{DROP DATABASE other});
+is(poll_error('carol', 'one', 'c1'), '',
+	'the groups of a dropped database no longer count');
+
 done_testing();
