@@ -108,8 +108,8 @@ topic_guc_init(void)
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("pg_topics.max_groups",
-							"Most consumer groups (a group of one topic counts once) the server keeps in shared memory.",
-							NULL,
+							"Most consumer groups the server keeps in shared memory, for all databases; a group name used on two topics is two groups.",
+							"A poll that would create one more fails with SQLSTATE 53400.",
 							&pg_topics_max_groups,
 							1024,
 							16,
