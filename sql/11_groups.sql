@@ -169,4 +169,100 @@ RESET ROLE;
 REVOKE SELECT ON cg FROM grp_other;
 DROP ROLE grp_other;
 
+-- roles are kept apart: the topic's owner (and its members) control every group of
+-- its topic, whoever created it; a role with only SELECT cannot squat a group name
+CREATE ROLE grp_owner LOGIN;
+CREATE ROLE grp_app LOGIN IN ROLE grp_owner;
+CREATE ROLE grp_squatter LOGIN;
+CREATE ROLE grp_gone LOGIN;
+GRANT CREATE ON SCHEMA public TO grp_owner;
+SET ROLE grp_owner;
+SELECT topics.create_topic('pay', 2, 'text', 'text');
+SELECT count(*) FROM topics.produce_batch('pay', ARRAY['a','b','c','d','e','f'], ARRAY['1','2','3','4','5','6']);
+GRANT SELECT ON pay TO grp_squatter, grp_gone;
+RESET ROLE;
+SET ROLE grp_squatter;
+SELECT count(*) FROM topics.poll(NULL::pay, 'payments', consumer => 'squatter-1', max_records => 1);
+SELECT count(*) FROM topics.poll(NULL::pay, 'refunds', consumer => 'squatter-2', max_records => 1);
+RESET ROLE;
+SELECT group_name, owner FROM topics.consumer_groups WHERE topic = 'pay'::regclass ORDER BY 1;
+SET ROLE grp_owner;
+SELECT topics.seek('pay', 'payments', 0, 0);
+SELECT topics.commit('pay', 'payments', 1, 0);
+SELECT topics.reset_group('pay', 'payments', 'earliest');
+SELECT count(*) FROM topics.poll(NULL::pay, 'refunds', consumer => 'owner-2');
+SELECT topics.delete_group('pay', 'payments');
+RESET ROLE;
+SELECT member, partitions FROM topics.group_members WHERE topic = 'pay'::regclass ORDER BY 1;
+-- revoking SELECT ends the squatter's memberships at the next poll or delete_group
+-- (its transactions that hold a partition fail at commit), and the owner takes the name
+SET ROLE grp_owner;
+REVOKE SELECT ON pay FROM grp_squatter;
+SELECT count(*) FROM topics.poll(NULL::pay, 'refunds', consumer => 'owner-2');
+SELECT topics.delete_group('pay', 'payments');
+SELECT count(*) FROM topics.poll(NULL::pay, 'payments', consumer => 'owner-1');
+GRANT SELECT ON pay TO grp_squatter;
+RESET ROLE;
+SELECT group_name, member, partitions FROM topics.group_members WHERE topic = 'pay'::regclass ORDER BY 1, 2;
+SELECT group_name, owner FROM topics.consumer_groups WHERE topic = 'pay'::regclass ORDER BY 1;
+\set VERBOSITY terse
+SET ROLE grp_squatter;
+SELECT count(*) FROM topics.poll(NULL::pay, 'payments', consumer => 'squatter-1');
+SELECT topics.seek('pay', 'payments', 0, 0);
+SELECT topics.delete_group('pay', 'payments');
+RESET ROLE;
+\set VERBOSITY default
+-- a member of the owner role controls the groups too, also one whose creator was dropped
+SET ROLE grp_gone;
+SELECT count(*) FROM topics.poll(NULL::pay, 'orphan', consumer => 'gone-1', max_records => 1);
+RESET ROLE;
+SET pg_topics.session_timeout = '100ms';
+SELECT pg_sleep(0.2);
+REVOKE SELECT ON pay FROM grp_gone;
+DROP ROLE grp_gone;
+SET ROLE grp_app;
+SELECT count(*) FROM topics.poll(NULL::pay, 'payments', consumer => 'app-1');
+SELECT topics.seek('pay', 'orphan', 0, 0);
+SELECT count(*) FROM topics.poll(NULL::pay, 'orphan', consumer => 'app-2');
+RESET ROLE;
+SELECT pg_sleep(0.2);
+SET ROLE grp_app;
+SELECT topics.delete_group('pay', 'orphan');
+RESET ROLE;
+
+-- one role cannot fill the shared group tables: pg_topics.max_groups_per_role and
+-- pg_topics.max_group_partitions_per_role (superuser-only, settable per role)
+CREATE ROLE grp_greedy LOGIN;
+GRANT SELECT ON pay TO grp_greedy;
+SET ROLE grp_greedy;
+SET pg_topics.max_groups_per_role = 3;
+RESET ROLE;
+SET pg_topics.max_groups_per_role = 3;
+SET ROLE grp_greedy;
+SELECT count(*) FROM topics.poll(NULL::pay, 'greedy-1', consumer => 'greedy', max_records => 1);
+SELECT count(*) FROM topics.poll(NULL::pay, 'greedy-2', consumer => 'greedy', max_records => 1);
+SELECT count(*) FROM topics.poll(NULL::pay, 'greedy-3', consumer => 'greedy', max_records => 1);
+SELECT count(*) FROM topics.poll(NULL::pay, 'greedy-4', consumer => 'greedy');
+RESET ROLE;
+-- another role still creates its groups
+SET ROLE grp_app;
+SELECT count(*) FROM topics.poll(NULL::pay, 'not-greedy', consumer => 'app-3', max_records => 1);
+RESET ROLE;
+SELECT pg_sleep(0.2);
+SET ROLE grp_greedy;
+SELECT topics.delete_group('pay', 'greedy-1');
+SELECT count(*) FROM topics.poll(NULL::pay, 'greedy-4', consumer => 'greedy');
+RESET ROLE;
+RESET pg_topics.max_groups_per_role;
+SET pg_topics.max_group_partitions_per_role = 7;
+SET ROLE grp_greedy;
+SELECT count(*) FROM topics.poll(NULL::pay, 'greedy-5', consumer => 'greedy');
+RESET ROLE;
+RESET pg_topics.max_group_partitions_per_role;
+SELECT owner::text, count(*) FROM topics.consumer_groups WHERE topic = 'pay'::regclass GROUP BY 1 ORDER BY 1;
+RESET pg_topics.session_timeout;
+SELECT topics.drop_topic('pay');
+REVOKE CREATE ON SCHEMA public FROM grp_owner;
+DROP ROLE grp_app, grp_owner, grp_squatter, grp_greedy;
+
 SELECT * FROM topics.verify('topics.consumer_offsets');

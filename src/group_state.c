@@ -13,6 +13,17 @@
  * - partitions, keyed by (database, topic, partition, group): the latest
  *   committed offset and the member the partition is assigned to.
  *
+ * Both are fixed-size: pg_topics.max_groups and
+ * pg_topics.max_group_partitions entries, allocated at server start.  A
+ * shared dynahash without HASH_FIXED_SIZE takes more elements from the
+ * server's spare shared memory when it is full, which PostgreSQL's own
+ * lock tables need; so the tables never grow, and a full table is an
+ * error (53400) for the one asking, not for every other session.  So
+ * that one role cannot fill them for all others, a poll that creates a
+ * group (or makes one hold more partitions) also counts what the group's
+ * owner role already holds, against pg_topics.max_groups_per_role and
+ * pg_topics.max_group_partitions_per_role.
+ *
  * Committed offsets are durable as records of topics.consumer_offsets
  * (groups.c appends them in the committing transaction); this cache holds
  * the latest one per key, is updated when that transaction commits, and
@@ -59,6 +70,7 @@ typedef struct GroupEntry
 	GroupKey	key;
 	Oid			owner;
 	int32		generation;
+	int32		nparts;			/* partitions charged to owner's quota */
 	int			nmembers;
 	GroupMemberInfo members[GROUP_MAX_MEMBERS];
 } GroupEntry;
@@ -114,20 +126,21 @@ topic_groups_shmem_startup(void)
 	memset(&info, 0, sizeof(info));
 	info.keysize = sizeof(GroupKey);
 	info.entrysize = sizeof(GroupEntry);
+	/* HASH_FIXED_SIZE: see the header comment */
 	groups_hash = ShmemInitHash("pg_topics groups", pg_topics_max_groups,
 								pg_topics_max_groups, &info,
-								HASH_ELEM | HASH_BLOBS);
+								HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 	info.keysize = sizeof(OffsetKey);
 	info.entrysize = sizeof(OffsetEntry);
 	offsets_hash = ShmemInitHash("pg_topics group offsets",
 								 pg_topics_max_group_partitions,
 								 pg_topics_max_group_partitions, &info,
-								 HASH_ELEM | HASH_BLOBS);
+								 HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 	info.keysize = sizeof(Oid);
 	info.entrysize = sizeof(LoadedDatabase);
 	loaded_hash = ShmemInitHash("pg_topics group databases", MAX_LOADED_DATABASES,
 								MAX_LOADED_DATABASES, &info,
-								HASH_ELEM | HASH_BLOBS);
+								HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 }
 
 static void
@@ -150,12 +163,13 @@ offset_key(OffsetKey *key, Oid topic, const char *group, int32 partition)
 }
 
 static void
-report_full(const char *what, const char *setting)
+report_full(const char *what, const char *setting, int limit)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 			 errmsg("too many consumer %s", what),
-			 errhint("Raise %s, or delete unused groups with topics.delete_group().",
+			 errdetail("The server keeps at most %d (%s).", limit, setting),
+			 errhint("Delete unused groups with topics.delete_group(), or raise %s (this needs a restart).",
 					 setting)));
 }
 
@@ -198,14 +212,17 @@ offset_entry(Oid topic, const char *group, int32 partition, bool create)
 	bool		found;
 
 	offset_key(&key, topic, group, partition);
-	entry = hash_search(offsets_hash, &key, create ? HASH_ENTER_NULL : HASH_FIND,
-						&found);
+	entry = hash_search(offsets_hash, &key, HASH_FIND, &found);
 	if (entry == NULL && create)
 	{
-		sweep_dropped_topics();
+		if (hash_get_num_entries(offsets_hash) >= pg_topics_max_group_partitions)
+			sweep_dropped_topics();
+		if (hash_get_num_entries(offsets_hash) >= pg_topics_max_group_partitions)
+			report_full("group partitions", "pg_topics.max_group_partitions",
+						pg_topics_max_group_partitions);
 		entry = hash_search(offsets_hash, &key, HASH_ENTER_NULL, &found);
 		if (entry == NULL)
-			report_full("group partitions", "pg_topics.max_group_partitions");
+			elog(ERROR, "pg_topics group offsets table is full below its size");
 	}
 	if (entry == NULL)
 		return NULL;
@@ -229,14 +246,16 @@ group_entry(Oid topic, const char *group, bool create, Oid owner)
 	bool		found;
 
 	group_key(&key, topic, group);
-	entry = hash_search(groups_hash, &key, create ? HASH_ENTER_NULL : HASH_FIND,
-						&found);
+	entry = hash_search(groups_hash, &key, HASH_FIND, &found);
 	if (entry == NULL && create)
 	{
-		sweep_dropped_topics();
+		if (hash_get_num_entries(groups_hash) >= pg_topics_max_groups)
+			sweep_dropped_topics();
+		if (hash_get_num_entries(groups_hash) >= pg_topics_max_groups)
+			report_full("groups", "pg_topics.max_groups", pg_topics_max_groups);
 		entry = hash_search(groups_hash, &key, HASH_ENTER_NULL, &found);
 		if (entry == NULL)
-			report_full("groups", "pg_topics.max_groups");
+			elog(ERROR, "pg_topics groups table is full below its size");
 	}
 	if (entry == NULL)
 		return NULL;
@@ -244,9 +263,66 @@ group_entry(Oid topic, const char *group, bool create, Oid owner)
 	{
 		entry->owner = owner;
 		entry->generation = 0;
+		entry->nparts = 0;
 		entry->nmembers = 0;
 	}
 	return entry;
+}
+
+/* A group owner's name for messages: groups do not keep it from being dropped */
+static const char *
+role_name(Oid role)
+{
+	char	   *name = GetUserNameFromId(role, true);
+
+	return name ? name : psprintf("%u", role);
+}
+
+/* What role's groups (in every database) hold: groups, and their partitions */
+static void
+role_usage(Oid role, int *ngroups, int64 *nparts)
+{
+	HASH_SEQ_STATUS status;
+	GroupEntry *g;
+
+	*ngroups = 0;
+	*nparts = 0;
+	hash_seq_init(&status, groups_hash);
+	while ((g = hash_seq_search(&status)) != NULL)
+		if (g->owner == role)
+		{
+			(*ngroups)++;
+			*nparts += g->nparts;
+		}
+}
+
+/*
+ * Charge the group's owner for a group of nparts partitions: a new group
+ * (g NULL) counts against pg_topics.max_groups_per_role, and the
+ * partitions it holds beyond what it held against
+ * pg_topics.max_group_partitions_per_role.  Groups of dropped topics are
+ * swept before a refusal.  Caller holds the lock exclusively, and
+ * releases it to report.  Returns false (with the numbers for the
+ * message) if the role is over a limit.
+ */
+static bool
+role_quota_allows(Oid role, GroupEntry *g, int32 nparts, int *ngroups,
+				  int64 *held)
+{
+	bool		swept = false;
+
+	for (;;)
+	{
+		role_usage(role, ngroups, held);
+		if ((g != NULL || *ngroups < pg_topics_max_groups_per_role) &&
+			*held - (g ? g->nparts : 0) + nparts <= pg_topics_max_group_partitions_per_role)
+			return true;
+		if (swept)
+			return false;
+		/* never g itself: the caller holds its topic open */
+		sweep_dropped_topics();
+		swept = true;
+	}
 }
 
 /*
@@ -332,14 +408,27 @@ topic_groups_ensure_loaded(void)
 			}
 		}
 
-		/* the groups are those with positions */
+		/*
+		 * The groups are those with positions; they hold the partitions
+		 * they have positions in.  Loading never refuses a group for its
+		 * role's quota: it exists already.
+		 */
 		hash_seq_init(&status, offsets_hash);
 		while ((e = hash_seq_search(&status)) != NULL)
 			if (e->key.dbid == dbid && e->has_committed)
-				(void) group_entry(e->key.topic, e->key.name, true, e->group_owner);
+			{
+				GroupEntry *g = group_entry(e->key.topic, e->key.name, true,
+											e->group_owner);
+
+				g->nparts = Max(g->nparts, e->key.partition + 1);
+			}
 
 		if (hash_search(loaded_hash, &dbid, HASH_ENTER_NULL, NULL) == NULL)
-			report_full("databases", "the number of databases using groups");
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("too many databases use consumer groups"),
+					 errdetail("The server keeps the groups of at most %d databases.",
+							   MAX_LOADED_DATABASES)));
 	}
 	LWLockRelease(groups_lock);
 	SPI_finish();
@@ -456,9 +545,40 @@ topic_group_join(Oid topic, const char *group, const char *member,
 	TimestampTz now = GetCurrentTimestamp();
 	int			me;
 	int32		p;
+	Oid			role;
+	int			ngroups;
+	int64		held;
 
 	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
-	g = group_entry(topic, group, true, GetUserId());
+	g = group_entry(topic, group, false, InvalidOid);
+	role = g ? g->owner : GetUserId();
+	if ((g == NULL || nparts > g->nparts) &&
+		!role_quota_allows(role, g, nparts, &ngroups, &held))
+	{
+		bool		new_group = (g == NULL);
+		int32		old_nparts = g ? g->nparts : 0;
+
+		LWLockRelease(groups_lock);
+		if (new_group && ngroups >= pg_topics_max_groups_per_role)
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("role \"%s\" already owns %d consumer groups",
+							role_name(role), ngroups),
+					 errdetail("pg_topics.max_groups_per_role is %d, counting the groups of every database.",
+							   pg_topics_max_groups_per_role),
+					 errhint("Delete unused groups with topics.delete_group(), or ask a superuser to raise pg_topics.max_groups_per_role.")));
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("the consumer groups of role \"%s\" would hold more than %d partitions",
+						role_name(role),
+						pg_topics_max_group_partitions_per_role),
+				 errdetail("They hold %lld, and group \"%s\" needs %d more.",
+						   (long long) held, group, nparts - old_nparts),
+				 errhint("Delete unused groups with topics.delete_group(), or ask a superuser to raise pg_topics.max_group_partitions_per_role.")));
+	}
+	if (g == NULL)
+		g = group_entry(topic, group, true, role);
+	g->nparts = Max(g->nparts, nparts);
 
 	expire_members(g, member);
 
@@ -477,6 +597,7 @@ topic_group_join(Oid topic, const char *group, const char *member,
 		strlcpy(g->members[me].id, member, GROUP_NAME_LEN);
 		g->members[me].durable = durable;
 	}
+	g->members[me].role = GetUserId();
 	g->members[me].pid = MyProcPid;
 	g->members[me].last_seen = now;
 
@@ -517,6 +638,65 @@ topic_group_leave_session(void)
 				remove_member(g, i);
 				g->generation++;
 			}
+	}
+	LWLockRelease(groups_lock);
+}
+
+/*
+ * Copy the group's members (with the roles they polled as), so that the
+ * caller can check their privileges without holding our lock.  Returns
+ * how many; *members is palloc'd.
+ */
+int
+topic_group_member_roles(Oid topic, const char *group,
+						 GroupMemberInfo **members)
+{
+	GroupEntry *g;
+	int			n = 0;
+
+	*members = palloc(sizeof(GroupMemberInfo) * GROUP_MAX_MEMBERS);
+	LWLockAcquire(groups_lock, LW_SHARED);
+	g = group_entry(topic, group, false, InvalidOid);
+	if (g != NULL)
+	{
+		n = g->nmembers;
+		memcpy(*members, g->members, sizeof(GroupMemberInfo) * n);
+	}
+	LWLockRelease(groups_lock);
+	return n;
+}
+
+/*
+ * Remove members from the group (those that may no longer use it), if
+ * they are still members as the same role.  Their partitions become
+ * unassigned at once, so that a transaction of theirs that processes one
+ * fails at commit (40001); the next poll gives them to the others.
+ */
+void
+topic_group_evict(Oid topic, const char *group,
+				  const GroupMemberInfo *members, int nmembers)
+{
+	GroupEntry *g;
+	int			i;
+
+	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
+	g = group_entry(topic, group, false, InvalidOid);
+	for (i = 0; g != NULL && i < nmembers; i++)
+	{
+		int			m = member_index(g, members[i].id);
+		HASH_SEQ_STATUS status;
+		OffsetEntry *e;
+
+		if (m < 0 || g->members[m].role != members[i].role)
+			continue;
+		remove_member(g, m);
+		g->generation++;
+		hash_seq_init(&status, offsets_hash);
+		while ((e = hash_seq_search(&status)) != NULL)
+			if (e->key.dbid == MyDatabaseId && e->key.topic == topic &&
+				strcmp(e->key.name, group) == 0 &&
+				strcmp(e->owner_member, members[i].id) == 0)
+				e->owner_member[0] = '\0';
 	}
 	LWLockRelease(groups_lock);
 }
@@ -703,6 +883,33 @@ topic_group_forget(Oid topic, const char *group)
 		if (e->key.dbid == MyDatabaseId && e->key.topic == topic &&
 			strcmp(e->key.name, group) == 0)
 			hash_search(offsets_hash, &e->key, HASH_REMOVE, NULL);
+	LWLockRelease(groups_lock);
+}
+
+/*
+ * A drop committed: forget the groups and positions of topic in database
+ * dbid, or of every topic of dbid when topic is InvalidOid (and load that
+ * database's log afresh should its OID come back).  Runs at commit:
+ * removing never fails.
+ */
+void
+topic_groups_forget_dropped(Oid dbid, Oid topic)
+{
+	HASH_SEQ_STATUS status;
+	GroupEntry *g;
+	OffsetEntry *e;
+
+	LWLockAcquire(groups_lock, LW_EXCLUSIVE);
+	hash_seq_init(&status, groups_hash);
+	while ((g = hash_seq_search(&status)) != NULL)
+		if (g->key.dbid == dbid && (!OidIsValid(topic) || g->key.topic == topic))
+			hash_search(groups_hash, &g->key, HASH_REMOVE, NULL);
+	hash_seq_init(&status, offsets_hash);
+	while ((e = hash_seq_search(&status)) != NULL)
+		if (e->key.dbid == dbid && (!OidIsValid(topic) || e->key.topic == topic))
+			hash_search(offsets_hash, &e->key, HASH_REMOVE, NULL);
+	if (!OidIsValid(topic))
+		hash_search(loaded_hash, &dbid, HASH_REMOVE, NULL);
 	LWLockRelease(groups_lock);
 }
 

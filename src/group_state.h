@@ -20,6 +20,7 @@
 typedef struct GroupMemberInfo
 {
 	char		id[GROUP_NAME_LEN];
+	Oid			role;			/* the role it polled as, last time */
 	bool		durable;
 	int			pid;
 	TimestampTz last_seen;
@@ -50,6 +51,10 @@ extern void topic_groups_ensure_loaded(void);
 extern void topic_group_join(Oid topic, const char *group, const char *member,
 							 bool durable, int32 nparts, GroupView *view);
 extern void topic_group_leave_session(void);
+extern int	topic_group_member_roles(Oid topic, const char *group,
+									 GroupMemberInfo **members);
+extern void topic_group_evict(Oid topic, const char *group,
+							  const GroupMemberInfo *members, int nmembers);
 extern bool topic_group_owns(Oid topic, const char *group, const char *member,
 							 int32 partition);
 extern bool topic_group_exists(Oid topic, const char *group, Oid *owner);
@@ -65,6 +70,7 @@ extern void topic_group_apply_record(Oid topic, const char *group,
 									 int32 partition, bool has_offset,
 									 int64 offset, Oid owner, int64 version);
 extern void topic_group_forget(Oid topic, const char *group);
+extern void topic_groups_forget_dropped(Oid dbid, Oid topic);
 
 /* groups.c: positions written into topics.consumer_offsets by apply or restore */
 extern void topic_group_records_arrived(TupleTableSlot **slots,

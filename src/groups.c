@@ -30,7 +30,10 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_authid_d.h"
+#include "catalog/pg_class_d.h"
+#include "catalog/pg_database_d.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -97,6 +100,23 @@ static List *polled = NIL;
 static bool polled_in_xact = false;	/* for PREPARE's refusal */
 static bool reload_at_commit = false;	/* see topic_groups_topic_appeared */
 
+/*
+ * A partitioned table (perhaps a topic) or a database this transaction
+ * drops: its groups leave shared memory when the drop commits, so that
+ * they stop counting toward pg_topics.max_groups and their owner's share
+ * at once, in every database (sweep_dropped_topics can only look at its
+ * own database's catalog).
+ */
+typedef struct DroppedObject
+{
+	Oid			dbid;
+	Oid			topic;			/* InvalidOid: the whole database */
+	int			nest_level;
+} DroppedObject;
+
+static List *dropped = NIL;		/* in TopTransactionContext */
+static object_access_hook_type prev_object_access_hook = NULL;
+
 /* Check and normalize a group or consumer name argument */
 static char *
 name_arg(text *arg, const char *what)
@@ -110,17 +130,70 @@ name_arg(text *arg, const char *what)
 	return name;
 }
 
+/*
+ * May role control a group of topic that owner created?  Superusers, the
+ * members of the creator role, and whoever has the privileges of the
+ * topic's owner (so that no role with SELECT can take a group name from
+ * the topic's owner by polling it first).  SELECT on the topic is checked
+ * separately, by whoever opens it.
+ */
+static bool
+role_controls_group(Oid role, Relation topic, Oid owner)
+{
+	return superuser_arg(role) ||
+		is_member_of_role(role, owner) ||
+		has_privs_of_role(role, topic->rd_rel->relowner);
+}
+
 /* Refuse a caller who may not control the group (42501) */
 static void
 check_group_control(Relation topic, const char *group, Oid owner)
 {
-	if (!superuser() && !is_member_of_role(GetUserId(), owner))
+	const char *creator;
+
+	if (role_controls_group(GetUserId(), topic, owner))
+		return;
+	/* groups do not keep their creator from being dropped */
+	creator = GetUserNameFromId(owner, true);
+	if (creator == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for consumer group \"%s\" of topic \"%s\"",
 						group, RelationGetRelationName(topic)),
-				 errdetail("Only members of role \"%s\" may use this group.",
-						   GetUserNameFromId(owner, false))));
+				 errdetail("The role that created the group was dropped; only members of the topic's owner \"%s\" may use it.",
+						   GetUserNameFromId(topic->rd_rel->relowner, false))));
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied for consumer group \"%s\" of topic \"%s\"",
+					group, RelationGetRelationName(topic)),
+			 errdetail("Only members of role \"%s\", which created the group, and of the topic's owner \"%s\" may use it.",
+					   creator,
+					   GetUserNameFromId(topic->rd_rel->relowner, false))));
+}
+
+/*
+ * Members whose role may no longer use the group (SELECT on the topic
+ * revoked, or no longer a member of the group's or the topic's owner)
+ * leave it, so that they hold none of its partitions and cannot keep it
+ * from being deleted.  Their privileges are checked here, outside
+ * group_state.c's lock.
+ */
+static void
+evict_unauthorized_members(Relation topic, const char *group, Oid owner)
+{
+	Oid			topicid = RelationGetRelid(topic);
+	GroupMemberInfo *members;
+	int			n = topic_group_member_roles(topicid, group, &members);
+	int			nevict = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (pg_class_aclcheck(topicid, members[i].role, ACL_SELECT) != ACLCHECK_OK ||
+			!role_controls_group(members[i].role, topic, owner))
+			members[nevict++] = members[i];
+	if (nevict > 0)
+		topic_group_evict(topicid, group, members, nevict);
+	pfree(members);
 }
 
 /* The group must exist (42704); returns its owner */
@@ -285,7 +358,8 @@ commit_position(Relation topic, const char *group, int32 partition,
 	if (offset >= 0)
 	{
 		appendStringInfo(&value, "{\"offset\": %lld, ", (long long) offset);
-		json_field(&value, "owner", GetUserNameFromId(owner, false), true);
+		/* a dropped owner is recorded as none: loading makes it the bootstrap superuser */
+		json_field(&value, "owner", GetUserNameFromId(owner, true), true);
 		appendStringInfoChar(&value, '}');
 	}
 
@@ -510,7 +584,10 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
 	topic_groups_ensure_loaded();
 	if (topic_group_exists(RelationGetRelid(topic), args->group, &owner))
+	{
 		check_group_control(topic, args->group, owner);
+		evict_unauthorized_members(topic, args->group, owner);
+	}
 	if (!exit_hook)
 	{
 		before_shmem_exit(leave_groups_at_exit, (Datum) 0);
@@ -772,6 +849,7 @@ topic_delete_group(PG_FUNCTION_ARGS)
 	PreventCommandIfReadOnly("delete_group");
 	check_positions_writable();
 	owner = require_group(topic, group);
+	evict_unauthorized_members(topic, group, owner);
 	if (topic_group_has_members(RelationGetRelid(topic), group))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_IN_USE),
@@ -961,8 +1039,15 @@ groups_xact_callback(XactEvent event, void *arg)
 					topic_group_set_committed(p->topic, p->group, p->partition,
 											  p->offset, p->owner, p->version);
 			}
+			foreach(lc, dropped)
+			{
+				DroppedObject *d = lfirst(lc);
+
+				topic_groups_forget_dropped(d->dbid, d->topic);
+			}
 			pending = NIL;
 			polled = NIL;
+			dropped = NIL;
 			polled_in_xact = false;
 			if (reload_at_commit)
 				topic_groups_reload_later();
@@ -972,6 +1057,7 @@ groups_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_ABORT:
 			pending = NIL;
 			polled = NIL;
+			dropped = NIL;
 			polled_in_xact = false;
 			reload_at_commit = false;
 			break;
@@ -996,6 +1082,9 @@ groups_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		foreach(lc, polled)
 			if (((PolledPartition *) lfirst(lc))->nest_level >= level)
 				polled = foreach_delete_current(polled, lc);
+		foreach(lc, dropped)
+			if (((DroppedObject *) lfirst(lc))->nest_level >= level)
+				dropped = foreach_delete_current(dropped, lc);
 	}
 	else if (event == SUBXACT_EVENT_COMMIT_SUB)
 	{
@@ -1005,7 +1094,40 @@ groups_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		foreach(lc, polled)
 			if (((PolledPartition *) lfirst(lc))->nest_level >= level)
 				((PolledPartition *) lfirst(lc))->nest_level = level - 1;
+		foreach(lc, dropped)
+			if (((DroppedObject *) lfirst(lc))->nest_level >= level)
+				((DroppedObject *) lfirst(lc))->nest_level = level - 1;
 	}
+}
+
+/*
+ * A drop: remember partitioned tables (a topic's parent is one; whether
+ * this one is a topic no longer matters once it is gone, and its
+ * partitions may already be detached here) and databases.
+ */
+static void
+groups_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+					 int subId, void *arg)
+{
+	DroppedObject *d;
+	MemoryContext old;
+
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access != OAT_DROP || subId != 0)
+		return;
+	if (!(classId == RelationRelationId &&
+		  get_rel_relkind(objectId) == RELKIND_PARTITIONED_TABLE) &&
+		classId != DatabaseRelationId)
+		return;
+
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	d = palloc(sizeof(DroppedObject));
+	d->dbid = classId == DatabaseRelationId ? objectId : MyDatabaseId;
+	d->topic = classId == DatabaseRelationId ? InvalidOid : objectId;
+	d->nest_level = GetCurrentTransactionNestLevel();
+	dropped = lappend(dropped, d);
+	MemoryContextSwitchTo(old);
 }
 
 void
@@ -1013,4 +1135,6 @@ topic_groups_init(void)
 {
 	RegisterXactCallback(groups_xact_callback, NULL);
 	RegisterSubXactCallback(groups_subxact_callback, NULL);
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = groups_object_access;
 }

@@ -24,6 +24,8 @@ int			pg_topics_auto_offset_reset = TOPIC_RESET_EARLIEST;
 int			pg_topics_session_timeout = 30000;
 int			pg_topics_max_groups = 1024;
 int			pg_topics_max_group_partitions = 65536;
+int			pg_topics_max_groups_per_role = 256;
+int			pg_topics_max_group_partitions_per_role = 16384;
 int			pg_topics_segment_size = TOPIC_SEGMENT_MAX_ROLL_BLOCKS;
 int			pg_topics_worker_naptime = 10000;
 int			pg_topics_max_producer_transaction_age = 0;
@@ -118,8 +120,8 @@ topic_guc_init(void)
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("pg_topics.max_groups",
-							"Most consumer groups (a group of one topic counts once) the server keeps in shared memory.",
-							NULL,
+							"Most consumer groups the server keeps in shared memory, for all databases; a group name used on two topics is two groups.",
+							"A poll that would create one more fails with SQLSTATE 53400.",
 							&pg_topics_max_groups,
 							1024,
 							16,
@@ -136,6 +138,33 @@ topic_guc_init(void)
 							64,
 							10000000,
 							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	/*
+	 * Shares of the two tables above that one role's groups may hold, so
+	 * that a role cannot take them all; superuser-only, and settable per
+	 * role with ALTER ROLE ... SET.
+	 */
+	DefineCustomIntVariable("pg_topics.max_groups_per_role",
+							"Most consumer groups one role may own, in all databases together.",
+							"A poll that would create one more fails with SQLSTATE 53400.",
+							&pg_topics_max_groups_per_role,
+							256,
+							1,
+							1000000,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_topics.max_group_partitions_per_role",
+							"Most (group, partition) positions the groups one role owns may hold, in all databases together.",
+							"A group holds one per partition of its topic; a poll that would exceed it fails with SQLSTATE 53400.",
+							&pg_topics_max_group_partitions_per_role,
+							16384,
+							1,
+							10000000,
+							PGC_SUSET,
 							0,
 							NULL, NULL, NULL);
 

@@ -41,6 +41,8 @@ extern int	pg_topics_segment_size;
 extern int	pg_topics_worker_naptime;
 extern int	pg_topics_max_producer_transaction_age;
 extern int	pg_topics_max_group_partitions;
+extern int	pg_topics_max_groups_per_role;
+extern int	pg_topics_max_group_partitions_per_role;
 
 /* pg_topics.auto_offset_reset */
 typedef enum TopicOffsetReset
