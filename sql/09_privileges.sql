@@ -51,6 +51,45 @@ SET ROLE topic_reader;
 SELECT "offset", value FROM topics.fetch(NULL::secret, 0, 0);
 RESET ROLE;
 
+-- offsets, sizes, holders, groups and members: only of the topics the caller
+-- may SELECT; superusers and pg_monitor members see all of them
+SELECT count(*) FROM topics.poll(NULL::secret, 'auditors', 'auditor-1');
+CREATE ROLE watcher IN ROLE pg_monitor;
+SET ROLE nobody;
+SELECT * FROM topics.partition_info('secret');
+SELECT count(*) FROM topics.partitions WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.consumer_groups WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.group_members WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.consumer_lag WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.group_info() WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.member_info() WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.group_offset_info() WHERE topic = 'secret'::regclass;
+RESET ROLE;
+SET ROLE topic_writer;
+SELECT count(*) FROM topics.partitions WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.consumer_groups WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.group_offset_info() WHERE topic = 'secret'::regclass;
+RESET ROLE;
+SET ROLE topic_reader;
+SELECT partition, high_watermark, records FROM topics.partition_info('secret');
+SELECT partition, high_watermark FROM topics.partitions WHERE topic = 'secret'::regclass;
+SELECT group_name, members FROM topics.consumer_groups WHERE topic = 'secret'::regclass;
+SELECT group_name, member FROM topics.group_members WHERE topic = 'secret'::regclass;
+SELECT group_name, committed_offset, lag FROM topics.consumer_lag WHERE topic = 'secret'::regclass;
+SELECT group_name, committed_offset FROM topics.group_offset_info() WHERE topic = 'secret'::regclass;
+RESET ROLE;
+SET ROLE watcher;
+SELECT partition, high_watermark, records FROM topics.partition_info('secret');
+SELECT partition, high_watermark FROM topics.partitions WHERE topic = 'secret'::regclass;
+SELECT * FROM topics.offsets('secret');
+SELECT group_name, members FROM topics.consumer_groups WHERE topic = 'secret'::regclass;
+SELECT group_name, member FROM topics.group_members WHERE topic = 'secret'::regclass;
+SELECT group_name, committed_offset, lag FROM topics.consumer_lag WHERE topic = 'secret'::regclass;
+-- watching is not reading
+SELECT * FROM topics.fetch(NULL::secret, 0, 0);
+RESET ROLE;
+DROP ROLE watcher;
+
 -- creating a topic needs CREATE on the schema; the creator owns it
 CREATE SCHEMA team;
 GRANT USAGE ON SCHEMA team TO nobody;
