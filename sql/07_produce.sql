@@ -175,7 +175,7 @@ SELECT count(*), count(DISTINCT partition) AS partitions,
        bool_and(o."offset" = c."offset" AND (c.value->>'i')::bigint = o.i) AS rows_match
 FROM chunked_out o JOIN chunked c USING (partition, "offset");
 -- per partition: offsets dense from 0, in input order
-SELECT partition, min("offset") AS first, max("offset") AS last, count(*),
+SELECT partition, min("offset") = 0 AND max("offset") = count(*) - 1 AS dense,
        bool_and(in_order) AS in_order
 FROM (SELECT partition, "offset", i > coalesce(lag(i) OVER (PARTITION BY partition ORDER BY "offset"), 0) AS in_order
       FROM chunked_out) s
