@@ -7,8 +7,10 @@
  * skipping the executor's tuple routing.  Topics have no triggers, rules,
  * indexes or constraints beyond NOT NULL (ddl.c refuses them), so handing
  * the slots straight to the access method does everything INSERT would.
- * produce_batch groups the records by partition and hands each group to
- * one multi_insert, so a call writes one batch per page it fills.
+ * produce_batch reads its arrays in chunks, groups each chunk's records by
+ * partition and hands each group to one multi_insert, so a call writes
+ * about one batch per page it fills, in memory that does not grow with
+ * the arrays.
  *
  * Typing: a value or key is accepted with the topic's own type, as an
  * untyped literal, or as text (converted with the type's input function,
