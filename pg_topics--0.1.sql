@@ -198,11 +198,16 @@ JOIN pg_catalog.pg_attribute k ON k.attrelid = c.topic AND k.attname = 'key'
 JOIN pg_catalog.pg_attribute v ON v.attrelid = c.topic AND v.attname = 'value';
 COMMENT ON VIEW topics.topics IS 'every topic of this database, with its settings';
 
+-- Only the topics the caller may see the numbers of: those it may SELECT,
+-- or all for superusers and pg_monitor members (partition_info refuses the
+-- others; the condition on c alone is applied before it is called).
 CREATE VIEW topics.partitions AS
 SELECT c.topic, p.*
-FROM topics.topic_config c, LATERAL topics.partition_info(c.topic) p;
+FROM topics.topic_config c, LATERAL topics.partition_info(c.topic) p
+WHERE pg_catalog.has_table_privilege(c.topic, 'SELECT')
+   OR pg_catalog.pg_has_role('pg_monitor', 'USAGE');
 COMMENT ON VIEW topics.partitions IS
-'every partition: offsets, size, time range, and the transaction holding its stable offset back';
+'every partition of the topics the caller may read: offsets, size, time range, and the transaction holding its stable offset back';
 
 GRANT USAGE ON SCHEMA topics TO PUBLIC;
 GRANT SELECT ON topics.topics, topics.partitions TO PUBLIC;
@@ -285,13 +290,15 @@ AS 'MODULE_PATHNAME', 'topic_group_offset_info'
 LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION topics.group_offset_info() IS 'committed group positions (see topics.consumer_lag)';
 
+-- group_info, member_info and group_offset_info show only the groups of
+-- topics the caller may SELECT (superusers and pg_monitor members: all)
 CREATE VIEW topics.consumer_groups AS
 SELECT * FROM topics.group_info();
-COMMENT ON VIEW topics.consumer_groups IS 'every consumer group of this database';
+COMMENT ON VIEW topics.consumer_groups IS 'consumer groups of the topics the caller may read';
 
 CREATE VIEW topics.group_members AS
 SELECT * FROM topics.member_info();
-COMMENT ON VIEW topics.group_members IS 'every member of every consumer group, with its partitions';
+COMMENT ON VIEW topics.group_members IS 'members of the consumer groups the caller may see, with their partitions';
 
 CREATE VIEW topics.consumer_lag AS
 SELECT g.group_name, g.topic, o.partition, c.committed_offset, o.high_watermark,
@@ -303,8 +310,7 @@ SELECT g.group_name, g.topic, o.partition, c.committed_offset, o.high_watermark,
 FROM topics.group_info() g
 CROSS JOIN LATERAL topics.offsets(g.topic::text) o
 LEFT JOIN topics.group_offset_info() c
-       ON c.group_name = g.group_name AND c.topic = g.topic AND c.partition = o.partition
-WHERE pg_catalog.has_table_privilege(g.topic, 'SELECT');
+       ON c.group_name = g.group_name AND c.topic = g.topic AND c.partition = o.partition;
 COMMENT ON VIEW topics.consumer_lag IS
 'per group and partition: committed offset (NULL before the first), high watermark, and lag behind the last stable offset';
 

@@ -161,3 +161,29 @@ VALUES (1, 0, now(), 'restored', '{}');
 RESET session_replication_role;
 SELECT partition, "offset", key FROM direct_p1;
 SELECT topics.drop_topic('direct');
+-- produce_batch goes in chunks (8192 records or 8 MB): a batch of many chunks,
+-- with keys over several partitions and text converted to jsonb, keeps input
+-- order per partition, returns rows in input order, and stores every record
+SELECT topics.create_topic('chunked', 3);
+CREATE TEMP TABLE chunked_out AS
+SELECT row_number() OVER () AS i, b.partition, b."offset"
+FROM topics.produce_batch('chunked',
+    (SELECT array_agg(format('{"i": %s}', i) ORDER BY i) FROM generate_series(1, 20000) i),
+    (SELECT array_agg(CASE WHEN i % 7 = 0 THEN NULL ELSE (i % 11)::text END ORDER BY i)
+     FROM generate_series(1, 20000) i)) b;
+SELECT count(*), count(DISTINCT partition) AS partitions,
+       bool_and(o."offset" = c."offset" AND (c.value->>'i')::bigint = o.i) AS rows_match
+FROM chunked_out o JOIN chunked c USING (partition, "offset");
+-- per partition: offsets dense from 0, in input order
+SELECT partition, min("offset") = 0 AND max("offset") = count(*) - 1 AS dense,
+       bool_and(in_order) AS in_order
+FROM (SELECT partition, "offset", i > coalesce(lag(i) OVER (PARTITION BY partition ORDER BY "offset"), 0) AS in_order
+      FROM chunked_out) s
+GROUP BY partition ORDER BY partition;
+-- large values end chunks early (8 MB): 20 values of 900 kB
+SELECT count(*), count(DISTINCT "offset") FROM topics.produce_batch('chunked',
+    (SELECT array_agg(format('"%s"', repeat('x', 900000))) FROM generate_series(1, 20)),
+    partition => 0);
+SELECT count(*) FROM chunked WHERE partition = 0 AND length(value #>> '{}') = 900000;
+DROP TABLE chunked_out;
+SELECT topics.drop_topic('chunked');

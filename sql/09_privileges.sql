@@ -51,6 +51,45 @@ SET ROLE topic_reader;
 SELECT "offset", value FROM topics.fetch(NULL::secret, 0, 0);
 RESET ROLE;
 
+-- offsets, sizes, holders, groups and members: only of the topics the caller
+-- may SELECT; superusers and pg_monitor members see all of them
+SELECT count(*) FROM topics.poll(NULL::secret, 'auditors', 'auditor-1');
+CREATE ROLE watcher IN ROLE pg_monitor;
+SET ROLE nobody;
+SELECT * FROM topics.partition_info('secret');
+SELECT count(*) FROM topics.partitions WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.consumer_groups WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.group_members WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.consumer_lag WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.group_info() WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.member_info() WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.group_offset_info() WHERE topic = 'secret'::regclass;
+RESET ROLE;
+SET ROLE topic_writer;
+SELECT count(*) FROM topics.partitions WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.consumer_groups WHERE topic = 'secret'::regclass;
+SELECT count(*) FROM topics.group_offset_info() WHERE topic = 'secret'::regclass;
+RESET ROLE;
+SET ROLE topic_reader;
+SELECT partition, high_watermark, records FROM topics.partition_info('secret');
+SELECT partition, high_watermark FROM topics.partitions WHERE topic = 'secret'::regclass;
+SELECT group_name, members FROM topics.consumer_groups WHERE topic = 'secret'::regclass;
+SELECT group_name, member FROM topics.group_members WHERE topic = 'secret'::regclass;
+SELECT group_name, committed_offset, lag FROM topics.consumer_lag WHERE topic = 'secret'::regclass;
+SELECT group_name, committed_offset FROM topics.group_offset_info() WHERE topic = 'secret'::regclass;
+RESET ROLE;
+SET ROLE watcher;
+SELECT partition, high_watermark, records FROM topics.partition_info('secret');
+SELECT partition, high_watermark FROM topics.partitions WHERE topic = 'secret'::regclass;
+SELECT * FROM topics.offsets('secret');
+SELECT group_name, members FROM topics.consumer_groups WHERE topic = 'secret'::regclass;
+SELECT group_name, member FROM topics.group_members WHERE topic = 'secret'::regclass;
+SELECT group_name, committed_offset, lag FROM topics.consumer_lag WHERE topic = 'secret'::regclass;
+-- watching is not reading
+SELECT * FROM topics.fetch(NULL::secret, 0, 0);
+RESET ROLE;
+DROP ROLE watcher;
+
 -- creating a topic needs CREATE on the schema; the creator owns it
 CREATE SCHEMA team;
 GRANT USAGE ON SCHEMA team TO nobody;
@@ -69,6 +108,51 @@ RESET ROLE;
 SET ROLE nobody;
 SELECT topics.drop_topic('team.t');
 RESET ROLE;
+
+-- internal DDL ignores the caller's settings: records never land in a
+-- tablespace the role may not create in, and types come from pg_catalog
+SET allow_in_place_tablespaces = on;
+CREATE TABLESPACE topics_private LOCATION '';
+RESET allow_in_place_tablespaces;
+CREATE SCHEMA tenant;
+GRANT USAGE, CREATE ON SCHEMA tenant TO nobody;
+SET ROLE nobody;
+SELECT topics.create_topic('tenant.own', 2);
+CREATE TYPE tenant.jsonb AS (x int);
+SET search_path = tenant, pg_catalog;
+SELECT topics.create_topic('tenant.other');
+SET default_tablespace = topics_private;
+SET default_table_access_method = topic_log;
+CREATE TABLE tenant.plain (a int);
+SELECT count(*) FROM topics.produce_batch('tenant.own', ARRAY['{}', '{}', '{}'], partition => 0);
+TRUNCATE tenant.own;
+SELECT count(*) FROM topics.produce('tenant.own', '{"after": "truncate"}', partition => 0);
+SELECT topics.add_partitions('tenant.own', 3);
+SELECT count(*) FROM topics.produce('tenant.own', '{}', partition => 2);
+SELECT topics.create_topic('tenant.third');
+RESET search_path;
+RESET default_table_access_method;
+RESET default_tablespace;
+RESET ROLE;
+SELECT count(*) AS in_topics_private FROM pg_class
+WHERE reltablespace = (SELECT oid FROM pg_tablespace WHERE spcname = 'topics_private');
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
+WHERE attrelid = 'tenant.other'::regclass AND attnum > 0 ORDER BY attnum;
+SELECT partition, "offset", value FROM tenant.own ORDER BY partition, "offset";
+-- a topic moved to a tablespace keeps its new partitions there
+ALTER TABLE tenant.own SET TABLESPACE topics_private;
+SELECT topics.add_partitions('tenant.own', 4);
+SELECT c.relname, t.spcname FROM pg_class c JOIN pg_tablespace t ON t.oid = c.reltablespace
+WHERE c.relname LIKE 'own%';
+SELECT count(*) > 0 AS segment_follows FROM pg_class
+WHERE relnamespace = 'topics_segments'::regnamespace
+  AND reltablespace = (SELECT oid FROM pg_tablespace WHERE spcname = 'topics_private');
+SELECT topics.drop_topic('tenant.own');
+SELECT topics.drop_topic('tenant.other');
+SELECT topics.drop_topic('tenant.third');
+DROP TYPE tenant.jsonb;
+DROP SCHEMA tenant;
+DROP TABLESPACE topics_private;
 
 -- row-level security cannot be switched on
 ALTER TABLE secret ENABLE ROW LEVEL SECURITY;

@@ -16,6 +16,7 @@
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type_d.h"
@@ -127,6 +128,34 @@ topic_open(Oid relid, LOCKMODE lockmode, AclMode privilege)
 			aclcheck_error(aclresult, OBJECT_TABLE, RelationGetRelationName(rel));
 	}
 	return rel;
+}
+
+/*
+ * May the current user see what topic relid holds without reading it:
+ * offsets, sizes, the transaction holding it back, its consumer groups and
+ * their members?  Whoever may SELECT it may; so may superusers and members
+ * of pg_monitor, who watch every topic (and still cannot read its records).
+ * A topic dropped meanwhile is seen by nobody.
+ */
+bool
+topic_may_describe(Oid relid)
+{
+	Oid			userid = GetUserId();
+	bool		missing = false;
+
+	if (has_privs_of_role(userid, ROLE_PG_MONITOR))
+		return true;
+	return pg_class_aclcheck_ext(relid, userid, ACL_SELECT, &missing) == ACLCHECK_OK &&
+		!missing;
+}
+
+/* Refuse (42501) a caller who may not see open topic's metadata */
+void
+topic_check_describe(Relation topic)
+{
+	if (!topic_may_describe(RelationGetRelid(topic)))
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE,
+					   RelationGetRelationName(topic));
 }
 
 /* Number of partitions of an open topic */

@@ -21,6 +21,8 @@ extern Relation topic_open_by_name(text *name, LOCKMODE lockmode,
 								   AclMode privilege);
 extern Relation topic_open(Oid relid, LOCKMODE lockmode, AclMode privilege);
 extern Relation topic_try_open(Oid relid, LOCKMODE lockmode, AclMode privilege);
+extern bool topic_may_describe(Oid relid);
+extern void topic_check_describe(Relation topic);
 extern int32 topic_partition_count(Relation topic);
 extern Oid	topic_partition_relid(Relation topic, int32 partition);
 extern void topic_check_partition(Relation topic, int32 partition);

@@ -681,10 +681,13 @@ topic_offsets(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
-										   ACL_SELECT);
-	int32		nparts = topic_partition_count(topic);
+										   TOPIC_NO_ACL_CHECK);
+	int32		nparts;
 	int32		p;
 
+	/* numbers about the topic, not its records: pg_monitor sees them too */
+	topic_check_describe(topic);
+	nparts = topic_partition_count(topic);
 	InitMaterializedSRF(fcinfo, 0);
 	for (p = 0; p < nparts; p++)
 	{

@@ -913,6 +913,8 @@ group_row(void *arg, Oid topic, const char *group, Oid owner,
 	ObjectIdGetDatum(owner), Int32GetDatum(generation), Int32GetDatum(nmembers)};
 	bool		nulls[5] = {0};
 
+	if (!topic_may_describe(topic))
+		return;					/* only what the caller may see */
 	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
 }
 
@@ -921,11 +923,14 @@ member_row(void *arg, Oid topic, const char *group, int32 generation,
 		   const GroupMemberInfo *member, int32 *partitions, int npartitions)
 {
 	ViewArg    *va = arg;
-	Datum	   *elems = palloc(sizeof(Datum) * Max(npartitions, 1));
+	Datum	   *elems;
 	Datum		values[8];
 	bool		nulls[8] = {0};
 	int			i;
 
+	if (!topic_may_describe(topic))
+		return;					/* only what the caller may see */
+	elems = palloc(sizeof(Datum) * Max(npartitions, 1));
 	for (i = 0; i < npartitions; i++)
 		elems[i] = Int32GetDatum(partitions[i]);
 	values[0] = CStringGetTextDatum(group);
@@ -949,6 +954,8 @@ offset_row(void *arg, Oid topic, const char *group, int32 partition,
 	Int32GetDatum(partition), Int64GetDatum(committed)};
 	bool		nulls[4] = {0};
 
+	if (!topic_may_describe(topic))
+		return;					/* only what the caller may see */
 	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
 }
 

@@ -1,15 +1,20 @@
 /*-------------------------------------------------------------------------
  *
  * internal_sql.c
- *	  Running pg_topics' own SQL as the bootstrap superuser, safely.
+ *	  Running pg_topics' own SQL and DDL, safely.
  *
  * Some of our SQL reads or writes internal tables that PUBLIC cannot see
- * (settings, group positions, log starts), so it runs as the bootstrap
- * superuser.  It must not run anything the caller could have planted: the
- * search_path is pinned to pg_catalog (then pg_temp, last, so that a
- * temporary object never shadows a system one) and the operation is
+ * (settings, group positions, log starts), or creates internal relations
+ * (segments), so it runs as the bootstrap superuser.  It must not run
+ * anything the caller could have planted, and the caller's settings must
+ * not decide how it is read or where and how what it creates is stored:
+ * every such setting is pinned (pinned_settings), and the operation is
  * security-restricted, as for maintenance commands.  Our own objects are
  * always schema-qualified in that SQL.
+ *
+ * The DDL that creates a topic and its partitions runs as the caller, who
+ * owns them and whose privileges PostgreSQL checks, but with the same
+ * pinned settings.
  *
  *-------------------------------------------------------------------------
  */
@@ -21,7 +26,54 @@
 
 #include "internal_sql.h"
 
-/* Become the bootstrap superuser with a pinned search_path */
+/*
+ * The settings pinned, and their values.  search_path: pg_catalog, then
+ * pg_temp last, so that a temporary object never shadows a system one.
+ * default_tablespace: the database's default, unless the DDL names a
+ * tablespace (a segment's is its partition's): the bootstrap superuser may
+ * create anywhere, so a caller's choice would store records where the
+ * caller itself may not create anything.  temp_tablespaces: the same for
+ * the temporary files of our queries.  default_table_access_method: what a
+ * table created without USING is.  standard_conforming_strings: how our
+ * literals are read.  (default_toast_compression is read when a value is
+ * stored, not when a table is created; it is the writer's, as for any
+ * table.)
+ */
+static const struct
+{
+	const char *name;
+	const char *value;
+}			pinned_settings[] =
+{
+	{"search_path", "pg_catalog, pg_temp"},
+	{"default_tablespace", ""},
+	{"temp_tablespaces", ""},
+	{"default_table_access_method", "heap"},
+	{"standard_conforming_strings", "on"},
+};
+
+/* Pin the settings until topic_internal_settings_restore(returned level) */
+int
+topic_internal_settings_pin(void)
+{
+	int			nestlevel = NewGUCNestLevel();
+
+	for (int i = 0; i < lengthof(pinned_settings); i++)
+		(void) set_config_option(pinned_settings[i].name,
+								 pinned_settings[i].value,
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+								 true, 0, false);
+	return nestlevel;
+}
+
+/* Give the caller its settings back */
+void
+topic_internal_settings_restore(int nestlevel)
+{
+	AtEOXact_GUC(false, nestlevel);
+}
+
+/* Become the bootstrap superuser with pinned settings */
 void
 topic_internal_sql_begin(TopicInternalSql *state)
 {
@@ -29,16 +81,13 @@ topic_internal_sql_begin(TopicInternalSql *state)
 	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID,
 						   state->save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
-	state->save_nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
-							 true, 0, false);
+	state->save_nestlevel = topic_internal_settings_pin();
 }
 
-/* Back to the caller: its user, security context and search_path */
+/* Back to the caller: its user, security context and settings */
 void
 topic_internal_sql_end(TopicInternalSql *state)
 {
-	AtEOXact_GUC(false, state->save_nestlevel);
+	topic_internal_settings_restore(state->save_nestlevel);
 	SetUserIdAndSecContext(state->save_userid, state->save_sec_context);
 }

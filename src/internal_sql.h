@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * internal_sql.h
- *	  Running pg_topics' own SQL as the bootstrap superuser, safely.
+ *	  Running pg_topics' own SQL and DDL, safely.
  *
  *-------------------------------------------------------------------------
  */
@@ -15,6 +15,8 @@ typedef struct TopicInternalSql
 	int			save_nestlevel;
 } TopicInternalSql;
 
+extern int	topic_internal_settings_pin(void);
+extern void topic_internal_settings_restore(int nestlevel);
 extern void topic_internal_sql_begin(TopicInternalSql *state);
 extern void topic_internal_sql_end(TopicInternalSql *state);
 

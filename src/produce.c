@@ -7,8 +7,10 @@
  * skipping the executor's tuple routing.  Topics have no triggers, rules,
  * indexes or constraints beyond NOT NULL (ddl.c refuses them), so handing
  * the slots straight to the access method does everything INSERT would.
- * produce_batch groups the records by partition and hands each group to
- * one multi_insert, so a call writes one batch per page it fills.
+ * produce_batch reads its arrays in chunks, groups each chunk's records by
+ * partition and hands each group to one multi_insert, so a call writes
+ * about one batch per page it fills, in memory that does not grow with
+ * the arrays.
  *
  * Typing: a value or key is accepted with the topic's own type, as an
  * untyped literal, or as text (converted with the type's input function,
@@ -181,17 +183,35 @@ topic_produce(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* The elements of an array argument as datums of the topic's type */
-static void
-deconstruct_payloads(Datum array, Oid argtype, Oid coltype, const char *what,
-					 Relation topic, Datum **elems, bool **nulls, int *n)
+/*
+ * produce_batch hands the log at most this many records, or about this
+ * many bytes of keys and values, per multi_insert: its memory beyond the
+ * input arrays stays the same however long they are.  A chunk still fills
+ * many pages, so the per-call work of the log (locks, registry) is spread
+ * over thousands of records.
+ */
+#define PRODUCE_CHUNK_RECORDS	8192
+#define PRODUCE_CHUNK_BYTES		(8 * 1024 * 1024)
+
+/* Reads the elements of a keys or values array one at a time */
+typedef struct PayloadReader
 {
+	ArrayIterator iterator;
 	Oid			elemtype;
+	Oid			coltype;
+	const char *what;
+	int			nelems;
+} PayloadReader;
+
+/*
+ * Start reading an array argument whose elements become the topic's column
+ * of type coltype; the elements are checked and converted as they are read.
+ */
+static void
+payload_reader_begin(PayloadReader *reader, Datum array, Oid argtype,
+					 Oid coltype, const char *what, Relation topic)
+{
 	ArrayType  *arr;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-	int			i;
 
 	if (argtype == UNKNOWNOID)
 	{
@@ -200,8 +220,8 @@ deconstruct_payloads(Datum array, Oid argtype, Oid coltype, const char *what,
 									 TEXTOID, -1);
 		argtype = TEXTARRAYOID;
 	}
-	elemtype = get_element_type(argtype);
-	if (elemtype != coltype && elemtype != TEXTOID)
+	reader->elemtype = get_element_type(argtype);
+	if (reader->elemtype != coltype && reader->elemtype != TEXTOID)
 		refuse_type(argtype, coltype, what, topic, true);
 
 	arr = DatumGetArrayTypeP(array);
@@ -209,19 +229,40 @@ deconstruct_payloads(Datum array, Oid argtype, Oid coltype, const char *what,
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("%s must be a one-dimensional array", what)));
-	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, elems, nulls, n);
-	if (elemtype != coltype)
-		for (i = 0; i < *n; i++)
-			if (!(*nulls)[i])
-				(*elems)[i] = coerce_payload((*elems)[i], elemtype, coltype, what, topic);
+	reader->coltype = coltype;
+	reader->what = what;
+	reader->nelems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	/* by-reference elements come back as pointers into the array: no copies */
+	reader->iterator = array_create_iterator(arr, 0, NULL);
+}
+
+/*
+ * The next element as a datum of the topic's type (converted ones are
+ * allocated in the current memory context); false when it is null.
+ */
+static bool
+payload_reader_next(PayloadReader *reader, Relation topic, Datum *value)
+{
+	bool		isnull;
+
+	if (!array_iterate(reader->iterator, value, &isnull))
+		elog(ERROR, "%s array ended early", reader->what);
+	if (isnull)
+		return false;
+	if (reader->elemtype != reader->coltype)
+		*value = coerce_payload(*value, reader->elemtype, reader->coltype,
+								reader->what, topic);
+	return true;
 }
 
 /*
  * topics.produce_batch(topic text, values "any", keys "any",
  *		partition int) RETURNS TABLE(partition int, "offset" bigint)
  *
- * One row per record, in input order.
+ * One row per record, in input order.  The records go in chunks
+ * (PRODUCE_CHUNK_*): each is routed, sorted by partition (stably, so each
+ * partition gets its records in input order), written with one
+ * multi_insert per partition, and reported, before the next is read.
  */
 Datum
 topic_produce_batch(PG_FUNCTION_ARGS)
@@ -230,19 +271,29 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 	Relation	topic;
 	Oid			key_type;
 	int32		nparts;
-	Datum	   *values;
-	bool	   *value_nulls;
+	PayloadReader values;
+	PayloadReader keys;
+	bool		have_keys = !PG_ARGISNULL(2);
 	int			nvalues;
-	Datum	   *keys = NULL;
-	bool	   *key_nulls = NULL;
-	int			nkeys = 0;
+	int			chunk_cap;
+	Datum	   *chunk_keys;
+	bool	   *chunk_key_nulls;
+	Datum	   *chunk_values;
+	bool	   *chunk_value_nulls;
 	int32	   *partitions;
 	int64	   *offsets;
+	int		   *order;
+	int		   *starts;
+	TupleTableSlot **slots;
+	Relation   *leaves;
+	MemoryContext chunk_context;
+	MemoryContext oldcontext;
 	int32		fixed_partition = -1;
 	int32		sticky = -1;
 	CommandId	cid = GetCurrentCommandId(true);
 	TupleDesc	desc;
 	int32		p;
+	int			done;
 	int			i;
 
 	if (PG_ARGISNULL(0))
@@ -260,17 +311,21 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 		relation_close(topic, NoLock);
 		return (Datum) 0;
 	}
-	deconstruct_payloads(PG_GETARG_DATUM(1), get_fn_expr_argtype(fcinfo->flinfo, 1),
+	payload_reader_begin(&values, PG_GETARG_DATUM(1),
+						 get_fn_expr_argtype(fcinfo->flinfo, 1),
 						 topic_column_type(topic, Anum_topic_value), "values",
-						 topic, &values, &value_nulls, &nvalues);
-	if (!PG_ARGISNULL(2))
+						 topic);
+	nvalues = values.nelems;
+	if (have_keys)
 	{
-		deconstruct_payloads(PG_GETARG_DATUM(2), get_fn_expr_argtype(fcinfo->flinfo, 2),
-							 key_type, "keys", topic, &keys, &key_nulls, &nkeys);
-		if (nkeys != nvalues)
+		payload_reader_begin(&keys, PG_GETARG_DATUM(2),
+							 get_fn_expr_argtype(fcinfo->flinfo, 2),
+							 key_type, "keys", topic);
+		if (keys.nelems != nvalues)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("values has %d elements but keys has %d", nvalues, nkeys),
+					 errmsg("values has %d elements but keys has %d",
+							nvalues, keys.nelems),
 					 errdetail("Each record takes one value and one key (NULL for none).")));
 	}
 	if (!PG_ARGISNULL(3))
@@ -278,73 +333,123 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 		fixed_partition = PG_GETARG_INT32(3);
 		topic_check_partition(topic, fixed_partition);
 	}
-
-	/* route every record */
-	partitions = palloc(sizeof(int32) * Max(nvalues, 1));
-	offsets = palloc(sizeof(int64) * Max(nvalues, 1));
-	for (i = 0; i < nvalues; i++)
+	if (nvalues == 0)
 	{
-		if (fixed_partition >= 0)
-			partitions[i] = fixed_partition;
-		else if (keys != NULL && !key_nulls[i])
-			partitions[i] = topic_partition_for_key(keys[i], key_type, nparts);
-		else
-		{
-			if (sticky < 0)
-				sticky = topic_partition_sticky(RelationGetRelid(topic), nparts);
-			partitions[i] = sticky;
-		}
+		relation_close(topic, NoLock);
+		return (Datum) 0;
 	}
 
 	/*
 	 * Slots on an unpinned copy of the row type: a pinned descriptor costs
-	 * a resource-owner entry per slot, and forgetting thousands of them is
-	 * quadratic.
+	 * a resource-owner entry per slot.  One set of slots serves every chunk.
 	 */
 	desc = CreateTupleDescCopy(RelationGetDescr(topic));
+	chunk_cap = Min(nvalues, PRODUCE_CHUNK_RECORDS);
+	chunk_keys = palloc(sizeof(Datum) * chunk_cap);
+	chunk_key_nulls = palloc(sizeof(bool) * chunk_cap);
+	chunk_values = palloc(sizeof(Datum) * chunk_cap);
+	chunk_value_nulls = palloc(sizeof(bool) * chunk_cap);
+	partitions = palloc(sizeof(int32) * chunk_cap);
+	offsets = palloc(sizeof(int64) * chunk_cap);
+	order = palloc(sizeof(int) * chunk_cap);
+	starts = palloc(sizeof(int) * (nparts + 1));
+	slots = palloc(sizeof(TupleTableSlot *) * chunk_cap);
+	for (i = 0; i < chunk_cap; i++)
+		slots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	leaves = palloc0(sizeof(Relation) * nparts);
+	chunk_context = AllocSetContextCreate(CurrentMemoryContext,
+										  "produce_batch chunk",
+										  ALLOCSET_DEFAULT_SIZES);
 
-	/* one multi_insert per partition, records in input order */
-	for (p = 0; p < nparts; p++)
+	for (done = 0; done < nvalues;)
 	{
-		Relation	leaf = NULL;
-		TupleTableSlot **slots = NULL;
-		int		   *index = NULL;
 		int			n = 0;
+		Size		bytes = 0;
 
-		for (i = 0; i < nvalues; i++)
+		MemoryContextReset(chunk_context);
+		oldcontext = MemoryContextSwitchTo(chunk_context);
+
+		/* read and route the chunk's records */
+		while (done + n < nvalues && n < chunk_cap && bytes < PRODUCE_CHUNK_BYTES)
 		{
-			if (partitions[i] != p)
-				continue;
-			if (leaf == NULL)
+			chunk_value_nulls[n] = !payload_reader_next(&values, topic,
+														&chunk_values[n]);
+			if (!chunk_value_nulls[n])
+				bytes += VARSIZE_ANY(DatumGetPointer(chunk_values[n]));
+			chunk_key_nulls[n] = !have_keys ||
+				!payload_reader_next(&keys, topic, &chunk_keys[n]);
+			if (!chunk_key_nulls[n])
+				bytes += VARSIZE_ANY(DatumGetPointer(chunk_keys[n]));
+			else
+				chunk_keys[n] = (Datum) 0;
+
+			if (fixed_partition >= 0)
+				partitions[n] = fixed_partition;
+			else if (!chunk_key_nulls[n])
+				partitions[n] = topic_partition_for_key(chunk_keys[n], key_type,
+														nparts);
+			else
 			{
-				leaf = open_partition(topic, p);
-				slots = palloc(sizeof(TupleTableSlot *) * nvalues);
-				index = palloc(sizeof(int) * nvalues);
+				if (sticky < 0)
+					sticky = topic_partition_sticky(RelationGetRelid(topic),
+													nparts);
+				partitions[n] = sticky;
 			}
-			slots[n] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
-			fill_record_slot(slots[n], p,
-							 keys ? keys[i] : (Datum) 0, keys ? key_nulls[i] : true,
-							 values[i], value_nulls[i], (Datum) 0, true);
-			index[n++] = i;
+			n++;
 		}
-		if (leaf == NULL)
-			continue;
-		table_multi_insert(leaf, slots, n, cid, 0, NULL);
+
+		/* stable counting sort by partition: starts[p] is p's first place */
+		memset(starts, 0, sizeof(int) * (nparts + 1));
+		for (i = 0; i < n; i++)
+			starts[partitions[i] + 1]++;
+		for (p = 0; p < nparts; p++)
+			starts[p + 1] += starts[p];
 		for (i = 0; i < n; i++)
 		{
-			offsets[index[i]] = DatumGetInt64(slots[i]->tts_values[Anum_topic_offset - 1]);
-			ExecDropSingleTupleTableSlot(slots[i]);
+			int			place = starts[partitions[i]]++;
+
+			order[place] = i;
+			fill_record_slot(slots[place], partitions[i],
+							 chunk_keys[i], chunk_key_nulls[i],
+							 chunk_values[i], chunk_value_nulls[i],
+							 (Datum) 0, true);
 		}
-		table_close(leaf, NoLock);
+
+		/* one multi_insert per partition; starts[p] is now p's end */
+		for (p = 0; p < nparts; p++)
+		{
+			int			first = p == 0 ? 0 : starts[p - 1];
+			int			count = starts[p] - first;
+
+			if (count == 0)
+				continue;
+			if (leaves[p] == NULL)
+				leaves[p] = open_partition(topic, p);
+			table_multi_insert(leaves[p], slots + first, count, cid, 0, NULL);
+			for (i = first; i < first + count; i++)
+				offsets[order[i]] =
+					DatumGetInt64(slots[i]->tts_values[Anum_topic_offset - 1]);
+		}
+		MemoryContextSwitchTo(oldcontext);
+
+		for (i = 0; i < n; i++)
+		{
+			Datum		result[2] = {Int32GetDatum(partitions[i]),
+			Int64GetDatum(offsets[i])};
+			bool		result_null[2] = {false, false};
+
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, result,
+								 result_null);
+		}
+		done += n;
 	}
 
-	for (i = 0; i < nvalues; i++)
-	{
-		Datum		result[2] = {Int32GetDatum(partitions[i]), Int64GetDatum(offsets[i])};
-		bool		result_null[2] = {false, false};
-
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, result, result_null);
-	}
+	for (i = 0; i < chunk_cap; i++)
+		ExecDropSingleTupleTableSlot(slots[i]);
+	for (p = 0; p < nparts; p++)
+		if (leaves[p] != NULL)
+			table_close(leaves[p], NoLock);
+	MemoryContextDelete(chunk_context);
 	relation_close(topic, NoLock);
 	return (Datum) 0;
 }

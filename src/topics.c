@@ -23,6 +23,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_extension.h"
 #include "commands/extension.h"
+#include "commands/tablespace.h"
 #include "catalog/pg_authid_d.h"
 #include "catalog/pg_type_d.h"
 #include "commands/defrem.h"
@@ -59,6 +60,7 @@ typedef struct PartitionsToAdd
 	const char *topic_name;		/* unqualified, as stored */
 	int32		from;
 	int32		to;				/* exclusive */
+	Oid			spcid;			/* the topic's tablespace, or InvalidOid */
 } PartitionsToAdd;
 
 /* Run one DDL statement through SPI; errors propagate */
@@ -90,8 +92,12 @@ add_partitions_internal(void *arg)
 		snprintf(label, sizeof(label), "p%d", p);
 		leaf = ChooseRelationName(add->topic_name, NULL, label, add->nspid, false);
 		qualified_leaf = quote_qualified_identifier(nspname, leaf);
-		run_ddl(psprintf("CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS) USING topic_log",
-						 qualified_leaf, qualified));
+		/* in the topic's tablespace, as CREATE TABLE ... PARTITION OF */
+		run_ddl(psprintf("CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS) USING topic_log%s%s",
+						 qualified_leaf, qualified,
+						 OidIsValid(add->spcid) ? " TABLESPACE " : "",
+						 OidIsValid(add->spcid) ?
+						 quote_identifier(get_tablespace_name(add->spcid)) : ""));
 		run_ddl(psprintf("ALTER TABLE %s ATTACH PARTITION %s FOR VALUES IN (%d)",
 						 qualified, qualified_leaf, p));
 	}
@@ -229,6 +235,7 @@ topic_create_topic(PG_FUNCTION_ARGS)
 	char	   *qualified;
 	PartitionsToAdd add;
 	Oid			relid;
+	int			settings;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
 		ereport(ERROR,
@@ -289,6 +296,13 @@ topic_create_topic(PG_FUNCTION_ARGS)
 	}
 	qualified = quote_qualified_identifier(get_namespace_name(nspid), rv->relname);
 
+	/*
+	 * The caller creates (and owns) the topic, but our DDL is read and
+	 * stored as ours: none of the caller's settings decide its column
+	 * types or its tablespace (the database's default; ALTER TABLE moves
+	 * it).
+	 */
+	settings = topic_internal_settings_pin();
 	SPI_connect();
 	run_ddl(psprintf("CREATE TABLE %s ("
 					 "partition int NOT NULL, "
@@ -306,6 +320,7 @@ topic_create_topic(PG_FUNCTION_ARGS)
 	add.topic_name = rv->relname;
 	add.from = 0;
 	add.to = partitions;
+	add.spcid = get_rel_tablespace(relid);
 	topic_ddl_run_internal(add_partitions_internal, &add);
 
 	store_config(relid, PG_GETARG_DATUM(4), PG_ARGISNULL(4),
@@ -313,6 +328,7 @@ topic_create_topic(PG_FUNCTION_ARGS)
 	/* the first segments hold no more than their share of retention_bytes */
 	topic_retention_size_segments(relid);
 	SPI_finish();
+	topic_internal_settings_restore(settings);
 	topic_groups_topic_appeared();
 
 	PG_RETURN_OID(relid);
@@ -346,15 +362,20 @@ topic_add_partitions(PG_FUNCTION_ARGS)
 	add.topic_name = pstrdup(RelationGetRelationName(topic));
 	add.from = current;
 	add.to = partitions;
+	add.spcid = topic->rd_rel->reltablespace;
 	topicid = RelationGetRelid(topic);
 	relation_close(topic, NoLock);
 
 	if (add.from < add.to)
 	{
+		int			settings;
+
 		check_lock_budget(add.to - add.from);
+		settings = topic_internal_settings_pin();
 		SPI_connect();
 		topic_ddl_run_internal(add_partitions_internal, &add);
 		SPI_finish();
+		topic_internal_settings_restore(settings);
 		topic_retention_size_segments(topicid);
 	}
 	PG_RETURN_VOID();

@@ -91,15 +91,20 @@ partition_bytes(Relation leaf, TimestampTz *oldest, bool *found)
  *		oldest_timestamp timestamptz, newest_timestamp timestamptz,
  *		holder_pid int, holder_xid xid, holder_since timestamptz,
  *		logical_replica boolean)
+ *
+ * For those who may SELECT the topic, superusers and pg_monitor members
+ * (topic_may_describe); others get 42501, as from topics.offsets().
  */
 Datum
 topic_partition_info(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Relation	topic = topic_open(PG_GETARG_OID(0), AccessShareLock, TOPIC_NO_ACL_CHECK);
-	int32		nparts = topic_partition_count(topic);
+	int32		nparts;
 	int32		p;
 
+	topic_check_describe(topic);
+	nparts = topic_partition_count(topic);
 	InitMaterializedSRF(fcinfo, 0);
 	for (p = 0; p < nparts; p++)
 	{
