@@ -406,7 +406,10 @@ $$;
 -- group of its own, so that the durable members it joins take no partitions
 -- from the superuser's pass
 SELECT count(*) FROM topics.poll(NULL::sweep, 'sweep_og', max_records => 1);
+-- (the snapshot as a superuser, who sees every topic's positions)
+RESET ROLE;
 CREATE TEMP TABLE sweep_before AS SELECT * FROM pg_temp.sweep_snapshot() s;
+SET ROLE sweep_owner;
 
 UPDATE sweep_good SET expr = '''sweep_og''' WHERE arg = 'group_name';
 CREATE TEMP TABLE sweep_owner_result AS SELECT * FROM pg_temp.sweep_pass();
