@@ -11,6 +11,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use PgTopicsTest;
 use Time::HiRes qw(usleep);
 
 # 10 kB of incompressible bytes per value (TOAST holds them), $n per call
