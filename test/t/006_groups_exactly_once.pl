@@ -72,8 +72,10 @@ start_worker() for 1 .. 3;
 my $terminated = 0;
 my $deadline = time() + 60;
 my $produced = 4 * 60 * 10;
+# (at least five terminations, also when the producers finish first)
 while (time() < $deadline
-	   && $node->safe_psql('postgres', 'SELECT count(*) FROM t') < $produced)
+	   && ($terminated < 5
+		   || $node->safe_psql('postgres', 'SELECT count(*) FROM t') < $produced))
 {
 	usleep(400_000);
 	my $pid = $node->safe_psql('postgres',
