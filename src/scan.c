@@ -637,53 +637,61 @@ reset_limits(TopicScanDesc scan)
 }
 
 /*
- * Open the segments of the log (or the segment) rel as they are now.
- * Segments retention dropped since the directory was read are skipped:
- * their records are below the log start.
+ * Open the segments of the log (or the segment) rel as they are now, with
+ * their sizes, into a new array *segs of *nsegs (rel itself when it is a
+ * segment); *log_start is the log's.  Segments retention dropped since the
+ * directory was read are skipped: their records are below the log start.
+ * Returns whether rel is a router, whose segments the caller closes.
  */
-static void
-open_segments(TopicScanDesc scan)
+static bool
+read_segments(Relation rel, ScanSegment **segs, int *nsegs, int64 *log_start)
 {
-	Relation	rel = scan->base.rs_rd;
+	bool		is_router = topic_log_is_router(rel);
 
-	scan->is_router = topic_log_is_router(rel);
-	if (scan->is_router)
+	if (is_router)
 	{
 		TopicSegmentDir *dir = topic_segdir_read(rel);
-		int			i;
 
-		scan->segs = palloc0(sizeof(ScanSegment) * Max(dir->nentries, 1));
-		scan->nsegs = 0;
-		scan->log_start = dir->log_start;
-		for (i = 0; i < dir->nentries; i++)
+		*segs = palloc0(sizeof(ScanSegment) * Max(dir->nentries, 1));
+		*nsegs = 0;
+		*log_start = dir->log_start;
+		for (int i = 0; i < dir->nentries; i++)
 		{
-			Relation	seg;
+			ScanSegment *seg = &(*segs)[*nsegs];
 
 			if (!topic_segment_readable(&dir->entries[i]))
 				continue;
-			seg = topic_segment_open(dir->router, &dir->entries[i], AccessShareLock);
-			if (seg == NULL)
+			seg->rel = topic_segment_open(dir->router, &dir->entries[i],
+										  AccessShareLock);
+			if (seg->rel == NULL)
 				continue;
-			scan->segs[scan->nsegs].rel = seg;
-			scan->segs[scan->nsegs].segno = dir->entries[i].segno;
-			scan->segs[scan->nsegs].unordered =
+			seg->segno = dir->entries[i].segno;
+			seg->unordered =
 				(dir->entries[i].flags & TOPIC_SEGENTRY_UNORDERED) != 0;
-			scan->nsegs++;
+			(*nsegs)++;
 		}
 		pfree(dir);
 	}
 	else
 	{
-		scan->segs = palloc0(sizeof(ScanSegment));
-		scan->segs[0].rel = rel;
-		scan->nsegs = 1;
-		scan->log_start = 0;
+		*segs = palloc0(sizeof(ScanSegment));
+		(*segs)[0].rel = rel;
+		*nsegs = 1;
+		*log_start = 0;
 	}
+	for (int i = 0; i < *nsegs; i++)
+		(*segs)[i].nblocks = topic_nblocks((*segs)[i].rel);
+	return is_router;
+}
+
+/* The scan's segments as they are now, with their resolved marks */
+static void
+open_segments(TopicScanDesc scan)
+{
+	scan->is_router = read_segments(scan->base.rs_rd, &scan->segs,
+									&scan->nsegs, &scan->log_start);
 	for (int i = 0; i < scan->nsegs; i++)
-	{
-		scan->segs[i].nblocks = topic_nblocks(scan->segs[i].rel);
 		scan->segs[i].resolved = topic_storage_resolved(scan->segs[i].rel);
-	}
 	reset_limits(scan);
 }
 
@@ -742,50 +750,28 @@ Size
 topic_parallelscan_initialize(Relation rel, ParallelTableScanDesc ppscan)
 {
 	TopicParallelScan pscan = (TopicParallelScan) ppscan;
-	int			nsegs = 0;
+	int			nsegs;
+	ScanSegment *segs;
 
 	pscan->base.phs_relid = RelationGetRelid(rel);
 	pscan->base.phs_syncscan = false;
-	pscan->is_router = topic_log_is_router(rel);
-	if (pscan->is_router)
-	{
-		TopicSegmentDir *dir = topic_segdir_read(rel);
-
-		pscan->log_start = dir->log_start;
-		for (int i = 0; i < dir->nentries && nsegs < TOPIC_LOG_MAX_SEGMENTS; i++)
-		{
-			Relation	seg;
-
-			if (!topic_segment_readable(&dir->entries[i]))
-				continue;
-			/* kept locked until the transaction ends */
-			seg = topic_segment_open(dir->router, &dir->entries[i], AccessShareLock);
-			if (seg == NULL)
-				continue;
-			pscan->segs[nsegs].relid = RelationGetRelid(seg);
-			pscan->segs[nsegs].segno = dir->entries[i].segno;
-			pscan->segs[nsegs].nblocks = topic_nblocks(seg);
-			pscan->segs[nsegs].unordered =
-				(dir->entries[i].flags & TOPIC_SEGENTRY_UNORDERED) != 0;
-			relation_close(seg, NoLock);
-			nsegs++;
-		}
-		pfree(dir);
-	}
-	else
-	{
-		pscan->log_start = 0;
-		pscan->segs[0].relid = RelationGetRelid(rel);
-		pscan->segs[0].segno = 0;
-		pscan->segs[0].nblocks = topic_nblocks(rel);
-		pscan->segs[0].unordered = false;
-		nsegs = 1;
-	}
-	pscan->nsegs = nsegs;
-
+	/* the segments stay locked until the transaction ends */
+	pscan->is_router = read_segments(rel, &segs, &nsegs, &pscan->log_start);
+	/* a directory holds no more */
+	Assert(nsegs <= TOPIC_LOG_MAX_SEGMENTS);
 	pscan->ndata = 0;
 	for (int i = 0; i < nsegs; i++)
-		pscan->ndata += data_blocks(pscan->segs[i].nblocks);
+	{
+		pscan->segs[i].relid = RelationGetRelid(segs[i].rel);
+		pscan->segs[i].segno = segs[i].segno;
+		pscan->segs[i].nblocks = segs[i].nblocks;
+		pscan->segs[i].unordered = segs[i].unordered;
+		pscan->ndata += data_blocks(segs[i].nblocks);
+		if (pscan->is_router)
+			relation_close(segs[i].rel, NoLock);
+	}
+	pfree(segs);
+	pscan->nsegs = nsegs;
 	pscan->chunk = (uint32) Min(pg_nextpower2_64(Max(pscan->ndata / TOPIC_PARALLEL_NCHUNKS, 1)),
 								TOPIC_PARALLEL_MAX_CHUNK);
 	pg_atomic_init_u64(&pscan->nclaimed, 0);
