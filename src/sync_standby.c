@@ -54,46 +54,30 @@ bool		pg_topics_wait_for_sync_standby = false;
 /*
  * Join the queue of backends waiting for the synchronous standbys' flush
  * to reach target, keeping it ordered by LSN, one backend per LSN, as the
- * WAL senders expect (they release waiters from its head).  Caller holds
- * SyncRepLock exclusively and made sure nobody waits for target.
+ * WAL senders expect (they release waiters from its head); false, without
+ * joining, when another backend waits for target already.  Caller holds
+ * SyncRepLock exclusively.
  */
-static void
+static bool
 queue_for_flush(XLogRecPtr target)
 {
 	SHM_QUEUE  *queue = &WalSndCtl->SyncRepQueue[SYNC_REP_WAIT_FLUSH];
 	PGPROC	   *proc;
 
-	MyProc->waitLSN = target;
-	MyProc->syncRepState = SYNC_REP_WAITING;
-
 	/* most waiters wait for the newest WAL: look from the tail */
-	proc = (PGPROC *) SHMQueuePrev(queue, queue, offsetof(PGPROC, syncRepLinks));
-	while (proc != NULL && proc->waitLSN >= target)
-		proc = (PGPROC *) SHMQueuePrev(queue, &proc->syncRepLinks,
-									   offsetof(PGPROC, syncRepLinks));
-	SHMQueueInsertAfter(proc != NULL ? &proc->syncRepLinks : queue,
-						&MyProc->syncRepLinks);
-}
-
-/*
- * Does a backend wait for the standbys' flush to reach exactly target?
- * Caller holds SyncRepLock.
- */
-static bool
-flush_waiter_at(XLogRecPtr target)
-{
-	SHM_QUEUE  *queue = &WalSndCtl->SyncRepQueue[SYNC_REP_WAIT_FLUSH];
-	PGPROC	   *proc;
-
 	proc = (PGPROC *) SHMQueuePrev(queue, queue, offsetof(PGPROC, syncRepLinks));
 	while (proc != NULL && proc->waitLSN >= target)
 	{
 		if (proc->waitLSN == target)
-			return true;
+			return false;
 		proc = (PGPROC *) SHMQueuePrev(queue, &proc->syncRepLinks,
 									   offsetof(PGPROC, syncRepLinks));
 	}
-	return false;
+	MyProc->waitLSN = target;
+	MyProc->syncRepState = SYNC_REP_WAITING;
+	SHMQueueInsertAfter(proc != NULL ? &proc->syncRepLinks : queue,
+						&MyProc->syncRepLinks);
+	return true;
 }
 
 /* Leave the queue (unless a WAL sender took us off it already) */
@@ -161,7 +145,7 @@ topic_wait_for_sync_standby(void)
 		return;
 	for (;;)
 	{
-		bool		taken;
+		bool		queued;
 
 		LWLockAcquire(SyncRepLock, LW_EXCLUSIVE);
 		if (!sync_standbys_defined() ||
@@ -170,11 +154,9 @@ topic_wait_for_sync_standby(void)
 			LWLockRelease(SyncRepLock);
 			return;
 		}
-		taken = flush_waiter_at(target);
-		if (!taken)
-			queue_for_flush(target);
+		queued = queue_for_flush(target);
 		LWLockRelease(SyncRepLock);
-		if (!taken)
+		if (queued)
 			break;
 
 		/*
