@@ -25,6 +25,8 @@ OBJS = \
 	src/produce.o \
 	src/result_store.o \
 	src/record_tuple.o \
+	src/batch_walk.o \
+	src/stable_read.o \
 	src/fetch.o \
 	src/fetch_scan.o \
 	src/unordered_read.o \
@@ -42,6 +44,7 @@ OBJS = \
 	src/maintenance.o \
 	src/compaction.o \
 	src/internal_sql.o \
+	src/wakeup.o \
 	src/worker.o
 
 EXTENSION = pg_topics

@@ -14,12 +14,16 @@
 #include "postgres.h"
 
 #include "access/table.h"
+#include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type_d.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
 #include "miscadmin.h"
 #include "partitioning/partbounds.h"
 #include "partitioning/partdesc.h"
@@ -36,6 +40,21 @@
 #include "catalog.h"
 #include "pg_topics.h"
 #include "topic_log.h"
+
+/* The columns every topic relation has, in order */
+static const struct
+{
+	const char *name;
+	Oid			types[3];
+}			topic_columns[Natts_topic] =
+{
+	{"partition", {INT4OID}},
+	{"offset", {INT8OID}},
+	{"timestamp", {TIMESTAMPTZOID}},
+	{"key", {BYTEAOID, TEXTOID, JSONBOID}},
+	{"value", {BYTEAOID, TEXTOID, JSONBOID}},
+	{"headers", {JSONBOID}},
+};
 
 /* Is rel (open) a topic's parent table? */
 bool
@@ -255,4 +274,112 @@ topic_invalidate_read_plans(void)
 		ReleaseSysCacheList(list);
 	}
 	table_close(pg_proc, AccessShareLock);
+}
+
+Oid
+topic_log_am_oid(void)
+{
+	return get_am_oid("topic_log", true);
+}
+
+/* Is relid a topic or a partition of one? */
+bool
+topic_is_topic_relation(Oid relid)
+{
+	return topic_is_log_relation(relid) || topic_is_topic_parent_oid(relid);
+}
+
+/* Is relid a relation stored by topic_log? */
+bool
+topic_is_log_relation(Oid relid)
+{
+	HeapTuple	tuple;
+	Oid			relam;
+	Oid			amoid;
+
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	relam = ((Form_pg_class) GETSTRUCT(tuple))->relam;
+	ReleaseSysCache(tuple);
+
+	if (!OidIsValid(relam))
+		return false;
+	amoid = topic_log_am_oid();
+	return OidIsValid(amoid) && relam == amoid;
+}
+
+/*
+ * Refuse a relation whose columns are not a topic's: the on-disk format,
+ * decoding and every function rely on the fixed layout.
+ */
+void
+topic_check_columns(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			i;
+	bool		ok = (desc->natts == Natts_topic);
+
+	for (i = 0; ok && i < Natts_topic; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		int			t;
+
+		ok = !att->attisdropped &&
+			strcmp(NameStr(att->attname), topic_columns[i].name) == 0;
+		if (ok)
+		{
+			ok = false;
+			for (t = 0; t < lengthof(topic_columns[i].types); t++)
+				if (OidIsValid(topic_columns[i].types[t]) &&
+					att->atttypid == topic_columns[i].types[t])
+					ok = true;
+		}
+		/* values are stored packed, as heap does for non-PLAIN storage */
+		if (ok && att->attstorage == TYPSTORAGE_PLAIN && att->attlen == -1)
+			ok = false;
+	}
+
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("relation \"%s\" does not have the columns of a topic",
+						RelationGetRelationName(rel)),
+				 errdetail("A topic_log relation has exactly the columns partition int, \"offset\" bigint, \"timestamp\" timestamptz, key and value of type bytea, text or jsonb, and headers jsonb, in this order."),
+				 errhint("Declare partition int NOT NULL, \"offset\" bigint NOT NULL DEFAULT -1, \"timestamp\" timestamptz NOT NULL DEFAULT '-infinity', key, value and headers jsonb.")));
+
+	/* the log fills offset and timestamp, but a record's partition comes from the row */
+	if (!TupleDescAttr(desc, Anum_topic_partition - 1)->attnotnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("column \"partition\" of topic_log relation \"%s\" must be declared NOT NULL",
+						RelationGetRelationName(rel)),
+				 errdetail("Every record is stored with its partition number, so a row without one could never be written."),
+				 errhint("Declare partition int NOT NULL, with a DEFAULT if INSERT should not have to name it.")));
+}
+
+/*
+ * The partitions depend on the access method, the topic itself on the
+ * extension: DROP EXTENSION refuses while topics exist, and CASCADE takes
+ * whole topics, not just their partitions.
+ */
+void
+topic_record_extension_dependency(Oid topic)
+{
+	ObjectAddress topic_addr;
+	ObjectAddress extension_addr;
+
+	ObjectAddressSet(topic_addr, RelationRelationId, topic);
+	ObjectAddressSet(extension_addr, ExtensionRelationId,
+					 get_extension_oid("pg_topics", false));
+	recordDependencyOn(&topic_addr, &extension_addr, DEPENDENCY_NORMAL);
+}
+
+/* OID of topics.consumer_offsets in this database, or InvalidOid */
+Oid
+topic_offsets_log_relid(void)
+{
+	Oid			nsp = get_namespace_oid("topics", true);
+
+	return OidIsValid(nsp) ? get_relname_relid("consumer_offsets", nsp) : InvalidOid;
 }

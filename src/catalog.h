@@ -28,5 +28,11 @@ extern Oid	topic_partition_relid(Relation topic, int32 partition);
 extern void topic_check_partition(Relation topic, int32 partition);
 extern Oid	topic_column_type(Relation topic, int attnum);
 extern void topic_invalidate_read_plans(void);
+extern Oid	topic_log_am_oid(void);
+extern bool topic_is_topic_relation(Oid relid);
+extern bool topic_is_log_relation(Oid relid);
+extern void topic_check_columns(Relation rel);
+extern void topic_record_extension_dependency(Oid topic);
+extern Oid	topic_offsets_log_relid(void);
 
 #endif							/* TOPIC_CATALOG_H */

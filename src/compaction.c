@@ -44,7 +44,7 @@
 #include "utils/snapmgr.h"
 
 #include "compaction.h"
-#include "fetch.h"
+#include "read.h"
 #include "internal_sql.h"
 #include "registry.h"
 #include "segment.h"
@@ -90,15 +90,6 @@ LATEST_BELOW_CUT
 
 /* Roll consumer_offsets at 1 MB: compaction then keeps it at a few MB */
 #define COMPACTION_SEGMENT_BLOCKS	128
-
-/* OID of topics.consumer_offsets in this database, or InvalidOid */
-Oid
-topic_offsets_log_relid(void)
-{
-	Oid			nsp = get_namespace_oid("topics", true);
-
-	return OidIsValid(nsp) ? get_relname_relid("consumer_offsets", nsp) : InvalidOid;
-}
 
 /* Size consumer_offsets' segments for compaction */
 uint32
@@ -167,7 +158,7 @@ topic_offsets_compact_copy(Relation log)
 		pfree(dir);
 		return -1;
 	}
-	topic_storage_log_end(log, &end);
+	topic_log_end(log, &end);
 	topic_internal_sql_begin(&internal);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -204,7 +195,7 @@ topic_offsets_compact_finish(Relation log, int64 cut)
 {
 	TopicLogEnd end;
 
-	topic_storage_log_end(log, &end);
+	topic_log_end(log, &end);
 	topic_segdir_advance_start(log, cut, end.next_offset);
 	topic_segments_drop_retired(log, false);
 }

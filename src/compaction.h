@@ -10,7 +10,6 @@
 
 #include "utils/rel.h"
 
-extern Oid	topic_offsets_log_relid(void);
 extern uint32 topic_offsets_segment_blocks(void);
 extern int64 topic_offsets_compact_copy(Relation log);
 extern void topic_offsets_compact_finish(Relation log, int64 cut);

@@ -53,24 +53,7 @@
 #include "topic_log.h"
 
 static planner_hook_type prev_planner_hook = NULL;
-/* set while pg_topics itself runs DDL on a topic (create, add partitions) */
-static bool internal_ddl = false;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
-
-/* The columns every topic relation has, in order */
-static const struct
-{
-	const char *name;
-	Oid			types[3];
-}			topic_columns[Natts_topic] =
-{
-	{"partition", {INT4OID}},
-	{"offset", {INT8OID}},
-	{"timestamp", {TIMESTAMPTZOID}},
-	{"key", {BYTEAOID, TEXTOID, JSONBOID}},
-	{"value", {BYTEAOID, TEXTOID, JSONBOID}},
-	{"headers", {JSONBOID}},
-};
 
 /* Refuse a statement on topic relid */
 static void
@@ -81,88 +64,6 @@ refuse(Oid relid, const char *what, const char *hint)
 			 errmsg("%s is not supported on topic \"%s\"", what,
 					get_rel_name(relid)),
 			 errhint("%s", hint)));
-}
-
-Oid
-topic_log_am_oid(void)
-{
-	return get_am_oid("topic_log", true);
-}
-
-/* Is relid a topic or a partition of one? */
-bool
-topic_is_topic_relation(Oid relid)
-{
-	return topic_is_log_relation(relid) || topic_is_topic_parent_oid(relid);
-}
-
-/* Is relid a relation stored by topic_log? */
-bool
-topic_is_log_relation(Oid relid)
-{
-	HeapTuple	tuple;
-	Oid			relam;
-	Oid			amoid;
-
-	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tuple))
-		return false;
-	relam = ((Form_pg_class) GETSTRUCT(tuple))->relam;
-	ReleaseSysCache(tuple);
-
-	if (!OidIsValid(relam))
-		return false;
-	amoid = topic_log_am_oid();
-	return OidIsValid(amoid) && relam == amoid;
-}
-
-/*
- * Refuse a relation whose columns are not a topic's: the on-disk format,
- * decoding and every function rely on the fixed layout.
- */
-void
-topic_check_columns(Relation rel)
-{
-	TupleDesc	desc = RelationGetDescr(rel);
-	int			i;
-	bool		ok = (desc->natts == Natts_topic);
-
-	for (i = 0; ok && i < Natts_topic; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		int			t;
-
-		ok = !att->attisdropped &&
-			strcmp(NameStr(att->attname), topic_columns[i].name) == 0;
-		if (ok)
-		{
-			ok = false;
-			for (t = 0; t < lengthof(topic_columns[i].types); t++)
-				if (OidIsValid(topic_columns[i].types[t]) &&
-					att->atttypid == topic_columns[i].types[t])
-					ok = true;
-		}
-		/* values are stored packed, as heap does for non-PLAIN storage */
-		if (ok && att->attstorage == TYPSTORAGE_PLAIN && att->attlen == -1)
-			ok = false;
-	}
-
-	if (!ok)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("relation \"%s\" does not have the columns of a topic",
-						RelationGetRelationName(rel)),
-				 errdetail("A topic_log relation has exactly the columns partition int, \"offset\" bigint, \"timestamp\" timestamptz, key and value of type bytea, text or jsonb, and headers jsonb, in this order."),
-				 errhint("Declare partition int NOT NULL, \"offset\" bigint NOT NULL DEFAULT -1, \"timestamp\" timestamptz NOT NULL DEFAULT '-infinity', key, value and headers jsonb.")));
-
-	/* the log fills offset and timestamp, but a record's partition comes from the row */
-	if (!TupleDescAttr(desc, Anum_topic_partition - 1)->attnotnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
-				 errmsg("column \"partition\" of topic_log relation \"%s\" must be declared NOT NULL",
-						RelationGetRelationName(rel)),
-				 errdetail("Every record is stored with its partition number, so a row without one could never be written."),
-				 errhint("Declare partition int NOT NULL, with a DEFAULT if INSERT should not have to name it.")));
 }
 
 /*
@@ -474,7 +375,7 @@ check_alter_table(AlterTableStmt *stmt)
 		return;
 	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
 	/* pg_topics' own DDL (attaching partitions, moving segments) */
-	if (!OidIsValid(relid) || internal_ddl)
+	if (!OidIsValid(relid) || topic_ddl_is_internal())
 		return;
 	topic_refuse_internal_relation(relid, "ALTER TABLE");
 	is_topic = topic_is_topic_relation(relid);
@@ -541,7 +442,7 @@ check_create_parents(CreateStmt *stmt)
 {
 	ListCell   *lc;
 
-	if (internal_ddl)
+	if (topic_ddl_is_internal())
 		return;
 	foreach(lc, stmt->inhRelations)
 	{
@@ -667,7 +568,7 @@ check_utility(Node *parsetree)
 					default_table_access_method;
 
 				check_create_parents(stmt);
-				if (stmt->partbound != NULL && !internal_ddl &&
+				if (stmt->partbound != NULL && !topic_ddl_is_internal() &&
 					IsA(parsetree, CreateStmt) && strcmp(am, "topic_log") == 0)
 					ereport(ERROR,
 							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -1004,31 +905,6 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		CommandCounterIncrement();
 		topic_groups_topic_renamed(renamed);
 	}
-}
-
-/* Run fn(arg) with the lock-down relaxed for pg_topics' own DDL */
-void
-topic_ddl_run_internal(void (*fn) (void *), void *arg)
-{
-	bool		save = internal_ddl;
-
-	internal_ddl = true;
-	PG_TRY();
-	{
-		fn(arg);
-	}
-	PG_FINALLY();
-	{
-		internal_ddl = save;
-	}
-	PG_END_TRY();
-}
-
-/* Is pg_topics running its own DDL? */
-bool
-topic_ddl_is_internal(void)
-{
-	return internal_ddl;
 }
 
 void

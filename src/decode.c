@@ -49,6 +49,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
 
+#include "decode.h"
 #include "topic_log.h"
 #include "wal.h"
 

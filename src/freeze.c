@@ -146,7 +146,7 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 	bool		frozenxid_updated;
 
 	freeze_horizons(rel, params, &oldest_xmin, &oldest_mxact);
-	topic_storage_log_end(rel, &end);
+	topic_log_end(rel, &end);
 	resolved = end.resolved;
 	nblocks = topic_nblocks(rel);
 
@@ -270,7 +270,7 @@ vacuum_router(Relation rel, struct VacuumParams *params,
 
 	/* the partition itself holds no records: nothing older than the horizon */
 	freeze_horizons(rel, params, &oldest_xmin, &oldest_mxact);
-	topic_storage_log_end(rel, &end);
+	topic_log_end(rel, &end);
 	(void) report_vacuum(rel, pages, &end, oldest_xmin, oldest_mxact);
 }
 

@@ -72,10 +72,6 @@ extern void topic_group_apply_record(Oid topic, const char *group,
 extern void topic_group_forget(Oid topic, const char *group);
 extern void topic_groups_forget_dropped(Oid dbid, Oid topic);
 
-/* groups.c: positions written into topics.consumer_offsets by apply or restore */
-extern void topic_group_records_arrived(TupleTableSlot **slots,
-										const int64 *offsets,
-										const bool *skip, int nslots);
 extern bool topic_group_has_members(Oid topic, const char *group);
 extern List *topic_group_positions(Oid topic);
 

@@ -57,8 +57,11 @@
 #include "fetch.h"
 #include "group_state.h"
 #include "groups.h"
+#include "insert.h"
 #include "pg_topics.h"
+#include "read.h"
 #include "registry.h"
+#include "segment.h"
 #include "subscription.h"
 #include "sync_standby.h"
 #include "topic_log.h"
@@ -428,7 +431,7 @@ jsonb_int_field(Jsonb *jb, const char *name, int64 *result)
  * record of a topic this database does not have is kept and ignored, as
  * loading does.
  */
-void
+static void
 topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
 							const bool *skip, int nslots)
 {
@@ -663,7 +666,7 @@ topic_poll_read(Relation topic, const TopicPollArgs *args,
 			opened[nopened++] = RelationGetRelid(leaf);
 			for (attempt = 1;; attempt++)
 			{
-				topic_storage_log_end(leaf, &end);
+				topic_log_end(leaf, &end);
 				position = group_position(topic, group, partition, &end,
 										  &reset);
 
@@ -768,7 +771,7 @@ set_position(FunctionCallInfo fcinfo)
 	owner = require_group(topic, group);
 	topic_check_partition(topic, partition);
 	leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
-	topic_storage_log_end(leaf, &end);
+	topic_log_end(leaf, &end);
 	topic_check_position(topic, partition, offset, &end);
 	table_close(leaf, NoLock);
 
@@ -825,7 +828,7 @@ topic_reset_group(PG_FUNCTION_ARGS)
 		Relation	leaf = table_open(topic_partition_relid(topic, p), AccessShareLock);
 		TopicLogEnd end;
 
-		topic_storage_log_end(leaf, &end);
+		topic_log_end(leaf, &end);
 		table_close(leaf, NoLock);
 		lock_partition(RelationGetRelid(topic), group, p, true);
 		commit_position(topic, group, p,
@@ -1142,6 +1145,7 @@ topic_groups_init(void)
 {
 	RegisterXactCallback(groups_xact_callback, NULL);
 	RegisterSubXactCallback(groups_subxact_callback, NULL);
+	topic_positions_arrived_hook = topic_group_records_arrived;
 	prev_object_access_hook = object_access_hook;
 	object_access_hook = groups_object_access;
 }

@@ -41,18 +41,17 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "catalog.h"
+#include "insert.h"
+#include "maintenance.h"
 #include "pg_topics.h"
 #include "registry.h"
-#include "catalog.h"
-#include "retention.h"
-#include "compaction.h"
-#include "group_state.h"
-#include "maintenance.h"
 #include "segment.h"
 #include "storage.h"
 #include "subscription.h"
-#include "worker.h"
 #include "topic_log.h"
+
+TopicPositionsArrivedHook topic_positions_arrived_hook = NULL;
 
 /* One record, ready to encode */
 typedef struct PreparedRecord
@@ -661,7 +660,7 @@ follow_log_start(Relation rel, PreparedRecord *recs, int nslots)
 			start = Max(start, recs[i].log_start);
 	if (start < 0)
 		return;
-	topic_storage_log_end(rel, &end);
+	topic_log_end(rel, &end);
 	if (start < end.log_start_offset || start == 0)
 		return;
 	/* never past the end, which the marker's stable offset moved */
@@ -871,14 +870,14 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 		follow_log_start(rel, recs, nslots);
 
 	/* group positions committed elsewhere reach the cache at our commit */
-	if (preserve && !OidIsValid(topic) &&
+	if (preserve && !OidIsValid(topic) && topic_positions_arrived_hook != NULL &&
 		RelationGetRelid(rel) == topic_offsets_log_relid())
 	{
 		bool	   *skip = palloc(sizeof(bool) * nslots);
 
 		for (i = 0; i < nslots; i++)
 			skip[i] = recs[i].marker;
-		topic_group_records_arrived(slots, offsets, skip, nslots);
+		topic_positions_arrived_hook(slots, offsets, skip, nslots);
 	}
 
 	/* the partition for people */

@@ -68,6 +68,7 @@
 #include "utils/syscache.h"
 
 #include "internal_rels.h"
+#include "internal_sql.h"
 #include "pg_topics.h"
 
 #define SEGMENT_SCHEMA	"topics_segments"

@@ -26,6 +26,9 @@
 
 #include "internal_sql.h"
 
+/* set while pg_topics itself runs DDL on a topic (create, add partitions) */
+static bool internal_ddl = false;
+
 /*
  * The settings pinned, and their values.  search_path: pg_catalog, then
  * pg_temp last, so that a temporary object never shadows a system one.
@@ -90,4 +93,29 @@ topic_internal_sql_end(TopicInternalSql *state)
 {
 	topic_internal_settings_restore(state->save_nestlevel);
 	SetUserIdAndSecContext(state->save_userid, state->save_sec_context);
+}
+
+/* Run fn(arg) with the lock-down relaxed for pg_topics' own DDL */
+void
+topic_ddl_run_internal(void (*fn) (void *), void *arg)
+{
+	bool		save = internal_ddl;
+
+	internal_ddl = true;
+	PG_TRY();
+	{
+		fn(arg);
+	}
+	PG_FINALLY();
+	{
+		internal_ddl = save;
+	}
+	PG_END_TRY();
+}
+
+/* Is pg_topics running its own DDL? */
+bool
+topic_ddl_is_internal(void)
+{
+	return internal_ddl;
 }

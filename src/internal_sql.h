@@ -19,5 +19,7 @@ extern int	topic_internal_settings_pin(void);
 extern void topic_internal_settings_restore(int nestlevel);
 extern void topic_internal_sql_begin(TopicInternalSql *state);
 extern void topic_internal_sql_end(TopicInternalSql *state);
+extern void topic_ddl_run_internal(void (*fn) (void *), void *arg);
+extern bool topic_ddl_is_internal(void);
 
 #endif							/* TOPIC_INTERNAL_SQL_H */

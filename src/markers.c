@@ -218,7 +218,7 @@ log_marker(Relation router, int32 partition, int32 npartitions, bool at_commit)
 	TopicLogEnd end;
 
 	/* the high watermark before the writers: see registry.c */
-	topic_storage_log_end(router, &end);
+	topic_log_end(router, &end);
 	memset(&xlrec, 0, sizeof(xlrec));
 	xlrec.router = router->rd_node;
 	xlrec.partition = partition;
@@ -254,52 +254,6 @@ log_marker(Relation router, int32 partition, int32 npartitions, bool at_commit)
 	XLogSetRecordFlags(XLOG_INCLUDE_ORIGIN);
 	(void) XLogInsert(TOPIC_LOG_RMGR_ID, XLOG_TOPIC_LOG_STABLE);
 }
-
-/* At pre-commit of a transaction that produced (registry.c) */
-void
-topic_markers_at_commit(void)
-{
-	int			max = pg_topics_max_partitions_per_transaction;
-	Oid		   *relids;
-	Oid		   *topics;
-	int32	   *partitions;
-	int			n;
-	int			i;
-
-	if (!XLogLogicalInfoActive() ||
-		SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
-		return;
-
-	relids = palloc(sizeof(Oid) * max);
-	topics = palloc(sizeof(Oid) * max);
-	partitions = palloc(sizeof(int32) * max);
-	n = topic_registry_my_partitions(relids, topics, partitions, max);
-	for (i = 0; i < n; i++)
-	{
-		Relation	router;
-		Relation	topic;
-
-		router = try_relation_open(relids[i], AccessShareLock);
-		if (router == NULL)
-			continue;			/* dropped by this very transaction */
-		if (topic_log_is_router(router))
-		{
-			if (!OidIsValid(topics[i]))
-				log_marker(router, 0, 1, true); /* e.g. topics.consumer_offsets */
-			else if ((topic = try_relation_open(topics[i], AccessShareLock)) != NULL)
-			{
-				log_marker(router, partitions[i], topic_partition_count(topic),
-						   true);
-				relation_close(topic, AccessShareLock);
-			}
-		}
-		relation_close(router, AccessShareLock);
-	}
-	pfree(relids);
-	pfree(topics);
-	pfree(partitions);
-}
-
 /* Is relid, or a topic it belongs to, in a publication? */
 static bool
 is_published(Oid relid, Oid topic)
@@ -369,4 +323,68 @@ topic_markers_refresh(Oid router_relid)
 	}
 	if (topic != NULL)
 		relation_close(topic, AccessShareLock);
+}
+
+
+/* At pre-commit of a transaction that produced (registry.c) */
+static void
+markers_at_commit(void)
+{
+	int			max = pg_topics_max_partitions_per_transaction;
+	Oid		   *relids;
+	Oid		   *topics;
+	int32	   *partitions;
+	int			n;
+	int			i;
+
+	if (!XLogLogicalInfoActive() ||
+		SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+		return;
+
+	relids = palloc(sizeof(Oid) * max);
+	topics = palloc(sizeof(Oid) * max);
+	partitions = palloc(sizeof(int32) * max);
+	n = topic_registry_my_partitions(relids, topics, partitions, max);
+	for (i = 0; i < n; i++)
+	{
+		Relation	router;
+		Relation	topic;
+
+		router = try_relation_open(relids[i], AccessShareLock);
+		if (router == NULL)
+			continue;			/* dropped by this very transaction */
+		if (topic_log_is_router(router))
+		{
+			if (!OidIsValid(topics[i]))
+				log_marker(router, 0, 1, true); /* e.g. topics.consumer_offsets */
+			else if ((topic = try_relation_open(topics[i], AccessShareLock)) != NULL)
+			{
+				log_marker(router, partitions[i], topic_partition_count(topic),
+						   true);
+				relation_close(topic, AccessShareLock);
+			}
+		}
+		relation_close(router, AccessShareLock);
+	}
+	pfree(relids);
+	pfree(topics);
+	pfree(partitions);
+}
+
+static void
+markers_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_PRE_COMMIT && topic_registry_wrote_in_xact())
+		markers_at_commit();
+}
+
+/*
+ * Early registration, from _PG_init, right after the registry's: callbacks
+ * run newest first, so the markers are written after every other
+ * pre-commit step that may still produce (group positions, for one).
+ */
+void
+topic_markers_init(void)
+{
+	RegisterXactCallback(markers_xact_callback, NULL);
 }

@@ -10,7 +10,7 @@
 
 #include "nodes/pg_list.h"
 
-extern void topic_markers_at_commit(void);
+extern void topic_markers_init(void);
 extern void topic_markers_refresh(Oid router);
 extern void topic_markers_round_begin(int nlogs);
 extern void topic_markers_round_committed(List *logs);

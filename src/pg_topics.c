@@ -12,19 +12,36 @@
  */
 #include "postgres.h"
 
+#include "access/xlog_internal.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "decode.h"
+#include "fetch.h"
+#include "markers.h"
 #include "pg_topics.h"
 #include "registry.h"
-#include "fetch.h"
 #include "seek.h"
+#include "topic_log.h"
 #include "wal.h"
 #include "worker.h"
 
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
+
+/*
+ * The WAL resource manager: redo, description and masking are the log's
+ * (walredo.c), decoding is logical replication's (decode.c).
+ */
+static RmgrData topic_rmgr = {
+	.rm_name = TOPIC_LOG_RMGR_NAME,
+	.rm_redo = topic_redo,
+	.rm_desc = topic_desc,
+	.rm_identify = topic_identify,
+	.rm_mask = topic_mask,
+	.rm_decode = topic_decode,
+};
 
 void
 _PG_init(void)
@@ -36,9 +53,10 @@ _PG_init(void)
 				 errhint("Add pg_topics to shared_preload_libraries in postgresql.conf and restart the server.")));
 
 	topic_guc_init();
-	topic_wal_init();
+	RegisterCustomRmgr(TOPIC_LOG_RMGR_ID, &topic_rmgr);
 	topic_shmem_init();
 	topic_registry_init();
+	topic_markers_init();
 	topic_groups_init();
 	topic_ddl_init();
 	topic_seek_init();

@@ -28,9 +28,6 @@ topic_init_srf(FunctionCallInfo fcinfo)
 						MAT_SRF_USE_EXPECTED_DESC : 0);
 }
 
-/* result_store.c: the same for fetch and poll, whose rows are records */
-extern void topic_init_record_srf(FunctionCallInfo fcinfo);
-
 /* guc.c: every pg_topics.* setting */
 extern int	pg_topics_max_message_bytes;
 extern int	pg_topics_max_partitions_per_transaction;
@@ -61,18 +58,7 @@ extern void topic_groups_init(void);
 extern void topic_groups_topic_renamed(Oid topicid);
 extern void topic_groups_topic_appeared(void);
 
-/* insert.c */
-extern void topic_insert(Relation rel, TupleTableSlot **slots, int nslots,
-						 CommandId cid, BulkInsertState bistate);
-
 /* ddl.c: planner and utility hooks that keep topics what they are */
 extern void topic_ddl_init(void);
-extern Oid	topic_log_am_oid(void);
-extern bool topic_is_topic_relation(Oid relid);
-extern bool topic_is_log_relation(Oid relid);
-extern void topic_ddl_run_internal(void (*fn) (void *), void *arg);
-extern bool topic_ddl_is_internal(void);
-extern void topic_check_columns(Relation rel);
-extern void topic_record_extension_dependency(Oid topic);
 
 #endif							/* PG_TOPICS_H */

@@ -24,7 +24,7 @@
 #include "utils/tuplestore.h"
 
 #include "topic_log.h"
-#include "fetch.h"
+#include "read.h"
 
 /* Rows up to this size are laid out on the stack */
 #define RECORD_TUPLE_STACK_BYTES 1024

@@ -52,10 +52,9 @@
 #include "utils/wait_event.h"
 
 #include "catalog/partition.h"
-#include "markers.h"
 #include "pg_topics.h"
 #include "registry.h"
-#include "worker.h"
+#include "wakeup.h"
 
 #define TOPIC_WAKEUP_BUCKETS	1024
 
@@ -501,10 +500,6 @@ topic_registry_xact_callback(XactEvent event, void *arg)
 {
 	switch (event)
 	{
-		case XACT_EVENT_PRE_COMMIT:
-			if (my_nslots > 0)
-				topic_markers_at_commit();
-			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 			release_slots(true);
@@ -527,6 +522,13 @@ topic_registry_xact_callback(XactEvent event, void *arg)
 		default:
 			break;
 	}
+}
+
+/* Has this transaction written to any partition? */
+bool
+topic_registry_wrote_in_xact(void)
+{
+	return my_nslots > 0;
 }
 
 /* Early registration, from _PG_init */

@@ -20,6 +20,7 @@ typedef struct TopicHolder
 } TopicHolder;
 
 extern void topic_registry_init(void);
+extern bool topic_registry_wrote_in_xact(void);
 extern void topic_registry_shmem_request(void);
 extern void topic_registry_shmem_startup(void);
 extern Oid	topic_registry_topic_of(Relation rel);

@@ -32,6 +32,7 @@
 #include "utils/tuplestore.h"
 
 #include "pg_topics.h"
+#include "read.h"
 
 /* a default fetch of 1000 records of about 100 bytes fits in the first block */
 #define RESULT_KEEPER_BYTES (1024 * 1024)

@@ -68,49 +68,11 @@
 #include "segment.h"
 #include "storage.h"
 #include "subscription.h"
-#include "worker.h"
+#include "wakeup.h"
 
 PG_FUNCTION_INFO_V1(topic_delete_records);
 PG_FUNCTION_INFO_V1(topic_enforce_retention);
 PG_FUNCTION_INFO_V1(topic_restore_log_start);
-
-/*
- * Record where router's log starts now in topics.log_starts, which pg_dump
- * carries: a restored partition whose first records are gone starts there
- * again (topic_restore_log_start).  Called when the start moved.
- */
-void
-topic_log_start_record(Relation router)
-{
-	TopicLogEnd end;
-	TopicInternalSql internal;
-	Oid			argtypes[2] = {REGCLASSOID, INT8OID};
-	Datum		args[2];
-
-	topic_storage_log_end(router, &end);
-	args[0] = ObjectIdGetDatum(RelationGetRelid(router));
-	args[1] = Int64GetDatum(end.log_start_offset);
-
-	topic_internal_sql_begin(&internal);
-	PG_TRY();
-	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		if (SPI_execute_with_args("INSERT INTO topics.log_starts AS s VALUES ($1, $2) "
-								  "ON CONFLICT (\"partition\") DO UPDATE "
-								  "SET log_start = excluded.log_start "
-								  "WHERE s.log_start < excluded.log_start",
-								  2, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
-			elog(ERROR, "could not record the log start of \"%s\"",
-				 RelationGetRelationName(router));
-		SPI_finish();
-	}
-	PG_FINALLY();
-	{
-		topic_internal_sql_end(&internal);
-	}
-	PG_END_TRY();
-}
 
 /*
  * Trigger on topics.log_starts, also in preserve mode: a partition without
@@ -255,7 +217,7 @@ retention_start(Relation router, const RetentionPolicy *policy,
 			(seg = topic_segment_open(dir->router, &dir->entries[i],
 									  AccessShareLock)) == NULL)
 			continue;
-		topic_storage_log_end(seg, &end);
+		topic_log_end(seg, &end);
 		idx[n] = i;
 		bytes[n] = segment_bytes(seg);
 		newest[n] = end.max_timestamp;
@@ -370,7 +332,7 @@ topic_retention_apply(Relation router, bool wait, TopicRollResult *roll)
 	else
 		start = retention_start(router, &policy, dir);
 	pfree(dir);
-	topic_storage_log_end(router, &end);
+	topic_log_end(router, &end);
 	if (start > end.log_start_offset)
 	{
 		topic_segdir_advance_start(router, start, end.next_offset);
@@ -378,7 +340,7 @@ topic_retention_apply(Relation router, bool wait, TopicRollResult *roll)
 		log_start_moved();
 	}
 	topic_segments_drop_retired(router, wait);
-	topic_storage_log_end(router, &end);
+	topic_log_end(router, &end);
 	return end.log_start_offset;
 }
 
@@ -419,7 +381,7 @@ topic_delete_records(PG_FUNCTION_ARGS)
 						RelationGetRelationName(router)),
 				 errdetail("A replica's log starts where its publisher's does."),
 				 errhint("Delete the records on the publisher; the replica follows.")));
-	topic_storage_log_end(router, &end);
+	topic_log_end(router, &end);
 	if (before < 0 || before > end.next_offset)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -434,7 +396,7 @@ topic_delete_records(PG_FUNCTION_ARGS)
 		log_start_moved();
 	}
 	topic_segments_drop_retired(router, false);
-	topic_storage_log_end(router, &end);
+	topic_log_end(router, &end);
 
 	table_close(router, NoLock);
 	relation_close(topic, NoLock);

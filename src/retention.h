@@ -15,6 +15,5 @@
 extern int64 topic_retention_apply(Relation router, bool wait,
 								   TopicRollResult *roll);
 extern void topic_retention_size_segments(Oid topicid);
-extern void topic_log_start_record(Relation router);
 
 #endif							/* TOPIC_RETENTION_H */

@@ -42,6 +42,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "catalog.h"
 #include "pg_topics.h"
 #include "scan.h"
 #include "seek.h"

@@ -61,11 +61,12 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "catalog.h"
 #include "internal_sql.h"
 #include "pg_topics.h"
 #include "segment.h"
 #include "storage.h"
-#include "worker.h"
+#include "wakeup.h"
 
 #define SEGMENT_SCHEMA	"topics_segments"
 
@@ -924,7 +925,7 @@ topic_segdir_restart_empty(Relation router, int64 start)
 	Relation	seg;
 	TopicTail	tail;
 
-	topic_storage_log_end(router, &end);
+	topic_log_end(router, &end);
 	if (start <= end.log_start_offset || end.next_offset > end.log_start_offset)
 		return;
 	dir = topic_segdir_read(router);
@@ -1199,4 +1200,75 @@ topic_segment_drop_if_orphan(Oid relid)
 	}
 	drop_segment_relation(relid);
 	return true;
+}
+
+/*
+ * Record where router's log starts now in topics.log_starts, which pg_dump
+ * carries: a restored partition whose first records are gone starts there
+ * again (topic_restore_log_start).  Called when the start moved.
+ */
+void
+topic_log_start_record(Relation router)
+{
+	TopicLogEnd end;
+	TopicInternalSql internal;
+	Oid			argtypes[2] = {REGCLASSOID, INT8OID};
+	Datum		args[2];
+
+	topic_log_end(router, &end);
+	args[0] = ObjectIdGetDatum(RelationGetRelid(router));
+	args[1] = Int64GetDatum(end.log_start_offset);
+
+	topic_internal_sql_begin(&internal);
+	PG_TRY();
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (SPI_execute_with_args("INSERT INTO topics.log_starts AS s VALUES ($1, $2) "
+								  "ON CONFLICT (\"partition\") DO UPDATE "
+								  "SET log_start = excluded.log_start "
+								  "WHERE s.log_start < excluded.log_start",
+								  2, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "could not record the log start of \"%s\"",
+				 RelationGetRelationName(router));
+		SPI_finish();
+	}
+	PG_FINALLY();
+	{
+		topic_internal_sql_end(&internal);
+	}
+	PG_END_TRY();
+}
+
+/*
+ * Log start, high watermark, newest timestamp and resolved mark of a log:
+ * of a segment, or of a partition's whole log for a router (its log start,
+ * and the end of its LIVE segment).
+ */
+void
+topic_log_end(Relation rel, TopicLogEnd *end)
+{
+	TopicSegmentDir *dir;
+	TopicSegmentEntry *live;
+	Relation	seg;
+
+	topic_storage_log_end(rel, end);
+	if (!topic_log_is_router(rel))
+		return;
+
+	dir = topic_segdir_read(rel);
+	live = topic_segdir_live(dir);
+	if (live != NULL &&
+		(seg = topic_segment_open(dir->router, live, AccessShareLock)) != NULL)
+	{
+		TopicLogEnd segend;
+
+		topic_storage_log_end(seg, &segend);
+		relation_close(seg, AccessShareLock);
+		end->next_offset = Max(end->next_offset,
+							   Max(segend.next_offset, live->base_offset));
+		end->max_timestamp = Max(end->max_timestamp,
+								 Max(segend.max_timestamp, live->base_timestamp));
+	}
+	pfree(dir);
 }

@@ -11,6 +11,7 @@
 #include "storage/lockdefs.h"
 #include "utils/rel.h"
 
+#include "storage.h"
 #include "topic_log.h"
 
 /* A copy of a router's directory, as readers and writers use it */
@@ -86,5 +87,7 @@ extern int	topic_segments_drop_retired(Relation router, bool wait);
 extern void topic_segments_forget_gone(Relation router);
 extern int	topic_segments_drop_all(Oid router, TopicSegmentDir *dir, int max);
 extern bool topic_segment_drop_if_orphan(Oid relid);
+extern void topic_log_start_record(Relation router);
+extern void topic_log_end(Relation rel, TopicLogEnd *end);
 
 #endif							/* TOPIC_SEGMENT_H */

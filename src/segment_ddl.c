@@ -38,11 +38,11 @@
 
 #include "catalog.h"
 #include "pg_topics.h"
-#include "retention.h"
 #include "registry.h"
+#include "retention.h"
 #include "segment.h"
 #include "segment_ddl.h"
-#include "worker.h"
+#include "wakeup.h"
 
 static object_access_hook_type prev_object_access_hook = NULL;
 

@@ -23,7 +23,7 @@
 #include "markers.h"
 #include "pg_topics.h"
 #include "registry.h"
-#include "worker.h"
+#include "wakeup.h"
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -35,7 +35,7 @@ topic_shmem_request(void)
 		prev_shmem_request_hook();
 	topic_registry_shmem_request();
 	topic_groups_shmem_request();
-	RequestAddinShmemSpace(topic_worker_shmem_size());
+	RequestAddinShmemSpace(topic_wakeup_shmem_size());
 	RequestAddinShmemSpace(topic_maintenance_shmem_size());
 	topic_markers_shmem_request();
 }
@@ -49,7 +49,7 @@ topic_shmem_startup(void)
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	topic_registry_shmem_startup();
 	topic_groups_shmem_startup();
-	topic_worker_shmem_startup();
+	topic_wakeup_shmem_startup();
 	topic_maintenance_shmem_startup();
 	topic_markers_shmem_startup();
 	LWLockRelease(AddinShmemInitLock);

@@ -40,7 +40,6 @@
 #include "storage/lmgr.h"
 #include "storage/smgr.h"
 
-#include "segment.h"
 #include "storage.h"
 #include "wal.h"
 
@@ -325,9 +324,10 @@ read_metapage(Relation rel, TopicLogMetaData *meta,
 }
 
 /*
- * Log start, high watermark, newest timestamp and resolved mark of rel: of
- * the segment, or of the whole log for a router (its log start, and the
- * end of its LIVE segment).
+ * Log start, high watermark, newest timestamp and resolved mark of rel, as
+ * its own pages tell them: of the segment, or for a router what its
+ * metapage holds (the log start, and the end of the segments already
+ * retired).  topic_log_end() adds a router's LIVE segment.
  */
 void
 topic_storage_log_end(Relation rel, TopicLogEnd *end)
@@ -345,26 +345,9 @@ topic_storage_log_end(Relation rel, TopicLogEnd *end)
 	else
 	{
 		/* a router's only page is its metapage: records live in segments */
-		TopicSegmentDir *dir = topic_segdir_read(rel);
-		TopicSegmentEntry *live = topic_segdir_live(dir);
-		Relation	seg;
-
 		end->next_offset = summary.next_offset;
 		end->max_timestamp = summary.max_timestamp;
 		end->resolved = 0;
-		if (live != NULL &&
-			(seg = topic_segment_open(dir->router, live, AccessShareLock)) != NULL)
-		{
-			TopicLogEnd segend;
-
-			topic_storage_log_end(seg, &segend);
-			relation_close(seg, AccessShareLock);
-			end->next_offset = Max(end->next_offset,
-								   Max(segend.next_offset, live->base_offset));
-			end->max_timestamp = Max(end->max_timestamp,
-									 Max(segend.max_timestamp, live->base_timestamp));
-		}
-		pfree(dir);
 	}
 }
 

@@ -23,7 +23,9 @@
 #include "storage/smgr.h"
 #include "utils/snapmgr.h"
 
+#include "catalog.h"
 #include "freeze.h"
+#include "insert.h"
 #include "pg_topics.h"
 #include "scan.h"
 #include "segment.h"
@@ -184,7 +186,7 @@ topic_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
 	if (!RelFileNodeEquals(*newrnode, rel->rd_node))
 	{
 		/* TRUNCATE: the log goes on where it was, in a fresh segment */
-		topic_storage_log_end(rel, &end);
+		topic_log_end(rel, &end);
 		if (topic_log_is_router(rel))
 		{
 			topic_segment_ddl_note_truncate(rel);
@@ -206,7 +208,7 @@ topic_relation_nontransactional_truncate(Relation rel)
 {
 	TopicLogEnd end;
 
-	topic_storage_log_end(rel, &end);
+	topic_log_end(rel, &end);
 	if (topic_log_is_router(rel))
 		topic_segment_ddl_note_truncate(rel);
 	topic_storage_reset(rel, end.next_offset, end.max_timestamp);

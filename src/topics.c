@@ -180,23 +180,6 @@ check_lock_budget(int32 adding)
 				 errhint("Create the topic with fewer partitions and add the others with topics.add_partitions() in later transactions, or raise max_locks_per_transaction.")));
 }
 
-/*
- * The partitions depend on the access method, the topic itself on the
- * extension: DROP EXTENSION refuses while topics exist, and CASCADE takes
- * whole topics, not just their partitions.
- */
-void
-topic_record_extension_dependency(Oid topic)
-{
-	ObjectAddress topic_addr;
-	ObjectAddress extension_addr;
-
-	ObjectAddressSet(topic_addr, RelationRelationId, topic);
-	ObjectAddressSet(extension_addr, ExtensionRelationId,
-					 get_extension_oid("pg_topics", false));
-	recordDependencyOn(&topic_addr, &extension_addr, DEPENDENCY_NORMAL);
-}
-
 /* Record the topic's settings in topics.topic_config */
 static void
 store_config(Oid relid, Datum retention, bool retention_null,

@@ -35,7 +35,7 @@
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
-#include "fetch.h"
+#include "read.h"
 #include "scan.h"
 #include "segment.h"
 #include "storage.h"

@@ -37,6 +37,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "catalog.h"
 #include "pg_topics.h"
 #include "segment.h"
 #include "storage.h"

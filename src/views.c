@@ -20,7 +20,7 @@
 #include "utils/snapmgr.h"
 
 #include "catalog.h"
-#include "fetch.h"
+#include "read.h"
 #include "pg_topics.h"
 #include "registry.h"
 #include "segment.h"
@@ -120,7 +120,7 @@ topic_partition_info(PG_FUNCTION_ARGS)
 		bool		replica;
 
 		memset(nulls, 0, sizeof(nulls));
-		topic_storage_log_end(leaf, &end);
+		topic_log_end(leaf, &end);
 		lso = topic_registry_stable_offset(leafid, end.next_offset, &holder);
 		/* a replica's records are stable up to its publisher's marker */
 		replica = topic_partition_is_replica(leafid, RelationGetRelid(topic));

@@ -145,16 +145,9 @@ typedef struct TopicInsertRecord
 /* walredo.c */
 extern void topic_insert_record_parse(XLogReaderState *record,
 									  TopicInsertRecord *parsed);
-extern void topic_wal_init(void);
 extern void topic_redo(XLogReaderState *record);
 extern void topic_desc(StringInfo buf, XLogReaderState *record);
 extern const char *topic_identify(uint8 info);
 extern void topic_mask(char *pagedata, BlockNumber blkno);
-
-/* decode.c */
-struct LogicalDecodingContext;
-struct XLogRecordBuffer;
-extern void topic_decode(struct LogicalDecodingContext *ctx,
-						 struct XLogRecordBuffer *buf);
 
 #endif							/* TOPIC_WAL_H */

@@ -20,10 +20,6 @@
 #include "access/bufmask.h"
 #include "access/xlog_internal.h"
 #include "access/xlogutils.h"
-#include "replication/decode.h"
-#include "replication/logical.h"
-#include "replication/reorderbuffer.h"
-#include "replication/snapbuild.h"
 #include "storage/bufmgr.h"
 #include "storage/standby.h"
 
@@ -349,19 +345,4 @@ topic_mask(char *pagedata, BlockNumber blkno)
 		while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
 			hdr->hints = 0;
 	}
-}
-
-static RmgrData topic_rmgr = {
-	.rm_name = TOPIC_LOG_RMGR_NAME,
-	.rm_redo = topic_redo,
-	.rm_desc = topic_desc,
-	.rm_identify = topic_identify,
-	.rm_mask = topic_mask,
-	.rm_decode = topic_decode,
-};
-
-void
-topic_wal_init(void)
-{
-	RegisterCustomRmgr(TOPIC_LOG_RMGR_ID, &topic_rmgr);
 }

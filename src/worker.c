@@ -64,58 +64,19 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "catalog.h"
 #include "compaction.h"
 #include "maintenance.h"
+#include "markers.h"
 #include "pg_topics.h"
+#include "registry.h"
 #include "retention.h"
 #include "segment.h"
-#include "markers.h"
-#include "registry.h"
+#include "wakeup.h"
 #include "worker.h"
 
 PGDLLEXPORT void topic_launcher_main(Datum main_arg);
 PGDLLEXPORT void topic_db_worker_main(Datum main_arg);
-
-typedef struct TopicWorkerShared
-{
-	Latch	   *launcher_latch;
-	pg_atomic_uint32 wake_db;	/* a database to serve at once, or 0 */
-} TopicWorkerShared;
-
-static TopicWorkerShared *shared = NULL;
-
-Size
-topic_worker_shmem_size(void)
-{
-	return MAXALIGN(sizeof(TopicWorkerShared));
-}
-
-void
-topic_worker_shmem_startup(void)
-{
-	bool		found;
-
-	shared = ShmemInitStruct("pg_topics worker", sizeof(TopicWorkerShared), &found);
-	if (!found)
-	{
-		shared->launcher_latch = NULL;
-		pg_atomic_init_u32(&shared->wake_db, 0);
-	}
-}
-
-/* Ask for a round in this database now (a producer needs a segment) */
-void
-topic_worker_wake(void)
-{
-	Latch	   *latch;
-
-	if (shared == NULL)
-		return;
-	pg_atomic_write_u32(&shared->wake_db, MyDatabaseId);
-	latch = shared->launcher_latch;
-	if (latch != NULL)
-		SetLatch(latch);
-}
 
 /* Register the launcher; from _PG_init, while preloading */
 void
@@ -200,7 +161,7 @@ run_database(Oid dboid)
 static void
 launcher_exit(int code, Datum arg)
 {
-	shared->launcher_latch = NULL;
+	topic_wakeup_set_launcher(NULL);
 	topic_maintenance_launcher_stopped();
 }
 
@@ -214,7 +175,7 @@ topic_launcher_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 
-	shared->launcher_latch = MyLatch;
+	topic_wakeup_set_launcher(MyLatch);
 	topic_maintenance_launcher_started();
 	before_shmem_exit(launcher_exit, (Datum) 0);
 
@@ -231,7 +192,7 @@ topic_launcher_main(Datum main_arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 
-		wake = pg_atomic_exchange_u32(&shared->wake_db, 0);
+		wake = topic_wakeup_take_database();
 		if (OidIsValid(wake))
 			run_database(wake);
 

@@ -1,0 +1,30 @@
+/*-------------------------------------------------------------------------
+ *
+ * insert.h
+ *	  Writing rows into a partition's log.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_INSERT_H
+#define TOPIC_INSERT_H
+
+#include "access/heapam.h"
+#include "executor/tuptable.h"
+#include "utils/rel.h"
+
+extern void topic_insert(Relation rel, TupleTableSlot **slots, int nslots,
+						 CommandId cid, BulkInsertState bistate);
+
+/*
+ * Called with the rows that logical replication's apply (or a restore)
+ * writes into topics.consumer_offsets, once their offsets are assigned:
+ * committed group positions that must reach the groups' cache at commit.
+ * skip[i] marks rows that are not positions.  Set by the consumer groups
+ * at load, so that the log never calls up into them.
+ */
+typedef void (*TopicPositionsArrivedHook) (TupleTableSlot **slots,
+										   const int64 *offsets,
+										   const bool *skip, int nslots);
+extern PGDLLIMPORT TopicPositionsArrivedHook topic_positions_arrived_hook;
+
+#endif							/* TOPIC_INSERT_H */
