@@ -33,7 +33,6 @@
 #include "utils/timestamp.h"
 
 #include "catalog.h"
-#include "pg_topics.h"
 #include "read.h"
 #include "registry.h"
 #include "scan.h"

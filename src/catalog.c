@@ -13,6 +13,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/table.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
@@ -32,13 +33,12 @@
 #include "utils/catcache.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
-#include "utils/rel.h"
 #include "utils/regproc.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/varlena.h"
 
 #include "catalog.h"
-#include "pg_topics.h"
 #include "topic_log.h"
 
 /* The columns every topic relation has, in order */

@@ -41,7 +41,6 @@
 
 #include "catalog.h"
 #include "partitioner.h"
-#include "pg_topics.h"
 #include "routing.h"
 #include "topic_log.h"
 

@@ -12,6 +12,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/table.h"
 #include "access/transam.h"
 #include "access/xact.h"
@@ -31,7 +32,6 @@
 
 #include "catalog.h"
 #include "fetch.h"
-#include "pg_topics.h"
 #include "read.h"
 #include "registry.h"
 #include "scan.h"

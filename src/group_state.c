@@ -56,7 +56,7 @@
 
 #include "group_state.h"
 #include "internal_sql.h"
-#include "pg_topics.h"
+#include "settings.h"
 
 typedef struct GroupKey
 {

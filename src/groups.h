@@ -29,4 +29,8 @@ extern void topic_poll_read(Relation topic, const TopicPollArgs *args,
 							const StableRead *sink);
 extern Datum topic_poll(PG_FUNCTION_ARGS);
 
+extern void topic_groups_init(void);
+extern void topic_groups_topic_renamed(Oid topicid);
+extern void topic_groups_topic_appeared(void);
+
 #endif							/* TOPIC_GROUPS_H */

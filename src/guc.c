@@ -11,10 +11,12 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
-#include "pg_topics.h"
+#include "settings.h"
 #include "sync_standby.h"
 #include "topic_log.h"
 

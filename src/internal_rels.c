@@ -69,7 +69,6 @@
 
 #include "internal_rels.h"
 #include "internal_sql.h"
-#include "pg_topics.h"
 
 #define SEGMENT_SCHEMA	"topics_segments"
 

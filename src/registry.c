@@ -52,8 +52,8 @@
 #include "utils/wait_event.h"
 
 #include "catalog/partition.h"
-#include "pg_topics.h"
 #include "registry.h"
+#include "settings.h"
 #include "wakeup.h"
 
 #define TOPIC_WAKEUP_BUCKETS	1024

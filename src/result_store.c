@@ -31,7 +31,6 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
-#include "pg_topics.h"
 #include "read.h"
 
 /* a default fetch of 1000 records of about 100 bytes fits in the first block */

@@ -26,6 +26,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_type_d.h"
@@ -43,7 +44,6 @@
 
 #include "catalog.h"
 #include "partitioner.h"
-#include "pg_topics.h"
 #include "routing.h"
 #include "topic_log.h"
 

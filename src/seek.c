@@ -43,7 +43,6 @@
 #include "utils/snapmgr.h"
 
 #include "catalog.h"
-#include "pg_topics.h"
 #include "scan.h"
 #include "seek.h"
 #include "topic_log.h"

@@ -37,7 +37,6 @@
 #include "utils/snapmgr.h"
 
 #include "catalog.h"
-#include "pg_topics.h"
 #include "registry.h"
 #include "retention.h"
 #include "segment.h"

@@ -21,8 +21,8 @@
 #include "group_state.h"
 #include "maintenance.h"
 #include "markers.h"
-#include "pg_topics.h"
 #include "registry.h"
+#include "shmem.h"
 #include "wakeup.h"
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;

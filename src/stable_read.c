@@ -38,6 +38,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/table.h"
 #include "access/transam.h"
 #include "access/xact.h"
@@ -56,7 +57,6 @@
 #include "utils/timestamp.h"
 
 #include "catalog.h"
-#include "pg_topics.h"
 #include "read.h"
 #include "registry.h"
 #include "scan.h"

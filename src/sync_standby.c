@@ -46,7 +46,6 @@
 #include "storage/shmem.h"
 #include "utils/wait_event.h"
 
-#include "pg_topics.h"
 #include "sync_standby.h"
 
 bool		pg_topics_wait_for_sync_standby = false;

@@ -26,7 +26,6 @@
 #include "catalog.h"
 #include "freeze.h"
 #include "insert.h"
-#include "pg_topics.h"
 #include "scan.h"
 #include "segment.h"
 #include "segment_ddl.h"

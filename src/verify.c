@@ -24,6 +24,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/table.h"
 #include "access/transam.h"
 #include "catalog/pg_class.h"
@@ -38,7 +39,6 @@
 #include "utils/rel.h"
 
 #include "catalog.h"
-#include "pg_topics.h"
 #include "segment.h"
 #include "storage.h"
 #include "topic_log.h"

@@ -21,7 +21,6 @@
 
 #include "catalog.h"
 #include "read.h"
-#include "pg_topics.h"
 #include "registry.h"
 #include "segment.h"
 #include "storage.h"

@@ -68,10 +68,10 @@
 #include "compaction.h"
 #include "maintenance.h"
 #include "markers.h"
-#include "pg_topics.h"
 #include "registry.h"
 #include "retention.h"
 #include "segment.h"
+#include "settings.h"
 #include "wakeup.h"
 #include "worker.h"
 
