@@ -1,51 +1,12 @@
 # pg_topics: Kafka-style topics as tables (PGXS build)
 
 MODULE_big = pg_topics
-OBJS = \
-	src/pg_topics.o \
-	src/guc.o \
-	src/sync_standby.o \
-	src/record.o \
-	src/storage.o \
-	src/visibility.o \
-	src/freeze.o \
-	src/insert.o \
-	src/scan.o \
-	src/tableam.o \
-	src/walredo.o \
-	src/decode.o \
-	src/markers.o \
-	src/subscription.o \
-	src/ddl.o \
-	src/verify.o \
-	src/registry.o \
-	src/partitioner.o \
-	src/catalog.o \
-	src/topics.o \
-	src/produce.o \
-	src/result_store.o \
-	src/record_tuple.o \
-	src/batch_walk.o \
-	src/stable_read.o \
-	src/fetch.o \
-	src/fetch_scan.o \
-	src/unordered_read.o \
-	src/views.o \
-	src/routing.o \
-	src/copy.o \
-	src/seek.o \
-	src/shmem.o \
-	src/group_state.o \
-	src/groups.o \
-	src/segment.o \
-	src/segment_ddl.o \
-	src/internal_rels.o \
-	src/retention.o \
-	src/maintenance.o \
-	src/compaction.o \
-	src/internal_sql.o \
-	src/wakeup.o \
-	src/worker.o
+
+# The source tree in layers, bottom to top (src/README.md).  A file includes
+# only headers of its own layer or lower ones: `make check-layers`.
+LAYERS = base log shared segments replication am read worker api hooks
+OBJS = $(foreach layer,$(LAYERS),$(patsubst %.c,%.o,$(sort $(wildcard src/$(layer)/*.c)))) \
+	$(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 
 EXTENSION = pg_topics
 DATA = pg_topics--0.1.sql
@@ -74,7 +35,7 @@ ifeq ($(CASSERT),1)
 ASSERT_CPPFLAGS = -DUSE_ASSERT_CHECKING
 endif
 
-PG_CPPFLAGS = -I$(srcdir)/src $(ASSERT_CPPFLAGS)
+PG_CPPFLAGS = -I$(srcdir)/src/include $(ASSERT_CPPFLAGS)
 PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla -Wendif-labels \
 	-Wmissing-format-attribute -Wformat-security
 
@@ -90,7 +51,7 @@ PG_PROVE_FLAGS += -I $(srcdir)/test/lib
 # (the file is written when make reads this, as PGXS' .SECONDARY would
 # leave a missing prerequisite unmade)
 $(shell echo '$(ASSERT_CPPFLAGS)' | cmp -s - pg_topics.build-flags || echo '$(ASSERT_CPPFLAGS)' > pg_topics.build-flags)
-$(OBJS): $(wildcard src/*.h) pg_topics.build-flags
+$(OBJS): $(wildcard src/include/pg_topics/*/*.h) pg_topics.build-flags
 
 # $(call server_log_conf,NAME): pg_regress and isolation instances log with
 # SQLSTATEs to tmp_server_log/NAME.log (made afresh), and each connection

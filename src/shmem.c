@@ -18,12 +18,12 @@
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 
-#include "group_state.h"
-#include "maintenance.h"
-#include "markers.h"
-#include "registry.h"
-#include "shmem.h"
-#include "wakeup.h"
+#include "pg_topics/base/wakeup.h"
+#include "pg_topics/replication/markers.h"
+#include "pg_topics/shared/group_state.h"
+#include "pg_topics/shared/maintenance.h"
+#include "pg_topics/shared/registry.h"
+#include "pg_topics/top/shmem.h"
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;

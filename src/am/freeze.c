@@ -1,0 +1,286 @@
+/*-------------------------------------------------------------------------
+ *
+ * freeze.c
+ *	  VACUUM of a topic_log relation: freezing without rewriting pages, so
+ *	  that topics outlive transaction ID wraparound.
+ *
+ * A log never has dead records to reclaim (old records leave a whole
+ * segment at a time), so what VACUUM owes it is freezing.  Heap freezes by
+ * rewriting tuple headers; a log would pay one more write for every page
+ * it ever wrote.  Instead the metapage keeps a resolved mark: a position in
+ * the log before which every batch is decided without looking at its xid
+ * (visibility.c).  VACUUM walks the log from the mark, batch by batch:
+ *
+ * - committed, durably, and older than OldestXmin: every snapshot that can
+ *   still exist sees it, and always will, so it is resolved as is;
+ * - rolled back (a crash counts): flagged TB_ABORTED, one WAL record per
+ *   page that has any (rollbacks are rare), and resolved;
+ * - anything else (running, or committed too recently): the mark stops.
+ *
+ * The mark then moves in one small metapage WAL record, which on a hot
+ * standby cancels the queries whose snapshots might not see the newest
+ * transaction it passed, like heap's freeze records.  relfrozenxid becomes
+ * the oldest xid a batch at or after the mark still carries, or OldestXmin
+ * when there is none: every batch written later belongs to a transaction
+ * at or after OldestXmin.  Nothing before the mark is ever rewritten.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/transam.h"
+#include "access/xlog.h"
+#include "commands/vacuum.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/procarray.h"
+
+#include "pg_topics/am/freeze.h"
+#include "pg_topics/log/storage.h"
+#include "pg_topics/log/visibility.h"
+#include "pg_topics/segments/segment.h"
+
+typedef enum ResolveOutcome
+{
+	RESOLVE_COMMITTED,
+	RESOLVE_ABORTED,
+	RESOLVE_NOT_YET
+} ResolveOutcome;
+
+/* Can the batch (on a share-locked page) be resolved, and how? */
+static ResolveOutcome
+resolve_batch(Buffer buffer, TopicBatchHeader hdr, TransactionId oldest_xmin)
+{
+	TransactionId xid = hdr->xid;
+
+	if (hdr->flags & TB_ABORTED)
+		return RESOLVE_ABORTED;
+	if (xid == FrozenTransactionId)
+		return RESOLVE_COMMITTED;
+	/* a snapshot may still see it as running */
+	if (!TransactionIdPrecedes(xid, oldest_xmin))
+		return RESOLVE_NOT_YET;
+	if (hdr->hints & TB_HINT_ABORTED)
+		return RESOLVE_ABORTED;
+	if (hdr->hints & TB_HINT_COMMITTED)
+		return RESOLVE_COMMITTED;
+	if (TransactionIdDidCommit(xid))
+	{
+		/* an asynchronous commit not flushed yet might still be lost */
+		if (XLogNeedsFlush(TransactionIdGetCommitLSN(xid)))
+			return RESOLVE_NOT_YET;
+		topic_batch_hint_committed(buffer, hdr);
+		return RESOLVE_COMMITTED;
+	}
+	/* older than every running transaction, so over without committing */
+	topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
+	return RESOLVE_ABORTED;
+}
+
+/*
+ * The horizon batches are resolved against, and the multixact one for
+ * relminmxid.  Not the horizon old_snapshot_threshold may have moved past
+ * old snapshots: those would see what the mark passes.  Heap raises
+ * "snapshot too old" for them instead; the mark has no page LSN to test.
+ */
+static void
+freeze_horizons(Relation rel, struct VacuumParams *params,
+				TransactionId *oldest_xmin, MultiXactId *oldest_mxact)
+{
+	TransactionId freeze_limit;
+	MultiXactId multi_cutoff;
+
+	vacuum_set_xid_limits(rel, params->freeze_min_age,
+						  params->freeze_table_age,
+						  params->multixact_freeze_min_age,
+						  params->multixact_freeze_table_age,
+						  oldest_xmin, oldest_mxact,
+						  &freeze_limit, &multi_cutoff);
+	*oldest_xmin = GetOldestNonRemovableTransactionId(rel);
+}
+
+/*
+ * Record what VACUUM found in pg_class and pgstat: pages, the records of
+ * the log (aborted ones are not dead: nothing for autovacuum to chase) and
+ * the new relfrozenxid.  True if relfrozenxid moved.
+ */
+static bool
+report_vacuum(Relation rel, BlockNumber pages, const TopicLogEnd *end,
+			  TransactionId frozen_xid, MultiXactId oldest_mxact)
+{
+	int64		records = end->next_offset - end->log_start_offset;
+	bool		frozenxid_updated;
+	bool		minmulti_updated;
+
+	vac_update_relstats(rel, pages, (double) records, 0, false, frozen_xid,
+						oldest_mxact, &frozenxid_updated, &minmulti_updated,
+						false);
+	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
+						 records, 0);
+	return frozenxid_updated;
+}
+
+/*
+ * VACUUM of one segment.  Runs under ShareUpdateExclusiveLock, so inserts
+ * and reads go on; batches appended meanwhile start after every position
+ * this walk sees.
+ */
+static void
+vacuum_segment(Relation rel, struct VacuumParams *params,
+			   BufferAccessStrategy bstrategy)
+{
+	int			elevel = (params->options & VACOPT_VERBOSE) ? INFO : DEBUG2;
+	TransactionId oldest_xmin;
+	MultiXactId oldest_mxact;
+	TopicLogEnd end;
+	TopicLogPosition resolved;
+	BlockNumber nblocks;
+	BlockNumber blkno;
+	bool		resolving = true;
+	TransactionId latest_committed = InvalidTransactionId;
+	TransactionId oldest_unresolved = InvalidTransactionId;
+	TransactionId new_frozen_xid;
+	int64		nresolved = 0;
+	int64		nmarked = 0;
+	bool		frozenxid_updated;
+
+	freeze_horizons(rel, params, &oldest_xmin, &oldest_mxact);
+	topic_log_end(rel, &end);
+	resolved = end.resolved;
+	nblocks = topic_nblocks(rel);
+
+	for (blkno = Max(TopicLogPositionGetBlock(end.resolved),
+					 TOPIC_LOG_FIRST_DATA_BLKNO);
+		 blkno < nblocks; blkno++)
+	{
+		Buffer		buffer;
+		Page		page;
+		Size		pos = 0;
+		TopicBatchHeader hdr;
+		uint16		aborted[TOPIC_LOG_MAX_RECORDS_PER_PAGE];
+		int			naborted = 0;
+
+		vacuum_delay_point();
+		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+									bstrategy);
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		if (PageIsNew(page))
+		{
+			/* left by a crash; the log goes on after it */
+			UnlockReleaseBuffer(buffer);
+			continue;
+		}
+		topic_page_check(rel, blkno, page, TL_PAGE_DATA);
+
+		while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
+		{
+			Size		start = (char *) hdr - (char *) page;
+
+			if (TopicLogPositionMake(blkno, start) < end.resolved)
+				continue;
+			if (resolving)
+			{
+				ResolveOutcome outcome = resolve_batch(buffer, hdr, oldest_xmin);
+
+				if (outcome != RESOLVE_NOT_YET)
+				{
+					if (outcome == RESOLVE_ABORTED && !(hdr->flags & TB_ABORTED))
+						aborted[naborted++] = start;
+					else if (outcome == RESOLVE_COMMITTED &&
+							 TransactionIdIsNormal(hdr->xid) &&
+							 (!TransactionIdIsValid(latest_committed) ||
+							  TransactionIdFollows(hdr->xid, latest_committed)))
+						latest_committed = hdr->xid;
+					resolved = TopicLogPositionMake(blkno, pos);
+					nresolved++;
+					continue;
+				}
+				resolving = false;
+			}
+			/* at or after the mark: the xid must stay answerable */
+			if (!(hdr->flags & TB_ABORTED) && TransactionIdIsNormal(hdr->xid) &&
+				(!TransactionIdIsValid(oldest_unresolved) ||
+				 TransactionIdPrecedes(hdr->xid, oldest_unresolved)))
+				oldest_unresolved = hdr->xid;
+		}
+		/* bytes that are not a batch: resolve nothing past them */
+		if (pos != 0 && pos != ((PageHeader) page)->pd_lower)
+			resolving = false;
+		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+
+		/* batches never move, so their positions hold across the relock */
+		if (naborted > 0)
+		{
+			LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+			topic_page_mark_aborted(rel, buffer, aborted, naborted);
+			LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+			nmarked += naborted;
+		}
+		ReleaseBuffer(buffer);
+	}
+
+	/* the flags are logged before the mark that relies on them */
+	if (resolved > end.resolved)
+		topic_storage_advance_resolved(rel, resolved, latest_committed);
+
+	new_frozen_xid = oldest_xmin;
+	if (TransactionIdIsValid(oldest_unresolved) &&
+		TransactionIdPrecedes(oldest_unresolved, new_frozen_xid))
+		new_frozen_xid = oldest_unresolved;
+
+	frozenxid_updated = report_vacuum(rel, nblocks, &end, new_frozen_xid,
+									  oldest_mxact);
+
+	ereport(elevel,
+			(errmsg("topic_log \"%s\": resolved " INT64_FORMAT " batches (" INT64_FORMAT " rolled back), relfrozenxid %u%s",
+					RelationGetRelationName(rel), nresolved, nmarked,
+					new_frozen_xid, frozenxid_updated ? "" : " (unchanged)")));
+}
+
+/*
+ * VACUUM of a partition's log: its segments, which autovacuum also visits
+ * one by one, then the partition itself, which holds no records.
+ */
+static void
+vacuum_router(Relation rel, struct VacuumParams *params,
+			  BufferAccessStrategy bstrategy)
+{
+	TopicSegmentDir *dir = topic_segdir_read(rel);
+	TransactionId oldest_xmin;
+	MultiXactId oldest_mxact;
+	TopicLogEnd end;
+	BlockNumber pages = 0;
+	int			i;
+
+	for (i = 0; i < dir->nentries; i++)
+	{
+		Relation	seg;
+
+		if (!topic_segment_readable(&dir->entries[i]) ||
+			(seg = topic_segment_open(dir->router, &dir->entries[i],
+									  ShareUpdateExclusiveLock)) == NULL)
+			continue;
+		vacuum_segment(seg, params, bstrategy);
+		pages += topic_nblocks(seg);
+		relation_close(seg, ShareUpdateExclusiveLock);
+	}
+	pfree(dir);
+
+	/* the partition itself holds no records: nothing older than the horizon */
+	freeze_horizons(rel, params, &oldest_xmin, &oldest_mxact);
+	topic_log_end(rel, &end);
+	(void) report_vacuum(rel, pages, &end, oldest_xmin, oldest_mxact);
+}
+
+/* The relation_vacuum callback */
+void
+topic_vacuum(Relation rel, struct VacuumParams *params,
+			 BufferAccessStrategy bstrategy)
+{
+	if (topic_log_is_router(rel))
+		vacuum_router(rel, params, bstrategy);
+	else
+		vacuum_segment(rel, params, bstrategy);
+}

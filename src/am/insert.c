@@ -1,0 +1,888 @@
+/*-------------------------------------------------------------------------
+ *
+ * insert.c
+ *	  The insert path of topic_log: slots in, batches on the tail page out.
+ *
+ * One call (a single INSERT row, or a COPY/produce buffer of many) becomes
+ * one batch per page it touches, in the LIVE segment; a call that makes
+ * the segment reach its size (TOAST included) goes on in the next one, so
+ * that no call makes a segment much larger than its share of the topic's
+ * retention_bytes.  All per-record work that can fail or
+ * allocate happens first, without any buffer lock: reading the slots,
+ * the placeholder and preserve-mode rules, the size limit, TOAST.  Then the
+ * tail page is locked, offsets and the timestamp are assigned from it, the
+ * records are encoded into a page-sized scratch batch, and storage.c
+ * appends each batch in a critical section.
+ *
+ * Offsets come from the tail page, so they are dense and in page order no
+ * matter how concurrent producers interleave.  The timestamp is the
+ * log-append time of the call, never lower than the newest timestamp
+ * already in the log.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/heapam.h"
+#include "access/hio.h"
+#include "access/relation.h"
+#include "access/toast_compression.h"
+#include "access/toast_internals.h"
+#include "access/xact.h"
+#include "commands/trigger.h"
+#include "executor/tuptable.h"
+#include "pgstat.h"
+#include "replication/logicalworker.h"
+#include "storage/predicate.h"
+#include "storage/smgr.h"
+#include "utils/fmgrprotos.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "pg_topics/am/insert.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/settings.h"
+#include "pg_topics/base/subscription.h"
+#include "pg_topics/log/storage.h"
+#include "pg_topics/log/topic_log.h"
+#include "pg_topics/segments/segment.h"
+#include "pg_topics/shared/maintenance.h"
+#include "pg_topics/shared/registry.h"
+
+TopicPositionsArrivedHook topic_positions_arrived_hook = NULL;
+
+/* One record, ready to encode */
+typedef struct PreparedRecord
+{
+	bool		marker;			/* a replicated stable-offset marker */
+	int32		npartitions;	/* of a marker: the publisher's topic */
+	int64		log_start;		/* of a marker: the publisher's, or -1 */
+	int32		partition;
+	int64		offset;			/* supplied (preserve mode) or placeholder */
+	TimestampTz timestamp;		/* supplied (preserve mode) or placeholder */
+	struct varlena *field[3];	/* key, value, headers; NULL when NULL */
+} PreparedRecord;
+
+/* Refuse a key, value or headers over pg_topics.max_message_bytes */
+static void
+refuse_too_large(int field, Size rawsize)
+{
+	int			limit = pg_topics_max_message_bytes;
+
+	switch (field)
+	{
+		case 0:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("key of %zu bytes is larger than pg_topics.max_message_bytes (%d bytes)",
+							rawsize, limit)));
+			break;
+		case 1:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("value of %zu bytes is larger than pg_topics.max_message_bytes (%d bytes)",
+							rawsize, limit)));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("headers of %zu bytes are larger than pg_topics.max_message_bytes (%d bytes)",
+							rawsize, limit)));
+	}
+}
+
+/* Refuse a log-assigned column that the caller supplied */
+static void
+refuse_supplied_column(const char *column)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("column \"%s\" of a topic is assigned by the log", column),
+			 errdetail("Producers supply only key, value and headers."),
+			 errhint("Leave out the \"%s\" column.  To restore or replicate records with their offsets and timestamps, set session_replication_role to replica.",
+					 column)));
+}
+
+/* Bytes of the record's fields as stored inline (an upper bound) */
+static Size
+inline_size(PreparedRecord *rec)
+{
+	Size		size = TOPIC_RECORD_MAX_OVERHEAD;
+	int			f;
+
+	for (f = 0; f < 3; f++)
+		if (rec->field[f])
+			size += VARSIZE_ANY(rec->field[f]) + sizeof(int32);
+	return size;
+}
+
+/*
+ * Keep the record's inline image below the TOAST threshold: compress the
+ * largest field, then move the largest to the TOAST table, as heap does.
+ */
+static void
+toast_record(Relation rel, PreparedRecord *rec)
+{
+	bool		tried_compress[3] = {false, false, false};
+
+	while (inline_size(rec) > TOPIC_LOG_TOAST_THRESHOLD)
+	{
+		int			largest = -1;
+		int			f;
+		bool		compress;
+
+		/* first pass: compress; second: move out */
+		for (compress = true;; compress = false)
+		{
+			Size		largest_size = 0;
+
+			for (f = 0; f < 3; f++)
+			{
+				struct varlena *v = rec->field[f];
+
+				if (v == NULL || VARATT_IS_EXTERNAL(v))
+					continue;
+				if (compress && (tried_compress[f] || VARATT_IS_COMPRESSED(v)))
+					continue;
+				if (VARSIZE_ANY(v) > largest_size && VARSIZE_ANY(v) > 64)
+				{
+					largest = f;
+					largest_size = VARSIZE_ANY(v);
+				}
+			}
+			if (largest >= 0 || !compress)
+				break;
+		}
+		if (largest < 0)
+			elog(ERROR, "topic record cannot be made small enough for a page");
+
+		if (compress)
+		{
+			Form_pg_attribute att =
+				TupleDescAttr(RelationGetDescr(rel), Anum_topic_key - 1 + largest);
+			char		cmethod = att->attcompression;
+			Datum		compressed;
+
+			if (!CompressionMethodIsValid(cmethod))
+				cmethod = default_toast_compression;
+			tried_compress[largest] = true;
+			compressed = toast_compress_datum(PointerGetDatum(rec->field[largest]),
+											  cmethod);
+			if (DatumGetPointer(compressed) != NULL)
+				rec->field[largest] = (struct varlena *) DatumGetPointer(compressed);
+		}
+		else
+			rec->field[largest] = (struct varlena *)
+				DatumGetPointer(toast_save_datum(rel,
+												 PointerGetDatum(rec->field[largest]),
+												 NULL, 0));
+	}
+}
+
+/* The numeric value of header name in headers, or NULL */
+static JsonbValue *
+marker_header(Jsonb *headers, const char *name)
+{
+	JsonbValue	key;
+	JsonbValue *value;
+
+	key.type = jbvString;
+	key.val.string.val = (char *) name;
+	key.val.string.len = strlen(name);
+	value = findJsonbValueFromContainer(&headers->root, JB_FOBJECT, &key);
+	return value != NULL && value->type == jbvNumeric ? value : NULL;
+}
+
+/*
+ * A marker row from a publisher (docs/replication.md): its headers carry the
+ * publisher's partition count, which must be ours, or keys would land in
+ * different partitions on the two sides, and the publisher's log start,
+ * which becomes ours.
+ */
+static void
+check_marker(Relation rel, PreparedRecord *rec)
+{
+	Jsonb	   *headers = DatumGetJsonbP(PointerGetDatum(rec->field[2]));
+	JsonbValue *count;
+	JsonbValue *start;
+	Oid			topic_oid;
+	Relation	topic;
+	int32		ours;
+
+	count = marker_header(headers, "pg_topics.partitions");
+	if (count == NULL)
+	{
+		rec->marker = false;	/* an ordinary record after all */
+		return;
+	}
+	rec->npartitions = DatumGetInt32(DirectFunctionCall1(numeric_int4,
+														 NumericGetDatum(count->val.numeric)));
+	start = marker_header(headers, "pg_topics.log_start");
+	rec->log_start = -1;
+	if (start != NULL)
+	{
+		rec->log_start = DatumGetInt64(DirectFunctionCall1(numeric_int8,
+														   NumericGetDatum(start->val.numeric)));
+		if (rec->log_start < 0 || rec->log_start >= TOPIC_OFFSET_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("log start %lld of a stable-offset marker is out of range",
+							(long long) rec->log_start),
+					 errdetail("Offsets run from 0 to %lld.",
+							   (long long) TOPIC_OFFSET_MAX - 1)));
+	}
+	topic_oid = topic_registry_topic_of(rel);
+	if (!OidIsValid(topic_oid))
+		return;
+	topic = relation_open(topic_oid, AccessShareLock);
+	ours = topic_partition_count(topic);
+	if (ours != rec->npartitions)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("topic \"%s\" has %d partitions here but %d on its publisher",
+						RelationGetRelationName(topic), ours, rec->npartitions),
+				 errdetail("Logical replication of a topic needs the same partition count on both sides, so that every key stays in its partition."),
+				 errhint("Give both topics the same number of partitions with topics.add_partitions(), then let the subscription retry.")));
+	relation_close(topic, AccessShareLock);
+}
+
+/* Read one slot into rec, enforcing the producer-facing rules */
+static void
+prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
+			   bool any_order, PreparedRecord *rec)
+{
+	int			f;
+
+	slot_getallattrs(slot);
+
+	if (slot->tts_isnull[Anum_topic_partition - 1])
+		ereport(ERROR,
+				(errcode(ERRCODE_NOT_NULL_VIOLATION),
+				 errmsg("null value in column \"partition\" of relation \"%s\" violates not-null constraint",
+						RelationGetRelationName(rel)),
+				 errtablecol(rel, Anum_topic_partition)));
+	rec->partition = DatumGetInt32(slot->tts_values[Anum_topic_partition - 1]);
+
+	rec->offset = TOPIC_OFFSET_PLACEHOLDER;
+	if (!slot->tts_isnull[Anum_topic_offset - 1])
+		rec->offset = DatumGetInt64(slot->tts_values[Anum_topic_offset - 1]);
+	rec->timestamp = TOPIC_TIMESTAMP_PLACEHOLDER;
+	if (!slot->tts_isnull[Anum_topic_timestamp - 1])
+		rec->timestamp = DatumGetTimestampTz(slot->tts_values[Anum_topic_timestamp - 1]);
+
+	if (!preserve)
+	{
+		if (rec->offset != TOPIC_OFFSET_PLACEHOLDER)
+			refuse_supplied_column("offset");
+		if (rec->timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
+			refuse_supplied_column("timestamp");
+	}
+	else if (rec->offset < TOPIC_OFFSET_PLACEHOLDER ||
+			 rec->offset >= TOPIC_OFFSET_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("offset %lld is out of range", (long long) rec->offset),
+				 errdetail("Offsets run from 0 to %lld.",
+						   (long long) TOPIC_OFFSET_MAX - 1)));
+
+	for (f = 0; f < 3; f++)
+	{
+		int			attno = Anum_topic_key + f;
+		struct varlena *v;
+		Size		rawsize;
+
+		if (slot->tts_isnull[attno - 1])
+		{
+			rec->field[f] = NULL;
+			continue;
+		}
+		v = (struct varlena *) DatumGetPointer(slot->tts_values[attno - 1]);
+		/* values toasted elsewhere, indirect or expanded: bring them inline */
+		if (VARATT_IS_EXTERNAL(v))
+			v = detoast_external_attr(v);
+		rawsize = toast_raw_datum_size(PointerGetDatum(v)) - VARHDRSZ;
+		if (rawsize > (Size) pg_topics_max_message_bytes)
+			refuse_too_large(f, rawsize);
+		rec->field[f] = v;
+	}
+
+	/* only a subscription's worker receives markers */
+	rec->log_start = -1;
+	rec->marker = any_order && rec->timestamp == TOPIC_MARKER_TIMESTAMP &&
+		rec->field[0] == NULL && rec->field[1] == NULL &&
+		rec->field[2] != NULL && rec->offset >= 0;
+	if (rec->marker)
+		check_marker(rel, rec);
+}
+
+/* Does any record of the call carry a supplied offset or timestamp? */
+static bool
+any_supplied(PreparedRecord *recs, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (recs[i].offset != TOPIC_OFFSET_PLACEHOLDER ||
+			recs[i].timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
+			return true;
+	return false;
+}
+
+/*
+ * Encode as many records from recs[first..n) as fit on the tail page into
+ * batch, all of one partition; returns how many, and the batch length in
+ * *len.  Offsets and timestamps are assigned here, under the tail lock.
+ */
+static int
+fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
+		   int n, bool keep_supplied, bool any_order, TimestampTz now,
+		   TransactionId xid, CommandId cid, char *batch, Size *len,
+		   int64 *offsets, TimestampTz *timestamps)
+{
+	TopicBatchHeader hdr = (TopicBatchHeader) batch;
+	uint8		flags = keep_supplied ? 0 : (TB_CONTIGUOUS | TB_SAME_TIMESTAMP);
+	TimestampTz append_time = Max(now, tail->max_timestamp);
+	int64		next = tail->next_offset;
+	TimestampTz newest = tail->max_timestamp;
+	Size		pos = sizeof(TopicBatchHeaderData);
+	int			count = 0;
+
+	memset(hdr, 0, sizeof(TopicBatchHeaderData));
+	hdr->flags = flags;
+	hdr->xid = xid;
+	hdr->cid = cid;
+	hdr->partition = recs[first].partition;
+
+	/*
+	 * A marker is a batch of its own, without records; the publisher's log
+	 * start follows its header, for the subscribers of this log.
+	 */
+	if (recs[first].marker)
+	{
+		Size		length = recs[first].log_start >= 0 ?
+			TOPIC_MARKER_LENGTH_WITH_START : sizeof(TopicBatchHeaderData);
+
+		if (MAXALIGN(length) > tail->free_bytes)
+			return 0;
+		hdr->flags = TB_STABLE;
+		hdr->base_offset = recs[first].offset;
+		hdr->base_timestamp = tail->max_timestamp;
+		hdr->reserved = (uint32) recs[first].npartitions;
+		hdr->length = length;
+		if (recs[first].log_start >= 0)
+			memcpy(batch + sizeof(TopicBatchHeaderData),
+				   &recs[first].log_start, sizeof(int64));
+		offsets[first] = recs[first].offset;
+		timestamps[first] = recs[first].timestamp;
+		*len = hdr->length;
+		return 1;
+	}
+
+	while (first + count < n && count < tail->free_records)
+	{
+		PreparedRecord *rec = &recs[first + count];
+		int64		offset = next;
+		TimestampTz ts = append_time;
+		Size		end;
+
+		if (rec->partition != hdr->partition || rec->marker)
+			break;
+		if (keep_supplied && rec->offset != TOPIC_OFFSET_PLACEHOLDER &&
+			any_order && rec->offset < next)
+		{
+			/*
+			 * A subscription's worker: records arrive in the publisher's
+			 * commit order, not offset order.  Offsets only grow within a
+			 * batch, so an earlier one starts the next batch.
+			 */
+			if (count > 0 && rec->offset < offsets[first + count - 1] + 1)
+				break;
+			offset = rec->offset;
+		}
+		else if (keep_supplied && rec->offset != TOPIC_OFFSET_PLACEHOLDER)
+		{
+			if (rec->offset < next)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("offset %lld is below the end of the log of \"%s\" (%lld)",
+								(long long) rec->offset, RelationGetRelationName(rel),
+								(long long) next),
+						 errdetail("In preserve mode records must arrive in offset order, above the records already there.")));
+			offset = rec->offset;
+		}
+		/* an assigned timestamp follows supplied ones too */
+		ts = Max(ts, newest);
+		if (keep_supplied && rec->timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
+		{
+			if (rec->timestamp < newest && !any_order)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("timestamp of offset %lld is older than the newest record of \"%s\"",
+								(long long) offset, RelationGetRelationName(rel)),
+						 errdetail("Timestamps never decrease along a partition's log.")));
+			ts = rec->timestamp;
+		}
+		if (count == 0)
+		{
+			hdr->base_offset = offset;
+			hdr->base_timestamp = ts;
+		}
+
+		end = topic_record_encoded_size(pos, flags, offset - hdr->base_offset,
+										ts - hdr->base_timestamp,
+										rec->field[0], rec->field[1],
+										rec->field[2]);
+		if (MAXALIGN(end) > tail->free_bytes)
+			break;
+		pos = topic_record_encode(batch, pos, flags, offset - hdr->base_offset,
+								  ts - hdr->base_timestamp, rec->field[0],
+								  rec->field[1], rec->field[2]);
+		Assert(pos == end);
+		offsets[first + count] = offset;
+		timestamps[first + count] = ts;
+		next = Max(next, offset + 1);
+		newest = Max(newest, ts);
+		count++;
+	}
+
+	hdr->length = pos;
+	hdr->nrecords = count;
+	*len = pos;
+	return count;
+}
+
+/* Show the log-assigned values and the TID in the caller's slot */
+static void
+fill_slot(Relation rel, TupleTableSlot *slot, int64 offset, TimestampTz ts,
+		  BlockNumber blkno, int index)
+{
+	if (slot->tts_ops == &TTSOpsVirtual)
+	{
+		slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(offset);
+		slot->tts_isnull[Anum_topic_offset - 1] = false;
+		slot->tts_values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(ts);
+		slot->tts_isnull[Anum_topic_timestamp - 1] = false;
+	}
+	ItemPointerSet(&slot->tts_tid, blkno, index);
+	slot->tts_tableOid = RelationGetRelid(rel);
+}
+
+/*
+ * The segment's size in blocks, as this backend last saw its tail: an
+ * lseek per insert was a tenth of a single-record produce, and the limit
+ * is soft (every writer looks, each at its own last tail).
+ */
+static BlockNumber
+segment_nblocks(Relation seg)
+{
+	BlockNumber target = RelationGetTargetBlock(seg);
+
+	return target != InvalidBlockNumber ? target + 1 : topic_nblocks(seg);
+}
+
+/*
+ * How long a call that filled its segment waits for the worker's next
+ * spare segment, each time: enough for a round that is not busy elsewhere
+ */
+#define SPARE_WAIT_MS	1000
+
+/*
+ * Is the LIVE segment due to roll over to the next one: by pages, by age,
+ * or because someone found it full by its whole size (the flag in the
+ * directory, which every writer reads anyway)?
+ */
+static bool
+segment_due(Relation seg, const TopicSegmentEntry *live,
+			const TopicSegmentDir *dir)
+{
+	BlockNumber nblocks = segment_nblocks(seg);
+
+	if (nblocks <= TOPIC_LOG_FIRST_DATA_BLKNO)
+		return false;			/* empty: nothing to seal */
+	if (live->flags & TOPIC_SEGENTRY_DUE)
+		return true;
+	if (nblocks >= topic_segdir_roll_blocks(dir))
+		return true;
+	return dir->segment_roll_usecs > 0 &&
+		GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs;
+}
+
+/* Did preparing rec move a field out to the TOAST table? */
+static bool
+moved_to_toast(const PreparedRecord *rec)
+{
+	int			f;
+
+	for (f = 0; f < 3; f++)
+		if (rec->field[f] != NULL && VARATT_IS_EXTERNAL_ONDISK(rec->field[f]))
+			return true;
+	return false;
+}
+
+/*
+ * Prepare the records from first on for segment seg, TOASTing their large
+ * fields into it, as many as the segment's size leaves room for (limit
+ * blocks; 0: no limit), and at least one.  Returns where the chunk ends;
+ * *due says whether the segment reaches its size with it.  The size is the
+ * segment's whole size on disk, TOAST included (measured after each record
+ * that moved values there, the only ones that grow it), plus the encoded
+ * size of the chunk's records: a call of any size, and records of any size,
+ * never make one segment much larger than its share of retention_bytes.
+ */
+static int
+prepare_chunk(Relation router, Relation seg, TupleTableSlot **slots,
+			  int first, int nslots, bool preserve, bool any_order,
+			  PreparedRecord *recs, BlockNumber limit, bool *due)
+{
+	BlockNumber main_blocks = segment_nblocks(seg);
+	BlockNumber disk_blocks = 0;
+	Size		inline_bytes = 0;
+	int			i;
+
+	*due = false;
+	for (i = first; i < nslots; i++)
+	{
+		prepare_record(router, slots[i], preserve, any_order, &recs[i]);
+		toast_record(seg, &recs[i]);
+		if (limit == 0)
+			continue;
+		inline_bytes += inline_size(&recs[i]);
+		if (moved_to_toast(&recs[i]))
+			disk_blocks = topic_segment_disk_blocks(seg, false);
+		if (Max(main_blocks, disk_blocks) + inline_bytes / TOPIC_LOG_PAGE_CAPACITY >= limit)
+		{
+			*due = true;
+			return i + 1;
+		}
+	}
+	return nslots;
+}
+
+/*
+ * Open the LIVE segment of router, for writing, with its tail locked in
+ * *tail, and prepare the records from first on for it (up to *end, see
+ * prepare_chunk: at its size, plus slack blocks if it is slack_relid).
+ * The records are prepared (and TOASTed into that segment) first, without
+ * any buffer lock; if the
+ * segment stopped being LIVE meanwhile (another writer rolled), they are
+ * prepared again for the next one.
+ */
+static Relation
+lock_live_segment(Relation router, TupleTableSlot **slots, int first,
+				  int nslots, Oid slack_relid, BlockNumber slack,
+				  bool preserve, bool any_order,
+				  PreparedRecord *recs, TopicTail *tail,
+				  BufferAccessStrategy strategy, TopicSegmentEntry *entry,
+				  BlockNumber *roll_blocks, int *end, bool *due)
+{
+	int			stale = 0;
+
+	for (;;)
+	{
+		TopicSegmentDir *dir = topic_segdir_read(router);
+		TopicSegmentEntry *live = topic_segdir_live(dir);
+		Relation	seg;
+		BlockNumber limit;
+
+		if (live == NULL ||
+			(seg = topic_segment_open(dir->router, live, RowExclusiveLock)) == NULL)
+		{
+			/* rolled and dropped since we read the directory: read it again */
+			pfree(dir);
+			if (++stale < 3)
+				continue;
+			elog(ERROR, "partition \"%s\" has no segment to write to",
+				 RelationGetRelationName(router));
+		}
+		if (segment_due(seg, live, dir) && topic_segment_roll(router, seg))
+		{
+			relation_close(seg, RowExclusiveLock);
+			pfree(dir);
+			continue;
+		}
+		*entry = *live;
+		*roll_blocks = topic_segdir_roll_blocks(dir);
+		limit = *roll_blocks;
+		if (live->relid == slack_relid)
+			limit += Min(slack, MaxBlockNumber - limit);
+		pfree(dir);
+
+		*end = prepare_chunk(router, seg, slots, first, nslots, preserve,
+							 any_order, recs, limit, due);
+
+		topic_tail_lock(seg, tail, strategy);
+
+		/*
+		 * A roll seals the segment's tail page while holding it, so under
+		 * the tail lock an unsealed tail means the segment is still LIVE.
+		 * A sealed one usually means it rolled; but the seal is a hint that
+		 * can reach disk when the directory change did not (a crash), so
+		 * the directory has the last word.
+		 */
+		if (!tail->sealed && !tail->init_page &&
+			tail->blkno != TOPIC_LOG_METAPAGE_BLKNO)
+			return seg;
+		dir = topic_segdir_read(router);
+		live = topic_segdir_live(dir);
+		if (live != NULL && live->relid == entry->relid &&
+			live->segno == entry->segno)
+		{
+			pfree(dir);
+			return seg;
+		}
+		pfree(dir);
+		topic_tail_release(tail);
+		/* we may have written TOAST there: keep the lock, as for any write */
+		relation_close(seg, NoLock);
+	}
+}
+
+/*
+ * Move the log start of replica rel to its publisher's, as the markers
+ * among recs carry it: the records below it are gone on the publisher
+ * (retention, delete_records, or never committed there), so a consumer
+ * that moves between the two finds the same range of offsets.  Like
+ * delete_records, not transactional: the publisher's log start never moves
+ * back, so a retried apply moves it to the same place.  The segments below
+ * go at the worker's next round.
+ */
+static void
+follow_log_start(Relation rel, PreparedRecord *recs, int nslots)
+{
+	int64		start = -1;
+	TopicLogEnd end;
+	int			i;
+
+	for (i = 0; i < nslots; i++)
+		if (recs[i].marker)
+			start = Max(start, recs[i].log_start);
+	if (start < 0)
+		return;
+	topic_log_end(rel, &end);
+	if (start < end.log_start_offset || start == 0)
+		return;
+	/* never past the end, which the marker's stable offset moved */
+	if (start > end.log_start_offset)
+		topic_segdir_advance_start(rel, start, end.next_offset);
+
+	/*
+	 * Record it for pg_dump also when the metapage is there already: an
+	 * earlier attempt of this apply may have moved it and then failed,
+	 * taking its record along (an unchanged start writes nothing)
+	 */
+	topic_log_start_record(rel);
+}
+
+/*
+ * Insert nslots records into rel (a partition's log), in order, as
+ * transaction xid command cid.
+ */
+void
+topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
+			 BulkInsertState bistate)
+{
+	MemoryContext context;
+	MemoryContext oldcontext;
+	PreparedRecord *recs;
+	int64	   *offsets;
+	TimestampTz *timestamps;
+	char	   *batch;
+	bool		preserve;
+	bool		any_order;
+	Oid			slack_relid = InvalidOid;	/* a full segment we go on in */
+	BlockNumber slack = 0;
+	BlockNumber roll_blocks;
+	TopicBatchHeader hdr;
+	TransactionId xid;
+	TimestampTz now;
+	TopicTail	tail;
+	Relation	seg;
+	TopicSegmentEntry entry;
+	Oid			topic;
+	int			slot;
+	int			first;
+	int			end;
+	int			done;
+	int			i;
+
+	if (nslots <= 0)
+		return;
+	if (!topic_log_is_router(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("segment \"%s\" is written through its partition",
+						RelationGetRelationName(rel)),
+				 errhint("Insert into the topic or its partition.")));
+
+	/* conflicts with serializable readers of the whole relation */
+	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
+
+	context = AllocSetContextCreate(CurrentMemoryContext,
+									"topic_log insert",
+									ALLOCSET_DEFAULT_SIZES);
+	oldcontext = MemoryContextSwitchTo(context);
+
+	xid = GetCurrentTransactionId();
+	preserve = (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA);
+	/* only a subscription's workers bring records in commit order */
+	any_order = preserve && IsLogicalWorker();
+
+	recs = palloc(sizeof(PreparedRecord) * nslots);
+	offsets = palloc(sizeof(int64) * nslots);
+	timestamps = palloc(sizeof(TimestampTz) * nslots);
+	batch = palloc(TOPIC_LOG_PAGE_CAPACITY);
+
+	/* catalog lookups and the registry's lock before the tail lock */
+	topic = topic_registry_topic_of(rel);
+	if (!preserve && topic_partition_is_replica(RelationGetRelid(rel), topic))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot write to partition \"%s\": it is a logical replica",
+						RelationGetRelationName(rel)),
+				 errdetail("A subscription of this database replicates its records from a publisher, which gives out its offsets."),
+				 errhint("To write here, drop the subscription, or stop publishing the topic and refresh the subscription.")));
+	slot = topic_registry_add_writer(rel, topic);
+
+	/*
+	 * The records go in chunks, each to the segment that is LIVE when it
+	 * starts: a chunk ends where the segment reaches its size, which then
+	 * rolls.  Without a spare the segment is flagged and takes as much
+	 * again before the next try, where a call that filled even that waits
+	 * briefly for the worker's spare.
+	 */
+	now = GetCurrentTimestamp();
+	for (first = 0; first < nslots; first = end)
+	{
+		bool		unordered = false;
+		bool		keep_supplied;
+		bool		due;
+		bool		rolled = false;
+
+		seg = lock_live_segment(rel, slots, first, nslots, slack_relid, slack,
+								preserve, any_order, recs, &tail,
+								bistate ? bistate->strategy : NULL, &entry,
+								&roll_blocks, &end, &due);
+		keep_supplied = preserve && any_supplied(recs + first, end - first);
+
+		/* a segment's first record continues the log where it stood */
+		if (tail.blkno == TOPIC_LOG_METAPAGE_BLKNO)
+		{
+			int64		start = entry.base_offset;
+
+			/*
+			 * A restored log starts where its source's did.  Not a
+			 * replicated one: it receives records in commit order, so its
+			 * first record need not be the publisher's first, and it takes
+			 * its log start from the publisher's markers instead (below).
+			 */
+			if (keep_supplied && !any_order &&
+				recs[first].offset != TOPIC_OFFSET_PLACEHOLDER &&
+				recs[first].offset > tail.next_offset &&
+				topic_segdir_log_is_empty(rel, &entry))
+			{
+				start = recs[first].offset;
+				topic_segdir_advance_start(rel, start, start);
+			}
+			topic_tail_move_start(seg, &tail, start, entry.base_timestamp);
+		}
+		done = first;
+		while (done < end)
+		{
+			Size		len;
+			int			count;
+			int			first_index;
+
+			count = fill_batch(rel, &tail, recs, done, end, keep_supplied,
+							   any_order, now, xid, cid, batch, &len, offsets,
+							   timestamps);
+			if (count == 0)
+			{
+				if (tail.init_page)
+					elog(ERROR, "topic record does not fit an empty page");
+				if (tail.blkno + 1 >= TOPIC_SEGMENT_MAX_BLOCKS)
+					ereport(ERROR,
+							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							 errmsg("segment of partition \"%s\" is full, and there is no next segment",
+									RelationGetRelationName(rel)),
+							 errhint("Check that the pg_topics background worker is running (topics.maintenance); it creates segments ahead of need.")));
+				topic_tail_extend(seg, &tail);
+				continue;
+			}
+
+			first_index = TOPIC_LOG_MAX_RECORDS_PER_PAGE - tail.free_records + 1;
+			hdr = (TopicBatchHeader) batch;
+			if (!TopicBatchIsMarker(hdr))
+			{
+				/* readers must learn of us before our offsets are in the log */
+				topic_registry_set_first_offset(slot, hdr->base_offset);
+				if (hdr->base_offset < tail.next_offset)
+					unordered = true;
+			}
+			topic_tail_append(seg, &tail, batch, len, done + count == end, rel);
+			if (!TopicBatchIsMarker(hdr))
+				topic_registry_set_partition(slot, hdr->partition);
+			for (i = 0; i < count; i++)
+				fill_slot(rel, slots[done + i], offsets[done + i],
+						  timestamps[done + i],
+						  TopicTidBlock(entry.segno, tail.blkno), first_index + i);
+			done += count;
+		}
+		topic_tail_release(&tail);
+
+		/* before anyone can see those batches: readers must not trust order */
+		if (unordered && !(entry.flags & TOPIC_SEGENTRY_UNORDERED))
+			topic_segdir_mark_unordered(rel, entry.relid, entry.segno);
+
+		/*
+		 * The segment reached its size: roll it now, so that the rest of
+		 * the call and the next calls write to a fresh one.  Without a
+		 * spare, flag it for every writer and the worker, and go on in it
+		 * for as much again as it holds; when the call fills even that, it
+		 * waits a little for the worker's spare (if the worker runs and can
+		 * see this partition).  A call smaller than a segment never waits.
+		 */
+		if (due && !(rolled = topic_segment_roll(rel, seg)) && end < nslots &&
+			slack_relid == entry.relid &&
+			rel->rd_createSubid == InvalidSubTransactionId &&
+			topic_maintenance_problem() == NULL &&
+			topic_segment_wait_for_spare(rel, SPARE_WAIT_MS))
+			rolled = topic_segment_roll(rel, seg);
+		if (due && !rolled)
+		{
+			if (!(entry.flags & TOPIC_SEGENTRY_DUE))
+				topic_segdir_mark_due(rel, entry.relid, entry.segno);
+			if (slack_relid != entry.relid)
+				slack = 0;
+			slack_relid = entry.relid;
+			/* doubling: a few tries, however large the call */
+			slack = Min((uint64) slack * 2 + roll_blocks, MaxBlockNumber);
+		}
+
+		/* the segment for autovacuum's freezing */
+		pgstat_count_heap_insert(seg, end - first);
+		relation_close(seg, NoLock);
+	}
+
+	/* a replica of a topic's partition starts where its publisher does */
+	if (any_order && OidIsValid(topic))
+		follow_log_start(rel, recs, nslots);
+
+	/* group positions committed elsewhere reach the cache at our commit */
+	if (preserve && !OidIsValid(topic) && topic_positions_arrived_hook != NULL &&
+		RelationGetRelid(rel) == topic_offsets_log_relid())
+	{
+		bool	   *skip = palloc(sizeof(bool) * nslots);
+
+		for (i = 0; i < nslots; i++)
+			skip[i] = recs[i].marker;
+		topic_positions_arrived_hook(slots, offsets, skip, nslots);
+	}
+
+	/* the partition for people */
+	pgstat_count_heap_insert(rel, nslots);
+
+	MemoryContextSwitchTo(oldcontext);
+	MemoryContextDelete(context);
+}

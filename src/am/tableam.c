@@ -1,0 +1,419 @@
+/*-------------------------------------------------------------------------
+ *
+ * tableam.c
+ *	  The topic_log table access method: an adapter only.
+ *
+ * Each callback either forwards to the module that owns the concept
+ * (scan.c, insert.c, storage.c) or refuses what a log cannot do, with
+ * SQLSTATE 0A000 and a hint.  The callback table at the bottom follows
+ * the order of TableAmRoutine in access/tableam.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/multixact.h"
+#include "access/relation.h"
+#include "access/tableam.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/storage.h"
+#include "catalog/storage_xlog.h"
+#include "fmgr.h"
+#include "storage/bufmgr.h"
+#include "storage/smgr.h"
+#include "utils/snapmgr.h"
+
+#include "pg_topics/am/freeze.h"
+#include "pg_topics/am/insert.h"
+#include "pg_topics/am/scan.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/log/storage.h"
+#include "pg_topics/log/topic_log.h"
+#include "pg_topics/segments/segment.h"
+#include "pg_topics/segments/segment_ddl.h"
+
+PG_FUNCTION_INFO_V1(topic_log_handler);
+
+/* Refuse an operation that would change or lock records */
+static void
+refuse(const char *what, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s is not supported on topics", what),
+			 errdetail("Records of a topic are immutable once written."),
+			 errhint("%s", hint)));
+}
+
+/* Refuse something topics do not have */
+static void
+refuse_missing(const char *what, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s is not supported on topics", what),
+			 errhint("%s", hint)));
+}
+
+static const TupleTableSlotOps *
+topic_slot_callbacks(Relation rel)
+{
+	/* records are decoded into virtual slots pointing into the page */
+	return &TTSOpsVirtual;
+}
+
+static struct IndexFetchTableData *
+topic_index_fetch_begin(Relation rel)
+{
+	refuse_missing("index access", "Topics have no indexes; seeks by offset and time come from the log itself.");
+	return NULL;
+}
+
+static void
+topic_index_fetch_reset(struct IndexFetchTableData *data)
+{
+}
+
+static void
+topic_index_fetch_end(struct IndexFetchTableData *data)
+{
+}
+
+static bool
+topic_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
+						Snapshot snapshot, TupleTableSlot *slot,
+						bool *call_again, bool *all_dead)
+{
+	refuse_missing("index access", "Topics have no indexes; seeks by offset and time come from the log itself.");
+	return false;
+}
+
+static void
+topic_get_latest_tid(TableScanDesc scan, ItemPointer tid)
+{
+	/* records are never updated, so every TID is its own latest version */
+}
+
+static TransactionId
+topic_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
+{
+	elog(ERROR, "topic_log relations have no indexes");
+	return InvalidTransactionId;
+}
+
+static void
+topic_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
+				   int options, BulkInsertState bistate)
+{
+	topic_insert(rel, &slot, 1, cid, bistate);
+}
+
+static void
+topic_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
+							   CommandId cid, int options,
+							   BulkInsertState bistate, uint32 specToken)
+{
+	refuse("INSERT ... ON CONFLICT", "Remove the ON CONFLICT clause; every record gets a new offset.");
+}
+
+static void
+topic_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
+								 uint32 specToken, bool succeeded)
+{
+	elog(ERROR, "speculative insertion into a topic_log relation");
+}
+
+static void
+topic_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
+				   CommandId cid, int options, BulkInsertState bistate)
+{
+	topic_insert(rel, slots, nslots, cid, bistate);
+}
+
+static TM_Result
+topic_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
+				   Snapshot snapshot, Snapshot crosscheck, bool wait,
+				   TM_FailureData *tmfd, bool changingPart)
+{
+	refuse("DELETE", "Old records leave through retention or topics.delete_records().");
+	return TM_Invisible;
+}
+
+static TM_Result
+topic_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+				   CommandId cid, Snapshot snapshot, Snapshot crosscheck,
+				   bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
+				   bool *update_indexes)
+{
+	refuse("UPDATE", "Produce a new record with the same key instead.");
+	return TM_Invisible;
+}
+
+static TM_Result
+topic_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
+				 TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
+				 LockWaitPolicy wait_policy, uint8 flags,
+				 TM_FailureData *tmfd)
+{
+	refuse("locking records", "Remove FOR UPDATE/FOR SHARE; records never change, and consumer groups coordinate readers.");
+	return TM_Invisible;
+}
+
+/*
+ * New storage for CREATE TABLE or TRUNCATE.  For TRUNCATE, rel still
+ * describes the old storage: the new log starts where the old one ended.
+ */
+static void
+topic_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
+								char persistence, TransactionId *freezeXid,
+								MultiXactId *minmulti)
+{
+	TopicLogEnd end = {0, 0, DT_NOBEGIN};
+	SMgrRelation srel;
+	Oid			owner;
+	uint32		segno;
+	uint32		kind = topic_segment_kind_for_new_relation(&owner, &segno);
+
+	if (persistence != RELPERSISTENCE_PERMANENT)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("topics must be permanent relations"),
+				 errdetail("UNLOGGED and TEMPORARY topics would lose acknowledged records."),
+				 errhint("Remove UNLOGGED or TEMPORARY.")));
+	topic_check_columns(rel);
+
+	if (!RelFileNodeEquals(*newrnode, rel->rd_node))
+	{
+		/* TRUNCATE: the log goes on where it was, in a fresh segment */
+		topic_log_end(rel, &end);
+		if (topic_log_is_router(rel))
+		{
+			topic_segment_ddl_note_truncate(rel);
+			kind = TL_META_ROUTER;
+		}
+	}
+
+	*freezeXid = RecentXmin;
+	*minmulti = GetOldestMultiXactId();
+
+	srel = RelationCreateStorage(*newrnode, persistence, true);
+	smgrclose(srel);
+	topic_storage_create(newrnode, end.next_offset, end.max_timestamp, kind,
+						 owner, segno);
+}
+
+static void
+topic_relation_nontransactional_truncate(Relation rel)
+{
+	TopicLogEnd end;
+
+	topic_log_end(rel, &end);
+	if (topic_log_is_router(rel))
+		topic_segment_ddl_note_truncate(rel);
+	topic_storage_reset(rel, end.next_offset, end.max_timestamp);
+}
+
+/* ALTER TABLE SET TABLESPACE: pages move as they are */
+static void
+topic_relation_copy_data(Relation rel, const RelFileNode *newrnode)
+{
+	SMgrRelation dstrel;
+
+	FlushRelationBuffers(rel);
+	dstrel = RelationCreateStorage(*newrnode, rel->rd_rel->relpersistence, true);
+	RelationCopyStorage(RelationGetSmgr(rel), dstrel, MAIN_FORKNUM,
+						rel->rd_rel->relpersistence);
+	RelationDropStorage(rel);
+	smgrclose(dstrel);
+}
+
+static void
+topic_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
+								Relation OldIndex, bool use_sort,
+								TransactionId OldestXmin,
+								TransactionId *xid_cutoff,
+								MultiXactId *multi_cutoff,
+								double *num_tuples, double *tups_vacuumed,
+								double *tups_recently_dead)
+{
+	refuse("CLUSTER or VACUUM FULL", "Use plain VACUUM; a log is never rewritten, and retention returns disk space.");
+}
+
+static double
+topic_index_build_range_scan(Relation table_rel, Relation index_rel,
+							 struct IndexInfo *index_info, bool allow_sync,
+							 bool anyvisible, bool progress,
+							 BlockNumber start_blockno, BlockNumber numblocks,
+							 IndexBuildCallback callback,
+							 void *callback_state, TableScanDesc scan)
+{
+	refuse_missing("CREATE INDEX", "Topics have no indexes; seeks by offset and time come from the log itself.");
+	return 0;
+}
+
+static void
+topic_index_validate_scan(Relation table_rel, Relation index_rel,
+						  struct IndexInfo *index_info, Snapshot snapshot,
+						  struct ValidateIndexState *state)
+{
+	refuse_missing("CREATE INDEX", "Topics have no indexes; seeks by offset and time come from the log itself.");
+}
+
+/*
+ * Segments keep their large values in a TOAST table of their own.  A
+ * router holds no data, but logical decoding files a partition's records
+ * under the router and reassembles their TOAST pointers through the
+ * router's reltoastrelid, so it needs one too.
+ */
+static bool
+topic_relation_needs_toast_table(Relation rel)
+{
+	return true;
+}
+
+static Oid
+topic_relation_toast_am(Relation rel)
+{
+	return HEAP_TABLE_AM_OID;
+}
+
+static void
+topic_relation_estimate_size(Relation rel, int32 *attr_widths,
+							 BlockNumber *pages, double *tuples,
+							 double *allvisfrac)
+{
+	/* a record costs its data plus about two bytes (flags, batch share) */
+	table_block_relation_estimate_size(rel, attr_widths, pages, tuples,
+									   allvisfrac, 2,
+									   TOPIC_LOG_PAGE_CAPACITY);
+
+	/* a router's size stops at TOPIC_ROUTER_BLOCKS_SEEN; the density holds */
+	if (*pages == TOPIC_ROUTER_BLOCKS_SEEN && topic_log_is_router(rel))
+	{
+		uint64		real = topic_router_blocks(rel);
+
+		*tuples *= (double) real / *pages;
+		*pages = (BlockNumber) Min(real, MaxBlockNumber);
+	}
+}
+
+static bool
+topic_scan_sample_next_block(TableScanDesc scan,
+							 struct SampleScanState *scanstate)
+{
+	refuse_missing("TABLESAMPLE", "Sample by offset instead, for example WHERE \"offset\" % 100 = 0.");
+	return false;
+}
+
+static bool
+topic_scan_sample_next_tuple(TableScanDesc scan,
+							 struct SampleScanState *scanstate,
+							 TupleTableSlot *slot)
+{
+	return false;
+}
+
+/* The blocks of a router's readable segments, one after the other */
+uint64
+topic_router_blocks(Relation rel)
+{
+	TopicSegmentDir *dir;
+	uint64		blocks = 0;
+	int			i;
+
+	dir = topic_segdir_read(rel);
+	for (i = 0; i < dir->nentries; i++)
+	{
+		Relation	seg;
+
+		if (!topic_segment_readable(&dir->entries[i]) ||
+			(seg = topic_segment_open(dir->router, &dir->entries[i],
+									  AccessShareLock)) == NULL)
+			continue;
+		blocks += topic_nblocks(seg);
+		relation_close(seg, AccessShareLock);
+	}
+	pfree(dir);
+	return blocks;
+}
+
+/*
+ * Size of a router: its segments' blocks, one after the other, which is
+ * how ANALYZE sees the partition (topic_scan_analyze_next_block maps them
+ * back), but no more than fit in the router's first file: ANALYZE also
+ * prefetches the blocks it samples from the router itself, and asking md.c
+ * for a block past the first file of a relation whose first file is not
+ * full is an error, so a partition of more than 1 GB could not be analyzed.
+ * Past that, ANALYZE samples a stretched numbering of the segments' blocks;
+ * the planner asks for the real size (topic_relation_estimate_size).  A
+ * segment's own size otherwise.
+ */
+static uint64
+topic_relation_size(Relation rel, ForkNumber forkNumber)
+{
+	if (!topic_log_is_router(rel))
+		return table_block_relation_size(rel, forkNumber);
+	if (forkNumber != MAIN_FORKNUM && forkNumber != InvalidForkNumber)
+		return table_block_relation_size(rel, forkNumber);
+
+	return Min(topic_router_blocks(rel), TOPIC_ROUTER_BLOCKS_SEEN) * BLCKSZ;
+}
+
+static const TableAmRoutine topic_log_methods = {
+	.type = T_TableAmRoutine,
+
+	.slot_callbacks = topic_slot_callbacks,
+
+	.scan_begin = topic_scan_begin,
+	.scan_end = topic_scan_end,
+	.scan_rescan = topic_scan_rescan,
+	.scan_getnextslot = topic_scan_getnextslot,
+
+	.parallelscan_estimate = topic_parallelscan_estimate,
+	.parallelscan_initialize = topic_parallelscan_initialize,
+	.parallelscan_reinitialize = topic_parallelscan_reinitialize,
+
+	.index_fetch_begin = topic_index_fetch_begin,
+	.index_fetch_reset = topic_index_fetch_reset,
+	.index_fetch_end = topic_index_fetch_end,
+	.index_fetch_tuple = topic_index_fetch_tuple,
+
+	.tuple_fetch_row_version = topic_fetch_row_version,
+	.tuple_tid_valid = topic_tid_valid,
+	.tuple_get_latest_tid = topic_get_latest_tid,
+	.tuple_satisfies_snapshot = topic_tuple_satisfies_snapshot,
+	.index_delete_tuples = topic_index_delete_tuples,
+
+	.tuple_insert = topic_tuple_insert,
+	.tuple_insert_speculative = topic_tuple_insert_speculative,
+	.tuple_complete_speculative = topic_tuple_complete_speculative,
+	.multi_insert = topic_multi_insert,
+	.tuple_delete = topic_tuple_delete,
+	.tuple_update = topic_tuple_update,
+	.tuple_lock = topic_tuple_lock,
+
+	.relation_set_new_filenode = topic_relation_set_new_filenode,
+	.relation_nontransactional_truncate = topic_relation_nontransactional_truncate,
+	.relation_copy_data = topic_relation_copy_data,
+	.relation_copy_for_cluster = topic_relation_copy_for_cluster,
+	.relation_vacuum = topic_vacuum,
+	.scan_analyze_next_block = topic_scan_analyze_next_block,
+	.scan_analyze_next_tuple = topic_scan_analyze_next_tuple,
+	.index_build_range_scan = topic_index_build_range_scan,
+	.index_validate_scan = topic_index_validate_scan,
+
+	.relation_size = topic_relation_size,
+	.relation_needs_toast_table = topic_relation_needs_toast_table,
+	.relation_toast_am = topic_relation_toast_am,
+
+	.relation_estimate_size = topic_relation_estimate_size,
+
+	.scan_sample_next_block = topic_scan_sample_next_block,
+	.scan_sample_next_tuple = topic_scan_sample_next_tuple,
+};
+
+Datum
+topic_log_handler(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(&topic_log_methods);
+}

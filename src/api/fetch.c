@@ -1,0 +1,346 @@
+/*-------------------------------------------------------------------------
+ *
+ * fetch.c
+ *	  topics.fetch(), next_offset(), offsets() and offsets_for_times().
+ *
+ * fetch reads one partition by the stable-read rule (stable_read.c),
+ * waiting for records when asked to; the others report a partition's
+ * bounds, or search it by time.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "storage/procarray.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "pg_topics/am/scan.h"
+#include "pg_topics/api/fetch.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/subscription.h"
+#include "pg_topics/base/sync_standby.h"
+#include "pg_topics/log/storage.h"
+#include "pg_topics/log/topic_log.h"
+#include "pg_topics/log/visibility.h"
+#include "pg_topics/read/read.h"
+#include "pg_topics/segments/segment.h"
+#include "pg_topics/shared/registry.h"
+
+/* How often a long-poll on a hot standby looks again */
+#define TOPIC_STANDBY_RECHECK_MS	20
+
+PG_FUNCTION_INFO_V1(topic_fetch);
+PG_FUNCTION_INFO_V1(topic_next_offset);
+PG_FUNCTION_INFO_V1(topic_offsets);
+PG_FUNCTION_INFO_V1(topic_offsets_for_times);
+
+
+/*
+ * Check fetch's arguments after the row type (values and nulls of
+ * partition, from_offset, max_records and wait) into *args, and open the
+ * topic whose row type is rowtype, for SELECT.  Shared by the function and
+ * the TopicFetch scan (fetch_scan.c), so both fail alike.
+ */
+Relation
+topic_fetch_begin(Oid rowtype, Datum *values, bool *nulls, TopicFetchArgs *args)
+{
+	if (nulls[0] || nulls[1] || nulls[2])
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("partition, from_offset and max_records must not be null")));
+	args->partition = DatumGetInt32(values[0]);
+	args->from = DatumGetInt64(values[1]);
+	args->max_records = DatumGetInt32(values[2]);
+	args->wait_us = nulls[3] ? 0 :
+		topic_interval_usecs(DatumGetIntervalP(values[3]));
+	topic_check_read_args("fetch", args->max_records, args->wait_us);
+
+	/* the row type must be a topic's before anything else looks at it */
+	return topic_open_by_rowtype(rowtype, ACL_SELECT);
+}
+
+/*
+ * Read topic (opened by topic_fetch_begin, and closed here) as args say
+ * into read (its sink set), long-polling up to args->wait_us for a first
+ * record.
+ */
+void
+topic_fetch_read(Relation topic, const TopicFetchArgs *args, StableRead *read)
+{
+	Oid			topicid = RelationGetRelid(topic);
+	int32		partition = args->partition;
+	int64		from = args->from;
+	int64		wait_us = args->wait_us;
+	TimestampTz deadline = GetCurrentTimestamp() + wait_us;
+
+	read->max_records = args->max_records;
+
+	for (;;)
+	{
+		Relation	leaf;
+		Oid			leafid;
+		TopicLogEnd end;
+		long		remaining_ms;
+
+		/* after a sleep, open the topic again: it may be gone */
+		if (topic == NULL)
+		{
+			topic = topic_try_open(topicid, AccessShareLock, ACL_SELECT);
+			if (topic == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_TABLE),
+						 errmsg("topic was dropped while fetch was waiting")));
+		}
+		topic_check_partition(topic, partition);
+		leafid = topic_partition_relid(topic, partition);
+		leaf = table_open(leafid, AccessShareLock);
+
+		/* a commit from here on wakes us (no lost wake-up) */
+		if (wait_us > 0)
+			topic_registry_prepare_wait(leafid);
+
+		/* the watermark first, then the snapshot */
+		topic_log_end(leaf, &end);
+		topic_check_position(topic, partition, from, &end);
+		topic_read_partition(leaf, partition, from, &end, read);
+
+		table_close(leaf, NoLock);
+		relation_close(topic, NoLock);
+		topic = NULL;
+
+		remaining_ms = (long) ((deadline - GetCurrentTimestamp()) / 1000);
+		if (read->returned > 0 || wait_us == 0 || remaining_ms <= 0)
+			break;
+
+		/* sleep without holding the topic, so drop_topic never waits */
+		UnlockRelationOid(leafid, AccessShareLock);
+		UnlockRelationOid(topicid, AccessShareLock);
+
+		/*
+		 * Replay wakes nobody on a hot standby: there the wait is a
+		 * recheck every TOPIC_STANDBY_RECHECK_MS.
+		 */
+		if (RecoveryInProgress())
+			remaining_ms = Min(remaining_ms, TOPIC_STANDBY_RECHECK_MS);
+		topic_registry_wait(leafid, remaining_ms);
+	}
+	if (wait_us > 0)
+		topic_registry_end_wait();
+	if (read->returned > 0)
+		topic_wait_for_sync_standby();
+}
+
+/*
+ * topics.fetch(topic anyelement, partition int, from_offset bigint,
+ *		max_records int, wait interval) RETURNS SETOF anyelement
+ *
+ * In a query's FROM the TopicFetch scan runs instead (fetch_scan.c); this
+ * is the function for every other place.
+ */
+Datum
+topic_fetch(PG_FUNCTION_ARGS)
+{
+	Datum		values[TOPIC_READ_NARGS];
+	bool		nulls[TOPIC_READ_NARGS];
+	TopicFetchArgs args;
+	Relation	topic;
+	StableRead	read;
+
+	topic_read_fn_args(fcinfo, values, nulls);
+	topic = topic_fetch_begin(get_fn_expr_argtype(fcinfo->flinfo, 0), values,
+							  nulls, &args);
+	topic_read_into_result(&read, fcinfo);
+	topic_fetch_read(topic, &args, &read);
+	return (Datum) 0;
+}
+
+/* Open partition number partition of the topic named by name */
+static Relation
+open_partition_for_read(text *name, int32 partition, Relation *topic)
+{
+	*topic = topic_open_by_name(name, AccessShareLock, ACL_SELECT);
+	topic_check_partition(*topic, partition);
+	return table_open(topic_partition_relid(*topic, partition), AccessShareLock);
+}
+
+/*
+ * topics.next_offset(topic text, partition int, from_offset bigint)
+ * RETURNS bigint: the first record at or after from_offset a reader would
+ * get, or else where its next read would start (stepping over aborted
+ * records).
+ */
+Datum
+topic_next_offset(PG_FUNCTION_ARGS)
+{
+	Relation	topic;
+	Relation	leaf;
+	int32		partition = PG_GETARG_INT32(1);
+	int64		from = PG_GETARG_INT64(2);
+	TopicLogEnd end;
+	StableRead	read;
+
+	leaf = open_partition_for_read(PG_GETARG_TEXT_PP(0), partition, &topic);
+	topic_log_end(leaf, &end);
+	topic_check_position(topic, partition, from, &end);
+
+	memset(&read, 0, sizeof(read));
+	read.max_records = 1;
+	topic_read_partition(leaf, partition, from, &end, &read);
+
+	table_close(leaf, NoLock);
+	relation_close(topic, NoLock);
+	PG_RETURN_INT64(read.returned > 0 ? read.first_returned : read.position);
+}
+
+/*
+ * topics.offsets(topic text) RETURNS TABLE(partition int,
+ *		log_start_offset bigint, high_watermark bigint,
+ *		last_stable_offset bigint)
+ */
+Datum
+topic_offsets(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   TOPIC_NO_ACL_CHECK);
+	int32		nparts;
+	int32		p;
+
+	/* numbers about the topic, not its records: pg_monitor sees them too */
+	topic_check_describe(topic);
+	nparts = topic_partition_count(topic);
+	InitMaterializedSRF(fcinfo, 0);
+	for (p = 0; p < nparts; p++)
+	{
+		Oid			leafid = topic_partition_relid(topic, p);
+		Relation	leaf = table_open(leafid, AccessShareLock);
+		TopicLogEnd end;
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+		int64		lso;
+
+		topic_log_end(leaf, &end);
+		lso = topic_registry_stable_offset(leafid, end.next_offset, NULL);
+		/* a replica's records are stable up to its publisher's marker */
+		if (topic_partition_is_replica(leafid, RelationGetRelid(topic)))
+			lso = Min(lso, topic_replicated_bound(leaf, GetActiveSnapshot(),
+												  &end));
+		values[0] = Int32GetDatum(p);
+		values[1] = Int64GetDatum(end.log_start_offset);
+		values[2] = Int64GetDatum(end.next_offset);
+		values[3] = Int64GetDatum(lso);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		table_close(leaf, NoLock);
+	}
+	relation_close(topic, NoLock);
+	return (Datum) 0;
+}
+
+/*
+ * The earliest offset of segment seg (at or after log_start) whose
+ * timestamp is at or after ts, into *value (*isnull false), if any.
+ */
+static void
+offset_for_time(Relation seg, TimestampTz ts, int64 log_start, Datum *value,
+				bool *isnull)
+{
+	BlockNumber nblocks = topic_nblocks(seg);
+	BlockNumber blkno;
+
+	for (blkno = topic_seek_block(seg, nblocks, true, 0, ts);
+		 blkno < nblocks && *isnull; blkno++)
+	{
+		Buffer		buffer = ReadBuffer(seg, blkno);
+		Page		page;
+		Size		pos = 0;
+		TopicBatchHeader hdr;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		if (!PageIsNew(page))
+		{
+			topic_page_check(seg, blkno, page, TL_PAGE_DATA);
+			while (*isnull && (hdr = topic_page_next_batch(page, &pos)) != NULL)
+			{
+				const char *bytes = (const char *) hdr;
+				Size		rpos = sizeof(TopicBatchHeaderData);
+				int			i;
+
+				for (i = 0; i < hdr->nrecords; i++)
+				{
+					TopicRecord rec;
+
+					if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i, &rec))
+						break;
+					if (rec.timestamp >= ts && rec.offset >= log_start)
+					{
+						*value = Int64GetDatum(rec.offset);
+						*isnull = false;
+						break;
+					}
+				}
+			}
+		}
+		UnlockReleaseBuffer(buffer);
+	}
+}
+
+/*
+ * topics.offsets_for_times(topic text, ts timestamptz) RETURNS
+ * TABLE(partition int, "offset" bigint): per partition, the earliest
+ * offset whose timestamp is at or after ts (Kafka's ListOffsets by time);
+ * NULL when there is none yet.
+ */
+Datum
+topic_offsets_for_times(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(1);
+	int32		nparts = topic_partition_count(topic);
+	int32		p;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (p = 0; p < nparts; p++)
+	{
+		Relation	leaf = table_open(topic_partition_relid(topic, p), AccessShareLock);
+		TopicSegmentDir *dir = topic_segdir_read(leaf);
+		Datum		values[2] = {Int32GetDatum(p), (Datum) 0};
+		bool		nulls[2] = {false, true};
+
+		for (int i = 0; i < dir->nentries && nulls[1]; i++)
+		{
+			Relation	seg;
+
+			if (!topic_segment_readable(&dir->entries[i]) ||
+				(seg = topic_segment_open(dir->router, &dir->entries[i],
+										  AccessShareLock)) == NULL)
+				continue;
+			offset_for_time(seg, ts, dir->log_start, &values[1], &nulls[1]);
+			relation_close(seg, AccessShareLock);
+		}
+		pfree(dir);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		table_close(leaf, NoLock);
+	}
+	relation_close(topic, NoLock);
+	return (Datum) 0;
+}
+

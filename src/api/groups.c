@@ -1,0 +1,1151 @@
+/*-------------------------------------------------------------------------
+ *
+ * groups.c
+ *	  Consumer groups: topics.poll() with transactional commit-on-poll,
+ *	  commit, seek, reset_group, delete_group, and the views' functions.
+ *
+ * A poll joins the group (group_state.c assigns partitions), takes the
+ * transaction-scoped ownership lock of each assigned partition it can get
+ * (a partition whose previous owner's transaction is still open is
+ * skipped, so two members never process one partition at once), reads
+ * each from the group's position by the stable-read rule (fetch.c), and
+ * commits the position it reached by appending a record to
+ * topics.consumer_offsets in the caller's transaction.
+ *
+ * The transaction's new positions wait in a backend-local list (per
+ * subtransaction, so a rolled-back savepoint re-delivers) that a second
+ * poll in the same transaction continues from, and reach the shared cache
+ * when the transaction commits.  The ownership locks are released only
+ * after that, so the next owner reads the updated position.  Before the
+ * commit (XACT_EVENT_PRE_COMMIT) a member checks that it still owns every
+ * partition it advanced; a rebalance that moved one makes the commit fail
+ * with 40001, and the whole transaction -- its outside work included --
+ * rolls back.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_authid_d.h"
+#include "catalog/pg_class_d.h"
+#include "catalog/pg_database_d.h"
+#include "common/hashfn.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lmgr.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/regproc.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "pg_topics/am/insert.h"
+#include "pg_topics/api/fetch.h"
+#include "pg_topics/api/groups.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/settings.h"
+#include "pg_topics/base/subscription.h"
+#include "pg_topics/base/sync_standby.h"
+#include "pg_topics/log/topic_log.h"
+#include "pg_topics/read/read.h"
+#include "pg_topics/segments/segment.h"
+#include "pg_topics/shared/group_state.h"
+#include "pg_topics/shared/registry.h"
+#include "pg_topics/worker/compaction.h"
+
+PG_FUNCTION_INFO_V1(topic_poll);
+PG_FUNCTION_INFO_V1(topic_commit);
+PG_FUNCTION_INFO_V1(topic_seek);
+PG_FUNCTION_INFO_V1(topic_reset_group);
+PG_FUNCTION_INFO_V1(topic_delete_group);
+PG_FUNCTION_INFO_V1(topic_group_info);
+PG_FUNCTION_INFO_V1(topic_member_info);
+PG_FUNCTION_INFO_V1(topic_group_offset_info);
+
+/* A position this transaction committed, applied to the cache at commit */
+typedef struct PendingOffset
+{
+	Oid			topic;
+	char		group[GROUP_NAME_LEN];
+	int32		partition;
+	int64		offset;			/* -1: forget the group (delete_group) */
+	Oid			owner;
+	int64		version;		/* its record's offset in consumer_offsets */
+	bool		arrived;		/* brought by replication or a restore */
+	int			nest_level;
+} PendingOffset;
+
+/* A partition this transaction advanced as a member, checked at commit */
+typedef struct PolledPartition
+{
+	Oid			topic;
+	char		group[GROUP_NAME_LEN];
+	char		member[GROUP_NAME_LEN];
+	int32		partition;
+	int			nest_level;
+} PolledPartition;
+
+static List *pending = NIL;		/* in TopTransactionContext */
+static List *polled = NIL;
+static bool polled_in_xact = false;	/* for PREPARE's refusal */
+static bool reload_at_commit = false;	/* see topic_groups_topic_appeared */
+
+/*
+ * A partitioned table (perhaps a topic) or a database this transaction
+ * drops: its groups leave shared memory when the drop commits, so that
+ * they stop counting toward pg_topics.max_groups and their owner's share
+ * at once, in every database (sweep_dropped_topics can only look at its
+ * own database's catalog).
+ */
+typedef struct DroppedObject
+{
+	Oid			dbid;
+	Oid			topic;			/* InvalidOid: the whole database */
+	int			nest_level;
+} DroppedObject;
+
+static List *dropped = NIL;		/* in TopTransactionContext */
+static object_access_hook_type prev_object_access_hook = NULL;
+
+/* Check and normalize a group or consumer name argument */
+static char *
+name_arg(text *arg, const char *what)
+{
+	char	   *name = text_to_cstring(arg);
+
+	if (name[0] == '\0' || strlen(name) >= GROUP_NAME_LEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must have 1 to %d bytes", what, GROUP_NAME_LEN - 1)));
+	return name;
+}
+
+/*
+ * May role control a group of topic that owner created?  Superusers, the
+ * members of the creator role, and whoever has the privileges of the
+ * topic's owner (so that no role with SELECT can take a group name from
+ * the topic's owner by polling it first).  SELECT on the topic is checked
+ * separately, by whoever opens it.
+ */
+static bool
+role_controls_group(Oid role, Relation topic, Oid owner)
+{
+	return superuser_arg(role) ||
+		is_member_of_role(role, owner) ||
+		has_privs_of_role(role, topic->rd_rel->relowner);
+}
+
+/* Refuse a caller who may not control the group (42501) */
+static void
+check_group_control(Relation topic, const char *group, Oid owner)
+{
+	const char *creator;
+
+	if (role_controls_group(GetUserId(), topic, owner))
+		return;
+	/* groups do not keep their creator from being dropped */
+	creator = GetUserNameFromId(owner, true);
+	if (creator == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for consumer group \"%s\" of topic \"%s\"",
+						group, RelationGetRelationName(topic)),
+				 errdetail("The role that created the group was dropped; only members of the topic's owner \"%s\" may use it.",
+						   GetUserNameFromId(topic->rd_rel->relowner, false))));
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied for consumer group \"%s\" of topic \"%s\"",
+					group, RelationGetRelationName(topic)),
+			 errdetail("Only members of role \"%s\", which created the group, and of the topic's owner \"%s\" may use it.",
+					   creator,
+					   GetUserNameFromId(topic->rd_rel->relowner, false))));
+}
+
+/*
+ * Members whose role may no longer use the group (SELECT on the topic
+ * revoked, or no longer a member of the group's or the topic's owner)
+ * leave it, so that they hold none of its partitions and cannot keep it
+ * from being deleted.  Their privileges are checked here, outside
+ * group_state.c's lock.
+ */
+static void
+evict_unauthorized_members(Relation topic, const char *group, Oid owner)
+{
+	Oid			topicid = RelationGetRelid(topic);
+	GroupMemberInfo *members;
+	int			n = topic_group_member_roles(topicid, group, &members);
+	int			nevict = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (pg_class_aclcheck(topicid, members[i].role, ACL_SELECT) != ACLCHECK_OK ||
+			!role_controls_group(members[i].role, topic, owner))
+			members[nevict++] = members[i];
+	if (nevict > 0)
+		topic_group_evict(topicid, group, members, nevict);
+	pfree(members);
+}
+
+/* The group must exist (42704); returns its owner */
+static Oid
+require_group(Relation topic, const char *group)
+{
+	Oid			owner = InvalidOid;
+
+	topic_groups_ensure_loaded();
+	if (!topic_group_exists(RelationGetRelid(topic), group, &owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("consumer group \"%s\" of topic \"%s\" does not exist",
+						group, RelationGetRelationName(topic))));
+	check_group_control(topic, group, owner);
+	return owner;
+}
+
+/* Lock a partition for the group, for the rest of the transaction */
+static bool
+lock_partition(Oid topic, const char *group, int32 partition, bool wait)
+{
+	LOCKTAG		tag;
+
+	/* field4 >= 3 never collides with SQL's advisory locks (1 and 2) */
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId,
+						 hash_bytes((const unsigned char *) group, strlen(group)),
+						 topic, 3 + partition);
+	return LockAcquire(&tag, ExclusiveLock, false, !wait) != LOCKACQUIRE_NOT_AVAIL;
+}
+
+static void
+unlock_partition(Oid topic, const char *group, int32 partition)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId,
+						 hash_bytes((const unsigned char *) group, strlen(group)),
+						 topic, 3 + partition);
+	LockRelease(&tag, ExclusiveLock, false);
+}
+
+/* This transaction's position for a partition, if it set one */
+static bool
+pending_offset(Oid topic, const char *group, int32 partition, int64 *offset)
+{
+	ListCell   *lc;
+	bool		found = false;
+
+	foreach(lc, pending)
+	{
+		PendingOffset *p = lfirst(lc);
+
+		if (p->arrived)
+			continue;
+		if (p->topic == topic && p->partition == partition &&
+			strcmp(p->group, group) == 0)
+		{
+			*offset = p->offset;
+			found = p->offset >= 0;
+		}
+	}
+	return found;
+}
+
+/* Does a subscription replicate topics.consumer_offsets here? */
+static bool
+positions_replicated(void)
+{
+	return topic_partition_is_replica(topic_offsets_log_relid(), InvalidOid);
+}
+
+/*
+ * While a subscription replicates topics.consumer_offsets, its publisher
+ * keeps every group's positions: local ones would take its offsets.
+ */
+static void
+check_positions_writable(void)
+{
+	if (positions_replicated())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot change consumer group positions while \"topics.consumer_offsets\" is a logical replica"),
+				 errdetail("A subscription of this database replicates the groups' positions from a publisher."),
+				 errhint("Consume on the publisher. To take the groups over here, drop the subscription, or stop publishing topics.consumer_offsets and refresh the subscription.")));
+}
+
+/*
+ * A topic was created or renamed here.  On a replica, positions may have
+ * arrived for its name before it existed: load the log again once this
+ * transaction commits (topic_group_records_arrived skips what it cannot
+ * resolve, loading does not).
+ */
+void
+topic_groups_topic_appeared(void)
+{
+	if (positions_replicated())
+		reload_at_commit = true;
+}
+
+/* Append a JSON string field to buf */
+static void
+json_field(StringInfo buf, const char *name, const char *value, bool first)
+{
+	if (!first)
+		appendStringInfoString(buf, ", ");
+	escape_json(buf, name);
+	appendStringInfoString(buf, ": ");
+	if (value)
+		escape_json(buf, value);
+	else
+		appendStringInfoString(buf, "null");
+}
+
+/* Remember a position for this (sub)transaction, for the cache at commit */
+static void
+add_pending(Oid topic, const char *group, int32 partition, int64 offset,
+			Oid owner, int64 version, bool arrived)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	PendingOffset *p = palloc0(sizeof(PendingOffset));
+
+	p->topic = topic;
+	strlcpy(p->group, group, GROUP_NAME_LEN);
+	p->partition = partition;
+	p->offset = offset;
+	p->owner = owner;
+	p->version = version;
+	p->arrived = arrived;
+	p->nest_level = GetCurrentTransactionNestLevel();
+	pending = lappend(pending, p);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Record a group position in topics.consumer_offsets, in the current
+ * transaction, and remember it for this transaction and for the cache.
+ */
+static void
+commit_position(Relation topic, const char *group, int32 partition,
+				int64 offset, Oid owner)
+{
+	Oid			logid = get_relname_relid("consumer_offsets",
+										  get_namespace_oid("topics", false));
+	Relation	log = table_open(logid, RowExclusiveLock);
+	TupleTableSlot *slot = table_slot_create(log, NULL);
+	StringInfoData key;
+	StringInfoData value;
+	int64		version;
+	bool		isnull;
+
+	check_positions_writable();
+	initStringInfo(&key);
+	appendStringInfoChar(&key, '{');
+	json_field(&key, "group", group, true);
+	json_field(&key, "topic",
+			   quote_qualified_identifier(get_namespace_name(RelationGetNamespace(topic)),
+										  RelationGetRelationName(topic)), false);
+	appendStringInfo(&key, ", \"partition\": %d}", partition);
+
+	initStringInfo(&value);
+	if (offset >= 0)
+	{
+		appendStringInfo(&value, "{\"offset\": %lld, ", (long long) offset);
+		/* a dropped owner is recorded as none: loading makes it the bootstrap superuser */
+		json_field(&value, "owner", GetUserNameFromId(owner, true), true);
+		appendStringInfoChar(&value, '}');
+	}
+
+	ExecClearTuple(slot);
+	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(0);
+	slot->tts_isnull[Anum_topic_partition - 1] = false;
+	slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(TOPIC_OFFSET_PLACEHOLDER);
+	slot->tts_isnull[Anum_topic_offset - 1] = false;
+	slot->tts_values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(TOPIC_TIMESTAMP_PLACEHOLDER);
+	slot->tts_isnull[Anum_topic_timestamp - 1] = false;
+	slot->tts_values[Anum_topic_key - 1] =
+		DirectFunctionCall1(jsonb_in, CStringGetDatum(key.data));
+	slot->tts_isnull[Anum_topic_key - 1] = false;
+	slot->tts_values[Anum_topic_value - 1] = offset >= 0 ?
+		DirectFunctionCall1(jsonb_in, CStringGetDatum(value.data)) : (Datum) 0;
+	slot->tts_isnull[Anum_topic_value - 1] = (offset < 0);
+	slot->tts_isnull[Anum_topic_headers - 1] = true;
+	ExecStoreVirtualTuple(slot);
+	table_tuple_insert(log, slot, GetCurrentCommandId(true), 0, NULL);
+	version = DatumGetInt64(slot_getattr(slot, Anum_topic_offset, &isnull));
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(log, NoLock);
+
+	add_pending(RelationGetRelid(topic), group, partition, offset, owner,
+				version, false);
+}
+
+/* The text of field name of a jsonb object, or NULL */
+static char *
+jsonb_text_field(Jsonb *jb, const char *name)
+{
+	JsonbValue	v;
+
+	if (jb == NULL || !JB_ROOT_IS_OBJECT(jb) ||
+		getKeyJsonValueFromContainer(&jb->root, name, strlen(name), &v) == NULL ||
+		v.type != jbvString)
+		return NULL;
+	return pnstrdup(v.val.string.val, v.val.string.len);
+}
+
+/* The integer field name of a jsonb object, or false */
+static bool
+jsonb_int_field(Jsonb *jb, const char *name, int64 *result)
+{
+	JsonbValue	v;
+	char	   *text;
+	char	   *end;
+
+	if (jb == NULL || !JB_ROOT_IS_OBJECT(jb) ||
+		getKeyJsonValueFromContainer(&jb->root, name, strlen(name), &v) == NULL ||
+		v.type != jbvNumeric)
+		return false;
+	/* apply must not fail on a record it cannot use: skip it instead */
+	text = DatumGetCString(DirectFunctionCall1(numeric_out,
+											   NumericGetDatum(v.val.numeric)));
+	errno = 0;
+	*result = strtoll(text, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+/*
+ * Records that logical replication's apply or a restore (both in preserve
+ * mode) wrote into topics.consumer_offsets at the given offsets: positions
+ * committed elsewhere.  They reach the cache when this transaction
+ * commits, like our own, but by version (topic_group_apply_record).  A
+ * record of a topic this database does not have is kept and ignored, as
+ * loading does.
+ */
+static void
+topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
+							const bool *skip, int nslots)
+{
+	int			i;
+
+	for (i = 0; i < nslots; i++)
+	{
+		Jsonb	   *key;
+		Jsonb	   *value = NULL;
+		char	   *topic_name;
+		char	   *group;
+		char	   *owner_name;
+		int64		partition;
+		int64		offset = -1;
+		int64		version = offsets[i];
+		Oid			topic;
+		Oid			owner = InvalidOid;
+		bool		isnull;
+		Datum		d;
+
+		if (skip[i])
+			continue;
+		d = slot_getattr(slots[i], Anum_topic_key, &isnull);
+		if (isnull)
+			continue;
+		key = DatumGetJsonbP(d);
+		d = slot_getattr(slots[i], Anum_topic_value, &isnull);
+		if (!isnull)
+			value = DatumGetJsonbP(d);
+
+		topic_name = jsonb_text_field(key, "topic");
+		group = jsonb_text_field(key, "group");
+		if (topic_name == NULL || group == NULL || strlen(group) >= GROUP_NAME_LEN ||
+			!jsonb_int_field(key, "partition", &partition) ||
+			partition < 0 || partition > PG_INT32_MAX)
+			continue;
+		topic = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(topic_name)),
+								 NoLock, true);
+		if (!OidIsValid(topic))
+			continue;
+		if (value != NULL)
+		{
+			if (!jsonb_int_field(value, "offset", &offset) || offset < 0)
+				continue;
+			(void) jsonb_int_field(value, "v", &version);
+			owner_name = jsonb_text_field(value, "owner");
+			if (owner_name != NULL)
+				owner = get_role_oid(owner_name, true);
+			if (!OidIsValid(owner))
+				owner = BOOTSTRAP_SUPERUSERID;
+		}
+
+		add_pending(topic, group, (int32) partition, offset, owner, version,
+					true);
+	}
+}
+
+static void
+remember_polled(Oid topic, const char *group, const char *member,
+				int32 partition)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	PolledPartition *p = palloc0(sizeof(PolledPartition));
+
+	p->topic = topic;
+	strlcpy(p->group, group, GROUP_NAME_LEN);
+	strlcpy(p->member, member, GROUP_NAME_LEN);
+	p->partition = partition;
+	p->nest_level = GetCurrentTransactionNestLevel();
+	polled = lappend(polled, p);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Where the group reads a partition next: this transaction's position,
+ * else the committed one, else (or when retention passed it)
+ * pg_topics.auto_offset_reset.  *reset tells the caller that the position
+ * is not the stored one, so that it stores it: a reset that is not kept
+ * happens again at every poll, each time to a later high watermark, and
+ * the records produced in between are never delivered.
+ */
+static int64
+group_position(Relation topic, const char *group, int32 partition,
+			   const TopicLogEnd *end, bool *reset)
+{
+	Oid			topicid = RelationGetRelid(topic);
+	int64		position;
+
+	*reset = false;
+	if (pending_offset(topicid, group, partition, &position) ||
+		topic_group_committed(topicid, group, partition, &position))
+	{
+		if (position >= end->log_start_offset && position <= end->next_offset)
+			return position;
+		/* retention has passed the group's position */
+	}
+
+	*reset = true;
+	switch (pg_topics_auto_offset_reset)
+	{
+		case TOPIC_RESET_LATEST:
+			return end->next_offset;
+		case TOPIC_RESET_EARLIEST:
+			return end->log_start_offset;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("consumer group \"%s\" has no valid position in partition %d of topic \"%s\"",
+							group, partition, RelationGetRelationName(topic)),
+					 errdetail("The log holds offsets %lld to %lld.",
+							   (long long) end->log_start_offset,
+							   (long long) end->next_offset),
+					 errhint("Set pg_topics.auto_offset_reset to earliest or latest, or use topics.seek().")));
+	}
+	return 0;					/* keep compiler quiet */
+}
+
+static void
+leave_groups_at_exit(int code, Datum arg)
+{
+	topic_group_leave_session();
+}
+
+/*
+ * Check poll's arguments (values and nulls of group_name, consumer,
+ * max_records and wait) into *args, and open the topic whose row type is
+ * rowtype.  Shared by the function and the TopicPoll scan (fetch_scan.c),
+ * so both fail alike.
+ */
+Relation
+topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
+{
+	static bool exit_hook = false;
+	Relation	topic;
+	Oid			owner;
+
+	if (nulls[0] || nulls[2])
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("group_name and max_records must not be null")));
+	args->group = name_arg(DatumGetTextPP(values[0]), "group_name");
+	args->durable = !nulls[1];
+	args->member = args->durable ?
+		name_arg(DatumGetTextPP(values[1]), "consumer") :
+		psprintf("session-%d", MyProcPid);
+	args->max_records = DatumGetInt32(values[2]);
+	args->wait_us = nulls[3] ? 0 :
+		topic_interval_usecs(DatumGetIntervalP(values[3]));
+	topic_check_read_args("poll", args->max_records, args->wait_us);
+	PreventCommandIfReadOnly("poll");
+	check_positions_writable();
+
+	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
+	topic_groups_ensure_loaded();
+	if (topic_group_exists(RelationGetRelid(topic), args->group, &owner))
+	{
+		check_group_control(topic, args->group, owner);
+		evict_unauthorized_members(topic, args->group, owner);
+	}
+	if (!exit_hook)
+	{
+		before_shmem_exit(leave_groups_at_exit, (Datum) 0);
+		exit_hook = true;
+	}
+	return topic;
+}
+
+/*
+ * Poll topic (opened by topic_poll_begin, and closed here) as args say:
+ * join the group, read its share of partitions after the group's
+ * positions, and move the positions in this transaction.  Records go to
+ * sink's sink (its other fields are ignored).
+ */
+void
+topic_poll_read(Relation topic, const TopicPollArgs *args,
+				const StableRead *sink)
+{
+	static uint32 rotation = 0;
+	const char *group = args->group;
+	const char *member = args->member;
+	int32		max_records = args->max_records;
+	int64		wait_us = args->wait_us;
+	Oid			topicid = RelationGetRelid(topic);
+	TimestampTz deadline;
+	int64		total = 0;
+
+	polled_in_xact = true;
+	deadline = GetCurrentTimestamp() + wait_us;
+	for (;;)
+	{
+		GroupView	view;
+		long		remaining_ms;
+		int			busy = 0;
+		int			i;
+		Oid		   *opened;
+		int			nopened = 0;
+
+		/* after a sleep, open the topic again: it may be gone */
+		if (topic == NULL)
+		{
+			topic = topic_try_open(topicid, AccessShareLock, ACL_SELECT);
+			if (topic == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_TABLE),
+						 errmsg("topic was dropped while poll was waiting")));
+		}
+		if (wait_us > 0)
+			topic_registry_prepare_wait(topicid);
+
+		topic_group_join(topicid, group, member, args->durable,
+						 topic_partition_count(topic), &view);
+		opened = palloc(sizeof(Oid) * Max(view.nassigned, 1));
+
+		for (i = 0; i < view.nassigned && total < max_records; i++)
+		{
+			int32		partition = view.assigned[(i + rotation) % view.nassigned];
+			Relation	leaf;
+			TopicLogEnd end;
+			int64		position;
+			int64		committed;
+			bool		reset;
+			StableRead	read;
+			int			attempt;
+
+			if (!lock_partition(topicid, group, partition, false))
+			{
+				busy++;			/* its previous owner is still at work */
+				continue;
+			}
+
+			leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
+			opened[nopened++] = RelationGetRelid(leaf);
+			for (attempt = 1;; attempt++)
+			{
+				topic_log_end(leaf, &end);
+				position = group_position(topic, group, partition, &end,
+										  &reset);
+
+				memset(&read, 0, sizeof(read));
+				read.sink = sink->sink;
+				read.sink_arg = sink->sink_arg;
+				read.store = sink->store;
+				read.desc = sink->desc;
+				read.max_records = max_records - total;
+				/* retention passing the read is retention passing the group */
+				read.passed_ok = attempt < 3;
+				topic_read_partition(leaf, partition, position, &end, &read);
+				if (!read.passed || read.returned > 0)
+					break;
+			}
+			table_close(leaf, NoLock);
+
+			/* a reset is kept like any other move of the position */
+			if (reset || read.position != position ||
+				!topic_group_committed(topicid, group, partition, &committed))
+			{
+				commit_position(topic, group, partition, read.position,
+								view.owner);
+				remember_polled(topicid, group, member, partition);
+			}
+			else
+				unlock_partition(topicid, group, partition);
+			total += read.returned;
+		}
+		rotation++;
+		relation_close(topic, NoLock);
+		topic = NULL;
+
+		remaining_ms = (long) ((deadline - GetCurrentTimestamp()) / 1000);
+		if (total > 0 || wait_us == 0 || remaining_ms <= 0)
+		{
+			pfree(opened);
+			break;
+		}
+
+		/*
+		 * Sleep without holding the topic or its partitions, so a drop
+		 * never waits; nothing was read from them.
+		 */
+		for (i = 0; i < nopened; i++)
+			UnlockRelationOid(opened[i], AccessShareLock);
+		pfree(opened);
+		UnlockRelationOid(topicid, AccessShareLock);
+		/*
+		 * A busy partition frees up when its previous owner's transaction
+		 * ends, which wakes nobody: look again soon.
+		 */
+		if (busy > 0)
+			remaining_ms = Min(remaining_ms, 10);
+		topic_registry_wait(topicid, remaining_ms);
+	}
+	if (wait_us > 0)
+		topic_registry_end_wait();
+	if (total > 0)
+		topic_wait_for_sync_standby();
+}
+
+/*
+ * topics.poll(topic anyelement, group_name text, consumer text,
+ *		max_records int, wait interval) RETURNS SETOF anyelement
+ *
+ * In a query's FROM the TopicPoll scan runs instead (fetch_scan.c); this
+ * is the function for every other place.
+ */
+Datum
+topic_poll(PG_FUNCTION_ARGS)
+{
+	Datum		values[TOPIC_READ_NARGS];
+	bool		nulls[TOPIC_READ_NARGS];
+	TopicPollArgs args;
+	Relation	topic;
+	StableRead	sink;
+
+	topic_read_fn_args(fcinfo, values, nulls);
+	topic = topic_poll_begin(get_fn_expr_argtype(fcinfo->flinfo, 0), values,
+							 nulls, &args);
+	topic_read_into_result(&sink, fcinfo);
+	topic_poll_read(topic, &args, &sink);
+	return (Datum) 0;
+}
+
+/* Shared body of commit and seek */
+static void
+set_position(FunctionCallInfo fcinfo)
+{
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+	char	   *group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
+	int32		partition = PG_GETARG_INT32(2);
+	int64		offset = PG_GETARG_INT64(3);
+	Oid			owner;
+	Relation	leaf;
+	TopicLogEnd end;
+
+	PreventCommandIfReadOnly("commit");
+	check_positions_writable();
+	owner = require_group(topic, group);
+	topic_check_partition(topic, partition);
+	leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
+	topic_log_end(leaf, &end);
+	topic_check_position(topic, partition, offset, &end);
+	table_close(leaf, NoLock);
+
+	/* wait for a member that is processing the partition */
+	lock_partition(RelationGetRelid(topic), group, partition, true);
+	commit_position(topic, group, partition, offset, owner);
+	relation_close(topic, NoLock);
+}
+
+/* topics.commit(topic text, group_name text, partition int, next_offset bigint) */
+Datum
+topic_commit(PG_FUNCTION_ARGS)
+{
+	set_position(fcinfo);
+	PG_RETURN_VOID();
+}
+
+/* topics.seek(topic text, group_name text, partition int, next_offset bigint) */
+Datum
+topic_seek(PG_FUNCTION_ARGS)
+{
+	set_position(fcinfo);
+	PG_RETURN_VOID();
+}
+
+/* topics.reset_group(topic text, group_name text, "to" text) */
+Datum
+topic_reset_group(PG_FUNCTION_ARGS)
+{
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+	char	   *group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
+	char	   *to = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	bool		latest;
+	Oid			owner;
+	int32		nparts = topic_partition_count(topic);
+	int32		p;
+
+	if (strcmp(to, "earliest") == 0)
+		latest = false;
+	else if (strcmp(to, "latest") == 0)
+		latest = true;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid reset position \"%s\"", to),
+				 errhint("Use 'earliest' or 'latest'.")));
+	PreventCommandIfReadOnly("reset_group");
+	check_positions_writable();
+	owner = require_group(topic, group);
+
+	for (p = 0; p < nparts; p++)
+	{
+		Relation	leaf = table_open(topic_partition_relid(topic, p), AccessShareLock);
+		TopicLogEnd end;
+
+		topic_log_end(leaf, &end);
+		table_close(leaf, NoLock);
+		lock_partition(RelationGetRelid(topic), group, p, true);
+		commit_position(topic, group, p,
+						latest ? end.next_offset : end.log_start_offset, owner);
+	}
+	relation_close(topic, NoLock);
+	PG_RETURN_VOID();
+}
+
+/* topics.delete_group(topic text, group_name text) */
+Datum
+topic_delete_group(PG_FUNCTION_ARGS)
+{
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+	char	   *group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
+	Oid			owner;
+	int32		nparts = topic_partition_count(topic);
+	int32		p;
+
+	PreventCommandIfReadOnly("delete_group");
+	check_positions_writable();
+	owner = require_group(topic, group);
+	evict_unauthorized_members(topic, group, owner);
+	if (topic_group_has_members(RelationGetRelid(topic), group))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("consumer group \"%s\" of topic \"%s\" has active members",
+						group, RelationGetRelationName(topic)),
+				 errhint("Stop its consumers first; durable members leave after pg_topics.session_timeout.")));
+	for (p = 0; p < nparts; p++)
+	{
+		lock_partition(RelationGetRelid(topic), group, p, true);
+		commit_position(topic, group, p, -1, owner);
+	}
+	relation_close(topic, NoLock);
+	PG_RETURN_VOID();
+}
+
+/*
+ * A topic was renamed (or moved to another schema): positions are keyed by
+ * name in topics.consumer_offsets, so record them again under the new
+ * name, in the renaming transaction.
+ */
+void
+topic_groups_topic_renamed(Oid topicid)
+{
+	Relation	topic;
+	List	   *positions;
+	ListCell   *lc;
+
+	/* a replica gets the renamed positions from its publisher */
+	if (positions_replicated())
+	{
+		topic_groups_topic_appeared();
+		return;
+	}
+	topic_groups_ensure_loaded();
+	positions = topic_group_positions(topicid);
+	if (positions == NIL)
+		return;
+	topic = topic_open(topicid, AccessShareLock, TOPIC_NO_ACL_CHECK);
+	foreach(lc, positions)
+	{
+		GroupPosition *p = lfirst(lc);
+
+		commit_position(topic, p->group, p->partition, p->offset, p->owner);
+	}
+	relation_close(topic, NoLock);
+}
+
+/* Views */
+
+typedef struct ViewArg
+{
+	ReturnSetInfo *rsinfo;
+} ViewArg;
+
+static void
+group_row(void *arg, Oid topic, const char *group, Oid owner,
+		  int32 generation, int nmembers)
+{
+	ViewArg    *va = arg;
+	Datum		values[5] = {CStringGetTextDatum(group), ObjectIdGetDatum(topic),
+	ObjectIdGetDatum(owner), Int32GetDatum(generation), Int32GetDatum(nmembers)};
+	bool		nulls[5] = {0};
+
+	if (!topic_may_describe(topic))
+		return;					/* only what the caller may see */
+	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
+}
+
+static void
+member_row(void *arg, Oid topic, const char *group, int32 generation,
+		   const GroupMemberInfo *member, int32 *partitions, int npartitions)
+{
+	ViewArg    *va = arg;
+	Datum	   *elems;
+	Datum		values[8];
+	bool		nulls[8] = {0};
+	int			i;
+
+	if (!topic_may_describe(topic))
+		return;					/* only what the caller may see */
+	elems = palloc(sizeof(Datum) * Max(npartitions, 1));
+	for (i = 0; i < npartitions; i++)
+		elems[i] = Int32GetDatum(partitions[i]);
+	values[0] = CStringGetTextDatum(group);
+	values[1] = ObjectIdGetDatum(topic);
+	values[2] = CStringGetTextDatum(member->id);
+	values[3] = BoolGetDatum(member->durable);
+	values[4] = Int32GetDatum(member->pid);
+	values[5] = TimestampTzGetDatum(member->last_seen);
+	values[6] = Int32GetDatum(generation);
+	values[7] = PointerGetDatum(construct_array(elems, npartitions, INT4OID, 4,
+												true, TYPALIGN_INT));
+	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
+}
+
+static void
+offset_row(void *arg, Oid topic, const char *group, int32 partition,
+		   int64 committed)
+{
+	ViewArg    *va = arg;
+	Datum		values[4] = {CStringGetTextDatum(group), ObjectIdGetDatum(topic),
+	Int32GetDatum(partition), Int64GetDatum(committed)};
+	bool		nulls[4] = {0};
+
+	if (!topic_may_describe(topic))
+		return;					/* only what the caller may see */
+	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
+}
+
+Datum
+topic_group_info(PG_FUNCTION_ARGS)
+{
+	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
+
+	InitMaterializedSRF(fcinfo, 0);
+	topic_groups_ensure_loaded();
+	topic_groups_visit(group_row, NULL, NULL, &va);
+	return (Datum) 0;
+}
+
+Datum
+topic_member_info(PG_FUNCTION_ARGS)
+{
+	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
+
+	InitMaterializedSRF(fcinfo, 0);
+	topic_groups_ensure_loaded();
+	topic_groups_visit(NULL, member_row, NULL, &va);
+	return (Datum) 0;
+}
+
+Datum
+topic_group_offset_info(PG_FUNCTION_ARGS)
+{
+	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
+
+	InitMaterializedSRF(fcinfo, 0);
+	topic_groups_ensure_loaded();
+	topic_groups_visit(NULL, NULL, offset_row, &va);
+	return (Datum) 0;
+}
+
+/* Transaction end: fence, publish, or forget this transaction's positions */
+static void
+groups_xact_callback(XactEvent event, void *arg)
+{
+	ListCell   *lc;
+
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+			foreach(lc, polled)
+			{
+				PolledPartition *p = lfirst(lc);
+
+				if (!topic_group_owns(p->topic, p->group, p->member, p->partition))
+					ereport(ERROR,
+							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+							 errmsg("partition %d of topic \"%s\" was reassigned to another member of group \"%s\"",
+									p->partition, get_rel_name(p->topic), p->group),
+							 errdetail("A rebalance moved the partition while this transaction processed it."),
+							 errhint("Retry the transaction; its records go to the partition's new owner.")));
+			}
+			/* the last moment a full table can still be refused */
+			foreach(lc, pending)
+			{
+				PendingOffset *p = lfirst(lc);
+
+				if (p->arrived || p->offset >= 0)
+					topic_group_reserve(p->topic, p->group, p->partition,
+										p->owner, p->offset >= 0);
+			}
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			if (polled_in_xact || pending != NIL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that has polled or committed group offsets"),
+						 errhint("Commit the transaction instead.")));
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+			foreach(lc, pending)
+			{
+				PendingOffset *p = lfirst(lc);
+
+				if (p->arrived)
+					topic_group_apply_record(p->topic, p->group, p->partition,
+											 p->offset >= 0, p->offset,
+											 p->owner, p->version);
+				else if (p->offset < 0)
+					topic_group_forget(p->topic, p->group);
+				else
+					topic_group_set_committed(p->topic, p->group, p->partition,
+											  p->offset, p->owner, p->version);
+			}
+			foreach(lc, dropped)
+			{
+				DroppedObject *d = lfirst(lc);
+
+				topic_groups_forget_dropped(d->dbid, d->topic);
+			}
+			pending = NIL;
+			polled = NIL;
+			dropped = NIL;
+			polled_in_xact = false;
+			if (reload_at_commit)
+				topic_groups_reload_later();
+			reload_at_commit = false;
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			pending = NIL;
+			polled = NIL;
+			dropped = NIL;
+			polled_in_xact = false;
+			reload_at_commit = false;
+			break;
+		default:
+			break;
+	}
+}
+
+/* A rolled-back savepoint takes its positions back; a released one hands them up */
+static void
+groups_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						SubTransactionId parentSubid, void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+	ListCell   *lc;
+
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		foreach(lc, pending)
+			if (((PendingOffset *) lfirst(lc))->nest_level >= level)
+				pending = foreach_delete_current(pending, lc);
+		foreach(lc, polled)
+			if (((PolledPartition *) lfirst(lc))->nest_level >= level)
+				polled = foreach_delete_current(polled, lc);
+		foreach(lc, dropped)
+			if (((DroppedObject *) lfirst(lc))->nest_level >= level)
+				dropped = foreach_delete_current(dropped, lc);
+	}
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		foreach(lc, pending)
+			if (((PendingOffset *) lfirst(lc))->nest_level >= level)
+				((PendingOffset *) lfirst(lc))->nest_level = level - 1;
+		foreach(lc, polled)
+			if (((PolledPartition *) lfirst(lc))->nest_level >= level)
+				((PolledPartition *) lfirst(lc))->nest_level = level - 1;
+		foreach(lc, dropped)
+			if (((DroppedObject *) lfirst(lc))->nest_level >= level)
+				((DroppedObject *) lfirst(lc))->nest_level = level - 1;
+	}
+}
+
+/*
+ * A drop: remember partitioned tables (a topic's parent is one; whether
+ * this one is a topic no longer matters once it is gone, and its
+ * partitions may already be detached here) and databases.
+ */
+static void
+groups_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+					 int subId, void *arg)
+{
+	DroppedObject *d;
+	MemoryContext old;
+
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access != OAT_DROP || subId != 0)
+		return;
+	if (!(classId == RelationRelationId &&
+		  get_rel_relkind(objectId) == RELKIND_PARTITIONED_TABLE) &&
+		classId != DatabaseRelationId)
+		return;
+
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	d = palloc(sizeof(DroppedObject));
+	d->dbid = classId == DatabaseRelationId ? objectId : MyDatabaseId;
+	d->topic = classId == DatabaseRelationId ? InvalidOid : objectId;
+	d->nest_level = GetCurrentTransactionNestLevel();
+	dropped = lappend(dropped, d);
+	MemoryContextSwitchTo(old);
+}
+
+void
+topic_groups_init(void)
+{
+	RegisterXactCallback(groups_xact_callback, NULL);
+	RegisterSubXactCallback(groups_subxact_callback, NULL);
+	topic_positions_arrived_hook = topic_group_records_arrived;
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = groups_object_access;
+}

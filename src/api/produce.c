@@ -1,0 +1,470 @@
+/*-------------------------------------------------------------------------
+ *
+ * produce.c
+ *	  topics.produce() and topics.produce_batch(): the fast produce paths.
+ *
+ * Both route in C (partitioner.c) and open only the partitions they write,
+ * skipping the executor's tuple routing.  Topics have no triggers, rules,
+ * indexes or constraints beyond NOT NULL (ddl.c refuses them), so handing
+ * the slots straight to the access method does everything INSERT would.
+ * produce_batch reads its arrays in chunks, groups each chunk's records by
+ * partition and hands each group to one multi_insert, so a call writes
+ * about one batch per page it fills, in memory that does not grow with
+ * the arrays.
+ *
+ * Typing: a value or key is accepted with the topic's own type, as an
+ * untyped literal, or as text (converted with the type's input function,
+ * so '{"a":1}' goes into a jsonb topic and '\x01' into a bytea one); any
+ * other type is 42804.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_type_d.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "tcop/utility.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/partitioner.h"
+#include "pg_topics/log/topic_log.h"
+
+/*
+ * Start a materialized set-returning function.  The executor's expected
+ * row type, when it has one, saves building the result type from the
+ * catalog on every call (a tenth of a single-record produce).
+ */
+static inline void
+topic_init_srf(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, rsinfo && rsinfo->expectedDesc ?
+						MAT_SRF_USE_EXPECTED_DESC : 0);
+}
+
+PG_FUNCTION_INFO_V1(topic_produce);
+PG_FUNCTION_INFO_V1(topic_produce_batch);
+
+/* Refuse an argument (array, if is_array) of a type the topic does not take (42804) */
+static void
+refuse_type(Oid argtype, Oid coltype, const char *what, Relation topic,
+			bool is_array)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("%s of type %s cannot be produced to topic \"%s\"",
+					what, format_type_be(argtype), RelationGetRelationName(topic)),
+			 errdetail("The topic's %s type is %s.", what, format_type_be(coltype)),
+			 is_array ?
+			 errhint("Pass an array of %s or of text.", format_type_be(coltype)) :
+			 coltype == TEXTOID ?
+			 errhint("Pass text or an untyped literal.") :
+			 errhint("Pass %s, text, or an untyped literal.", format_type_be(coltype))));
+}
+
+/* Convert an argument of type argtype to the topic column's type */
+static Datum
+coerce_payload(Datum value, Oid argtype, Oid coltype, const char *what,
+			   Relation topic)
+{
+	Oid			typinput;
+	Oid			typioparam;
+	char	   *cstring;
+
+	if (argtype == coltype)
+		return value;
+	if (argtype == UNKNOWNOID)
+		cstring = DatumGetCString(value);
+	else if (argtype == TEXTOID)
+		cstring = TextDatumGetCString(value);
+	else
+		refuse_type(argtype, coltype, what, topic, false);
+	getTypeInputInfo(coltype, &typinput, &typioparam);
+	return OidInputFunctionCall(typinput, cstring, typioparam, -1);
+}
+
+/* Fill a partition's slot with one record; the log fills the rest */
+static void
+fill_record_slot(TupleTableSlot *slot, int32 partition, Datum key,
+				 bool key_null, Datum value, bool value_null, Datum headers,
+				 bool headers_null)
+{
+	ExecClearTuple(slot);
+	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(partition);
+	slot->tts_isnull[Anum_topic_partition - 1] = false;
+	slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(TOPIC_OFFSET_PLACEHOLDER);
+	slot->tts_isnull[Anum_topic_offset - 1] = false;
+	slot->tts_values[Anum_topic_timestamp - 1] =
+		TimestampTzGetDatum(TOPIC_TIMESTAMP_PLACEHOLDER);
+	slot->tts_isnull[Anum_topic_timestamp - 1] = false;
+	slot->tts_values[Anum_topic_key - 1] = key;
+	slot->tts_isnull[Anum_topic_key - 1] = key_null;
+	slot->tts_values[Anum_topic_value - 1] = value;
+	slot->tts_isnull[Anum_topic_value - 1] = value_null;
+	slot->tts_values[Anum_topic_headers - 1] = headers;
+	slot->tts_isnull[Anum_topic_headers - 1] = headers_null;
+	ExecStoreVirtualTuple(slot);
+}
+
+/* Open partition number partition of topic for inserting */
+static Relation
+open_partition(Relation topic, int32 partition)
+{
+	Oid			relid = topic_partition_relid(topic, partition);
+
+	if (!OidIsValid(relid))
+		elog(ERROR, "topic \"%s\" has no relation for partition %d",
+			 RelationGetRelationName(topic), partition);
+	return table_open(relid, RowExclusiveLock);
+}
+
+/*
+ * topics.produce(topic text, value "any", key "any", partition int,
+ *		headers jsonb) RETURNS TABLE(partition int, "offset" bigint)
+ */
+Datum
+topic_produce(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	topic;
+	Relation	leaf;
+	TupleTableSlot *slot;
+	int32		partition;
+	Datum		key = (Datum) 0;
+	Datum		value = (Datum) 0;
+	bool		key_null = PG_ARGISNULL(2);
+	bool		value_null = PG_ARGISNULL(1);
+	Datum		result[2];
+	bool		result_null[2] = {false, false};
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("topic must not be null")));
+	PreventCommandIfReadOnly("produce");
+	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), RowExclusiveLock, ACL_INSERT);
+
+	if (!value_null)
+		value = coerce_payload(PG_GETARG_DATUM(1),
+							   get_fn_expr_argtype(fcinfo->flinfo, 1),
+							   topic_column_type(topic, Anum_topic_value),
+							   "value", topic);
+	if (!key_null)
+		key = coerce_payload(PG_GETARG_DATUM(2),
+							 get_fn_expr_argtype(fcinfo->flinfo, 2),
+							 topic_column_type(topic, Anum_topic_key),
+							 "key", topic);
+
+	if (!PG_ARGISNULL(3))
+	{
+		partition = PG_GETARG_INT32(3);
+		topic_check_partition(topic, partition);
+	}
+	else if (!key_null)
+		partition = topic_partition_for_key(key, topic_column_type(topic, Anum_topic_key),
+											topic_partition_count(topic));
+	else
+		partition = topic_partition_sticky(RelationGetRelid(topic),
+										   topic_partition_count(topic));
+
+	leaf = open_partition(topic, partition);
+	slot = table_slot_create(leaf, NULL);
+	fill_record_slot(slot, partition, key, key_null, value, value_null,
+					 PG_ARGISNULL(4) ? (Datum) 0 : PG_GETARG_DATUM(4),
+					 PG_ARGISNULL(4));
+	table_tuple_insert(leaf, slot, GetCurrentCommandId(true), 0, NULL);
+
+	topic_init_srf(fcinfo);
+	result[0] = Int32GetDatum(partition);
+	result[1] = slot->tts_values[Anum_topic_offset - 1];
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, result, result_null);
+
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(leaf, NoLock);
+	relation_close(topic, NoLock);
+	return (Datum) 0;
+}
+
+/*
+ * produce_batch hands the log at most this many records, or about this
+ * many bytes of keys and values, per multi_insert: its memory beyond the
+ * input arrays stays the same however long they are.  A chunk still fills
+ * many pages, so the per-call work of the log (locks, registry) is spread
+ * over thousands of records.
+ */
+#define PRODUCE_CHUNK_RECORDS	8192
+#define PRODUCE_CHUNK_BYTES		(8 * 1024 * 1024)
+
+/* Reads the elements of a keys or values array one at a time */
+typedef struct PayloadReader
+{
+	ArrayIterator iterator;
+	Oid			elemtype;
+	Oid			coltype;
+	const char *what;
+	int			nelems;
+} PayloadReader;
+
+/*
+ * Start reading an array argument whose elements become the topic's column
+ * of type coltype; the elements are checked and converted as they are read.
+ */
+static void
+payload_reader_begin(PayloadReader *reader, Datum array, Oid argtype,
+					 Oid coltype, const char *what, Relation topic)
+{
+	ArrayType  *arr;
+
+	if (argtype == UNKNOWNOID)
+	{
+		/* an untyped array literal: read it as text[] */
+		array = OidInputFunctionCall(F_ARRAY_IN, DatumGetCString(array),
+									 TEXTOID, -1);
+		argtype = TEXTARRAYOID;
+	}
+	reader->elemtype = get_element_type(argtype);
+	if (reader->elemtype != coltype && reader->elemtype != TEXTOID)
+		refuse_type(argtype, coltype, what, topic, true);
+
+	arr = DatumGetArrayTypeP(array);
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s must be a one-dimensional array", what)));
+	reader->coltype = coltype;
+	reader->what = what;
+	reader->nelems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	/* by-reference elements come back as pointers into the array: no copies */
+	reader->iterator = array_create_iterator(arr, 0, NULL);
+}
+
+/*
+ * The next element as a datum of the topic's type (converted ones are
+ * allocated in the current memory context); false when it is null.
+ */
+static bool
+payload_reader_next(PayloadReader *reader, Relation topic, Datum *value)
+{
+	bool		isnull;
+
+	if (!array_iterate(reader->iterator, value, &isnull))
+		elog(ERROR, "%s array ended early", reader->what);
+	if (isnull)
+		return false;
+	if (reader->elemtype != reader->coltype)
+		*value = coerce_payload(*value, reader->elemtype, reader->coltype,
+								reader->what, topic);
+	return true;
+}
+
+/*
+ * topics.produce_batch(topic text, values "any", keys "any",
+ *		partition int) RETURNS TABLE(partition int, "offset" bigint)
+ *
+ * One row per record, in input order.  The records go in chunks
+ * (PRODUCE_CHUNK_*): each is routed, sorted by partition (stably, so each
+ * partition gets its records in input order), written with one
+ * multi_insert per partition, and reported, before the next is read.
+ */
+Datum
+topic_produce_batch(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	topic;
+	Oid			key_type;
+	int32		nparts;
+	PayloadReader values;
+	PayloadReader keys;
+	bool		have_keys = !PG_ARGISNULL(2);
+	int			nvalues;
+	int			chunk_cap;
+	Datum	   *chunk_keys;
+	bool	   *chunk_key_nulls;
+	Datum	   *chunk_values;
+	bool	   *chunk_value_nulls;
+	int32	   *partitions;
+	int64	   *offsets;
+	int		   *order;
+	int		   *starts;
+	TupleTableSlot **slots;
+	Relation   *leaves;
+	MemoryContext chunk_context;
+	MemoryContext oldcontext;
+	int32		fixed_partition = -1;
+	int32		sticky = -1;
+	CommandId	cid = GetCurrentCommandId(true);
+	TupleDesc	desc;
+	int32		p;
+	int			done;
+	int			i;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("topic must not be null")));
+	PreventCommandIfReadOnly("produce_batch");
+	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), RowExclusiveLock, ACL_INSERT);
+	key_type = topic_column_type(topic, Anum_topic_key);
+	nparts = topic_partition_count(topic);
+
+	topic_init_srf(fcinfo);
+	if (PG_ARGISNULL(1))
+	{
+		relation_close(topic, NoLock);
+		return (Datum) 0;
+	}
+	payload_reader_begin(&values, PG_GETARG_DATUM(1),
+						 get_fn_expr_argtype(fcinfo->flinfo, 1),
+						 topic_column_type(topic, Anum_topic_value), "values",
+						 topic);
+	nvalues = values.nelems;
+	if (have_keys)
+	{
+		payload_reader_begin(&keys, PG_GETARG_DATUM(2),
+							 get_fn_expr_argtype(fcinfo->flinfo, 2),
+							 key_type, "keys", topic);
+		if (keys.nelems != nvalues)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("values has %d elements but keys has %d",
+							nvalues, keys.nelems),
+					 errdetail("Each record takes one value and one key (NULL for none).")));
+	}
+	if (!PG_ARGISNULL(3))
+	{
+		fixed_partition = PG_GETARG_INT32(3);
+		topic_check_partition(topic, fixed_partition);
+	}
+	if (nvalues == 0)
+	{
+		relation_close(topic, NoLock);
+		return (Datum) 0;
+	}
+
+	/*
+	 * Slots on an unpinned copy of the row type: a pinned descriptor costs
+	 * a resource-owner entry per slot.  One set of slots serves every chunk.
+	 */
+	desc = CreateTupleDescCopy(RelationGetDescr(topic));
+	chunk_cap = Min(nvalues, PRODUCE_CHUNK_RECORDS);
+	chunk_keys = palloc(sizeof(Datum) * chunk_cap);
+	chunk_key_nulls = palloc(sizeof(bool) * chunk_cap);
+	chunk_values = palloc(sizeof(Datum) * chunk_cap);
+	chunk_value_nulls = palloc(sizeof(bool) * chunk_cap);
+	partitions = palloc(sizeof(int32) * chunk_cap);
+	offsets = palloc(sizeof(int64) * chunk_cap);
+	order = palloc(sizeof(int) * chunk_cap);
+	starts = palloc(sizeof(int) * (nparts + 1));
+	slots = palloc(sizeof(TupleTableSlot *) * chunk_cap);
+	for (i = 0; i < chunk_cap; i++)
+		slots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	leaves = palloc0(sizeof(Relation) * nparts);
+	chunk_context = AllocSetContextCreate(CurrentMemoryContext,
+										  "produce_batch chunk",
+										  ALLOCSET_DEFAULT_SIZES);
+
+	for (done = 0; done < nvalues;)
+	{
+		int			n = 0;
+		Size		bytes = 0;
+
+		MemoryContextReset(chunk_context);
+		oldcontext = MemoryContextSwitchTo(chunk_context);
+
+		/* read and route the chunk's records */
+		while (done + n < nvalues && n < chunk_cap && bytes < PRODUCE_CHUNK_BYTES)
+		{
+			chunk_value_nulls[n] = !payload_reader_next(&values, topic,
+														&chunk_values[n]);
+			if (!chunk_value_nulls[n])
+				bytes += VARSIZE_ANY(DatumGetPointer(chunk_values[n]));
+			chunk_key_nulls[n] = !have_keys ||
+				!payload_reader_next(&keys, topic, &chunk_keys[n]);
+			if (!chunk_key_nulls[n])
+				bytes += VARSIZE_ANY(DatumGetPointer(chunk_keys[n]));
+			else
+				chunk_keys[n] = (Datum) 0;
+
+			if (fixed_partition >= 0)
+				partitions[n] = fixed_partition;
+			else if (!chunk_key_nulls[n])
+				partitions[n] = topic_partition_for_key(chunk_keys[n], key_type,
+														nparts);
+			else
+			{
+				if (sticky < 0)
+					sticky = topic_partition_sticky(RelationGetRelid(topic),
+													nparts);
+				partitions[n] = sticky;
+			}
+			n++;
+		}
+
+		/* stable counting sort by partition: starts[p] is p's first place */
+		memset(starts, 0, sizeof(int) * (nparts + 1));
+		for (i = 0; i < n; i++)
+			starts[partitions[i] + 1]++;
+		for (p = 0; p < nparts; p++)
+			starts[p + 1] += starts[p];
+		for (i = 0; i < n; i++)
+		{
+			int			place = starts[partitions[i]]++;
+
+			order[place] = i;
+			fill_record_slot(slots[place], partitions[i],
+							 chunk_keys[i], chunk_key_nulls[i],
+							 chunk_values[i], chunk_value_nulls[i],
+							 (Datum) 0, true);
+		}
+
+		/* one multi_insert per partition; starts[p] is now p's end */
+		for (p = 0; p < nparts; p++)
+		{
+			int			first = p == 0 ? 0 : starts[p - 1];
+			int			count = starts[p] - first;
+
+			if (count == 0)
+				continue;
+			if (leaves[p] == NULL)
+				leaves[p] = open_partition(topic, p);
+			table_multi_insert(leaves[p], slots + first, count, cid, 0, NULL);
+			for (i = first; i < first + count; i++)
+				offsets[order[i]] =
+					DatumGetInt64(slots[i]->tts_values[Anum_topic_offset - 1]);
+		}
+		MemoryContextSwitchTo(oldcontext);
+
+		for (i = 0; i < n; i++)
+		{
+			Datum		result[2] = {Int32GetDatum(partitions[i]),
+			Int64GetDatum(offsets[i])};
+			bool		result_null[2] = {false, false};
+
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, result,
+								 result_null);
+		}
+		done += n;
+	}
+
+	for (i = 0; i < chunk_cap; i++)
+		ExecDropSingleTupleTableSlot(slots[i]);
+	for (p = 0; p < nparts; p++)
+		if (leaves[p] != NULL)
+			table_close(leaves[p], NoLock);
+	MemoryContextDelete(chunk_context);
+	relation_close(topic, NoLock);
+	return (Datum) 0;
+}

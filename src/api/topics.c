@@ -1,0 +1,387 @@
+/*-------------------------------------------------------------------------
+ *
+ * topics.c
+ *	  The life of a topic: create_topic, add_partitions, drop_topic.
+ *
+ * A topic is an ordinary partitioned table with one topic_log partition per
+ * Kafka partition, so it is created with ordinary DDL run through SPI as
+ * the calling user: PostgreSQL checks CREATE on the schema and ownership
+ * exactly as for any table.  Partitions are added with CREATE TABLE and
+ * ATTACH PARTITION, which takes SHARE UPDATE EXCLUSIVE on the topic, so
+ * producers and readers keep going (PARTITION OF would lock them out).
+ *
+ * The topic's settings live in topics.topic_config, which PUBLIC cannot
+ * touch; the functions write it as the bootstrap superuser after doing
+ * the privilege checks themselves.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/twophase.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_authid_d.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_type_d.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
+#include "commands/tablespace.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/lock.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+#include "utils/varlena.h"
+
+#include "pg_topics/api/groups.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/internal_sql.h"
+#include "pg_topics/log/topic_log.h"
+#include "pg_topics/worker/retention.h"
+
+PG_FUNCTION_INFO_V1(topic_create_topic);
+PG_FUNCTION_INFO_V1(topic_add_partitions);
+PG_FUNCTION_INFO_V1(topic_drop_topic);
+
+/* Most partitions a topic may have */
+#define TOPIC_MAX_PARTITIONS	10000
+
+/* What create_topic and add_partitions hand to the internal DDL runner */
+typedef struct PartitionsToAdd
+{
+	Oid			nspid;
+	const char *topic_name;		/* unqualified, as stored */
+	int32		from;
+	int32		to;				/* exclusive */
+	Oid			spcid;			/* the topic's tablespace, or InvalidOid */
+} PartitionsToAdd;
+
+/* Run one DDL statement through SPI; errors propagate */
+static void
+run_ddl(const char *sql)
+{
+	int			rc = SPI_execute(sql, false, 0);
+
+	if (rc < 0)
+		elog(ERROR, "SPI_execute failed for \"%s\": %s", sql,
+			 SPI_result_code_string(rc));
+}
+
+/* Create and attach partitions [from, to) of a topic */
+static void
+add_partitions_internal(void *arg)
+{
+	PartitionsToAdd *add = (PartitionsToAdd *) arg;
+	char	   *nspname = get_namespace_name(add->nspid);
+	char	   *qualified = quote_qualified_identifier(nspname, add->topic_name);
+	int32		p;
+
+	for (p = add->from; p < add->to; p++)
+	{
+		char		label[16];
+		char	   *leaf;
+		char	   *qualified_leaf;
+
+		snprintf(label, sizeof(label), "p%d", p);
+		leaf = ChooseRelationName(add->topic_name, NULL, label, add->nspid, false);
+		qualified_leaf = quote_qualified_identifier(nspname, leaf);
+		/* in the topic's tablespace, as CREATE TABLE ... PARTITION OF */
+		run_ddl(psprintf("CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS) USING topic_log%s%s",
+						 qualified_leaf, qualified,
+						 OidIsValid(add->spcid) ? " TABLESPACE " : "",
+						 OidIsValid(add->spcid) ?
+						 quote_identifier(get_tablespace_name(add->spcid)) : ""));
+		run_ddl(psprintf("ALTER TABLE %s ATTACH PARTITION %s FOR VALUES IN (%d)",
+						 qualified, qualified_leaf, p));
+	}
+}
+
+/*
+ * Refuse a caller who does not own the relation named name, before any
+ * lock is queued on it.
+ */
+static void
+check_owner(text *name)
+{
+	RangeVar   *rv = makeRangeVarFromNameList(textToQualifiedNameList(name));
+	Oid			relid = RangeVarGetRelid(rv, NoLock, false);
+
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
+}
+
+/* Longest retention a topic takes: its microseconds fit an int64 twice over */
+#define TOPIC_MAX_RETENTION_YEARS 100000
+
+/*
+ * Refuse a key or value type that topics do not take.  The regtype argument
+ * may hold any OID ('-', 0, or one of a dropped type), so it is named
+ * without looking it up.
+ */
+static void
+check_payload_type(Oid typid, const char *what)
+{
+	if (typid != BYTEAOID && typid != TEXTOID && typid != JSONBOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s type %s is not supported for topics", what,
+						format_type_extended(typid, -1, FORMAT_TYPE_ALLOW_INVALID)),
+				 errhint("Use bytea, text or jsonb.")));
+}
+
+static void
+check_partition_count(int32 partitions)
+{
+	if (partitions < 1 || partitions > TOPIC_MAX_PARTITIONS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a topic has between 1 and %d partitions, not %d",
+						TOPIC_MAX_PARTITIONS, partitions)));
+}
+
+/*
+ * Entries of the shared lock table a new partition holds until its
+ * transaction ends: its relation with its TOAST table and index, its first
+ * segment's three, and the row types of both (measured).
+ */
+#define LOCKS_PER_NEW_PARTITION		8
+
+/*
+ * Refuse to add more partitions in one transaction than the lock table
+ * can hold, instead of failing half-way with "out of shared memory".  The
+ * table is sized for max_locks_per_transaction entries per backend and
+ * prepared transaction, and grows into PostgreSQL's spare shared memory
+ * beyond that (on default settings, one transaction could take about 1.7
+ * times as many); counting half as much again keeps a transaction within
+ * what is there while others hold their usual locks.  It is an estimate:
+ * a transaction that holds many locks already can still run out.
+ */
+static void
+check_lock_budget(int32 adding)
+{
+	int64		table = (int64) max_locks_per_xact *
+		(MaxBackends + max_prepared_xacts);
+	int64		most = table * 3 / 2 / LOCKS_PER_NEW_PARTITION;
+
+	if (adding > most)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("cannot add %d partitions to a topic in one transaction",
+						adding),
+				 errdetail("One transaction can add about " INT64_FORMAT " partitions: each holds %d locks until the transaction ends, and the lock table is sized for " INT64_FORMAT " (max_locks_per_transaction = %d).",
+						   most, LOCKS_PER_NEW_PARTITION, table, max_locks_per_xact),
+				 errhint("Create the topic with fewer partitions and add the others with topics.add_partitions() in later transactions, or raise max_locks_per_transaction.")));
+}
+
+/* Record the topic's settings in topics.topic_config */
+static void
+store_config(Oid relid, Datum retention, bool retention_null,
+			 Datum retention_bytes, bool retention_bytes_null)
+{
+	TopicInternalSql internal;
+	Oid			argtypes[3] = {REGCLASSOID, INTERVALOID, INT8OID};
+	Datum		values[3] = {ObjectIdGetDatum(relid), retention, retention_bytes};
+	char		nulls[3] = {' ', retention_null ? 'n' : ' ',
+	retention_bytes_null ? 'n' : ' '};
+	int			rc;
+
+	topic_internal_sql_begin(&internal);
+	rc = SPI_execute_with_args("INSERT INTO topics.topic_config (topic, retention, retention_bytes) VALUES ($1, $2, $3)",
+							   3, argtypes, values, nulls, false, 0);
+	topic_internal_sql_end(&internal);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "could not record topic settings: %s",
+			 SPI_result_code_string(rc));
+}
+
+/*
+ * topics.create_topic(topic text, partitions int, key_type regtype,
+ *		value_type regtype, retention interval, retention_bytes bigint)
+ * RETURNS regclass
+ */
+Datum
+topic_create_topic(PG_FUNCTION_ARGS)
+{
+	text	   *name;
+	int32		partitions;
+	Oid			key_type;
+	Oid			value_type;
+	RangeVar   *rv;
+	Oid			nspid;
+	char	   *qualified;
+	PartitionsToAdd add;
+	Oid			relid;
+	int			settings;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("topic, partitions, key_type and value_type must not be null")));
+	PreventCommandIfReadOnly("create_topic");
+	name = PG_GETARG_TEXT_PP(0);
+	partitions = PG_GETARG_INT32(1);
+	key_type = PG_GETARG_OID(2);
+	value_type = PG_GETARG_OID(3);
+
+	check_partition_count(partitions);
+	check_lock_budget(partitions);
+	check_payload_type(key_type, "key");
+	check_payload_type(value_type, "value");
+	if (!PG_ARGISNULL(4))
+	{
+		Interval   *retention = PG_GETARG_INTERVAL_P(4);
+		Interval	zero = {0};
+
+		if (DatumGetInt32(DirectFunctionCall2(interval_cmp, IntervalPGetDatum(retention),
+											  IntervalPGetDatum(&zero))) <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("retention must be positive")));
+
+		/*
+		 * Retention is applied in microseconds (retention.c): anything an
+		 * int64 of them cannot hold, with room to subtract it from now,
+		 * would fail at every round of the worker instead of here.
+		 */
+		if (DatumGetFloat8(DirectFunctionCall2(interval_part,
+											   CStringGetTextDatum("epoch"),
+											   IntervalPGetDatum(retention))) >=
+			(float8) TOPIC_MAX_RETENTION_YEARS * DAYS_PER_YEAR * SECS_PER_DAY)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("retention must be less than %d years",
+							TOPIC_MAX_RETENTION_YEARS)));
+	}
+	if (!PG_ARGISNULL(5) && PG_GETARG_INT64(5) <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("retention_bytes must be positive")));
+
+	rv = makeRangeVarFromNameList(textToQualifiedNameList(name));
+	nspid = RangeVarGetCreationNamespace(rv);
+	if (isTempNamespace(nspid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("topics cannot be temporary"),
+				 errhint("Create the topic in a permanent schema.")));
+	{
+		AclResult	aclresult = pg_namespace_aclcheck(nspid, GetUserId(), ACL_CREATE);
+
+		if (aclresult != ACLCHECK_OK)
+			aclcheck_error(aclresult, OBJECT_SCHEMA, get_namespace_name(nspid));
+	}
+	qualified = quote_qualified_identifier(get_namespace_name(nspid), rv->relname);
+
+	/*
+	 * The caller creates (and owns) the topic, but our DDL is read and
+	 * stored as ours: none of the caller's settings decide its column
+	 * types or its tablespace (the database's default; ALTER TABLE moves
+	 * it).
+	 */
+	settings = topic_internal_settings_pin();
+	SPI_connect();
+	run_ddl(psprintf("CREATE TABLE %s ("
+					 "partition int NOT NULL, "
+					 "\"offset\" bigint NOT NULL DEFAULT -1, "
+					 "\"timestamp\" timestamptz NOT NULL DEFAULT '-infinity', "
+					 "key %s, value %s, headers jsonb) "
+					 "PARTITION BY LIST (partition)",
+					 qualified, format_type_be_qualified(key_type),
+					 format_type_be_qualified(value_type)));
+	relid = get_relname_relid(rv->relname, nspid);
+
+	topic_record_extension_dependency(relid);
+
+	add.nspid = nspid;
+	add.topic_name = rv->relname;
+	add.from = 0;
+	add.to = partitions;
+	add.spcid = get_rel_tablespace(relid);
+	topic_ddl_run_internal(add_partitions_internal, &add);
+
+	store_config(relid, PG_GETARG_DATUM(4), PG_ARGISNULL(4),
+				 PG_GETARG_DATUM(5), PG_ARGISNULL(5));
+	/* the first segments hold no more than their share of retention_bytes */
+	topic_retention_size_segments(relid);
+	SPI_finish();
+	topic_internal_settings_restore(settings);
+	topic_groups_topic_appeared();
+
+	PG_RETURN_OID(relid);
+}
+
+/* topics.add_partitions(topic text, partitions int): the new total */
+Datum
+topic_add_partitions(PG_FUNCTION_ARGS)
+{
+	text	   *name = PG_GETARG_TEXT_PP(0);
+	int32		partitions = PG_GETARG_INT32(1);
+	Relation	topic;
+	Oid			topicid;
+	int32		current;
+	PartitionsToAdd add;
+
+	PreventCommandIfReadOnly("add_partitions");
+	check_partition_count(partitions);
+	check_owner(name);
+	topic = topic_open_by_name(name, ShareUpdateExclusiveLock, TOPIC_NO_ACL_CHECK);
+
+	current = topic_partition_count(topic);
+	if (partitions < current)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("topic \"%s\" has %d partitions, more than %d",
+						RelationGetRelationName(topic), current, partitions),
+				 errdetail("Partitions can only be added, as in Kafka.")));
+
+	add.nspid = RelationGetNamespace(topic);
+	add.topic_name = pstrdup(RelationGetRelationName(topic));
+	add.from = current;
+	add.to = partitions;
+	add.spcid = topic->rd_rel->reltablespace;
+	topicid = RelationGetRelid(topic);
+	relation_close(topic, NoLock);
+
+	if (add.from < add.to)
+	{
+		int			settings;
+
+		check_lock_budget(add.to - add.from);
+		settings = topic_internal_settings_pin();
+		SPI_connect();
+		topic_ddl_run_internal(add_partitions_internal, &add);
+		SPI_finish();
+		topic_internal_settings_restore(settings);
+		topic_retention_size_segments(topicid);
+	}
+	PG_RETURN_VOID();
+}
+
+/* topics.drop_topic(topic text) */
+Datum
+topic_drop_topic(PG_FUNCTION_ARGS)
+{
+	text	   *name = PG_GETARG_TEXT_PP(0);
+	Relation	topic;
+	char	   *qualified;
+
+	PreventCommandIfReadOnly("drop_topic");
+	check_owner(name);
+	topic = topic_open_by_name(name, AccessExclusiveLock, TOPIC_NO_ACL_CHECK);
+	qualified = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(topic)),
+										   RelationGetRelationName(topic));
+	relation_close(topic, NoLock);
+
+	SPI_connect();
+	run_ddl(psprintf("DROP TABLE %s", qualified));
+	SPI_finish();
+	PG_RETURN_VOID();
+}

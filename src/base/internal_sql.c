@@ -1,0 +1,121 @@
+/*-------------------------------------------------------------------------
+ *
+ * internal_sql.c
+ *	  Running pg_topics' own SQL and DDL, safely.
+ *
+ * Some of our SQL reads or writes internal tables that PUBLIC cannot see
+ * (settings, group positions, log starts), or creates internal relations
+ * (segments), so it runs as the bootstrap superuser.  It must not run
+ * anything the caller could have planted, and the caller's settings must
+ * not decide how it is read or where and how what it creates is stored:
+ * every such setting is pinned (pinned_settings), and the operation is
+ * security-restricted, as for maintenance commands.  Our own objects are
+ * always schema-qualified in that SQL.
+ *
+ * The DDL that creates a topic and its partitions runs as the caller, who
+ * owns them and whose privileges PostgreSQL checks, but with the same
+ * pinned settings.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_authid.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "pg_topics/base/internal_sql.h"
+
+/* set while pg_topics itself runs DDL on a topic (create, add partitions) */
+static bool internal_ddl = false;
+
+/*
+ * The settings pinned, and their values.  search_path: pg_catalog, then
+ * pg_temp last, so that a temporary object never shadows a system one.
+ * default_tablespace: the database's default, unless the DDL names a
+ * tablespace (a segment's is its partition's): the bootstrap superuser may
+ * create anywhere, so a caller's choice would store records where the
+ * caller itself may not create anything.  temp_tablespaces: the same for
+ * the temporary files of our queries.  default_table_access_method: what a
+ * table created without USING is.  standard_conforming_strings: how our
+ * literals are read.  (default_toast_compression is read when a value is
+ * stored, not when a table is created; it is the writer's, as for any
+ * table.)
+ */
+static const struct
+{
+	const char *name;
+	const char *value;
+}			pinned_settings[] =
+{
+	{"search_path", "pg_catalog, pg_temp"},
+	{"default_tablespace", ""},
+	{"temp_tablespaces", ""},
+	{"default_table_access_method", "heap"},
+	{"standard_conforming_strings", "on"},
+};
+
+/* Pin the settings until topic_internal_settings_restore(returned level) */
+int
+topic_internal_settings_pin(void)
+{
+	int			nestlevel = NewGUCNestLevel();
+
+	for (int i = 0; i < lengthof(pinned_settings); i++)
+		(void) set_config_option(pinned_settings[i].name,
+								 pinned_settings[i].value,
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+								 true, 0, false);
+	return nestlevel;
+}
+
+/* Give the caller its settings back */
+void
+topic_internal_settings_restore(int nestlevel)
+{
+	AtEOXact_GUC(false, nestlevel);
+}
+
+/* Become the bootstrap superuser with pinned settings */
+void
+topic_internal_sql_begin(TopicInternalSql *state)
+{
+	GetUserIdAndSecContext(&state->save_userid, &state->save_sec_context);
+	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID,
+						   state->save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	state->save_nestlevel = topic_internal_settings_pin();
+}
+
+/* Back to the caller: its user, security context and settings */
+void
+topic_internal_sql_end(TopicInternalSql *state)
+{
+	topic_internal_settings_restore(state->save_nestlevel);
+	SetUserIdAndSecContext(state->save_userid, state->save_sec_context);
+}
+
+/* Run fn(arg) with the lock-down relaxed for pg_topics' own DDL */
+void
+topic_ddl_run_internal(void (*fn) (void *), void *arg)
+{
+	bool		save = internal_ddl;
+
+	internal_ddl = true;
+	PG_TRY();
+	{
+		fn(arg);
+	}
+	PG_FINALLY();
+	{
+		internal_ddl = save;
+	}
+	PG_END_TRY();
+}
+
+/* Is pg_topics running its own DDL? */
+bool
+topic_ddl_is_internal(void)
+{
+	return internal_ddl;
+}

@@ -1,0 +1,195 @@
+/*-------------------------------------------------------------------------
+ *
+ * sync_standby.c
+ *	  pg_topics.wait_for_sync_standby: consumers see a record only once the
+ *	  synchronous standby has flushed its commit, as Kafka's consumers see
+ *	  records only below the high watermark its in-sync replicas reached.
+ *
+ * A producer's synchronous commit waits for the standby while it still
+ * counts as running, so readers do not see it earlier anyway -- unless its
+ * wait was cancelled (the client got a WARNING), or it committed with
+ * synchronous_commit = local or off.  Then the record is visible on the
+ * primary but may be missing on the standby that a failover promotes, and
+ * a consumer that read it would have read something that vanishes.  This
+ * closes that.
+ *
+ * We know no commit LSN per record (a synchronous commit leaves none in
+ * the commit log), so a reader that is about to return records waits
+ * until the standby has flushed WAL up to the end of the last record
+ * inserted after reading: every commit its snapshot showed ends there or
+ * before.  The
+ * price is at most one replication round trip per read that returns
+ * something; a read that returns nothing never waits.
+ *
+ * The reader waits the way a synchronous commit does: it joins
+ * PostgreSQL's queue of backends waiting for the standby's flush, ordered
+ * by LSN, and sleeps on its latch; the WAL sender that receives the
+ * standby's confirmation takes it off the queue and sets the latch (and so
+ * does the checkpointer when synchronous_standby_names becomes empty).
+ * Unlike a commit, a cancelled reader ends with an error: it returns
+ * nothing.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "access/xloginsert.h"
+#include "catalog/pg_control.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "replication/syncrep.h"
+#include "replication/walsender_private.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/wait_event.h"
+
+#include "pg_topics/base/sync_standby.h"
+
+bool		pg_topics_wait_for_sync_standby = false;
+
+/*
+ * Join the queue of backends waiting for the synchronous standbys' flush
+ * to reach target, keeping it ordered by LSN, one backend per LSN, as the
+ * WAL senders expect (they release waiters from its head); false, without
+ * joining, when another backend waits for target already.  Caller holds
+ * SyncRepLock exclusively.
+ */
+static bool
+queue_for_flush(XLogRecPtr target)
+{
+	SHM_QUEUE  *queue = &WalSndCtl->SyncRepQueue[SYNC_REP_WAIT_FLUSH];
+	PGPROC	   *proc;
+
+	/* most waiters wait for the newest WAL: look from the tail */
+	proc = (PGPROC *) SHMQueuePrev(queue, queue, offsetof(PGPROC, syncRepLinks));
+	while (proc != NULL && proc->waitLSN >= target)
+	{
+		if (proc->waitLSN == target)
+			return false;
+		proc = (PGPROC *) SHMQueuePrev(queue, &proc->syncRepLinks,
+									   offsetof(PGPROC, syncRepLinks));
+	}
+	MyProc->waitLSN = target;
+	MyProc->syncRepState = SYNC_REP_WAITING;
+	SHMQueueInsertAfter(proc != NULL ? &proc->syncRepLinks : queue,
+						&MyProc->syncRepLinks);
+	return true;
+}
+
+/* Leave the queue (unless a WAL sender took us off it already) */
+static void
+leave_flush_queue(void)
+{
+	LWLockAcquire(SyncRepLock, LW_EXCLUSIVE);
+	if (!SHMQueueIsDetached(&MyProc->syncRepLinks))
+		SHMQueueDelete(&MyProc->syncRepLinks);
+	MyProc->syncRepState = SYNC_REP_NOT_WAITING;
+	MyProc->waitLSN = InvalidXLogRecPtr;
+	LWLockRelease(SyncRepLock);
+}
+
+/*
+ * Does synchronous_standby_names name anyone?  The checkpointer publishes
+ * it in shared memory; minor releases since 15.14 or so keep it as flags,
+ * with a state before the checkpointer first looked (then the setting
+ * itself decides, as in SyncRepWaitForLSN).  Caller holds SyncRepLock.
+ */
+static bool
+sync_standbys_defined(void)
+{
+#ifdef SYNC_STANDBY_DEFINED
+	if (!(WalSndCtl->sync_standbys_status & SYNC_STANDBY_INIT))
+		return SyncRepStandbyNames != NULL && SyncRepStandbyNames[0] != '\0';
+	return (WalSndCtl->sync_standbys_status & SYNC_STANDBY_DEFINED) != 0;
+#else
+	return WalSndCtl->sync_standbys_defined;
+#endif
+}
+
+/*
+ * Called by fetch and poll before they hand out records: wait, as long as
+ * it takes (cancel and statement_timeout end it with an error), until the
+ * synchronous standbys confirm every commit this backend can see.
+ */
+void
+topic_wait_for_sync_standby(void)
+{
+	XLogRecPtr	target;
+	bool		done;
+
+	if (!pg_topics_wait_for_sync_standby || RecoveryInProgress())
+		return;
+
+	/*
+	 * The end of the last record inserted (not the next insert position,
+	 * which may lie past a page header no WAL reaches yet); the walsender
+	 * sends only flushed WAL, so flush it.
+	 */
+	target = GetXLogInsertEndRecPtr();
+	XLogFlush(target);
+
+	/*
+	 * Usually the standby has it already: look with a shared lock first,
+	 * then again with the exclusive one that queueing takes.  Without
+	 * synchronous_standby_names there is nobody to wait for.
+	 */
+	LWLockAcquire(SyncRepLock, LW_SHARED);
+	done = !sync_standbys_defined() ||
+		WalSndCtl->lsn[SYNC_REP_WAIT_FLUSH] >= target;
+	LWLockRelease(SyncRepLock);
+	if (done)
+		return;
+	for (;;)
+	{
+		bool		queued;
+
+		LWLockAcquire(SyncRepLock, LW_EXCLUSIVE);
+		if (!sync_standbys_defined() ||
+			WalSndCtl->lsn[SYNC_REP_WAIT_FLUSH] >= target)
+		{
+			LWLockRelease(SyncRepLock);
+			return;
+		}
+		queued = queue_for_flush(target);
+		LWLockRelease(SyncRepLock);
+		if (queued)
+			break;
+
+		/*
+		 * The queue keeps one backend per LSN, and another one (a commit,
+		 * or a reader that came just before) waits for this one: wait for
+		 * the end of an empty record of our own instead, which only
+		 * follows it
+		 */
+		XLogBeginInsert();
+		target = XLogInsert(RM_XLOG_ID, XLOG_NOOP);
+		XLogFlush(target);
+	}
+
+	PG_TRY();
+	{
+		for (;;)
+		{
+			ResetLatch(MyLatch);
+
+			/*
+			 * Once a WAL sender marks us done it never touches our state
+			 * again, so a stale read can only delay us to the next wake-up
+			 */
+			if (MyProc->syncRepState == SYNC_REP_WAIT_COMPLETE)
+				break;
+			CHECK_FOR_INTERRUPTS();
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1,
+							 PG_WAIT_EXTENSION);
+		}
+	}
+	PG_FINALLY();
+	{
+		/* a commit of this backend finds the queue as it expects it */
+		leave_flush_queue();
+	}
+	PG_END_TRY();
+}

@@ -1,0 +1,922 @@
+/*-------------------------------------------------------------------------
+ *
+ * ddl.c
+ *	  Keep topics what they are: the column layout, and the statements that
+ *	  would change or lock records.
+ *
+ * Three places catch what a log cannot do (docs/architecture.md section 9):
+ * the access-method callbacks refuse whatever reaches them; the planner
+ * hook refuses UPDATE, DELETE, MERGE, ON CONFLICT and row locks even when
+ * no row would reach a callback (it sees rewritten queries, CTEs and SPI);
+ * the utility hook decides every ALTER TABLE subcommand (one exhaustive
+ * switch, alter_table_refusal) and the other statements that would change
+ * a topic or make a table part of one, and asks internal_rels.c about DDL
+ * on the extension's internal relations.  Every refusal is SQLSTATE 0A000
+ * with a hint.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type_d.h"
+#include "commands/defrem.h"
+#include "commands/tablespace.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
+#include "optimizer/planner.h"
+#include "parser/parsetree.h"
+#include "partitioning/partdesc.h"
+#include "storage/bufmgr.h"
+#include "tcop/utility.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/partcache.h"
+#include "utils/syscache.h"
+
+#include "pg_topics/api/groups.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/internal_sql.h"
+#include "pg_topics/hooks/ddl.h"
+#include "pg_topics/hooks/internal_rels.h"
+#include "pg_topics/hooks/routing.h"
+#include "pg_topics/log/topic_log.h"
+#include "pg_topics/segments/segment.h"
+#include "pg_topics/segments/segment_ddl.h"
+
+static planner_hook_type prev_planner_hook = NULL;
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
+/* Refuse a statement on topic relid */
+static void
+refuse(Oid relid, const char *what, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s is not supported on topic \"%s\"", what,
+					get_rel_name(relid)),
+			 errhint("%s", hint)));
+}
+
+/*
+ * pg_restore (and pg_upgrade) rebuild a topic the way pg_dump wrote it: the
+ * parent, its topic_log partitions, then ATTACH PARTITION ... FOR VALUES
+ * IN (n) for each.  That is allowed in preserve mode, or in a binary
+ * upgrade, for an empty log with a topic's columns under a parent with the
+ * same columns, partitioned by LIST (partition).  With its first partition
+ * the parent depends on the extension again, as create_topic() makes it.
+ * False outside restores: the caller refuses as usual.
+ */
+static bool
+restore_attach_allowed(Oid parentid, PartitionCmd *pcmd)
+{
+	Oid			partid = RangeVarGetRelid(pcmd->name, NoLock, true);
+	PartitionBoundSpec *bound = pcmd->bound;
+	Relation	parent;
+	Relation	part;
+	PartitionKey key;
+	Node	   *value;
+	bool		first;
+
+	if (SessionReplicationRole != SESSION_REPLICATION_ROLE_REPLICA &&
+		!IsBinaryUpgrade)
+		return false;
+	if (!OidIsValid(partid) || get_rel_relkind(parentid) != RELKIND_PARTITIONED_TABLE)
+		return false;
+
+	parent = table_open(parentid, AccessShareLock);
+	part = table_open(partid, AccessShareLock);
+	topic_check_columns(parent);
+	topic_check_columns(part);
+
+	key = RelationGetPartitionKey(parent);
+	value = (bound != NULL && bound->strategy == PARTITION_STRATEGY_LIST &&
+			 !bound->is_default && list_length(bound->listdatums) == 1) ?
+		linitial(bound->listdatums) : NULL;
+	if (key->strategy != PARTITION_STRATEGY_LIST || key->partnatts != 1 ||
+		key->partattrs[0] != Anum_topic_partition ||
+		value == NULL || !IsA(value, A_Const) ||
+		!IsA(&((A_Const *) value)->val, Integer) ||
+		intVal(&((A_Const *) value)->val) < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"%s\" cannot be restored as a partition of topic \"%s\"",
+						RelationGetRelationName(part), RelationGetRelationName(parent)),
+				 errdetail("A topic is partitioned by LIST (partition), one partition number each, FOR VALUES IN (n) with n >= 0.")));
+	if (RelationGetNumberOfBlocks(part) > TOPIC_LOG_FIRST_DATA_BLKNO)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"%s\" cannot be restored as a partition of topic \"%s\"",
+						RelationGetRelationName(part), RelationGetRelationName(parent)),
+				 errdetail("Only a topic_log relation without records can be attached; restore the records after attaching it.")));
+	/* what ALTER TABLE refuses on a topic cannot come in through a dump either */
+	for (int attnum = Anum_topic_key; attnum <= Natts_topic; attnum++)
+	{
+		Form_pg_attribute patt = TupleDescAttr(RelationGetDescr(parent), attnum - 1);
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(part), attnum - 1);
+
+		if (patt->attnotnull || patt->atthasdef || att->attnotnull || att->atthasdef)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("\"%s\" cannot be restored as a partition of topic \"%s\"",
+							RelationGetRelationName(part), RelationGetRelationName(parent)),
+					 errdetail("Column \"%s\" has a default or NOT NULL, which topics.produce() and COPY would not honour.",
+							   NameStr(att->attname))));
+	}
+
+	first = RelationGetPartitionDesc(parent, true)->nparts == 0;
+	table_close(part, AccessShareLock);
+	table_close(parent, AccessShareLock);
+
+	if (first)
+		topic_record_extension_dependency(parentid);
+	return true;
+}
+
+/* Check one (sub)query for statements a topic refuses */
+static void
+check_query(Query *query)
+{
+	ListCell   *lc;
+
+	if (query->resultRelation > 0 &&
+		(query->commandType == CMD_UPDATE ||
+		 query->commandType == CMD_DELETE ||
+		 query->commandType == CMD_MERGE ||
+		 (query->commandType == CMD_INSERT && query->onConflict != NULL)))
+	{
+		Oid			relid = rt_fetch(query->resultRelation, query->rtable)->relid;
+
+		if (topic_is_topic_relation(relid))
+		{
+			switch (query->commandType)
+			{
+				case CMD_UPDATE:
+					refuse(relid, "UPDATE",
+						   "Records are immutable; produce a new record with the same key instead.");
+					break;
+				case CMD_DELETE:
+					refuse(relid, "DELETE",
+						   "Old records leave through retention or topics.delete_records().");
+					break;
+				case CMD_MERGE:
+					refuse(relid, "MERGE",
+						   "Use INSERT or topics.produce() to add records.");
+					break;
+				default:
+					refuse(relid, "INSERT ... ON CONFLICT",
+						   "Remove the ON CONFLICT clause; every record gets a new offset.");
+			}
+		}
+	}
+
+	foreach(lc, query->rowMarks)
+	{
+		RowMarkClause *rc = lfirst_node(RowMarkClause, lc);
+		RangeTblEntry *rte = rt_fetch(rc->rti, query->rtable);
+
+		if (rte->rtekind == RTE_RELATION && topic_is_topic_relation(rte->relid))
+			refuse(rte->relid, "SELECT FOR UPDATE/SHARE",
+				   "Remove the locking clause; records never change, and consumer groups coordinate readers.");
+	}
+}
+
+/* Visit every Query in a tree: subqueries, CTEs, sublinks */
+static bool
+check_query_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		check_query((Query *) node);
+		topic_route_insert((Query *) node);
+		return query_tree_walker((Query *) node, check_query_walker, context, 0);
+	}
+	return expression_tree_walker(node, check_query_walker, context);
+}
+
+static PlannedStmt *
+topic_planner(Query *parse, const char *query_string, int cursorOptions,
+			  ParamListInfo boundParams)
+{
+	check_query_walker((Node *) parse, NULL);
+
+	if (prev_planner_hook)
+		return prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	return standard_planner(parse, query_string, cursorOptions, boundParams);
+}
+
+/*
+ * What ALTER TABLE subcommand subtype does to a topic or one of its
+ * partitions: NULL when the log honours it on every path (produce, COPY,
+ * INSERT, fetch, retention, pg_dump), otherwise what is refused, with the
+ * hint in *hint.  Every AlterTableType is listed and there is no default,
+ * so that a subcommand a new PostgreSQL adds fails the build here (the
+ * pragma turns -Wswitch into an error) until someone classifies it.
+ * ATTACH and DETACH PARTITION are refused here; check_alter_table lets
+ * pg_topics' own DDL and restores through.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+static const char *
+alter_table_refusal(AlterTableType subtype, const char **hint)
+{
+	switch (subtype)
+	{
+			/* the layout is fixed */
+		case AT_AddColumn:
+		case AT_AddColumnRecurse:
+		case AT_AddColumnToView:
+		case AT_DropColumn:
+		case AT_DropColumnRecurse:
+		case AT_AlterColumnType:
+		case AT_AlterColumnGenericOptions:
+		case AT_AddIdentity:
+		case AT_SetIdentity:
+		case AT_DropIdentity:
+		case AT_DropExpression:
+		case AT_AddOf:
+		case AT_DropOf:
+		case AT_SetStorage:
+			*hint = "The columns of a topic are fixed; create a new topic for a different layout.";
+			return "changing the columns";
+
+			/*
+			 * topics.produce(), produce_batch() and COPY write records
+			 * without the executor's defaults and NOT NULL checks: what
+			 * INSERT alone would honour is refused
+			 */
+		case AT_ColumnDefault:
+			*hint = "Keys, values and headers are stored as each producer gives them, on every path; the log fills partition, offset and timestamp.";
+			return "changing a column default";
+		case AT_SetNotNull:
+		case AT_DropNotNull:
+		case AT_CheckNotNull:
+			*hint = "On every path a NULL key is a keyless record and a NULL value a tombstone; partition, offset and timestamp are never NULL.";
+			return "changing NOT NULL";
+		case AT_SetCompression:
+			*hint = "Every path compresses large keys, values and headers the same way, with default_toast_compression.";
+			return "changing a column's compression";
+
+		case AT_SetAccessMethod:
+			*hint = "Copy the records into a new table with INSERT ... SELECT instead.";
+			return "changing the access method";
+
+		case AT_SetLogged:
+		case AT_SetUnLogged:
+			*hint = "Topics are always logged, so that acknowledged records survive a crash.";
+			return "changing persistence";
+
+		case AT_AddInherit:
+		case AT_DropInherit:
+			*hint = "Topics cannot take part in table inheritance.";
+			return "inheritance";
+
+		case AT_EnableRowSecurity:
+		case AT_ForceRowSecurity:
+			*hint = "Grant SELECT per topic or per partition instead.";
+			return "row-level security";
+
+		case AT_AttachPartition:
+		case AT_DetachPartition:
+		case AT_DetachPartitionFinalize:
+			*hint = "Use topics.add_partitions() to add partitions.";
+			return "attaching or detaching partitions";
+
+		case AT_AddConstraint:
+		case AT_AddConstraintRecurse:
+		case AT_ReAddConstraint:
+		case AT_ReAddDomainConstraint:
+		case AT_AddIndex:
+		case AT_ReAddIndex:
+		case AT_AddIndexConstraint:
+			*hint = "The log checks what it needs; validate records before producing them.";
+			return "adding constraints or indexes";
+
+		case AT_ClusterOn:
+			*hint = "Use plain VACUUM; a log is never rewritten, and retention returns disk space.";
+			return "CLUSTER";
+
+		case AT_EnableTrig:
+		case AT_EnableAlwaysTrig:
+		case AT_EnableReplicaTrig:
+		case AT_DisableTrig:
+		case AT_EnableRule:
+		case AT_EnableAlwaysRule:
+		case AT_EnableReplicaRule:
+		case AT_DisableRule:
+			*hint = "Consume the topic with topics.poll() to react to records.";
+			return "enabling or disabling a trigger or rule";
+
+			/*
+			 * Accepted: planner settings, ownership, tablespace (a
+			 * partition's segments move with it), storage parameters,
+			 * replica identity (UPDATE and DELETE are refused anyway), and
+			 * what has nothing to act on in a topic (no constraints, no
+			 * triggers, no clustered index, no OIDs, not foreign).
+			 */
+		case AT_SetStatistics:
+		case AT_SetOptions:
+		case AT_ResetOptions:
+		case AT_ChangeOwner:
+		case AT_SetTableSpace:
+		case AT_SetRelOptions:
+		case AT_ResetRelOptions:
+		case AT_ReplaceRelOptions:
+		case AT_ReplicaIdentity:
+		case AT_DisableRowSecurity:
+		case AT_NoForceRowSecurity:
+		case AT_AlterConstraint:
+		case AT_ValidateConstraint:
+		case AT_ValidateConstraintRecurse:
+		case AT_DropConstraint:
+		case AT_DropConstraintRecurse:
+		case AT_EnableTrigAll:
+		case AT_DisableTrigAll:
+		case AT_EnableTrigUser:
+		case AT_DisableTrigUser:
+		case AT_DropCluster:
+		case AT_DropOids:
+		case AT_GenericOptions:
+		case AT_ReAddComment:
+		case AT_ReAddStatistics:
+			return NULL;
+
+			/*
+			 * CREATE TABLE ... (LIKE ... INCLUDING DEFAULTS) gives its new
+			 * relation the defaults it copied this way: not a change
+			 */
+		case AT_CookedColumnDefault:
+			return NULL;
+	}
+	elog(ERROR, "unrecognized ALTER TABLE subcommand %d", (int) subtype);
+	return NULL;				/* keep compiler quiet */
+}
+#pragma GCC diagnostic pop
+
+/* Refuse ALTER TABLE subcommands that would change what a topic is */
+static void
+check_alter_table(AlterTableStmt *stmt)
+{
+	Oid			relid;
+	ListCell   *lc;
+	bool		is_topic;
+
+	if (stmt->relation == NULL)
+		return;
+	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	/* pg_topics' own DDL (attaching partitions, moving segments) */
+	if (!OidIsValid(relid) || topic_ddl_is_internal())
+		return;
+	topic_refuse_internal_relation(relid, "ALTER TABLE");
+	is_topic = topic_is_topic_relation(relid);
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+		const char *what;
+		const char *hint = NULL;
+
+		if (!is_topic)
+		{
+			/* nothing may inherit from or take in a topic or an internal relation */
+			if (cmd->subtype == AT_AddInherit)
+			{
+				Oid			parentid = RangeVarGetRelid((RangeVar *) cmd->def, NoLock, true);
+
+				topic_refuse_internal_relation(parentid, "INHERIT");
+				if (OidIsValid(parentid) && topic_is_topic_relation(parentid))
+					refuse(parentid, "inheritance",
+						   "Topics cannot take part in table inheritance.");
+			}
+			if (cmd->subtype == AT_AttachPartition)
+				topic_refuse_internal_rangevar(((PartitionCmd *) cmd->def)->name,
+											   "ATTACH PARTITION");
+			/* a log belongs to its topic: no attaching it elsewhere */
+			if (cmd->subtype == AT_AttachPartition)
+			{
+				PartitionCmd *pcmd = (PartitionCmd *) cmd->def;
+				Oid			partid = RangeVarGetRelid(pcmd->name, NoLock, true);
+
+				if (OidIsValid(partid) && topic_is_log_relation(partid) &&
+					!restore_attach_allowed(relid, pcmd))
+					refuse(partid, "attaching a topic_log relation as a partition",
+						   "Create topics with topics.create_topic(); pg_restore rebuilds them with PGOPTIONS='-c session_replication_role=replica'.");
+			}
+			/* nothing else may become a topic by rewriting */
+			if (cmd->subtype == AT_SetAccessMethod && cmd->name != NULL &&
+				strcmp(cmd->name, "topic_log") == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("a table cannot be converted to a topic"),
+						 errhint("Create a topic and copy the rows into it with INSERT ... SELECT.")));
+			continue;
+		}
+
+		what = alter_table_refusal(cmd->subtype, &hint);
+		if (what == NULL)
+			continue;
+		/* pg_restore rebuilding a topic */
+		if (cmd->subtype == AT_AttachPartition &&
+			restore_attach_allowed(relid, (PartitionCmd *) cmd->def))
+			continue;
+		refuse(relid, what, hint);
+	}
+}
+
+/*
+ * Refuse making a table a partition or child of a topic or of an internal
+ * relation (CREATE TABLE ... PARTITION OF, INHERITS)
+ */
+static void
+check_create_parents(CreateStmt *stmt)
+{
+	ListCell   *lc;
+
+	if (topic_ddl_is_internal())
+		return;
+	foreach(lc, stmt->inhRelations)
+	{
+		RangeVar   *rv = lfirst_node(RangeVar, lc);
+		Oid			parentid = RangeVarGetRelid(rv, NoLock, true);
+
+		if (!OidIsValid(parentid))
+			continue;
+		topic_refuse_internal_relation(parentid, stmt->partbound != NULL ?
+									   "PARTITION OF" : "INHERITS");
+		if (!topic_is_topic_relation(parentid))
+			continue;
+		if (stmt->partbound != NULL)
+			refuse(parentid, "creating partitions by hand",
+				   "Use topics.add_partitions() to add partitions.");
+		refuse(parentid, "inheritance",
+			   "Topics cannot take part in table inheritance.");
+	}
+}
+
+/* Refuse publishing an internal relation, or a schema that holds them */
+static void
+check_publication_objects(List *pubobjects)
+{
+	ListCell   *lc;
+
+	foreach(lc, pubobjects)
+	{
+		PublicationObjSpec *obj = lfirst_node(PublicationObjSpec, lc);
+
+		if (obj->pubobjtype == PUBLICATIONOBJ_TABLE && obj->pubtable != NULL)
+		{
+			Oid			relid = RangeVarGetRelid(obj->pubtable->relation, NoLock, true);
+
+			/*
+			 * topics.consumer_offsets travels with the topics to carry group
+			 * positions (replication.md); the rest stays local
+			 */
+			if (OidIsValid(relid) && topic_is_log_relation(relid) &&
+				get_rel_namespace(relid) == topic_extension_schema())
+				continue;
+			topic_refuse_internal_relation(relid, "Publishing");
+		}
+		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_SCHEMA &&
+				 obj->name != NULL && !topic_internal_ddl_exempt() &&
+				 (strcmp(obj->name, "topics_segments") == 0 ||
+				  get_namespace_oid(obj->name, true) == topic_extension_schema()))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("schema \"%s\" holds internal relations of pg_topics and cannot be published",
+							obj->name),
+					 errhint("Publish topics with FOR TABLE; their records travel with their partitions.")));
+	}
+}
+
+/* Refuse SECURITY LABEL on an internal relation or one of its columns */
+static void
+check_security_label(SecLabelStmt *stmt)
+{
+	ObjectAddress address;
+	Relation	rel = NULL;
+
+	switch (stmt->objtype)
+	{
+		case OBJECT_TABLE:
+		case OBJECT_COLUMN:
+		case OBJECT_SEQUENCE:
+		case OBJECT_VIEW:
+		case OBJECT_MATVIEW:
+		case OBJECT_FOREIGN_TABLE:
+			break;
+		default:
+			return;
+	}
+	address = get_object_address(stmt->objtype, stmt->object, &rel,
+								 AccessShareLock, true);
+	if (rel != NULL)
+		relation_close(rel, NoLock);
+	if (address.classId == RelationRelationId)
+		topic_refuse_internal_relation(address.objectId, "SECURITY LABEL");
+}
+
+/* Refuse utility statements that would change what a topic is */
+static void
+check_utility(Node *parsetree)
+{
+	switch (nodeTag(parsetree))
+	{
+		case T_AlterTableStmt:
+			check_alter_table((AlterTableStmt *) parsetree);
+			break;
+		case T_TruncateStmt:
+			{
+				ListCell   *lc;
+
+				foreach(lc, ((TruncateStmt *) parsetree)->relations)
+					topic_refuse_internal_rangevar(lfirst_node(RangeVar, lc), "TRUNCATE");
+				break;
+			}
+		case T_AlterObjectSchemaStmt:
+			topic_refuse_internal_rangevar(((AlterObjectSchemaStmt *) parsetree)->relation,
+										   "SET SCHEMA");
+			break;
+		case T_CreateTableAsStmt:
+			{
+				IntoClause *into = ((CreateTableAsStmt *) parsetree)->into;
+				const char *am = into->accessMethod ? into->accessMethod :
+					default_table_access_method;
+
+				if (strcmp(am, "topic_log") == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("a topic_log relation cannot be created with CREATE TABLE AS"),
+							 errhint("Create the topic first, then INSERT ... SELECT into it.")));
+				break;
+			}
+		case T_CreateStmt:
+		case T_CreateForeignTableStmt:
+			{
+				/* CreateForeignTableStmt begins with a CreateStmt */
+				CreateStmt *stmt = (CreateStmt *) parsetree;
+				const char *am = stmt->accessMethod ? stmt->accessMethod :
+					default_table_access_method;
+
+				check_create_parents(stmt);
+				if (stmt->partbound != NULL && !topic_ddl_is_internal() &&
+					IsA(parsetree, CreateStmt) && strcmp(am, "topic_log") == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("a topic_log relation cannot be created as a partition"),
+							 errhint("Create topics with topics.create_topic(), and grow them with topics.add_partitions().")));
+				break;
+			}
+		case T_ViewStmt:
+			if (((ViewStmt *) parsetree)->replace)
+				topic_refuse_internal_rangevar(((ViewStmt *) parsetree)->view,
+											   "CREATE OR REPLACE VIEW");
+			break;
+		case T_IndexStmt:
+			topic_refuse_internal_rangevar(((IndexStmt *) parsetree)->relation, "CREATE INDEX");
+			break;
+		case T_ClusterStmt:
+			topic_refuse_internal_rangevar(((ClusterStmt *) parsetree)->relation, "CLUSTER");
+			break;
+		case T_CreateStatsStmt:
+			{
+				ListCell   *lc;
+
+				foreach(lc, ((CreateStatsStmt *) parsetree)->relations)
+					if (IsA(lfirst(lc), RangeVar))
+						topic_refuse_internal_rangevar(lfirst_node(RangeVar, lc),
+													   "CREATE STATISTICS");
+				break;
+			}
+		case T_CreateTrigStmt:
+			{
+				CreateTrigStmt *stmt = (CreateTrigStmt *) parsetree;
+				Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+
+				topic_refuse_internal_relation(relid, "CREATE TRIGGER");
+				if (OidIsValid(relid) && topic_is_topic_relation(relid))
+					refuse(relid, "CREATE TRIGGER",
+						   "Consume the topic with topics.poll() to react to records.");
+				break;
+			}
+		case T_RuleStmt:
+			{
+				RuleStmt   *stmt = (RuleStmt *) parsetree;
+				Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+
+				topic_refuse_internal_relation(relid, "CREATE RULE");
+				if (OidIsValid(relid) && topic_is_topic_relation(relid))
+					refuse(relid, "CREATE RULE",
+						   "Use a view over the topic instead.");
+				break;
+			}
+		case T_CreatePolicyStmt:
+			{
+				CreatePolicyStmt *stmt = (CreatePolicyStmt *) parsetree;
+				Oid			relid = RangeVarGetRelid(stmt->table, NoLock, true);
+
+				topic_refuse_internal_relation(relid, "CREATE POLICY");
+				if (OidIsValid(relid) && topic_is_topic_relation(relid))
+					refuse(relid, "row-level security",
+						   "Grant SELECT per topic or per partition instead.");
+				break;
+			}
+		case T_SecLabelStmt:
+			check_security_label((SecLabelStmt *) parsetree);
+			break;
+		case T_CreatePublicationStmt:
+			check_publication_objects(((CreatePublicationStmt *) parsetree)->pubobjects);
+			break;
+		case T_AlterPublicationStmt:
+			if (((AlterPublicationStmt *) parsetree)->action != AP_DropObjects)
+				check_publication_objects(((AlterPublicationStmt *) parsetree)->pubobjects);
+			break;
+		case T_AlterExtensionContentsStmt:
+			{
+				AlterExtensionContentsStmt *stmt = (AlterExtensionContentsStmt *) parsetree;
+
+				/* pg_dump --binary-upgrade rebuilds the membership this way */
+				if (strcmp(stmt->extname, "pg_topics") == 0 && !topic_internal_ddl_exempt())
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("the members of extension \"pg_topics\" cannot be changed by hand"),
+							 errhint("pg_topics adds and removes its internal relations itself.")));
+				break;
+			}
+		case T_DropStmt:
+			{
+				DropStmt   *stmt = (DropStmt *) parsetree;
+				ListCell   *lc;
+
+				if (stmt->removeType != OBJECT_TABLE)
+					break;
+				foreach(lc, stmt->objects)
+				{
+					RangeVar   *rv = makeRangeVarFromNameList(lfirst(lc));
+					Oid			relid = RangeVarGetRelid(rv, NoLock, true);
+
+					if (OidIsValid(relid) && get_rel_relispartition(relid) &&
+						topic_is_log_relation(relid))
+						refuse(relid, "dropping one partition",
+							   "Drop the whole topic with topics.drop_topic().");
+				}
+				break;
+			}
+		case T_RenameStmt:
+			{
+				RenameStmt *stmt = (RenameStmt *) parsetree;
+				Oid			relid;
+
+				/* pg_topics finds its relations by their schemas' names */
+				if (stmt->renameType == OBJECT_SCHEMA && !topic_internal_ddl_exempt() &&
+					(strcmp(stmt->subname, "topics_segments") == 0 ||
+					 get_namespace_oid(stmt->subname, true) == topic_extension_schema()))
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("schema \"%s\" holds internal relations of pg_topics and cannot be renamed",
+									stmt->subname)));
+				if (stmt->relation == NULL)
+					break;
+				relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+				topic_refuse_internal_relation(relid, "RENAME");
+				if (stmt->renameType == OBJECT_COLUMN &&
+					OidIsValid(relid) && topic_is_topic_relation(relid))
+					refuse(relid, "renaming columns",
+						   "The column names of a topic are fixed; renaming the topic itself works.");
+				break;
+			}
+		default:
+			break;
+	}
+}
+
+/*
+ * The partition log whose tablespace an ALTER TABLE ... SET TABLESPACE is
+ * about to change, or InvalidOid.
+ */
+static Oid
+log_changing_tablespace(Node *parsetree)
+{
+	AlterTableStmt *stmt;
+	ListCell   *lc;
+	Oid			relid;
+
+	if (!IsA(parsetree, AlterTableStmt))
+		return InvalidOid;
+	stmt = (AlterTableStmt *) parsetree;
+	if (stmt->relation == NULL)
+		return InvalidOid;
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype != AT_SetTableSpace)
+			continue;
+		relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+		if (OidIsValid(relid) && topic_is_log_relation(relid) &&
+			get_rel_namespace(relid) != get_namespace_oid("topics_segments", true))
+			return relid;
+	}
+	return InvalidOid;
+}
+
+/* Move the segments of log relid to its (new) tablespace, as internal DDL */
+static void
+move_segments(void *arg)
+{
+	Oid			relid = *(Oid *) arg;
+	Relation	router = relation_open(relid, AccessShareLock);
+	TopicSegmentDir *dir = topic_segdir_read(router);
+	Oid			spcid = router->rd_rel->reltablespace;
+	const char *spcname = get_tablespace_name(OidIsValid(spcid) ? spcid : MyDatabaseTableSpace);
+	TopicInternalSql internal;
+
+	/* segments belong to the bootstrap superuser; the caller could move the partition */
+	topic_internal_sql_begin(&internal);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	for (int i = 0; i < dir->nentries; i++)
+	{
+		Relation	seg = topic_segment_open(relid, &dir->entries[i], AccessShareLock);
+		char	   *sql;
+
+		if (seg == NULL)
+			continue;
+		/* already there: no need to lock it exclusively */
+		if (seg->rd_rel->reltablespace == spcid)
+		{
+			relation_close(seg, AccessShareLock);
+			continue;
+		}
+		sql = psprintf("ALTER TABLE topics_segments.%s SET TABLESPACE %s",
+					   quote_identifier(RelationGetRelationName(seg)),
+					   quote_identifier(spcname));
+		relation_close(seg, AccessShareLock);
+		if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not move segment %u", dir->entries[i].relid);
+	}
+	SPI_finish();
+	topic_internal_sql_end(&internal);
+	pfree(dir);
+	relation_close(router, AccessShareLock);
+}
+
+/*
+ * After ALTER TABLE ALL IN TABLESPACE ... SET TABLESPACE: the partitions it
+ * moved are in the new tablespace, their segments (owned by the bootstrap
+ * superuser) perhaps not.  Move the segments of every partition log there
+ * (move_segments leaves alone those already in place).
+ */
+static void
+move_all_segments(AlterTableMoveAllStmt *stmt)
+{
+	Oid			spcid = get_tablespace_oid(stmt->new_tablespacename, false);
+	Oid			amoid = topic_log_am_oid();
+	Oid			segnsp = get_namespace_oid("topics_segments", true);
+	List	   *logs = NIL;
+	Relation	classRel;
+	TableScanDesc scan;
+	HeapTuple	tuple;
+	ListCell   *lc;
+
+	if (stmt->objtype != OBJECT_TABLE || !OidIsValid(amoid))
+		return;
+	if (spcid == MyDatabaseTableSpace)
+		spcid = InvalidOid;
+	CommandCounterIncrement();
+	classRel = table_open(RelationRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(classRel, 0, NULL);
+	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Form_pg_class form = (Form_pg_class) GETSTRUCT(tuple);
+
+		if (form->relam == amoid && form->reltablespace == spcid &&
+			form->relnamespace != segnsp)
+			logs = lappend_oid(logs, form->oid);
+	}
+	table_endscan(scan);
+	table_close(classRel, AccessShareLock);
+
+	foreach(lc, logs)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		topic_ddl_run_internal(move_segments, &relid);
+	}
+	list_free(logs);
+}
+
+/* The topic a RENAME or SET SCHEMA is about to rename, or InvalidOid */
+static Oid
+topic_being_renamed(Node *parsetree)
+{
+	RangeVar   *rv = NULL;
+	Oid			relid;
+
+	if (IsA(parsetree, RenameStmt) &&
+		((RenameStmt *) parsetree)->renameType == OBJECT_TABLE)
+		rv = ((RenameStmt *) parsetree)->relation;
+	else if (IsA(parsetree, AlterObjectSchemaStmt) &&
+			 ((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_TABLE)
+		rv = ((AlterObjectSchemaStmt *) parsetree)->relation;
+	if (rv == NULL)
+		return InvalidOid;
+	relid = RangeVarGetRelid(rv, NoLock, true);
+	if (!OidIsValid(relid) || !topic_is_topic_parent_oid(relid))
+		return InvalidOid;
+	return relid;
+}
+
+static void
+topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+					 bool readOnlyTree, ProcessUtilityContext context,
+					 ParamListInfo params, QueryEnvironment *queryEnv,
+					 DestReceiver *dest, QueryCompletion *qc)
+{
+	Oid			renamed;
+	Oid			moving;
+	TopicSegmentDdlState segments;
+	List	   *outer_touched;
+
+	check_utility(pstmt->utilityStmt);
+	if (IsA(pstmt->utilityStmt, CopyStmt) &&
+		topic_copy_from((CopyStmt *) pstmt->utilityStmt, queryString, qc))
+		return;
+	renamed = topic_being_renamed(pstmt->utilityStmt);
+	moving = log_changing_tablespace(pstmt->utilityStmt);
+
+	topic_segment_ddl_begin(&segments);
+	topic_internal_deps_begin(&outer_touched);
+	PG_TRY();
+	{
+		if (prev_ProcessUtility)
+			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_CATCH();
+	{
+		topic_segment_ddl_abort(&segments);
+		topic_internal_deps_abort(&outer_touched);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	/*
+	 * Before segments are dropped: nothing of the user's may depend on
+	 * them.  A refusal forgets this statement's segment notes, as a failure
+	 * of the statement itself does, or a savepoint that catches it would
+	 * leave them to the commit.
+	 */
+	PG_TRY();
+	{
+		topic_internal_deps_end(&outer_touched);
+	}
+	PG_CATCH();
+	{
+		topic_segment_ddl_abort(&segments);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	topic_segment_ddl_end(&segments);
+
+	/* a partition's records move with it */
+	if (OidIsValid(moving))
+	{
+		CommandCounterIncrement();
+		topic_ddl_run_internal(move_segments, &moving);
+	}
+	if (IsA(pstmt->utilityStmt, AlterTableMoveAllStmt))
+		move_all_segments((AlterTableMoveAllStmt *) pstmt->utilityStmt);
+
+	if (OidIsValid(renamed))
+	{
+		/* group positions are recorded by name: record them again */
+		CommandCounterIncrement();
+		topic_groups_topic_renamed(renamed);
+	}
+}
+
+void
+topic_ddl_init(void)
+{
+	prev_planner_hook = planner_hook;
+	planner_hook = topic_planner;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = topic_ProcessUtility;
+	topic_segment_ddl_init();
+	topic_internal_rels_init();
+}

@@ -1,0 +1,33 @@
+/*-------------------------------------------------------------------------
+ *
+ * fetch.h
+ *	  topics.fetch(), for the function and the TopicFetch scan.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_FETCH_H
+#define TOPIC_FETCH_H
+
+#include "fmgr.h"
+
+#include "pg_topics/read/read.h"
+
+/* fetch's arguments after the row type, checked */
+typedef struct TopicFetchArgs
+{
+	int32		partition;
+	int64		from;
+	int32		max_records;
+	int64		wait_us;
+} TopicFetchArgs;
+
+extern Relation topic_fetch_begin(Oid rowtype, Datum *values, bool *nulls,
+								  TopicFetchArgs *args);
+extern void topic_fetch_read(Relation topic, const TopicFetchArgs *args,
+							 StableRead *read);
+extern Datum topic_fetch(PG_FUNCTION_ARGS);
+
+/* fetch_scan.c */
+extern void topic_fetch_scan_init(void);
+
+#endif							/* TOPIC_FETCH_H */

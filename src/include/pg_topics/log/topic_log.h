@@ -1,0 +1,281 @@
+/*-------------------------------------------------------------------------
+ *
+ * topic_log.h
+ *	  On-disk identity and format of topic_log relations.
+ *
+ * Ordered as: limits, on-disk identity, page layout, batch and record
+ * layout, accessors.  docs/architecture.md (sections 3 and 4) explains the
+ * format; this header is its single definition.  Anything that changes a
+ * byte here changes TOPIC_LOG_FORMAT_VERSION.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_LOG_H
+#define TOPIC_LOG_H
+
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/transam.h"
+#include "storage/bufpage.h"
+#include "utils/timestamp.h"
+
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/settings.h"
+
+/*
+ * Offsets, timestamps and the partition are passed around as by-value
+ * Datums, and scans point slots at them; 32-bit builds are not supported.
+ */
+#ifndef USE_FLOAT8_BYVAL
+#error "pg_topics needs a 64-bit build (USE_FLOAT8_BYVAL)"
+#endif
+
+/* Limits */
+#define TOPIC_OFFSET_MAX			(PG_INT64_MAX / 2)	/* exclusive */
+#define TOPIC_LOG_MAX_RECORDS_PER_PAGE	MaxHeapTuplesPerPage
+
+/*
+ * A record whose inline image would be larger than this gets its largest
+ * fields compressed, then moved to TOAST (same threshold as heap).
+ */
+#define TOPIC_LOG_TOAST_THRESHOLD	TOAST_TUPLE_THRESHOLD
+
+/* On-disk identity */
+#define TOPIC_LOG_PAGE_ID			0xFF91
+#define TOPIC_LOG_META_MAGIC		0x70745F6C	/* "pt_l" */
+#define TOPIC_LOG_FORMAT_VERSION	2
+
+#define TOPIC_LOG_METAPAGE_BLKNO	0
+#define TOPIC_LOG_FIRST_DATA_BLKNO	1
+
+/*
+ * A row with this timestamp and no key and value is a replicated stable
+ * offset marker, not a record (docs/replication.md).
+ */
+#define TOPIC_MARKER_TIMESTAMP		DT_NOEND
+
+/* Placeholders meaning "not supplied": the log fills these columns */
+#define TOPIC_OFFSET_PLACEHOLDER	INT64CONST(-1)
+#define TOPIC_TIMESTAMP_PLACEHOLDER DT_NOBEGIN
+
+/*
+ * Special space of every page.  For the metapage, min_offset is the log
+ * start and next_offset the offset the first data page starts at.
+ */
+typedef struct TopicLogPageOpaqueData
+{
+	int64		min_offset;
+	int64		next_offset;
+	TimestampTz min_timestamp;
+	TimestampTz max_timestamp;
+	uint16		nrecords;
+	uint16		nbatches;
+	uint16		flags;
+	uint8		version;
+	uint8		unused;
+	uint16		reserved;
+	uint16		page_id;		/* TOPIC_LOG_PAGE_ID, last like btree's */
+} TopicLogPageOpaqueData;
+
+typedef TopicLogPageOpaqueData *TopicLogPageOpaque;
+
+#define TL_PAGE_META	0x0001
+#define TL_PAGE_DATA	0x0002
+/*
+ * On the last page of a segment that rolled over: writers that chose the
+ * segment before the roll see it under the tail lock and go to the next
+ * one.  A hint, not WAL-logged: after a crash there are no such writers.
+ */
+#define TL_PAGE_SEALED	0x0004
+/*
+ * On a data page a writer added a page after: a writer whose guess of the
+ * tail is a page without it needs no file size to know it has the tail
+ * (storage.c, topic_tail_lock).  A hint, not WAL-logged, like SEALED.
+ */
+#define TL_PAGE_HAS_NEXT 0x0008
+#define TL_PAGE_HINTS	(TL_PAGE_SEALED | TL_PAGE_HAS_NEXT)
+
+#define TopicLogPageGetOpaque(page) \
+	((TopicLogPageOpaque) PageGetSpecialPointer(page))
+
+/* Bytes a data page offers to batches */
+#define TOPIC_LOG_PAGE_CAPACITY \
+	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - \
+	 MAXALIGN(sizeof(TopicLogPageOpaqueData)))
+
+/*
+ * A place in the log: a block and a byte position on it, ordered as the
+ * log is.  Batches before the metapage's resolved mark are "resolved":
+ * their transaction is over, their xid no longer needs (or has) a commit
+ * log entry, and they are visible unless flagged TB_ABORTED
+ * (docs/architecture.md section 6).  0 means nothing is resolved.
+ */
+typedef uint64 TopicLogPosition;
+
+#define TopicLogPositionMake(blkno, pos) \
+	(((TopicLogPosition) (blkno) << 16) | (TopicLogPosition) (pos))
+#define TopicLogPositionGetBlock(position)	((BlockNumber) ((position) >> 16))
+#define TopicLogPositionGetPos(position)	((Size) ((position) & 0xFFFF))
+
+/*
+ * A partition's log is a "router" relation (the one attached to the topic)
+ * whose metapage lists its segments; records live in the segments, each a
+ * relation of its own (with its own TOAST) that retention drops whole
+ * (docs/architecture.md section 2).  An entry of the segment directory:
+ */
+typedef struct TopicSegmentEntry
+{
+	Oid			relid;
+	uint32		segno;			/* never reused within the log */
+	int64		base_offset;	/* first offset (LIVE, SEALED, RETIRED) */
+	TimestampTz base_timestamp; /* newest timestamp of the log before it */
+	TimestampTz activated_at;	/* when it became LIVE */
+	uint16		state;			/* TOPIC_SEGMENT_* */
+	uint16		flags;			/* TOPIC_SEGENTRY_* */
+	uint32		reserved2;
+} TopicSegmentEntry;
+
+#define TOPIC_SEGMENT_SPARE		1	/* created ahead of need, empty */
+#define TOPIC_SEGMENT_LIVE		2	/* the one appends go to (one at most) */
+#define TOPIC_SEGMENT_SEALED	3	/* full; read only */
+#define TOPIC_SEGMENT_RETIRED	4	/* below the log start; to be dropped */
+
+/*
+ * The segment has batches out of offset order (a logical subscriber's):
+ * readers stop trusting page order there (docs/architecture.md section 5b).
+ */
+#define TOPIC_SEGENTRY_UNORDERED	0x0001
+
+/*
+ * The LIVE segment reached its size but could not roll (no spare yet):
+ * every writer and the worker see it in the directory and roll it at the
+ * first chance (insert.c, segment.c).
+ */
+#define TOPIC_SEGENTRY_DUE			0x0002
+
+/* Metapage contents, right after the page header */
+typedef struct TopicLogMetaData
+{
+	uint32		magic;
+	uint32		version;
+	uint32		flags;			/* TL_META_* */
+	uint32		reserved;
+	int64		log_start_offset;
+	TopicLogPosition resolved;	/* every batch before it is resolved */
+	/* segments: which log they belong to */
+	Oid			owner;
+	uint32		segno;
+	/* routers: when to roll, and the segment directory in log order */
+	uint32		segment_blocks; /* roll at this size (0: the default) */
+	int64		segment_roll_usecs; /* and at this age (0: never) */
+	uint32		next_segno;
+	uint16		nsegments;
+	uint16		reserved2;
+	TopicSegmentEntry segments[FLEXIBLE_ARRAY_MEMBER];
+} TopicLogMetaData;
+
+#define TL_META_ROUTER		0x0001	/* a partition's log: segments, no data */
+#define TL_META_SEGMENT		0x0002	/* data pages of one part of a log */
+
+#define TOPIC_LOG_MAX_SEGMENTS \
+	((TOPIC_LOG_PAGE_CAPACITY - offsetof(TopicLogMetaData, segments)) / \
+	 sizeof(TopicSegmentEntry))
+
+/* TOPIC_SEGMENT_TID_BITS: see base/settings.h */
+#define TopicTidBlock(segno, blkno) \
+	((BlockNumber) ((((segno) & 0x7FFF) << TOPIC_SEGMENT_TID_BITS) | (blkno)))
+#define TopicTidSegno(tidblock)	((uint32) ((tidblock) >> TOPIC_SEGMENT_TID_BITS))
+#define TopicTidSegBlock(tidblock)	((BlockNumber) ((tidblock) & TOPIC_SEGMENT_MAX_BLOCKS))
+
+#define TopicLogPageGetMeta(page) \
+	((TopicLogMetaData *) PageGetContents(page))
+
+/*
+ * Batch header: the records one insert call wrote to one page.  Batches
+ * start MAXALIGNed; their records follow as an unaligned byte stream,
+ * except that 4-byte-header varlenas are aligned to 4 relative to the
+ * batch start.
+ */
+typedef struct TopicBatchHeaderData
+{
+	uint32		length;			/* header + records, unaligned */
+	uint16		nrecords;
+	uint8		flags;			/* TB_*, WAL-logged */
+	uint8		hints;			/* TB_HINT_*, not WAL-logged */
+	TransactionId xid;
+	CommandId	cid;
+	int32		partition;		/* value of the partition column */
+	uint32		reserved;		/* zero */
+	int64		base_offset;
+	TimestampTz base_timestamp;
+} TopicBatchHeaderData;
+
+typedef TopicBatchHeaderData *TopicBatchHeader;
+
+#define TB_CONTIGUOUS		0x01	/* offset = base_offset + i */
+#define TB_SAME_TIMESTAMP	0x02	/* timestamp = base_timestamp */
+#define TB_ABORTED			0x04	/* set by freezing: rolled back, for good */
+/*
+ * A marker of a logical subscriber's log, without records: once it is
+ * visible, every record of the publisher's partition below base_offset is
+ * in the log, before it.  reserved holds the publisher's partition count.
+ * The header may be followed by an int64, the publisher's log start, which
+ * the marker passes on to the subscriber's own subscribers.
+ */
+#define TB_STABLE			0x08
+#define TB_KNOWN_FLAGS		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP | TB_ABORTED | TB_STABLE)
+
+#define TopicBatchIsMarker(hdr)	(((hdr)->flags & TB_STABLE) != 0)
+
+/* Length of a marker batch that carries its publisher's log start */
+#define TOPIC_MARKER_LENGTH_WITH_START	(sizeof(TopicBatchHeaderData) + sizeof(int64))
+
+/* The publisher's log start a marker batch carries, or -1 */
+static inline int64
+topic_marker_log_start(const TopicBatchHeaderData *hdr)
+{
+	int64		log_start;
+
+	if (hdr->length < TOPIC_MARKER_LENGTH_WITH_START)
+		return -1;
+	memcpy(&log_start, (const char *) hdr + sizeof(TopicBatchHeaderData),
+		   sizeof(log_start));
+	return log_start;
+}
+
+#define TB_HINT_COMMITTED	0x01
+#define TB_HINT_ABORTED		0x02
+
+/* Per-record flags byte */
+#define TR_KEY_NULL			0x01
+#define TR_VALUE_NULL		0x02
+#define TR_HEADERS_NULL		0x04
+#define TR_KNOWN_FLAGS		(TR_KEY_NULL | TR_VALUE_NULL | TR_HEADERS_NULL)
+
+/* Largest overhead of one record beyond its varlena images */
+#define TOPIC_RECORD_MAX_OVERHEAD	(1 + 10 + 10 + 3 * 3)
+
+/* A record decoded from a batch: pointers into the batch bytes */
+typedef struct TopicRecord
+{
+	int64		offset;
+	TimestampTz timestamp;
+	Pointer		key;			/* NULL when the key is NULL */
+	Pointer		value;			/* NULL for a tombstone */
+	Pointer		headers;		/* NULL when there are no headers */
+} TopicRecord;
+
+/* record.c: the record codec */
+extern Size topic_record_encode(char *dst, Size dstpos, uint8 batch_flags,
+								int64 offset_delta, int64 timestamp_delta,
+								struct varlena *key, struct varlena *value,
+								struct varlena *headers);
+extern Size topic_record_encoded_size(Size pos, uint8 batch_flags,
+									  int64 offset_delta, int64 timestamp_delta,
+									  struct varlena *key, struct varlena *value,
+									  struct varlena *headers);
+extern bool topic_record_decode(const char *batch, Size *pos, Size end,
+								const TopicBatchHeaderData *hdr, int index,
+								TopicRecord *rec);
+
+#endif							/* TOPIC_LOG_H */

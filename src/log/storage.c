@@ -1,0 +1,968 @@
+/*-------------------------------------------------------------------------
+ *
+ * storage.c
+ *	  Pages of a topic_log relation: the only code that touches buffers and
+ *	  writes WAL.
+ *
+ * The log of a partition is its main fork: block 0 is the metapage, data
+ * pages follow in offset order.  Appends go to the tail (the last block)
+ * under its exclusive content lock, which is what serializes offset and
+ * timestamp assignment.  The protocol, in full:
+ *
+ * - An inserter locks the block it believes to be the tail, then reads the
+ *   relation size.  A relation is only ever extended by a backend that holds
+ *   the tail's exclusive lock, so if the locked block is still the last one
+ *   it stays the tail for as long as the lock is held.
+ * - A full tail is extended under the relation extension lock while the old
+ *   tail stays locked; the new page is initialized by the first batch
+ *   written to it (one WAL record, REGBUF_WILL_INIT, no full-page image).
+ * - An all-zero last page (a crash between extension and the first WAL
+ *   record, or a page another backend is about to initialize) takes its
+ *   starting offset from the page before it.  That page is read without
+ *   holding the zero page's lock, so that this backend never waits for a
+ *   lower block while holding a higher one: the extender does exactly the
+ *   opposite, and LWLocks have no deadlock detector.
+ *
+ * Every page change happens inside a critical section, after all sizing
+ * and allocation, and is WAL-logged by the same code that redo runs
+ * (topic_page_append_batch), so primary and standby stay byte-identical.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xlog.h"
+#include "access/xloginsert.h"
+#include "catalog/storage.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "storage/smgr.h"
+
+#include "pg_topics/log/storage.h"
+#include "pg_topics/log/wal.h"
+
+static bool batch_fits(Page page, const char *batch, Size len, bool init_page);
+static void read_metapage(Relation rel, TopicLogMetaData *meta,
+						  TopicLogPageOpaqueData *opaque);
+
+/* Raise the corruption error for a page that is not ours */
+static void
+report_bad_page(Relation rel, BlockNumber blkno, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("page %u of topic_log relation \"%s\" is corrupted",
+					blkno, RelationGetRelationName(rel)),
+			 errdetail("%s", what),
+			 errhint("Run topics.verify() on the topic to list every problem.")));
+}
+
+/* Check the page's identity and version; error out if it is not ours */
+void
+topic_page_check(Relation rel, BlockNumber blkno, Page page, uint16 kind)
+{
+	TopicLogPageOpaque opaque;
+
+	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(TopicLogPageOpaqueData)))
+		report_bad_page(rel, blkno, "The special space has the wrong size.");
+	opaque = TopicLogPageGetOpaque(page);
+	if (opaque->page_id != TOPIC_LOG_PAGE_ID)
+		report_bad_page(rel, blkno, "The page identifier is wrong.");
+	if (opaque->version != TOPIC_LOG_FORMAT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("topic_log relation \"%s\" has unsupported on-disk format version %u",
+						RelationGetRelationName(rel), opaque->version),
+				 errdetail("This version of pg_topics reads format version %u.",
+						   TOPIC_LOG_FORMAT_VERSION),
+				 errhint("Install the pg_topics version that wrote this relation.")));
+	if ((opaque->flags & kind) == 0)
+		report_bad_page(rel, blkno, kind == TL_PAGE_META ?
+						"The metapage is not marked as a metapage." :
+						"A data page is not marked as a data page.");
+	if (kind == TL_PAGE_META &&
+		TopicLogPageGetMeta(page)->magic != TOPIC_LOG_META_MAGIC)
+		report_bad_page(rel, blkno, "The metapage has the wrong magic number.");
+}
+
+/*
+ * Initialize page as a metapage (of a router or a segment, by flags) whose
+ * log starts (and ends) at start.
+ */
+static void
+init_metapage(Page page, int64 log_start_offset, TimestampTz max_timestamp,
+			  uint32 flags, Oid owner, uint32 segno)
+{
+	TopicLogPageOpaque opaque;
+	TopicLogMetaData *meta;
+
+	PageInit(page, BLCKSZ, sizeof(TopicLogPageOpaqueData));
+	meta = TopicLogPageGetMeta(page);
+	meta->magic = TOPIC_LOG_META_MAGIC;
+	meta->version = TOPIC_LOG_FORMAT_VERSION;
+	meta->flags = flags;
+	meta->log_start_offset = log_start_offset;
+	meta->owner = owner;
+	meta->segno = segno;
+	((PageHeader) page)->pd_lower =
+		((char *) meta->segments) - (char *) page;
+
+	opaque = TopicLogPageGetOpaque(page);
+	opaque->min_offset = log_start_offset;
+	opaque->next_offset = log_start_offset;
+	opaque->min_timestamp = max_timestamp;
+	opaque->max_timestamp = max_timestamp;
+	opaque->flags = TL_PAGE_META;
+	opaque->version = TOPIC_LOG_FORMAT_VERSION;
+	opaque->page_id = TOPIC_LOG_PAGE_ID;
+}
+
+/* Write a metapage into the freshly extended, locked block 0 */
+static void
+write_metapage(Buffer buffer, bool needwal, int64 log_start_offset,
+			   TimestampTz max_timestamp, uint32 flags, Oid owner,
+			   uint32 segno)
+{
+	Assert(BufferGetBlockNumber(buffer) == TOPIC_LOG_METAPAGE_BLKNO);
+
+	START_CRIT_SECTION();
+	init_metapage(BufferGetPage(buffer), log_start_offset, max_timestamp,
+				  flags, owner, segno);
+	MarkBufferDirty(buffer);
+	if (needwal)
+		log_newpage_buffer(buffer, true);
+	END_CRIT_SECTION();
+}
+
+/*
+ * Create the metapage of a new relfilenode (CREATE TABLE, TRUNCATE): the
+ * log starts at log_start_offset, and timestamps continue after
+ * max_timestamp.  Storage must exist already.
+ */
+void
+topic_storage_create(const RelFileNode *rnode, int64 log_start_offset,
+					 TimestampTz max_timestamp, uint32 flags, Oid owner,
+					 uint32 segno)
+{
+	Buffer		buffer;
+	bool		needwal;
+
+	buffer = ReadBufferWithoutRelcache(*rnode, MAIN_FORKNUM, P_NEW,
+									   RBM_ZERO_AND_LOCK, NULL, true);
+	/* With wal_level = minimal the new relfilenode is synced at commit */
+	needwal = XLogIsNeeded();
+	write_metapage(buffer, needwal, log_start_offset, max_timestamp, flags,
+				   owner, segno);
+	UnlockReleaseBuffer(buffer);
+}
+
+/*
+ * Empty rel's storage in place (truncating a relation created in the same
+ * transaction) and start its log again at log_start_offset.
+ */
+void
+topic_storage_reset(Relation rel, int64 log_start_offset,
+					TimestampTz max_timestamp)
+{
+	TopicLogMetaData meta;
+	Buffer		buffer;
+
+	topic_storage_read_meta(rel, &meta);
+	RelationTruncate(rel, 0);
+	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK,
+								NULL);
+	write_metapage(buffer, RelationNeedsWAL(rel), log_start_offset,
+				   max_timestamp, meta.flags, meta.owner, meta.segno);
+	UnlockReleaseBuffer(buffer);
+}
+
+/*
+ * Blocks in rel's main fork.  Not RelationGetNumberOfBlocks(): for a
+ * router that asks the access method, which answers with its segments'.
+ */
+BlockNumber
+topic_nblocks(Relation rel)
+{
+	return smgrnblocks(RelationGetSmgr(rel), MAIN_FORKNUM);
+}
+
+/*
+ * Is the locked page blkno, which this backend last saw as the tail, still
+ * the tail?  An initialized data page that no writer has added a page
+ * after (TL_PAGE_HAS_NEXT) is: pages are added only by the writer holding
+ * the tail's exclusive lock, which marks it before letting go, so any lock
+ * on the page will do.  Anything else (the metapage, a page left zeroed by
+ * a crash, a marked page) is left to the file system's size, as is every
+ * guess after a restart or on a promoted standby, where no backend has a
+ * guess yet and the marks, which are not WAL-logged, may be missing.
+ */
+static bool
+page_still_last(Relation rel, BlockNumber blkno, Page page)
+{
+	if (blkno == TOPIC_LOG_METAPAGE_BLKNO || PageIsNew(page))
+		return false;
+	topic_page_check(rel, blkno, page, TL_PAGE_DATA);
+	return (TopicLogPageGetOpaque(page)->flags & TL_PAGE_HAS_NEXT) == 0;
+}
+
+/*
+ * The last block of rel, which a reader that knew it before learns without
+ * asking the file system: the block this backend last saw as the tail (its
+ * target block, which inserts keep too), if page_still_last.  Anything
+ * else asks for the relation's size (an lseek, a few microseconds on a
+ * virtual machine; fetch used to make three).  Not during recovery:
+ * replay sets no marks, so a standby asks every time and keeps no guess
+ * for after a promotion.
+ */
+BlockNumber
+topic_last_block(Relation rel)
+{
+	bool		recovery = RecoveryInProgress();
+	BlockNumber guess = recovery ? InvalidBlockNumber : RelationGetTargetBlock(rel);
+	BlockNumber nblocks;
+
+	if (guess != InvalidBlockNumber && guess != TOPIC_LOG_METAPAGE_BLKNO)
+	{
+		Buffer		buffer = ReadBuffer(rel, guess);
+		bool		last;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		last = page_still_last(rel, guess, BufferGetPage(buffer));
+		UnlockReleaseBuffer(buffer);
+		if (last)
+			return guess;
+
+		/*
+		 * Not "the next one" for a marked page: the next page usually
+		 * exists, but the mark can outlive it.  With wal_log_hints or
+		 * checksums the mark reaches WAL in a full-page image while the
+		 * extension is never logged, so a promoted standby or a
+		 * point-in-time recovery can end in a marked page.
+		 */
+	}
+
+	nblocks = topic_nblocks(rel);
+	if (nblocks == 0)
+		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, "The metapage is missing.");
+	if (!recovery)
+		RelationSetTargetBlock(rel, nblocks - 1);
+	return nblocks - 1;
+}
+
+/*
+ * The end of the log as of the initialized page at or below blkno: the
+ * next offset to assign and the newest timestamp.  Pages are share-locked
+ * one at a time.
+ */
+static void
+log_end_at(Relation rel, BlockNumber blkno, BufferAccessStrategy strategy,
+		   int64 *next_offset, TimestampTz *max_timestamp)
+{
+	for (;;)
+	{
+		Buffer		buffer;
+		Page		page;
+
+		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+									strategy);
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		if (!PageIsNew(page))
+		{
+			TopicLogPageOpaque opaque;
+
+			topic_page_check(rel, blkno, page,
+					   blkno == TOPIC_LOG_METAPAGE_BLKNO ? TL_PAGE_META : TL_PAGE_DATA);
+			opaque = TopicLogPageGetOpaque(page);
+			*next_offset = opaque->next_offset;
+			*max_timestamp = opaque->max_timestamp;
+			UnlockReleaseBuffer(buffer);
+			return;
+		}
+		UnlockReleaseBuffer(buffer);
+		if (blkno == TOPIC_LOG_METAPAGE_BLKNO)
+			report_bad_page(rel, blkno, "The metapage is missing.");
+		blkno--;
+	}
+}
+
+/* Read the fixed part of rel's metapage into *meta */
+void
+topic_storage_read_meta(Relation rel, TopicLogMetaData *meta)
+{
+	read_metapage(rel, meta, NULL);
+}
+
+/*
+ * Read the fixed part of rel's metapage into *meta and, if opaque is not
+ * NULL, its page summary into *opaque
+ */
+static void
+read_metapage(Relation rel, TopicLogMetaData *meta,
+			  TopicLogPageOpaqueData *opaque)
+{
+	Buffer		buffer;
+	Page		page;
+
+	/*
+	 * No size check first: every read asks for the metapage, and asking the
+	 * file system for the size costs a system call.  A file without its
+	 * metapage fails the read itself, as data corruption.
+	 */
+	buffer = ReadBuffer(rel, TOPIC_LOG_METAPAGE_BLKNO);
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	if (PageIsNew(page))
+		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, "The metapage is missing.");
+	topic_page_check(rel, TOPIC_LOG_METAPAGE_BLKNO, page, TL_PAGE_META);
+	*meta = *TopicLogPageGetMeta(page);
+	if (opaque != NULL)
+		*opaque = *TopicLogPageGetOpaque(page);
+	UnlockReleaseBuffer(buffer);
+}
+
+/*
+ * Log start, high watermark, newest timestamp and resolved mark of rel, as
+ * its own pages tell them: of the segment, or for a router what its
+ * metapage holds (the log start, and the end of the segments already
+ * retired).  topic_log_end() adds a router's LIVE segment.
+ */
+void
+topic_storage_log_end(Relation rel, TopicLogEnd *end)
+{
+	TopicLogMetaData meta;
+	TopicLogPageOpaqueData summary;
+
+	read_metapage(rel, &meta, &summary);
+	end->log_start_offset = meta.log_start_offset;
+	end->resolved = meta.resolved;
+
+	if (!(meta.flags & TL_META_ROUTER))
+		log_end_at(rel, topic_last_block(rel), NULL,
+				   &end->next_offset, &end->max_timestamp);
+	else
+	{
+		/* a router's only page is its metapage: records live in segments */
+		end->next_offset = summary.next_offset;
+		end->max_timestamp = summary.max_timestamp;
+		end->resolved = 0;
+	}
+}
+
+/*
+ * rel's resolved mark.  A reader may keep it for as long as it likes: the
+ * mark only moves forward, and a batch it passed since still reads right
+ * (see topic_batch_did_commit).
+ */
+TopicLogPosition
+topic_storage_resolved(Relation rel)
+{
+	TopicLogMetaData meta;
+
+	topic_storage_read_meta(rel, &meta);
+	return meta.resolved;
+}
+
+/*
+ * Set the resolved mark of a metapage; on the primary and in redo.  A
+ * metapage written before the mark existed gets its pd_lower raised over
+ * it, so that full-page images keep it.
+ */
+static void
+metapage_set_resolved(Page page, TopicLogPosition resolved)
+{
+	TopicLogMetaData *meta = TopicLogPageGetMeta(page);
+	PageHeader	phdr = (PageHeader) page;
+	LocationIndex meta_end = ((char *) meta + sizeof(TopicLogMetaData)) - (char *) page;
+
+	meta->resolved = Max(meta->resolved, resolved);
+	if (phdr->pd_lower < meta_end)
+		phdr->pd_lower = meta_end;
+}
+
+/*
+ * Move rel's resolved mark forward to position (never back).
+ * latest_committed is the newest committed xid among the batches it passes
+ * (or invalid): a hot standby first cancels the queries whose snapshots
+ * might not see that transaction yet, as for heap's all-visible marks.
+ */
+void
+topic_storage_advance_resolved(Relation rel, TopicLogPosition position,
+							   TransactionId latest_committed)
+{
+	Buffer		buffer = ReadBuffer(rel, TOPIC_LOG_METAPAGE_BLKNO);
+	Page		page;
+
+	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+	page = BufferGetPage(buffer);
+	topic_page_check(rel, TOPIC_LOG_METAPAGE_BLKNO, page, TL_PAGE_META);
+	if (position <= TopicLogPageGetMeta(page)->resolved)
+	{
+		UnlockReleaseBuffer(buffer);
+		return;
+	}
+
+	START_CRIT_SECTION();
+	metapage_set_resolved(page, position);
+	MarkBufferDirty(buffer);
+	if (RelationNeedsWAL(rel))
+	{
+		xl_topic_log_resolve xlrec;
+		XLogRecPtr	recptr;
+
+		memset(&xlrec, 0, sizeof(xlrec));
+		xlrec.resolved = position;
+		xlrec.latest_committed = latest_committed;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
+		recptr = XLogInsert(TOPIC_LOG_RMGR_ID, XLOG_TOPIC_LOG_RESOLVE);
+		PageSetLSN(page, recptr);
+	}
+	END_CRIT_SECTION();
+	UnlockReleaseBuffer(buffer);
+}
+
+/* Redo of topic_storage_advance_resolved's metapage change */
+void
+topic_page_set_resolved(Page page, TopicLogPosition position)
+{
+	metapage_set_resolved(page, position);
+}
+
+/* Does a batch start at each of positions[0..n-1] of a data page? */
+static bool
+batches_at(Page page, const uint16 *positions, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		Size		pos = 0;
+		TopicBatchHeader hdr;
+		bool		found = false;
+
+		while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
+			if ((char *) hdr - (char *) page == positions[i])
+			{
+				found = true;
+				break;
+			}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Flag the batches at byte positions positions[0..n-1] of a data page as
+ * rolled back for good (TB_ABORTED); on the primary and in redo.  False,
+ * changing nothing, if a position is not where a batch starts.
+ */
+bool
+topic_page_set_aborted(Page page, const uint16 *positions, int n)
+{
+	int			i;
+
+	if (!batches_at(page, positions, n))
+		return false;
+	for (i = 0; i < n; i++)
+		((TopicBatchHeader) ((char *) page + positions[i]))->flags |= TB_ABORTED;
+	return true;
+}
+
+/*
+ * Flag batches of an exclusively locked data page as rolled back for good,
+ * so that they stay invisible once the resolved mark passes them and their
+ * xids are forgotten.  positions are the batches' byte positions.
+ */
+void
+topic_page_mark_aborted(Relation rel, Buffer buffer, const uint16 *positions,
+						int n)
+{
+	Page		page = BufferGetPage(buffer);
+
+	/* checked outside the critical section, so that it cannot PANIC */
+	if (n <= 0 || !batches_at(page, positions, n))
+		elog(ERROR, "no batches to mark on page %u of \"%s\"",
+			 BufferGetBlockNumber(buffer), RelationGetRelationName(rel));
+
+	START_CRIT_SECTION();
+	if (!topic_page_set_aborted(page, positions, n))
+		elog(PANIC, "page %u of \"%s\" has no batch where one was marked",
+			 BufferGetBlockNumber(buffer), RelationGetRelationName(rel));
+	MarkBufferDirty(buffer);
+	if (RelationNeedsWAL(rel))
+	{
+		xl_topic_log_mark_aborted xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.nbatches = n;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfTopicLogMarkAborted);
+		XLogRegisterData((char *) positions, n * sizeof(uint16));
+		XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
+		recptr = XLogInsert(TOPIC_LOG_RMGR_ID, XLOG_TOPIC_LOG_MARK_ABORTED);
+		PageSetLSN(page, recptr);
+	}
+	END_CRIT_SECTION();
+}
+
+/*
+ * Lock the tail page of rel exclusively and describe it in *tail.  With
+ * free_bytes == 0 the caller must topic_tail_extend() before appending.
+ */
+void
+topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
+{
+	BlockNumber guess = RelationGetTargetBlock(rel);
+	BlockNumber zero_page = InvalidBlockNumber;
+	int64		zero_next_offset = 0;
+	TimestampTz zero_max_timestamp = DT_NOBEGIN;
+
+	for (;;)
+	{
+		BlockNumber nblocks;
+		Buffer		buffer;
+		Page		page;
+
+		if (guess == InvalidBlockNumber)
+		{
+			nblocks = topic_nblocks(rel);
+			if (nblocks == 0)
+				report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO,
+								"The metapage is missing.");
+			guess = nblocks - 1;
+		}
+
+		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, guess, RBM_NORMAL,
+									strategy);
+		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buffer);
+		if (!page_still_last(rel, guess, page) &&
+			guess != topic_nblocks(rel) - 1)
+		{
+			UnlockReleaseBuffer(buffer);
+			guess = InvalidBlockNumber;
+			continue;
+		}
+
+		tail->buffer = buffer;
+		tail->blkno = guess;
+		tail->strategy = strategy;
+		tail->sealed = false;
+
+		if (PageIsNew(page))
+		{
+			if (guess == TOPIC_LOG_METAPAGE_BLKNO)
+				report_bad_page(rel, guess, "The metapage is missing.");
+			if (zero_page != guess)
+			{
+				/* read the end from below without holding this page */
+				UnlockReleaseBuffer(buffer);
+				log_end_at(rel, guess - 1, strategy,
+						   &zero_next_offset, &zero_max_timestamp);
+				zero_page = guess;
+				continue;
+			}
+			tail->init_page = true;
+			tail->next_offset = zero_next_offset;
+			tail->max_timestamp = zero_max_timestamp;
+			tail->free_bytes = TOPIC_LOG_PAGE_CAPACITY;
+			tail->free_records = TOPIC_LOG_MAX_RECORDS_PER_PAGE;
+		}
+		else
+		{
+			TopicLogPageOpaque opaque;
+			bool		is_meta = (guess == TOPIC_LOG_METAPAGE_BLKNO);
+
+			topic_page_check(rel, guess, page, is_meta ? TL_PAGE_META : TL_PAGE_DATA);
+			opaque = TopicLogPageGetOpaque(page);
+			tail->sealed = (opaque->flags & TL_PAGE_SEALED) != 0;
+			tail->init_page = false;
+			tail->next_offset = opaque->next_offset;
+			tail->max_timestamp = opaque->max_timestamp;
+			if (is_meta)
+			{
+				tail->free_bytes = 0;
+				tail->free_records = 0;
+			}
+			else
+			{
+				tail->free_bytes = PageGetExactFreeSpace(page);
+				tail->free_records =
+					TOPIC_LOG_MAX_RECORDS_PER_PAGE - opaque->nrecords;
+			}
+		}
+		RelationSetTargetBlock(rel, guess);
+		return;
+	}
+}
+
+/*
+ * Move the start (and end) of a log without records: the metapage; on the
+ * primary and in redo.
+ */
+void
+topic_page_set_log_start(Page page, int64 log_start, TimestampTz max_timestamp)
+{
+	TopicLogPageOpaque opaque = TopicLogPageGetOpaque(page);
+	TopicLogMetaData *meta = TopicLogPageGetMeta(page);
+
+	meta->log_start_offset = Max(meta->log_start_offset, log_start);
+	opaque->min_offset = Max(opaque->min_offset, log_start);
+	opaque->next_offset = Max(opaque->next_offset, log_start);
+	opaque->min_timestamp = Max(opaque->min_timestamp, max_timestamp);
+	opaque->max_timestamp = Max(opaque->max_timestamp, max_timestamp);
+}
+
+/*
+ * Start a segment that has no records yet at a later offset, with
+ * timestamps continuing after max_timestamp: a segment starts where the
+ * one before it ended, and preserve mode's first record (pg_restore,
+ * replication) brings the log start its source had.  tail must be the
+ * locked metapage of a segment without data pages.
+ */
+void
+topic_tail_move_start(Relation rel, TopicTail *tail, int64 log_start,
+					  TimestampTz max_timestamp)
+{
+	Page		page = BufferGetPage(tail->buffer);
+
+	Assert(tail->blkno == TOPIC_LOG_METAPAGE_BLKNO);
+	if (log_start <= tail->next_offset && max_timestamp <= tail->max_timestamp)
+		return;
+
+	START_CRIT_SECTION();
+	topic_page_set_log_start(page, log_start, max_timestamp);
+	MarkBufferDirty(tail->buffer);
+	if (RelationNeedsWAL(rel))
+	{
+		xl_topic_log_start xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.log_start = log_start;
+		xlrec.max_timestamp = max_timestamp;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogRegisterBuffer(0, tail->buffer, REGBUF_STANDARD);
+		recptr = XLogInsert(TOPIC_LOG_RMGR_ID, XLOG_TOPIC_LOG_START);
+		PageSetLSN(page, recptr);
+	}
+	END_CRIT_SECTION();
+	tail->next_offset = Max(tail->next_offset, log_start);
+	tail->max_timestamp = Max(tail->max_timestamp, max_timestamp);
+}
+
+/*
+ * Add a page after the full tail and make it the tail.  The old tail stays
+ * locked until the new page is locked, so nobody else can extend.
+ */
+void
+topic_tail_extend(Relation rel, TopicTail *tail)
+{
+	Buffer		buffer;
+
+	LockRelationForExtension(rel, ExclusiveLock);
+	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL,
+								tail->strategy);
+	UnlockRelationForExtension(rel, ExclusiveLock);
+	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+
+	/* writers holding on to the old tail as their guess must look again */
+	if (tail->blkno != TOPIC_LOG_METAPAGE_BLKNO &&
+		!PageIsNew(BufferGetPage(tail->buffer)))
+	{
+		TopicLogPageGetOpaque(BufferGetPage(tail->buffer))->flags |= TL_PAGE_HAS_NEXT;
+		MarkBufferDirtyHint(tail->buffer, true);
+	}
+	UnlockReleaseBuffer(tail->buffer);
+
+	tail->buffer = buffer;
+	tail->blkno = BufferGetBlockNumber(buffer);
+	tail->init_page = true;
+	tail->free_bytes = TOPIC_LOG_PAGE_CAPACITY;
+	tail->free_records = TOPIC_LOG_MAX_RECORDS_PER_PAGE;
+	RelationSetTargetBlock(rel, tail->blkno);
+}
+
+/*
+ * Append one batch to the locked tail and WAL-log it.  The caller has
+ * checked that it fits (free_bytes, free_records).  router is the
+ * partition rel belongs to; decoding needs it when wal_level is logical.
+ */
+void
+topic_tail_append(Relation rel, TopicTail *tail, char *batch, Size len,
+				  bool last_in_multi, Relation router)
+{
+	Page		page = BufferGetPage(tail->buffer);
+	TopicBatchHeader hdr PG_USED_FOR_ASSERTS_ONLY = (TopicBatchHeader) batch;
+	TopicLogPageOpaque opaque;
+	xl_topic_log_page_start start;
+
+	Assert(MAXALIGN(len) <= tail->free_bytes);
+	Assert(hdr->nrecords <= tail->free_records);
+	Assert(hdr->hints == 0);
+
+	/* anything that could fail in there must fail here */
+	if (!batch_fits(page, batch, len, tail->init_page))
+		elog(ERROR, "topic_log batch of %zu bytes does not fit page %u of \"%s\"",
+			 len, tail->blkno, RelationGetRelationName(rel));
+
+	/* a new page carries the running summary of the log before it */
+	memset(&start, 0, sizeof(start));
+	start.next_offset = tail->next_offset;
+	start.max_timestamp = tail->max_timestamp;
+
+	START_CRIT_SECTION();
+
+	topic_page_append_batch(page, batch, len, tail->init_page ? &start : NULL);
+	MarkBufferDirty(tail->buffer);
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_topic_log_insert xlrec;
+		xl_topic_log_router xlrouter;
+		XLogRecPtr	recptr;
+		uint8		info = XLOG_TOPIC_LOG_INSERT;
+		int			regflags = REGBUF_STANDARD;
+
+		memset(&xlrec, 0, sizeof(xlrec));
+		xlrec.version = TOPIC_LOG_FORMAT_VERSION;
+		xlrec.flags = last_in_multi ? XLTL_LAST_IN_MULTI : 0;
+		if (XLogLogicalInfoActive())
+			xlrec.flags |= XLTL_ROUTER;
+		if (tail->init_page)
+		{
+			info |= XLOG_TOPIC_LOG_INIT_PAGE;
+			regflags |= REGBUF_WILL_INIT;
+			xlrec.flags |= XLTL_PAGE_START;
+		}
+
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfTopicLogInsert);
+		if (xlrec.flags & XLTL_ROUTER)
+		{
+			memset(&xlrouter, 0, sizeof(xlrouter));
+			xlrouter.node = router->rd_node;
+			XLogRegisterData((char *) &xlrouter, sizeof(xlrouter));
+		}
+		if (xlrec.flags & XLTL_PAGE_START)
+			XLogRegisterData((char *) &start, sizeof(start));
+		XLogRegisterData(batch, len);
+		XLogRegisterBuffer(0, tail->buffer, regflags);
+		/* like heap: lets decoding filter changes by replication origin */
+		XLogSetRecordFlags(XLOG_INCLUDE_ORIGIN);
+		recptr = XLogInsert(TOPIC_LOG_RMGR_ID, info);
+		PageSetLSN(page, recptr);
+	}
+
+	END_CRIT_SECTION();
+
+	opaque = TopicLogPageGetOpaque(page);
+	tail->init_page = false;
+	tail->free_bytes = PageGetExactFreeSpace(page);
+	tail->free_records = TOPIC_LOG_MAX_RECORDS_PER_PAGE - opaque->nrecords;
+	tail->next_offset = opaque->next_offset;
+	tail->max_timestamp = opaque->max_timestamp;
+}
+
+void
+topic_tail_release(TopicTail *tail)
+{
+	UnlockReleaseBuffer(tail->buffer);
+	tail->buffer = InvalidBuffer;
+}
+
+/*
+ * Mark the locked tail page as the end of a segment that rolled over (a
+ * hint, see TL_PAGE_SEALED).  False if the tail is not an initialized data
+ * page, which cannot carry the mark: the caller then does not roll.
+ */
+bool
+topic_tail_seal(TopicTail *tail)
+{
+	Page		page = BufferGetPage(tail->buffer);
+
+	if (PageIsNew(page) || tail->blkno == TOPIC_LOG_METAPAGE_BLKNO)
+		return false;
+	TopicLogPageGetOpaque(page)->flags |= TL_PAGE_SEALED;
+	MarkBufferDirtyHint(tail->buffer, true);
+	tail->sealed = true;
+	return true;
+}
+
+/*
+ * Last offset and timestamp range of a batch.  Walks the records only when
+ * the header cannot tell; false if they do not parse.
+ */
+bool
+topic_batch_summary(const TopicBatchHeaderData *hdr, int64 *last_offset,
+					TimestampTz *min_ts, TimestampTz *max_ts)
+{
+	const char *bytes = (const char *) hdr;
+	Size		pos = sizeof(TopicBatchHeaderData);
+	int			i;
+
+	/* a marker covers no offsets, but the log's end reaches its own */
+	if (TopicBatchIsMarker(hdr))
+	{
+		*last_offset = hdr->base_offset - 1;
+		*min_ts = *max_ts = hdr->base_timestamp;
+		return true;
+	}
+	if ((hdr->flags & (TB_CONTIGUOUS | TB_SAME_TIMESTAMP)) ==
+		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP))
+	{
+		*last_offset = hdr->base_offset + hdr->nrecords - 1;
+		*min_ts = *max_ts = hdr->base_timestamp;
+		return true;
+	}
+
+	*last_offset = hdr->base_offset;
+	*min_ts = *max_ts = hdr->base_timestamp;
+	for (i = 0; i < hdr->nrecords; i++)
+	{
+		TopicRecord rec;
+
+		if (!topic_record_decode(bytes, &pos, hdr->length, hdr, i, &rec))
+			return false;
+		*last_offset = Max(*last_offset, rec.offset);
+		*min_ts = Min(*min_ts, rec.timestamp);
+		*max_ts = Max(*max_ts, rec.timestamp);
+	}
+	return true;
+}
+
+/*
+ * Would the batch go on the page (initialized first, if init_page) as a
+ * well-formed batch?  Checked before the critical section, so that a bad
+ * batch is an ERROR and not a PANIC.
+ */
+static bool
+batch_fits(Page page, const char *batch, Size len, bool init_page)
+{
+	const TopicBatchHeaderData *hdr = (const TopicBatchHeaderData *) batch;
+	Size		lower = MAXALIGN(SizeOfPageHeaderData);
+	Size		upper = BLCKSZ - MAXALIGN(sizeof(TopicLogPageOpaqueData));
+	int			nrecords = 0;
+	int64		last_offset;
+	TimestampTz min_ts;
+	TimestampTz max_ts;
+
+	if (!init_page)
+	{
+		lower = ((PageHeader) page)->pd_lower;
+		upper = ((PageHeader) page)->pd_upper;
+		nrecords = TopicLogPageGetOpaque(page)->nrecords;
+	}
+	if (len >= sizeof(TopicBatchHeaderData) && TopicBatchIsMarker(hdr))
+		return hdr->length == len &&
+			(len == sizeof(TopicBatchHeaderData) ||
+			 len == TOPIC_MARKER_LENGTH_WITH_START) &&
+			hdr->nrecords == 0 && lower + MAXALIGN(len) <= upper &&
+			hdr->base_offset >= 0 && hdr->base_offset < TOPIC_OFFSET_MAX;
+	return len >= sizeof(TopicBatchHeaderData) && hdr->length == len &&
+		hdr->nrecords > 0 && lower + MAXALIGN(len) <= upper &&
+		nrecords + hdr->nrecords <= TOPIC_LOG_MAX_RECORDS_PER_PAGE &&
+		hdr->base_offset >= 0 &&
+		topic_batch_summary(hdr, &last_offset, &min_ts, &max_ts) &&
+		last_offset < PG_INT64_MAX;
+}
+
+/*
+ * Append a batch to a page, initializing the page first if asked.  Runs in
+ * a critical section on the primary and in redo; both must do exactly the
+ * same, so that the pages are byte-identical.
+ */
+void
+topic_page_append_batch(Page page, const char *batch, Size len,
+						const xl_topic_log_page_start *init)
+{
+	bool		init_page = (init != NULL);
+	const TopicBatchHeaderData *hdr = (const TopicBatchHeaderData *) batch;
+	PageHeader	phdr = (PageHeader) page;
+	TopicLogPageOpaque opaque;
+	int64		last_offset;
+	TimestampTz min_ts;
+	TimestampTz max_ts;
+
+	if (!batch_fits(page, batch, len, init_page))
+		elog(PANIC, "topic_log batch of %zu bytes does not fit its page", len);
+	(void) topic_batch_summary(hdr, &last_offset, &min_ts, &max_ts);
+
+	if (init_page)
+	{
+		PageInit(page, BLCKSZ, sizeof(TopicLogPageOpaqueData));
+		opaque = TopicLogPageGetOpaque(page);
+		opaque->min_offset = hdr->base_offset;
+		opaque->next_offset = Max(init->next_offset, hdr->base_offset);
+		opaque->min_timestamp = DT_NOEND;
+		opaque->max_timestamp = init->max_timestamp;
+		opaque->flags = TL_PAGE_DATA;
+		opaque->version = TOPIC_LOG_FORMAT_VERSION;
+		opaque->page_id = TOPIC_LOG_PAGE_ID;
+	}
+	opaque = TopicLogPageGetOpaque(page);
+
+	memcpy((char *) page + phdr->pd_lower, batch, len);
+	/* zero the alignment padding, so pages compare equal byte for byte */
+	memset((char *) page + phdr->pd_lower + len, 0, MAXALIGN(len) - len);
+	phdr->pd_lower += MAXALIGN(len);
+
+	opaque->min_offset = Min(opaque->min_offset, hdr->base_offset);
+	opaque->next_offset = Max(opaque->next_offset, last_offset + 1);
+	opaque->min_timestamp = Min(opaque->min_timestamp, min_ts);
+	opaque->max_timestamp = Max(opaque->max_timestamp, max_ts);
+	opaque->nrecords += hdr->nrecords;
+	opaque->nbatches++;
+}
+
+/* Is page an initialized data page of ours? (does not check the version) */
+bool
+topic_page_is_data(Page page)
+{
+	return !PageIsNew(page) &&
+		PageGetSpecialSize(page) == MAXALIGN(sizeof(TopicLogPageOpaqueData)) &&
+		TopicLogPageGetOpaque(page)->page_id == TOPIC_LOG_PAGE_ID &&
+		(TopicLogPageGetOpaque(page)->flags & TL_PAGE_DATA) != 0;
+}
+
+/*
+ * The batch at *pos of a data page (0 means the first), advancing *pos to
+ * the next one.  NULL at the end of the page, or when the bytes there are
+ * not a plausible batch header (topics.verify tells those apart).
+ */
+TopicBatchHeader
+topic_page_next_batch(Page page, Size *pos)
+{
+	PageHeader	phdr = (PageHeader) page;
+	TopicBatchHeader hdr;
+	Size		p = *pos;
+
+	if (p == 0)
+		p = MAXALIGN(SizeOfPageHeaderData);
+	if (p + sizeof(TopicBatchHeaderData) > phdr->pd_lower)
+		return NULL;
+	hdr = (TopicBatchHeader) ((char *) page + p);
+	if (hdr->length < sizeof(TopicBatchHeaderData) ||
+		p + hdr->length > phdr->pd_lower ||
+		(hdr->nrecords == 0 && !TopicBatchIsMarker(hdr)))
+		return NULL;
+	*pos = p + MAXALIGN(hdr->length);
+	return hdr;
+}
+
+/*
+ * Cache a batch's transaction status in its hint byte.  Like heap's hint
+ * bits: no WAL unless checksums need a full-page image, and a share lock
+ * is enough.
+ */
+void
+topic_batch_set_hints(Buffer buffer, TopicBatchHeader hdr, uint8 hints)
+{
+	hdr->hints |= hints;
+	MarkBufferDirtyHint(buffer, true);
+}

@@ -1,0 +1,192 @@
+/*-------------------------------------------------------------------------
+ *
+ * batch_walk.c
+ *	  Walking a segment's batches in offset order, and the fate of each
+ *	  batch for a consumer.
+ *
+ * A consumer reads committed, durable batches, steps over aborted ones and
+ * stops at the first batch that is not stable yet (the rule is in
+ * stable_read.c).  The walk share-locks one page at a time; a batch whose
+ * commit is not flushed yet is flushed outside the page lock, as a
+ * synchronous commit would have been, and the page visited again.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "storage/procarray.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "pg_topics/am/scan.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/subscription.h"
+#include "pg_topics/base/sync_standby.h"
+#include "pg_topics/log/storage.h"
+#include "pg_topics/log/topic_log.h"
+#include "pg_topics/log/visibility.h"
+#include "pg_topics/read/read.h"
+#include "pg_topics/segments/segment.h"
+#include "pg_topics/shared/registry.h"
+
+/*
+ * How a consumer treats a batch: BATCH_READ, BATCH_SKIP, or BATCH_STOP
+ * (with *flush_to set when it only needs its commit flushed).
+ */
+BatchFate
+topic_batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot,
+				 TopicLogPosition resolved, XLogRecPtr *flush_to)
+{
+	TransactionId xid = hdr->xid;
+
+	if (hdr->flags & TB_ABORTED)
+		return BATCH_SKIP;
+	/* resolved: finished, and durable, before any snapshot still running */
+	if (topic_batch_is_resolved(buffer, hdr, resolved) ||
+		xid == FrozenTransactionId)
+		return BATCH_READ;
+	if (hdr->hints & TB_HINT_ABORTED)
+		return BATCH_SKIP;
+	/* the hint is set only once the commit is durable */
+	if ((hdr->hints & TB_HINT_COMMITTED) && !XidInMVCCSnapshot(xid, snapshot))
+		return BATCH_READ;
+	if (TransactionIdIsCurrentTransactionId(xid))
+		return BATCH_STOP;
+	if (XidInMVCCSnapshot(xid, snapshot))
+	{
+		/* running at snapshot time; an abort since then is final */
+		if (!TransactionIdIsInProgress(xid) &&
+			topic_batch_commit_status(hdr) == TOPIC_COMMIT_NO)
+			return BATCH_SKIP;
+		return BATCH_STOP;
+	}
+	if (!(hdr->hints & TB_HINT_COMMITTED))
+	{
+		TopicCommitStatus commit = topic_batch_commit_status(hdr);
+
+		if (commit == TOPIC_COMMIT_NO)
+		{
+			topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
+			return BATCH_SKIP;
+		}
+		/* resolved since we read the mark: durable, and no LSN to ask */
+		if (commit == TOPIC_COMMIT_FORGOTTEN)
+		{
+			topic_batch_hint_commit_status(buffer, hdr, commit);
+			return BATCH_READ;
+		}
+	}
+	/*
+	 * Committed: shown only once durable.  An asynchronous commit (or one
+	 * sharing its commit-log LSN group with one) may not be flushed yet;
+	 * the caller flushes it, without holding the page, and comes back.
+	 */
+	if (!RecoveryInProgress())
+	{
+		XLogRecPtr	commit_lsn = TransactionIdGetCommitLSN(xid);
+
+		if (commit_lsn > GetFlushRecPtr(NULL))
+		{
+			*flush_to = commit_lsn;
+			return BATCH_STOP;
+		}
+	}
+	topic_batch_hint_committed(buffer, hdr);
+	return BATCH_READ;
+}
+
+/* Offset of the last record of a batch */
+int64
+topic_batch_last_offset(Relation rel, BlockNumber blkno, TopicBatchHeader hdr)
+{
+	int64		last;
+	TimestampTz min_ts;
+	TimestampTz max_ts;
+
+	if (!topic_batch_summary(hdr, &last, &min_ts, &max_ts))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("page %u of topic_log relation \"%s\" has a batch that does not decode",
+						blkno, RelationGetRelationName(rel))));
+	return last;
+}
+
+/*
+ * Walk the data pages of segment seg from the one holding offset from on,
+ * share-locking one page at a time, and hand each batch to visit, which
+ * returns true when the walk is over.  A visitor that needs a commit made
+ * durable first sets *flush_to and returns false: the walker flushes
+ * outside the page lock, as a synchronous commit would have (rather than
+ * wait for the WAL writer), and visits that page again from its start.
+ * True when a visitor ended the walk.
+ */
+bool
+topic_walk_batches(Relation seg, int64 from, TopicBatchVisitor visit,
+				   void *arg)
+{
+	BlockNumber nblocks = topic_last_block(seg) + 1;
+	TopicLogPosition resolved = topic_storage_resolved(seg);
+	BlockNumber blkno;
+
+	for (blkno = topic_seek_block(seg, nblocks, false, from, 0);
+		 blkno < nblocks; blkno++)
+	{
+		Buffer		buffer = ReadBuffer(seg, blkno);
+		Page		page;
+		Size		pos = 0;
+		TopicBatchHeader hdr;
+		bool		done = false;
+		XLogRecPtr	flush_to = InvalidXLogRecPtr;
+
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		if (PageIsNew(page))
+		{
+			/* left by a crash; the log goes on after it */
+			UnlockReleaseBuffer(buffer);
+			continue;
+		}
+		topic_page_check(seg, blkno, page, TL_PAGE_DATA);
+
+		while (!done && flush_to == InvalidXLogRecPtr &&
+			   (hdr = topic_page_next_batch(page, &pos)) != NULL)
+			done = visit(arg, seg, blkno, buffer, hdr, resolved, &flush_to);
+		UnlockReleaseBuffer(buffer);
+		if (flush_to != InvalidXLogRecPtr)
+		{
+			XLogFlush(flush_to);
+			blkno--;
+			continue;
+		}
+		if (done)
+			return true;
+	}
+	return false;
+}
+
+/* Decode record i of batch hdr on page blkno of seg, or fail loudly */
+void
+topic_decode_batch_record(Relation seg, BlockNumber blkno, TopicBatchHeader hdr,
+						  Size *rpos, int i, TopicRecord *rec)
+{
+	if (!topic_record_decode((const char *) hdr, rpos, hdr->length, hdr, i, rec))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("page %u of topic_log relation \"%s\" has a record that does not decode",
+						blkno, RelationGetRelationName(seg))));
+}

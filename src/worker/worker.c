@@ -1,0 +1,518 @@
+/*-------------------------------------------------------------------------
+ *
+ * worker.c
+ *	  The background worker: segments ahead of need, and retention.
+ *
+ * A launcher runs for the whole cluster (started at server start, after
+ * recovery).  Every pg_topics.worker_naptime, and at once when a producer
+ * asks for a segment, it starts a short-lived worker in each database that
+ * accepts connections; one at a time, so it needs one spare background
+ * worker slot.  A database worker does nothing where the extension is not
+ * installed; elsewhere, for every partition's log, it:
+ *
+ * - creates a SPARE segment if there is none, so that a roll never waits
+ *   for DDL (the segment commits before its entry is added),
+ * - sets when the LIVE segment rolls (from the topic's retention settings
+ *   and pg_topics.segment_size), and rolls it if it is due by its whole
+ *   size on disk, by age or by a writer's flag: retention never depends on
+ *   someone producing after the budget is exceeded,
+ * - applies retention (retention.c), dropping whole segments, and
+ *   compacts topics.consumer_offsets (compaction.c),
+ * - forgets directory entries of segments dropped earlier,
+ * - creates a spare again if the roll used it up,
+ * - logs the stable-offset markers of published logs that changed
+ *   (markers.c),
+ * - and drops segments no directory names (orphans of a crash between
+ *   creating a segment and adding it, or of a partition dropped without
+ *   its segments), taking a lock only on real candidates.
+ *
+ * Whether the launcher runs, when a round last finished and why workers
+ * cannot start are kept for topics.maintenance (maintenance.c), and said
+ * once in the log rather than per attempt.
+ *
+ * Short-lived database workers keep no connection open, so DROP DATABASE
+ * is not held up for long; an error in one log is reported and the worker
+ * goes on with the next.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
+#include "catalog/namespace.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lmgr.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "tcop/tcopprot.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/settings.h"
+#include "pg_topics/base/wakeup.h"
+#include "pg_topics/replication/markers.h"
+#include "pg_topics/segments/segment.h"
+#include "pg_topics/shared/maintenance.h"
+#include "pg_topics/shared/registry.h"
+#include "pg_topics/worker/compaction.h"
+#include "pg_topics/worker/retention.h"
+#include "pg_topics/worker/worker.h"
+
+PGDLLEXPORT void topic_launcher_main(Datum main_arg);
+PGDLLEXPORT void topic_db_worker_main(Datum main_arg);
+
+/* Register the launcher; from _PG_init, while preloading */
+void
+topic_worker_init(void)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = 10;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_topics");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "topic_launcher_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "pg_topics launcher");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "pg_topics launcher");
+	/* said in the log and in topics.maintenance when there is no slot */
+	if (topic_maintenance_register_launcher())
+		RegisterBackgroundWorker(&worker);
+}
+
+/* Databases a round visits: those accepting connections, not templates */
+static List *
+databases(void)
+{
+	List	   *result = NIL;
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	MemoryContext caller = CurrentMemoryContext;
+
+	StartTransactionCommand();
+	rel = table_open(DatabaseRelationId, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+	{
+		Form_pg_database db = (Form_pg_database) GETSTRUCT(tuple);
+		MemoryContext old;
+
+		if (!db->datallowconn || db->datistemplate)
+			continue;
+		old = MemoryContextSwitchTo(caller);
+		result = lappend_oid(result, db->oid);
+		MemoryContextSwitchTo(old);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	CommitTransactionCommand();
+	return result;
+}
+
+/* Run one database worker for dboid and wait for it to finish */
+static void
+run_database(Oid dboid)
+{
+	BackgroundWorker worker;
+	BackgroundWorkerHandle *handle;
+	pid_t		pid;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_topics");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "topic_db_worker_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "pg_topics worker for database %u", dboid);
+	snprintf(worker.bgw_type, BGW_MAXLEN, "pg_topics worker");
+	worker.bgw_main_arg = ObjectIdGetDatum(dboid);
+	worker.bgw_notify_pid = MyProcPid;
+
+	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
+	{
+		topic_maintenance_worker_start_failed(dboid);
+		return;
+	}
+	topic_maintenance_worker_started();
+	if (WaitForBackgroundWorkerStartup(handle, &pid) != BGWH_STARTED)
+		return;
+	WaitForBackgroundWorkerShutdown(handle);
+}
+
+/* The launcher is gone: producers must not set a stale latch */
+static void
+launcher_exit(int code, Datum arg)
+{
+	topic_wakeup_set_launcher(NULL);
+	topic_maintenance_launcher_stopped();
+}
+
+void
+topic_launcher_main(Datum main_arg)
+{
+	TimestampTz last_round = 0;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+
+	topic_wakeup_set_launcher(MyLatch);
+	topic_maintenance_launcher_started();
+	before_shmem_exit(launcher_exit, (Datum) 0);
+
+	for (;;)
+	{
+		Oid			wake;
+		TimestampTz now;
+		long		next_expiry;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+
+		wake = topic_wakeup_take_database();
+		if (OidIsValid(wake))
+			run_database(wake);
+
+		now = GetCurrentTimestamp();
+		if (TimestampDifferenceExceeds(last_round, now, pg_topics_worker_naptime))
+		{
+			List	   *dbs = databases();
+			ListCell   *lc;
+
+			foreach(lc, dbs)
+				run_database(lfirst_oid(lc));
+			list_free(dbs);
+			last_round = GetCurrentTimestamp();
+		}
+
+		/* producers holding readers back too long; sleep until the next one would */
+		next_expiry = topic_registry_end_old_producers();
+
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 next_expiry >= 0 ? Min(next_expiry, pg_topics_worker_naptime) :
+						 pg_topics_worker_naptime, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
+/*
+ * OIDs of relations stored by topic_log in this database: partition logs,
+ * or segments; the list is made in context into.
+ */
+static List *
+log_relations(bool segments, MemoryContext into)
+{
+	List	   *result = NIL;
+	Oid			am = topic_log_am_oid();
+	Oid			segnsp = topic_segment_namespace();
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+
+	rel = table_open(RelationRelationId, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+	{
+		Form_pg_class c = (Form_pg_class) GETSTRUCT(tuple);
+
+		if (c->relam == am && c->relkind == RELKIND_RELATION &&
+			(c->relnamespace == segnsp) == segments)
+		{
+			MemoryContext old = MemoryContextSwitchTo(into);
+
+			result = lappend_oid(result, c->oid);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return result;
+}
+
+/*
+ * Run fn(relid) in a transaction of its own; report an error and go on.
+ * True if it committed.
+ */
+static bool
+in_transaction(void (*fn) (Oid), Oid relid)
+{
+	MemoryContext context = CurrentMemoryContext;
+	bool		committed = false;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	PG_TRY();
+	{
+		fn(relid);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		committed = true;
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(context);
+		EmitErrorReport();
+		FlushErrorState();
+		AbortCurrentTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(context);
+	return committed;
+}
+
+/*
+ * Open a log for upkeep, or NULL if someone holds a conflicting lock (a
+ * long VACUUM, an open TRUNCATE): it waits for the next round rather than
+ * hold up every other log.
+ */
+static Relation
+open_for_upkeep(Oid relid)
+{
+	if (!ConditionalLockRelationOid(relid, ShareUpdateExclusiveLock))
+		return NULL;
+	return try_relation_open(relid, NoLock);
+}
+
+static void
+close_after_upkeep(Relation rel)
+{
+	relation_close(rel, ShareUpdateExclusiveLock);
+}
+
+/*
+ * Retention of one partition's log: roll its LIVE segment when it is due
+ * (by size on disk or by age, whether or not anyone produces), then drop
+ * whole segments
+ */
+static void
+maintain_log(Oid relid)
+{
+	Relation	router = open_for_upkeep(relid);
+
+	if (router == NULL)
+		return;
+	if (topic_log_is_router(router))
+		(void) topic_retention_apply(router, false, NULL);
+	close_after_upkeep(router);
+}
+
+/* Forget the entries of segments whose drop committed (a later transaction) */
+static void
+forget_gone(Oid relid)
+{
+	Relation	router = open_for_upkeep(relid);
+
+	if (router == NULL)
+		return;
+	if (topic_log_is_router(router))
+		topic_segments_forget_gone(router);
+	close_after_upkeep(router);
+}
+
+/* Create a spare segment for a log that has none (committed by the caller) */
+static Oid	spare_router = InvalidOid;
+static Oid	spare_relid = InvalidOid;
+static uint32 spare_segno = 0;
+
+static void
+create_spare(Oid relid)
+{
+	Relation	router = open_for_upkeep(relid);
+	TopicSegmentDir *dir;
+	bool		has_spare = false;
+
+	spare_relid = InvalidOid;
+	if (router == NULL)
+		return;
+	if (topic_log_is_router(router))
+	{
+		dir = topic_segdir_read(router);
+		for (int i = 0; i < dir->nentries; i++)
+			if (dir->entries[i].state == TOPIC_SEGMENT_SPARE)
+				has_spare = true;
+		if (!has_spare && dir->nentries < (int) TOPIC_LOG_MAX_SEGMENTS)
+		{
+			spare_router = relid;
+			spare_relid = topic_segment_create_spare(router, &spare_segno);
+		}
+		pfree(dir);
+	}
+	close_after_upkeep(router);
+}
+
+static void
+add_spare(Oid relid)
+{
+	Relation	router = open_for_upkeep(relid);
+
+	if (router == NULL)
+		return;
+	topic_segment_add_spare(router, spare_relid, spare_segno);
+	close_after_upkeep(router);
+}
+
+/* Compaction of topics.consumer_offsets: copy, commit, then cut */
+static int64 compaction_cut = -1;
+
+static void
+compact_copy(Oid relid)
+{
+	Relation	log = open_for_upkeep(relid);
+
+	compaction_cut = -1;
+	if (log == NULL)
+		return;
+	compaction_cut = topic_offsets_compact_copy(log);
+	close_after_upkeep(log);
+}
+
+static void
+compact_finish(Oid relid)
+{
+	Relation	log = open_for_upkeep(relid);
+
+	if (log == NULL)
+		return;
+	topic_offsets_compact_finish(log, compaction_cut);
+	close_after_upkeep(log);
+}
+
+/* The logs whose stable offsets a round sends (docs/replication.md) */
+static List *marker_logs = NIL;
+
+static void
+refresh_markers(Oid unused)
+{
+	ListCell   *lc;
+
+	foreach(lc, marker_logs)
+	{
+		CHECK_FOR_INTERRUPTS();
+		topic_markers_refresh(lfirst_oid(lc));
+	}
+}
+
+/* A spare segment for log relid if it has none: created, committed, added */
+static void
+ensure_spare(Oid relid)
+{
+	if (in_transaction(create_spare, relid) && OidIsValid(spare_relid))
+		in_transaction(add_spare, spare_router);
+}
+
+static void
+sweep_orphan(Oid relid)
+{
+	topic_segment_drop_if_orphan(relid);
+}
+
+static bool
+extension_installed(void)
+{
+	bool		installed;
+
+	StartTransactionCommand();
+	installed = OidIsValid(get_extension_oid("pg_topics", true)) &&
+		OidIsValid(get_namespace_oid("topics_segments", true));
+	CommitTransactionCommand();
+	return installed;
+}
+
+void
+topic_db_worker_main(Datum main_arg)
+{
+	Oid			dboid = DatumGetObjectId(main_arg);
+	MemoryContext context = AllocSetContextCreate(TopMemoryContext,
+												  "pg_topics worker",
+												  ALLOCSET_DEFAULT_SIZES);
+	List	   *logs;
+	Oid			offsets_log;
+	ListCell   *lc;
+
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+	pgstat_report_appname("pg_topics worker");
+	/* never wait long for anyone: what is busy now is done next round */
+	SetConfigOption("lock_timeout", "1000", PGC_SUSET, PGC_S_OVERRIDE);
+
+	if (!extension_installed())
+		proc_exit(0);
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	logs = log_relations(false, context);
+	offsets_log = topic_offsets_log_relid();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+
+	/*
+	 * A spare before retention, so that a LIVE segment due to roll rolls in
+	 * this round, and another one after it for the producers if that roll
+	 * used it up.
+	 */
+	foreach(lc, logs)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ensure_spare(lfirst_oid(lc));
+		in_transaction(maintain_log, lfirst_oid(lc));
+		in_transaction(forget_gone, lfirst_oid(lc));
+		if (lfirst_oid(lc) == offsets_log &&
+			in_transaction(compact_copy, offsets_log) && compaction_cut >= 0)
+			in_transaction(compact_finish, offsets_log);
+		ensure_spare(lfirst_oid(lc));
+	}
+
+	/*
+	 * markers for the published logs in one transaction: one xid a round,
+	 * and none when no marker changed (markers.c)
+	 */
+	if (XLogLogicalInfoActive())
+	{
+		marker_logs = logs;
+		topic_markers_round_begin(list_length(logs));
+		if (in_transaction(refresh_markers, InvalidOid))
+			topic_markers_round_committed(logs);
+	}
+
+	/* orphans: cheap to look for (no locks), so every round */
+	{
+		List	   *segments;
+
+		SetCurrentStatementStartTimestamp();
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		segments = log_relations(true, context);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		foreach(lc, segments)
+			in_transaction(sweep_orphan, lfirst_oid(lc));
+	}
+	topic_maintenance_round_done(dboid);
+	proc_exit(0);
+}
