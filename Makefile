@@ -43,6 +43,12 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Every include and call points down the layers (scripts/check-layers);
+# with the library built, calls between object files are checked too
+check-layers:
+	@$(srcdir)/scripts/check-layers $(LAYERS)
+.PHONY: check-layers
+
 # the TAP tests' shared helpers (after PGXS, which sets PG_PROVE_FLAGS)
 PG_PROVE_FLAGS += -I $(srcdir)/test/lib
 

@@ -7,6 +7,7 @@
 #
 # Installs what is missing (Debian packages), builds the extension with
 # assertions (make CASSERT=1) and installs it (with sudo when not root),
+# checks that the source tree keeps its layers (make check-layers),
 # then runs the tests as an unprivileged user: PostgreSQL refuses to run as
 # root.  `make install` (or scripts/demo.sh) puts the normal build back.
 # PG_BINDIR may name another installation of PostgreSQL 15 to test with;
@@ -18,6 +19,7 @@ source "$top/scripts/common.sh"
 
 install_packages
 build_and_install "$top" CASSERT=1
+make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" check-layers
 
 # run from a copy the test user owns, so that root-owned checkouts work
 work=$(mktemp -d /tmp/pg_topics-test.XXXXXX)

@@ -15,18 +15,23 @@
 #include "access/xlog_internal.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
 
 #include "pg_topics/am/seek_scan.h"
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/wakeup.h"
 #include "pg_topics/hooks/ddl.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/log/wal.h"
 #include "pg_topics/replication/decode.h"
 #include "pg_topics/replication/markers.h"
+#include "pg_topics/shared/group_state.h"
+#include "pg_topics/shared/maintenance.h"
 #include "pg_topics/shared/registry.h"
-#include "pg_topics/top/shmem.h"
 #include "pg_topics/worker/worker.h"
 
 PG_MODULE_MAGIC;
@@ -45,6 +50,50 @@ static RmgrData topic_rmgr = {
 	.rm_mask = topic_mask,
 	.rm_decode = topic_decode,
 };
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/*
+ * Shared memory: the in-flight registry and the consumer groups, sized by
+ * settings that need a restart; the launcher's latch (wakeup.c); what
+ * topics.maintenance shows; the markers' round state.
+ */
+static void
+topic_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	topic_registry_shmem_request();
+	topic_groups_shmem_request();
+	RequestAddinShmemSpace(topic_wakeup_shmem_size());
+	RequestAddinShmemSpace(topic_maintenance_shmem_size());
+	topic_markers_shmem_request();
+}
+
+static void
+topic_shmem_startup(void)
+{
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	topic_registry_shmem_startup();
+	topic_groups_shmem_startup();
+	topic_wakeup_shmem_startup();
+	topic_maintenance_shmem_startup();
+	topic_markers_shmem_startup();
+	LWLockRelease(AddinShmemInitLock);
+}
+
+static void
+topic_shmem_init(void)
+{
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = topic_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = topic_shmem_startup;
+}
 
 void
 _PG_init(void)
