@@ -14,7 +14,7 @@ use PgTopicsTest;
 
 my $docs = dirname(__FILE__) . '/../../docs';
 # DOC_PAGES=topics.md runs one page
-my @pages = $ENV{DOC_PAGES} ? split(/,/, $ENV{DOC_PAGES}) : ('topics.md');
+my @pages = $ENV{DOC_PAGES} ? split(/,/, $ENV{DOC_PAGES}) : ('topics.md', 'consumer-groups.md');
 
 # seconds a block may take before the test gives up on it
 my $block_timeout = 60;
@@ -247,7 +247,11 @@ CREATE DATABASE doc OWNER postgres TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE
 			$what = 'errors in its "-- ERROR:" comments';
 			@expected = map { [ $_->[0], $_->[1] =~ s/^\s*--\s?//r =~ s/\s+$//r ] }
 			  grep { $_->[1] =~ /^\s*--\s?(ERROR|DETAIL|HINT):/ } @{ $block->{lines} };
-			@actual = grep { /^(ERROR|DETAIL|HINT):/ } @actual;
+			my $in_error = 0;
+			@actual = grep {
+				$in_error = $1 eq 'ERROR' if /^(ERROR|WARNING|NOTICE|INFO|LOG|DEBUG\d?):/;
+				$in_error && /^(ERROR|DETAIL|HINT):/
+			} @actual;
 		}
 		my $same = @expected == @actual
 		  && !grep { $expected[$_][1] ne $actual[$_] } 0 .. $#actual;
