@@ -74,5 +74,6 @@ extern void topic_ddl_run_internal(void (*fn) (void *), void *arg);
 extern bool topic_ddl_is_internal(void);
 extern void topic_check_columns(Relation rel);
 extern void topic_record_extension_dependency(Oid topic);
+extern void topic_refuse_dml(Oid relid, CmdType command) pg_attribute_noreturn();
 
 #endif							/* PG_TOPICS_H */
