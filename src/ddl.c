@@ -721,9 +721,12 @@ check_create_parents(CreateStmt *stmt)
 	}
 }
 
-/* Refuse publishing an internal relation, or a schema that holds them */
+/*
+ * Refuse publishing an internal relation, or a schema that holds them;
+ * command is "CREATE PUBLICATION" or "ALTER PUBLICATION"
+ */
 static void
-check_publication_objects(List *pubobjects)
+check_publication_objects(List *pubobjects, const char *command)
 {
 	ListCell   *lc;
 
@@ -742,7 +745,7 @@ check_publication_objects(List *pubobjects)
 			if (OidIsValid(relid) && topic_is_log_relation(relid) &&
 				get_rel_namespace(relid) == topic_extension_schema())
 				continue;
-			topic_refuse_internal_relation(relid, "Publishing");
+			topic_refuse_internal_relation(relid, command);
 		}
 		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_SCHEMA &&
 				 obj->name != NULL && !topic_internal_ddl_exempt() &&
@@ -889,11 +892,13 @@ check_utility(Node *parsetree)
 			check_security_label((SecLabelStmt *) parsetree);
 			break;
 		case T_CreatePublicationStmt:
-			check_publication_objects(((CreatePublicationStmt *) parsetree)->pubobjects);
+			check_publication_objects(((CreatePublicationStmt *) parsetree)->pubobjects,
+									  "CREATE PUBLICATION");
 			break;
 		case T_AlterPublicationStmt:
 			if (((AlterPublicationStmt *) parsetree)->action != AP_DropObjects)
-				check_publication_objects(((AlterPublicationStmt *) parsetree)->pubobjects);
+				check_publication_objects(((AlterPublicationStmt *) parsetree)->pubobjects,
+										  "ALTER PUBLICATION");
 			break;
 		case T_AlterExtensionContentsStmt:
 			{

@@ -233,10 +233,18 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 	frozenxid_updated = report_vacuum(rel, nblocks, &end, new_frozen_xid,
 									  oldest_mxact);
 
-	ereport(elevel,
-			(errmsg("topic_log \"%s\": resolved " INT64_FORMAT " batches (" INT64_FORMAT " rolled back), relfrozenxid %u%s",
-					RelationGetRelationName(rel), nresolved, nmarked,
-					new_frozen_xid, frozenxid_updated ? "" : " (unchanged)")));
+	if (frozenxid_updated)
+		ereport(elevel,
+				(errmsg("topic_log \"%s\": resolved %lld batches (%lld rolled back), relfrozenxid %u",
+						RelationGetRelationName(rel), (long long) nresolved,
+						(long long) nmarked,
+						new_frozen_xid)));
+	else
+		ereport(elevel,
+				(errmsg("topic_log \"%s\": resolved %lld batches (%lld rolled back), relfrozenxid %u (unchanged)",
+						RelationGetRelationName(rel), (long long) nresolved,
+						(long long) nmarked,
+						new_frozen_xid)));
 }
 
 /*
