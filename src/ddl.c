@@ -100,8 +100,9 @@ typedef enum DdlRefusal
 } DdlRefusal;
 
 /*
- * Refuse a statement on topic (or partition) relid: 0A000 with a hint, one
- * whole message per refusal
+ * Refuse a statement on topic (or partition) relid: 0A000 with a hint.
+ * Long on purpose: one ereport per refusal, so that each message is
+ * written out whole, once, for translation.
  */
 static void
 refuse(Oid relid, DdlRefusal refusal)
@@ -492,13 +493,14 @@ topic_planner(Query *parse, const char *query_string, int cursorOptions,
 
 /*
  * What ALTER TABLE subcommand subtype does to a topic or one of its
- * partitions: NULL when the log honours it on every path (produce, COPY,
- * INSERT, fetch, retention, pg_dump), otherwise what is refused, with the
- * hint in *hint.  Every AlterTableType is listed and there is no default,
+ * partitions: DDL_ALLOWED when the log honours it on every path (produce,
+ * COPY, INSERT, fetch, retention, pg_dump), otherwise the refusal that
+ * refuse() raises.  Every AlterTableType is listed and there is no default,
  * so that a subcommand a new PostgreSQL adds fails the build here (the
  * pragma turns -Wswitch into an error) until someone classifies it.
  * ATTACH and DETACH PARTITION are refused here; check_alter_table lets
- * pg_topics' own DDL and restores through.
+ * pg_topics' own DDL and restores through.  Long on purpose: the switch
+ * names every subcommand, one per line.
  */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
@@ -786,6 +788,86 @@ check_security_label(SecLabelStmt *stmt)
 		topic_refuse_internal_relation(address.objectId, "SECURITY LABEL");
 }
 
+/*
+ * Refuse CREATE TRIGGER, RULE or POLICY (command) on an internal relation,
+ * and with refusal on a topic: what it would attach to the relation named
+ * by rv never sees the records
+ */
+static void
+check_attached_object(RangeVar *rv, const char *command, DdlRefusal refusal)
+{
+	Oid			relid = RangeVarGetRelid(rv, NoLock, true);
+
+	topic_refuse_internal_relation(relid, command);
+	if (OidIsValid(relid) && topic_is_topic_relation(relid))
+		refuse(relid, refusal);
+}
+
+/*
+ * Refuse CREATE TABLE (or CREATE FOREIGN TABLE, which begins with a
+ * CreateStmt) under a topic or an internal relation, and a topic_log
+ * partition made by hand
+ */
+static void
+check_create_table(Node *parsetree)
+{
+	CreateStmt *stmt = (CreateStmt *) parsetree;
+	const char *am = stmt->accessMethod ? stmt->accessMethod :
+		default_table_access_method;
+
+	check_create_parents(stmt);
+	if (stmt->partbound != NULL && !internal_ddl &&
+		IsA(parsetree, CreateStmt) && strcmp(am, "topic_log") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a topic_log relation cannot be created as a partition"),
+				 errhint("Create topics with topics.create_topic(), and grow them with topics.add_partitions().")));
+}
+
+/* Refuse DROP TABLE of one partition of a topic */
+static void
+check_drop(DropStmt *stmt)
+{
+	ListCell   *lc;
+
+	if (stmt->removeType != OBJECT_TABLE)
+		return;
+	foreach(lc, stmt->objects)
+	{
+		RangeVar   *rv = makeRangeVarFromNameList(lfirst(lc));
+		Oid			relid = RangeVarGetRelid(rv, NoLock, true);
+
+		if (OidIsValid(relid) && get_rel_relispartition(relid) &&
+			topic_is_log_relation(relid))
+			refuse(relid, DDL_DROP_PARTITION);
+	}
+}
+
+/*
+ * Refuse renaming the schemas pg_topics finds its relations by, an internal
+ * relation, or the columns of a topic
+ */
+static void
+check_rename(RenameStmt *stmt)
+{
+	Oid			relid;
+
+	if (stmt->renameType == OBJECT_SCHEMA && !topic_internal_ddl_exempt() &&
+		(strcmp(stmt->subname, "topics_segments") == 0 ||
+		 get_namespace_oid(stmt->subname, true) == topic_extension_schema()))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("schema \"%s\" holds internal relations of pg_topics and cannot be renamed",
+						stmt->subname)));
+	if (stmt->relation == NULL)
+		return;
+	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	topic_refuse_internal_relation(relid, "RENAME");
+	if (stmt->renameType == OBJECT_COLUMN &&
+		OidIsValid(relid) && topic_is_topic_relation(relid))
+		refuse(relid, DDL_RENAME_COLUMN);
+}
+
 /* Refuse utility statements that would change what a topic is */
 static void
 check_utility(Node *parsetree)
@@ -822,21 +904,8 @@ check_utility(Node *parsetree)
 			}
 		case T_CreateStmt:
 		case T_CreateForeignTableStmt:
-			{
-				/* CreateForeignTableStmt begins with a CreateStmt */
-				CreateStmt *stmt = (CreateStmt *) parsetree;
-				const char *am = stmt->accessMethod ? stmt->accessMethod :
-					default_table_access_method;
-
-				check_create_parents(stmt);
-				if (stmt->partbound != NULL && !internal_ddl &&
-					IsA(parsetree, CreateStmt) && strcmp(am, "topic_log") == 0)
-					ereport(ERROR,
-							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-							 errmsg("a topic_log relation cannot be created as a partition"),
-							 errhint("Create topics with topics.create_topic(), and grow them with topics.add_partitions().")));
-				break;
-			}
+			check_create_table(parsetree);
+			break;
 		case T_ViewStmt:
 			if (((ViewStmt *) parsetree)->replace)
 				topic_refuse_internal_rangevar(((ViewStmt *) parsetree)->view,
@@ -859,35 +928,17 @@ check_utility(Node *parsetree)
 				break;
 			}
 		case T_CreateTrigStmt:
-			{
-				CreateTrigStmt *stmt = (CreateTrigStmt *) parsetree;
-				Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
-
-				topic_refuse_internal_relation(relid, "CREATE TRIGGER");
-				if (OidIsValid(relid) && topic_is_topic_relation(relid))
-					refuse(relid, DDL_CREATE_TRIGGER);
-				break;
-			}
+			check_attached_object(((CreateTrigStmt *) parsetree)->relation,
+								  "CREATE TRIGGER", DDL_CREATE_TRIGGER);
+			break;
 		case T_RuleStmt:
-			{
-				RuleStmt   *stmt = (RuleStmt *) parsetree;
-				Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
-
-				topic_refuse_internal_relation(relid, "CREATE RULE");
-				if (OidIsValid(relid) && topic_is_topic_relation(relid))
-					refuse(relid, DDL_CREATE_RULE);
-				break;
-			}
+			check_attached_object(((RuleStmt *) parsetree)->relation,
+								  "CREATE RULE", DDL_CREATE_RULE);
+			break;
 		case T_CreatePolicyStmt:
-			{
-				CreatePolicyStmt *stmt = (CreatePolicyStmt *) parsetree;
-				Oid			relid = RangeVarGetRelid(stmt->table, NoLock, true);
-
-				topic_refuse_internal_relation(relid, "CREATE POLICY");
-				if (OidIsValid(relid) && topic_is_topic_relation(relid))
-					refuse(relid, DDL_ROW_SECURITY);
-				break;
-			}
+			check_attached_object(((CreatePolicyStmt *) parsetree)->table,
+								  "CREATE POLICY", DDL_ROW_SECURITY);
+			break;
 		case T_SecLabelStmt:
 			check_security_label((SecLabelStmt *) parsetree);
 			break;
@@ -913,45 +964,11 @@ check_utility(Node *parsetree)
 				break;
 			}
 		case T_DropStmt:
-			{
-				DropStmt   *stmt = (DropStmt *) parsetree;
-				ListCell   *lc;
-
-				if (stmt->removeType != OBJECT_TABLE)
-					break;
-				foreach(lc, stmt->objects)
-				{
-					RangeVar   *rv = makeRangeVarFromNameList(lfirst(lc));
-					Oid			relid = RangeVarGetRelid(rv, NoLock, true);
-
-					if (OidIsValid(relid) && get_rel_relispartition(relid) &&
-						topic_is_log_relation(relid))
-						refuse(relid, DDL_DROP_PARTITION);
-				}
-				break;
-			}
+			check_drop((DropStmt *) parsetree);
+			break;
 		case T_RenameStmt:
-			{
-				RenameStmt *stmt = (RenameStmt *) parsetree;
-				Oid			relid;
-
-				/* pg_topics finds its relations by their schemas' names */
-				if (stmt->renameType == OBJECT_SCHEMA && !topic_internal_ddl_exempt() &&
-					(strcmp(stmt->subname, "topics_segments") == 0 ||
-					 get_namespace_oid(stmt->subname, true) == topic_extension_schema()))
-					ereport(ERROR,
-							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-							 errmsg("schema \"%s\" holds internal relations of pg_topics and cannot be renamed",
-									stmt->subname)));
-				if (stmt->relation == NULL)
-					break;
-				relid = RangeVarGetRelid(stmt->relation, NoLock, true);
-				topic_refuse_internal_relation(relid, "RENAME");
-				if (stmt->renameType == OBJECT_COLUMN &&
-					OidIsValid(relid) && topic_is_topic_relation(relid))
-					refuse(relid, DDL_RENAME_COLUMN);
-				break;
-			}
+			check_rename((RenameStmt *) parsetree);
+			break;
 		default:
 			break;
 	}
