@@ -121,6 +121,69 @@ report_vacuum(Relation rel, BlockNumber pages, const TopicLogEnd *end,
 	return frozenxid_updated;
 }
 
+/* How far vacuum_segment's walk has resolved the segment's batches */
+typedef struct VacuumWalk
+{
+	TopicLogPosition start;		/* the resolved mark before this VACUUM */
+	TopicLogPosition resolved;	/* end of the batches resolved so far */
+	bool		resolving;		/* every batch so far was resolved */
+	TransactionId oldest_xmin;
+	TransactionId latest_committed;
+	TransactionId oldest_unresolved;	/* oldest xid at or after the mark */
+	int64		nresolved;
+} VacuumWalk;
+
+/*
+ * Walk the batches of data page blkno (share-locked in buffer) that the
+ * resolved mark has not passed: resolve them while every one so far could
+ * be, then note the oldest xid left.  Returns how many aborted batches, at
+ * positions aborted[], still need their flag.
+ */
+static int
+vacuum_page(Buffer buffer, Page page, BlockNumber blkno, VacuumWalk *walk,
+			uint16 *aborted)
+{
+	Size		pos = 0;
+	TopicBatchHeader hdr;
+	int			naborted = 0;
+
+	while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
+	{
+		Size		start = (char *) hdr - (char *) page;
+
+		if (TopicLogPositionMake(blkno, start) < walk->start)
+			continue;
+		if (walk->resolving)
+		{
+			ResolveOutcome outcome = resolve_batch(buffer, hdr, walk->oldest_xmin);
+
+			if (outcome != RESOLVE_NOT_YET)
+			{
+				if (outcome == RESOLVE_ABORTED && !(hdr->flags & TB_ABORTED))
+					aborted[naborted++] = start;
+				else if (outcome == RESOLVE_COMMITTED &&
+						 TransactionIdIsNormal(hdr->xid) &&
+						 (!TransactionIdIsValid(walk->latest_committed) ||
+						  TransactionIdFollows(hdr->xid, walk->latest_committed)))
+					walk->latest_committed = hdr->xid;
+				walk->resolved = TopicLogPositionMake(blkno, pos);
+				walk->nresolved++;
+				continue;
+			}
+			walk->resolving = false;
+		}
+		/* at or after the mark: the xid must stay answerable */
+		if (!(hdr->flags & TB_ABORTED) && TransactionIdIsNormal(hdr->xid) &&
+			(!TransactionIdIsValid(walk->oldest_unresolved) ||
+			 TransactionIdPrecedes(hdr->xid, walk->oldest_unresolved)))
+			walk->oldest_unresolved = hdr->xid;
+	}
+	/* bytes that are not a batch: resolve nothing past them */
+	if (pos != 0 && pos != ((PageHeader) page)->pd_lower)
+		walk->resolving = false;
+	return naborted;
+}
+
 /*
  * VACUUM of one segment.  Runs under ShareUpdateExclusiveLock, so inserts
  * and reads go on; batches appended meanwhile start after every position
@@ -131,23 +194,23 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 			   BufferAccessStrategy bstrategy)
 {
 	int			elevel = (params->options & VACOPT_VERBOSE) ? INFO : DEBUG2;
-	TransactionId oldest_xmin;
 	MultiXactId oldest_mxact;
 	TopicLogEnd end;
-	TopicLogPosition resolved;
+	VacuumWalk	walk;
 	BlockNumber nblocks;
 	BlockNumber blkno;
-	bool		resolving = true;
-	TransactionId latest_committed = InvalidTransactionId;
-	TransactionId oldest_unresolved = InvalidTransactionId;
 	TransactionId new_frozen_xid;
-	int64		nresolved = 0;
 	int64		nmarked = 0;
 	bool		frozenxid_updated;
 
-	freeze_horizons(rel, params, &oldest_xmin, &oldest_mxact);
+	freeze_horizons(rel, params, &walk.oldest_xmin, &oldest_mxact);
 	topic_log_end(rel, &end);
-	resolved = end.resolved;
+	walk.start = end.resolved;
+	walk.resolved = end.resolved;
+	walk.resolving = true;
+	walk.latest_committed = InvalidTransactionId;
+	walk.oldest_unresolved = InvalidTransactionId;
+	walk.nresolved = 0;
 	nblocks = topic_nblocks(rel);
 
 	for (blkno = Max(TopicLogPositionGetBlock(end.resolved),
@@ -156,10 +219,8 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 	{
 		Buffer		buffer;
 		Page		page;
-		Size		pos = 0;
-		TopicBatchHeader hdr;
 		uint16		aborted[TOPIC_LOG_MAX_RECORDS_PER_PAGE];
-		int			naborted = 0;
+		int			naborted;
 
 		vacuum_delay_point();
 		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
@@ -173,41 +234,7 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 			continue;
 		}
 		topic_page_check(rel, blkno, page, TL_PAGE_DATA);
-
-		while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
-		{
-			Size		start = (char *) hdr - (char *) page;
-
-			if (TopicLogPositionMake(blkno, start) < end.resolved)
-				continue;
-			if (resolving)
-			{
-				ResolveOutcome outcome = resolve_batch(buffer, hdr, oldest_xmin);
-
-				if (outcome != RESOLVE_NOT_YET)
-				{
-					if (outcome == RESOLVE_ABORTED && !(hdr->flags & TB_ABORTED))
-						aborted[naborted++] = start;
-					else if (outcome == RESOLVE_COMMITTED &&
-							 TransactionIdIsNormal(hdr->xid) &&
-							 (!TransactionIdIsValid(latest_committed) ||
-							  TransactionIdFollows(hdr->xid, latest_committed)))
-						latest_committed = hdr->xid;
-					resolved = TopicLogPositionMake(blkno, pos);
-					nresolved++;
-					continue;
-				}
-				resolving = false;
-			}
-			/* at or after the mark: the xid must stay answerable */
-			if (!(hdr->flags & TB_ABORTED) && TransactionIdIsNormal(hdr->xid) &&
-				(!TransactionIdIsValid(oldest_unresolved) ||
-				 TransactionIdPrecedes(hdr->xid, oldest_unresolved)))
-				oldest_unresolved = hdr->xid;
-		}
-		/* bytes that are not a batch: resolve nothing past them */
-		if (pos != 0 && pos != ((PageHeader) page)->pd_lower)
-			resolving = false;
+		naborted = vacuum_page(buffer, page, blkno, &walk, aborted);
 		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 
 		/* batches never move, so their positions hold across the relock */
@@ -222,21 +249,29 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 	}
 
 	/* the flags are logged before the mark that relies on them */
-	if (resolved > end.resolved)
-		topic_storage_advance_resolved(rel, resolved, latest_committed);
+	if (walk.resolved > end.resolved)
+		topic_storage_advance_resolved(rel, walk.resolved, walk.latest_committed);
 
-	new_frozen_xid = oldest_xmin;
-	if (TransactionIdIsValid(oldest_unresolved) &&
-		TransactionIdPrecedes(oldest_unresolved, new_frozen_xid))
-		new_frozen_xid = oldest_unresolved;
+	new_frozen_xid = walk.oldest_xmin;
+	if (TransactionIdIsValid(walk.oldest_unresolved) &&
+		TransactionIdPrecedes(walk.oldest_unresolved, new_frozen_xid))
+		new_frozen_xid = walk.oldest_unresolved;
 
 	frozenxid_updated = report_vacuum(rel, nblocks, &end, new_frozen_xid,
 									  oldest_mxact);
 
-	ereport(elevel,
-			(errmsg("topic_log \"%s\": resolved " INT64_FORMAT " batches (" INT64_FORMAT " rolled back), relfrozenxid %u%s",
-					RelationGetRelationName(rel), nresolved, nmarked,
-					new_frozen_xid, frozenxid_updated ? "" : " (unchanged)")));
+	if (frozenxid_updated)
+		ereport(elevel,
+				(errmsg("topic_log \"%s\": resolved %lld batches (%lld rolled back), relfrozenxid %u",
+						RelationGetRelationName(rel), (long long) walk.nresolved,
+						(long long) nmarked,
+						new_frozen_xid)));
+	else
+		ereport(elevel,
+				(errmsg("topic_log \"%s\": resolved %lld batches (%lld rolled back), relfrozenxid %u (unchanged)",
+						RelationGetRelationName(rel), (long long) walk.nresolved,
+						(long long) nmarked,
+						new_frozen_xid)));
 }
 
 /*

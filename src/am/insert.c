@@ -331,6 +331,88 @@ any_supplied(PreparedRecord *recs, int n)
 }
 
 /*
+ * Encode marker rec into batch, a batch of its own without records; the
+ * publisher's log start follows its header, for the subscribers of this
+ * log.  Returns 0 if it does not fit on the tail page, else 1 with the
+ * batch length in *len.
+ */
+static int
+fill_marker_batch(TopicTail *tail, PreparedRecord *rec, char *batch,
+				  Size *len, int64 *offset, TimestampTz *timestamp)
+{
+	TopicBatchHeader hdr = (TopicBatchHeader) batch;
+	Size		length = rec->log_start >= 0 ?
+		TOPIC_MARKER_LENGTH_WITH_START : sizeof(TopicBatchHeaderData);
+
+	if (MAXALIGN(length) > tail->free_bytes)
+		return 0;
+	hdr->flags = TB_STABLE;
+	hdr->base_offset = rec->offset;
+	hdr->base_timestamp = tail->max_timestamp;
+	hdr->reserved = (uint32) rec->npartitions;
+	hdr->length = length;
+	if (rec->log_start >= 0)
+		memcpy(batch + sizeof(TopicBatchHeaderData),
+			   &rec->log_start, sizeof(int64));
+	*offset = rec->offset;
+	*timestamp = rec->timestamp;
+	*len = hdr->length;
+	return 1;
+}
+
+/*
+ * The offset and timestamp of rec, the next record of a batch after prev
+ * (the previous record's offset, or -1 for the batch's first): assigned
+ * after next and newest, or supplied in preserve mode.  False if rec must
+ * start a new batch instead.
+ */
+static bool
+record_position(Relation rel, PreparedRecord *rec, bool keep_supplied,
+				bool any_order, int64 next, TimestampTz newest,
+				TimestampTz append_time, int64 prev, int64 *offset,
+				TimestampTz *ts)
+{
+	*offset = next;
+	*ts = append_time;
+	if (keep_supplied && rec->offset != TOPIC_OFFSET_PLACEHOLDER &&
+		any_order && rec->offset < next)
+	{
+		/*
+		 * A subscription's worker: records arrive in the publisher's commit
+		 * order, not offset order.  Offsets only grow within a batch, so an
+		 * earlier one starts the next batch.
+		 */
+		if (prev >= 0 && rec->offset < prev + 1)
+			return false;
+		*offset = rec->offset;
+	}
+	else if (keep_supplied && rec->offset != TOPIC_OFFSET_PLACEHOLDER)
+	{
+		if (rec->offset < next)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("offset %lld is below the end of the log of \"%s\" (%lld)",
+							(long long) rec->offset, RelationGetRelationName(rel),
+							(long long) next),
+					 errdetail("In preserve mode records must arrive in offset order, above the records already there.")));
+		*offset = rec->offset;
+	}
+	/* an assigned timestamp follows supplied ones too */
+	*ts = Max(*ts, newest);
+	if (keep_supplied && rec->timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
+	{
+		if (rec->timestamp < newest && !any_order)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("timestamp of offset %lld is older than the newest record of \"%s\"",
+							(long long) *offset, RelationGetRelationName(rel)),
+					 errdetail("Timestamps never decrease along a partition's log.")));
+		*ts = rec->timestamp;
+	}
+	return true;
+}
+
+/*
  * Encode as many records from recs[first..n) as fit on the tail page into
  * batch, all of one partition; returns how many, and the batch length in
  * *len.  Offsets and timestamps are assigned here, under the tail lock.
@@ -355,75 +437,24 @@ fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 	hdr->cid = cid;
 	hdr->partition = recs[first].partition;
 
-	/*
-	 * A marker is a batch of its own, without records; the publisher's log
-	 * start follows its header, for the subscribers of this log.
-	 */
 	if (recs[first].marker)
-	{
-		Size		length = recs[first].log_start >= 0 ?
-			TOPIC_MARKER_LENGTH_WITH_START : sizeof(TopicBatchHeaderData);
-
-		if (MAXALIGN(length) > tail->free_bytes)
-			return 0;
-		hdr->flags = TB_STABLE;
-		hdr->base_offset = recs[first].offset;
-		hdr->base_timestamp = tail->max_timestamp;
-		hdr->reserved = (uint32) recs[first].npartitions;
-		hdr->length = length;
-		if (recs[first].log_start >= 0)
-			memcpy(batch + sizeof(TopicBatchHeaderData),
-				   &recs[first].log_start, sizeof(int64));
-		offsets[first] = recs[first].offset;
-		timestamps[first] = recs[first].timestamp;
-		*len = hdr->length;
-		return 1;
-	}
+		return fill_marker_batch(tail, &recs[first], batch, len,
+								 &offsets[first], &timestamps[first]);
 
 	while (first + count < n && count < tail->free_records)
 	{
 		PreparedRecord *rec = &recs[first + count];
-		int64		offset = next;
-		TimestampTz ts = append_time;
+		int64		offset;
+		TimestampTz ts;
 		Size		end;
 
 		if (rec->partition != hdr->partition || rec->marker)
 			break;
-		if (keep_supplied && rec->offset != TOPIC_OFFSET_PLACEHOLDER &&
-			any_order && rec->offset < next)
-		{
-			/*
-			 * A subscription's worker: records arrive in the publisher's
-			 * commit order, not offset order.  Offsets only grow within a
-			 * batch, so an earlier one starts the next batch.
-			 */
-			if (count > 0 && rec->offset < offsets[first + count - 1] + 1)
-				break;
-			offset = rec->offset;
-		}
-		else if (keep_supplied && rec->offset != TOPIC_OFFSET_PLACEHOLDER)
-		{
-			if (rec->offset < next)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("offset %lld is below the end of the log of \"%s\" (%lld)",
-								(long long) rec->offset, RelationGetRelationName(rel),
-								(long long) next),
-						 errdetail("In preserve mode records must arrive in offset order, above the records already there.")));
-			offset = rec->offset;
-		}
-		/* an assigned timestamp follows supplied ones too */
-		ts = Max(ts, newest);
-		if (keep_supplied && rec->timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
-		{
-			if (rec->timestamp < newest && !any_order)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("timestamp of offset %lld is older than the newest record of \"%s\"",
-								(long long) offset, RelationGetRelationName(rel)),
-						 errdetail("Timestamps never decrease along a partition's log.")));
-			ts = rec->timestamp;
-		}
+		if (!record_position(rel, rec, keep_supplied, any_order, next, newest,
+							 append_time,
+							 count > 0 ? offsets[first + count - 1] : -1,
+							 &offset, &ts))
+			break;
 		if (count == 0)
 		{
 			hdr->base_offset = offset;
@@ -675,40 +706,35 @@ follow_log_start(Relation rel, PreparedRecord *recs, int nslots)
 	topic_log_start_record(rel);
 }
 
-/*
- * Insert nslots records into rel (a partition's log), in order, as
- * transaction xid command cid.
- */
-void
-topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
-			 BulkInsertState bistate)
+/* What the steps of one topic_insert call share */
+typedef struct InsertCall
 {
-	MemoryContext context;
+	MemoryContext context;		/* everything of the call but the slots */
 	MemoryContext oldcontext;
 	PreparedRecord *recs;
-	int64	   *offsets;
+	int64	   *offsets;		/* each record's offset, as written */
 	TimestampTz *timestamps;
-	char	   *batch;
-	bool		preserve;
-	bool		any_order;
-	Oid			slack_relid = InvalidOid;	/* a full segment we go on in */
-	BlockNumber slack = 0;
-	BlockNumber roll_blocks;
-	TopicBatchHeader hdr;
+	char	   *batch;			/* a page's worth of batch being built */
+	bool		preserve;		/* session_replication_role = replica */
+	bool		any_order;		/* a subscription's worker: commit order */
+	Oid			slack_relid;	/* a full segment we go on in */
+	BlockNumber slack;
 	TransactionId xid;
+	CommandId	cid;
 	TimestampTz now;
-	TopicTail	tail;
-	Relation	seg;
-	TopicSegmentEntry entry;
 	Oid			topic;
-	int			slot;
-	int			first;
-	int			end;
-	int			done;
-	int			i;
+	int			slot;			/* our writer slot in the registry */
+	BufferAccessStrategy strategy;
+} InsertCall;
 
-	if (nslots <= 0)
-		return;
+/*
+ * Begin a topic_insert call: refuse segments and logical replicas, set up
+ * the call's memory and register as a writer of the partition
+ */
+static void
+insert_begin(Relation rel, int nslots, CommandId cid, BulkInsertState bistate,
+			 InsertCall *call)
+{
 	if (!topic_log_is_router(rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -719,31 +745,227 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	/* conflicts with serializable readers of the whole relation */
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 
-	context = AllocSetContextCreate(CurrentMemoryContext,
-									"topic_log insert",
-									ALLOCSET_DEFAULT_SIZES);
-	oldcontext = MemoryContextSwitchTo(context);
+	call->context = AllocSetContextCreate(CurrentMemoryContext,
+										  "topic_log insert",
+										  ALLOCSET_DEFAULT_SIZES);
+	call->oldcontext = MemoryContextSwitchTo(call->context);
 
-	xid = GetCurrentTransactionId();
-	preserve = (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA);
+	call->xid = GetCurrentTransactionId();
+	call->cid = cid;
+	call->preserve = (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA);
 	/* only a subscription's workers bring records in commit order */
-	any_order = preserve && IsLogicalWorker();
+	call->any_order = call->preserve && IsLogicalWorker();
+	call->slack_relid = InvalidOid;
+	call->slack = 0;
+	call->strategy = bistate ? bistate->strategy : NULL;
 
-	recs = palloc(sizeof(PreparedRecord) * nslots);
-	offsets = palloc(sizeof(int64) * nslots);
-	timestamps = palloc(sizeof(TimestampTz) * nslots);
-	batch = palloc(TOPIC_LOG_PAGE_CAPACITY);
+	call->recs = palloc(sizeof(PreparedRecord) * nslots);
+	call->offsets = palloc(sizeof(int64) * nslots);
+	call->timestamps = palloc(sizeof(TimestampTz) * nslots);
+	call->batch = palloc(TOPIC_LOG_PAGE_CAPACITY);
 
 	/* catalog lookups and the registry's lock before the tail lock */
-	topic = topic_registry_topic_of(rel);
-	if (!preserve && topic_partition_is_replica(RelationGetRelid(rel), topic))
+	call->topic = topic_registry_topic_of(rel);
+	if (!call->preserve &&
+		topic_partition_is_replica(RelationGetRelid(rel), call->topic))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot write to partition \"%s\": it is a logical replica",
 						RelationGetRelationName(rel)),
 				 errdetail("A subscription of this database replicates its records from a publisher, which gives out its offsets."),
 				 errhint("To write here, drop the subscription, or stop publishing the topic and refresh the subscription.")));
-	slot = topic_registry_add_writer(rel, topic);
+	call->slot = topic_registry_add_writer(rel, call->topic);
+	call->now = GetCurrentTimestamp();
+}
+
+/*
+ * A segment's first record continues the log where it stood: move the
+ * start of the empty segment seg (tail) to its base offset, or, restoring,
+ * to the supplied offset of rec, its first record.
+ */
+static void
+insert_start_segment(Relation rel, Relation seg, TopicTail *tail,
+					 TopicSegmentEntry *entry, PreparedRecord *rec,
+					 bool keep_supplied, bool any_order)
+{
+	int64		start = entry->base_offset;
+
+	/*
+	 * A restored log starts where its source's did.  Not a replicated one:
+	 * it receives records in commit order, so its first record need not be
+	 * the publisher's first, and it takes its log start from the
+	 * publisher's markers instead (follow_log_start).
+	 */
+	if (keep_supplied && !any_order &&
+		rec->offset != TOPIC_OFFSET_PLACEHOLDER &&
+		rec->offset > tail->next_offset &&
+		topic_segdir_log_is_empty(rel, entry))
+	{
+		start = rec->offset;
+		topic_segdir_advance_start(rel, start, start);
+	}
+	topic_tail_move_start(seg, tail, start, entry->base_timestamp);
+}
+
+/*
+ * Append records first..end-1 to segment seg in batches, a page at a time,
+ * and point their slots at them.  True if a batch went in below the log's
+ * next offset (records out of offset order).
+ */
+static bool
+insert_batches(Relation rel, Relation seg, TopicTail *tail,
+			   TopicSegmentEntry *entry, TupleTableSlot **slots, int first,
+			   int end, bool keep_supplied, InsertCall *call)
+{
+	bool		unordered = false;
+	int			done = first;
+
+	while (done < end)
+	{
+		Size		len;
+		int			count;
+		int			first_index;
+		TopicBatchHeader hdr;
+
+		count = fill_batch(rel, tail, call->recs, done, end, keep_supplied,
+						   call->any_order, call->now, call->xid, call->cid,
+						   call->batch, &len, call->offsets, call->timestamps);
+		if (count == 0)
+		{
+			if (tail->init_page)
+				elog(ERROR, "topic record does not fit an empty page");
+			if (tail->blkno + 1 >= TOPIC_SEGMENT_MAX_BLOCKS)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("segment of partition \"%s\" is full, and there is no next segment",
+								RelationGetRelationName(rel)),
+						 errhint("Check that the pg_topics background worker is running (topics.maintenance); it creates segments ahead of need.")));
+			topic_tail_extend(seg, tail);
+			continue;
+		}
+
+		first_index = TOPIC_LOG_MAX_RECORDS_PER_PAGE - tail->free_records + 1;
+		hdr = (TopicBatchHeader) call->batch;
+		if (!TopicBatchIsMarker(hdr))
+		{
+			/* readers must learn of us before our offsets are in the log */
+			topic_registry_set_first_offset(call->slot, hdr->base_offset);
+			if (hdr->base_offset < tail->next_offset)
+				unordered = true;
+		}
+		topic_tail_append(seg, tail, call->batch, len, done + count == end, rel);
+		if (!TopicBatchIsMarker(hdr))
+			topic_registry_set_partition(call->slot, hdr->partition);
+		for (int i = 0; i < count; i++)
+			fill_slot(rel, slots[done + i], call->offsets[done + i],
+					  call->timestamps[done + i],
+					  TopicTidBlock(entry->segno, tail->blkno), first_index + i);
+		done += count;
+	}
+	return unordered;
+}
+
+/*
+ * The segment reached its size: roll it now, so that the rest of the call
+ * and the next calls write to a fresh one.  Without a spare, flag it for
+ * every writer and the worker, and go on in it for as much again as it
+ * holds; when the call fills even that (and has more records to write), it
+ * waits a little for the worker's spare (if the worker runs and can see
+ * this partition).  A call smaller than a segment never waits.
+ */
+static void
+insert_roll_segment(Relation rel, Relation seg, TopicSegmentEntry *entry,
+					BlockNumber roll_blocks, bool more, InsertCall *call)
+{
+	bool		rolled;
+
+	if (!(rolled = topic_segment_roll(rel, seg)) && more &&
+		call->slack_relid == entry->relid &&
+		rel->rd_createSubid == InvalidSubTransactionId &&
+		topic_maintenance_problem() == NULL &&
+		topic_segment_wait_for_spare(rel, SPARE_WAIT_MS))
+		rolled = topic_segment_roll(rel, seg);
+	if (rolled)
+		return;
+	if (!(entry->flags & TOPIC_SEGENTRY_DUE))
+		topic_segdir_mark_due(rel, entry->relid, entry->segno);
+	if (call->slack_relid != entry->relid)
+		call->slack = 0;
+	call->slack_relid = entry->relid;
+	/* doubling: a few tries, however large the call */
+	call->slack = Min((uint64) call->slack * 2 + roll_blocks, MaxBlockNumber);
+}
+
+/*
+ * Write the records from first on, as many as the LIVE segment takes (one
+ * chunk), and roll the segment if it reached its size.  Returns where the
+ * chunk ended.
+ */
+static int
+insert_chunk(Relation rel, TupleTableSlot **slots, int first, int nslots,
+			 InsertCall *call)
+{
+	TopicTail	tail;
+	TopicSegmentEntry entry;
+	Relation	seg;
+	BlockNumber roll_blocks;
+	bool		keep_supplied;
+	bool		due;
+	bool		unordered;
+	int			end;
+
+	seg = lock_live_segment(rel, slots, first, nslots, call->slack_relid,
+							call->slack, call->preserve, call->any_order,
+							call->recs, &tail, call->strategy, &entry,
+							&roll_blocks, &end, &due);
+	keep_supplied = call->preserve && any_supplied(call->recs + first, end - first);
+
+	if (tail.blkno == TOPIC_LOG_METAPAGE_BLKNO)
+		insert_start_segment(rel, seg, &tail, &entry, &call->recs[first],
+							 keep_supplied, call->any_order);
+	unordered = insert_batches(rel, seg, &tail, &entry, slots, first, end,
+							   keep_supplied, call);
+	topic_tail_release(&tail);
+
+	/* before anyone can see those batches: readers must not trust order */
+	if (unordered && !(entry.flags & TOPIC_SEGENTRY_UNORDERED))
+		topic_segdir_mark_unordered(rel, entry.relid, entry.segno);
+
+	if (due)
+		insert_roll_segment(rel, seg, &entry, roll_blocks, end < nslots, call);
+
+	/* the segment for autovacuum's freezing */
+	pgstat_count_heap_insert(seg, end - first);
+	relation_close(seg, NoLock);
+	return end;
+}
+
+/*
+ * Insert nslots records into rel (a partition's log), in order, as
+ * transaction xid command cid.
+ */
+void
+topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
+			 BulkInsertState bistate)
+{
+	InsertCall	call;
+	PreparedRecord *recs;
+	int64	   *offsets;
+	bool		preserve;
+	bool		any_order;
+	Oid			topic;
+	int			first;
+	int			i;
+
+	if (nslots <= 0)
+		return;
+	insert_begin(rel, nslots, cid, bistate, &call);
+	/* what the end of the call looks at */
+	recs = call.recs;
+	offsets = call.offsets;
+	preserve = call.preserve;
+	any_order = call.any_order;
+	topic = call.topic;
 
 	/*
 	 * The records go in chunks, each to the segment that is LIVE when it
@@ -752,118 +974,8 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	 * again before the next try, where a call that filled even that waits
 	 * briefly for the worker's spare.
 	 */
-	now = GetCurrentTimestamp();
-	for (first = 0; first < nslots; first = end)
-	{
-		bool		unordered = false;
-		bool		keep_supplied;
-		bool		due;
-		bool		rolled = false;
-
-		seg = lock_live_segment(rel, slots, first, nslots, slack_relid, slack,
-								preserve, any_order, recs, &tail,
-								bistate ? bistate->strategy : NULL, &entry,
-								&roll_blocks, &end, &due);
-		keep_supplied = preserve && any_supplied(recs + first, end - first);
-
-		/* a segment's first record continues the log where it stood */
-		if (tail.blkno == TOPIC_LOG_METAPAGE_BLKNO)
-		{
-			int64		start = entry.base_offset;
-
-			/*
-			 * A restored log starts where its source's did.  Not a
-			 * replicated one: it receives records in commit order, so its
-			 * first record need not be the publisher's first, and it takes
-			 * its log start from the publisher's markers instead (below).
-			 */
-			if (keep_supplied && !any_order &&
-				recs[first].offset != TOPIC_OFFSET_PLACEHOLDER &&
-				recs[first].offset > tail.next_offset &&
-				topic_segdir_log_is_empty(rel, &entry))
-			{
-				start = recs[first].offset;
-				topic_segdir_advance_start(rel, start, start);
-			}
-			topic_tail_move_start(seg, &tail, start, entry.base_timestamp);
-		}
-		done = first;
-		while (done < end)
-		{
-			Size		len;
-			int			count;
-			int			first_index;
-
-			count = fill_batch(rel, &tail, recs, done, end, keep_supplied,
-							   any_order, now, xid, cid, batch, &len, offsets,
-							   timestamps);
-			if (count == 0)
-			{
-				if (tail.init_page)
-					elog(ERROR, "topic record does not fit an empty page");
-				if (tail.blkno + 1 >= TOPIC_SEGMENT_MAX_BLOCKS)
-					ereport(ERROR,
-							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-							 errmsg("segment of partition \"%s\" is full, and there is no next segment",
-									RelationGetRelationName(rel)),
-							 errhint("Check that the pg_topics background worker is running (topics.maintenance); it creates segments ahead of need.")));
-				topic_tail_extend(seg, &tail);
-				continue;
-			}
-
-			first_index = TOPIC_LOG_MAX_RECORDS_PER_PAGE - tail.free_records + 1;
-			hdr = (TopicBatchHeader) batch;
-			if (!TopicBatchIsMarker(hdr))
-			{
-				/* readers must learn of us before our offsets are in the log */
-				topic_registry_set_first_offset(slot, hdr->base_offset);
-				if (hdr->base_offset < tail.next_offset)
-					unordered = true;
-			}
-			topic_tail_append(seg, &tail, batch, len, done + count == end, rel);
-			if (!TopicBatchIsMarker(hdr))
-				topic_registry_set_partition(slot, hdr->partition);
-			for (i = 0; i < count; i++)
-				fill_slot(rel, slots[done + i], offsets[done + i],
-						  timestamps[done + i],
-						  TopicTidBlock(entry.segno, tail.blkno), first_index + i);
-			done += count;
-		}
-		topic_tail_release(&tail);
-
-		/* before anyone can see those batches: readers must not trust order */
-		if (unordered && !(entry.flags & TOPIC_SEGENTRY_UNORDERED))
-			topic_segdir_mark_unordered(rel, entry.relid, entry.segno);
-
-		/*
-		 * The segment reached its size: roll it now, so that the rest of
-		 * the call and the next calls write to a fresh one.  Without a
-		 * spare, flag it for every writer and the worker, and go on in it
-		 * for as much again as it holds; when the call fills even that, it
-		 * waits a little for the worker's spare (if the worker runs and can
-		 * see this partition).  A call smaller than a segment never waits.
-		 */
-		if (due && !(rolled = topic_segment_roll(rel, seg)) && end < nslots &&
-			slack_relid == entry.relid &&
-			rel->rd_createSubid == InvalidSubTransactionId &&
-			topic_maintenance_problem() == NULL &&
-			topic_segment_wait_for_spare(rel, SPARE_WAIT_MS))
-			rolled = topic_segment_roll(rel, seg);
-		if (due && !rolled)
-		{
-			if (!(entry.flags & TOPIC_SEGENTRY_DUE))
-				topic_segdir_mark_due(rel, entry.relid, entry.segno);
-			if (slack_relid != entry.relid)
-				slack = 0;
-			slack_relid = entry.relid;
-			/* doubling: a few tries, however large the call */
-			slack = Min((uint64) slack * 2 + roll_blocks, MaxBlockNumber);
-		}
-
-		/* the segment for autovacuum's freezing */
-		pgstat_count_heap_insert(seg, end - first);
-		relation_close(seg, NoLock);
-	}
+	for (first = 0; first < nslots;)
+		first = insert_chunk(rel, slots, first, nslots, &call);
 
 	/* a replica of a topic's partition starts where its publisher does */
 	if (any_order && OidIsValid(topic))
@@ -883,6 +995,6 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 	/* the partition for people */
 	pgstat_count_heap_insert(rel, nslots);
 
-	MemoryContextSwitchTo(oldcontext);
-	MemoryContextDelete(context);
+	MemoryContextSwitchTo(call.oldcontext);
+	MemoryContextDelete(call.context);
 }

@@ -21,11 +21,13 @@
 #include "fmgr.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
+#include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
 #include "pg_topics/am/freeze.h"
 #include "pg_topics/am/insert.h"
 #include "pg_topics/am/scan.h"
+#include "pg_topics/am/tableam.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
@@ -34,25 +36,51 @@
 
 PG_FUNCTION_INFO_V1(topic_log_handler);
 
-/* Refuse an operation that would change or lock records */
-static void
-refuse(const char *what, const char *hint)
+/* What a log does not have, refused by the callbacks that would need it */
+typedef enum MissingFeature
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("%s is not supported on topics", what),
-			 errdetail("Records of a topic are immutable once written."),
-			 errhint("%s", hint)));
-}
+	MISSING_INDEX_ACCESS,
+	MISSING_INDEX_BUILD,
+	MISSING_TABLESAMPLE,
+	MISSING_REWRITE,
+} MissingFeature;
 
-/* Refuse something topics do not have */
+/*
+ * Refuse something topics do not have: 0A000 with a hint, one whole
+ * message each.  The relation is not named: it may be a segment or an
+ * internal log the user never named.
+ */
 static void
-refuse_missing(const char *what, const char *hint)
+refuse_missing(MissingFeature what)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("%s is not supported on topics", what),
-			 errhint("%s", hint)));
+	switch (what)
+	{
+		case MISSING_INDEX_ACCESS:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("index access is not supported on topics"),
+					 errhint("Topics have no indexes; seeks by offset and time come from the log itself.")));
+			break;
+		case MISSING_INDEX_BUILD:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("CREATE INDEX is not supported on topics"),
+					 errhint("Topics have no indexes; seeks by offset and time come from the log itself.")));
+			break;
+		case MISSING_TABLESAMPLE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("TABLESAMPLE is not supported on topics"),
+					 errhint("Sample by offset instead, for example WHERE \"offset\" %% 100 = 0.")));
+			break;
+		case MISSING_REWRITE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("CLUSTER or VACUUM FULL is not supported on topics"),
+					 errdetail("Records of a topic are immutable once written."),
+					 errhint("Use plain VACUUM; a log is never rewritten, and retention returns disk space.")));
+			break;
+	}
 }
 
 static const TupleTableSlotOps *
@@ -65,7 +93,7 @@ topic_slot_callbacks(Relation rel)
 static struct IndexFetchTableData *
 topic_index_fetch_begin(Relation rel)
 {
-	refuse_missing("index access", "Topics have no indexes; seeks by offset and time come from the log itself.");
+	refuse_missing(MISSING_INDEX_ACCESS);
 	return NULL;
 }
 
@@ -84,7 +112,7 @@ topic_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
 						Snapshot snapshot, TupleTableSlot *slot,
 						bool *call_again, bool *all_dead)
 {
-	refuse_missing("index access", "Topics have no indexes; seeks by offset and time come from the log itself.");
+	refuse_missing(MISSING_INDEX_ACCESS);
 	return false;
 }
 
@@ -113,7 +141,7 @@ topic_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
 							   CommandId cid, int options,
 							   BulkInsertState bistate, uint32 specToken)
 {
-	refuse("INSERT ... ON CONFLICT", "Remove the ON CONFLICT clause; every record gets a new offset.");
+	topic_refuse_dml(RelationGetRelid(rel), CMD_INSERT);
 }
 
 static void
@@ -135,7 +163,7 @@ topic_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 				   Snapshot snapshot, Snapshot crosscheck, bool wait,
 				   TM_FailureData *tmfd, bool changingPart)
 {
-	refuse("DELETE", "Old records leave through retention or topics.delete_records().");
+	topic_refuse_dml(RelationGetRelid(rel), CMD_DELETE);
 	return TM_Invisible;
 }
 
@@ -145,7 +173,7 @@ topic_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				   bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
 				   bool *update_indexes)
 {
-	refuse("UPDATE", "Produce a new record with the same key instead.");
+	topic_refuse_dml(RelationGetRelid(rel), CMD_UPDATE);
 	return TM_Invisible;
 }
 
@@ -155,7 +183,7 @@ topic_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 				 LockWaitPolicy wait_policy, uint8 flags,
 				 TM_FailureData *tmfd)
 {
-	refuse("locking records", "Remove FOR UPDATE/FOR SHARE; records never change, and consumer groups coordinate readers.");
+	topic_refuse_dml(RelationGetRelid(rel), CMD_SELECT);
 	return TM_Invisible;
 }
 
@@ -236,7 +264,7 @@ topic_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 								double *num_tuples, double *tups_vacuumed,
 								double *tups_recently_dead)
 {
-	refuse("CLUSTER or VACUUM FULL", "Use plain VACUUM; a log is never rewritten, and retention returns disk space.");
+	refuse_missing(MISSING_REWRITE);
 }
 
 static double
@@ -247,7 +275,7 @@ topic_index_build_range_scan(Relation table_rel, Relation index_rel,
 							 IndexBuildCallback callback,
 							 void *callback_state, TableScanDesc scan)
 {
-	refuse_missing("CREATE INDEX", "Topics have no indexes; seeks by offset and time come from the log itself.");
+	refuse_missing(MISSING_INDEX_BUILD);
 	return 0;
 }
 
@@ -256,7 +284,7 @@ topic_index_validate_scan(Relation table_rel, Relation index_rel,
 						  struct IndexInfo *index_info, Snapshot snapshot,
 						  struct ValidateIndexState *state)
 {
-	refuse_missing("CREATE INDEX", "Topics have no indexes; seeks by offset and time come from the log itself.");
+	refuse_missing(MISSING_INDEX_BUILD);
 }
 
 /*
@@ -301,7 +329,7 @@ static bool
 topic_scan_sample_next_block(TableScanDesc scan,
 							 struct SampleScanState *scanstate)
 {
-	refuse_missing("TABLESAMPLE", "Sample by offset instead, for example WHERE \"offset\" % 100 = 0.");
+	refuse_missing(MISSING_TABLESAMPLE);
 	return false;
 }
 
@@ -416,4 +444,59 @@ Datum
 topic_log_handler(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_POINTER(&topic_log_methods);
+}
+
+/*
+ * Refuse a statement that would change or lock the records of topic (or
+ * partition) relid: UPDATE, DELETE, MERGE, INSERT (with ON CONFLICT, the
+ * only INSERT refused) or SELECT (with a locking clause).  The planner hook
+ * and the access-method callbacks (tableam.c) both raise these, with the
+ * same words.
+ */
+void
+topic_refuse_dml(Oid relid, CmdType command)
+{
+	const char *name = get_rel_name(relid);
+
+	switch (command)
+	{
+		case CMD_UPDATE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("UPDATE is not supported on topic \"%s\"", name),
+					 errdetail("Records of a topic are immutable once written."),
+					 errhint("Produce a new record with the same key instead.")));
+			break;
+		case CMD_DELETE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("DELETE is not supported on topic \"%s\"", name),
+					 errdetail("Records of a topic are immutable once written."),
+					 errhint("Old records leave through retention or topics.delete_records().")));
+			break;
+		case CMD_MERGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("MERGE is not supported on topic \"%s\"", name),
+					 errdetail("Records of a topic are immutable once written."),
+					 errhint("Use INSERT or topics.produce() to add records.")));
+			break;
+		case CMD_INSERT:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("INSERT ... ON CONFLICT is not supported on topic \"%s\"", name),
+					 errdetail("Records of a topic are immutable once written."),
+					 errhint("Remove the ON CONFLICT clause; every record gets a new offset.")));
+			break;
+		case CMD_SELECT:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("locking records is not supported on topic \"%s\"", name),
+					 errdetail("Records of a topic are immutable once written."),
+					 errhint("Remove FOR UPDATE or FOR SHARE; consumer groups coordinate readers.")));
+			break;
+		default:
+			break;
+	}
+	elog(ERROR, "unexpected command %d refused on topic \"%s\"", (int) command, name);
 }

@@ -270,6 +270,166 @@ payload_reader_next(PayloadReader *reader, Relation topic, Datum *value)
 	return true;
 }
 
+/* One chunk of topics.produce_batch's records, and what it reuses for the next */
+typedef struct ProduceChunk
+{
+	Relation	topic;
+	Oid			key_type;
+	int32		nparts;
+	int32		fixed_partition;	/* -1: by key, or sticky without one */
+	int32		sticky;			/* -1 until a keyless record needs it */
+	CommandId	cid;
+	int			cap;			/* records per chunk at most */
+	int			n;				/* records in this chunk */
+	Datum	   *keys;
+	bool	   *key_nulls;
+	Datum	   *values;
+	bool	   *value_nulls;
+	int32	   *partitions;		/* in input order */
+	int64	   *offsets;		/* in input order */
+	int		   *order;			/* input place of each slot */
+	int		   *starts;			/* per partition, see produce_sort_chunk */
+	TupleTableSlot **slots;		/* sorted by partition */
+	Relation   *leaves;			/* partitions opened so far */
+} ProduceChunk;
+
+/*
+ * Read the next chunk's records (up to chunk->cap records or about
+ * PRODUCE_CHUNK_BYTES, at most remaining) and route each to its partition
+ */
+static void
+produce_read_chunk(ProduceChunk *chunk, PayloadReader *values,
+				   PayloadReader *keys, int remaining)
+{
+	Size		bytes = 0;
+	int			n = 0;
+
+	while (n < remaining && n < chunk->cap && bytes < PRODUCE_CHUNK_BYTES)
+	{
+		chunk->value_nulls[n] = !payload_reader_next(values, chunk->topic,
+													 &chunk->values[n]);
+		if (!chunk->value_nulls[n])
+			bytes += VARSIZE_ANY(DatumGetPointer(chunk->values[n]));
+		chunk->key_nulls[n] = keys == NULL ||
+			!payload_reader_next(keys, chunk->topic, &chunk->keys[n]);
+		if (!chunk->key_nulls[n])
+			bytes += VARSIZE_ANY(DatumGetPointer(chunk->keys[n]));
+		else
+			chunk->keys[n] = (Datum) 0;
+
+		if (chunk->fixed_partition >= 0)
+			chunk->partitions[n] = chunk->fixed_partition;
+		else if (!chunk->key_nulls[n])
+			chunk->partitions[n] = topic_partition_for_key(chunk->keys[n],
+														   chunk->key_type,
+														   chunk->nparts);
+		else
+		{
+			if (chunk->sticky < 0)
+				chunk->sticky = topic_partition_sticky(RelationGetRelid(chunk->topic),
+													   chunk->nparts);
+			chunk->partitions[n] = chunk->sticky;
+		}
+		n++;
+	}
+	chunk->n = n;
+}
+
+/*
+ * Fill the chunk's slots sorted by partition (a stable counting sort):
+ * afterwards starts[p] is the end of p's slots, and order[] the input
+ * place of each slot
+ */
+static void
+produce_sort_chunk(ProduceChunk *chunk)
+{
+	int		   *starts = chunk->starts;
+	int			i;
+
+	/* starts[p] is p's first place */
+	memset(starts, 0, sizeof(int) * (chunk->nparts + 1));
+	for (i = 0; i < chunk->n; i++)
+		starts[chunk->partitions[i] + 1]++;
+	for (int32 p = 0; p < chunk->nparts; p++)
+		starts[p + 1] += starts[p];
+	for (i = 0; i < chunk->n; i++)
+	{
+		int			place = starts[chunk->partitions[i]]++;
+
+		chunk->order[place] = i;
+		fill_record_slot(chunk->slots[place], chunk->partitions[i],
+						 chunk->keys[i], chunk->key_nulls[i],
+						 chunk->values[i], chunk->value_nulls[i],
+						 (Datum) 0, true);
+	}
+}
+
+/* Write the sorted chunk, one multi_insert per partition, and note the offsets */
+static void
+produce_write_chunk(ProduceChunk *chunk)
+{
+	for (int32 p = 0; p < chunk->nparts; p++)
+	{
+		int			first = p == 0 ? 0 : chunk->starts[p - 1];
+		int			count = chunk->starts[p] - first;
+
+		if (count == 0)
+			continue;
+		if (chunk->leaves[p] == NULL)
+			chunk->leaves[p] = open_partition(chunk->topic, p);
+		table_multi_insert(chunk->leaves[p], chunk->slots + first, count,
+						   chunk->cid, 0, NULL);
+		for (int i = first; i < first + count; i++)
+			chunk->offsets[chunk->order[i]] =
+				DatumGetInt64(chunk->slots[i]->tts_values[Anum_topic_offset - 1]);
+	}
+}
+
+/*
+ * Set up the chunk buffers for nvalues records.  Slots on an unpinned copy
+ * of the row type: a pinned descriptor costs a resource-owner entry per
+ * slot.  One set of slots serves every chunk.
+ */
+static void
+produce_chunk_begin(ProduceChunk *chunk, Relation topic, Oid key_type,
+					int32 nparts, int32 fixed_partition, int nvalues)
+{
+	TupleDesc	desc = CreateTupleDescCopy(RelationGetDescr(topic));
+	int			cap = Min(nvalues, PRODUCE_CHUNK_RECORDS);
+
+	chunk->topic = topic;
+	chunk->key_type = key_type;
+	chunk->nparts = nparts;
+	chunk->fixed_partition = fixed_partition;
+	chunk->sticky = -1;
+	chunk->cid = GetCurrentCommandId(true);
+	chunk->cap = cap;
+	chunk->n = 0;
+	chunk->keys = palloc(sizeof(Datum) * cap);
+	chunk->key_nulls = palloc(sizeof(bool) * cap);
+	chunk->values = palloc(sizeof(Datum) * cap);
+	chunk->value_nulls = palloc(sizeof(bool) * cap);
+	chunk->partitions = palloc(sizeof(int32) * cap);
+	chunk->offsets = palloc(sizeof(int64) * cap);
+	chunk->order = palloc(sizeof(int) * cap);
+	chunk->starts = palloc(sizeof(int) * (nparts + 1));
+	chunk->slots = palloc(sizeof(TupleTableSlot *) * cap);
+	for (int i = 0; i < cap; i++)
+		chunk->slots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	chunk->leaves = palloc0(sizeof(Relation) * nparts);
+}
+
+/* Drop the chunk's slots and close the partitions it wrote to */
+static void
+produce_chunk_end(ProduceChunk *chunk)
+{
+	for (int i = 0; i < chunk->cap; i++)
+		ExecDropSingleTupleTableSlot(chunk->slots[i]);
+	for (int32 p = 0; p < chunk->nparts; p++)
+		if (chunk->leaves[p] != NULL)
+			table_close(chunk->leaves[p], NoLock);
+}
+
 /*
  * topics.produce_batch(topic text, values "any", keys "any",
  *		partition int) RETURNS TABLE(partition int, "offset" bigint)
@@ -290,26 +450,11 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 	PayloadReader keys;
 	bool		have_keys = !PG_ARGISNULL(2);
 	int			nvalues;
-	int			chunk_cap;
-	Datum	   *chunk_keys;
-	bool	   *chunk_key_nulls;
-	Datum	   *chunk_values;
-	bool	   *chunk_value_nulls;
-	int32	   *partitions;
-	int64	   *offsets;
-	int		   *order;
-	int		   *starts;
-	TupleTableSlot **slots;
-	Relation   *leaves;
+	ProduceChunk chunk;
 	MemoryContext chunk_context;
 	MemoryContext oldcontext;
 	int32		fixed_partition = -1;
-	int32		sticky = -1;
-	CommandId	cid = GetCurrentCommandId(true);
-	TupleDesc	desc;
-	int32		p;
 	int			done;
-	int			i;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -354,116 +499,34 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 
-	/*
-	 * Slots on an unpinned copy of the row type: a pinned descriptor costs
-	 * a resource-owner entry per slot.  One set of slots serves every chunk.
-	 */
-	desc = CreateTupleDescCopy(RelationGetDescr(topic));
-	chunk_cap = Min(nvalues, PRODUCE_CHUNK_RECORDS);
-	chunk_keys = palloc(sizeof(Datum) * chunk_cap);
-	chunk_key_nulls = palloc(sizeof(bool) * chunk_cap);
-	chunk_values = palloc(sizeof(Datum) * chunk_cap);
-	chunk_value_nulls = palloc(sizeof(bool) * chunk_cap);
-	partitions = palloc(sizeof(int32) * chunk_cap);
-	offsets = palloc(sizeof(int64) * chunk_cap);
-	order = palloc(sizeof(int) * chunk_cap);
-	starts = palloc(sizeof(int) * (nparts + 1));
-	slots = palloc(sizeof(TupleTableSlot *) * chunk_cap);
-	for (i = 0; i < chunk_cap; i++)
-		slots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
-	leaves = palloc0(sizeof(Relation) * nparts);
+	produce_chunk_begin(&chunk, topic, key_type, nparts, fixed_partition,
+						nvalues);
 	chunk_context = AllocSetContextCreate(CurrentMemoryContext,
 										  "produce_batch chunk",
 										  ALLOCSET_DEFAULT_SIZES);
 
-	for (done = 0; done < nvalues;)
+	for (done = 0; done < nvalues; done += chunk.n)
 	{
-		int			n = 0;
-		Size		bytes = 0;
-
 		MemoryContextReset(chunk_context);
 		oldcontext = MemoryContextSwitchTo(chunk_context);
-
-		/* read and route the chunk's records */
-		while (done + n < nvalues && n < chunk_cap && bytes < PRODUCE_CHUNK_BYTES)
-		{
-			chunk_value_nulls[n] = !payload_reader_next(&values, topic,
-														&chunk_values[n]);
-			if (!chunk_value_nulls[n])
-				bytes += VARSIZE_ANY(DatumGetPointer(chunk_values[n]));
-			chunk_key_nulls[n] = !have_keys ||
-				!payload_reader_next(&keys, topic, &chunk_keys[n]);
-			if (!chunk_key_nulls[n])
-				bytes += VARSIZE_ANY(DatumGetPointer(chunk_keys[n]));
-			else
-				chunk_keys[n] = (Datum) 0;
-
-			if (fixed_partition >= 0)
-				partitions[n] = fixed_partition;
-			else if (!chunk_key_nulls[n])
-				partitions[n] = topic_partition_for_key(chunk_keys[n], key_type,
-														nparts);
-			else
-			{
-				if (sticky < 0)
-					sticky = topic_partition_sticky(RelationGetRelid(topic),
-													nparts);
-				partitions[n] = sticky;
-			}
-			n++;
-		}
-
-		/* stable counting sort by partition: starts[p] is p's first place */
-		memset(starts, 0, sizeof(int) * (nparts + 1));
-		for (i = 0; i < n; i++)
-			starts[partitions[i] + 1]++;
-		for (p = 0; p < nparts; p++)
-			starts[p + 1] += starts[p];
-		for (i = 0; i < n; i++)
-		{
-			int			place = starts[partitions[i]]++;
-
-			order[place] = i;
-			fill_record_slot(slots[place], partitions[i],
-							 chunk_keys[i], chunk_key_nulls[i],
-							 chunk_values[i], chunk_value_nulls[i],
-							 (Datum) 0, true);
-		}
-
-		/* one multi_insert per partition; starts[p] is now p's end */
-		for (p = 0; p < nparts; p++)
-		{
-			int			first = p == 0 ? 0 : starts[p - 1];
-			int			count = starts[p] - first;
-
-			if (count == 0)
-				continue;
-			if (leaves[p] == NULL)
-				leaves[p] = open_partition(topic, p);
-			table_multi_insert(leaves[p], slots + first, count, cid, 0, NULL);
-			for (i = first; i < first + count; i++)
-				offsets[order[i]] =
-					DatumGetInt64(slots[i]->tts_values[Anum_topic_offset - 1]);
-		}
+		produce_read_chunk(&chunk, &values, have_keys ? &keys : NULL,
+						   nvalues - done);
+		produce_sort_chunk(&chunk);
+		produce_write_chunk(&chunk);
 		MemoryContextSwitchTo(oldcontext);
 
-		for (i = 0; i < n; i++)
+		for (int i = 0; i < chunk.n; i++)
 		{
-			Datum		result[2] = {Int32GetDatum(partitions[i]),
-			Int64GetDatum(offsets[i])};
+			Datum		result[2] = {Int32GetDatum(chunk.partitions[i]),
+			Int64GetDatum(chunk.offsets[i])};
 			bool		result_null[2] = {false, false};
 
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, result,
 								 result_null);
 		}
-		done += n;
 	}
 
-	for (i = 0; i < chunk_cap; i++)
-		ExecDropSingleTupleTableSlot(slots[i]);
-	for (p = 0; p < nparts; p++)
-		if (leaves[p] != NULL)
-			table_close(leaves[p], NoLock);
+	produce_chunk_end(&chunk);
 	MemoryContextDelete(chunk_context);
 	relation_close(topic, NoLock);
 	return (Datum) 0;

@@ -38,6 +38,10 @@ static const struct config_enum_entry offset_reset_options[] = {
 	{NULL, 0, false}
 };
 
+/*
+ * Define the settings of pg_topics.  Long on purpose: one
+ * DefineCustom*Variable call per setting.
+ */
 void
 topic_guc_init(void)
 {

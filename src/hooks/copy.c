@@ -77,37 +77,20 @@ names_column(List *attlist, const char *column)
 }
 
 /*
- * Run stmt if it is a COPY FROM into a topic that we route; returns false
- * (and does nothing) otherwise.
+ * Is stmt a COPY FROM into a topic that we route (its relation in *relid)?
+ * Refuses the COPYs into a topic or its partitions that cannot work; false
+ * for the others, which PostgreSQL runs.
  */
-bool
-topic_copy_from(CopyStmt *stmt, const char *query_string, QueryCompletion *qc)
+static bool
+copy_is_routed(CopyStmt *stmt, Oid *relid)
 {
-	Oid			relid;
-	Relation	topic;
-	ParseState *pstate;
-	CopyFromState cstate;
-	EState	   *estate;
-	ExprContext *econtext;
-	CopyBuffer *buffers;
-	BulkInsertState bistate;
-	Datum	   *values;
-	bool	   *nulls;
-	int32		nparts;
-	Oid			key_type;
-	CommandId	cid;
-	uint64		processed = 0;
-	MemoryContext rowcontext;
-	TupleDesc	desc;
-	int32		p;
-
 	if (!stmt->is_from || stmt->relation == NULL)
 		return false;
-	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
-	if (OidIsValid(relid))
-		topic_refuse_direct_insert(relid, "COPY");
-	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE ||
-		!topic_is_topic_parent_oid(relid))
+	*relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	if (OidIsValid(*relid))
+		topic_refuse_direct_insert(*relid, "COPY");
+	if (!OidIsValid(*relid) || get_rel_relkind(*relid) != RELKIND_PARTITIONED_TABLE ||
+		!topic_is_topic_parent_oid(*relid))
 		return false;
 
 	if (names_column(stmt->attlist, "partition"))
@@ -135,8 +118,13 @@ topic_copy_from(CopyStmt *stmt, const char *query_string, QueryCompletion *qc)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("COPY FROM ... WHERE is not supported for topics"),
 				 errhint("Filter the rows before loading them.")));
+	return true;
+}
 
-	/* DoCopy's checks */
+/* DoCopy's checks, which a COPY we run instead of it must make too */
+static void
+check_copy_privileges(CopyStmt *stmt)
+{
 	if (stmt->filename != NULL)
 	{
 		if (stmt->is_program &&
@@ -151,26 +139,25 @@ topic_copy_from(CopyStmt *stmt, const char *query_string, QueryCompletion *qc)
 					 errmsg("must be superuser or have privileges of the pg_read_server_files role to COPY from a file")));
 	}
 	PreventCommandIfReadOnly("COPY FROM");
+}
 
-	topic = topic_open(relid, RowExclusiveLock, ACL_INSERT);
-	nparts = topic_partition_count(topic);
-	key_type = topic_column_type(topic, Anum_topic_key);
-
-	pstate = make_parsestate(NULL);
-	pstate->p_sourcetext = query_string;
-	cstate = BeginCopyFrom(pstate, topic, NULL, stmt->filename, stmt->is_program,
-						   NULL, stmt->attlist, stmt->options);
-
-	estate = CreateExecutorState();
-	econtext = GetPerTupleExprContext(estate);
-	rowcontext = econtext->ecxt_per_tuple_memory;
-	values = palloc(sizeof(Datum) * Natts_topic);
-	nulls = palloc(sizeof(bool) * Natts_topic);
-	buffers = palloc0(sizeof(CopyBuffer) * nparts);
-	/* unpinned, so that thousands of slots cost no resource-owner entries */
-	desc = CreateTupleDescCopy(RelationGetDescr(topic));
-	bistate = GetBulkInsertState();
-	cid = GetCurrentCommandId(true);
+/*
+ * Read every row of cstate and buffer it for its partition (by key, or
+ * sticky without one), inserting a partition's buffer when it is full.
+ * Returns the number of rows.
+ */
+static uint64
+copy_rows(CopyFromState cstate, EState *estate, Relation topic,
+		  CopyBuffer *buffers, int32 nparts, TupleDesc desc, CommandId cid,
+		  BulkInsertState bistate)
+{
+	ExprContext *econtext = GetPerTupleExprContext(estate);
+	MemoryContext rowcontext = econtext->ecxt_per_tuple_memory;
+	Oid			relid = RelationGetRelid(topic);
+	Oid			key_type = topic_column_type(topic, Anum_topic_key);
+	Datum	   *values = palloc(sizeof(Datum) * Natts_topic);
+	bool	   *nulls = palloc(sizeof(bool) * Natts_topic);
+	uint64		processed = 0;
 
 	for (;;)
 	{
@@ -216,8 +203,15 @@ topic_copy_from(CopyStmt *stmt, const char *query_string, QueryCompletion *qc)
 			flush_buffer(buffer, cid, bistate);
 		processed++;
 	}
+	return processed;
+}
 
-	for (p = 0; p < nparts; p++)
+/* Insert what the buffers of the nparts partitions still hold, and close them */
+static void
+flush_all(CopyBuffer *buffers, int32 nparts, CommandId cid,
+		  BulkInsertState bistate)
+{
+	for (int32 p = 0; p < nparts; p++)
 	{
 		CopyBuffer *buffer = &buffers[p];
 		int			i;
@@ -229,6 +223,50 @@ topic_copy_from(CopyStmt *stmt, const char *query_string, QueryCompletion *qc)
 			ExecDropSingleTupleTableSlot(buffer->slots[i]);
 		table_close(buffer->leaf, NoLock);
 	}
+}
+
+/*
+ * Run stmt if it is a COPY FROM into a topic that we route; returns false
+ * (and does nothing) otherwise.
+ */
+bool
+topic_copy_from(CopyStmt *stmt, const char *query_string, QueryCompletion *qc)
+{
+	Oid			relid;
+	Relation	topic;
+	ParseState *pstate;
+	CopyFromState cstate;
+	EState	   *estate;
+	CopyBuffer *buffers;
+	BulkInsertState bistate;
+	int32		nparts;
+	CommandId	cid;
+	uint64		processed;
+	TupleDesc	desc;
+
+	if (!copy_is_routed(stmt, &relid))
+		return false;
+	check_copy_privileges(stmt);
+
+	topic = topic_open(relid, RowExclusiveLock, ACL_INSERT);
+	nparts = topic_partition_count(topic);
+
+	pstate = make_parsestate(NULL);
+	pstate->p_sourcetext = query_string;
+	cstate = BeginCopyFrom(pstate, topic, NULL, stmt->filename, stmt->is_program,
+						   NULL, stmt->attlist, stmt->options);
+
+	estate = CreateExecutorState();
+	buffers = palloc0(sizeof(CopyBuffer) * nparts);
+	/* unpinned, so that thousands of slots cost no resource-owner entries */
+	desc = CreateTupleDescCopy(RelationGetDescr(topic));
+	bistate = GetBulkInsertState();
+	cid = GetCurrentCommandId(true);
+
+	processed = copy_rows(cstate, estate, topic, buffers, nparts, desc, cid,
+						  bistate);
+	flush_all(buffers, nparts, cid, bistate);
+
 	FreeBulkInsertState(bistate);
 	EndCopyFrom(cstate);
 	FreeExecutorState(estate);

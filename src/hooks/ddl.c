@@ -45,6 +45,7 @@
 #include "utils/partcache.h"
 #include "utils/syscache.h"
 
+#include "pg_topics/am/tableam.h"
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/internal_sql.h"
@@ -58,15 +59,157 @@
 static planner_hook_type prev_planner_hook = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
-/* Refuse a statement on topic relid */
-static void
-refuse(Oid relid, const char *what, const char *hint)
+/*
+ * The statements the utility hook refuses on a topic or one of its
+ * partitions, each with a message of its own (see refuse())
+ */
+typedef enum DdlRefusal
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("%s is not supported on topic \"%s\"", what,
-					get_rel_name(relid)),
-			 errhint("%s", hint)));
+	DDL_ALLOWED,				/* not refused */
+	DDL_CHANGE_COLUMNS,
+	DDL_CHANGE_DEFAULT,
+	DDL_CHANGE_NOT_NULL,
+	DDL_CHANGE_COMPRESSION,
+	DDL_CHANGE_ACCESS_METHOD,
+	DDL_CHANGE_PERSISTENCE,
+	DDL_INHERITANCE,
+	DDL_ROW_SECURITY,
+	DDL_ATTACH_DETACH,
+	DDL_ADD_CONSTRAINT,
+	DDL_CLUSTER,
+	DDL_ENABLE_TRIGGER_RULE,
+	DDL_ATTACH_LOG,
+	DDL_CREATE_PARTITION,
+	DDL_CREATE_TRIGGER,
+	DDL_CREATE_RULE,
+	DDL_DROP_PARTITION,
+	DDL_RENAME_COLUMN,
+} DdlRefusal;
+
+/*
+ * Refuse a statement on topic (or partition) relid: 0A000 with a hint.
+ * Long on purpose: one ereport per refusal, so that each message is
+ * written out whole, once, for translation.
+ */
+static void
+refuse(Oid relid, DdlRefusal refusal)
+{
+	const char *name = get_rel_name(relid);
+
+	switch (refusal)
+	{
+		case DDL_ALLOWED:
+			elog(ERROR, "refusing an allowed statement on topic \"%s\"", name);
+			break;
+		case DDL_CHANGE_COLUMNS:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("changing the columns is not supported on topic \"%s\"", name),
+					 errhint("The columns of a topic are fixed; create a new topic for a different layout.")));
+			break;
+		case DDL_CHANGE_DEFAULT:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("changing a column default is not supported on topic \"%s\"", name),
+					 errhint("Keys, values and headers are stored as each producer gives them, on every path; the log fills partition, offset and timestamp.")));
+			break;
+		case DDL_CHANGE_NOT_NULL:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("changing NOT NULL is not supported on topic \"%s\"", name),
+					 errhint("On every path a NULL key is a keyless record and a NULL value a tombstone; partition, offset and timestamp are never NULL.")));
+			break;
+		case DDL_CHANGE_COMPRESSION:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("changing a column's compression is not supported on topic \"%s\"", name),
+					 errhint("Every path compresses large keys, values and headers the same way, with default_toast_compression.")));
+			break;
+		case DDL_CHANGE_ACCESS_METHOD:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("changing the access method is not supported on topic \"%s\"", name),
+					 errhint("Copy the records into a new table with INSERT ... SELECT instead.")));
+			break;
+		case DDL_CHANGE_PERSISTENCE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("changing persistence is not supported on topic \"%s\"", name),
+					 errhint("Topics are always logged, so that acknowledged records survive a crash.")));
+			break;
+		case DDL_INHERITANCE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("inheritance is not supported on topic \"%s\"", name),
+					 errhint("Topics cannot take part in table inheritance.")));
+			break;
+		case DDL_ROW_SECURITY:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("row-level security is not supported on topic \"%s\"", name),
+					 errhint("Grant SELECT per topic or per partition instead.")));
+			break;
+		case DDL_ATTACH_DETACH:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("attaching or detaching partitions is not supported on topic \"%s\"", name),
+					 errhint("Use topics.add_partitions() to add partitions.")));
+			break;
+		case DDL_ADD_CONSTRAINT:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("adding constraints or indexes is not supported on topic \"%s\"", name),
+					 errhint("The log checks what it needs; validate records before producing them.")));
+			break;
+		case DDL_CLUSTER:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("CLUSTER is not supported on topic \"%s\"", name),
+					 errhint("Use plain VACUUM; a log is never rewritten, and retention returns disk space.")));
+			break;
+		case DDL_ENABLE_TRIGGER_RULE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("enabling or disabling a trigger or rule is not supported on topic \"%s\"", name),
+					 errhint("Consume the topic with topics.poll() to react to records.")));
+			break;
+		case DDL_ATTACH_LOG:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("attaching a topic_log relation as a partition is not supported on topic \"%s\"", name),
+					 errhint("Create topics with topics.create_topic(); pg_restore rebuilds them with PGOPTIONS='-c session_replication_role=replica'.")));
+			break;
+		case DDL_CREATE_PARTITION:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("creating partitions by hand is not supported on topic \"%s\"", name),
+					 errhint("Use topics.add_partitions() to add partitions.")));
+			break;
+		case DDL_CREATE_TRIGGER:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("CREATE TRIGGER is not supported on topic \"%s\"", name),
+					 errhint("Consume the topic with topics.poll() to react to records.")));
+			break;
+		case DDL_CREATE_RULE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("CREATE RULE is not supported on topic \"%s\"", name),
+					 errhint("Use a view over the topic instead.")));
+			break;
+		case DDL_DROP_PARTITION:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("dropping one partition is not supported on topic \"%s\"", name),
+					 errhint("Drop the whole topic with topics.drop_topic().")));
+			break;
+		case DDL_RENAME_COLUMN:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("renaming columns is not supported on topic \"%s\"", name),
+					 errhint("The column names of a topic are fixed; renaming the topic itself works.")));
+			break;
+	}
 }
 
 /*
@@ -159,26 +302,7 @@ check_query(Query *query)
 		Oid			relid = rt_fetch(query->resultRelation, query->rtable)->relid;
 
 		if (topic_is_topic_relation(relid))
-		{
-			switch (query->commandType)
-			{
-				case CMD_UPDATE:
-					refuse(relid, "UPDATE",
-						   "Records are immutable; produce a new record with the same key instead.");
-					break;
-				case CMD_DELETE:
-					refuse(relid, "DELETE",
-						   "Old records leave through retention or topics.delete_records().");
-					break;
-				case CMD_MERGE:
-					refuse(relid, "MERGE",
-						   "Use INSERT or topics.produce() to add records.");
-					break;
-				default:
-					refuse(relid, "INSERT ... ON CONFLICT",
-						   "Remove the ON CONFLICT clause; every record gets a new offset.");
-			}
-		}
+			topic_refuse_dml(relid, query->commandType);
 	}
 
 	foreach(lc, query->rowMarks)
@@ -187,8 +311,7 @@ check_query(Query *query)
 		RangeTblEntry *rte = rt_fetch(rc->rti, query->rtable);
 
 		if (rte->rtekind == RTE_RELATION && topic_is_topic_relation(rte->relid))
-			refuse(rte->relid, "SELECT FOR UPDATE/SHARE",
-				   "Remove the locking clause; records never change, and consumer groups coordinate readers.");
+			topic_refuse_dml(rte->relid, CMD_SELECT);
 	}
 }
 
@@ -220,18 +343,19 @@ topic_planner(Query *parse, const char *query_string, int cursorOptions,
 
 /*
  * What ALTER TABLE subcommand subtype does to a topic or one of its
- * partitions: NULL when the log honours it on every path (produce, COPY,
- * INSERT, fetch, retention, pg_dump), otherwise what is refused, with the
- * hint in *hint.  Every AlterTableType is listed and there is no default,
+ * partitions: DDL_ALLOWED when the log honours it on every path (produce,
+ * COPY, INSERT, fetch, retention, pg_dump), otherwise the refusal that
+ * refuse() raises.  Every AlterTableType is listed and there is no default,
  * so that a subcommand a new PostgreSQL adds fails the build here (the
  * pragma turns -Wswitch into an error) until someone classifies it.
  * ATTACH and DETACH PARTITION are refused here; check_alter_table lets
- * pg_topics' own DDL and restores through.
+ * pg_topics' own DDL and restores through.  Long on purpose: the switch
+ * names every subcommand, one per line.
  */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
-static const char *
-alter_table_refusal(AlterTableType subtype, const char **hint)
+static DdlRefusal
+alter_table_refusal(AlterTableType subtype)
 {
 	switch (subtype)
 	{
@@ -250,8 +374,7 @@ alter_table_refusal(AlterTableType subtype, const char **hint)
 		case AT_AddOf:
 		case AT_DropOf:
 		case AT_SetStorage:
-			*hint = "The columns of a topic are fixed; create a new topic for a different layout.";
-			return "changing the columns";
+			return DDL_CHANGE_COLUMNS;
 
 			/*
 			 * topics.produce(), produce_batch() and COPY write records
@@ -259,41 +382,33 @@ alter_table_refusal(AlterTableType subtype, const char **hint)
 			 * INSERT alone would honour is refused
 			 */
 		case AT_ColumnDefault:
-			*hint = "Keys, values and headers are stored as each producer gives them, on every path; the log fills partition, offset and timestamp.";
-			return "changing a column default";
+			return DDL_CHANGE_DEFAULT;
 		case AT_SetNotNull:
 		case AT_DropNotNull:
 		case AT_CheckNotNull:
-			*hint = "On every path a NULL key is a keyless record and a NULL value a tombstone; partition, offset and timestamp are never NULL.";
-			return "changing NOT NULL";
+			return DDL_CHANGE_NOT_NULL;
 		case AT_SetCompression:
-			*hint = "Every path compresses large keys, values and headers the same way, with default_toast_compression.";
-			return "changing a column's compression";
+			return DDL_CHANGE_COMPRESSION;
 
 		case AT_SetAccessMethod:
-			*hint = "Copy the records into a new table with INSERT ... SELECT instead.";
-			return "changing the access method";
+			return DDL_CHANGE_ACCESS_METHOD;
 
 		case AT_SetLogged:
 		case AT_SetUnLogged:
-			*hint = "Topics are always logged, so that acknowledged records survive a crash.";
-			return "changing persistence";
+			return DDL_CHANGE_PERSISTENCE;
 
 		case AT_AddInherit:
 		case AT_DropInherit:
-			*hint = "Topics cannot take part in table inheritance.";
-			return "inheritance";
+			return DDL_INHERITANCE;
 
 		case AT_EnableRowSecurity:
 		case AT_ForceRowSecurity:
-			*hint = "Grant SELECT per topic or per partition instead.";
-			return "row-level security";
+			return DDL_ROW_SECURITY;
 
 		case AT_AttachPartition:
 		case AT_DetachPartition:
 		case AT_DetachPartitionFinalize:
-			*hint = "Use topics.add_partitions() to add partitions.";
-			return "attaching or detaching partitions";
+			return DDL_ATTACH_DETACH;
 
 		case AT_AddConstraint:
 		case AT_AddConstraintRecurse:
@@ -302,12 +417,10 @@ alter_table_refusal(AlterTableType subtype, const char **hint)
 		case AT_AddIndex:
 		case AT_ReAddIndex:
 		case AT_AddIndexConstraint:
-			*hint = "The log checks what it needs; validate records before producing them.";
-			return "adding constraints or indexes";
+			return DDL_ADD_CONSTRAINT;
 
 		case AT_ClusterOn:
-			*hint = "Use plain VACUUM; a log is never rewritten, and retention returns disk space.";
-			return "CLUSTER";
+			return DDL_CLUSTER;
 
 		case AT_EnableTrig:
 		case AT_EnableAlwaysTrig:
@@ -317,8 +430,7 @@ alter_table_refusal(AlterTableType subtype, const char **hint)
 		case AT_EnableAlwaysRule:
 		case AT_EnableReplicaRule:
 		case AT_DisableRule:
-			*hint = "Consume the topic with topics.poll() to react to records.";
-			return "enabling or disabling a trigger or rule";
+			return DDL_ENABLE_TRIGGER_RULE;
 
 			/*
 			 * Accepted: planner settings, ownership, tablespace (a
@@ -352,17 +464,17 @@ alter_table_refusal(AlterTableType subtype, const char **hint)
 		case AT_GenericOptions:
 		case AT_ReAddComment:
 		case AT_ReAddStatistics:
-			return NULL;
+			return DDL_ALLOWED;
 
 			/*
 			 * CREATE TABLE ... (LIKE ... INCLUDING DEFAULTS) gives its new
 			 * relation the defaults it copied this way: not a change
 			 */
 		case AT_CookedColumnDefault:
-			return NULL;
+			return DDL_ALLOWED;
 	}
 	elog(ERROR, "unrecognized ALTER TABLE subcommand %d", (int) subtype);
-	return NULL;				/* keep compiler quiet */
+	return DDL_ALLOWED;			/* keep compiler quiet */
 }
 #pragma GCC diagnostic pop
 
@@ -386,8 +498,7 @@ check_alter_table(AlterTableStmt *stmt)
 	foreach(lc, stmt->cmds)
 	{
 		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
-		const char *what;
-		const char *hint = NULL;
+		DdlRefusal	refusal;
 
 		if (!is_topic)
 		{
@@ -398,8 +509,7 @@ check_alter_table(AlterTableStmt *stmt)
 
 				topic_refuse_internal_relation(parentid, "INHERIT");
 				if (OidIsValid(parentid) && topic_is_topic_relation(parentid))
-					refuse(parentid, "inheritance",
-						   "Topics cannot take part in table inheritance.");
+					refuse(parentid, DDL_INHERITANCE);
 			}
 			if (cmd->subtype == AT_AttachPartition)
 				topic_refuse_internal_rangevar(((PartitionCmd *) cmd->def)->name,
@@ -412,8 +522,7 @@ check_alter_table(AlterTableStmt *stmt)
 
 				if (OidIsValid(partid) && topic_is_log_relation(partid) &&
 					!restore_attach_allowed(relid, pcmd))
-					refuse(partid, "attaching a topic_log relation as a partition",
-						   "Create topics with topics.create_topic(); pg_restore rebuilds them with PGOPTIONS='-c session_replication_role=replica'.");
+					refuse(partid, DDL_ATTACH_LOG);
 			}
 			/* nothing else may become a topic by rewriting */
 			if (cmd->subtype == AT_SetAccessMethod && cmd->name != NULL &&
@@ -425,14 +534,14 @@ check_alter_table(AlterTableStmt *stmt)
 			continue;
 		}
 
-		what = alter_table_refusal(cmd->subtype, &hint);
-		if (what == NULL)
+		refusal = alter_table_refusal(cmd->subtype);
+		if (refusal == DDL_ALLOWED)
 			continue;
 		/* pg_restore rebuilding a topic */
 		if (cmd->subtype == AT_AttachPartition &&
 			restore_attach_allowed(relid, (PartitionCmd *) cmd->def))
 			continue;
-		refuse(relid, what, hint);
+		refuse(relid, refusal);
 	}
 }
 
@@ -459,16 +568,17 @@ check_create_parents(CreateStmt *stmt)
 		if (!topic_is_topic_relation(parentid))
 			continue;
 		if (stmt->partbound != NULL)
-			refuse(parentid, "creating partitions by hand",
-				   "Use topics.add_partitions() to add partitions.");
-		refuse(parentid, "inheritance",
-			   "Topics cannot take part in table inheritance.");
+			refuse(parentid, DDL_CREATE_PARTITION);
+		refuse(parentid, DDL_INHERITANCE);
 	}
 }
 
-/* Refuse publishing an internal relation, or a schema that holds them */
+/*
+ * Refuse publishing an internal relation, or a schema that holds them;
+ * command is "CREATE PUBLICATION" or "ALTER PUBLICATION"
+ */
 static void
-check_publication_objects(List *pubobjects)
+check_publication_objects(List *pubobjects, const char *command)
 {
 	ListCell   *lc;
 
@@ -487,7 +597,7 @@ check_publication_objects(List *pubobjects)
 			if (OidIsValid(relid) && topic_is_log_relation(relid) &&
 				get_rel_namespace(relid) == topic_extension_schema())
 				continue;
-			topic_refuse_internal_relation(relid, "Publishing");
+			topic_refuse_internal_relation(relid, command);
 		}
 		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_SCHEMA &&
 				 obj->name != NULL && !topic_internal_ddl_exempt() &&
@@ -528,6 +638,86 @@ check_security_label(SecLabelStmt *stmt)
 		topic_refuse_internal_relation(address.objectId, "SECURITY LABEL");
 }
 
+/*
+ * Refuse CREATE TRIGGER, RULE or POLICY (command) on an internal relation,
+ * and with refusal on a topic: what it would attach to the relation named
+ * by rv never sees the records
+ */
+static void
+check_attached_object(RangeVar *rv, const char *command, DdlRefusal refusal)
+{
+	Oid			relid = RangeVarGetRelid(rv, NoLock, true);
+
+	topic_refuse_internal_relation(relid, command);
+	if (OidIsValid(relid) && topic_is_topic_relation(relid))
+		refuse(relid, refusal);
+}
+
+/*
+ * Refuse CREATE TABLE (or CREATE FOREIGN TABLE, which begins with a
+ * CreateStmt) under a topic or an internal relation, and a topic_log
+ * partition made by hand
+ */
+static void
+check_create_table(Node *parsetree)
+{
+	CreateStmt *stmt = (CreateStmt *) parsetree;
+	const char *am = stmt->accessMethod ? stmt->accessMethod :
+		default_table_access_method;
+
+	check_create_parents(stmt);
+	if (stmt->partbound != NULL && !topic_ddl_is_internal() &&
+		IsA(parsetree, CreateStmt) && strcmp(am, "topic_log") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a topic_log relation cannot be created as a partition"),
+				 errhint("Create topics with topics.create_topic(), and grow them with topics.add_partitions().")));
+}
+
+/* Refuse DROP TABLE of one partition of a topic */
+static void
+check_drop(DropStmt *stmt)
+{
+	ListCell   *lc;
+
+	if (stmt->removeType != OBJECT_TABLE)
+		return;
+	foreach(lc, stmt->objects)
+	{
+		RangeVar   *rv = makeRangeVarFromNameList(lfirst(lc));
+		Oid			relid = RangeVarGetRelid(rv, NoLock, true);
+
+		if (OidIsValid(relid) && get_rel_relispartition(relid) &&
+			topic_is_log_relation(relid))
+			refuse(relid, DDL_DROP_PARTITION);
+	}
+}
+
+/*
+ * Refuse renaming the schemas pg_topics finds its relations by, an internal
+ * relation, or the columns of a topic
+ */
+static void
+check_rename(RenameStmt *stmt)
+{
+	Oid			relid;
+
+	if (stmt->renameType == OBJECT_SCHEMA && !topic_internal_ddl_exempt() &&
+		(strcmp(stmt->subname, "topics_segments") == 0 ||
+		 get_namespace_oid(stmt->subname, true) == topic_extension_schema()))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("schema \"%s\" holds internal relations of pg_topics and cannot be renamed",
+						stmt->subname)));
+	if (stmt->relation == NULL)
+		return;
+	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	topic_refuse_internal_relation(relid, "RENAME");
+	if (stmt->renameType == OBJECT_COLUMN &&
+		OidIsValid(relid) && topic_is_topic_relation(relid))
+		refuse(relid, DDL_RENAME_COLUMN);
+}
+
 /* Refuse utility statements that would change what a topic is */
 static void
 check_utility(Node *parsetree)
@@ -564,21 +754,8 @@ check_utility(Node *parsetree)
 			}
 		case T_CreateStmt:
 		case T_CreateForeignTableStmt:
-			{
-				/* CreateForeignTableStmt begins with a CreateStmt */
-				CreateStmt *stmt = (CreateStmt *) parsetree;
-				const char *am = stmt->accessMethod ? stmt->accessMethod :
-					default_table_access_method;
-
-				check_create_parents(stmt);
-				if (stmt->partbound != NULL && !topic_ddl_is_internal() &&
-					IsA(parsetree, CreateStmt) && strcmp(am, "topic_log") == 0)
-					ereport(ERROR,
-							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-							 errmsg("a topic_log relation cannot be created as a partition"),
-							 errhint("Create topics with topics.create_topic(), and grow them with topics.add_partitions().")));
-				break;
-			}
+			check_create_table(parsetree);
+			break;
 		case T_ViewStmt:
 			if (((ViewStmt *) parsetree)->replace)
 				topic_refuse_internal_rangevar(((ViewStmt *) parsetree)->view,
@@ -601,47 +778,28 @@ check_utility(Node *parsetree)
 				break;
 			}
 		case T_CreateTrigStmt:
-			{
-				CreateTrigStmt *stmt = (CreateTrigStmt *) parsetree;
-				Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
-
-				topic_refuse_internal_relation(relid, "CREATE TRIGGER");
-				if (OidIsValid(relid) && topic_is_topic_relation(relid))
-					refuse(relid, "CREATE TRIGGER",
-						   "Consume the topic with topics.poll() to react to records.");
-				break;
-			}
+			check_attached_object(((CreateTrigStmt *) parsetree)->relation,
+								  "CREATE TRIGGER", DDL_CREATE_TRIGGER);
+			break;
 		case T_RuleStmt:
-			{
-				RuleStmt   *stmt = (RuleStmt *) parsetree;
-				Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
-
-				topic_refuse_internal_relation(relid, "CREATE RULE");
-				if (OidIsValid(relid) && topic_is_topic_relation(relid))
-					refuse(relid, "CREATE RULE",
-						   "Use a view over the topic instead.");
-				break;
-			}
+			check_attached_object(((RuleStmt *) parsetree)->relation,
+								  "CREATE RULE", DDL_CREATE_RULE);
+			break;
 		case T_CreatePolicyStmt:
-			{
-				CreatePolicyStmt *stmt = (CreatePolicyStmt *) parsetree;
-				Oid			relid = RangeVarGetRelid(stmt->table, NoLock, true);
-
-				topic_refuse_internal_relation(relid, "CREATE POLICY");
-				if (OidIsValid(relid) && topic_is_topic_relation(relid))
-					refuse(relid, "row-level security",
-						   "Grant SELECT per topic or per partition instead.");
-				break;
-			}
+			check_attached_object(((CreatePolicyStmt *) parsetree)->table,
+								  "CREATE POLICY", DDL_ROW_SECURITY);
+			break;
 		case T_SecLabelStmt:
 			check_security_label((SecLabelStmt *) parsetree);
 			break;
 		case T_CreatePublicationStmt:
-			check_publication_objects(((CreatePublicationStmt *) parsetree)->pubobjects);
+			check_publication_objects(((CreatePublicationStmt *) parsetree)->pubobjects,
+									  "CREATE PUBLICATION");
 			break;
 		case T_AlterPublicationStmt:
 			if (((AlterPublicationStmt *) parsetree)->action != AP_DropObjects)
-				check_publication_objects(((AlterPublicationStmt *) parsetree)->pubobjects);
+				check_publication_objects(((AlterPublicationStmt *) parsetree)->pubobjects,
+										  "ALTER PUBLICATION");
 			break;
 		case T_AlterExtensionContentsStmt:
 			{
@@ -656,47 +814,11 @@ check_utility(Node *parsetree)
 				break;
 			}
 		case T_DropStmt:
-			{
-				DropStmt   *stmt = (DropStmt *) parsetree;
-				ListCell   *lc;
-
-				if (stmt->removeType != OBJECT_TABLE)
-					break;
-				foreach(lc, stmt->objects)
-				{
-					RangeVar   *rv = makeRangeVarFromNameList(lfirst(lc));
-					Oid			relid = RangeVarGetRelid(rv, NoLock, true);
-
-					if (OidIsValid(relid) && get_rel_relispartition(relid) &&
-						topic_is_log_relation(relid))
-						refuse(relid, "dropping one partition",
-							   "Drop the whole topic with topics.drop_topic().");
-				}
-				break;
-			}
+			check_drop((DropStmt *) parsetree);
+			break;
 		case T_RenameStmt:
-			{
-				RenameStmt *stmt = (RenameStmt *) parsetree;
-				Oid			relid;
-
-				/* pg_topics finds its relations by their schemas' names */
-				if (stmt->renameType == OBJECT_SCHEMA && !topic_internal_ddl_exempt() &&
-					(strcmp(stmt->subname, "topics_segments") == 0 ||
-					 get_namespace_oid(stmt->subname, true) == topic_extension_schema()))
-					ereport(ERROR,
-							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-							 errmsg("schema \"%s\" holds internal relations of pg_topics and cannot be renamed",
-									stmt->subname)));
-				if (stmt->relation == NULL)
-					break;
-				relid = RangeVarGetRelid(stmt->relation, NoLock, true);
-				topic_refuse_internal_relation(relid, "RENAME");
-				if (stmt->renameType == OBJECT_COLUMN &&
-					OidIsValid(relid) && topic_is_topic_relation(relid))
-					refuse(relid, "renaming columns",
-						   "The column names of a topic are fixed; renaming the topic itself works.");
-				break;
-			}
+			check_rename((RenameStmt *) parsetree);
+			break;
 		default:
 			break;
 	}

@@ -47,15 +47,48 @@ static bool batch_fits(Page page, const char *batch, Size len, bool init_page);
 static void read_metapage(Relation rel, TopicLogMetaData *meta,
 						  TopicLogPageOpaqueData *opaque);
 
+/* What is wrong with a page that is not ours */
+typedef enum BadPage
+{
+	BAD_PAGE_SPECIAL_SIZE,
+	BAD_PAGE_ID,
+	BAD_PAGE_NOT_META,
+	BAD_PAGE_NOT_DATA,
+	BAD_PAGE_MAGIC,
+	BAD_PAGE_NO_METAPAGE,
+} BadPage;
+
+/* The errdetail of report_bad_page: one whole sentence per problem */
+static int
+bad_page_detail(BadPage problem)
+{
+	switch (problem)
+	{
+		case BAD_PAGE_SPECIAL_SIZE:
+			return errdetail("The special space has the wrong size.");
+		case BAD_PAGE_ID:
+			return errdetail("The page identifier is wrong.");
+		case BAD_PAGE_NOT_META:
+			return errdetail("The metapage is not marked as a metapage.");
+		case BAD_PAGE_NOT_DATA:
+			return errdetail("A data page is not marked as a data page.");
+		case BAD_PAGE_MAGIC:
+			return errdetail("The metapage has the wrong magic number.");
+		case BAD_PAGE_NO_METAPAGE:
+			return errdetail("The metapage is missing.");
+	}
+	return 0;
+}
+
 /* Raise the corruption error for a page that is not ours */
 static void
-report_bad_page(Relation rel, BlockNumber blkno, const char *what)
+report_bad_page(Relation rel, BlockNumber blkno, BadPage problem)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("page %u of topic_log relation \"%s\" is corrupted",
 					blkno, RelationGetRelationName(rel)),
-			 errdetail("%s", what),
+			 bad_page_detail(problem),
 			 errhint("Run topics.verify() on the topic to list every problem.")));
 }
 
@@ -66,10 +99,10 @@ topic_page_check(Relation rel, BlockNumber blkno, Page page, uint16 kind)
 	TopicLogPageOpaque opaque;
 
 	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(TopicLogPageOpaqueData)))
-		report_bad_page(rel, blkno, "The special space has the wrong size.");
+		report_bad_page(rel, blkno, BAD_PAGE_SPECIAL_SIZE);
 	opaque = TopicLogPageGetOpaque(page);
 	if (opaque->page_id != TOPIC_LOG_PAGE_ID)
-		report_bad_page(rel, blkno, "The page identifier is wrong.");
+		report_bad_page(rel, blkno, BAD_PAGE_ID);
 	if (opaque->version != TOPIC_LOG_FORMAT_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -80,11 +113,10 @@ topic_page_check(Relation rel, BlockNumber blkno, Page page, uint16 kind)
 				 errhint("Install the pg_topics version that wrote this relation.")));
 	if ((opaque->flags & kind) == 0)
 		report_bad_page(rel, blkno, kind == TL_PAGE_META ?
-						"The metapage is not marked as a metapage." :
-						"A data page is not marked as a data page.");
+						BAD_PAGE_NOT_META : BAD_PAGE_NOT_DATA);
 	if (kind == TL_PAGE_META &&
 		TopicLogPageGetMeta(page)->magic != TOPIC_LOG_META_MAGIC)
-		report_bad_page(rel, blkno, "The metapage has the wrong magic number.");
+		report_bad_page(rel, blkno, BAD_PAGE_MAGIC);
 }
 
 /*
@@ -245,7 +277,7 @@ topic_last_block(Relation rel)
 
 	nblocks = topic_nblocks(rel);
 	if (nblocks == 0)
-		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, "The metapage is missing.");
+		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, BAD_PAGE_NO_METAPAGE);
 	if (!recovery)
 		RelationSetTargetBlock(rel, nblocks - 1);
 	return nblocks - 1;
@@ -283,7 +315,7 @@ log_end_at(Relation rel, BlockNumber blkno, BufferAccessStrategy strategy,
 		}
 		UnlockReleaseBuffer(buffer);
 		if (blkno == TOPIC_LOG_METAPAGE_BLKNO)
-			report_bad_page(rel, blkno, "The metapage is missing.");
+			report_bad_page(rel, blkno, BAD_PAGE_NO_METAPAGE);
 		blkno--;
 	}
 }
@@ -315,7 +347,7 @@ read_metapage(Relation rel, TopicLogMetaData *meta,
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buffer);
 	if (PageIsNew(page))
-		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, "The metapage is missing.");
+		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, BAD_PAGE_NO_METAPAGE);
 	topic_page_check(rel, TOPIC_LOG_METAPAGE_BLKNO, page, TL_PAGE_META);
 	*meta = *TopicLogPageGetMeta(page);
 	if (opaque != NULL)
@@ -533,7 +565,7 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 			nblocks = topic_nblocks(rel);
 			if (nblocks == 0)
 				report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO,
-								"The metapage is missing.");
+								BAD_PAGE_NO_METAPAGE);
 			guess = nblocks - 1;
 		}
 
@@ -557,7 +589,7 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 		if (PageIsNew(page))
 		{
 			if (guess == TOPIC_LOG_METAPAGE_BLKNO)
-				report_bad_page(rel, guess, "The metapage is missing.");
+				report_bad_page(rel, guess, BAD_PAGE_NO_METAPAGE);
 			if (zero_page != guess)
 			{
 				/* read the end from below without holding this page */

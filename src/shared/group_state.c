@@ -162,17 +162,6 @@ offset_key(OffsetKey *key, Oid topic, const char *group, int32 partition)
 	strlcpy(key->name, group, GROUP_NAME_LEN);
 }
 
-static void
-report_full(const char *what, const char *setting, int limit)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-			 errmsg("too many consumer %s", what),
-			 errdetail("The server keeps at most %d (%s).", limit, setting),
-			 errhint("Delete unused groups with topics.delete_group(), or raise %s (this needs a restart).",
-					 setting)));
-}
-
 /* Does the topic still exist?  (Its entries stay until the table is full.) */
 static bool
 topic_exists(Oid topic)
@@ -218,8 +207,14 @@ offset_entry(Oid topic, const char *group, int32 partition, bool create)
 		if (hash_get_num_entries(offsets_hash) >= pg_topics_max_group_partitions)
 			sweep_dropped_topics();
 		if (hash_get_num_entries(offsets_hash) >= pg_topics_max_group_partitions)
-			report_full("group partitions", "pg_topics.max_group_partitions",
-						pg_topics_max_group_partitions);
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("too many consumer group partitions"),
+					 errdetail("The server keeps at most %d group partitions (%s).",
+							   pg_topics_max_group_partitions,
+							   "pg_topics.max_group_partitions"),
+					 errhint("Delete unused groups with topics.delete_group(), or raise %s (this needs a restart).",
+							 "pg_topics.max_group_partitions")));
 		entry = hash_search(offsets_hash, &key, HASH_ENTER_NULL, &found);
 		if (entry == NULL)
 			elog(ERROR, "pg_topics group offsets table is full below its size");
@@ -252,7 +247,13 @@ group_entry(Oid topic, const char *group, bool create, Oid owner)
 		if (hash_get_num_entries(groups_hash) >= pg_topics_max_groups)
 			sweep_dropped_topics();
 		if (hash_get_num_entries(groups_hash) >= pg_topics_max_groups)
-			report_full("groups", "pg_topics.max_groups", pg_topics_max_groups);
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("too many consumer groups"),
+					 errdetail("The server keeps at most %d groups (%s).",
+							   pg_topics_max_groups, "pg_topics.max_groups"),
+					 errhint("Delete unused groups with topics.delete_group(), or raise %s (this needs a restart).",
+							 "pg_topics.max_groups")));
 		entry = hash_search(groups_hash, &key, HASH_ENTER_NULL, &found);
 		if (entry == NULL)
 			elog(ERROR, "pg_topics groups table is full below its size");

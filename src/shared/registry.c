@@ -39,6 +39,7 @@
 #include "access/twophase.h"
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "catalog/partition.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
 #include "storage/condition_variable.h"
@@ -51,7 +52,6 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
-#include "catalog/partition.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/wakeup.h"
 #include "pg_topics/shared/registry.h"

@@ -90,7 +90,7 @@ $node->safe_psql('postgres',
 is(fill('dave', 'wide', 'x'), '3 53400: too many consumer group partitions',
 	'pg_topics.max_group_partitions is a hard limit');
 like(poll_error('bob', 'wide', 'bob-w'),
-	qr/ERROR:  53400: too many consumer group partitions\nDETAIL:  The server keeps at most 64 \(pg_topics.max_group_partitions\).\nHINT:  Delete unused groups with topics.delete_group\(\), or raise pg_topics.max_group_partitions/,
+	qr/ERROR:  53400: too many consumer group partitions\nDETAIL:  The server keeps at most 64 group partitions \(pg_topics.max_group_partitions\).\nHINT:  Delete unused groups with topics.delete_group\(\), or raise pg_topics.max_group_partitions/,
 	'the error names the limit and says what to do');
 
 # a dropped topic's groups make room when the tables are full
@@ -107,7 +107,7 @@ $node->safe_psql('postgres',
 is(fill('dave', 'one', 'd'), '5 53400: too many consumer groups',
 	'pg_topics.max_groups is a hard limit');
 like(poll_error('bob', 'one', 'bob-2'),
-	qr/ERROR:  53400: too many consumer groups\nDETAIL:  The server keeps at most 16 \(pg_topics.max_groups\).\nHINT:  Delete unused groups with topics.delete_group\(\), or raise pg_topics.max_groups/,
+	qr/ERROR:  53400: too many consumer groups\nDETAIL:  The server keeps at most 16 groups \(pg_topics.max_groups\).\nHINT:  Delete unused groups with topics.delete_group\(\), or raise pg_topics.max_groups/,
 	'the error names the limit and says what to do');
 is($node->safe_psql('postgres',
 		q{SELECT string_agg(owner || '=' || n, ',' ORDER BY owner::text) FROM
