@@ -4,7 +4,7 @@
  *	  Keep topics what they are: the column layout, and the statements that
  *	  would change or lock records.
  *
- * Three places catch what a log cannot do (docs/architecture.md section 9):
+ * Three places catch what a log cannot do (docs/architecture.md section 11):
  * the access-method callbacks refuse whatever reaches them; the planner
  * hook refuses UPDATE, DELETE, MERGE, ON CONFLICT and row locks even when
  * no row would reach a callback (it sees rewritten queries, CTEs and SPI);

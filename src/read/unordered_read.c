@@ -8,7 +8,7 @@
  * a transaction that took offsets 0-9 but committed after one that took
  * 10-19 lands after it in the subscriber's log, and the publisher's
  * running transactions are not there at all.  Two facts make reading it
- * safe (docs/architecture.md section 5b):
+ * safe (docs/architecture.md section 6):
  *
  * - A marker batch with offset M (markers.c) says that every record below
  *   M is in the log before it, committed with it or earlier.  The newest

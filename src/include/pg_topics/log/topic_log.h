@@ -108,7 +108,7 @@ typedef TopicLogPageOpaqueData *TopicLogPageOpaque;
  * log is.  Batches before the metapage's resolved mark are "resolved":
  * their transaction is over, their xid no longer needs (or has) a commit
  * log entry, and they are visible unless flagged TB_ABORTED
- * (docs/architecture.md section 6).  0 means nothing is resolved.
+ * (docs/architecture.md section 7).  0 means nothing is resolved.
  */
 typedef uint64 TopicLogPosition;
 
@@ -142,7 +142,7 @@ typedef struct TopicSegmentEntry
 
 /*
  * The segment has batches out of offset order (a logical subscriber's):
- * readers stop trusting page order there (docs/architecture.md section 5b).
+ * readers stop trusting page order there (docs/architecture.md section 6).
  */
 #define TOPIC_SEGENTRY_UNORDERED	0x0001
 

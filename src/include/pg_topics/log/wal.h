@@ -69,7 +69,7 @@ typedef struct xl_topic_log_router
  * A new page continues the running summary of the pages before it: its
  * next_offset and max_timestamp never go below theirs, even when a
  * replicated batch arrives out of offset order (docs/architecture.md
- * section 5b).
+ * section 6).
  */
 typedef struct xl_topic_log_page_start
 {
