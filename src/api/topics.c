@@ -148,37 +148,69 @@ check_partition_count(int32 partitions)
 }
 
 /*
- * Entries of the shared lock table a new partition holds until its
- * transaction ends: its relation with its TOAST table and index, its first
- * segment's three, and the row types of both (measured).
+ * Entries of the shared lock table that dropping a topic takes for each
+ * partition: its relation, TOAST table and index and their row types
+ * (measured: 7.3 on average, segments included).  A new partition holds
+ * about as many until its transaction ends.
  */
-#define LOCKS_PER_NEW_PARTITION		8
+#define LOCKS_PER_PARTITION			8
+/* and for each segment dropped in the same transaction (segment_ddl.c) */
+#define LOCKS_PER_DROPPED_SEGMENT	4
 
 /*
- * Refuse to add more partitions in one transaction than the lock table
- * can hold, instead of failing half-way with "out of shared memory".  The
- * table is sized for max_locks_per_transaction entries per backend and
- * prepared transaction, and grows into PostgreSQL's spare shared memory
- * beyond that (on default settings, one transaction could take about 1.7
- * times as many); counting half as much again keeps a transaction within
- * what is there while others hold their usual locks.  It is an estimate:
- * a transaction that holds many locks already can still run out.
+ * The most partitions a topic may have.  drop_topic and DROP TABLE lock
+ * every partition in one transaction (the segments beyond a budget of
+ * 2 * max_locks_per_transaction go to the worker), so a wider topic could
+ * be created in steps but never dropped; and it bounds what one
+ * create_topic or add_partitions can add, which would otherwise fail
+ * half-way with "out of shared memory".  The lock table is sized for
+ * max_locks_per_transaction entries per backend and prepared transaction,
+ * and grows into PostgreSQL's spare shared memory beyond that (on default
+ * settings, one transaction could take about 1.7 times as many); counting
+ * half as much again keeps a transaction within what is there while
+ * others hold their usual locks.  It is an estimate: a transaction that
+ * holds many locks already can still run out.
  */
-static void
-check_lock_budget(int32 adding)
+static int64
+topic_width_limit(void)
 {
 	int64		table = (int64) max_locks_per_xact *
 		(MaxBackends + max_prepared_xacts);
-	int64		most = table * 3 / 2 / LOCKS_PER_NEW_PARTITION;
 
-	if (adding > most)
+	return (table * 3 / 2 - 2 * (int64) max_locks_per_xact * LOCKS_PER_DROPPED_SEGMENT) /
+		LOCKS_PER_PARTITION;
+}
+
+/* Refuse a new topic wider than one transaction could drop */
+static void
+check_new_topic_width(text *name, int32 partitions)
+{
+	int64		most = topic_width_limit();
+
+	if (partitions > most)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("cannot add %d partitions to a topic in one transaction",
-						adding),
-				 errdetail("One transaction can add about " INT64_FORMAT " partitions: each holds %d locks until the transaction ends, and the lock table is sized for " INT64_FORMAT " (max_locks_per_transaction = %d).",
-						   most, LOCKS_PER_NEW_PARTITION, table, max_locks_per_xact),
-				 errhint("Create the topic with fewer partitions and add the others with topics.add_partitions() in later transactions, or raise max_locks_per_transaction.")));
+				 errmsg("cannot create topic \"%s\" with %d partitions",
+						text_to_cstring(name), partitions),
+				 errdetail("Dropping a topic locks all of its partitions in one transaction, so with max_locks_per_transaction = %d a topic can have at most about " INT64_FORMAT " partitions.",
+						   max_locks_per_xact, most),
+				 errhint("Raise max_locks_per_transaction, or spread the records over several topics.")));
+}
+
+/* Refuse to grow a topic wider than one transaction could drop */
+static void
+check_topic_width(const char *topic_name, int32 partitions)
+{
+	int64		most = topic_width_limit();
+
+	if (partitions > most)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("cannot grow topic \"%s\" to %d partitions",
+						topic_name, partitions),
+				 errdetail("Dropping a topic locks all of its partitions in one transaction, so with max_locks_per_transaction = %d a topic can have at most about " INT64_FORMAT " partitions.",
+						   max_locks_per_xact, most),
+				 errhint("Raise max_locks_per_transaction, or spread the records over several topics.")));
 }
 
 /* Record the topic's settings in topics.topic_config */
@@ -232,7 +264,7 @@ topic_create_topic(PG_FUNCTION_ARGS)
 	value_type = PG_GETARG_OID(3);
 
 	check_partition_count(partitions);
-	check_lock_budget(partitions);
+	check_new_topic_width(name, partitions);
 	check_payload_type(key_type, "key");
 	check_payload_type(value_type, "value");
 	if (!PG_ARGISNULL(4))
@@ -354,7 +386,7 @@ topic_add_partitions(PG_FUNCTION_ARGS)
 	{
 		int			settings;
 
-		check_lock_budget(add.to - add.from);
+		check_topic_width(add.topic_name, add.to);
 		settings = topic_internal_settings_pin();
 		SPI_connect();
 		topic_ddl_run_internal(add_partitions_internal, &add);

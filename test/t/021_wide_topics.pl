@@ -2,7 +2,8 @@
 # grown, produced to across all its partitions, consumed, truncated and
 # dropped (by drop_topic and by DROP TABLE) without running out of the lock
 # table; the segments a drop leaves to the worker go too.  A topic too wide
-# for one transaction is refused up front, saying how to get there.
+# to drop in one transaction is refused up front, at once or in steps,
+# saying what to change.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -77,14 +78,25 @@ AND relkind = 'r' AND split_part(relname, '_', 2)::oid = ANY ('{$oids}'::oid[])}
 		'the worker drops the segments the drop left to it');
 }
 
-# too wide for one transaction: refused before anything is created
+# a topic no transaction could drop (or create) is never made: not at
+# once, not in steps; refused before anything is created
 my ($ret, $out, $err) = $node->psql('postgres', q{SELECT topics.create_topic('huge', 10000)},
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
-like($err, qr/ERROR:  53400: cannot add 10000 partitions to a topic in one transaction/,
-	'a 10,000-partition topic in one transaction is refused with 53400');
-like($err, qr/HINT:  Create the topic with fewer partitions and add the others with topics.add_partitions\(\) in later transactions/,
-	'and the hint says how to get there');
+like($err, qr/ERROR:  53400: cannot create topic "huge" with 10000 partitions/,
+	'a topic wider than one transaction can drop is refused with 53400');
+like($err, qr/DETAIL:  Dropping a topic locks all of its partitions in one transaction, so with max_locks_per_transaction = 64 a topic can have at most about \d+ partitions/,
+	'and the detail says why and how wide a topic can be');
 is($node->safe_psql('postgres', q{SELECT to_regclass('huge') IS NULL}), 't', 'nothing was created');
+$node->safe_psql('postgres', q{SELECT topics.create_topic('wide', 1000)});
+($ret, $out, $err) = $node->psql('postgres', q{SELECT topics.add_partitions('wide', 2000)},
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($err, qr/ERROR:  53400: cannot grow topic "wide" to 2000 partitions/,
+	'growing a topic wider than one transaction can drop is refused with 53400');
+like($err, qr/HINT:  Raise max_locks_per_transaction/, 'and the hint says what to change');
+is($node->safe_psql('postgres', q{SELECT partitions FROM topics.topics WHERE topic = 'wide'::regclass}),
+	'1000', 'the topic keeps its partitions');
+($ret, $out, $err) = $node->psql('postgres', q{SELECT topics.drop_topic('wide')});
+is($ret, 0, 'and can still be dropped') or diag($err);
 
 $node->stop;
 done_testing();
