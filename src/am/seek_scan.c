@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * seek.c
+ * seek_scan.c
  *	  TopicSeek: plain SQL over a topic reads only the pages it needs.
  *
  * Offsets increase along a partition's log, and so do timestamps, and every

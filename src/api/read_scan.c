@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * fetch_scan.c
+ * read_scan.c
  *	  TopicFetch and TopicPoll: topics.fetch() and topics.poll() in FROM,
  *	  without materializing their rows.
  *

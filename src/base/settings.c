@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * guc.c
+ * settings.c
  *	  Every pg_topics.* setting, defined in one place.
  *
  * A setting pg_topics.x is the C variable pg_topics_x.  The prefix is

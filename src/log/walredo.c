@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * walredo.c
- *	  The pg_topics WAL resource manager: redo, description, masking and
- *	  decoding of topic_log records.
+ *	  Redo, description and masking of topic_log's WAL records (the
+ *	  resource manager's table is in pg_topics.c; decoding is
+ *	  replication/decode.c).
  *
  * Redo of an insert runs topic_page_append_batch(), the very function the
  * primary runs in its critical section, so pages on a standby are the
