@@ -12,9 +12,16 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use PgTopicsTest;
 
-my $docs = dirname(__FILE__) . '/../../docs';
-# DOC_PAGES=topics.md runs one page
-my @pages = $ENV{DOC_PAGES} ? split(/,/, $ENV{DOC_PAGES}) : ('topics.md', 'consumer-groups.md');
+my $root = dirname(__FILE__) . '/../..';
+# DOC_PAGES=topics.md runs one page; README.md is the repository's, the
+# others are in docs/
+my @pages = $ENV{DOC_PAGES} ? split(/,/, $ENV{DOC_PAGES})
+  : ('topics.md', 'consumer-groups.md', 'operations.md', 'replication.md', 'README.md');
+sub page_file
+{
+	my ($page) = @_;
+	return $page eq 'README.md' ? "$root/$page" : "$root/docs/$page";
+}
 
 # seconds a block may take before the test gives up on it
 my $block_timeout = 60;
@@ -172,7 +179,7 @@ sub line_diff
 my $node_count = 0;
 for my $page (@pages)
 {
-	my @blocks = parse_blocks("$docs/$page");
+	my @blocks = parse_blocks(page_file($page));
 	my $start = time;
 
 	# a fresh server per page: roles are the cluster's
@@ -263,7 +270,7 @@ CREATE DATABASE doc OWNER postgres TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE
 	# the page with psql's output in its output blocks, to compare or copy
 	if (@replaced)
 	{
-		my @text = split /\n/, slurp_file("$docs/$page"), -1;
+		my @text = split /\n/, slurp_file(page_file($page)), -1;
 		for my $r (reverse @replaced)
 		{
 			my ($o, $lines) = @$r;
