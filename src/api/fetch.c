@@ -278,7 +278,6 @@ offset_for_time(Relation seg, TimestampTz ts, int64 log_start, Datum *value,
 			topic_page_check(seg, blkno, page, TL_PAGE_DATA);
 			while (*isnull && (hdr = topic_page_next_batch(page, &pos)) != NULL)
 			{
-				const char *bytes = (const char *) hdr;
 				Size		rpos = sizeof(TopicBatchHeaderData);
 				int			i;
 
@@ -286,8 +285,8 @@ offset_for_time(Relation seg, TimestampTz ts, int64 log_start, Datum *value,
 				{
 					TopicRecord rec;
 
-					if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i, &rec))
-						break;
+					/* a record that does not decode is corruption, as for fetch */
+					topic_decode_batch_record(seg, blkno, hdr, &rpos, i, &rec);
 					if (rec.timestamp >= ts && rec.offset >= log_start)
 					{
 						*value = Int64GetDatum(rec.offset);
