@@ -37,6 +37,7 @@
 #include "storage/procarray.h"
 
 #include "pg_topics/am/freeze.h"
+#include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/visibility.h"
 #include "pg_topics/segments/segment.h"
@@ -197,8 +198,8 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 	MultiXactId oldest_mxact;
 	TopicLogEnd end;
 	VacuumWalk	walk;
+	TopicBatchIter it;
 	BlockNumber nblocks;
-	BlockNumber blkno;
 	TransactionId new_frozen_xid;
 	int64		nmarked = 0;
 	bool		frozenxid_updated;
@@ -213,40 +214,26 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 	walk.nresolved = 0;
 	nblocks = topic_nblocks(rel);
 
-	for (blkno = Max(TopicLogPositionGetBlock(end.resolved),
-					 TOPIC_LOG_FIRST_DATA_BLKNO);
-		 blkno < nblocks; blkno++)
+	topic_batch_iter_begin(&it, rel, TopicLogPositionGetBlock(end.resolved),
+						   nblocks, bstrategy, TOPIC_BATCH_ITER_VACUUM);
+	while (topic_batch_iter_next_page(&it))
 	{
-		Buffer		buffer;
-		Page		page;
 		uint16		aborted[TOPIC_LOG_MAX_RECORDS_PER_PAGE];
 		int			naborted;
 
-		vacuum_delay_point();
-		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
-									bstrategy);
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		if (PageIsNew(page))
-		{
-			/* left by a crash; the log goes on after it */
-			UnlockReleaseBuffer(buffer);
-			continue;
-		}
-		topic_page_check(rel, blkno, page, TL_PAGE_DATA);
-		naborted = vacuum_page(buffer, page, blkno, &walk, aborted);
-		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+		naborted = vacuum_page(it.buffer, it.page, it.blkno, &walk, aborted);
+		topic_batch_iter_unlock(&it);
 
 		/* batches never move, so their positions hold across the relock */
 		if (naborted > 0)
 		{
-			LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-			topic_page_mark_aborted(rel, buffer, aborted, naborted);
-			LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+			LockBuffer(it.buffer, BUFFER_LOCK_EXCLUSIVE);
+			topic_page_mark_aborted(rel, it.buffer, aborted, naborted);
+			LockBuffer(it.buffer, BUFFER_LOCK_UNLOCK);
 			nmarked += naborted;
 		}
-		ReleaseBuffer(buffer);
 	}
+	topic_batch_iter_end(&it);
 
 	/* the flags are logged before the mark that relies on them */
 	if (walk.resolved > end.resolved)
@@ -274,6 +261,26 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 						new_frozen_xid)));
 }
 
+/* VACUUM of a partition's log, segment after segment */
+typedef struct RouterVacuum
+{
+	struct VacuumParams *params;
+	BufferAccessStrategy bstrategy;
+	BlockNumber pages;			/* of the segments vacuumed */
+} RouterVacuum;
+
+/* VACUUM one segment of a partition (a topic_segdir_foreach visitor) */
+static bool
+vacuum_router_segment(void *arg, Relation seg, const TopicSegmentEntry *entry,
+					  int i)
+{
+	RouterVacuum *rv = (RouterVacuum *) arg;
+
+	vacuum_segment(seg, rv->params, rv->bstrategy);
+	rv->pages += topic_nblocks(seg);
+	return false;
+}
+
 /*
  * VACUUM of a partition's log: its segments, which autovacuum also visits
  * one by one, then the partition itself, which holds no records.
@@ -283,30 +290,19 @@ vacuum_router(Relation rel, struct VacuumParams *params,
 			  BufferAccessStrategy bstrategy)
 {
 	TopicSegmentDir *dir = topic_segdir_read(rel);
+	RouterVacuum rv = {params, bstrategy, 0};
 	TransactionId oldest_xmin;
 	MultiXactId oldest_mxact;
 	TopicLogEnd end;
-	BlockNumber pages = 0;
-	int			i;
 
-	for (i = 0; i < dir->nentries; i++)
-	{
-		Relation	seg;
-
-		if (!topic_segment_readable(&dir->entries[i]) ||
-			(seg = topic_segment_open(dir->router, &dir->entries[i],
-									  ShareUpdateExclusiveLock)) == NULL)
-			continue;
-		vacuum_segment(seg, params, bstrategy);
-		pages += topic_nblocks(seg);
-		relation_close(seg, ShareUpdateExclusiveLock);
-	}
+	(void) topic_segdir_foreach(dir, -1, 0, ShareUpdateExclusiveLock,
+								vacuum_router_segment, &rv);
 	pfree(dir);
 
 	/* the partition itself holds no records: nothing older than the horizon */
 	freeze_horizons(rel, params, &oldest_xmin, &oldest_mxact);
 	topic_log_end(rel, &end);
-	(void) report_vacuum(rel, pages, &end, oldest_xmin, oldest_mxact);
+	(void) report_vacuum(rel, rv.pages, &end, oldest_xmin, oldest_mxact);
 }
 
 /* The relation_vacuum callback */

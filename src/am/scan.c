@@ -46,6 +46,7 @@
 #include "utils/snapmgr.h"
 
 #include "pg_topics/am/scan.h"
+#include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/visibility.h"
 #include "pg_topics/segments/segment.h"
@@ -183,23 +184,20 @@ load_page(TopicScanDesc scan, int seg, BlockNumber blkno)
 
 	if (BufferIsValid(scan->cbuf))
 		ReleaseBuffer(scan->cbuf);
-	scan->cbuf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
-									scan->strategy);
 	scan->cseg = seg;
 	scan->cblock = blkno;
 	scan->nvisible = 0;
 
 	if (blkno == TOPIC_LOG_METAPAGE_BLKNO)
-		return;
-
-	LockBuffer(scan->cbuf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(scan->cbuf);
-	if (PageIsNew(page))
 	{
-		LockBuffer(scan->cbuf, BUFFER_LOCK_UNLOCK);
+		scan->cbuf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+										scan->strategy);
 		return;
 	}
-	topic_page_check(rel, blkno, page, TL_PAGE_DATA);
+	/* the pin stays with the scan, locked or not */
+	page = topic_page_read_data(rel, blkno, scan->strategy, &scan->cbuf);
+	if (page == NULL)
+		return;
 
 	while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
 	{
@@ -385,171 +383,6 @@ next_block(TopicScanDesc scan, ScanDirection direction, TopicScanPos *next)
 }
 
 /*
- * What probing a block of a seek found: the first initialized page at or
- * after it (blkno; InvalidBlockNumber when there is none before the end),
- * whether that page is wholly before the position sought, and where its
- * records start and end in the seek's terms (offsets, or timestamps).
- */
-typedef struct SeekProbe
-{
-	BlockNumber blkno;
-	bool		before;
-	int64		first;
-	int64		last;
-} SeekProbe;
-
-/*
- * Probe block blkno (below end) of rel.  All-zero pages, which a crash can
- * leave anywhere, are skipped; none left counts as "not before".
- */
-static SeekProbe
-seek_probe(Relation rel, BlockNumber blkno, BlockNumber end, bool by_time,
-		   int64 offset, TimestampTz ts)
-{
-	SeekProbe	probe = {InvalidBlockNumber, false, 0, 0};
-
-	for (; blkno < end; blkno++)
-	{
-		Buffer		buffer = ReadBuffer(rel, blkno);
-		Page		page;
-
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		if (!PageIsNew(page))
-		{
-			TopicLogPageOpaque opaque;
-
-			topic_page_check(rel, blkno, page, TL_PAGE_DATA);
-			opaque = TopicLogPageGetOpaque(page);
-			probe.blkno = blkno;
-			if (by_time)
-			{
-				probe.before = opaque->max_timestamp < ts;
-				probe.first = opaque->min_timestamp;
-				probe.last = opaque->max_timestamp;
-			}
-			else
-			{
-				probe.before = opaque->next_offset <= offset;
-				probe.first = opaque->min_offset;
-				probe.last = opaque->next_offset - 1;
-			}
-			UnlockReleaseBuffer(buffer);
-			return probe;
-		}
-		UnlockReleaseBuffer(buffer);
-	}
-	return probe;
-}
-
-/*
- * Where the records before the first data page of rel end, in the seek's
- * terms: the metapage says where the first data page starts.
- */
-static int64
-seek_start_key(Relation rel, bool by_time)
-{
-	Buffer		buffer = ReadBuffer(rel, TOPIC_LOG_METAPAGE_BLKNO);
-	TopicLogPageOpaque opaque;
-	int64		key;
-
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	topic_page_check(rel, TOPIC_LOG_METAPAGE_BLKNO, BufferGetPage(buffer),
-					 TL_PAGE_META);
-	opaque = TopicLogPageGetOpaque(BufferGetPage(buffer));
-	key = by_time ? opaque->max_timestamp : opaque->next_offset - 1;
-	UnlockReleaseBuffer(buffer);
-	return key;
-}
-
-/*
- * First data block whose records may include offset (by_time false) or a
- * timestamp at or after ts (by_time true).  Returns nblocks if none.
- *
- * The pages' summaries increase along the log, so this is a search for
- * the first page not wholly before the target.  A binary search takes
- * log2(pages) page reads, 14 for a million records, and they were half of
- * a one-record fetch.  Records are usually about the same size, so the
- * offset (or time) grows about linearly with the block number: the search
- * looks at the last page first (where a consumer that keeps up reads),
- * then guesses the block by interpolating between the pages it knows
- * (the metapage says where the first one starts), which usually takes two
- * to four reads in all.  After SEEK_GUESSES guesses it halves, so an
- * uneven log costs at most that many reads more than a binary search.
- * Which block is read never decides the answer, only how soon it is found.
- */
-#define SEEK_GUESSES 4
-
-BlockNumber
-topic_seek_block(Relation rel, BlockNumber nblocks, bool by_time, int64 offset,
-		   TimestampTz ts)
-{
-	BlockNumber lo = TOPIC_LOG_FIRST_DATA_BLKNO;
-	BlockNumber hi = nblocks;	/* answer in [lo, hi] */
-	int64		target = by_time ? (int64) ts : offset;
-	bool		lo_known = false;	/* the pages before lo end at lo_key */
-	bool		hi_known = false;	/* the page at hi starts at hi_key */
-	int64		lo_key = 0;
-	int64		hi_key = 0;
-	int			guesses = 0;
-
-	while (lo < hi)
-	{
-		BlockNumber mid;
-		SeekProbe	probe;
-
-		if (guesses >= SEEK_GUESSES || hi - lo <= 2)
-			mid = lo + (hi - lo) / 2;
-		else
-		{
-			guesses++;
-			if (!hi_known || target >= hi_key)
-				mid = hi - 1;
-			else
-			{
-				if (!lo_known)
-				{
-					lo_key = seek_start_key(rel, by_time);
-					lo_known = true;
-				}
-				if (target <= lo_key || hi_key <= lo_key)
-					mid = lo;
-				else
-				{
-					double		frac = ((double) target - (double) lo_key) /
-						((double) hi_key - (double) lo_key);
-
-					/* keys beyond double precision can round to nonsense */
-					if (frac > 0.0 && frac < 1.0)
-						mid = lo + (BlockNumber) (frac * (hi - lo));
-					else
-						mid = lo + (hi - lo) / 2;
-					mid = Min(Max(mid, lo), hi - 1);
-				}
-			}
-		}
-
-		probe = seek_probe(rel, mid, hi, by_time, offset, ts);
-		if (probe.blkno != InvalidBlockNumber && probe.before)
-		{
-			lo = probe.blkno + 1;
-			lo_key = probe.last;
-			lo_known = true;
-		}
-		else
-		{
-			hi = mid;
-			if (probe.blkno == mid)
-			{
-				hi_key = probe.first;
-				hi_known = true;
-			}
-		}
-	}
-	return lo;
-}
-
-/*
  * Does the scan's log have batches out of offset order (a logical
  * subscriber's)?  Then a page summary bounds where records start, never
  * where they end.
@@ -580,8 +413,8 @@ topic_scan_seek(TableScanDesc sscan, bool by_time, int64 offset, TimestampTz ts)
 	for (seg = 0; seg < scan->nsegs; seg++)
 	{
 		ScanSegment *s = &scan->segs[seg];
-		BlockNumber blkno = topic_seek_block(s->rel, s->nblocks, by_time,
-											 offset, ts);
+		BlockNumber blkno = topic_page_search(s->rel, s->nblocks, by_time,
+											  offset, ts);
 
 		if (blkno < s->nblocks)
 			return TopicScanPosMake(seg, blkno);
@@ -959,28 +792,27 @@ locate(Relation seg, BlockNumber blkno, int want, Buffer *buffer,
 		blkno >= topic_nblocks(seg) || want < 1)
 		return NULL;
 
-	*buffer = ReadBuffer(seg, blkno);
-	LockBuffer(*buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(*buffer);
-	if (!PageIsNew(page))
+	page = topic_page_read_data(seg, blkno, NULL, buffer);
+	if (page == NULL)
 	{
-		topic_page_check(seg, blkno, page, TL_PAGE_DATA);
-		while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
+		ReleaseBuffer(*buffer);
+		return NULL;
+	}
+	while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
+	{
+		if (want < index + hdr->nrecords)
 		{
-			if (want < index + hdr->nrecords)
-			{
-				const char *bytes = (const char *) hdr;
-				Size		rpos = sizeof(TopicBatchHeaderData);
-				int			i;
+			const char *bytes = (const char *) hdr;
+			Size		rpos = sizeof(TopicBatchHeaderData);
+			int			i;
 
-				for (i = 0; i <= want - index; i++)
-					if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i,
-											 rec))
-						report_bad_record(seg, blkno, index + i);
-				return hdr;
-			}
-			index += hdr->nrecords;
+			for (i = 0; i <= want - index; i++)
+				if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i,
+										 rec))
+					report_bad_record(seg, blkno, index + i);
+			return hdr;
 		}
+		index += hdr->nrecords;
 	}
 	UnlockReleaseBuffer(*buffer);
 	return NULL;

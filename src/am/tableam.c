@@ -341,26 +341,24 @@ topic_scan_sample_next_tuple(TableScanDesc scan,
 	return false;
 }
 
+/* Add a segment's blocks to the sum at arg (a topic_segdir_foreach visitor) */
+static bool
+add_segment_blocks(void *arg, Relation seg, const TopicSegmentEntry *entry,
+				   int i)
+{
+	*(uint64 *) arg += topic_nblocks(seg);
+	return false;
+}
+
 /* The blocks of a router's readable segments, one after the other */
 uint64
 topic_router_blocks(Relation rel)
 {
-	TopicSegmentDir *dir;
+	TopicSegmentDir *dir = topic_segdir_read(rel);
 	uint64		blocks = 0;
-	int			i;
 
-	dir = topic_segdir_read(rel);
-	for (i = 0; i < dir->nentries; i++)
-	{
-		Relation	seg;
-
-		if (!topic_segment_readable(&dir->entries[i]) ||
-			(seg = topic_segment_open(dir->router, &dir->entries[i],
-									  AccessShareLock)) == NULL)
-			continue;
-		blocks += topic_nblocks(seg);
-		relation_close(seg, AccessShareLock);
-	}
+	(void) topic_segdir_foreach(dir, -1, 0, AccessShareLock,
+								add_segment_blocks, &blocks);
 	pfree(dir);
 	return blocks;
 }

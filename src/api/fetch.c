@@ -30,11 +30,11 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "pg_topics/am/scan.h"
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/subscription.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/log/visibility.h"
@@ -252,53 +252,50 @@ topic_offsets(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/*
- * The earliest offset of segment seg (at or after log_start) whose
- * timestamp is at or after ts, into *value (*isnull false), if any.
- */
-static void
-offset_for_time(Relation seg, TimestampTz ts, int64 log_start, Datum *value,
-				bool *isnull)
+/* offsets_for_times' search of one partition */
+typedef struct TimeSearch
 {
+	TimestampTz ts;
+	int64		log_start;
+	int64		offset;			/* the answer, -1 until found */
+} TimeSearch;
+
+/*
+ * The earliest offset of segment seg (at or after the log start) whose
+ * timestamp is at or after the one sought (a topic_segdir_foreach
+ * visitor): true when found.
+ */
+static bool
+offset_for_time(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
+{
+	TimeSearch *search = (TimeSearch *) arg;
 	BlockNumber nblocks = topic_nblocks(seg);
-	BlockNumber blkno;
+	TopicBatchIter it;
+	TopicBatchHeader hdr;
 
-	for (blkno = topic_seek_block(seg, nblocks, true, 0, ts);
-		 blkno < nblocks && *isnull; blkno++)
+	topic_batch_iter_begin(&it, seg,
+						   topic_page_search(seg, nblocks, true, 0, search->ts),
+						   nblocks, NULL, 0);
+	while (search->offset < 0 && (hdr = topic_batch_iter_next(&it)) != NULL)
 	{
-		Buffer		buffer = ReadBuffer(seg, blkno);
-		Page		page;
-		Size		pos = 0;
-		TopicBatchHeader hdr;
+		Size		rpos = sizeof(TopicBatchHeaderData);
+		int			r;
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		if (!PageIsNew(page))
+		for (r = 0; r < hdr->nrecords; r++)
 		{
-			topic_page_check(seg, blkno, page, TL_PAGE_DATA);
-			while (*isnull && (hdr = topic_page_next_batch(page, &pos)) != NULL)
+			TopicRecord rec;
+
+			/* a record that does not decode is corruption, as for fetch */
+			topic_decode_batch_record(seg, it.blkno, hdr, &rpos, r, &rec);
+			if (rec.timestamp >= search->ts && rec.offset >= search->log_start)
 			{
-				const char *bytes = (const char *) hdr;
-				Size		rpos = sizeof(TopicBatchHeaderData);
-				int			i;
-
-				for (i = 0; i < hdr->nrecords; i++)
-				{
-					TopicRecord rec;
-
-					if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i, &rec))
-						break;
-					if (rec.timestamp >= ts && rec.offset >= log_start)
-					{
-						*value = Int64GetDatum(rec.offset);
-						*isnull = false;
-						break;
-					}
-				}
+				search->offset = rec.offset;
+				break;
 			}
 		}
-		UnlockReleaseBuffer(buffer);
 	}
+	topic_batch_iter_end(&it);
+	return search->offset >= 0;
 }
 
 /*
@@ -322,19 +319,15 @@ topic_offsets_for_times(PG_FUNCTION_ARGS)
 	{
 		Relation	leaf = table_open(topic_partition_relid(topic, p), AccessShareLock);
 		TopicSegmentDir *dir = topic_segdir_read(leaf);
+		TimeSearch	search = {ts, dir->log_start, -1};
 		Datum		values[2] = {Int32GetDatum(p), (Datum) 0};
 		bool		nulls[2] = {false, true};
 
-		for (int i = 0; i < dir->nentries && nulls[1]; i++)
+		if (topic_segdir_foreach(dir, -1, 0, AccessShareLock,
+								 offset_for_time, &search))
 		{
-			Relation	seg;
-
-			if (!topic_segment_readable(&dir->entries[i]) ||
-				(seg = topic_segment_open(dir->router, &dir->entries[i],
-										  AccessShareLock)) == NULL)
-				continue;
-			offset_for_time(seg, ts, dir->log_start, &values[1], &nulls[1]);
-			relation_close(seg, AccessShareLock);
+			values[1] = Int64GetDatum(search.offset);
+			nulls[1] = false;
 		}
 		pfree(dir);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

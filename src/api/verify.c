@@ -336,7 +336,12 @@ check_data_page(VerifyState *state, BlockNumber blkno, Page page)
 	state->page_max_ts = opaque->max_timestamp;
 }
 
-/* Check every page of one segment (or a router's metapage) */
+/*
+ * Check every page of one segment (or a router's metapage).  Not the
+ * shared page walk (batch_iter.c): that raises at the first page that is
+ * not ours, where verify must list every problem and go on, so it checks
+ * a copy of each page itself.
+ */
 static void
 verify_pages(ReturnSetInfo *rsinfo, Oid relid, bool unordered,
 			 int64 *last_offset)

@@ -31,7 +31,11 @@ PG_FUNCTION_INFO_V1(topic_partition_info);
 
 #define PARTITION_INFO_COLS 13
 
-/* Oldest timestamp of a segment: its first data page's */
+/*
+ * Oldest timestamp of a segment: its first data page's.  A page that is
+ * not a data page of ours shows no timestamp rather than failing the view
+ * (topics.verify() is where damage is reported).
+ */
 static bool
 oldest_timestamp(Relation seg, TimestampTz *ts)
 {
@@ -55,7 +59,9 @@ oldest_timestamp(Relation seg, TimestampTz *ts)
 
 /*
  * Disk bytes of a partition, segments and their TOAST included, and its
- * oldest timestamp (*found false if it has no records)
+ * oldest timestamp (*found false if it has no records).  Every segment
+ * still there counts, spares and retired ones too: not the readable
+ * segments of topic_segdir_foreach.
  */
 static int64
 partition_bytes(Relation leaf, TimestampTz *oldest, bool *found)

@@ -32,10 +32,10 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "pg_topics/am/scan.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/subscription.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/log/visibility.h"
@@ -140,43 +140,28 @@ topic_walk_batches(Relation seg, int64 from, TopicBatchVisitor visit,
 {
 	BlockNumber nblocks = topic_last_block(seg) + 1;
 	TopicLogPosition resolved = topic_storage_resolved(seg);
-	BlockNumber blkno;
+	TopicBatchIter it;
+	TopicBatchHeader hdr;
+	bool		done = false;
 
-	for (blkno = topic_seek_block(seg, nblocks, false, from, 0);
-		 blkno < nblocks; blkno++)
+	topic_batch_iter_begin(&it, seg,
+						   topic_page_search(seg, nblocks, false, from, 0),
+						   nblocks, NULL, 0);
+	while ((hdr = topic_batch_iter_next(&it)) != NULL)
 	{
-		Buffer		buffer = ReadBuffer(seg, blkno);
-		Page		page;
-		Size		pos = 0;
-		TopicBatchHeader hdr;
-		bool		done = false;
 		XLogRecPtr	flush_to = InvalidXLogRecPtr;
 
-		CHECK_FOR_INTERRUPTS();
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		if (PageIsNew(page))
-		{
-			/* left by a crash; the log goes on after it */
-			UnlockReleaseBuffer(buffer);
-			continue;
-		}
-		topic_page_check(seg, blkno, page, TL_PAGE_DATA);
-
-		while (!done && flush_to == InvalidXLogRecPtr &&
-			   (hdr = topic_page_next_batch(page, &pos)) != NULL)
-			done = visit(arg, seg, blkno, buffer, hdr, resolved, &flush_to);
-		UnlockReleaseBuffer(buffer);
+		done = visit(arg, seg, it.blkno, it.buffer, hdr, resolved, &flush_to);
 		if (flush_to != InvalidXLogRecPtr)
 		{
-			XLogFlush(flush_to);
-			blkno--;
-			continue;
+			done = false;
+			topic_batch_iter_flush_retry(&it, flush_to);
 		}
-		if (done)
-			return true;
+		else if (done)
+			break;
 	}
-	return false;
+	topic_batch_iter_end(&it);
+	return done;
 }
 
 /* Decode record i of batch hdr on page blkno of seg, or fail loudly */

@@ -56,7 +56,6 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "pg_topics/am/scan.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/subscription.h"
 #include "pg_topics/base/sync_standby.h"

@@ -35,7 +35,7 @@
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
-#include "pg_topics/am/scan.h"
+#include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/read/read.h"
@@ -173,6 +173,15 @@ collect_batch(void *arg, Relation seg, BlockNumber blkno, Buffer buffer,
 	return false;
 }
 
+/* Collect from one segment (a topic_segdir_foreach visitor) */
+static bool
+collect_segment(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
+{
+	UnorderedRead *u = (UnorderedRead *) arg;
+
+	return topic_walk_batches(seg, u->from, collect_batch, u);
+}
+
 /*
  * Read partition rel (number partition) below bound, from read->position,
  * in offset order; the segment directory is dir.
@@ -193,22 +202,8 @@ topic_read_unordered(Relation rel, TopicSegmentDir *dir, int32 partition,
 	u.cands = palloc(sizeof(Candidate) * u.maxcands);
 	u.ncands = 0;
 
-	for (i = 0; i < dir->nentries; i++)
-	{
-		TopicSegmentEntry *e = &dir->entries[i];
-		Relation	seg;
-		bool		done;
-
-		if (topic_segdir_reader_skips(dir, i, u.from))
-			continue;
-		seg = topic_segment_open(dir->router, e, AccessShareLock);
-		if (seg == NULL)
-			continue;			/* dropped by retention meanwhile */
-		done = topic_walk_batches(seg, u.from, collect_batch, &u);
-		relation_close(seg, AccessShareLock);
-		if (done)
-			break;
-	}
+	(void) topic_segdir_foreach(dir, u.from, 0, AccessShareLock,
+								collect_segment, &u);
 
 	prune(&u);
 	for (i = 0; i < u.ncands && u.cands[i].rec.offset < u.cutoff; i++)
@@ -225,6 +220,51 @@ topic_read_unordered(Relation rel, TopicSegmentDir *dir, int32 partition,
 	pfree(u.cands);
 }
 
+/* topic_replicated_bound's search, segment after segment */
+typedef struct ReplicatedBound
+{
+	Snapshot	snapshot;
+	int64		bound;			/* -1 until a marker is found */
+} ReplicatedBound;
+
+/*
+ * The highest marker snapshot sees on the last page of seg that has one
+ * (a topic_segdir_foreach visitor): true when found.
+ */
+static bool
+segment_bound(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
+{
+	ReplicatedBound *rb = (ReplicatedBound *) arg;
+	TopicLogPosition resolved = topic_storage_resolved(seg);
+	TopicBatchIter it;
+
+	topic_batch_iter_begin(&it, seg, TOPIC_LOG_FIRST_DATA_BLKNO,
+						   topic_nblocks(seg), NULL, TOPIC_BATCH_ITER_BACKWARD);
+	while (rb->bound < 0 && topic_batch_iter_next_page(&it))
+	{
+		TopicBatchHeader hdr;
+		XLogRecPtr	flush_to = InvalidXLogRecPtr;
+
+		while ((hdr = topic_batch_iter_page_next(&it)) != NULL)
+		{
+			if (!TopicBatchIsMarker(hdr))
+				continue;
+			if (topic_batch_fate(it.buffer, hdr, rb->snapshot, resolved,
+								 &flush_to) == BATCH_READ)
+				rb->bound = Max(rb->bound, hdr->base_offset);
+			else if (flush_to != InvalidXLogRecPtr)
+				break;
+		}
+		if (flush_to != InvalidXLogRecPtr)
+		{
+			rb->bound = -1;
+			topic_batch_iter_flush_retry(&it, flush_to);
+		}
+	}
+	topic_batch_iter_end(&it);
+	return rb->bound >= 0;
+}
+
 /*
  * The last stable offset of replica rel for snapshot: the highest marker
  * on the last page that has a marker the snapshot sees.  Without one,
@@ -234,57 +274,10 @@ int64
 topic_replicated_bound(Relation rel, Snapshot snapshot, const TopicLogEnd *end)
 {
 	TopicSegmentDir *dir = topic_segdir_read(rel);
-	int64		bound = -1;
-	int			i;
+	ReplicatedBound rb = {snapshot, -1};
 
-	for (i = dir->nentries - 1; i >= 0 && bound < 0; i--)
-	{
-		TopicSegmentEntry *e = &dir->entries[i];
-		Relation	seg;
-		TopicLogPosition resolved;
-		BlockNumber blkno;
-
-		if (!topic_segment_readable(e) ||
-			(seg = topic_segment_open(dir->router, e, AccessShareLock)) == NULL)
-			continue;
-		resolved = topic_storage_resolved(seg);
-		for (blkno = topic_nblocks(seg); blkno > TOPIC_LOG_FIRST_DATA_BLKNO && bound < 0;)
-		{
-			Buffer		buffer;
-			Page		page;
-			Size		pos = 0;
-			TopicBatchHeader hdr;
-			XLogRecPtr	flush_to = InvalidXLogRecPtr;
-
-			CHECK_FOR_INTERRUPTS();
-			blkno--;
-			buffer = ReadBuffer(seg, blkno);
-			LockBuffer(buffer, BUFFER_LOCK_SHARE);
-			page = BufferGetPage(buffer);
-			if (!PageIsNew(page))
-			{
-				topic_page_check(seg, blkno, page, TL_PAGE_DATA);
-				while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
-				{
-					if (!TopicBatchIsMarker(hdr))
-						continue;
-					if (topic_batch_fate(buffer, hdr, snapshot, resolved,
-										 &flush_to) == BATCH_READ)
-						bound = Max(bound, hdr->base_offset);
-					else if (flush_to != InvalidXLogRecPtr)
-						break;
-				}
-			}
-			UnlockReleaseBuffer(buffer);
-			if (flush_to != InvalidXLogRecPtr)
-			{
-				XLogFlush(flush_to);
-				bound = -1;
-				blkno++;		/* this page again */
-			}
-		}
-		relation_close(seg, AccessShareLock);
-	}
+	(void) topic_segdir_foreach(dir, -1, TOPIC_SEGDIR_BACKWARD,
+								AccessShareLock, segment_bound, &rb);
 	pfree(dir);
-	return bound >= 0 ? bound : end->log_start_offset;
+	return rb.bound >= 0 ? rb.bound : end->log_start_offset;
 }

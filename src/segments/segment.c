@@ -288,6 +288,43 @@ topic_segment_open(Oid router, const TopicSegmentEntry *entry, LOCKMODE lockmode
 }
 
 /*
+ * Visit the readable segments of dir, oldest first (newest first with
+ * TOPIC_SEGDIR_BACKWARD), each opened with lockmode for the visit and
+ * closed after it.  A reader at offset from skips the segments wholly
+ * below it (topic_segdir_reader_skips); from -1 visits them all.  Segments
+ * gone since dir was read (dropped by retention) are stepped over: their
+ * records are below the log start.  Returns true when a visitor stopped
+ * the walk by returning true.
+ */
+bool
+topic_segdir_foreach(const TopicSegmentDir *dir, int64 from, int flags,
+					 LOCKMODE lockmode, TopicSegmentVisitor visit, void *arg)
+{
+	bool		backward = (flags & TOPIC_SEGDIR_BACKWARD) != 0;
+	int			i;
+
+	for (i = backward ? dir->nentries - 1 : 0;
+		 backward ? i >= 0 : i < dir->nentries;
+		 i += backward ? -1 : 1)
+	{
+		Relation	seg;
+		bool		done;
+
+		if (from < 0 ? !topic_segment_readable(&dir->entries[i]) :
+			topic_segdir_reader_skips(dir, i, from))
+			continue;
+		seg = topic_segment_open(dir->router, &dir->entries[i], lockmode);
+		if (seg == NULL)
+			continue;
+		done = visit(arg, seg, &dir->entries[i], i);
+		relation_close(seg, lockmode);
+		if (done)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Change router's directory: edit works on a copy of the metapage and
  * returns whether it changed anything; the change is then applied and
  * logged as a full-page image in one critical section.

@@ -190,6 +190,32 @@ segment_bytes(Relation seg)
 	return (int64) topic_segment_disk_blocks(seg, true) * BLCKSZ;
 }
 
+/* The readable segments retention weighs, oldest first */
+typedef struct RetentionSegments
+{
+	int			n;
+	int		   *idx;			/* directory entry */
+	int64	   *bytes;			/* disk bytes */
+	TimestampTz *newest;		/* newest timestamp */
+	int64		total;			/* bytes of them all */
+} RetentionSegments;
+
+/* Note one readable segment (a topic_segdir_foreach visitor) */
+static bool
+weigh_segment(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
+{
+	RetentionSegments *segs = (RetentionSegments *) arg;
+	TopicLogEnd end;
+
+	topic_log_end(seg, &end);
+	segs->idx[segs->n] = i;
+	segs->bytes[segs->n] = segment_bytes(seg);
+	segs->newest[segs->n] = end.max_timestamp;
+	segs->total += segs->bytes[segs->n];
+	segs->n++;
+	return false;
+}
+
 /*
  * Where router's log should start under its topic's retention: the base
  * offset of the oldest segment to keep (or the current start).
@@ -198,51 +224,38 @@ static int64
 retention_start(Relation router, const RetentionPolicy *policy,
 				TopicSegmentDir *dir)
 {
-	int			n = 0;
-	int		   *idx = palloc(sizeof(int) * Max(dir->nentries, 1));
-	int64	   *bytes = palloc(sizeof(int64) * Max(dir->nentries, 1));
-	TimestampTz *newest = palloc(sizeof(TimestampTz) * Max(dir->nentries, 1));
-	int64		total = 0;
+	RetentionSegments segs;
 	int			keep = 0;
 	int64		start = dir->log_start;
 	TimestampTz cutoff = GetCurrentTimestamp() - policy->retention_usecs;
-	int			i;
 
-	for (i = 0; i < dir->nentries; i++)
-	{
-		Relation	seg;
-		TopicLogEnd end;
-
-		if (!topic_segment_readable(&dir->entries[i]) ||
-			(seg = topic_segment_open(dir->router, &dir->entries[i],
-									  AccessShareLock)) == NULL)
-			continue;
-		topic_log_end(seg, &end);
-		idx[n] = i;
-		bytes[n] = segment_bytes(seg);
-		newest[n] = end.max_timestamp;
-		total += bytes[n];
-		n++;
-		relation_close(seg, AccessShareLock);
-	}
+	segs.n = 0;
+	segs.idx = palloc(sizeof(int) * Max(dir->nentries, 1));
+	segs.bytes = palloc(sizeof(int64) * Max(dir->nentries, 1));
+	segs.newest = palloc(sizeof(TimestampTz) * Max(dir->nentries, 1));
+	segs.total = 0;
+	(void) topic_segdir_foreach(dir, -1, 0, AccessShareLock, weigh_segment,
+								&segs);
 
 	/* never the LIVE segment, which is the last one */
-	while (keep < n - 1 && dir->entries[idx[keep]].state == TOPIC_SEGMENT_SEALED)
+	while (keep < segs.n - 1 &&
+		   dir->entries[segs.idx[keep]].state == TOPIC_SEGMENT_SEALED)
 	{
-		bool		by_time = policy->retention_usecs > 0 && newest[keep] < cutoff;
+		bool		by_time = policy->retention_usecs > 0 &&
+			segs.newest[keep] < cutoff;
 		bool		by_bytes = policy->retention_bytes > 0 &&
-			total - bytes[keep] >= policy->retention_bytes;
+			segs.total - segs.bytes[keep] >= policy->retention_bytes;
 
 		if (!by_time && !by_bytes)
 			break;
-		total -= bytes[keep];
+		segs.total -= segs.bytes[keep];
 		keep++;
 	}
 	if (keep > 0)
-		start = Max(start, dir->entries[idx[keep]].base_offset);
-	pfree(idx);
-	pfree(bytes);
-	pfree(newest);
+		start = Max(start, dir->entries[segs.idx[keep]].base_offset);
+	pfree(segs.idx);
+	pfree(segs.bytes);
+	pfree(segs.newest);
 	return start;
 }
 

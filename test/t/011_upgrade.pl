@@ -77,6 +77,8 @@ $new->stop;
 open my $fh, '+<', $file or die "could not open $file: $!";
 binmode $fh;
 sysseek($fh, 8192 - 48 + 38, 0) or die "seek: $!";	# metapage: version byte of the special space
+sysread($fh, my $version, 1) == 1 or die "read: $!";
+sysseek($fh, 8192 - 48 + 38, 0) or die "seek: $!";
 syswrite($fh, pack('C', 99), 1) == 1 or die "write: $!";
 close $fh;
 $new->start;
@@ -84,6 +86,36 @@ $new->start;
 like($err, qr/topic_log relation "orders_p0" has unsupported on-disk format version 99/,
 	'an unknown format version is refused on first access');
 like($err, qr/HINT:  Install the pg_topics version that wrote this relation/, 'with a hint');
+
+# a record that does not decode is data corruption (XX001) for every reader,
+# offsets_for_times() included, and topics.verify() lists it; the metapage
+# above gets its version back first
+my $seg = $new->safe_psql('postgres', q{
+SELECT c.relname FROM pg_class c WHERE c.relnamespace = 'topics_segments'::regnamespace
+	AND c.relname LIKE 'seg\_' || 'orders_p1'::regclass::oid || '\_%' AND c.relkind = 'r'
+	AND pg_relation_size(c.oid) > 8192 ORDER BY c.relname LIMIT 1});
+isnt($seg, '', 'partition 1 has a segment with records');
+my $segfile = $new->data_dir . '/' . $new->safe_psql('postgres',
+	qq{SELECT pg_relation_filepath('topics_segments.$seg')});
+$new->stop;
+open $fh, '+<', $file or die "could not open $file: $!";
+binmode $fh;
+sysseek($fh, 8192 - 48 + 38, 0) or die "seek: $!";
+syswrite($fh, $version, 1) == 1 or die "write: $!";
+close $fh;
+open $fh, '+<', $segfile or die "could not open $segfile: $!";
+binmode $fh;
+sysseek($fh, 8192 + 24 + 40, 0) or die "seek: $!";	# block 1: the first record's flags, after the page and batch headers
+syswrite($fh, pack('C', 0xFF), 1) == 1 or die "write: $!";
+close $fh;
+$new->start;
+expect_in_log($new, qr/XX001: page 1 of topic_log relation "\Q$seg\E" has a record that does not decode/,
+	'a record is damaged on purpose');
+($ret, $out, $err) = $new->psql('postgres', q{SELECT * FROM topics.offsets_for_times('orders', '-infinity')});
+like($err, qr/page 1 of topic_log relation "\Q$seg\E" has a record that does not decode/,
+	'offsets_for_times refuses a record that does not decode');
+like($new->safe_psql('postgres', q{SELECT string_agg(problem, ',') FROM topics.verify('orders')}),
+	qr/record 0 of batch 0 does not decode/, 'verify lists the damaged record');
 
 $new->stop;
 done_testing();

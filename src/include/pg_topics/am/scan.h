@@ -52,8 +52,6 @@ typedef uint64 TopicScanPos;
 #define TopicScanPosSeg(pos)			((int) ((pos) >> 32))
 #define TopicScanPosBlock(pos)			((BlockNumber) ((pos) & 0xFFFFFFFF))
 
-extern BlockNumber topic_seek_block(Relation rel, BlockNumber nblocks,
-								   bool by_time, int64 offset, TimestampTz ts);
 extern bool topic_scan_is_unordered(TableScanDesc sscan);
 extern TopicScanPos topic_scan_seek(TableScanDesc sscan, bool by_time,
 									int64 offset, TimestampTz ts);

@@ -53,6 +53,19 @@ extern TopicSegmentEntry *topic_segdir_by_tid_segno(TopicSegmentDir *dir,
 													uint32 tid_segno);
 extern Relation topic_segment_open(Oid router, const TopicSegmentEntry *entry,
 								   LOCKMODE lockmode);
+
+/*
+ * One segment of topic_segdir_foreach, open: entry i of the directory.
+ * True stops the walk.
+ */
+typedef bool (*TopicSegmentVisitor) (void *arg, Relation seg,
+									 const TopicSegmentEntry *entry, int i);
+
+#define TOPIC_SEGDIR_BACKWARD	0x01	/* the newest segment first */
+
+extern bool topic_segdir_foreach(const TopicSegmentDir *dir, int64 from,
+								 int flags, LOCKMODE lockmode,
+								 TopicSegmentVisitor visit, void *arg);
 extern bool topic_segdir_reader_skips(const TopicSegmentDir *dir, int i,
 									  int64 position);
 extern bool topic_segdir_unordered_from(const TopicSegmentDir *dir,
