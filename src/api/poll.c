@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
- * groups.c
- *	  Consumer groups: topics.poll() with transactional commit-on-poll,
- *	  commit, seek, reset_group, delete_group, and the views' functions.
+ * poll.c
+ *	  Consumer groups: topics.poll() with transactional commit-on-poll, and
+ *	  the transaction's group positions, which group_admin.c moves too.
  *
  * A poll joins the group (group_state.c assigns partitions), takes the
  * transaction-scoped ownership lock of each assigned partition it can get
@@ -36,13 +36,11 @@
 #include "catalog/pg_database_d.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
-#include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/lmgr.h"
 #include "tcop/utility.h"
 #include "utils/acl.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
@@ -67,13 +65,6 @@
 #include "pg_topics/worker/compaction.h"
 
 PG_FUNCTION_INFO_V1(topic_poll);
-PG_FUNCTION_INFO_V1(topic_commit);
-PG_FUNCTION_INFO_V1(topic_seek);
-PG_FUNCTION_INFO_V1(topic_reset_group);
-PG_FUNCTION_INFO_V1(topic_delete_group);
-PG_FUNCTION_INFO_V1(topic_group_info);
-PG_FUNCTION_INFO_V1(topic_member_info);
-PG_FUNCTION_INFO_V1(topic_group_offset_info);
 
 /* A position this transaction committed, applied to the cache at commit */
 typedef struct PendingOffset
@@ -121,8 +112,8 @@ static List *dropped = NIL;		/* in TopTransactionContext */
 static object_access_hook_type prev_object_access_hook = NULL;
 
 /* Check and normalize a group or consumer name argument */
-static char *
-name_arg(text *arg, const char *what)
+char *
+topic_groups_name_arg(text *arg, const char *what)
 {
 	char	   *name = text_to_cstring(arg);
 
@@ -149,8 +140,8 @@ role_controls_group(Oid role, Relation topic, Oid owner)
 }
 
 /* Refuse a caller who may not control the group (42501) */
-static void
-check_group_control(Relation topic, const char *group, Oid owner)
+void
+topic_groups_check_control(Relation topic, const char *group, Oid owner)
 {
 	const char *creator;
 
@@ -181,8 +172,8 @@ check_group_control(Relation topic, const char *group, Oid owner)
  * from being deleted.  Their privileges are checked here, outside
  * group_state.c's lock.
  */
-static void
-evict_unauthorized_members(Relation topic, const char *group, Oid owner)
+void
+topic_groups_evict_unauthorized(Relation topic, const char *group, Oid owner)
 {
 	Oid			topicid = RelationGetRelid(topic);
 	GroupMemberInfo *members;
@@ -199,25 +190,10 @@ evict_unauthorized_members(Relation topic, const char *group, Oid owner)
 	pfree(members);
 }
 
-/* The group must exist (42704); returns its owner */
-static Oid
-require_group(Relation topic, const char *group)
-{
-	Oid			owner = InvalidOid;
-
-	topic_groups_ensure_loaded();
-	if (!topic_group_exists(RelationGetRelid(topic), group, &owner))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("consumer group \"%s\" of topic \"%s\" does not exist",
-						group, RelationGetRelationName(topic))));
-	check_group_control(topic, group, owner);
-	return owner;
-}
-
 /* Lock a partition for the group, for the rest of the transaction */
-static bool
-lock_partition(Oid topic, const char *group, int32 partition, bool wait)
+bool
+topic_groups_lock_partition(Oid topic, const char *group, int32 partition,
+							bool wait)
 {
 	LOCKTAG		tag;
 
@@ -263,8 +239,8 @@ pending_offset(Oid topic, const char *group, int32 partition, int64 *offset)
 }
 
 /* Does a subscription replicate topics.consumer_offsets here? */
-static bool
-positions_replicated(void)
+bool
+topic_groups_positions_replicated(void)
 {
 	return topic_partition_is_replica(topic_offsets_log_relid(), InvalidOid);
 }
@@ -273,10 +249,10 @@ positions_replicated(void)
  * While a subscription replicates topics.consumer_offsets, its publisher
  * keeps every group's positions: local ones would take its offsets.
  */
-static void
-check_positions_writable(void)
+void
+topic_groups_check_writable(void)
 {
-	if (positions_replicated())
+	if (topic_groups_positions_replicated())
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot change consumer group positions while \"topics.consumer_offsets\" is a logical replica"),
@@ -293,7 +269,7 @@ check_positions_writable(void)
 void
 topic_groups_topic_appeared(void)
 {
-	if (positions_replicated())
+	if (topic_groups_positions_replicated())
 		reload_at_commit = true;
 }
 
@@ -335,9 +311,9 @@ add_pending(Oid topic, const char *group, int32 partition, int64 offset,
  * Record a group position in topics.consumer_offsets, in the current
  * transaction, and remember it for this transaction and for the cache.
  */
-static void
-commit_position(Relation topic, const char *group, int32 partition,
-				int64 offset, Oid owner)
+void
+topic_groups_commit_position(Relation topic, const char *group,
+							 int32 partition, int64 offset, Oid owner)
 {
 	Oid			logid = get_relname_relid("consumer_offsets",
 										  get_namespace_oid("topics", false));
@@ -348,7 +324,7 @@ commit_position(Relation topic, const char *group, int32 partition,
 	int64		version;
 	bool		isnull;
 
-	check_positions_writable();
+	topic_groups_check_writable();
 	initStringInfo(&key);
 	appendStringInfoChar(&key, '{');
 	json_field(&key, "group", group, true);
@@ -572,24 +548,24 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("group_name and max_records must not be null")));
-	args->group = name_arg(DatumGetTextPP(values[0]), "group_name");
+	args->group = topic_groups_name_arg(DatumGetTextPP(values[0]), "group_name");
 	args->durable = !nulls[1];
 	args->member = args->durable ?
-		name_arg(DatumGetTextPP(values[1]), "consumer") :
+		topic_groups_name_arg(DatumGetTextPP(values[1]), "consumer") :
 		psprintf("session-%d", MyProcPid);
 	args->max_records = DatumGetInt32(values[2]);
 	args->wait_us = nulls[3] ? 0 :
 		topic_interval_usecs(DatumGetIntervalP(values[3]));
 	topic_check_read_args("poll", args->max_records, args->wait_us);
 	PreventCommandIfReadOnly("poll");
-	check_positions_writable();
+	topic_groups_check_writable();
 
 	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
 	topic_groups_ensure_loaded();
 	if (topic_group_exists(RelationGetRelid(topic), args->group, &owner))
 	{
-		check_group_control(topic, args->group, owner);
-		evict_unauthorized_members(topic, args->group, owner);
+		topic_groups_check_control(topic, args->group, owner);
+		topic_groups_evict_unauthorized(topic, args->group, owner);
 	}
 	if (!exit_hook)
 	{
@@ -656,7 +632,7 @@ topic_poll_read(Relation topic, const TopicPollArgs *args,
 			StableRead	read;
 			int			attempt;
 
-			if (!lock_partition(topicid, group, partition, false))
+			if (!topic_groups_lock_partition(topicid, group, partition, false))
 			{
 				busy++;			/* its previous owner is still at work */
 				continue;
@@ -688,8 +664,8 @@ topic_poll_read(Relation topic, const TopicPollArgs *args,
 			if (reset || read.position != position ||
 				!topic_group_committed(topicid, group, partition, &committed))
 			{
-				commit_position(topic, group, partition, read.position,
-								view.owner);
+				topic_groups_commit_position(topic, group, partition,
+											 read.position, view.owner);
 				remember_polled(topicid, group, member, partition);
 			}
 			else
@@ -750,248 +726,6 @@ topic_poll(PG_FUNCTION_ARGS)
 							 nulls, &args);
 	topic_read_into_result(&sink, fcinfo);
 	topic_poll_read(topic, &args, &sink);
-	return (Datum) 0;
-}
-
-/* Shared body of commit and seek */
-static void
-set_position(FunctionCallInfo fcinfo)
-{
-	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
-										   ACL_SELECT);
-	char	   *group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
-	int32		partition = PG_GETARG_INT32(2);
-	int64		offset = PG_GETARG_INT64(3);
-	Oid			owner;
-	Relation	leaf;
-	TopicLogEnd end;
-
-	PreventCommandIfReadOnly("commit");
-	check_positions_writable();
-	owner = require_group(topic, group);
-	topic_check_partition(topic, partition);
-	leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
-	topic_log_end(leaf, &end);
-	topic_check_position(topic, partition, offset, &end);
-	table_close(leaf, NoLock);
-
-	/* wait for a member that is processing the partition */
-	lock_partition(RelationGetRelid(topic), group, partition, true);
-	commit_position(topic, group, partition, offset, owner);
-	relation_close(topic, NoLock);
-}
-
-/* topics.commit(topic text, group_name text, partition int, next_offset bigint) */
-Datum
-topic_commit(PG_FUNCTION_ARGS)
-{
-	set_position(fcinfo);
-	PG_RETURN_VOID();
-}
-
-/* topics.seek(topic text, group_name text, partition int, next_offset bigint) */
-Datum
-topic_seek(PG_FUNCTION_ARGS)
-{
-	set_position(fcinfo);
-	PG_RETURN_VOID();
-}
-
-/* topics.reset_group(topic text, group_name text, "to" text) */
-Datum
-topic_reset_group(PG_FUNCTION_ARGS)
-{
-	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
-										   ACL_SELECT);
-	char	   *group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
-	char	   *to = text_to_cstring(PG_GETARG_TEXT_PP(2));
-	bool		latest;
-	Oid			owner;
-	int32		nparts = topic_partition_count(topic);
-	int32		p;
-
-	if (strcmp(to, "earliest") == 0)
-		latest = false;
-	else if (strcmp(to, "latest") == 0)
-		latest = true;
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid reset position \"%s\"", to),
-				 errhint("Use 'earliest' or 'latest'.")));
-	PreventCommandIfReadOnly("reset_group");
-	check_positions_writable();
-	owner = require_group(topic, group);
-
-	for (p = 0; p < nparts; p++)
-	{
-		Relation	leaf = table_open(topic_partition_relid(topic, p), AccessShareLock);
-		TopicLogEnd end;
-
-		topic_log_end(leaf, &end);
-		table_close(leaf, NoLock);
-		lock_partition(RelationGetRelid(topic), group, p, true);
-		commit_position(topic, group, p,
-						latest ? end.next_offset : end.log_start_offset, owner);
-	}
-	relation_close(topic, NoLock);
-	PG_RETURN_VOID();
-}
-
-/* topics.delete_group(topic text, group_name text) */
-Datum
-topic_delete_group(PG_FUNCTION_ARGS)
-{
-	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
-										   ACL_SELECT);
-	char	   *group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
-	Oid			owner;
-	int32		nparts = topic_partition_count(topic);
-	int32		p;
-
-	PreventCommandIfReadOnly("delete_group");
-	check_positions_writable();
-	owner = require_group(topic, group);
-	evict_unauthorized_members(topic, group, owner);
-	if (topic_group_has_members(RelationGetRelid(topic), group))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_IN_USE),
-				 errmsg("consumer group \"%s\" of topic \"%s\" has active members",
-						group, RelationGetRelationName(topic)),
-				 errhint("Stop its consumers first; durable members leave after pg_topics.session_timeout.")));
-	for (p = 0; p < nparts; p++)
-	{
-		lock_partition(RelationGetRelid(topic), group, p, true);
-		commit_position(topic, group, p, -1, owner);
-	}
-	relation_close(topic, NoLock);
-	PG_RETURN_VOID();
-}
-
-/*
- * A topic was renamed (or moved to another schema): positions are keyed by
- * name in topics.consumer_offsets, so record them again under the new
- * name, in the renaming transaction.
- */
-void
-topic_groups_topic_renamed(Oid topicid)
-{
-	Relation	topic;
-	List	   *positions;
-	ListCell   *lc;
-
-	/* a replica gets the renamed positions from its publisher */
-	if (positions_replicated())
-	{
-		topic_groups_topic_appeared();
-		return;
-	}
-	topic_groups_ensure_loaded();
-	positions = topic_group_positions(topicid);
-	if (positions == NIL)
-		return;
-	topic = topic_open(topicid, AccessShareLock, TOPIC_NO_ACL_CHECK);
-	foreach(lc, positions)
-	{
-		GroupPosition *p = lfirst(lc);
-
-		commit_position(topic, p->group, p->partition, p->offset, p->owner);
-	}
-	relation_close(topic, NoLock);
-}
-
-/* Views */
-
-typedef struct ViewArg
-{
-	ReturnSetInfo *rsinfo;
-} ViewArg;
-
-static void
-group_row(void *arg, Oid topic, const char *group, Oid owner,
-		  int32 generation, int nmembers)
-{
-	ViewArg    *va = arg;
-	Datum		values[5] = {CStringGetTextDatum(group), ObjectIdGetDatum(topic),
-	ObjectIdGetDatum(owner), Int32GetDatum(generation), Int32GetDatum(nmembers)};
-	bool		nulls[5] = {0};
-
-	if (!topic_may_describe(topic))
-		return;					/* only what the caller may see */
-	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
-}
-
-static void
-member_row(void *arg, Oid topic, const char *group, int32 generation,
-		   const GroupMemberInfo *member, int32 *partitions, int npartitions)
-{
-	ViewArg    *va = arg;
-	Datum	   *elems;
-	Datum		values[8];
-	bool		nulls[8] = {0};
-	int			i;
-
-	if (!topic_may_describe(topic))
-		return;					/* only what the caller may see */
-	elems = palloc(sizeof(Datum) * Max(npartitions, 1));
-	for (i = 0; i < npartitions; i++)
-		elems[i] = Int32GetDatum(partitions[i]);
-	values[0] = CStringGetTextDatum(group);
-	values[1] = ObjectIdGetDatum(topic);
-	values[2] = CStringGetTextDatum(member->id);
-	values[3] = BoolGetDatum(member->durable);
-	values[4] = Int32GetDatum(member->pid);
-	values[5] = TimestampTzGetDatum(member->last_seen);
-	values[6] = Int32GetDatum(generation);
-	values[7] = PointerGetDatum(construct_array(elems, npartitions, INT4OID, 4,
-												true, TYPALIGN_INT));
-	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
-}
-
-static void
-offset_row(void *arg, Oid topic, const char *group, int32 partition,
-		   int64 committed)
-{
-	ViewArg    *va = arg;
-	Datum		values[4] = {CStringGetTextDatum(group), ObjectIdGetDatum(topic),
-	Int32GetDatum(partition), Int64GetDatum(committed)};
-	bool		nulls[4] = {0};
-
-	if (!topic_may_describe(topic))
-		return;					/* only what the caller may see */
-	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
-}
-
-Datum
-topic_group_info(PG_FUNCTION_ARGS)
-{
-	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
-
-	InitMaterializedSRF(fcinfo, 0);
-	topic_groups_ensure_loaded();
-	topic_groups_visit(group_row, NULL, NULL, &va);
-	return (Datum) 0;
-}
-
-Datum
-topic_member_info(PG_FUNCTION_ARGS)
-{
-	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
-
-	InitMaterializedSRF(fcinfo, 0);
-	topic_groups_ensure_loaded();
-	topic_groups_visit(NULL, member_row, NULL, &va);
-	return (Datum) 0;
-}
-
-Datum
-topic_group_offset_info(PG_FUNCTION_ARGS)
-{
-	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
-
-	InitMaterializedSRF(fcinfo, 0);
-	topic_groups_ensure_loaded();
-	topic_groups_visit(NULL, NULL, offset_row, &va);
 	return (Datum) 0;
 }
 
