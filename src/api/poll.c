@@ -8,9 +8,10 @@
  * transaction-scoped ownership lock of each assigned partition it can get
  * (a partition whose previous owner's transaction is still open is
  * skipped, so two members never process one partition at once), reads
- * each from the group's position by the stable-read rule (fetch.c), and
- * commits the position it reached by appending a record to
- * topics.consumer_offsets in the caller's transaction.
+ * each from the group's position by the stable-read rule (stable_read.c),
+ * and commits the position it reached by appending a record to
+ * topics.consumer_offsets in the caller's transaction.  A poll that found
+ * nothing waits for records as fetch does (long_poll.c).
  *
  * The transaction's new positions wait in a backend-local list (per
  * subtransaction, so a rolled-back savepoint re-delivers) that a second
@@ -56,12 +57,11 @@
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/subscription.h"
-#include "pg_topics/base/sync_standby.h"
 #include "pg_topics/log/topic_log.h"
+#include "pg_topics/read/long_poll.h"
 #include "pg_topics/read/read.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/shared/group_state.h"
-#include "pg_topics/shared/registry.h"
 #include "pg_topics/worker/compaction.h"
 
 PG_FUNCTION_INFO_V1(topic_poll);
@@ -204,6 +204,7 @@ topic_groups_lock_partition(Oid topic, const char *group, int32 partition,
 	return LockAcquire(&tag, ExclusiveLock, false, !wait) != LOCKACQUIRE_NOT_AVAIL;
 }
 
+/* Give back a partition the transaction did not advance */
 static void
 unlock_partition(Oid topic, const char *group, int32 partition)
 {
@@ -465,6 +466,7 @@ topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
 	}
 }
 
+/* Remember a partition this (sub)transaction advanced, for the commit check */
 static void
 remember_polled(Oid topic, const char *group, const char *member,
 				int32 partition)
@@ -525,6 +527,7 @@ group_position(Relation topic, const char *group, int32 partition,
 	return 0;					/* keep compiler quiet */
 }
 
+/* The session ends: its members leave their groups */
 static void
 leave_groups_at_exit(int code, Datum arg)
 {
@@ -556,7 +559,7 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	args->max_records = DatumGetInt32(values[2]);
 	args->wait_us = nulls[3] ? 0 :
 		topic_interval_usecs(DatumGetIntervalP(values[3]));
-	topic_check_read_args("poll", args->max_records, args->wait_us);
+	topic_check_read_args(TOPIC_READER_POLL, args->max_records, args->wait_us);
 	PreventCommandIfReadOnly("poll");
 	topic_groups_check_writable();
 
@@ -575,134 +578,151 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	return topic;
 }
 
+/* How soon a poll that found a partition busy looks again */
+#define TOPIC_BUSY_RECHECK_MS	10
+
+/* A poll's long-poll: what its tries need */
+typedef struct GroupPoll
+{
+	const TopicPollArgs *args;
+	const StableRead *sink;
+	Oid		   *opened;			/* the partitions the last try read */
+	int			nopened;
+} GroupPoll;
+
+/*
+ * Read partition number partition of topic (its ownership lock taken) for
+ * the group, up to max_records, and move the group's position in this
+ * transaction; returns how many records it delivered.
+ */
+static int64
+poll_partition(GroupPoll *gp, Relation topic, int32 partition,
+			   int64 max_records, Oid owner)
+{
+	const char *group = gp->args->group;
+	Oid			topicid = RelationGetRelid(topic);
+	Relation	leaf;
+	TopicLogEnd end;
+	int64		position;
+	int64		committed;
+	bool		reset;
+	StableRead	read;
+	int			attempt;
+
+	leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
+	gp->opened[gp->nopened++] = RelationGetRelid(leaf);
+	for (attempt = 1;; attempt++)
+	{
+		topic_log_end(leaf, &end);
+		position = group_position(topic, group, partition, &end, &reset);
+
+		memset(&read, 0, sizeof(read));
+		read.sink = gp->sink->sink;
+		read.sink_arg = gp->sink->sink_arg;
+		read.store = gp->sink->store;
+		read.desc = gp->sink->desc;
+		read.max_records = max_records;
+		/* retention passing the read is retention passing the group */
+		read.passed_ok = attempt < 3;
+		topic_read_partition(leaf, partition, position, &end, &read);
+		if (!read.passed || read.returned > 0)
+			break;
+	}
+	table_close(leaf, NoLock);
+
+	/* a reset is kept like any other move of the position */
+	if (reset || read.position != position ||
+		!topic_group_committed(topicid, group, partition, &committed))
+	{
+		topic_groups_commit_position(topic, group, partition, read.position,
+									 owner);
+		remember_polled(topicid, group, gp->args->member, partition);
+	}
+	else
+		unlock_partition(topicid, group, partition);
+	return read.returned;
+}
+
+/*
+ * One try of a poll: join the group and read the partitions assigned to
+ * this member whose ownership lock it gets, starting at a partition that
+ * changes from poll to poll, so that each gets its turn.
+ */
+static int64
+poll_try(TopicLongPoll *lp, Relation topic, void *arg)
+{
+	static uint32 rotation = 0;
+	GroupPoll  *gp = (GroupPoll *) arg;
+	const TopicPollArgs *args = gp->args;
+	Oid			topicid = RelationGetRelid(topic);
+	GroupView	view;
+	int64		total = 0;
+	int			busy = 0;
+	int			i;
+
+	/* any partition of the topic may be assigned to us by the next join */
+	topic_long_poll_watch(lp, topicid);
+
+	topic_group_join(topicid, args->group, args->member, args->durable,
+					 topic_partition_count(topic), &view);
+	gp->opened = palloc(sizeof(Oid) * Max(view.nassigned, 1));
+	gp->nopened = 0;
+
+	for (i = 0; i < view.nassigned && total < args->max_records; i++)
+	{
+		int32		partition = view.assigned[(i + rotation) % view.nassigned];
+
+		if (!topic_groups_lock_partition(topicid, args->group, partition,
+										 false))
+		{
+			busy++;				/* its previous owner is still at work */
+			continue;
+		}
+		total += poll_partition(gp, topic, partition,
+								args->max_records - total, view.owner);
+	}
+	rotation++;
+
+	/*
+	 * A busy partition frees up when its previous owner's transaction ends,
+	 * which wakes nobody: look again soon.
+	 */
+	if (busy > 0)
+		lp->recheck_ms = TOPIC_BUSY_RECHECK_MS;
+	return total;
+}
+
+/*
+ * After a try of a poll: a sleeping poll holds none of the partitions it
+ * looked at (nothing was read from them), so a drop never waits.
+ */
+static void
+poll_release(void *arg, bool sleeping)
+{
+	GroupPoll  *gp = (GroupPoll *) arg;
+	int			i;
+
+	if (sleeping)
+		for (i = 0; i < gp->nopened; i++)
+			UnlockRelationOid(gp->opened[i], AccessShareLock);
+	pfree(gp->opened);
+}
+
 /*
  * Poll topic (opened by topic_poll_begin, and closed here) as args say:
  * join the group, read its share of partitions after the group's
- * positions, and move the positions in this transaction.  Records go to
- * sink's sink (its other fields are ignored).
+ * positions, and move the positions in this transaction, long-polling up
+ * to args->wait_us for a first record.  Records go to sink's sink.
  */
 void
 topic_poll_read(Relation topic, const TopicPollArgs *args,
 				const StableRead *sink)
 {
-	static uint32 rotation = 0;
-	const char *group = args->group;
-	const char *member = args->member;
-	int32		max_records = args->max_records;
-	int64		wait_us = args->wait_us;
-	Oid			topicid = RelationGetRelid(topic);
-	TimestampTz deadline;
-	int64		total = 0;
+	GroupPoll	gp = {args, sink, NULL, 0};
 
 	polled_in_xact = true;
-	deadline = GetCurrentTimestamp() + wait_us;
-	for (;;)
-	{
-		GroupView	view;
-		long		remaining_ms;
-		int			busy = 0;
-		int			i;
-		Oid		   *opened;
-		int			nopened = 0;
-
-		/* after a sleep, open the topic again: it may be gone */
-		if (topic == NULL)
-		{
-			topic = topic_try_open(topicid, AccessShareLock, ACL_SELECT);
-			if (topic == NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_UNDEFINED_TABLE),
-						 errmsg("topic was dropped while poll was waiting")));
-		}
-		if (wait_us > 0)
-			topic_registry_prepare_wait(topicid);
-
-		topic_group_join(topicid, group, member, args->durable,
-						 topic_partition_count(topic), &view);
-		opened = palloc(sizeof(Oid) * Max(view.nassigned, 1));
-
-		for (i = 0; i < view.nassigned && total < max_records; i++)
-		{
-			int32		partition = view.assigned[(i + rotation) % view.nassigned];
-			Relation	leaf;
-			TopicLogEnd end;
-			int64		position;
-			int64		committed;
-			bool		reset;
-			StableRead	read;
-			int			attempt;
-
-			if (!topic_groups_lock_partition(topicid, group, partition, false))
-			{
-				busy++;			/* its previous owner is still at work */
-				continue;
-			}
-
-			leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
-			opened[nopened++] = RelationGetRelid(leaf);
-			for (attempt = 1;; attempt++)
-			{
-				topic_log_end(leaf, &end);
-				position = group_position(topic, group, partition, &end,
-										  &reset);
-
-				memset(&read, 0, sizeof(read));
-				read.sink = sink->sink;
-				read.sink_arg = sink->sink_arg;
-				read.store = sink->store;
-				read.desc = sink->desc;
-				read.max_records = max_records - total;
-				/* retention passing the read is retention passing the group */
-				read.passed_ok = attempt < 3;
-				topic_read_partition(leaf, partition, position, &end, &read);
-				if (!read.passed || read.returned > 0)
-					break;
-			}
-			table_close(leaf, NoLock);
-
-			/* a reset is kept like any other move of the position */
-			if (reset || read.position != position ||
-				!topic_group_committed(topicid, group, partition, &committed))
-			{
-				topic_groups_commit_position(topic, group, partition,
-											 read.position, view.owner);
-				remember_polled(topicid, group, member, partition);
-			}
-			else
-				unlock_partition(topicid, group, partition);
-			total += read.returned;
-		}
-		rotation++;
-		relation_close(topic, NoLock);
-		topic = NULL;
-
-		remaining_ms = (long) ((deadline - GetCurrentTimestamp()) / 1000);
-		if (total > 0 || wait_us == 0 || remaining_ms <= 0)
-		{
-			pfree(opened);
-			break;
-		}
-
-		/*
-		 * Sleep without holding the topic or its partitions, so a drop
-		 * never waits; nothing was read from them.
-		 */
-		for (i = 0; i < nopened; i++)
-			UnlockRelationOid(opened[i], AccessShareLock);
-		pfree(opened);
-		UnlockRelationOid(topicid, AccessShareLock);
-		/*
-		 * A busy partition frees up when its previous owner's transaction
-		 * ends, which wakes nobody: look again soon.
-		 */
-		if (busy > 0)
-			remaining_ms = Min(remaining_ms, 10);
-		topic_registry_wait(topicid, remaining_ms);
-	}
-	if (wait_us > 0)
-		topic_registry_end_wait();
-	if (total > 0)
-		topic_wait_for_sync_standby();
+	topic_long_poll(TOPIC_READER_POLL, topic, args->wait_us, poll_try,
+					poll_release, &gp);
 }
 
 /*
