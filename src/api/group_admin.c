@@ -62,7 +62,7 @@ set_position(FunctionCallInfo fcinfo)
 {
 	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
 										   ACL_SELECT);
-	char	   *group = topic_groups_name_arg(PG_GETARG_TEXT_PP(1), "group_name");
+	char	   *group = topic_groups_group_arg(PG_GETARG_TEXT_PP(1));
 	int32		partition = PG_GETARG_INT32(2);
 	int64		offset = PG_GETARG_INT64(3);
 	Oid			owner;
@@ -106,7 +106,7 @@ topic_reset_group(PG_FUNCTION_ARGS)
 {
 	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
 										   ACL_SELECT);
-	char	   *group = topic_groups_name_arg(PG_GETARG_TEXT_PP(1), "group_name");
+	char	   *group = topic_groups_group_arg(PG_GETARG_TEXT_PP(1));
 	char	   *to = text_to_cstring(PG_GETARG_TEXT_PP(2));
 	bool		latest;
 	Oid			owner;
@@ -147,7 +147,7 @@ topic_delete_group(PG_FUNCTION_ARGS)
 {
 	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
 										   ACL_SELECT);
-	char	   *group = topic_groups_name_arg(PG_GETARG_TEXT_PP(1), "group_name");
+	char	   *group = topic_groups_group_arg(PG_GETARG_TEXT_PP(1));
 	Oid			owner;
 	int32		nparts = topic_partition_count(topic);
 	int32		p;

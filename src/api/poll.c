@@ -111,16 +111,36 @@ typedef struct DroppedObject
 static List *dropped = NIL;		/* in TopTransactionContext */
 static object_access_hook_type prev_object_access_hook = NULL;
 
-/* Check and normalize a group or consumer name argument */
+/* Is name usable as a group's or a consumer's name? */
+static bool
+name_fits(const char *name)
+{
+	return name[0] != '\0' && strlen(name) < GROUP_NAME_LEN;
+}
+
+/* Check a group_name argument; returns it as a C string */
 char *
-topic_groups_name_arg(text *arg, const char *what)
+topic_groups_group_arg(text *arg)
 {
 	char	   *name = text_to_cstring(arg);
 
-	if (name[0] == '\0' || strlen(name) >= GROUP_NAME_LEN)
+	if (!name_fits(name))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must have 1 to %d bytes", what, GROUP_NAME_LEN - 1)));
+				 errmsg("group_name must have 1 to %d bytes", GROUP_NAME_LEN - 1)));
+	return name;
+}
+
+/* Check a consumer argument; returns it as a C string */
+static char *
+consumer_arg(text *arg)
+{
+	char	   *name = text_to_cstring(arg);
+
+	if (!name_fits(name))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("consumer must have 1 to %d bytes", GROUP_NAME_LEN - 1)));
 	return name;
 }
 
@@ -551,10 +571,10 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("group_name and max_records must not be null")));
-	args->group = topic_groups_name_arg(DatumGetTextPP(values[0]), "group_name");
+	args->group = topic_groups_group_arg(DatumGetTextPP(values[0]));
 	args->durable = !nulls[1];
 	args->member = args->durable ?
-		topic_groups_name_arg(DatumGetTextPP(values[1]), "consumer") :
+		consumer_arg(DatumGetTextPP(values[1])) :
 		psprintf("session-%d", MyProcPid);
 	args->max_records = DatumGetInt32(values[2]);
 	args->wait_us = nulls[3] ? 0 :
