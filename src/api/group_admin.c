@@ -204,32 +204,33 @@ topic_groups_topic_renamed(Oid topicid)
 	relation_close(topic, NoLock);
 }
 
-/* Views */
+/*
+ * The views' rows: topics.group_info(), member_info() and offset_info()
+ * each visit the groups (group_state.c) and keep, as rows of the
+ * materialized result (arg, its ReturnSetInfo), what the caller may see.
+ */
 
-typedef struct ViewArg
-{
-	ReturnSetInfo *rsinfo;
-} ViewArg;
-
+/* A row of topics.group_info() (topics.consumer_groups) */
 static void
 group_row(void *arg, Oid topic, const char *group, Oid owner,
 		  int32 generation, int nmembers)
 {
-	ViewArg    *va = arg;
+	ReturnSetInfo *rsinfo = arg;
 	Datum		values[5] = {CStringGetTextDatum(group), ObjectIdGetDatum(topic),
 	ObjectIdGetDatum(owner), Int32GetDatum(generation), Int32GetDatum(nmembers)};
 	bool		nulls[5] = {0};
 
 	if (!topic_may_describe(topic))
 		return;					/* only what the caller may see */
-	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+/* A row of topics.member_info() (topics.group_members) */
 static void
 member_row(void *arg, Oid topic, const char *group, int32 generation,
 		   const GroupMemberInfo *member, int32 *partitions, int npartitions)
 {
-	ViewArg    *va = arg;
+	ReturnSetInfo *rsinfo = arg;
 	Datum	   *elems;
 	Datum		values[8];
 	bool		nulls[8] = {0};
@@ -249,52 +250,52 @@ member_row(void *arg, Oid topic, const char *group, int32 generation,
 	values[6] = Int32GetDatum(generation);
 	values[7] = PointerGetDatum(construct_array(elems, npartitions, INT4OID, 4,
 												true, TYPALIGN_INT));
-	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+/* A row of topics.group_offset_info() (topics.consumer_lag) */
 static void
 offset_row(void *arg, Oid topic, const char *group, int32 partition,
 		   int64 committed)
 {
-	ViewArg    *va = arg;
+	ReturnSetInfo *rsinfo = arg;
 	Datum		values[4] = {CStringGetTextDatum(group), ObjectIdGetDatum(topic),
 	Int32GetDatum(partition), Int64GetDatum(committed)};
 	bool		nulls[4] = {0};
 
 	if (!topic_may_describe(topic))
 		return;					/* only what the caller may see */
-	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+/* The rows of one view, by the visitor given (the others NULL) */
+static Datum
+view_rows(FunctionCallInfo fcinfo, GroupVisitor gv, MemberVisitor mv,
+		  OffsetVisitor ov)
+{
+	InitMaterializedSRF(fcinfo, 0);
+	topic_groups_ensure_loaded();
+	topic_groups_visit(gv, mv, ov, fcinfo->resultinfo);
+	return (Datum) 0;
+}
+
+/* topics.group_info(): the groups */
 Datum
 topic_group_info(PG_FUNCTION_ARGS)
 {
-	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
-
-	InitMaterializedSRF(fcinfo, 0);
-	topic_groups_ensure_loaded();
-	topic_groups_visit(group_row, NULL, NULL, &va);
-	return (Datum) 0;
+	return view_rows(fcinfo, group_row, NULL, NULL);
 }
 
+/* topics.member_info(): the groups' members and their partitions */
 Datum
 topic_member_info(PG_FUNCTION_ARGS)
 {
-	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
-
-	InitMaterializedSRF(fcinfo, 0);
-	topic_groups_ensure_loaded();
-	topic_groups_visit(NULL, member_row, NULL, &va);
-	return (Datum) 0;
+	return view_rows(fcinfo, NULL, member_row, NULL);
 }
 
+/* topics.group_offset_info(): the groups' committed positions */
 Datum
 topic_group_offset_info(PG_FUNCTION_ARGS)
 {
-	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
-
-	InitMaterializedSRF(fcinfo, 0);
-	topic_groups_ensure_loaded();
-	topic_groups_visit(NULL, NULL, offset_row, &va);
-	return (Datum) 0;
+	return view_rows(fcinfo, NULL, NULL, offset_row);
 }
