@@ -4,8 +4,8 @@
  *	  topics.fetch(), next_offset(), offsets() and offsets_for_times().
  *
  * fetch reads one partition by the stable-read rule (stable_read.c),
- * waiting for records when asked to; the others report a partition's
- * bounds, or search it by time.
+ * long-polling for records when asked to (long_poll.c); the others report
+ * a partition's bounds, or search it by time.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,7 +16,6 @@
 #include "access/table.h"
 #include "access/transam.h"
 #include "access/xact.h"
-#include "access/xlog.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
@@ -33,17 +32,14 @@
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/subscription.h"
-#include "pg_topics/base/sync_standby.h"
 #include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/log/visibility.h"
+#include "pg_topics/read/long_poll.h"
 #include "pg_topics/read/read.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/shared/registry.h"
-
-/* How often a long-poll on a hot standby looks again */
-#define TOPIC_STANDBY_RECHECK_MS	20
 
 PG_FUNCTION_INFO_V1(topic_fetch);
 PG_FUNCTION_INFO_V1(topic_next_offset);
@@ -69,10 +65,50 @@ topic_fetch_begin(Oid rowtype, Datum *values, bool *nulls, TopicFetchArgs *args)
 	args->max_records = DatumGetInt32(values[2]);
 	args->wait_us = nulls[3] ? 0 :
 		topic_interval_usecs(DatumGetIntervalP(values[3]));
-	topic_check_read_args("fetch", args->max_records, args->wait_us);
+	topic_check_read_args(TOPIC_READER_FETCH, args->max_records, args->wait_us);
 
 	/* the row type must be a topic's before anything else looks at it */
 	return topic_open_by_rowtype(rowtype, ACL_SELECT);
+}
+
+/* A fetch's long-poll: what its tries need */
+typedef struct FetchPoll
+{
+	const TopicFetchArgs *args;
+	StableRead *read;
+	Oid			leafid;			/* the partition the last try read */
+} FetchPoll;
+
+/* One try of a fetch: read the partition now */
+static int64
+fetch_try(TopicLongPoll *lp, Relation topic, void *arg)
+{
+	FetchPoll  *fp = (FetchPoll *) arg;
+	int32		partition = fp->args->partition;
+	Relation	leaf;
+	TopicLogEnd end;
+
+	topic_check_partition(topic, partition);
+	fp->leafid = topic_partition_relid(topic, partition);
+	leaf = table_open(fp->leafid, AccessShareLock);
+	topic_long_poll_watch(lp, fp->leafid);
+
+	/* the watermark first, then the snapshot */
+	topic_log_end(leaf, &end);
+	topic_check_position(topic, partition, fp->args->from, &end);
+	topic_read_partition(leaf, partition, fp->args->from, &end, fp->read);
+	table_close(leaf, NoLock);
+	return fp->read->returned;
+}
+
+/* Before a fetch sleeps: let go of the partition */
+static void
+fetch_release(void *arg, bool sleeping)
+{
+	FetchPoll  *fp = (FetchPoll *) arg;
+
+	if (sleeping)
+		UnlockRelationOid(fp->leafid, AccessShareLock);
 }
 
 /*
@@ -83,67 +119,11 @@ topic_fetch_begin(Oid rowtype, Datum *values, bool *nulls, TopicFetchArgs *args)
 void
 topic_fetch_read(Relation topic, const TopicFetchArgs *args, StableRead *read)
 {
-	Oid			topicid = RelationGetRelid(topic);
-	int32		partition = args->partition;
-	int64		from = args->from;
-	int64		wait_us = args->wait_us;
-	TimestampTz deadline = GetCurrentTimestamp() + wait_us;
+	FetchPoll	fp = {args, read, InvalidOid};
 
 	read->max_records = args->max_records;
-
-	for (;;)
-	{
-		Relation	leaf;
-		Oid			leafid;
-		TopicLogEnd end;
-		long		remaining_ms;
-
-		/* after a sleep, open the topic again: it may be gone */
-		if (topic == NULL)
-		{
-			topic = topic_try_open(topicid, AccessShareLock, ACL_SELECT);
-			if (topic == NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_UNDEFINED_TABLE),
-						 errmsg("topic was dropped while fetch was waiting")));
-		}
-		topic_check_partition(topic, partition);
-		leafid = topic_partition_relid(topic, partition);
-		leaf = table_open(leafid, AccessShareLock);
-
-		/* a commit from here on wakes us (no lost wake-up) */
-		if (wait_us > 0)
-			topic_registry_prepare_wait(leafid);
-
-		/* the watermark first, then the snapshot */
-		topic_log_end(leaf, &end);
-		topic_check_position(topic, partition, from, &end);
-		topic_read_partition(leaf, partition, from, &end, read);
-
-		table_close(leaf, NoLock);
-		relation_close(topic, NoLock);
-		topic = NULL;
-
-		remaining_ms = (long) ((deadline - GetCurrentTimestamp()) / 1000);
-		if (read->returned > 0 || wait_us == 0 || remaining_ms <= 0)
-			break;
-
-		/* sleep without holding the topic, so drop_topic never waits */
-		UnlockRelationOid(leafid, AccessShareLock);
-		UnlockRelationOid(topicid, AccessShareLock);
-
-		/*
-		 * Replay wakes nobody on a hot standby: there the wait is a
-		 * recheck every TOPIC_STANDBY_RECHECK_MS.
-		 */
-		if (RecoveryInProgress())
-			remaining_ms = Min(remaining_ms, TOPIC_STANDBY_RECHECK_MS);
-		topic_registry_wait(leafid, remaining_ms);
-	}
-	if (wait_us > 0)
-		topic_registry_end_wait();
-	if (read->returned > 0)
-		topic_wait_for_sync_standby();
+	topic_long_poll(TOPIC_READER_FETCH, topic, args->wait_us, fetch_try,
+					fetch_release, &fp);
 }
 
 /*

@@ -10,7 +10,7 @@
  * was the largest part of what a record cost above heap's index scan (see
  * docs/benchmarks.md).  So the planner hook replaces the function scan of
  * topics.fetch(...) or topics.poll(...) in FROM with this custom scan,
- * which runs the same read (fetch.c, groups.c: the same checks, long-poll,
+ * which runs the same read (fetch.c, poll.c: the same checks, long-poll,
  * stable-read rule, group positions and errors) with a sink that keeps a
  * reference to each record instead of a copy, and hands the records out as
  * virtual tuples whose key, value and headers point into the pages.

@@ -27,11 +27,8 @@
  *
  * Seeks are binary searches over the pages' special space (scan.c).
  *
- * Long-poll: a reader that found nothing sleeps on the partition's
- * condition variable (registry.c) until a producer of that partition
- * commits or the wait ends, without holding any lock on the topic, so
- * drop_topic never waits for it; cancel and statement_timeout end the
- * sleep at once.
+ * Long-poll: a reader that found nothing sleeps until a producer commits
+ * or the wait ends (long_poll.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -284,11 +281,11 @@ topic_read_partition(Relation leaf, int32 partition, int64 from,
 }
 
 /*
- * Check the arguments every consumer read takes; fn names the function
- * in the error.
+ * Check the arguments every consumer read takes; reader names the
+ * function in the errors.
  */
 void
-topic_check_read_args(const char *fn, int32 max_records, int64 wait_us)
+topic_check_read_args(TopicReader reader, int32 max_records, int64 wait_us)
 {
 	if (max_records < 1)
 		ereport(ERROR,
@@ -298,12 +295,25 @@ topic_check_read_args(const char *fn, int32 max_records, int64 wait_us)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("wait must not be negative")));
-	if (wait_us > 0 && IsolationUsesXactSnapshot())
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s cannot wait in a REPEATABLE READ or SERIALIZABLE transaction", fn),
-				 errdetail("Its snapshot would never show records committed while it waits."),
-				 errhint("Use READ COMMITTED to long-poll, or call %s with wait => '0'.", fn)));
+	if (wait_us == 0 || !IsolationUsesXactSnapshot())
+		return;
+	switch (reader)
+	{
+		case TOPIC_READER_FETCH:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("fetch cannot wait in a REPEATABLE READ or SERIALIZABLE transaction"),
+					 errdetail("Its snapshot would never show records committed while it waits."),
+					 errhint("Use READ COMMITTED to long-poll, or call fetch with wait => '0'.")));
+			break;
+		case TOPIC_READER_POLL:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("poll cannot wait in a REPEATABLE READ or SERIALIZABLE transaction"),
+					 errdetail("Its snapshot would never show records committed while it waits."),
+					 errhint("Use READ COMMITTED to long-poll, or call poll with wait => '0'.")));
+			break;
+	}
 }
 
 /* Refuse a position outside [log start, high watermark] (22023) */

@@ -25,7 +25,7 @@
  * pg_topics.max_group_partitions_per_role.
  *
  * Committed offsets are durable as records of topics.consumer_offsets
- * (groups.c appends them in the committing transaction); this cache holds
+ * (poll.c appends them in the committing transaction); this cache holds
  * the latest one per key, is updated when that transaction commits, and
  * is refilled from the log the first time a database uses groups after a
  * restart.  Membership is not durable, and need not be: after a restart

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * groups.h
- *	  poll, shared by the function and the TopicPoll scan.
+ *	  Consumer groups: poll (poll.c), shared by the function and the
+ *	  TopicPoll scan, and the group functions of group_admin.c.
  *
  *-------------------------------------------------------------------------
  */
@@ -30,7 +31,23 @@ extern void topic_poll_read(Relation topic, const TopicPollArgs *args,
 extern Datum topic_poll(PG_FUNCTION_ARGS);
 
 extern void topic_groups_init(void);
-extern void topic_groups_topic_renamed(Oid topicid);
 extern void topic_groups_topic_appeared(void);
+
+/* poll.c, for group_admin.c: checks and the transaction's positions */
+extern char *topic_groups_group_arg(text *arg);
+extern void topic_groups_check_control(Relation topic, const char *group,
+									   Oid owner);
+extern void topic_groups_evict_unauthorized(Relation topic, const char *group,
+											Oid owner);
+extern bool topic_groups_lock_partition(Oid topic, const char *group,
+										int32 partition, bool wait);
+extern bool topic_groups_positions_replicated(void);
+extern void topic_groups_check_writable(void);
+extern void topic_groups_commit_position(Relation topic, const char *group,
+										 int32 partition, int64 offset,
+										 Oid owner);
+
+/* group_admin.c */
+extern void topic_groups_topic_renamed(Oid topicid);
 
 #endif							/* TOPIC_GROUPS_H */

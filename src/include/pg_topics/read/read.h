@@ -80,7 +80,14 @@ extern void topic_read_stable(Relation rel, int32 partition, int64 from,
 							  StableRead *read);
 extern void topic_read_partition(Relation leaf, int32 partition, int64 from,
 								 const TopicLogEnd *end, StableRead *read);
-extern void topic_check_read_args(const char *fn, int32 max_records,
+/* The consumer read a check or a long-poll is for, to name it in errors */
+typedef enum TopicReader
+{
+	TOPIC_READER_FETCH,
+	TOPIC_READER_POLL
+} TopicReader;
+
+extern void topic_check_read_args(TopicReader reader, int32 max_records,
 								  int64 wait_us);
 extern void topic_check_position(Relation topic, int32 partition, int64 from,
 								 const TopicLogEnd *end);

@@ -1,16 +1,17 @@
 /*-------------------------------------------------------------------------
  *
- * groups.c
- *	  Consumer groups: topics.poll() with transactional commit-on-poll,
- *	  commit, seek, reset_group, delete_group, and the views' functions.
+ * poll.c
+ *	  Consumer groups: topics.poll() with transactional commit-on-poll, and
+ *	  the transaction's group positions, which group_admin.c moves too.
  *
  * A poll joins the group (group_state.c assigns partitions), takes the
  * transaction-scoped ownership lock of each assigned partition it can get
  * (a partition whose previous owner's transaction is still open is
  * skipped, so two members never process one partition at once), reads
- * each from the group's position by the stable-read rule (fetch.c), and
- * commits the position it reached by appending a record to
- * topics.consumer_offsets in the caller's transaction.
+ * each from the group's position by the stable-read rule (stable_read.c),
+ * and commits the position it reached by appending a record to
+ * topics.consumer_offsets in the caller's transaction.  A poll that found
+ * nothing waits for records as fetch does (long_poll.c).
  *
  * The transaction's new positions wait in a backend-local list (per
  * subtransaction, so a rolled-back savepoint re-delivers) that a second
@@ -36,13 +37,11 @@
 #include "catalog/pg_database_d.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
-#include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/lmgr.h"
 #include "tcop/utility.h"
 #include "utils/acl.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
@@ -58,22 +57,14 @@
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/subscription.h"
-#include "pg_topics/base/sync_standby.h"
 #include "pg_topics/log/topic_log.h"
+#include "pg_topics/read/long_poll.h"
 #include "pg_topics/read/read.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/shared/group_state.h"
-#include "pg_topics/shared/registry.h"
 #include "pg_topics/worker/compaction.h"
 
 PG_FUNCTION_INFO_V1(topic_poll);
-PG_FUNCTION_INFO_V1(topic_commit);
-PG_FUNCTION_INFO_V1(topic_seek);
-PG_FUNCTION_INFO_V1(topic_reset_group);
-PG_FUNCTION_INFO_V1(topic_delete_group);
-PG_FUNCTION_INFO_V1(topic_group_info);
-PG_FUNCTION_INFO_V1(topic_member_info);
-PG_FUNCTION_INFO_V1(topic_group_offset_info);
 
 /* A position this transaction committed, applied to the cache at commit */
 typedef struct PendingOffset
@@ -120,16 +111,36 @@ typedef struct DroppedObject
 static List *dropped = NIL;		/* in TopTransactionContext */
 static object_access_hook_type prev_object_access_hook = NULL;
 
-/* Check and normalize a group or consumer name argument */
-static char *
-name_arg(text *arg, const char *what)
+/* Is name usable as a group's or a consumer's name? */
+static bool
+name_fits(const char *name)
+{
+	return name[0] != '\0' && strlen(name) < GROUP_NAME_LEN;
+}
+
+/* Check a group_name argument; returns it as a C string */
+char *
+topic_groups_group_arg(text *arg)
 {
 	char	   *name = text_to_cstring(arg);
 
-	if (name[0] == '\0' || strlen(name) >= GROUP_NAME_LEN)
+	if (!name_fits(name))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must have 1 to %d bytes", what, GROUP_NAME_LEN - 1)));
+				 errmsg("group_name must have 1 to %d bytes", GROUP_NAME_LEN - 1)));
+	return name;
+}
+
+/* Check a consumer argument; returns it as a C string */
+static char *
+consumer_arg(text *arg)
+{
+	char	   *name = text_to_cstring(arg);
+
+	if (!name_fits(name))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("consumer must have 1 to %d bytes", GROUP_NAME_LEN - 1)));
 	return name;
 }
 
@@ -149,8 +160,8 @@ role_controls_group(Oid role, Relation topic, Oid owner)
 }
 
 /* Refuse a caller who may not control the group (42501) */
-static void
-check_group_control(Relation topic, const char *group, Oid owner)
+void
+topic_groups_check_control(Relation topic, const char *group, Oid owner)
 {
 	const char *creator;
 
@@ -181,8 +192,8 @@ check_group_control(Relation topic, const char *group, Oid owner)
  * from being deleted.  Their privileges are checked here, outside
  * group_state.c's lock.
  */
-static void
-evict_unauthorized_members(Relation topic, const char *group, Oid owner)
+void
+topic_groups_evict_unauthorized(Relation topic, const char *group, Oid owner)
 {
 	Oid			topicid = RelationGetRelid(topic);
 	GroupMemberInfo *members;
@@ -199,25 +210,10 @@ evict_unauthorized_members(Relation topic, const char *group, Oid owner)
 	pfree(members);
 }
 
-/* The group must exist (42704); returns its owner */
-static Oid
-require_group(Relation topic, const char *group)
-{
-	Oid			owner = InvalidOid;
-
-	topic_groups_ensure_loaded();
-	if (!topic_group_exists(RelationGetRelid(topic), group, &owner))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("consumer group \"%s\" of topic \"%s\" does not exist",
-						group, RelationGetRelationName(topic))));
-	check_group_control(topic, group, owner);
-	return owner;
-}
-
 /* Lock a partition for the group, for the rest of the transaction */
-static bool
-lock_partition(Oid topic, const char *group, int32 partition, bool wait)
+bool
+topic_groups_lock_partition(Oid topic, const char *group, int32 partition,
+							bool wait)
 {
 	LOCKTAG		tag;
 
@@ -228,6 +224,7 @@ lock_partition(Oid topic, const char *group, int32 partition, bool wait)
 	return LockAcquire(&tag, ExclusiveLock, false, !wait) != LOCKACQUIRE_NOT_AVAIL;
 }
 
+/* Give back a partition the transaction did not advance */
 static void
 unlock_partition(Oid topic, const char *group, int32 partition)
 {
@@ -263,8 +260,8 @@ pending_offset(Oid topic, const char *group, int32 partition, int64 *offset)
 }
 
 /* Does a subscription replicate topics.consumer_offsets here? */
-static bool
-positions_replicated(void)
+bool
+topic_groups_positions_replicated(void)
 {
 	return topic_partition_is_replica(topic_offsets_log_relid(), InvalidOid);
 }
@@ -273,10 +270,10 @@ positions_replicated(void)
  * While a subscription replicates topics.consumer_offsets, its publisher
  * keeps every group's positions: local ones would take its offsets.
  */
-static void
-check_positions_writable(void)
+void
+topic_groups_check_writable(void)
 {
-	if (positions_replicated())
+	if (topic_groups_positions_replicated())
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot change consumer group positions while \"topics.consumer_offsets\" is a logical replica"),
@@ -293,7 +290,7 @@ check_positions_writable(void)
 void
 topic_groups_topic_appeared(void)
 {
-	if (positions_replicated())
+	if (topic_groups_positions_replicated())
 		reload_at_commit = true;
 }
 
@@ -335,9 +332,9 @@ add_pending(Oid topic, const char *group, int32 partition, int64 offset,
  * Record a group position in topics.consumer_offsets, in the current
  * transaction, and remember it for this transaction and for the cache.
  */
-static void
-commit_position(Relation topic, const char *group, int32 partition,
-				int64 offset, Oid owner)
+void
+topic_groups_commit_position(Relation topic, const char *group,
+							 int32 partition, int64 offset, Oid owner)
 {
 	Oid			logid = get_relname_relid("consumer_offsets",
 										  get_namespace_oid("topics", false));
@@ -348,7 +345,7 @@ commit_position(Relation topic, const char *group, int32 partition,
 	int64		version;
 	bool		isnull;
 
-	check_positions_writable();
+	topic_groups_check_writable();
 	initStringInfo(&key);
 	appendStringInfoChar(&key, '{');
 	json_field(&key, "group", group, true);
@@ -489,6 +486,7 @@ topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
 	}
 }
 
+/* Remember a partition this (sub)transaction advanced, for the commit check */
 static void
 remember_polled(Oid topic, const char *group, const char *member,
 				int32 partition)
@@ -549,6 +547,7 @@ group_position(Relation topic, const char *group, int32 partition,
 	return 0;					/* keep compiler quiet */
 }
 
+/* The session ends: its members leave their groups */
 static void
 leave_groups_at_exit(int code, Datum arg)
 {
@@ -572,24 +571,24 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("group_name and max_records must not be null")));
-	args->group = name_arg(DatumGetTextPP(values[0]), "group_name");
+	args->group = topic_groups_group_arg(DatumGetTextPP(values[0]));
 	args->durable = !nulls[1];
 	args->member = args->durable ?
-		name_arg(DatumGetTextPP(values[1]), "consumer") :
+		consumer_arg(DatumGetTextPP(values[1])) :
 		psprintf("session-%d", MyProcPid);
 	args->max_records = DatumGetInt32(values[2]);
 	args->wait_us = nulls[3] ? 0 :
 		topic_interval_usecs(DatumGetIntervalP(values[3]));
-	topic_check_read_args("poll", args->max_records, args->wait_us);
+	topic_check_read_args(TOPIC_READER_POLL, args->max_records, args->wait_us);
 	PreventCommandIfReadOnly("poll");
-	check_positions_writable();
+	topic_groups_check_writable();
 
 	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
 	topic_groups_ensure_loaded();
 	if (topic_group_exists(RelationGetRelid(topic), args->group, &owner))
 	{
-		check_group_control(topic, args->group, owner);
-		evict_unauthorized_members(topic, args->group, owner);
+		topic_groups_check_control(topic, args->group, owner);
+		topic_groups_evict_unauthorized(topic, args->group, owner);
 	}
 	if (!exit_hook)
 	{
@@ -599,134 +598,151 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	return topic;
 }
 
+/* How soon a poll that found a partition busy looks again */
+#define TOPIC_BUSY_RECHECK_MS	10
+
+/* A poll's long-poll: what its tries need */
+typedef struct GroupPoll
+{
+	const TopicPollArgs *args;
+	const StableRead *sink;
+	Oid		   *opened;			/* the partitions the last try read */
+	int			nopened;
+} GroupPoll;
+
+/*
+ * Read partition number partition of topic (its ownership lock taken) for
+ * the group, up to max_records, and move the group's position in this
+ * transaction; returns how many records it delivered.
+ */
+static int64
+poll_partition(GroupPoll *gp, Relation topic, int32 partition,
+			   int64 max_records, Oid owner)
+{
+	const char *group = gp->args->group;
+	Oid			topicid = RelationGetRelid(topic);
+	Relation	leaf;
+	TopicLogEnd end;
+	int64		position;
+	int64		committed;
+	bool		reset;
+	StableRead	read;
+	int			attempt;
+
+	leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
+	gp->opened[gp->nopened++] = RelationGetRelid(leaf);
+	for (attempt = 1;; attempt++)
+	{
+		topic_log_end(leaf, &end);
+		position = group_position(topic, group, partition, &end, &reset);
+
+		memset(&read, 0, sizeof(read));
+		read.sink = gp->sink->sink;
+		read.sink_arg = gp->sink->sink_arg;
+		read.store = gp->sink->store;
+		read.desc = gp->sink->desc;
+		read.max_records = max_records;
+		/* retention passing the read is retention passing the group */
+		read.passed_ok = attempt < 3;
+		topic_read_partition(leaf, partition, position, &end, &read);
+		if (!read.passed || read.returned > 0)
+			break;
+	}
+	table_close(leaf, NoLock);
+
+	/* a reset is kept like any other move of the position */
+	if (reset || read.position != position ||
+		!topic_group_committed(topicid, group, partition, &committed))
+	{
+		topic_groups_commit_position(topic, group, partition, read.position,
+									 owner);
+		remember_polled(topicid, group, gp->args->member, partition);
+	}
+	else
+		unlock_partition(topicid, group, partition);
+	return read.returned;
+}
+
+/*
+ * One try of a poll: join the group and read the partitions assigned to
+ * this member whose ownership lock it gets, starting at a partition that
+ * changes from poll to poll, so that each gets its turn.
+ */
+static int64
+poll_try(TopicLongPoll *lp, Relation topic, void *arg)
+{
+	static uint32 rotation = 0;
+	GroupPoll  *gp = (GroupPoll *) arg;
+	const TopicPollArgs *args = gp->args;
+	Oid			topicid = RelationGetRelid(topic);
+	GroupView	view;
+	int64		total = 0;
+	int			busy = 0;
+	int			i;
+
+	/* any partition of the topic may be assigned to us by the next join */
+	topic_long_poll_watch(lp, topicid);
+
+	topic_group_join(topicid, args->group, args->member, args->durable,
+					 topic_partition_count(topic), &view);
+	gp->opened = palloc(sizeof(Oid) * Max(view.nassigned, 1));
+	gp->nopened = 0;
+
+	for (i = 0; i < view.nassigned && total < args->max_records; i++)
+	{
+		int32		partition = view.assigned[(i + rotation) % view.nassigned];
+
+		if (!topic_groups_lock_partition(topicid, args->group, partition,
+										 false))
+		{
+			busy++;				/* its previous owner is still at work */
+			continue;
+		}
+		total += poll_partition(gp, topic, partition,
+								args->max_records - total, view.owner);
+	}
+	rotation++;
+
+	/*
+	 * A busy partition frees up when its previous owner's transaction ends,
+	 * which wakes nobody: look again soon.
+	 */
+	if (busy > 0)
+		lp->recheck_ms = TOPIC_BUSY_RECHECK_MS;
+	return total;
+}
+
+/*
+ * After a try of a poll: a sleeping poll holds none of the partitions it
+ * looked at (nothing was read from them), so a drop never waits.
+ */
+static void
+poll_release(void *arg, bool sleeping)
+{
+	GroupPoll  *gp = (GroupPoll *) arg;
+	int			i;
+
+	if (sleeping)
+		for (i = 0; i < gp->nopened; i++)
+			UnlockRelationOid(gp->opened[i], AccessShareLock);
+	pfree(gp->opened);
+}
+
 /*
  * Poll topic (opened by topic_poll_begin, and closed here) as args say:
  * join the group, read its share of partitions after the group's
- * positions, and move the positions in this transaction.  Records go to
- * sink's sink (its other fields are ignored).
+ * positions, and move the positions in this transaction, long-polling up
+ * to args->wait_us for a first record.  Records go to sink's sink.
  */
 void
 topic_poll_read(Relation topic, const TopicPollArgs *args,
 				const StableRead *sink)
 {
-	static uint32 rotation = 0;
-	const char *group = args->group;
-	const char *member = args->member;
-	int32		max_records = args->max_records;
-	int64		wait_us = args->wait_us;
-	Oid			topicid = RelationGetRelid(topic);
-	TimestampTz deadline;
-	int64		total = 0;
+	GroupPoll	gp = {args, sink, NULL, 0};
 
 	polled_in_xact = true;
-	deadline = GetCurrentTimestamp() + wait_us;
-	for (;;)
-	{
-		GroupView	view;
-		long		remaining_ms;
-		int			busy = 0;
-		int			i;
-		Oid		   *opened;
-		int			nopened = 0;
-
-		/* after a sleep, open the topic again: it may be gone */
-		if (topic == NULL)
-		{
-			topic = topic_try_open(topicid, AccessShareLock, ACL_SELECT);
-			if (topic == NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_UNDEFINED_TABLE),
-						 errmsg("topic was dropped while poll was waiting")));
-		}
-		if (wait_us > 0)
-			topic_registry_prepare_wait(topicid);
-
-		topic_group_join(topicid, group, member, args->durable,
-						 topic_partition_count(topic), &view);
-		opened = palloc(sizeof(Oid) * Max(view.nassigned, 1));
-
-		for (i = 0; i < view.nassigned && total < max_records; i++)
-		{
-			int32		partition = view.assigned[(i + rotation) % view.nassigned];
-			Relation	leaf;
-			TopicLogEnd end;
-			int64		position;
-			int64		committed;
-			bool		reset;
-			StableRead	read;
-			int			attempt;
-
-			if (!lock_partition(topicid, group, partition, false))
-			{
-				busy++;			/* its previous owner is still at work */
-				continue;
-			}
-
-			leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
-			opened[nopened++] = RelationGetRelid(leaf);
-			for (attempt = 1;; attempt++)
-			{
-				topic_log_end(leaf, &end);
-				position = group_position(topic, group, partition, &end,
-										  &reset);
-
-				memset(&read, 0, sizeof(read));
-				read.sink = sink->sink;
-				read.sink_arg = sink->sink_arg;
-				read.store = sink->store;
-				read.desc = sink->desc;
-				read.max_records = max_records - total;
-				/* retention passing the read is retention passing the group */
-				read.passed_ok = attempt < 3;
-				topic_read_partition(leaf, partition, position, &end, &read);
-				if (!read.passed || read.returned > 0)
-					break;
-			}
-			table_close(leaf, NoLock);
-
-			/* a reset is kept like any other move of the position */
-			if (reset || read.position != position ||
-				!topic_group_committed(topicid, group, partition, &committed))
-			{
-				commit_position(topic, group, partition, read.position,
-								view.owner);
-				remember_polled(topicid, group, member, partition);
-			}
-			else
-				unlock_partition(topicid, group, partition);
-			total += read.returned;
-		}
-		rotation++;
-		relation_close(topic, NoLock);
-		topic = NULL;
-
-		remaining_ms = (long) ((deadline - GetCurrentTimestamp()) / 1000);
-		if (total > 0 || wait_us == 0 || remaining_ms <= 0)
-		{
-			pfree(opened);
-			break;
-		}
-
-		/*
-		 * Sleep without holding the topic or its partitions, so a drop
-		 * never waits; nothing was read from them.
-		 */
-		for (i = 0; i < nopened; i++)
-			UnlockRelationOid(opened[i], AccessShareLock);
-		pfree(opened);
-		UnlockRelationOid(topicid, AccessShareLock);
-		/*
-		 * A busy partition frees up when its previous owner's transaction
-		 * ends, which wakes nobody: look again soon.
-		 */
-		if (busy > 0)
-			remaining_ms = Min(remaining_ms, 10);
-		topic_registry_wait(topicid, remaining_ms);
-	}
-	if (wait_us > 0)
-		topic_registry_end_wait();
-	if (total > 0)
-		topic_wait_for_sync_standby();
+	topic_long_poll(TOPIC_READER_POLL, topic, args->wait_us, poll_try,
+					poll_release, &gp);
 }
 
 /*
@@ -750,248 +766,6 @@ topic_poll(PG_FUNCTION_ARGS)
 							 nulls, &args);
 	topic_read_into_result(&sink, fcinfo);
 	topic_poll_read(topic, &args, &sink);
-	return (Datum) 0;
-}
-
-/* Shared body of commit and seek */
-static void
-set_position(FunctionCallInfo fcinfo)
-{
-	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
-										   ACL_SELECT);
-	char	   *group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
-	int32		partition = PG_GETARG_INT32(2);
-	int64		offset = PG_GETARG_INT64(3);
-	Oid			owner;
-	Relation	leaf;
-	TopicLogEnd end;
-
-	PreventCommandIfReadOnly("commit");
-	check_positions_writable();
-	owner = require_group(topic, group);
-	topic_check_partition(topic, partition);
-	leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
-	topic_log_end(leaf, &end);
-	topic_check_position(topic, partition, offset, &end);
-	table_close(leaf, NoLock);
-
-	/* wait for a member that is processing the partition */
-	lock_partition(RelationGetRelid(topic), group, partition, true);
-	commit_position(topic, group, partition, offset, owner);
-	relation_close(topic, NoLock);
-}
-
-/* topics.commit(topic text, group_name text, partition int, next_offset bigint) */
-Datum
-topic_commit(PG_FUNCTION_ARGS)
-{
-	set_position(fcinfo);
-	PG_RETURN_VOID();
-}
-
-/* topics.seek(topic text, group_name text, partition int, next_offset bigint) */
-Datum
-topic_seek(PG_FUNCTION_ARGS)
-{
-	set_position(fcinfo);
-	PG_RETURN_VOID();
-}
-
-/* topics.reset_group(topic text, group_name text, "to" text) */
-Datum
-topic_reset_group(PG_FUNCTION_ARGS)
-{
-	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
-										   ACL_SELECT);
-	char	   *group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
-	char	   *to = text_to_cstring(PG_GETARG_TEXT_PP(2));
-	bool		latest;
-	Oid			owner;
-	int32		nparts = topic_partition_count(topic);
-	int32		p;
-
-	if (strcmp(to, "earliest") == 0)
-		latest = false;
-	else if (strcmp(to, "latest") == 0)
-		latest = true;
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid reset position \"%s\"", to),
-				 errhint("Use 'earliest' or 'latest'.")));
-	PreventCommandIfReadOnly("reset_group");
-	check_positions_writable();
-	owner = require_group(topic, group);
-
-	for (p = 0; p < nparts; p++)
-	{
-		Relation	leaf = table_open(topic_partition_relid(topic, p), AccessShareLock);
-		TopicLogEnd end;
-
-		topic_log_end(leaf, &end);
-		table_close(leaf, NoLock);
-		lock_partition(RelationGetRelid(topic), group, p, true);
-		commit_position(topic, group, p,
-						latest ? end.next_offset : end.log_start_offset, owner);
-	}
-	relation_close(topic, NoLock);
-	PG_RETURN_VOID();
-}
-
-/* topics.delete_group(topic text, group_name text) */
-Datum
-topic_delete_group(PG_FUNCTION_ARGS)
-{
-	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
-										   ACL_SELECT);
-	char	   *group = name_arg(PG_GETARG_TEXT_PP(1), "group_name");
-	Oid			owner;
-	int32		nparts = topic_partition_count(topic);
-	int32		p;
-
-	PreventCommandIfReadOnly("delete_group");
-	check_positions_writable();
-	owner = require_group(topic, group);
-	evict_unauthorized_members(topic, group, owner);
-	if (topic_group_has_members(RelationGetRelid(topic), group))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_IN_USE),
-				 errmsg("consumer group \"%s\" of topic \"%s\" has active members",
-						group, RelationGetRelationName(topic)),
-				 errhint("Stop its consumers first; durable members leave after pg_topics.session_timeout.")));
-	for (p = 0; p < nparts; p++)
-	{
-		lock_partition(RelationGetRelid(topic), group, p, true);
-		commit_position(topic, group, p, -1, owner);
-	}
-	relation_close(topic, NoLock);
-	PG_RETURN_VOID();
-}
-
-/*
- * A topic was renamed (or moved to another schema): positions are keyed by
- * name in topics.consumer_offsets, so record them again under the new
- * name, in the renaming transaction.
- */
-void
-topic_groups_topic_renamed(Oid topicid)
-{
-	Relation	topic;
-	List	   *positions;
-	ListCell   *lc;
-
-	/* a replica gets the renamed positions from its publisher */
-	if (positions_replicated())
-	{
-		topic_groups_topic_appeared();
-		return;
-	}
-	topic_groups_ensure_loaded();
-	positions = topic_group_positions(topicid);
-	if (positions == NIL)
-		return;
-	topic = topic_open(topicid, AccessShareLock, TOPIC_NO_ACL_CHECK);
-	foreach(lc, positions)
-	{
-		GroupPosition *p = lfirst(lc);
-
-		commit_position(topic, p->group, p->partition, p->offset, p->owner);
-	}
-	relation_close(topic, NoLock);
-}
-
-/* Views */
-
-typedef struct ViewArg
-{
-	ReturnSetInfo *rsinfo;
-} ViewArg;
-
-static void
-group_row(void *arg, Oid topic, const char *group, Oid owner,
-		  int32 generation, int nmembers)
-{
-	ViewArg    *va = arg;
-	Datum		values[5] = {CStringGetTextDatum(group), ObjectIdGetDatum(topic),
-	ObjectIdGetDatum(owner), Int32GetDatum(generation), Int32GetDatum(nmembers)};
-	bool		nulls[5] = {0};
-
-	if (!topic_may_describe(topic))
-		return;					/* only what the caller may see */
-	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
-}
-
-static void
-member_row(void *arg, Oid topic, const char *group, int32 generation,
-		   const GroupMemberInfo *member, int32 *partitions, int npartitions)
-{
-	ViewArg    *va = arg;
-	Datum	   *elems;
-	Datum		values[8];
-	bool		nulls[8] = {0};
-	int			i;
-
-	if (!topic_may_describe(topic))
-		return;					/* only what the caller may see */
-	elems = palloc(sizeof(Datum) * Max(npartitions, 1));
-	for (i = 0; i < npartitions; i++)
-		elems[i] = Int32GetDatum(partitions[i]);
-	values[0] = CStringGetTextDatum(group);
-	values[1] = ObjectIdGetDatum(topic);
-	values[2] = CStringGetTextDatum(member->id);
-	values[3] = BoolGetDatum(member->durable);
-	values[4] = Int32GetDatum(member->pid);
-	values[5] = TimestampTzGetDatum(member->last_seen);
-	values[6] = Int32GetDatum(generation);
-	values[7] = PointerGetDatum(construct_array(elems, npartitions, INT4OID, 4,
-												true, TYPALIGN_INT));
-	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
-}
-
-static void
-offset_row(void *arg, Oid topic, const char *group, int32 partition,
-		   int64 committed)
-{
-	ViewArg    *va = arg;
-	Datum		values[4] = {CStringGetTextDatum(group), ObjectIdGetDatum(topic),
-	Int32GetDatum(partition), Int64GetDatum(committed)};
-	bool		nulls[4] = {0};
-
-	if (!topic_may_describe(topic))
-		return;					/* only what the caller may see */
-	tuplestore_putvalues(va->rsinfo->setResult, va->rsinfo->setDesc, values, nulls);
-}
-
-Datum
-topic_group_info(PG_FUNCTION_ARGS)
-{
-	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
-
-	InitMaterializedSRF(fcinfo, 0);
-	topic_groups_ensure_loaded();
-	topic_groups_visit(group_row, NULL, NULL, &va);
-	return (Datum) 0;
-}
-
-Datum
-topic_member_info(PG_FUNCTION_ARGS)
-{
-	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
-
-	InitMaterializedSRF(fcinfo, 0);
-	topic_groups_ensure_loaded();
-	topic_groups_visit(NULL, member_row, NULL, &va);
-	return (Datum) 0;
-}
-
-Datum
-topic_group_offset_info(PG_FUNCTION_ARGS)
-{
-	ViewArg		va = {(ReturnSetInfo *) fcinfo->resultinfo};
-
-	InitMaterializedSRF(fcinfo, 0);
-	topic_groups_ensure_loaded();
-	topic_groups_visit(NULL, NULL, offset_row, &va);
 	return (Datum) 0;
 }
 

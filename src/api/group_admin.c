@@ -1,0 +1,301 @@
+/*-------------------------------------------------------------------------
+ *
+ * group_admin.c
+ *	  Consumer groups managed by name: topics.commit(), seek(),
+ *	  reset_group(), delete_group(), the rows of the groups' views, and
+ *	  the positions of a renamed topic.
+ *
+ * Each of these moves or reports a group's positions from outside the
+ * group: it takes a partition's ownership lock waiting for the member that
+ * processes it, and records the new position in topics.consumer_offsets in
+ * the caller's transaction, through the same path as a poll (poll.c, which
+ * keeps the transaction's positions until it ends).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/pg_type_d.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "tcop/utility.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+
+#include "pg_topics/api/groups.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/log/storage.h"
+#include "pg_topics/read/read.h"
+#include "pg_topics/segments/segment.h"
+#include "pg_topics/shared/group_state.h"
+
+PG_FUNCTION_INFO_V1(topic_commit);
+PG_FUNCTION_INFO_V1(topic_seek);
+PG_FUNCTION_INFO_V1(topic_reset_group);
+PG_FUNCTION_INFO_V1(topic_delete_group);
+PG_FUNCTION_INFO_V1(topic_group_info);
+PG_FUNCTION_INFO_V1(topic_member_info);
+PG_FUNCTION_INFO_V1(topic_group_offset_info);
+
+/* The group must exist (42704); returns its owner */
+static Oid
+require_group(Relation topic, const char *group)
+{
+	Oid			owner = InvalidOid;
+
+	topic_groups_ensure_loaded();
+	if (!topic_group_exists(RelationGetRelid(topic), group, &owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("consumer group \"%s\" of topic \"%s\" does not exist",
+						group, RelationGetRelationName(topic))));
+	topic_groups_check_control(topic, group, owner);
+	return owner;
+}
+
+/* Shared body of commit and seek */
+static void
+set_position(FunctionCallInfo fcinfo)
+{
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+	char	   *group = topic_groups_group_arg(PG_GETARG_TEXT_PP(1));
+	int32		partition = PG_GETARG_INT32(2);
+	int64		offset = PG_GETARG_INT64(3);
+	Oid			owner;
+	Relation	leaf;
+	TopicLogEnd end;
+
+	PreventCommandIfReadOnly("commit");
+	topic_groups_check_writable();
+	owner = require_group(topic, group);
+	topic_check_partition(topic, partition);
+	leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
+	topic_log_end(leaf, &end);
+	topic_check_position(topic, partition, offset, &end);
+	table_close(leaf, NoLock);
+
+	/* wait for a member that is processing the partition */
+	topic_groups_lock_partition(RelationGetRelid(topic), group, partition, true);
+	topic_groups_commit_position(topic, group, partition, offset, owner);
+	relation_close(topic, NoLock);
+}
+
+/* topics.commit(topic text, group_name text, partition int, next_offset bigint) */
+Datum
+topic_commit(PG_FUNCTION_ARGS)
+{
+	set_position(fcinfo);
+	PG_RETURN_VOID();
+}
+
+/* topics.seek(topic text, group_name text, partition int, next_offset bigint) */
+Datum
+topic_seek(PG_FUNCTION_ARGS)
+{
+	set_position(fcinfo);
+	PG_RETURN_VOID();
+}
+
+/* topics.reset_group(topic text, group_name text, "to" text) */
+Datum
+topic_reset_group(PG_FUNCTION_ARGS)
+{
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+	char	   *group = topic_groups_group_arg(PG_GETARG_TEXT_PP(1));
+	char	   *to = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	bool		latest;
+	Oid			owner;
+	int32		nparts = topic_partition_count(topic);
+	int32		p;
+
+	if (strcmp(to, "earliest") == 0)
+		latest = false;
+	else if (strcmp(to, "latest") == 0)
+		latest = true;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid reset position \"%s\"", to),
+				 errhint("Use 'earliest' or 'latest'.")));
+	PreventCommandIfReadOnly("reset_group");
+	topic_groups_check_writable();
+	owner = require_group(topic, group);
+
+	for (p = 0; p < nparts; p++)
+	{
+		Relation	leaf = table_open(topic_partition_relid(topic, p), AccessShareLock);
+		TopicLogEnd end;
+
+		topic_log_end(leaf, &end);
+		table_close(leaf, NoLock);
+		topic_groups_lock_partition(RelationGetRelid(topic), group, p, true);
+		topic_groups_commit_position(topic, group, p,
+						latest ? end.next_offset : end.log_start_offset, owner);
+	}
+	relation_close(topic, NoLock);
+	PG_RETURN_VOID();
+}
+
+/* topics.delete_group(topic text, group_name text) */
+Datum
+topic_delete_group(PG_FUNCTION_ARGS)
+{
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+	char	   *group = topic_groups_group_arg(PG_GETARG_TEXT_PP(1));
+	Oid			owner;
+	int32		nparts = topic_partition_count(topic);
+	int32		p;
+
+	PreventCommandIfReadOnly("delete_group");
+	topic_groups_check_writable();
+	owner = require_group(topic, group);
+	topic_groups_evict_unauthorized(topic, group, owner);
+	if (topic_group_has_members(RelationGetRelid(topic), group))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("consumer group \"%s\" of topic \"%s\" has active members",
+						group, RelationGetRelationName(topic)),
+				 errhint("Stop its consumers first; durable members leave after pg_topics.session_timeout.")));
+	for (p = 0; p < nparts; p++)
+	{
+		topic_groups_lock_partition(RelationGetRelid(topic), group, p, true);
+		topic_groups_commit_position(topic, group, p, -1, owner);
+	}
+	relation_close(topic, NoLock);
+	PG_RETURN_VOID();
+}
+
+/*
+ * A topic was renamed (or moved to another schema): positions are keyed by
+ * name in topics.consumer_offsets, so record them again under the new
+ * name, in the renaming transaction.
+ */
+void
+topic_groups_topic_renamed(Oid topicid)
+{
+	Relation	topic;
+	List	   *positions;
+	ListCell   *lc;
+
+	/* a replica gets the renamed positions from its publisher */
+	if (topic_groups_positions_replicated())
+	{
+		topic_groups_topic_appeared();
+		return;
+	}
+	topic_groups_ensure_loaded();
+	positions = topic_group_positions(topicid);
+	if (positions == NIL)
+		return;
+	topic = topic_open(topicid, AccessShareLock, TOPIC_NO_ACL_CHECK);
+	foreach(lc, positions)
+	{
+		GroupPosition *p = lfirst(lc);
+
+		topic_groups_commit_position(topic, p->group, p->partition, p->offset,
+									 p->owner);
+	}
+	relation_close(topic, NoLock);
+}
+
+/*
+ * The views' rows: topics.group_info(), member_info() and offset_info()
+ * each visit the groups (group_state.c) and keep, as rows of the
+ * materialized result (arg, its ReturnSetInfo), what the caller may see.
+ */
+
+/* A row of topics.group_info() (topics.consumer_groups) */
+static void
+group_row(void *arg, Oid topic, const char *group, Oid owner,
+		  int32 generation, int nmembers)
+{
+	ReturnSetInfo *rsinfo = arg;
+	Datum		values[5] = {CStringGetTextDatum(group), ObjectIdGetDatum(topic),
+	ObjectIdGetDatum(owner), Int32GetDatum(generation), Int32GetDatum(nmembers)};
+	bool		nulls[5] = {0};
+
+	if (!topic_may_describe(topic))
+		return;					/* only what the caller may see */
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* A row of topics.member_info() (topics.group_members) */
+static void
+member_row(void *arg, Oid topic, const char *group, int32 generation,
+		   const GroupMemberInfo *member, int32 *partitions, int npartitions)
+{
+	ReturnSetInfo *rsinfo = arg;
+	Datum	   *elems;
+	Datum		values[8];
+	bool		nulls[8] = {0};
+	int			i;
+
+	if (!topic_may_describe(topic))
+		return;					/* only what the caller may see */
+	elems = palloc(sizeof(Datum) * Max(npartitions, 1));
+	for (i = 0; i < npartitions; i++)
+		elems[i] = Int32GetDatum(partitions[i]);
+	values[0] = CStringGetTextDatum(group);
+	values[1] = ObjectIdGetDatum(topic);
+	values[2] = CStringGetTextDatum(member->id);
+	values[3] = BoolGetDatum(member->durable);
+	values[4] = Int32GetDatum(member->pid);
+	values[5] = TimestampTzGetDatum(member->last_seen);
+	values[6] = Int32GetDatum(generation);
+	values[7] = PointerGetDatum(construct_array(elems, npartitions, INT4OID, 4,
+												true, TYPALIGN_INT));
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* A row of topics.group_offset_info() (topics.consumer_lag) */
+static void
+offset_row(void *arg, Oid topic, const char *group, int32 partition,
+		   int64 committed)
+{
+	ReturnSetInfo *rsinfo = arg;
+	Datum		values[4] = {CStringGetTextDatum(group), ObjectIdGetDatum(topic),
+	Int32GetDatum(partition), Int64GetDatum(committed)};
+	bool		nulls[4] = {0};
+
+	if (!topic_may_describe(topic))
+		return;					/* only what the caller may see */
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* The rows of one view, by the visitor given (the others NULL) */
+static Datum
+view_rows(FunctionCallInfo fcinfo, GroupVisitor gv, MemberVisitor mv,
+		  OffsetVisitor ov)
+{
+	InitMaterializedSRF(fcinfo, 0);
+	topic_groups_ensure_loaded();
+	topic_groups_visit(gv, mv, ov, fcinfo->resultinfo);
+	return (Datum) 0;
+}
+
+/* topics.group_info(): the groups */
+Datum
+topic_group_info(PG_FUNCTION_ARGS)
+{
+	return view_rows(fcinfo, group_row, NULL, NULL);
+}
+
+/* topics.member_info(): the groups' members and their partitions */
+Datum
+topic_member_info(PG_FUNCTION_ARGS)
+{
+	return view_rows(fcinfo, NULL, member_row, NULL);
+}
+
+/* topics.group_offset_info(): the groups' committed positions */
+Datum
+topic_group_offset_info(PG_FUNCTION_ARGS)
+{
+	return view_rows(fcinfo, NULL, NULL, offset_row);
+}
