@@ -31,7 +31,6 @@
 #include "commands/defrem.h"
 #include "commands/tablespace.h"
 #include "commands/trigger.h"
-#include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
@@ -863,12 +862,7 @@ move_segments(void *arg)
 	TopicSegmentDir *dir = topic_segdir_read(router);
 	Oid			spcid = router->rd_rel->reltablespace;
 	const char *spcname = get_tablespace_name(OidIsValid(spcid) ? spcid : MyDatabaseTableSpace);
-	TopicInternalSql internal;
 
-	/* segments belong to the bootstrap superuser; the caller could move the partition */
-	topic_internal_sql_begin(&internal);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
 	for (int i = 0; i < dir->nentries; i++)
 	{
 		Relation	seg = topic_segment_open(relid, &dir->entries[i], AccessShareLock);
@@ -886,11 +880,9 @@ move_segments(void *arg)
 					   quote_identifier(RelationGetRelationName(seg)),
 					   quote_identifier(spcname));
 		relation_close(seg, AccessShareLock);
-		if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
-			elog(ERROR, "could not move segment %u", dir->entries[i].relid);
+		/* segments belong to the bootstrap superuser; the caller could move the partition */
+		topic_internal_sql_ddl(sql, true);
 	}
-	SPI_finish();
-	topic_internal_sql_end(&internal);
 	pfree(dir);
 	relation_close(router, AccessShareLock);
 }

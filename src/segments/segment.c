@@ -399,19 +399,11 @@ reserve_segno(Relation router, uint32 at_least)
 	return reserve.segno;
 }
 
+/* Run DDL statement arg as the bootstrap superuser */
 static void
-run_sql(void *arg)
+run_ddl_as_owner(void *arg)
 {
-	const char *sql = arg;
-	int			rc;
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	rc = SPI_execute(sql, false, 0);
-	if (rc != SPI_OK_UTILITY)
-		elog(ERROR, "SPI_execute failed for \"%s\": %s", sql,
-			 SPI_result_code_string(rc));
-	SPI_finish();
+	topic_internal_sql_ddl((const char *) arg, true);
 }
 
 /*
@@ -424,7 +416,6 @@ create_segment_relation(Relation router, uint32 segno)
 {
 	char		name[NAMEDATALEN];
 	char	   *sql;
-	TopicInternalSql internal;
 	Oid			relid;
 	Oid			nspid = topic_segment_namespace();
 
@@ -437,17 +428,15 @@ create_segment_relation(Relation router, uint32 segno)
 				   OidIsValid(router->rd_rel->reltablespace) ?
 				   quote_identifier(get_tablespace_name(router->rd_rel->reltablespace)) : "");
 
-	topic_internal_sql_begin(&internal);
 	creating_owner = RelationGetRelid(router);
 	creating_segno = segno;
 	PG_TRY();
 	{
-		topic_ddl_run_internal(run_sql, sql);
+		topic_ddl_run_internal(run_ddl_as_owner, sql);
 	}
 	PG_FINALLY();
 	{
 		creating_owner = InvalidOid;
-		topic_internal_sql_end(&internal);
 	}
 	PG_END_TRY();
 
@@ -1212,7 +1201,6 @@ void
 topic_log_start_record(Relation router)
 {
 	TopicLogEnd end;
-	TopicInternalSql internal;
 	Oid			argtypes[2] = {REGCLASSOID, INT8OID};
 	Datum		args[2];
 
@@ -1220,25 +1208,13 @@ topic_log_start_record(Relation router)
 	args[0] = ObjectIdGetDatum(RelationGetRelid(router));
 	args[1] = Int64GetDatum(end.log_start_offset);
 
-	topic_internal_sql_begin(&internal);
-	PG_TRY();
-	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		if (SPI_execute_with_args("INSERT INTO topics.log_starts AS s VALUES ($1, $2) "
-								  "ON CONFLICT (\"partition\") DO UPDATE "
-								  "SET log_start = excluded.log_start "
-								  "WHERE s.log_start < excluded.log_start",
-								  2, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
-			elog(ERROR, "could not record the log start of \"%s\"",
-				 RelationGetRelationName(router));
-		SPI_finish();
-	}
-	PG_FINALLY();
-	{
-		topic_internal_sql_end(&internal);
-	}
-	PG_END_TRY();
+	if (topic_internal_sql_exec("INSERT INTO topics.log_starts AS s VALUES ($1, $2) "
+								"ON CONFLICT (\"partition\") DO UPDATE "
+								"SET log_start = excluded.log_start "
+								"WHERE s.log_start < excluded.log_start",
+								2, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not record the log start of \"%s\"",
+			 RelationGetRelationName(router));
 }
 
 /*
