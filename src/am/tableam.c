@@ -36,6 +36,8 @@
 
 PG_FUNCTION_INFO_V1(topic_log_handler);
 
+static uint64 topic_router_blocks(Relation rel);
+
 /* What a log does not have, refused by the callbacks that would need it */
 typedef enum MissingFeature
 {
@@ -342,7 +344,7 @@ topic_scan_sample_next_tuple(TableScanDesc scan,
 }
 
 /* The blocks of a router's readable segments, one after the other */
-uint64
+static uint64
 topic_router_blocks(Relation rel)
 {
 	TopicSegmentDir *dir;

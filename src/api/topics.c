@@ -83,7 +83,7 @@ add_partitions_internal(void *arg)
 		leaf = ChooseRelationName(add->topic_name, NULL, label, add->nspid, false);
 		qualified_leaf = quote_qualified_identifier(nspname, leaf);
 		/* in the topic's tablespace, as CREATE TABLE ... PARTITION OF */
-		topic_internal_sql_ddl(psprintf("CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS) USING topic_log%s%s",
+		topic_internal_sql_ddl(psprintf("CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS) USING " TOPIC_AM_NAME "%s%s",
 										qualified_leaf, qualified,
 										OidIsValid(add->spcid) ? " TABLESPACE " : "",
 										OidIsValid(add->spcid) ?

@@ -31,7 +31,7 @@
 PG_FUNCTION_INFO_V1(topic_murmur2_sql);
 
 /* Kafka's murmur2 (org.apache.kafka.common.utils.Utils.murmur2) */
-uint32
+static uint32
 topic_murmur2(const unsigned char *data, int length)
 {
 	const uint32 m = 0x5bd1e995;

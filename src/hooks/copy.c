@@ -41,6 +41,7 @@
 
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/partitioner.h"
+#include "pg_topics/hooks/copy.h"
 #include "pg_topics/hooks/routing.h"
 #include "pg_topics/log/topic_log.h"
 

@@ -69,8 +69,6 @@
 #include "pg_topics/log/storage.h"
 #include "pg_topics/segments/segment.h"
 
-#define SEGMENT_SCHEMA	"topics_segments"
-
 /* Names one segment of a directory, for the edits that need one */
 typedef struct ForgetArgs
 {
@@ -81,6 +79,8 @@ typedef struct ForgetArgs
 /* Set while a segment relation is being created: its identity */
 static Oid	creating_owner = InvalidOid;
 static uint32 creating_segno = 0;
+
+static void topic_segdir_forget(Relation router, Oid relid, uint32 segno);
 
 /*
  * The metapage flags relation_set_new_filenode writes: a segment while we
@@ -101,7 +101,7 @@ topic_segment_kind_for_new_relation(Oid *owner, uint32 *segno)
 }
 
 /* The kind of a topic_log relation (TL_META_*), cached with the relation */
-uint32
+static uint32
 topic_log_kind(Relation rel)
 {
 	if (rel->rd_amcache == NULL)
@@ -127,7 +127,7 @@ topic_log_is_router(Relation rel)
 Oid
 topic_segment_namespace(void)
 {
-	return get_namespace_oid(SEGMENT_SCHEMA, false);
+	return get_namespace_oid(TOPIC_SEGMENT_SCHEMA, false);
 }
 
 /* The name a segment relation has */
@@ -420,8 +420,8 @@ create_segment_relation(Relation router, uint32 segno)
 	Oid			nspid = topic_segment_namespace();
 
 	segment_name(name, RelationGetRelid(router), segno);
-	sql = psprintf("CREATE TABLE %s.%s (LIKE %s INCLUDING DEFAULTS) USING topic_log%s%s",
-				   SEGMENT_SCHEMA, quote_identifier(name),
+	sql = psprintf("CREATE TABLE %s.%s (LIKE %s INCLUDING DEFAULTS) USING " TOPIC_AM_NAME "%s%s",
+				   TOPIC_SEGMENT_SCHEMA, quote_identifier(name),
 				   quote_qualified_identifier(get_namespace_name(RelationGetNamespace(router)),
 											  RelationGetRelationName(router)),
 				   OidIsValid(router->rd_rel->reltablespace) ? " TABLESPACE " : "",
@@ -958,7 +958,7 @@ edit_forget(TopicLogMetaData *meta, void *arg)
 }
 
 /* Remove the (not LIVE) entry naming relid/segno from router's directory */
-void
+static void
 topic_segdir_forget(Relation router, Oid relid, uint32 segno)
 {
 	ForgetArgs	forget = {relid, segno};

@@ -20,7 +20,6 @@ typedef struct TopicPartitioner
 	int32		sticky;			/* keyless records' partition, -1 until one */
 } TopicPartitioner;
 
-extern uint32 topic_murmur2(const unsigned char *data, int length);
 extern void topic_partitioner_init(TopicPartitioner *part, Oid relid,
 								   Oid key_type, int32 nparts);
 extern int32 topic_partition_choose(TopicPartitioner *part, Datum key,
