@@ -36,6 +36,8 @@
 
 PG_FUNCTION_INFO_V1(topic_log_handler);
 
+static uint64 topic_router_blocks(Relation rel);
+
 /* What a log does not have, refused by the callbacks that would need it */
 typedef enum MissingFeature
 {
@@ -351,7 +353,7 @@ add_segment_blocks(void *arg, Relation seg, const TopicSegmentEntry *entry,
 }
 
 /* The blocks of a router's readable segments, one after the other */
-uint64
+static uint64
 topic_router_blocks(Relation rel)
 {
 	TopicSegmentDir *dir = topic_segdir_read(rel);

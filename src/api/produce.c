@@ -173,12 +173,15 @@ topic_produce(PG_FUNCTION_ARGS)
 		partition = PG_GETARG_INT32(3);
 		topic_check_partition(topic, partition);
 	}
-	else if (!key_null)
-		partition = topic_partition_for_key(key, topic_column_type(topic, Anum_topic_key),
-											topic_partition_count(topic));
 	else
-		partition = topic_partition_sticky(RelationGetRelid(topic),
-										   topic_partition_count(topic));
+	{
+		TopicPartitioner part;
+
+		topic_partitioner_init(&part, RelationGetRelid(topic),
+							   topic_column_type(topic, Anum_topic_key),
+							   topic_partition_count(topic));
+		partition = topic_partition_choose(&part, key, key_null);
+	}
 
 	leaf = open_partition(topic, partition);
 	slot = table_slot_create(leaf, NULL);
@@ -274,10 +277,9 @@ payload_reader_next(PayloadReader *reader, Relation topic, Datum *value)
 typedef struct ProduceChunk
 {
 	Relation	topic;
-	Oid			key_type;
 	int32		nparts;
 	int32		fixed_partition;	/* -1: by key, or sticky without one */
-	int32		sticky;			/* -1 until a keyless record needs it */
+	TopicPartitioner part;		/* routes by key, or sticky without one */
 	CommandId	cid;
 	int			cap;			/* records per chunk at most */
 	int			n;				/* records in this chunk */
@@ -319,17 +321,10 @@ produce_read_chunk(ProduceChunk *chunk, PayloadReader *values,
 
 		if (chunk->fixed_partition >= 0)
 			chunk->partitions[n] = chunk->fixed_partition;
-		else if (!chunk->key_nulls[n])
-			chunk->partitions[n] = topic_partition_for_key(chunk->keys[n],
-														   chunk->key_type,
-														   chunk->nparts);
 		else
-		{
-			if (chunk->sticky < 0)
-				chunk->sticky = topic_partition_sticky(RelationGetRelid(chunk->topic),
-													   chunk->nparts);
-			chunk->partitions[n] = chunk->sticky;
-		}
+			chunk->partitions[n] = topic_partition_choose(&chunk->part,
+														  chunk->keys[n],
+														  chunk->key_nulls[n]);
 		n++;
 	}
 	chunk->n = n;
@@ -398,10 +393,10 @@ produce_chunk_begin(ProduceChunk *chunk, Relation topic, Oid key_type,
 	int			cap = Min(nvalues, PRODUCE_CHUNK_RECORDS);
 
 	chunk->topic = topic;
-	chunk->key_type = key_type;
 	chunk->nparts = nparts;
 	chunk->fixed_partition = fixed_partition;
-	chunk->sticky = -1;
+	topic_partitioner_init(&chunk->part, RelationGetRelid(topic), key_type,
+						   nparts);
 	chunk->cid = GetCurrentCommandId(true);
 	chunk->cap = cap;
 	chunk->n = 0;

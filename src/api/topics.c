@@ -64,17 +64,6 @@ typedef struct PartitionsToAdd
 	Oid			spcid;			/* the topic's tablespace, or InvalidOid */
 } PartitionsToAdd;
 
-/* Run one DDL statement through SPI; errors propagate */
-static void
-run_ddl(const char *sql)
-{
-	int			rc = SPI_execute(sql, false, 0);
-
-	if (rc < 0)
-		elog(ERROR, "SPI_execute failed for \"%s\": %s", sql,
-			 SPI_result_code_string(rc));
-}
-
 /* Create and attach partitions [from, to) of a topic */
 static void
 add_partitions_internal(void *arg)
@@ -94,13 +83,15 @@ add_partitions_internal(void *arg)
 		leaf = ChooseRelationName(add->topic_name, NULL, label, add->nspid, false);
 		qualified_leaf = quote_qualified_identifier(nspname, leaf);
 		/* in the topic's tablespace, as CREATE TABLE ... PARTITION OF */
-		run_ddl(psprintf("CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS) USING topic_log%s%s",
-						 qualified_leaf, qualified,
-						 OidIsValid(add->spcid) ? " TABLESPACE " : "",
-						 OidIsValid(add->spcid) ?
-						 quote_identifier(get_tablespace_name(add->spcid)) : ""));
-		run_ddl(psprintf("ALTER TABLE %s ATTACH PARTITION %s FOR VALUES IN (%d)",
-						 qualified, qualified_leaf, p));
+		topic_internal_sql_ddl(psprintf("CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS) USING " TOPIC_AM_NAME "%s%s",
+										qualified_leaf, qualified,
+										OidIsValid(add->spcid) ? " TABLESPACE " : "",
+										OidIsValid(add->spcid) ?
+										quote_identifier(get_tablespace_name(add->spcid)) : ""),
+							   false);
+		topic_internal_sql_ddl(psprintf("ALTER TABLE %s ATTACH PARTITION %s FOR VALUES IN (%d)",
+										qualified, qualified_leaf, p),
+							   false);
 	}
 }
 
@@ -218,17 +209,14 @@ static void
 store_config(Oid relid, Datum retention, bool retention_null,
 			 Datum retention_bytes, bool retention_bytes_null)
 {
-	TopicInternalSql internal;
 	Oid			argtypes[3] = {REGCLASSOID, INTERVALOID, INT8OID};
 	Datum		values[3] = {ObjectIdGetDatum(relid), retention, retention_bytes};
 	char		nulls[3] = {' ', retention_null ? 'n' : ' ',
 	retention_bytes_null ? 'n' : ' '};
 	int			rc;
 
-	topic_internal_sql_begin(&internal);
-	rc = SPI_execute_with_args("INSERT INTO topics.topic_config (topic, retention, retention_bytes) VALUES ($1, $2, $3)",
-							   3, argtypes, values, nulls, false, 0);
-	topic_internal_sql_end(&internal);
+	rc = topic_internal_sql_exec("INSERT INTO topics.topic_config (topic, retention, retention_bytes) VALUES ($1, $2, $3)",
+								 3, argtypes, values, nulls, false, 0);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "could not record topic settings: %s",
 			 SPI_result_code_string(rc));
@@ -319,15 +307,15 @@ topic_create_topic(PG_FUNCTION_ARGS)
 	 * it).
 	 */
 	settings = topic_internal_settings_pin();
-	SPI_connect();
-	run_ddl(psprintf("CREATE TABLE %s ("
-					 "partition int NOT NULL, "
-					 "\"offset\" bigint NOT NULL DEFAULT -1, "
-					 "\"timestamp\" timestamptz NOT NULL DEFAULT '-infinity', "
-					 "key %s, value %s, headers jsonb) "
-					 "PARTITION BY LIST (partition)",
-					 qualified, format_type_be_qualified(key_type),
-					 format_type_be_qualified(value_type)));
+	topic_internal_sql_ddl(psprintf("CREATE TABLE %s ("
+									"partition int NOT NULL, "
+									"\"offset\" bigint NOT NULL DEFAULT -1, "
+									"\"timestamp\" timestamptz NOT NULL DEFAULT '-infinity', "
+									"key %s, value %s, headers jsonb) "
+									"PARTITION BY LIST (partition)",
+									qualified, format_type_be_qualified(key_type),
+									format_type_be_qualified(value_type)),
+						   false);
 	relid = get_relname_relid(rv->relname, nspid);
 
 	topic_record_extension_dependency(relid);
@@ -343,7 +331,6 @@ topic_create_topic(PG_FUNCTION_ARGS)
 				 PG_GETARG_DATUM(5), PG_ARGISNULL(5));
 	/* the first segments hold no more than their share of retention_bytes */
 	topic_retention_size_segments(relid);
-	SPI_finish();
 	topic_internal_settings_restore(settings);
 	topic_groups_topic_appeared();
 
@@ -388,9 +375,7 @@ topic_add_partitions(PG_FUNCTION_ARGS)
 
 		check_topic_width(add.topic_name, add.to);
 		settings = topic_internal_settings_pin();
-		SPI_connect();
 		topic_ddl_run_internal(add_partitions_internal, &add);
-		SPI_finish();
 		topic_internal_settings_restore(settings);
 		topic_retention_size_segments(topicid);
 	}
@@ -412,8 +397,6 @@ topic_drop_topic(PG_FUNCTION_ARGS)
 										   RelationGetRelationName(topic));
 	relation_close(topic, NoLock);
 
-	SPI_connect();
-	run_ddl(psprintf("DROP TABLE %s", qualified));
-	SPI_finish();
+	topic_internal_sql_ddl(psprintf("DROP TABLE %s", qualified), false);
 	PG_RETURN_VOID();
 }

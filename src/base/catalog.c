@@ -56,7 +56,7 @@ static const struct
 };
 
 /* Is rel (open) a topic's parent table? */
-bool
+static bool
 topic_is_topic_parent(Relation rel)
 {
 	PartitionDesc partdesc;
@@ -278,7 +278,7 @@ topic_invalidate_read_plans(void)
 Oid
 topic_log_am_oid(void)
 {
-	return get_am_oid("topic_log", true);
+	return get_am_oid(TOPIC_AM_NAME, true);
 }
 
 /* Is relid a topic or a partition of one? */

@@ -16,11 +16,22 @@
  * owns them and whose privileges PostgreSQL checks, but with the same
  * pinned settings.
  *
+ * One way in: topic_internal_sql_exec runs one statement and returns SPI's
+ * result code; topic_internal_sql_begin/end bracket several statements, or
+ * one whose rows the caller reads (SPI_tuptable) before the end;
+ * topic_internal_sql_ddl runs one DDL statement, as the bootstrap
+ * superuser or as the caller.  Each connects to SPI first, then changes
+ * user and settings, and undoes that in the opposite order.  An error in
+ * between needs no cleanup: the abort of the (sub)transaction gives the
+ * caller back its user, security context and settings, and closes the
+ * SPI connection.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "catalog/pg_authid.h"
+#include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
 
@@ -76,10 +87,22 @@ topic_internal_settings_restore(int nestlevel)
 	AtEOXact_GUC(false, nestlevel);
 }
 
-/* Become the bootstrap superuser with pinned settings */
+/* Connect to SPI, or fail */
+static void
+spi_connect(void)
+{
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+}
+
+/*
+ * Connect to SPI and become the bootstrap superuser, security-restricted,
+ * with pinned settings, until topic_internal_sql_end
+ */
 void
 topic_internal_sql_begin(TopicInternalSql *state)
 {
+	spi_connect();
 	GetUserIdAndSecContext(&state->save_userid, &state->save_sec_context);
 	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID,
 						   state->save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
@@ -87,12 +110,60 @@ topic_internal_sql_begin(TopicInternalSql *state)
 	state->save_nestlevel = topic_internal_settings_pin();
 }
 
-/* Back to the caller: its user, security context and settings */
+/*
+ * Back to the caller (its settings, user and security context), then
+ * close the SPI connection: SPI_tuptable is gone afterwards
+ */
 void
 topic_internal_sql_end(TopicInternalSql *state)
 {
 	topic_internal_settings_restore(state->save_nestlevel);
 	SetUserIdAndSecContext(state->save_userid, state->save_sec_context);
+	SPI_finish();
+}
+
+/*
+ * Run one statement as the bootstrap superuser (SPI_execute_with_args'
+ * arguments) and return SPI's result code.  Its rows are gone on return.
+ */
+int
+topic_internal_sql_exec(const char *sql, int nargs, Oid *argtypes,
+						Datum *values, const char *nulls, bool read_only,
+						long tcount)
+{
+	TopicInternalSql state;
+	int			rc;
+
+	topic_internal_sql_begin(&state);
+	rc = SPI_execute_with_args(sql, nargs, argtypes, values, nulls,
+							   read_only, tcount);
+	topic_internal_sql_end(&state);
+	return rc;
+}
+
+/*
+ * Run one DDL statement through SPI: as the bootstrap superuser with pinned
+ * settings if as_owner, else as the caller with the caller's settings (the
+ * caller pins them if it must).  Errors propagate.
+ */
+void
+topic_internal_sql_ddl(const char *sql, bool as_owner)
+{
+	TopicInternalSql state;
+	int			rc;
+
+	if (as_owner)
+		topic_internal_sql_begin(&state);
+	else
+		spi_connect();
+	rc = SPI_execute(sql, false, 0);
+	if (rc != SPI_OK_UTILITY)
+		elog(ERROR, "SPI_execute failed for \"%s\": %s", sql,
+			 SPI_result_code_string(rc));
+	if (as_owner)
+		topic_internal_sql_end(&state);
+	else
+		SPI_finish();
 }
 
 /* Run fn(arg) with the lock-down relaxed for pg_topics' own DDL */

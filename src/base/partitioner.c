@@ -31,7 +31,7 @@
 PG_FUNCTION_INFO_V1(topic_murmur2_sql);
 
 /* Kafka's murmur2 (org.apache.kafka.common.utils.Utils.murmur2) */
-uint32
+static uint32
 topic_murmur2(const unsigned char *data, int length)
 {
 	const uint32 m = 0x5bd1e995;
@@ -114,8 +114,8 @@ key_bytes(Datum key, Oid typid, const unsigned char **data, int *len)
 }
 
 /* Partition of a non-NULL key among nparts partitions */
-int32
-topic_partition_for_key(Datum key, Oid typid, int32 nparts)
+static int32
+partition_for_key(Datum key, Oid typid, int32 nparts)
 {
 	const unsigned char *data;
 	int			len;
@@ -125,12 +125,12 @@ topic_partition_for_key(Datum key, Oid typid, int32 nparts)
 }
 
 /*
- * Partition for the keyless records of the current call to topic relid:
- * the same for every record of one statement, the next one for the next
- * statement that produces keyless records to the same topic.
+ * Partition for the keyless records of the current statement to topic
+ * relid: the same for every record of one statement, the next one for the
+ * next statement that produces keyless records to the same topic.
  */
-int32
-topic_partition_sticky(Oid relid, int32 nparts)
+static int32
+partition_sticky(Oid relid, int32 nparts)
 {
 	static Oid	last_relid = InvalidOid;
 	static TimestampTz last_statement = 0;
@@ -153,6 +153,37 @@ topic_partition_sticky(Oid relid, int32 nparts)
 		last_command = command;
 	}
 	return current % nparts;
+}
+
+/*
+ * Start a call that routes records to topic relid, whose key is of type
+ * key_type and which has nparts partitions.  One call (a produce, a
+ * produce_batch, a COPY, one row of partition_for_insert) puts all its
+ * keyless records in one partition.
+ */
+void
+topic_partitioner_init(TopicPartitioner *part, Oid relid, Oid key_type,
+					   int32 nparts)
+{
+	part->relid = relid;
+	part->key_type = key_type;
+	part->nparts = nparts;
+	part->sticky = -1;
+}
+
+/*
+ * The partition of a record with this key (key_null: keyless) in the call
+ * part was started for: murmur2 of the key's bytes, or the call's sticky
+ * partition.
+ */
+int32
+topic_partition_choose(TopicPartitioner *part, Datum key, bool key_null)
+{
+	if (!key_null)
+		return partition_for_key(key, part->key_type, part->nparts);
+	if (part->sticky < 0)
+		part->sticky = partition_sticky(part->relid, part->nparts);
+	return part->sticky;
 }
 
 /* topics.murmur2(bytea) RETURNS int: Kafka's hash, for checking keys */

@@ -41,6 +41,7 @@
 
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/partitioner.h"
+#include "pg_topics/hooks/copy.h"
 #include "pg_topics/hooks/routing.h"
 #include "pg_topics/log/topic_log.h"
 
@@ -153,12 +154,13 @@ copy_rows(CopyFromState cstate, EState *estate, Relation topic,
 {
 	ExprContext *econtext = GetPerTupleExprContext(estate);
 	MemoryContext rowcontext = econtext->ecxt_per_tuple_memory;
-	Oid			relid = RelationGetRelid(topic);
-	Oid			key_type = topic_column_type(topic, Anum_topic_key);
+	TopicPartitioner part;
 	Datum	   *values = palloc(sizeof(Datum) * Natts_topic);
 	bool	   *nulls = palloc(sizeof(bool) * Natts_topic);
 	uint64		processed = 0;
 
+	topic_partitioner_init(&part, RelationGetRelid(topic),
+						   topic_column_type(topic, Anum_topic_key), nparts);
 	for (;;)
 	{
 		CopyBuffer *buffer;
@@ -176,11 +178,8 @@ copy_rows(CopyFromState cstate, EState *estate, Relation topic,
 		}
 		MemoryContextSwitchTo(oldcontext);
 
-		if (!nulls[Anum_topic_key - 1])
-			partition = topic_partition_for_key(values[Anum_topic_key - 1],
-												key_type, nparts);
-		else
-			partition = topic_partition_sticky(relid, nparts);
+		partition = topic_partition_choose(&part, values[Anum_topic_key - 1],
+										   nulls[Anum_topic_key - 1]);
 
 		buffer = &buffers[partition];
 		if (buffer->leaf == NULL)

@@ -31,7 +31,6 @@
 #include "commands/defrem.h"
 #include "commands/tablespace.h"
 #include "commands/trigger.h"
-#include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
@@ -49,6 +48,7 @@
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/internal_sql.h"
+#include "pg_topics/hooks/copy.h"
 #include "pg_topics/hooks/ddl.h"
 #include "pg_topics/hooks/internal_rels.h"
 #include "pg_topics/hooks/routing.h"
@@ -526,7 +526,7 @@ check_alter_table(AlterTableStmt *stmt)
 			}
 			/* nothing else may become a topic by rewriting */
 			if (cmd->subtype == AT_SetAccessMethod && cmd->name != NULL &&
-				strcmp(cmd->name, "topic_log") == 0)
+				strcmp(cmd->name, TOPIC_AM_NAME) == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("a table cannot be converted to a topic"),
@@ -601,7 +601,7 @@ check_publication_objects(List *pubobjects, const char *command)
 		}
 		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_SCHEMA &&
 				 obj->name != NULL && !topic_internal_ddl_exempt() &&
-				 (strcmp(obj->name, "topics_segments") == 0 ||
+				 (strcmp(obj->name, TOPIC_SEGMENT_SCHEMA) == 0 ||
 				  get_namespace_oid(obj->name, true) == topic_extension_schema()))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -667,7 +667,7 @@ check_create_table(Node *parsetree)
 
 	check_create_parents(stmt);
 	if (stmt->partbound != NULL && !topic_ddl_is_internal() &&
-		IsA(parsetree, CreateStmt) && strcmp(am, "topic_log") == 0)
+		IsA(parsetree, CreateStmt) && strcmp(am, TOPIC_AM_NAME) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a topic_log relation cannot be created as a partition"),
@@ -703,7 +703,7 @@ check_rename(RenameStmt *stmt)
 	Oid			relid;
 
 	if (stmt->renameType == OBJECT_SCHEMA && !topic_internal_ddl_exempt() &&
-		(strcmp(stmt->subname, "topics_segments") == 0 ||
+		(strcmp(stmt->subname, TOPIC_SEGMENT_SCHEMA) == 0 ||
 		 get_namespace_oid(stmt->subname, true) == topic_extension_schema()))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -745,7 +745,7 @@ check_utility(Node *parsetree)
 				const char *am = into->accessMethod ? into->accessMethod :
 					default_table_access_method;
 
-				if (strcmp(am, "topic_log") == 0)
+				if (strcmp(am, TOPIC_AM_NAME) == 0)
 					ereport(ERROR,
 							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 							 errmsg("a topic_log relation cannot be created with CREATE TABLE AS"),
@@ -848,7 +848,7 @@ log_changing_tablespace(Node *parsetree)
 			continue;
 		relid = RangeVarGetRelid(stmt->relation, NoLock, true);
 		if (OidIsValid(relid) && topic_is_log_relation(relid) &&
-			get_rel_namespace(relid) != get_namespace_oid("topics_segments", true))
+			get_rel_namespace(relid) != get_namespace_oid(TOPIC_SEGMENT_SCHEMA, true))
 			return relid;
 	}
 	return InvalidOid;
@@ -863,12 +863,7 @@ move_segments(void *arg)
 	TopicSegmentDir *dir = topic_segdir_read(router);
 	Oid			spcid = router->rd_rel->reltablespace;
 	const char *spcname = get_tablespace_name(OidIsValid(spcid) ? spcid : MyDatabaseTableSpace);
-	TopicInternalSql internal;
 
-	/* segments belong to the bootstrap superuser; the caller could move the partition */
-	topic_internal_sql_begin(&internal);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
 	for (int i = 0; i < dir->nentries; i++)
 	{
 		Relation	seg = topic_segment_open(relid, &dir->entries[i], AccessShareLock);
@@ -882,15 +877,13 @@ move_segments(void *arg)
 			relation_close(seg, AccessShareLock);
 			continue;
 		}
-		sql = psprintf("ALTER TABLE topics_segments.%s SET TABLESPACE %s",
+		sql = psprintf("ALTER TABLE " TOPIC_SEGMENT_SCHEMA ".%s SET TABLESPACE %s",
 					   quote_identifier(RelationGetRelationName(seg)),
 					   quote_identifier(spcname));
 		relation_close(seg, AccessShareLock);
-		if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
-			elog(ERROR, "could not move segment %u", dir->entries[i].relid);
+		/* segments belong to the bootstrap superuser; the caller could move the partition */
+		topic_internal_sql_ddl(sql, true);
 	}
-	SPI_finish();
-	topic_internal_sql_end(&internal);
 	pfree(dir);
 	relation_close(router, AccessShareLock);
 }
@@ -906,7 +899,7 @@ move_all_segments(AlterTableMoveAllStmt *stmt)
 {
 	Oid			spcid = get_tablespace_oid(stmt->new_tablespacename, false);
 	Oid			amoid = topic_log_am_oid();
-	Oid			segnsp = get_namespace_oid("topics_segments", true);
+	Oid			segnsp = get_namespace_oid(TOPIC_SEGMENT_SCHEMA, true);
 	List	   *logs = NIL;
 	Relation	classRel;
 	TableScanDesc scan;

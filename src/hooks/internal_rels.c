@@ -69,8 +69,7 @@
 
 #include "pg_topics/base/internal_sql.h"
 #include "pg_topics/hooks/internal_rels.h"
-
-#define SEGMENT_SCHEMA	"topics_segments"
+#include "pg_topics/segments/segment.h"
 
 static object_access_hook_type prev_object_access_hook = NULL;
 
@@ -177,7 +176,7 @@ is_internal_relation(Oid relid, bool with_views)
 
 	if (!OidIsValid(nspid))
 		return false;
-	if (nspid == get_namespace_oid(SEGMENT_SCHEMA, true))
+	if (nspid == get_namespace_oid(TOPIC_SEGMENT_SCHEMA, true))
 		return true;
 	if (!with_views && get_rel_relkind(owner) == RELKIND_VIEW)
 		return false;
@@ -210,7 +209,8 @@ topic_extension_schema(void)
 	return nspid;
 }
 
-bool
+/* Is relid one of pg_topics' internal relations (a segment, an internal log)? */
+static bool
 topic_is_internal_relation(Oid relid)
 {
 	return is_internal_relation(relid, true);
@@ -228,7 +228,7 @@ topic_refuse_internal_relation(Oid relid, const char *what)
 		return;
 
 	if (get_rel_namespace(owning_relation(relid)) ==
-		get_namespace_oid(SEGMENT_SCHEMA, true))
+		get_namespace_oid(TOPIC_SEGMENT_SCHEMA, true))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("\"%s\" is a segment of a topic's partition, managed by pg_topics",
@@ -276,7 +276,7 @@ is_internal_referent(Oid refclassid, Oid refobjid, Oid *relid)
 		return OidIsValid(typrelid) && is_internal_relation(typrelid, false);
 	}
 	if (refclassid == NamespaceRelationId)
-		return refobjid == get_namespace_oid(SEGMENT_SCHEMA, true);
+		return refobjid == get_namespace_oid(TOPIC_SEGMENT_SCHEMA, true);
 	return false;
 }
 
@@ -367,8 +367,8 @@ check_dependencies(const ObjectAddress *addr)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s cannot be placed in schema \"%s\"",
-						getObjectDescription(addr, false), SEGMENT_SCHEMA),
-				 errdetail("Schema \"%s\" holds the segments pg_topics manages.", SEGMENT_SCHEMA),
+						getObjectDescription(addr, false), TOPIC_SEGMENT_SCHEMA),
+				 errdetail("Schema \"%s\" holds the segments pg_topics manages.", TOPIC_SEGMENT_SCHEMA),
 				 errhint("Create it in another schema.")));
 	}
 	systable_endscan(scan);

@@ -248,6 +248,7 @@ topic_partition_for_insert(PG_FUNCTION_ARGS)
 {
 	RouteCache *cache = (RouteCache *) fcinfo->flinfo->fn_extra;
 	Oid			relid = PG_GETARG_OID(0);
+	TopicPartitioner part;
 
 	if (cache == NULL || cache->relid != relid)
 	{
@@ -268,8 +269,12 @@ topic_partition_for_insert(PG_FUNCTION_ARGS)
 		relation_close(topic, NoLock);
 		fcinfo->flinfo->fn_extra = cache;
 	}
-	if (PG_ARGISNULL(1))
-		PG_RETURN_INT32(topic_partition_sticky(relid, cache->nparts));
-	PG_RETURN_INT32(topic_partition_for_key(PG_GETARG_DATUM(1), cache->key_type,
-											cache->nparts));
+
+	/*
+	 * A call per row: the keyless rows of one INSERT share a partition
+	 * because the partitioner's sticky choice lasts the statement.
+	 */
+	topic_partitioner_init(&part, relid, cache->key_type, cache->nparts);
+	PG_RETURN_INT32(topic_partition_choose(&part, PG_ARGISNULL(1) ? (Datum) 0 :
+										   PG_GETARG_DATUM(1), PG_ARGISNULL(1)));
 }

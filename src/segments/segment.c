@@ -69,8 +69,6 @@
 #include "pg_topics/log/storage.h"
 #include "pg_topics/segments/segment.h"
 
-#define SEGMENT_SCHEMA	"topics_segments"
-
 /* Names one segment of a directory, for the edits that need one */
 typedef struct ForgetArgs
 {
@@ -81,6 +79,8 @@ typedef struct ForgetArgs
 /* Set while a segment relation is being created: its identity */
 static Oid	creating_owner = InvalidOid;
 static uint32 creating_segno = 0;
+
+static void topic_segdir_forget(Relation router, Oid relid, uint32 segno);
 
 /*
  * The metapage flags relation_set_new_filenode writes: a segment while we
@@ -101,7 +101,7 @@ topic_segment_kind_for_new_relation(Oid *owner, uint32 *segno)
 }
 
 /* The kind of a topic_log relation (TL_META_*), cached with the relation */
-uint32
+static uint32
 topic_log_kind(Relation rel)
 {
 	if (rel->rd_amcache == NULL)
@@ -127,7 +127,7 @@ topic_log_is_router(Relation rel)
 Oid
 topic_segment_namespace(void)
 {
-	return get_namespace_oid(SEGMENT_SCHEMA, false);
+	return get_namespace_oid(TOPIC_SEGMENT_SCHEMA, false);
 }
 
 /* The name a segment relation has */
@@ -436,19 +436,11 @@ reserve_segno(Relation router, uint32 at_least)
 	return reserve.segno;
 }
 
+/* Run DDL statement arg as the bootstrap superuser */
 static void
-run_sql(void *arg)
+run_ddl_as_owner(void *arg)
 {
-	const char *sql = arg;
-	int			rc;
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	rc = SPI_execute(sql, false, 0);
-	if (rc != SPI_OK_UTILITY)
-		elog(ERROR, "SPI_execute failed for \"%s\": %s", sql,
-			 SPI_result_code_string(rc));
-	SPI_finish();
+	topic_internal_sql_ddl((const char *) arg, true);
 }
 
 /*
@@ -461,30 +453,27 @@ create_segment_relation(Relation router, uint32 segno)
 {
 	char		name[NAMEDATALEN];
 	char	   *sql;
-	TopicInternalSql internal;
 	Oid			relid;
 	Oid			nspid = topic_segment_namespace();
 
 	segment_name(name, RelationGetRelid(router), segno);
-	sql = psprintf("CREATE TABLE %s.%s (LIKE %s INCLUDING DEFAULTS) USING topic_log%s%s",
-				   SEGMENT_SCHEMA, quote_identifier(name),
+	sql = psprintf("CREATE TABLE %s.%s (LIKE %s INCLUDING DEFAULTS) USING " TOPIC_AM_NAME "%s%s",
+				   TOPIC_SEGMENT_SCHEMA, quote_identifier(name),
 				   quote_qualified_identifier(get_namespace_name(RelationGetNamespace(router)),
 											  RelationGetRelationName(router)),
 				   OidIsValid(router->rd_rel->reltablespace) ? " TABLESPACE " : "",
 				   OidIsValid(router->rd_rel->reltablespace) ?
 				   quote_identifier(get_tablespace_name(router->rd_rel->reltablespace)) : "");
 
-	topic_internal_sql_begin(&internal);
 	creating_owner = RelationGetRelid(router);
 	creating_segno = segno;
 	PG_TRY();
 	{
-		topic_ddl_run_internal(run_sql, sql);
+		topic_ddl_run_internal(run_ddl_as_owner, sql);
 	}
 	PG_FINALLY();
 	{
 		creating_owner = InvalidOid;
-		topic_internal_sql_end(&internal);
 	}
 	PG_END_TRY();
 
@@ -1006,7 +995,7 @@ edit_forget(TopicLogMetaData *meta, void *arg)
 }
 
 /* Remove the (not LIVE) entry naming relid/segno from router's directory */
-void
+static void
 topic_segdir_forget(Relation router, Oid relid, uint32 segno)
 {
 	ForgetArgs	forget = {relid, segno};
@@ -1249,7 +1238,6 @@ void
 topic_log_start_record(Relation router)
 {
 	TopicLogEnd end;
-	TopicInternalSql internal;
 	Oid			argtypes[2] = {REGCLASSOID, INT8OID};
 	Datum		args[2];
 
@@ -1257,25 +1245,13 @@ topic_log_start_record(Relation router)
 	args[0] = ObjectIdGetDatum(RelationGetRelid(router));
 	args[1] = Int64GetDatum(end.log_start_offset);
 
-	topic_internal_sql_begin(&internal);
-	PG_TRY();
-	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		if (SPI_execute_with_args("INSERT INTO topics.log_starts AS s VALUES ($1, $2) "
-								  "ON CONFLICT (\"partition\") DO UPDATE "
-								  "SET log_start = excluded.log_start "
-								  "WHERE s.log_start < excluded.log_start",
-								  2, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
-			elog(ERROR, "could not record the log start of \"%s\"",
-				 RelationGetRelationName(router));
-		SPI_finish();
-	}
-	PG_FINALLY();
-	{
-		topic_internal_sql_end(&internal);
-	}
-	PG_END_TRY();
+	if (topic_internal_sql_exec("INSERT INTO topics.log_starts AS s VALUES ($1, $2) "
+								"ON CONFLICT (\"partition\") DO UPDATE "
+								"SET log_start = excluded.log_start "
+								"WHERE s.log_start < excluded.log_start",
+								2, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not record the log start of \"%s\"",
+			 RelationGetRelationName(router));
 }
 
 /*

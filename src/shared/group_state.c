@@ -346,7 +346,6 @@ topic_groups_ensure_loaded(void)
 	if (loaded)
 		return;
 
-	SPI_connect();
 	topic_internal_sql_begin(&internal);
 	rc = SPI_execute("SELECT to_regclass(key->>'topic')::oid, key->>'group', "
 					 "(key->>'partition')::int, (value->>'offset')::bigint, "
@@ -355,7 +354,6 @@ topic_groups_ensure_loaded(void)
 					 "FROM topics.consumer_offsets "
 					 "ORDER BY version, \"offset\"",
 					 true, 0);
-	topic_internal_sql_end(&internal);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "could not read topics.consumer_offsets: %s",
 			 SPI_result_code_string(rc));
@@ -432,7 +430,7 @@ topic_groups_ensure_loaded(void)
 							   MAX_LOADED_DATABASES)));
 	}
 	LWLockRelease(groups_lock);
-	SPI_finish();
+	topic_internal_sql_end(&internal);
 }
 
 /* Index of member id in group, or -1 */

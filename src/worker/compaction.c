@@ -160,8 +160,6 @@ topic_offsets_compact_copy(Relation log)
 	}
 	topic_log_end(log, &end);
 	topic_internal_sql_begin(&internal);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
 	if (topic_partition_is_replica(RelationGetRelid(log), InvalidOid))
 		cut = replica_cut(log, dir, &end);
 	else
@@ -180,7 +178,6 @@ topic_offsets_compact_copy(Relation log)
 				elog(ERROR, "could not compact topics.consumer_offsets");
 		}
 	}
-	SPI_finish();
 	topic_internal_sql_end(&internal);
 	pfree(dir);
 	return cut;

@@ -149,34 +149,24 @@ read_policy(Relation router)
 	 * the settings it has just stored, which a new snapshot sees.
 	 */
 	topic_internal_sql_begin(&internal);
-	PG_TRY();
+	if (SPI_execute_with_args("SELECT (extract(epoch FROM retention) * 1000000)::bigint, "
+							  "retention_bytes FROM topics.topic_config "
+							  "WHERE topic = $1::regclass",
+							  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read topics.topic_config");
+	if (SPI_processed == 1)
 	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		if (SPI_execute_with_args("SELECT (extract(epoch FROM retention) * 1000000)::bigint, "
-								  "retention_bytes FROM topics.topic_config "
-								  "WHERE topic = $1::regclass",
-								  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
-			elog(ERROR, "could not read topics.topic_config");
-		if (SPI_processed == 1)
-		{
-			bool		isnull;
-			Datum		d;
+		bool		isnull;
+		Datum		d;
 
-			d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-			if (!isnull)
-				policy.retention_usecs = DatumGetInt64(d);
-			d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
-			if (!isnull)
-				policy.retention_bytes = DatumGetInt64(d);
-		}
-		SPI_finish();
+		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		if (!isnull)
+			policy.retention_usecs = DatumGetInt64(d);
+		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+		if (!isnull)
+			policy.retention_bytes = DatumGetInt64(d);
 	}
-	PG_FINALLY();
-	{
-		topic_internal_sql_end(&internal);
-	}
-	PG_END_TRY();
+	topic_internal_sql_end(&internal);
 	return policy;
 }
 

@@ -437,7 +437,7 @@ extension_installed(void)
 
 	StartTransactionCommand();
 	installed = OidIsValid(get_extension_oid("pg_topics", true)) &&
-		OidIsValid(get_namespace_oid("topics_segments", true));
+		OidIsValid(get_namespace_oid(TOPIC_SEGMENT_SCHEMA, true));
 	CommitTransactionCommand();
 	return installed;
 }

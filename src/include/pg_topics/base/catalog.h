@@ -24,10 +24,12 @@
 #define Anum_topic_headers		6
 #define Natts_topic				6
 
+/* Name of pg_topics' table access method, the storage of every log */
+#define TOPIC_AM_NAME			"topic_log"
+
 /* privilege argument meaning "the caller checks something else" */
 #define TOPIC_NO_ACL_CHECK ((AclMode) 0)
 
-extern bool topic_is_topic_parent(Relation rel);
 extern bool topic_is_topic_parent_oid(Oid relid);
 extern Relation topic_open_by_name(text *name, LOCKMODE lockmode,
 								   AclMode privilege);

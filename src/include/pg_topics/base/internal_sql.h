@@ -19,6 +19,10 @@ extern int	topic_internal_settings_pin(void);
 extern void topic_internal_settings_restore(int nestlevel);
 extern void topic_internal_sql_begin(TopicInternalSql *state);
 extern void topic_internal_sql_end(TopicInternalSql *state);
+extern int	topic_internal_sql_exec(const char *sql, int nargs, Oid *argtypes,
+									Datum *values, const char *nulls,
+									bool read_only, long tcount);
+extern void topic_internal_sql_ddl(const char *sql, bool as_owner);
 extern void topic_ddl_run_internal(void (*fn) (void *), void *arg);
 extern bool topic_ddl_is_internal(void);
 

@@ -13,7 +13,6 @@
 
 extern void topic_internal_rels_init(void);
 extern bool topic_internal_ddl_exempt(void);
-extern bool topic_is_internal_relation(Oid relid);
 extern Oid	topic_extension_schema(void);
 extern void topic_refuse_internal_relation(Oid relid, const char *what);
 extern void topic_refuse_internal_rangevar(RangeVar *rv, const char *what);

@@ -34,15 +34,16 @@ topic_segment_readable(const TopicSegmentEntry *e)
 	return e->state == TOPIC_SEGMENT_LIVE || e->state == TOPIC_SEGMENT_SEALED;
 }
 
-extern uint32 topic_log_kind(Relation rel);
+/* Schema of the segment relations, owned by the bootstrap superuser */
+#define TOPIC_SEGMENT_SCHEMA	"topics_segments"
+
 extern bool topic_log_is_router(Relation rel);
 
 /*
- * tableam.c: a router's size as ANALYZE sees it stops at the blocks of one
- * file (see topic_relation_size); topic_router_blocks is the real one
+ * A router's size as ANALYZE sees it stops at the blocks of one file (the
+ * table AM's relation_size, scan.c's sampling); its segments hold the rest
  */
 #define TOPIC_ROUTER_BLOCKS_SEEN	((uint64) RELSEG_SIZE)
-extern uint64 topic_router_blocks(Relation rel);
 extern uint32 topic_segment_kind_for_new_relation(Oid *owner, uint32 *segno);
 extern Oid	topic_segment_namespace(void);
 
@@ -93,7 +94,6 @@ extern BlockNumber topic_segment_disk_blocks(Relation seg, bool maps);
 extern BlockNumber topic_segdir_roll_blocks(const TopicSegmentDir *dir);
 extern void topic_segdir_mark_due(Relation router, Oid relid, uint32 segno);
 extern bool topic_segment_wait_for_spare(Relation router, long timeout_ms);
-extern void topic_segdir_forget(Relation router, Oid relid, uint32 segno);
 extern int	topic_segdir_advance_start(Relation router, int64 start, int64 hw);
 extern void topic_segdir_restart_empty(Relation router, int64 start);
 extern int	topic_segments_drop_retired(Relation router, bool wait);
