@@ -212,7 +212,7 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 	walk.latest_committed = InvalidTransactionId;
 	walk.oldest_unresolved = InvalidTransactionId;
 	walk.nresolved = 0;
-	nblocks = topic_nblocks(rel);
+	nblocks = topic_storage_nblocks(rel);
 
 	topic_batch_iter_begin(&it, rel, TopicLogPositionGetBlock(end.resolved),
 						   nblocks, bstrategy, TOPIC_BATCH_ITER_VACUUM);
@@ -277,7 +277,7 @@ vacuum_router_segment(void *arg, Relation seg, const TopicSegmentEntry *entry,
 	RouterVacuum *rv = (RouterVacuum *) arg;
 
 	vacuum_segment(seg, rv->params, rv->bstrategy);
-	rv->pages += topic_nblocks(seg);
+	rv->pages += topic_storage_nblocks(seg);
 	return false;
 }
 

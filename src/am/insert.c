@@ -510,7 +510,7 @@ segment_nblocks(Relation seg)
 {
 	BlockNumber target = RelationGetTargetBlock(seg);
 
-	return target != InvalidBlockNumber ? target + 1 : topic_nblocks(seg);
+	return target != InvalidBlockNumber ? target + 1 : topic_storage_nblocks(seg);
 }
 
 /*

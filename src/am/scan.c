@@ -513,7 +513,7 @@ read_segments(Relation rel, ScanSegment **segs, int *nsegs, int64 *log_start)
 		*log_start = 0;
 	}
 	for (int i = 0; i < *nsegs; i++)
-		(*segs)[i].nblocks = topic_nblocks((*segs)[i].rel);
+		(*segs)[i].nblocks = topic_storage_nblocks((*segs)[i].rel);
 	return is_router;
 }
 
@@ -789,7 +789,7 @@ locate(Relation seg, BlockNumber blkno, int want, Buffer *buffer,
 	int			index = 1;
 
 	if (blkno == TOPIC_LOG_METAPAGE_BLKNO ||
-		blkno >= topic_nblocks(seg) || want < 1)
+		blkno >= topic_storage_nblocks(seg) || want < 1)
 		return NULL;
 
 	page = topic_page_read_data(seg, blkno, NULL, buffer);

@@ -348,7 +348,7 @@ static bool
 add_segment_blocks(void *arg, Relation seg, const TopicSegmentEntry *entry,
 				   int i)
 {
-	*(uint64 *) arg += topic_nblocks(seg);
+	*(uint64 *) arg += topic_storage_nblocks(seg);
 	return false;
 }
 

@@ -51,7 +51,7 @@ PG_FUNCTION_INFO_V1(topic_offsets_for_times);
  * Check fetch's arguments after the row type (values and nulls of
  * partition, from_offset, max_records and wait) into *args, and open the
  * topic whose row type is rowtype, for SELECT.  Shared by the function and
- * the TopicFetch scan (fetch_scan.c), so both fail alike.
+ * the TopicFetch scan (read_scan.c), so both fail alike.
  */
 Relation
 topic_fetch_begin(Oid rowtype, Datum *values, bool *nulls, TopicFetchArgs *args)
@@ -75,8 +75,8 @@ topic_fetch_begin(Oid rowtype, Datum *values, bool *nulls, TopicFetchArgs *args)
 typedef struct FetchPoll
 {
 	const TopicFetchArgs *args;
-	StableRead *read;
-	Oid			leafid;			/* the partition the last try read */
+	TopicStableRead *read;
+	Oid			routerid;			/* the partition the last try read */
 } FetchPoll;
 
 /* One try of a fetch: read the partition now */
@@ -85,19 +85,19 @@ fetch_try(TopicLongPoll *lp, Relation topic, void *arg)
 {
 	FetchPoll  *fp = (FetchPoll *) arg;
 	int32		partition = fp->args->partition;
-	Relation	leaf;
+	Relation	router;
 	TopicLogEnd end;
 
 	topic_check_partition(topic, partition);
-	fp->leafid = topic_partition_relid(topic, partition);
-	leaf = table_open(fp->leafid, AccessShareLock);
-	topic_long_poll_watch(lp, fp->leafid);
+	fp->routerid = topic_partition_relid(topic, partition);
+	router = table_open(fp->routerid, AccessShareLock);
+	topic_long_poll_watch(lp, fp->routerid);
 
 	/* the watermark first, then the snapshot */
-	topic_log_end(leaf, &end);
+	topic_log_end(router, &end);
 	topic_check_position(topic, partition, fp->args->from, &end);
-	topic_read_partition(leaf, partition, fp->args->from, &end, fp->read);
-	table_close(leaf, NoLock);
+	topic_read_partition(router, partition, fp->args->from, &end, fp->read);
+	table_close(router, NoLock);
 	return fp->read->returned;
 }
 
@@ -108,7 +108,7 @@ fetch_release(void *arg, bool sleeping)
 	FetchPoll  *fp = (FetchPoll *) arg;
 
 	if (sleeping)
-		UnlockRelationOid(fp->leafid, AccessShareLock);
+		UnlockRelationOid(fp->routerid, AccessShareLock);
 }
 
 /*
@@ -117,7 +117,7 @@ fetch_release(void *arg, bool sleeping)
  * record.
  */
 void
-topic_fetch_read(Relation topic, const TopicFetchArgs *args, StableRead *read)
+topic_fetch_read(Relation topic, const TopicFetchArgs *args, TopicStableRead *read)
 {
 	FetchPoll	fp = {args, read, InvalidOid};
 
@@ -130,7 +130,7 @@ topic_fetch_read(Relation topic, const TopicFetchArgs *args, StableRead *read)
  * topics.fetch(topic anyelement, partition int, from_offset bigint,
  *		max_records int, wait interval) RETURNS SETOF anyelement
  *
- * In a query's FROM the TopicFetch scan runs instead (fetch_scan.c); this
+ * In a query's FROM the TopicFetch scan runs instead (read_scan.c); this
  * is the function for every other place.
  */
 Datum
@@ -140,7 +140,7 @@ topic_fetch(PG_FUNCTION_ARGS)
 	bool		nulls[TOPIC_READ_NARGS];
 	TopicFetchArgs args;
 	Relation	topic;
-	StableRead	read;
+	TopicStableRead	read;
 
 	topic_read_fn_args(fcinfo, values, nulls);
 	topic = topic_fetch_begin(get_fn_expr_argtype(fcinfo->flinfo, 0), values,
@@ -169,21 +169,21 @@ Datum
 topic_next_offset(PG_FUNCTION_ARGS)
 {
 	Relation	topic;
-	Relation	leaf;
+	Relation	router;
 	int32		partition = PG_GETARG_INT32(1);
 	int64		from = PG_GETARG_INT64(2);
 	TopicLogEnd end;
-	StableRead	read;
+	TopicStableRead	read;
 
-	leaf = open_partition_for_read(PG_GETARG_TEXT_PP(0), partition, &topic);
-	topic_log_end(leaf, &end);
+	router = open_partition_for_read(PG_GETARG_TEXT_PP(0), partition, &topic);
+	topic_log_end(router, &end);
 	topic_check_position(topic, partition, from, &end);
 
 	memset(&read, 0, sizeof(read));
 	read.max_records = 1;
-	topic_read_partition(leaf, partition, from, &end, &read);
+	topic_read_partition(router, partition, from, &end, &read);
 
-	table_close(leaf, NoLock);
+	table_close(router, NoLock);
 	relation_close(topic, NoLock);
 	PG_RETURN_INT64(read.returned > 0 ? read.first_returned : read.position);
 }
@@ -208,25 +208,25 @@ topic_offsets(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	for (p = 0; p < nparts; p++)
 	{
-		Oid			leafid = topic_partition_relid(topic, p);
-		Relation	leaf = table_open(leafid, AccessShareLock);
+		Oid			routerid = topic_partition_relid(topic, p);
+		Relation	router = table_open(routerid, AccessShareLock);
 		TopicLogEnd end;
 		Datum		values[4];
 		bool		nulls[4] = {false, false, false, false};
 		int64		lso;
 
-		topic_log_end(leaf, &end);
-		lso = topic_registry_stable_offset(leafid, end.next_offset, NULL);
+		topic_log_end(router, &end);
+		lso = topic_registry_stable_offset(routerid, end.next_offset, NULL);
 		/* a replica's records are stable up to its publisher's marker */
-		if (topic_partition_is_replica(leafid, RelationGetRelid(topic)))
-			lso = Min(lso, topic_replicated_bound(leaf, GetActiveSnapshot(),
+		if (topic_partition_is_replica(routerid, RelationGetRelid(topic)))
+			lso = Min(lso, topic_replicated_bound(router, GetActiveSnapshot(),
 												  &end));
 		values[0] = Int32GetDatum(p);
 		values[1] = Int64GetDatum(end.log_start_offset);
 		values[2] = Int64GetDatum(end.next_offset);
 		values[3] = Int64GetDatum(lso);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		table_close(leaf, NoLock);
+		table_close(router, NoLock);
 	}
 	relation_close(topic, NoLock);
 	return (Datum) 0;
@@ -249,7 +249,7 @@ static bool
 offset_for_time(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
 {
 	TimeSearch *search = (TimeSearch *) arg;
-	BlockNumber nblocks = topic_nblocks(seg);
+	BlockNumber nblocks = topic_storage_nblocks(seg);
 	TopicBatchIter it;
 	TopicBatchHeader hdr;
 
@@ -297,8 +297,8 @@ topic_offsets_for_times(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	for (p = 0; p < nparts; p++)
 	{
-		Relation	leaf = table_open(topic_partition_relid(topic, p), AccessShareLock);
-		TopicSegmentDir *dir = topic_segdir_read(leaf);
+		Relation	router = table_open(topic_partition_relid(topic, p), AccessShareLock);
+		TopicSegmentDir *dir = topic_segdir_read(router);
 		TimeSearch	search = {ts, dir->log_start, -1};
 		Datum		values[2] = {Int32GetDatum(p), (Datum) 0};
 		bool		nulls[2] = {false, true};
@@ -311,7 +311,7 @@ topic_offsets_for_times(PG_FUNCTION_ARGS)
 		}
 		pfree(dir);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		table_close(leaf, NoLock);
+		table_close(router, NoLock);
 	}
 	relation_close(topic, NoLock);
 	return (Datum) 0;

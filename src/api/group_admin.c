@@ -66,17 +66,17 @@ set_position(FunctionCallInfo fcinfo)
 	int32		partition = PG_GETARG_INT32(2);
 	int64		offset = PG_GETARG_INT64(3);
 	Oid			owner;
-	Relation	leaf;
+	Relation	router;
 	TopicLogEnd end;
 
 	PreventCommandIfReadOnly("commit");
 	topic_groups_check_writable();
 	owner = require_group(topic, group);
 	topic_check_partition(topic, partition);
-	leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
-	topic_log_end(leaf, &end);
+	router = table_open(topic_partition_relid(topic, partition), AccessShareLock);
+	topic_log_end(router, &end);
 	topic_check_position(topic, partition, offset, &end);
-	table_close(leaf, NoLock);
+	table_close(router, NoLock);
 
 	/* wait for a member that is processing the partition */
 	topic_groups_lock_partition(RelationGetRelid(topic), group, partition, true);
@@ -128,11 +128,11 @@ topic_reset_group(PG_FUNCTION_ARGS)
 
 	for (p = 0; p < nparts; p++)
 	{
-		Relation	leaf = table_open(topic_partition_relid(topic, p), AccessShareLock);
+		Relation	router = table_open(topic_partition_relid(topic, p), AccessShareLock);
 		TopicLogEnd end;
 
-		topic_log_end(leaf, &end);
-		table_close(leaf, NoLock);
+		topic_log_end(router, &end);
+		table_close(router, NoLock);
 		topic_groups_lock_partition(RelationGetRelid(topic), group, p, true);
 		topic_groups_commit_position(topic, group, p,
 						latest ? end.next_offset : end.log_start_offset, owner);
@@ -196,7 +196,7 @@ topic_groups_topic_renamed(Oid topicid)
 	topic = topic_open(topicid, AccessShareLock, TOPIC_NO_ACL_CHECK);
 	foreach(lc, positions)
 	{
-		GroupPosition *p = lfirst(lc);
+		TopicGroupPosition *p = lfirst(lc);
 
 		topic_groups_commit_position(topic, p->group, p->partition, p->offset,
 									 p->owner);
@@ -228,7 +228,7 @@ group_row(void *arg, Oid topic, const char *group, Oid owner,
 /* A row of topics.member_info() (topics.group_members) */
 static void
 member_row(void *arg, Oid topic, const char *group, int32 generation,
-		   const GroupMemberInfo *member, int32 *partitions, int npartitions)
+		   const TopicGroupMemberInfo *member, int32 *partitions, int npartitions)
 {
 	ReturnSetInfo *rsinfo = arg;
 	Datum	   *elems;
@@ -270,8 +270,8 @@ offset_row(void *arg, Oid topic, const char *group, int32 partition,
 
 /* The rows of one view, by the visitor given (the others NULL) */
 static Datum
-view_rows(FunctionCallInfo fcinfo, GroupVisitor gv, MemberVisitor mv,
-		  OffsetVisitor ov)
+view_rows(FunctionCallInfo fcinfo, TopicGroupVisitor gv, TopicMemberVisitor mv,
+		  TopicOffsetVisitor ov)
 {
 	InitMaterializedSRF(fcinfo, 0);
 	topic_groups_ensure_loaded();

@@ -196,7 +196,7 @@ void
 topic_groups_evict_unauthorized(Relation topic, const char *group, Oid owner)
 {
 	Oid			topicid = RelationGetRelid(topic);
-	GroupMemberInfo *members;
+	TopicGroupMemberInfo *members;
 	int			n = topic_group_member_roles(topicid, group, &members);
 	int			nevict = 0;
 	int			i;
@@ -557,7 +557,7 @@ leave_groups_at_exit(int code, Datum arg)
 /*
  * Check poll's arguments (values and nulls of group_name, consumer,
  * max_records and wait) into *args, and open the topic whose row type is
- * rowtype.  Shared by the function and the TopicPoll scan (fetch_scan.c),
+ * rowtype.  Shared by the function and the TopicPoll scan (read_scan.c),
  * so both fail alike.
  */
 Relation
@@ -605,7 +605,7 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 typedef struct GroupPoll
 {
 	const TopicPollArgs *args;
-	const StableRead *sink;
+	const TopicStableRead *sink;
 	Oid		   *opened;			/* the partitions the last try read */
 	int			nopened;
 } GroupPoll;
@@ -621,19 +621,19 @@ poll_partition(GroupPoll *gp, Relation topic, int32 partition,
 {
 	const char *group = gp->args->group;
 	Oid			topicid = RelationGetRelid(topic);
-	Relation	leaf;
+	Relation	router;
 	TopicLogEnd end;
 	int64		position;
 	int64		committed;
 	bool		reset;
-	StableRead	read;
+	TopicStableRead	read;
 	int			attempt;
 
-	leaf = table_open(topic_partition_relid(topic, partition), AccessShareLock);
-	gp->opened[gp->nopened++] = RelationGetRelid(leaf);
+	router = table_open(topic_partition_relid(topic, partition), AccessShareLock);
+	gp->opened[gp->nopened++] = RelationGetRelid(router);
 	for (attempt = 1;; attempt++)
 	{
-		topic_log_end(leaf, &end);
+		topic_log_end(router, &end);
 		position = group_position(topic, group, partition, &end, &reset);
 
 		memset(&read, 0, sizeof(read));
@@ -644,11 +644,11 @@ poll_partition(GroupPoll *gp, Relation topic, int32 partition,
 		read.max_records = max_records;
 		/* retention passing the read is retention passing the group */
 		read.passed_ok = attempt < 3;
-		topic_read_partition(leaf, partition, position, &end, &read);
+		topic_read_partition(router, partition, position, &end, &read);
 		if (!read.passed || read.returned > 0)
 			break;
 	}
-	table_close(leaf, NoLock);
+	table_close(router, NoLock);
 
 	/* a reset is kept like any other move of the position */
 	if (reset || read.position != position ||
@@ -675,7 +675,7 @@ poll_try(TopicLongPoll *lp, Relation topic, void *arg)
 	GroupPoll  *gp = (GroupPoll *) arg;
 	const TopicPollArgs *args = gp->args;
 	Oid			topicid = RelationGetRelid(topic);
-	GroupView	view;
+	TopicGroupView	view;
 	int64		total = 0;
 	int			busy = 0;
 	int			i;
@@ -736,7 +736,7 @@ poll_release(void *arg, bool sleeping)
  */
 void
 topic_poll_read(Relation topic, const TopicPollArgs *args,
-				const StableRead *sink)
+				const TopicStableRead *sink)
 {
 	GroupPoll	gp = {args, sink, NULL, 0};
 
@@ -749,7 +749,7 @@ topic_poll_read(Relation topic, const TopicPollArgs *args,
  * topics.poll(topic anyelement, group_name text, consumer text,
  *		max_records int, wait interval) RETURNS SETOF anyelement
  *
- * In a query's FROM the TopicPoll scan runs instead (fetch_scan.c); this
+ * In a query's FROM the TopicPoll scan runs instead (read_scan.c); this
  * is the function for every other place.
  */
 Datum
@@ -759,7 +759,7 @@ topic_poll(PG_FUNCTION_ARGS)
 	bool		nulls[TOPIC_READ_NARGS];
 	TopicPollArgs args;
 	Relation	topic;
-	StableRead	sink;
+	TopicStableRead	sink;
 
 	topic_read_fn_args(fcinfo, values, nulls);
 	topic = topic_poll_begin(get_fn_expr_argtype(fcinfo->flinfo, 0), values,

@@ -140,7 +140,7 @@ topic_produce(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Relation	topic;
-	Relation	leaf;
+	Relation	router;
 	TupleTableSlot *slot;
 	int32		partition;
 	Datum		key = (Datum) 0;
@@ -183,12 +183,12 @@ topic_produce(PG_FUNCTION_ARGS)
 		partition = topic_partition_choose(&part, key, key_null);
 	}
 
-	leaf = open_partition(topic, partition);
-	slot = table_slot_create(leaf, NULL);
+	router = open_partition(topic, partition);
+	slot = table_slot_create(router, NULL);
 	fill_record_slot(slot, partition, key, key_null, value, value_null,
 					 PG_ARGISNULL(4) ? (Datum) 0 : PG_GETARG_DATUM(4),
 					 PG_ARGISNULL(4));
-	table_tuple_insert(leaf, slot, GetCurrentCommandId(true), 0, NULL);
+	table_tuple_insert(router, slot, GetCurrentCommandId(true), 0, NULL);
 
 	topic_init_srf(fcinfo);
 	result[0] = Int32GetDatum(partition);
@@ -196,7 +196,7 @@ topic_produce(PG_FUNCTION_ARGS)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, result, result_null);
 
 	ExecDropSingleTupleTableSlot(slot);
-	table_close(leaf, NoLock);
+	table_close(router, NoLock);
 	relation_close(topic, NoLock);
 	return (Datum) 0;
 }
@@ -292,7 +292,7 @@ typedef struct ProduceChunk
 	int		   *order;			/* input place of each slot */
 	int		   *starts;			/* per partition, see produce_sort_chunk */
 	TupleTableSlot **slots;		/* sorted by partition */
-	Relation   *leaves;			/* partitions opened so far */
+	Relation   *routers;			/* partitions opened so far */
 } ProduceChunk;
 
 /*
@@ -370,9 +370,9 @@ produce_write_chunk(ProduceChunk *chunk)
 
 		if (count == 0)
 			continue;
-		if (chunk->leaves[p] == NULL)
-			chunk->leaves[p] = open_partition(chunk->topic, p);
-		table_multi_insert(chunk->leaves[p], chunk->slots + first, count,
+		if (chunk->routers[p] == NULL)
+			chunk->routers[p] = open_partition(chunk->topic, p);
+		table_multi_insert(chunk->routers[p], chunk->slots + first, count,
 						   chunk->cid, 0, NULL);
 		for (int i = first; i < first + count; i++)
 			chunk->offsets[chunk->order[i]] =
@@ -411,7 +411,7 @@ produce_chunk_begin(ProduceChunk *chunk, Relation topic, Oid key_type,
 	chunk->slots = palloc(sizeof(TupleTableSlot *) * cap);
 	for (int i = 0; i < cap; i++)
 		chunk->slots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
-	chunk->leaves = palloc0(sizeof(Relation) * nparts);
+	chunk->routers = palloc0(sizeof(Relation) * nparts);
 }
 
 /* Drop the chunk's slots and close the partitions it wrote to */
@@ -421,8 +421,8 @@ produce_chunk_end(ProduceChunk *chunk)
 	for (int i = 0; i < chunk->cap; i++)
 		ExecDropSingleTupleTableSlot(chunk->slots[i]);
 	for (int32 p = 0; p < chunk->nparts; p++)
-		if (chunk->leaves[p] != NULL)
-			table_close(chunk->leaves[p], NoLock);
+		if (chunk->routers[p] != NULL)
+			table_close(chunk->routers[p], NoLock);
 }
 
 /*

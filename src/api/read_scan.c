@@ -520,7 +520,7 @@ reference_record(TopicFetchState *state, Relation seg, Buffer buffer,
  * Runs in the read's memory with the record's page share-locked.
  */
 static void
-keep_record(StableRead *read, Relation seg, Buffer buffer, int32 partition,
+keep_record(TopicStableRead *read, Relation seg, Buffer buffer, int32 partition,
 			TopicRecord *rec)
 {
 	TopicFetchState *state = (TopicFetchState *) read->sink_arg;
@@ -576,7 +576,7 @@ read_records(TopicFetchState *state)
 	Datum		values[SCAN_NARGS];
 	bool		nulls[SCAN_NARGS];
 	Relation	topic;
-	StableRead	sink;
+	TopicStableRead	sink;
 	LOCAL_FCINFO(fcinfo, 0);
 	PgStat_FunctionCallUsage usage;
 	MemoryContext old;

@@ -76,12 +76,12 @@ add_partitions_internal(void *arg)
 	for (p = add->from; p < add->to; p++)
 	{
 		char		label[16];
-		char	   *leaf;
+		char	   *router;
 		char	   *qualified_leaf;
 
 		snprintf(label, sizeof(label), "p%d", p);
-		leaf = ChooseRelationName(add->topic_name, NULL, label, add->nspid, false);
-		qualified_leaf = quote_qualified_identifier(nspname, leaf);
+		router = ChooseRelationName(add->topic_name, NULL, label, add->nspid, false);
+		qualified_leaf = quote_qualified_identifier(nspname, router);
 		/* in the topic's tablespace, as CREATE TABLE ... PARTITION OF */
 		topic_internal_sql_ddl(psprintf("CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS) USING " TOPIC_AM_NAME "%s%s",
 										qualified_leaf, qualified,

@@ -359,7 +359,7 @@ verify_pages(ReturnSetInfo *rsinfo, Oid relid, bool unordered,
 	state.next_xid = ReadNextTransactionId();
 	state.relfrozenxid = state.rel->rd_rel->relfrozenxid;
 
-	nblocks = topic_nblocks(state.rel);
+	nblocks = topic_storage_nblocks(state.rel);
 	if (nblocks == 0)
 		report(&state, TOPIC_LOG_METAPAGE_BLKNO, "relation has no metapage");
 
@@ -429,10 +429,10 @@ verify_relation(ReturnSetInfo *rsinfo, Oid relid)
 	state.rsinfo = rsinfo;
 	state.rel = rel;
 	/* readers take a partition's end from its metapage and its segments */
-	if (topic_nblocks(rel) > 1)
+	if (topic_storage_nblocks(rel) > 1)
 		report(&state, TOPIC_LOG_FIRST_DATA_BLKNO,
 			   "partition has %u pages besides its metapage; its records belong in segments",
-			   topic_nblocks(rel) - 1);
+			   topic_storage_nblocks(rel) - 1);
 	dir = topic_segdir_read(rel);
 	for (i = 0; i < dir->nentries; i++)
 	{

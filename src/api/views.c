@@ -43,7 +43,7 @@ oldest_timestamp(Relation seg, TimestampTz *ts)
 	Page		page;
 	bool		found = false;
 
-	if (topic_nblocks(seg) <= TOPIC_LOG_FIRST_DATA_BLKNO)
+	if (topic_storage_nblocks(seg) <= TOPIC_LOG_FIRST_DATA_BLKNO)
 		return false;
 	buffer = ReadBuffer(seg, TOPIC_LOG_FIRST_DATA_BLKNO);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
@@ -64,11 +64,11 @@ oldest_timestamp(Relation seg, TimestampTz *ts)
  * segments of topic_segdir_foreach.
  */
 static int64
-partition_bytes(Relation leaf, TimestampTz *oldest, bool *found)
+partition_bytes(Relation router, TimestampTz *oldest, bool *found)
 {
-	TopicSegmentDir *dir = topic_segdir_read(leaf);
+	TopicSegmentDir *dir = topic_segdir_read(router);
 	int64		bytes = DatumGetInt64(DirectFunctionCall1(pg_total_relation_size,
-														  ObjectIdGetDatum(RelationGetRelid(leaf))));
+														  ObjectIdGetDatum(RelationGetRelid(router))));
 	int			i;
 
 	*found = false;
@@ -113,8 +113,8 @@ topic_partition_info(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	for (p = 0; p < nparts; p++)
 	{
-		Oid			leafid = topic_partition_relid(topic, p);
-		Relation	leaf = table_open(leafid, AccessShareLock);
+		Oid			routerid = topic_partition_relid(topic, p);
+		Relation	router = table_open(routerid, AccessShareLock);
 		TopicLogEnd end;
 		TopicHolder holder;
 		TimestampTz oldest;
@@ -125,21 +125,21 @@ topic_partition_info(PG_FUNCTION_ARGS)
 		bool		replica;
 
 		memset(nulls, 0, sizeof(nulls));
-		topic_log_end(leaf, &end);
-		lso = topic_registry_stable_offset(leafid, end.next_offset, &holder);
+		topic_log_end(router, &end);
+		lso = topic_registry_stable_offset(routerid, end.next_offset, &holder);
 		/* a replica's records are stable up to its publisher's marker */
-		replica = topic_partition_is_replica(leafid, RelationGetRelid(topic));
+		replica = topic_partition_is_replica(routerid, RelationGetRelid(topic));
 		if (replica)
-			lso = Min(lso, topic_replicated_bound(leaf, GetActiveSnapshot(), &end));
+			lso = Min(lso, topic_replicated_bound(router, GetActiveSnapshot(), &end));
 
 		values[0] = Int32GetDatum(p);
-		values[1] = ObjectIdGetDatum(leafid);
+		values[1] = ObjectIdGetDatum(routerid);
 		values[2] = Int64GetDatum(end.log_start_offset);
 		values[3] = Int64GetDatum(end.next_offset);
 		values[4] = Int64GetDatum(lso);
 		/* offsets in the log, gaps of aborted transactions included */
 		values[5] = Int64GetDatum(end.next_offset - end.log_start_offset);
-		values[6] = Int64GetDatum(partition_bytes(leaf, &oldest, &found));
+		values[6] = Int64GetDatum(partition_bytes(router, &oldest, &found));
 		if (found)
 		{
 			values[7] = TimestampTzGetDatum(oldest);
@@ -157,7 +157,7 @@ topic_partition_info(PG_FUNCTION_ARGS)
 			nulls[9] = nulls[10] = nulls[11] = true;
 		values[12] = BoolGetDatum(replica);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		table_close(leaf, NoLock);
+		table_close(router, NoLock);
 	}
 	relation_close(topic, NoLock);
 	return (Datum) 0;

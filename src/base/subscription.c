@@ -7,7 +7,7 @@
  * or its topic, in pg_subscription_rel (the topic itself when the
  * publication publishes via the partition root).  A replica takes records
  * only from the subscription's workers (preserve mode); its readers are
- * bounded by the markers the publisher sends (fetch.c).  Dropping the
+ * bounded by the markers the publisher sends (read/unordered_read.c).  Dropping the
  * subscription, or refreshing it after the publisher stopped publishing
  * the topic, detaches the partition: it becomes an ordinary one.
  *

@@ -50,7 +50,7 @@
 /* Rows waiting for one partition's multi_insert */
 typedef struct CopyBuffer
 {
-	Relation	leaf;			/* NULL until the partition gets a row */
+	Relation	router;			/* NULL until the partition gets a row */
 	TupleTableSlot *slots[TOPIC_COPY_BUFFER];
 	int			nused;
 } CopyBuffer;
@@ -60,7 +60,7 @@ flush_buffer(CopyBuffer *buffer, CommandId cid, BulkInsertState bistate)
 {
 	if (buffer->nused == 0)
 		return;
-	table_multi_insert(buffer->leaf, buffer->slots, buffer->nused, cid, 0,
+	table_multi_insert(buffer->router, buffer->slots, buffer->nused, cid, 0,
 					   bistate);
 	buffer->nused = 0;
 }
@@ -182,8 +182,8 @@ copy_rows(CopyFromState cstate, EState *estate, Relation topic,
 										   nulls[Anum_topic_key - 1]);
 
 		buffer = &buffers[partition];
-		if (buffer->leaf == NULL)
-			buffer->leaf = table_open(topic_partition_relid(topic, partition),
+		if (buffer->router == NULL)
+			buffer->router = table_open(topic_partition_relid(topic, partition),
 									  RowExclusiveLock);
 		if (buffer->slots[buffer->nused] == NULL)
 			buffer->slots[buffer->nused] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
@@ -215,12 +215,12 @@ flush_all(CopyBuffer *buffers, int32 nparts, CommandId cid,
 		CopyBuffer *buffer = &buffers[p];
 		int			i;
 
-		if (buffer->leaf == NULL)
+		if (buffer->router == NULL)
 			continue;
 		flush_buffer(buffer, cid, bistate);
 		for (i = 0; i < TOPIC_COPY_BUFFER && buffer->slots[i] != NULL; i++)
 			ExecDropSingleTupleTableSlot(buffer->slots[i]);
-		table_close(buffer->leaf, NoLock);
+		table_close(buffer->router, NoLock);
 	}
 }
 

@@ -1,11 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * storage.c
- *	  Pages of a topic_log relation: the only code that touches buffers and
- *	  writes WAL.
+ *	  Pages of one topic_log relation: the metapage, the tail where
+ *	  appends go, and every WAL-logged change to a data page.
  *
- * The log of a partition is its main fork: block 0 is the metapage, data
- * pages follow in offset order.  Appends go to the tail (the last block)
+ * A segment's main fork holds block 0, its metapage, and data pages in
+ * offset order after it; a partition's own relation (its router) has only
+ * the metapage, whose segment directory segments/segment.c keeps.
+ * Readers walk pages with batch_iter.c.  Appends go to the tail (the last block)
  * under its exclusive content lock, which is what serializes offset and
  * timestamp assignment.  The protocol, in full:
  *
@@ -215,7 +217,7 @@ topic_storage_reset(Relation rel, int64 log_start_offset,
  * router that asks the access method, which answers with its segments'.
  */
 BlockNumber
-topic_nblocks(Relation rel)
+topic_storage_nblocks(Relation rel)
 {
 	return smgrnblocks(RelationGetSmgr(rel), MAIN_FORKNUM);
 }
@@ -249,7 +251,7 @@ page_still_last(Relation rel, BlockNumber blkno, Page page)
  * for after a promotion.
  */
 BlockNumber
-topic_last_block(Relation rel)
+topic_storage_last_block(Relation rel)
 {
 	bool		recovery = RecoveryInProgress();
 	BlockNumber guess = recovery ? InvalidBlockNumber : RelationGetTargetBlock(rel);
@@ -275,7 +277,7 @@ topic_last_block(Relation rel)
 		 */
 	}
 
-	nblocks = topic_nblocks(rel);
+	nblocks = topic_storage_nblocks(rel);
 	if (nblocks == 0)
 		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, BAD_PAGE_NO_METAPAGE);
 	if (!recovery)
@@ -372,7 +374,7 @@ topic_storage_log_end(Relation rel, TopicLogEnd *end)
 	end->resolved = meta.resolved;
 
 	if (!(meta.flags & TL_META_ROUTER))
-		log_end_at(rel, topic_last_block(rel), NULL,
+		log_end_at(rel, topic_storage_last_block(rel), NULL,
 				   &end->next_offset, &end->max_timestamp);
 	else
 	{
@@ -562,7 +564,7 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 
 		if (guess == InvalidBlockNumber)
 		{
-			nblocks = topic_nblocks(rel);
+			nblocks = topic_storage_nblocks(rel);
 			if (nblocks == 0)
 				report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO,
 								BAD_PAGE_NO_METAPAGE);
@@ -574,7 +576,7 @@ topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buffer);
 		if (!page_still_last(rel, guess, page) &&
-			guess != topic_nblocks(rel) - 1)
+			guess != topic_storage_nblocks(rel) - 1)
 		{
 			UnlockReleaseBuffer(buffer);
 			guess = InvalidBlockNumber;

@@ -44,35 +44,35 @@
 #include "pg_topics/shared/registry.h"
 
 /*
- * How a consumer treats a batch: BATCH_READ, BATCH_SKIP, or BATCH_STOP
+ * How a consumer treats a batch: TOPIC_BATCH_READ, TOPIC_BATCH_SKIP, or TOPIC_BATCH_STOP
  * (with *flush_to set when it only needs its commit flushed).
  */
-BatchFate
+TopicBatchFate
 topic_batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot,
 				 TopicLogPosition resolved, XLogRecPtr *flush_to)
 {
 	TransactionId xid = hdr->xid;
 
 	if (hdr->flags & TB_ABORTED)
-		return BATCH_SKIP;
+		return TOPIC_BATCH_SKIP;
 	/* resolved: finished, and durable, before any snapshot still running */
 	if (topic_batch_is_resolved(buffer, hdr, resolved) ||
 		xid == FrozenTransactionId)
-		return BATCH_READ;
+		return TOPIC_BATCH_READ;
 	if (hdr->hints & TB_HINT_ABORTED)
-		return BATCH_SKIP;
+		return TOPIC_BATCH_SKIP;
 	/* the hint is set only once the commit is durable */
 	if ((hdr->hints & TB_HINT_COMMITTED) && !XidInMVCCSnapshot(xid, snapshot))
-		return BATCH_READ;
+		return TOPIC_BATCH_READ;
 	if (TransactionIdIsCurrentTransactionId(xid))
-		return BATCH_STOP;
+		return TOPIC_BATCH_STOP;
 	if (XidInMVCCSnapshot(xid, snapshot))
 	{
 		/* running at snapshot time; an abort since then is final */
 		if (!TransactionIdIsInProgress(xid) &&
 			topic_batch_commit_status(hdr) == TOPIC_COMMIT_NO)
-			return BATCH_SKIP;
-		return BATCH_STOP;
+			return TOPIC_BATCH_SKIP;
+		return TOPIC_BATCH_STOP;
 	}
 	if (!(hdr->hints & TB_HINT_COMMITTED))
 	{
@@ -81,13 +81,13 @@ topic_batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot,
 		if (commit == TOPIC_COMMIT_NO)
 		{
 			topic_batch_set_hints(buffer, hdr, TB_HINT_ABORTED);
-			return BATCH_SKIP;
+			return TOPIC_BATCH_SKIP;
 		}
 		/* resolved since we read the mark: durable, and no LSN to ask */
 		if (commit == TOPIC_COMMIT_FORGOTTEN)
 		{
 			topic_batch_hint_commit_status(buffer, hdr, commit);
-			return BATCH_READ;
+			return TOPIC_BATCH_READ;
 		}
 	}
 	/*
@@ -102,11 +102,11 @@ topic_batch_fate(Buffer buffer, TopicBatchHeader hdr, Snapshot snapshot,
 		if (commit_lsn > GetFlushRecPtr(NULL))
 		{
 			*flush_to = commit_lsn;
-			return BATCH_STOP;
+			return TOPIC_BATCH_STOP;
 		}
 	}
 	topic_batch_hint_committed(buffer, hdr);
-	return BATCH_READ;
+	return TOPIC_BATCH_READ;
 }
 
 /* Offset of the last record of a batch */
@@ -138,7 +138,7 @@ bool
 topic_walk_batches(Relation seg, int64 from, TopicBatchVisitor visit,
 				   void *arg)
 {
-	BlockNumber nblocks = topic_last_block(seg) + 1;
+	BlockNumber nblocks = topic_storage_last_block(seg) + 1;
 	TopicLogPosition resolved = topic_storage_resolved(seg);
 	TopicBatchIter it;
 	TopicBatchHeader hdr;

@@ -65,7 +65,7 @@
 
 /* A sink: copy one record out of the page into read's tuplestore */
 static void
-topic_store_record(StableRead *read, Relation seg, Buffer buffer,
+topic_store_record(TopicStableRead *read, Relation seg, Buffer buffer,
 				   int32 partition, TopicRecord *rec)
 {
 	topic_record_tuple_put(read->store, read->desc, partition, rec);
@@ -76,7 +76,7 @@ topic_store_record(StableRead *read, Relation seg, Buffer buffer,
  * a new read's sink at it
  */
 void
-topic_read_into_result(StableRead *read, FunctionCallInfo fcinfo)
+topic_read_into_result(TopicStableRead *read, FunctionCallInfo fcinfo)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
@@ -90,7 +90,7 @@ topic_read_into_result(StableRead *read, FunctionCallInfo fcinfo)
 /* A stable read of one segment: what read_batch needs besides the batch */
 typedef struct SegmentRead
 {
-	StableRead *read;
+	TopicStableRead *read;
 	int32		partition;
 	int64		hw;
 	Snapshot	snapshot;
@@ -106,7 +106,7 @@ read_batch(void *arg, Relation rel, BlockNumber blkno, Buffer buffer,
 		   TopicBatchHeader hdr, TopicLogPosition resolved, XLogRecPtr *flush_to)
 {
 	SegmentRead *sr = (SegmentRead *) arg;
-	StableRead *read = sr->read;
+	TopicStableRead *read = sr->read;
 	int64		last;
 	Size		rpos = sizeof(TopicBatchHeaderData);
 	int			i;
@@ -120,15 +120,15 @@ read_batch(void *arg, Relation rel, BlockNumber blkno, Buffer buffer,
 		return true;			/* written after we read the watermark */
 	switch (topic_batch_fate(buffer, hdr, sr->snapshot, resolved, flush_to))
 	{
-		case BATCH_STOP:
+		case TOPIC_BATCH_STOP:
 			if (*flush_to != InvalidXLogRecPtr)
 				return false;	/* flush, then read this page again */
 			read->position = Max(read->position, hdr->base_offset);
 			return true;
-		case BATCH_SKIP:
+		case TOPIC_BATCH_SKIP:
 			read->position = last + 1;
 			return false;
-		case BATCH_READ:
+		case TOPIC_BATCH_READ:
 			break;
 	}
 
@@ -179,7 +179,7 @@ report_passed_by_retention(Relation rel, int32 partition, int64 position)
  */
 void
 topic_read_stable(Relation rel, int32 partition, int64 from,
-				  const TopicLogEnd *end, Snapshot snapshot, StableRead *read)
+				  const TopicLogEnd *end, Snapshot snapshot, TopicStableRead *read)
 {
 	int64		hw = end->next_offset;
 	TopicSegmentDir *dir;
@@ -268,14 +268,14 @@ topic_read_stable(Relation rel, int32 partition, int64 from,
  * READ and SERIALIZABLE, else the latest.
  */
 void
-topic_read_partition(Relation leaf, int32 partition, int64 from,
-					 const TopicLogEnd *end, StableRead *read)
+topic_read_partition(Relation router, int32 partition, int64 from,
+					 const TopicLogEnd *end, TopicStableRead *read)
 {
 	Snapshot	snapshot;
 
 	snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
 		RegisterSnapshot(GetLatestSnapshot());
-	topic_read_stable(leaf, partition, from, end, snapshot, read);
+	topic_read_stable(router, partition, from, end, snapshot, read);
 	if (!IsolationUsesXactSnapshot())
 		UnregisterSnapshot(snapshot);
 }

@@ -49,7 +49,7 @@ typedef struct Candidate
 
 typedef struct UnorderedRead
 {
-	StableRead *read;
+	TopicStableRead *read;
 	Snapshot	snapshot;
 	int32		partition;
 	int64		from;
@@ -147,14 +147,14 @@ collect_batch(void *arg, Relation seg, BlockNumber blkno, Buffer buffer,
 			  XLogRecPtr *flush_to)
 {
 	UnorderedRead *u = (UnorderedRead *) arg;
-	BatchFate	fate = topic_batch_fate(buffer, hdr, u->snapshot, resolved,
+	TopicBatchFate	fate = topic_batch_fate(buffer, hdr, u->snapshot, resolved,
 										flush_to);
 	Size		rpos = sizeof(TopicBatchHeaderData);
 	int			i;
 
-	if (*flush_to != InvalidXLogRecPtr || fate == BATCH_SKIP)
+	if (*flush_to != InvalidXLogRecPtr || fate == TOPIC_BATCH_SKIP)
 		return false;
-	if (fate == BATCH_STOP)
+	if (fate == TOPIC_BATCH_STOP)
 	{
 		/* not stable: neither it nor anything above it */
 		if (!TopicBatchIsMarker(hdr))
@@ -188,7 +188,7 @@ collect_segment(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
  */
 void
 topic_read_unordered(Relation rel, TopicSegmentDir *dir, int32 partition,
-					 int64 bound, Snapshot snapshot, StableRead *read)
+					 int64 bound, Snapshot snapshot, TopicStableRead *read)
 {
 	UnorderedRead u;
 	int			i;
@@ -239,7 +239,7 @@ segment_bound(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
 	TopicBatchIter it;
 
 	topic_batch_iter_begin(&it, seg, TOPIC_LOG_FIRST_DATA_BLKNO,
-						   topic_nblocks(seg), NULL, TOPIC_BATCH_ITER_BACKWARD);
+						   topic_storage_nblocks(seg), NULL, TOPIC_BATCH_ITER_BACKWARD);
 	while (rb->bound < 0 && topic_batch_iter_next_page(&it))
 	{
 		TopicBatchHeader hdr;
@@ -250,7 +250,7 @@ segment_bound(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
 			if (!TopicBatchIsMarker(hdr))
 				continue;
 			if (topic_batch_fate(it.buffer, hdr, rb->snapshot, resolved,
-								 &flush_to) == BATCH_READ)
+								 &flush_to) == TOPIC_BATCH_READ)
 				rb->bound = Max(rb->bound, hdr->base_offset);
 			else if (flush_to != InvalidXLogRecPtr)
 				break;

@@ -28,7 +28,7 @@
  *   after its copy).  An idle system writes no WAL for markers.
  * - Decoding turns the record into a marker row (decode.c); the
  *   subscriber's worker stores it as a marker batch (insert.c) in the same
- *   transaction as the records before it, and fetch.c bounds readers by
+ *   transaction as the records before it, and read/unordered_read.c bounds readers by
  *   the newest marker their snapshot sees.
  *
  * Only when wal_level is logical, and never in preserve mode: a

@@ -196,7 +196,7 @@ topic_segdir_read_tolerant(Relation router)
 	TopicLogMetaData *meta;
 	TopicSegmentDir *dir = NULL;
 
-	if (topic_nblocks(router) == 0)
+	if (topic_storage_nblocks(router) == 0)
 		return NULL;
 	buffer = ReadBuffer(router, TOPIC_LOG_METAPAGE_BLKNO);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
@@ -865,7 +865,7 @@ topic_segment_roll_if_due(Relation router)
 	if (live != NULL &&
 		(seg = topic_segment_open(dir->router, live, RowExclusiveLock)) != NULL)
 	{
-		bool		has_records = topic_nblocks(seg) > TOPIC_LOG_FIRST_DATA_BLKNO;
+		bool		has_records = topic_storage_nblocks(seg) > TOPIC_LOG_FIRST_DATA_BLKNO;
 		bool		due;
 
 		due = (live->flags & TOPIC_SEGENTRY_DUE) != 0 ||

@@ -72,7 +72,7 @@ typedef struct GroupEntry
 	int32		generation;
 	int32		nparts;			/* partitions charged to owner's quota */
 	int			nmembers;
-	GroupMemberInfo members[GROUP_MAX_MEMBERS];
+	TopicGroupMemberInfo members[GROUP_MAX_MEMBERS];
 } GroupEntry;
 
 typedef struct OffsetKey
@@ -455,7 +455,7 @@ remove_member(GroupEntry *g, int i)
 static int
 member_cmp(const void *a, const void *b)
 {
-	return strcmp(((const GroupMemberInfo *) a)->id, ((const GroupMemberInfo *) b)->id);
+	return strcmp(((const TopicGroupMemberInfo *) a)->id, ((const TopicGroupMemberInfo *) b)->id);
 }
 
 /*
@@ -474,7 +474,7 @@ rebalance(GroupEntry *g, int32 nparts)
 	int			i;
 
 	/* sorted members make the result independent of join order */
-	qsort(g->members, m, sizeof(GroupMemberInfo), member_cmp);
+	qsort(g->members, m, sizeof(TopicGroupMemberInfo), member_cmp);
 	for (i = 0; i < m; i++)
 		quota[i] = nparts / m + (i < nparts % m ? 1 : 0);
 
@@ -538,7 +538,7 @@ expire_members(GroupEntry *g, const char *member)
  */
 void
 topic_group_join(Oid topic, const char *group, const char *member,
-				 bool durable, int32 nparts, GroupView *view)
+				 bool durable, int32 nparts, TopicGroupView *view)
 {
 	GroupEntry *g;
 	TimestampTz now = GetCurrentTimestamp();
@@ -648,18 +648,18 @@ topic_group_leave_session(void)
  */
 int
 topic_group_member_roles(Oid topic, const char *group,
-						 GroupMemberInfo **members)
+						 TopicGroupMemberInfo **members)
 {
 	GroupEntry *g;
 	int			n = 0;
 
-	*members = palloc(sizeof(GroupMemberInfo) * GROUP_MAX_MEMBERS);
+	*members = palloc(sizeof(TopicGroupMemberInfo) * GROUP_MAX_MEMBERS);
 	LWLockAcquire(groups_lock, LW_SHARED);
 	g = group_entry(topic, group, false, InvalidOid);
 	if (g != NULL)
 	{
 		n = g->nmembers;
-		memcpy(*members, g->members, sizeof(GroupMemberInfo) * n);
+		memcpy(*members, g->members, sizeof(TopicGroupMemberInfo) * n);
 	}
 	LWLockRelease(groups_lock);
 	return n;
@@ -673,7 +673,7 @@ topic_group_member_roles(Oid topic, const char *group,
  */
 void
 topic_group_evict(Oid topic, const char *group,
-				  const GroupMemberInfo *members, int nmembers)
+				  const TopicGroupMemberInfo *members, int nmembers)
 {
 	GroupEntry *g;
 	int			i;
@@ -934,7 +934,7 @@ topic_group_positions(Oid topic)
 	while ((e = hash_seq_search(&status)) != NULL)
 		if (e->key.dbid == MyDatabaseId && e->key.topic == topic && e->has_committed)
 		{
-			GroupPosition *p = palloc(sizeof(GroupPosition));
+			TopicGroupPosition *p = palloc(sizeof(TopicGroupPosition));
 
 			strlcpy(p->group, e->key.name, GROUP_NAME_LEN);
 			p->partition = e->key.partition;
@@ -951,7 +951,7 @@ topic_group_positions(Oid topic)
  * lock: they must only copy.
  */
 void
-topic_groups_visit(GroupVisitor gv, MemberVisitor mv, OffsetVisitor ov,
+topic_groups_visit(TopicGroupVisitor gv, TopicMemberVisitor mv, TopicOffsetVisitor ov,
 				   void *arg)
 {
 	HASH_SEQ_STATUS status;

@@ -18,7 +18,7 @@
  *
  * Readers do not rely on the registry for correctness: fetch stops at the
  * first record whose transaction its snapshot does not see as finished
- * (see fetch.c), which also holds on a hot standby where no registry runs.
+ * (see read/stable_read.c), which also holds on a hot standby where no registry runs.
  *
  * Long-poll: readers sleep on one of TOPIC_WAKEUP_BUCKETS condition
  * variables chosen by hashing the partition; a committing producer

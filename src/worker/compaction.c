@@ -105,9 +105,9 @@ topic_offsets_segment_blocks(void)
  * publisher's latest copies may sit in one of our sealed segments.
  */
 static int64
-replica_cut(Relation log, TopicSegmentDir *dir, const TopicLogEnd *end)
+replica_cut(Relation router, TopicSegmentDir *dir, const TopicLogEnd *end)
 {
-	int64		bound = topic_replicated_bound(log, GetActiveSnapshot(), end);
+	int64		bound = topic_replicated_bound(router, GetActiveSnapshot(), end);
 	Oid			argtypes[2] = {INT8OID, INT8OID};
 	Datum		args[2];
 	int64		cut = -1;
@@ -138,9 +138,9 @@ replica_cut(Relation log, TopicSegmentDir *dir, const TopicLogEnd *end)
  * topic_offsets_compact_finish().
  */
 int64
-topic_offsets_compact_copy(Relation log)
+topic_offsets_compact_copy(Relation router)
 {
-	TopicSegmentDir *dir = topic_segdir_read(log);
+	TopicSegmentDir *dir = topic_segdir_read(router);
 	TopicSegmentEntry *live = topic_segdir_live(dir);
 	int			readable = 0;
 	TopicLogEnd end;
@@ -158,14 +158,14 @@ topic_offsets_compact_copy(Relation log)
 		pfree(dir);
 		return -1;
 	}
-	topic_log_end(log, &end);
+	topic_log_end(router, &end);
 	topic_internal_sql_begin(&internal);
-	if (topic_partition_is_replica(RelationGetRelid(log), InvalidOid))
-		cut = replica_cut(log, dir, &end);
+	if (topic_partition_is_replica(RelationGetRelid(router), InvalidOid))
+		cut = replica_cut(router, dir, &end);
 	else
 	{
 		cut = Min(live->base_offset,
-				  topic_registry_stable_offset(RelationGetRelid(log),
+				  topic_registry_stable_offset(RelationGetRelid(router),
 											   end.next_offset, &holder));
 		if (cut <= end.log_start_offset)
 			cut = -1;
@@ -188,11 +188,11 @@ topic_offsets_compact_copy(Relation log)
  * segments wholly below it go.
  */
 void
-topic_offsets_compact_finish(Relation log, int64 cut)
+topic_offsets_compact_finish(Relation router, int64 cut)
 {
 	TopicLogEnd end;
 
-	topic_log_end(log, &end);
-	topic_segdir_advance_start(log, cut, end.next_offset);
-	topic_segments_drop_retired(log, false);
+	topic_log_end(router, &end);
+	topic_segdir_advance_start(router, cut, end.next_offset);
+	topic_segments_drop_retired(router, false);
 }

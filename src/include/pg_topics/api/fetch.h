@@ -24,10 +24,10 @@ typedef struct TopicFetchArgs
 extern Relation topic_fetch_begin(Oid rowtype, Datum *values, bool *nulls,
 								  TopicFetchArgs *args);
 extern void topic_fetch_read(Relation topic, const TopicFetchArgs *args,
-							 StableRead *read);
+							 TopicStableRead *read);
 extern Datum topic_fetch(PG_FUNCTION_ARGS);
 
-/* fetch_scan.c */
+/* read_scan.c: the TopicFetch and TopicPoll scans */
 extern void topic_fetch_scan_init(void);
 
 #endif							/* TOPIC_FETCH_H */

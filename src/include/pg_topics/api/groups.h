@@ -27,7 +27,7 @@ typedef struct TopicPollArgs
 extern Relation topic_poll_begin(Oid rowtype, Datum *values, bool *nulls,
 								 TopicPollArgs *args);
 extern void topic_poll_read(Relation topic, const TopicPollArgs *args,
-							const StableRead *sink);
+							const TopicStableRead *sink);
 extern Datum topic_poll(PG_FUNCTION_ARGS);
 
 extern void topic_groups_init(void);

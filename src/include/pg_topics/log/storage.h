@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * storage.h
- *	  The storage layer: the only code that touches buffers and writes WAL.
+ *	  Pages of one topic_log relation: metapage, tail, WAL-logged changes.
  *
- * Everything above it (insert, scan, verify, the access-method adapter)
- * sees pages through these functions.  A page is read-only except through
+ * Everything above it reads pages through these functions and
+ * batch_iter.h.  A data page is read-only except through
  * topic_tail_append() (batches), topic_batch_set_hints() (hint bytes) and
  * freezing's topic_page_mark_aborted() and topic_storage_advance_resolved().
  *
@@ -48,8 +48,8 @@ extern void topic_storage_create(const RelFileNode *rnode,
 								 TimestampTz max_timestamp, uint32 flags,
 								 Oid owner, uint32 segno);
 extern void topic_storage_read_meta(Relation rel, TopicLogMetaData *meta);
-extern BlockNumber topic_nblocks(Relation rel);
-extern BlockNumber topic_last_block(Relation rel);
+extern BlockNumber topic_storage_nblocks(Relation rel);
+extern BlockNumber topic_storage_last_block(Relation rel);
 extern void topic_storage_reset(Relation rel, int64 log_start_offset,
 								TimestampTz max_timestamp);
 extern void topic_storage_log_end(Relation rel, TopicLogEnd *end);

@@ -19,7 +19,7 @@
 
 #include "pg_topics/log/storage.h"
 
-struct StableRead;
+struct TopicStableRead;
 
 /*
  * Where a read's records go, one at a time.  The record's fields point
@@ -27,12 +27,12 @@ struct StableRead;
  * into memory the reader allocated in the caller's memory context (and seg
  * is NULL).  External fields are still external.
  */
-typedef void (*TopicRecordSink) (struct StableRead *read, Relation seg,
+typedef void (*TopicRecordSink) (struct TopicStableRead *read, Relation seg,
 								 Buffer buffer, int32 partition,
 								 TopicRecord *rec);
 
 /* What a consumer's read of one partition produced */
-typedef struct StableRead
+typedef struct TopicStableRead
 {
 	TopicRecordSink sink;		/* where records go; NULL: do not collect */
 	void	   *sink_arg;
@@ -45,17 +45,17 @@ typedef struct StableRead
 	bool		passed_ok;		/* if retention passes the read, say so in
 								 * passed instead of failing */
 	bool		passed;
-} StableRead;
+} TopicStableRead;
 
 /* How a consumer treats a batch */
-typedef enum BatchFate
+typedef enum TopicBatchFate
 {
-	BATCH_READ,					/* committed, durable, before the snapshot */
-	BATCH_SKIP,					/* aborted: a gap */
-	BATCH_STOP					/* not stable yet */
-} BatchFate;
+	TOPIC_BATCH_READ,					/* committed, durable, before the snapshot */
+	TOPIC_BATCH_SKIP,					/* aborted: a gap */
+	TOPIC_BATCH_STOP					/* not stable yet */
+} TopicBatchFate;
 
-extern BatchFate topic_batch_fate(Buffer buffer, TopicBatchHeader hdr,
+extern TopicBatchFate topic_batch_fate(Buffer buffer, TopicBatchHeader hdr,
 								  Snapshot snapshot, TopicLogPosition resolved,
 								  XLogRecPtr *flush_to);
 /* One batch of topic_walk_batches: true when the walk is over */
@@ -71,15 +71,15 @@ extern int64 topic_batch_last_offset(Relation rel, BlockNumber blkno,
 extern void topic_decode_batch_record(Relation seg, BlockNumber blkno,
 									  TopicBatchHeader hdr, Size *rpos, int i,
 									  TopicRecord *rec);
-extern void topic_read_into_result(StableRead *read, FunctionCallInfo fcinfo);
+extern void topic_read_into_result(TopicStableRead *read, FunctionCallInfo fcinfo);
 
 extern void topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc,
 								   int32 partition, const TopicRecord *rec);
 extern void topic_read_stable(Relation rel, int32 partition, int64 from,
 							  const TopicLogEnd *end, Snapshot snapshot,
-							  StableRead *read);
-extern void topic_read_partition(Relation leaf, int32 partition, int64 from,
-								 const TopicLogEnd *end, StableRead *read);
+							  TopicStableRead *read);
+extern void topic_read_partition(Relation router, int32 partition, int64 from,
+								 const TopicLogEnd *end, TopicStableRead *read);
 /* The consumer read a check or a long-poll is for, to name it in errors */
 typedef enum TopicReader
 {
@@ -99,7 +99,7 @@ extern int64 topic_replicated_bound(Relation rel, Snapshot snapshot,
 									const TopicLogEnd *end);
 extern void topic_read_unordered(Relation rel, struct TopicSegmentDir *dir,
 								 int32 partition, int64 bound,
-								 Snapshot snapshot, StableRead *read);
+								 Snapshot snapshot, TopicStableRead *read);
 
 /* fetch's and poll's arguments after the row type: values and nulls */
 #define TOPIC_READ_NARGS 4

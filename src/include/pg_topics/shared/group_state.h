@@ -17,44 +17,44 @@
 #define GROUP_MAX_MEMBERS	64
 
 /* A member as the views show it */
-typedef struct GroupMemberInfo
+typedef struct TopicGroupMemberInfo
 {
 	char		id[GROUP_NAME_LEN];
 	Oid			role;			/* the role it polled as, last time */
 	bool		durable;
 	int			pid;
 	TimestampTz last_seen;
-} GroupMemberInfo;
+} TopicGroupMemberInfo;
 
 /* What a poll needs to know about its group */
-typedef struct GroupView
+typedef struct TopicGroupView
 {
 	int32		generation;
 	Oid			owner;
 	int			nassigned;
 	int32	   *assigned;		/* palloc'd, the caller's partitions */
-} GroupView;
+} TopicGroupView;
 
 /* A committed position, copied out of shared memory */
-typedef struct GroupPosition
+typedef struct TopicGroupPosition
 {
 	char		group[GROUP_NAME_LEN];
 	int32		partition;
 	int64		offset;
 	Oid			owner;
-} GroupPosition;
+} TopicGroupPosition;
 
 extern void topic_groups_shmem_request(void);
 extern void topic_groups_shmem_startup(void);
 
 extern void topic_groups_ensure_loaded(void);
 extern void topic_group_join(Oid topic, const char *group, const char *member,
-							 bool durable, int32 nparts, GroupView *view);
+							 bool durable, int32 nparts, TopicGroupView *view);
 extern void topic_group_leave_session(void);
 extern int	topic_group_member_roles(Oid topic, const char *group,
-									 GroupMemberInfo **members);
+									 TopicGroupMemberInfo **members);
 extern void topic_group_evict(Oid topic, const char *group,
-							  const GroupMemberInfo *members, int nmembers);
+							  const TopicGroupMemberInfo *members, int nmembers);
 extern bool topic_group_owns(Oid topic, const char *group, const char *member,
 							 int32 partition);
 extern bool topic_group_exists(Oid topic, const char *group, Oid *owner);
@@ -76,14 +76,14 @@ extern bool topic_group_has_members(Oid topic, const char *group);
 extern List *topic_group_positions(Oid topic);
 
 /* for the views: one call per group, member or partition */
-typedef void (*GroupVisitor) (void *arg, Oid topic, const char *group,
+typedef void (*TopicGroupVisitor) (void *arg, Oid topic, const char *group,
 							  Oid owner, int32 generation, int nmembers);
-typedef void (*MemberVisitor) (void *arg, Oid topic, const char *group,
-							   int32 generation, const GroupMemberInfo *member,
+typedef void (*TopicMemberVisitor) (void *arg, Oid topic, const char *group,
+							   int32 generation, const TopicGroupMemberInfo *member,
 							   int32 *partitions, int npartitions);
-typedef void (*OffsetVisitor) (void *arg, Oid topic, const char *group,
+typedef void (*TopicOffsetVisitor) (void *arg, Oid topic, const char *group,
 							   int32 partition, int64 committed);
-extern void topic_groups_visit(GroupVisitor gv, MemberVisitor mv,
-							   OffsetVisitor ov, void *arg);
+extern void topic_groups_visit(TopicGroupVisitor gv, TopicMemberVisitor mv,
+							   TopicOffsetVisitor ov, void *arg);
 
 #endif							/* TOPIC_GROUP_STATE_H */

@@ -11,7 +11,7 @@
 #include "utils/rel.h"
 
 extern uint32 topic_offsets_segment_blocks(void);
-extern int64 topic_offsets_compact_copy(Relation log);
-extern void topic_offsets_compact_finish(Relation log, int64 cut);
+extern int64 topic_offsets_compact_copy(Relation router);
+extern void topic_offsets_compact_finish(Relation router, int64 cut);
 
 #endif							/* TOPIC_COMPACTION_H */
