@@ -222,6 +222,54 @@ store_config(Oid relid, Datum retention, bool retention_null,
 			 SPI_result_code_string(rc));
 }
 
+/* Refuse a retention that is not positive, or too long to apply */
+static void
+check_retention(Interval *retention)
+{
+	Interval	zero = {0};
+
+	if (DatumGetInt32(DirectFunctionCall2(interval_cmp, IntervalPGetDatum(retention),
+										  IntervalPGetDatum(&zero))) <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("retention must be positive")));
+
+	/*
+	 * Retention is applied in microseconds (retention.c): anything an
+	 * int64 of them cannot hold, with room to subtract it from now,
+	 * would fail at every round of the worker instead of here.
+	 */
+	if (DatumGetFloat8(DirectFunctionCall2(interval_part,
+										   CStringGetTextDatum("epoch"),
+										   IntervalPGetDatum(retention))) >=
+		(float8) TOPIC_MAX_RETENTION_YEARS * DAYS_PER_YEAR * SECS_PER_DAY)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("retention must be less than %d years",
+						TOPIC_MAX_RETENTION_YEARS)));
+}
+
+/*
+ * The schema a new topic goes to: permanent, and one the caller may
+ * create in
+ */
+static Oid
+topic_creation_namespace(RangeVar *rv)
+{
+	Oid			nspid = RangeVarGetCreationNamespace(rv);
+	AclResult	aclresult;
+
+	if (isTempNamespace(nspid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("topics cannot be temporary"),
+				 errhint("Create the topic in a permanent schema.")));
+	aclresult = pg_namespace_aclcheck(nspid, GetUserId(), ACL_CREATE);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_SCHEMA, get_namespace_name(nspid));
+	return nspid;
+}
+
 /*
  * topics.create_topic(topic text, partitions int, key_type regtype,
  *		value_type regtype, retention interval, retention_bytes bigint)
@@ -256,48 +304,14 @@ topic_create_topic(PG_FUNCTION_ARGS)
 	check_payload_type(key_type, "key");
 	check_payload_type(value_type, "value");
 	if (!PG_ARGISNULL(4))
-	{
-		Interval   *retention = PG_GETARG_INTERVAL_P(4);
-		Interval	zero = {0};
-
-		if (DatumGetInt32(DirectFunctionCall2(interval_cmp, IntervalPGetDatum(retention),
-											  IntervalPGetDatum(&zero))) <= 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("retention must be positive")));
-
-		/*
-		 * Retention is applied in microseconds (retention.c): anything an
-		 * int64 of them cannot hold, with room to subtract it from now,
-		 * would fail at every round of the worker instead of here.
-		 */
-		if (DatumGetFloat8(DirectFunctionCall2(interval_part,
-											   CStringGetTextDatum("epoch"),
-											   IntervalPGetDatum(retention))) >=
-			(float8) TOPIC_MAX_RETENTION_YEARS * DAYS_PER_YEAR * SECS_PER_DAY)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("retention must be less than %d years",
-							TOPIC_MAX_RETENTION_YEARS)));
-	}
+		check_retention(PG_GETARG_INTERVAL_P(4));
 	if (!PG_ARGISNULL(5) && PG_GETARG_INT64(5) <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("retention_bytes must be positive")));
 
 	rv = makeRangeVarFromNameList(textToQualifiedNameList(name));
-	nspid = RangeVarGetCreationNamespace(rv);
-	if (isTempNamespace(nspid))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("topics cannot be temporary"),
-				 errhint("Create the topic in a permanent schema.")));
-	{
-		AclResult	aclresult = pg_namespace_aclcheck(nspid, GetUserId(), ACL_CREATE);
-
-		if (aclresult != ACLCHECK_OK)
-			aclcheck_error(aclresult, OBJECT_SCHEMA, get_namespace_name(nspid));
-	}
+	nspid = topic_creation_namespace(rv);
 	qualified = quote_qualified_identifier(get_namespace_name(nspid), rv->relname);
 
 	/*
