@@ -453,9 +453,8 @@ enforce_partition(Relation topic, int32 p)
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("cannot apply the retention of partition %d of topic \"%s\" because the pg_topics background worker is not running",
 							p, RelationGetRelationName(topic)),
-					 errdetail("%s Its LIVE segment is due to roll over, which needs a spare segment that only the background worker creates.",
-							   problem),
-					 errhint("See topics.maintenance and the server log.")));
+					 errdetail("%s", problem),
+					 errhint("Its LIVE segment is due to roll over, which needs a spare segment that only the background worker creates; see topics.maintenance and the server log.")));
 		if (GetCurrentTimestamp() >= deadline)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
