@@ -718,7 +718,12 @@ check_rename(RenameStmt *stmt)
 		refuse(relid, DDL_RENAME_COLUMN);
 }
 
-/* Refuse utility statements that would change what a topic is */
+/*
+ * Refuse utility statements that would change what a topic is.  One case
+ * per statement type, each a line or two or a call to its own check, so
+ * that every statement the hook looks at is listed in one place: longer
+ * than a screen on purpose.
+ */
 static void
 check_utility(Node *parsetree)
 {
