@@ -196,7 +196,21 @@ SELECT md5(string_agg(value, '' ORDER BY "offset")) =
        (SELECT md5(string_agg((r).value, '' ORDER BY (r)."offset")) FROM topics.fetch(NULL::wide, 0, 0, 3000) r)
        AS same_as_function
 FROM topics.fetch(NULL::wide, 0, 0, 3000);
+-- the rows that nodes above the scan keep (a CTE, a sort, a hash join) are the
+-- function's rows, byte for byte
+WITH b AS MATERIALIZED (SELECT * FROM topics.fetch(NULL::wide, 0, 0, 3000)),
+     r AS MATERIALIZED (SELECT r FROM topics.fetch(NULL::wide, 0, 0, 3000) r)
+SELECT count(*), bool_and(row(b.*)::wide = r.r) AS same
+FROM b JOIN r ON (r.r)."offset" = b."offset";
 SELECT topics.drop_topic('wide');
+
+WITH b AS MATERIALIZED (SELECT * FROM topics.fetch(NULL::f, 0, 0))
+SELECT partition, "offset", key, value, headers FROM b ORDER BY value DESC NULLS FIRST;
+SELECT partition, "offset", key, value, headers
+FROM (SELECT * FROM topics.fetch(NULL::f, 0, 0) ORDER BY "offset" DESC) s;
+SELECT count(*), bool_and(row(a.*)::f = r.r) AS same
+FROM topics.fetch(NULL::f, 0, 0) a
+JOIN (SELECT r FROM topics.fetch(NULL::f, 0, 0) r) r ON (r.r)."offset" = a."offset";
 
 -- plain SQL sees the same committed records
 SELECT count(*) FROM f;

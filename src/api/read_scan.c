@@ -427,6 +427,17 @@ begin_fetch(CustomScanState *node, EState *estate, int eflags)
 	state->store_slot = ExecInitExtraTupleSlot(estate,
 											   node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
 											   &TTSOpsMinimalTuple);
+
+	/*
+	 * Records are handed out in a slot that copies itself with the direct
+	 * row layout (record_slot.c), for the nodes above that keep rows.  It
+	 * is a virtual slot in every other respect, which is what the
+	 * expressions over the scan were compiled for.
+	 */
+	node->ss.ss_ScanTupleSlot =
+		ExecInitExtraTupleSlot(estate,
+							   node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+							   topic_record_slot_ops());
 }
 
 /*
@@ -649,7 +660,7 @@ reference_slot(TopicFetchState *state, int i)
 		slot->tts_values[Anum_topic_key - 1 + f] = PointerGetDatum(fields[f]);
 		slot->tts_isnull[Anum_topic_key - 1 + f] = (fields[f] == NULL);
 	}
-	return ExecStoreVirtualTuple(slot);
+	return topic_record_slot_store(slot, r->partition, &r->rec);
 }
 
 /*

@@ -106,49 +106,23 @@ check_row_layout(TupleDesc desc, HeapTuple tuple, int32 partition,
 #endif
 
 /*
- * Put the row of record rec of partition partition into store, whose rows
- * have the topic's row type desc.
+ * Lay out the row of record rec of partition partition as a heap tuple in
+ * buf, which has room for topic_record_row_size() bytes; fields are its
+ * key, value and headers, none external.
  */
-void
-topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc, int32 partition,
-					   const TopicRecord *rec)
+static void
+lay_out_row(char *buf, Size len, Size hoff, int32 partition,
+			const TopicRecord *rec, Pointer fields[3])
 {
-	Pointer		fields[3] = {rec->key, rec->value, rec->headers};
-	union
-	{
-		char		data[RECORD_TUPLE_STACK_BYTES];
-		int64		align_int64;
-		double		align_double;
-	}			stack;
+	HeapTupleHeader header = (HeapTupleHeader) buf;
 	bool		hasnull = false;
-	Size		hoff;
-	Size		pos;
-	Size		len;
-	char	   *buf;
 	char	   *data;
-	HeapTupleHeader header;
-	HeapTupleData tuple;
+	Size		pos;
 	int			f;
 
-	/* the row outlives the page and retention: take TOAST along */
 	for (f = 0; f < 3; f++)
-	{
-		if (fields[f] != NULL && VARATT_IS_EXTERNAL(fields[f]))
-			fields[f] = (Pointer) detoast_external_attr((struct varlena *) fields[f]);
 		hasnull |= (fields[f] == NULL);
-	}
-	hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
-					(hasnull ? BITMAPLEN(Natts_topic) : 0));
-
-	pos = ROW_VARLENA_AT;
-	for (f = 0; f < 3; f++)
-		if (fields[f] != NULL)
-			pos = varlena_row_end(pos, fields[f]);
-	len = hoff + pos;
-
-	buf = len <= sizeof(stack.data) ? stack.data : palloc(len);
 	memset(buf, 0, hoff + ROW_VARLENA_AT);
-	header = (HeapTupleHeader) buf;
 	HeapTupleHeaderSetNatts(header, Natts_topic);
 	header->t_hoff = hoff;
 	header->t_infomask = HEAP_HASVARWIDTH;
@@ -161,6 +135,7 @@ topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc, int32 partition,
 	for (f = 0; f < 3; f++)
 		if (fields[f] != NULL)
 			pos = varlena_row_put(data, pos, fields[f]);
+	Assert(hoff + pos == len);
 
 	if (hasnull)
 	{
@@ -174,9 +149,59 @@ topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc, int32 partition,
 	}
 	if (fields[0] == NULL && fields[1] == NULL && fields[2] == NULL)
 		header->t_infomask &= ~HEAP_HASVARWIDTH;
+}
 
+/*
+ * The row's fields (TOAST taken along: the row outlives the page and
+ * retention), its header size and its whole size as a heap tuple
+ */
+static Size
+row_size(const TopicRecord *rec, Pointer fields[3], Size *hoff)
+{
+	bool		hasnull = false;
+	Size		pos = ROW_VARLENA_AT;
+	int			f;
+
+	fields[0] = rec->key;
+	fields[1] = rec->value;
+	fields[2] = rec->headers;
+	for (f = 0; f < 3; f++)
+	{
+		if (fields[f] != NULL && VARATT_IS_EXTERNAL(fields[f]))
+			fields[f] = (Pointer) detoast_external_attr((struct varlena *) fields[f]);
+		hasnull |= (fields[f] == NULL);
+	}
+	*hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
+					 (hasnull ? BITMAPLEN(Natts_topic) : 0));
+	for (f = 0; f < 3; f++)
+		if (fields[f] != NULL)
+			pos = varlena_row_end(pos, fields[f]);
+	return *hoff + pos;
+}
+
+/*
+ * Put the row of record rec of partition partition into store, whose rows
+ * have the topic's row type desc.
+ */
+void
+topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc, int32 partition,
+					   const TopicRecord *rec)
+{
+	Pointer		fields[3];
+	union
+	{
+		char		data[RECORD_TUPLE_STACK_BYTES];
+		int64		align_int64;
+		double		align_double;
+	}			stack;
+	Size		hoff;
+	Size		len = row_size(rec, fields, &hoff);
+	char	   *buf = len <= sizeof(stack.data) ? stack.data : palloc(len);
+	HeapTupleData tuple;
+
+	lay_out_row(buf, len, hoff, partition, rec, fields);
 	tuple.t_len = len;
-	tuple.t_data = header;
+	tuple.t_data = (HeapTupleHeader) buf;
 	ItemPointerSetInvalid(&tuple.t_self);
 	tuple.t_tableOid = InvalidOid;
 #if defined(USE_ASSERT_CHECKING) || defined(TOPIC_CHECK_ROW_LAYOUT)
@@ -185,4 +210,47 @@ topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc, int32 partition,
 	tuplestore_puttuple(store, &tuple);
 	if (buf != stack.data)
 		pfree(buf);
+}
+
+/*
+ * The row of record rec of partition partition as a minimal tuple in the
+ * current memory context, as heap_form_minimal_tuple would make it from
+ * the row's values: what a tuplestore, sort or hash keeps of a row.
+ */
+MinimalTuple
+topic_record_minimal_tuple(TupleDesc desc, int32 partition,
+						   const TopicRecord *rec)
+{
+	Pointer		fields[3];
+	Size		hoff;
+	Size		len = row_size(rec, fields, &hoff);
+	MinimalTuple result = palloc(len - MINIMAL_TUPLE_OFFSET);
+	union
+	{
+		char		data[RECORD_TUPLE_STACK_BYTES];
+		int64		align_int64;
+		double		align_double;
+	}			stack;
+	char	   *buf;
+
+	/*
+	 * A minimal tuple is a heap tuple without its first MINIMAL_TUPLE_OFFSET
+	 * bytes: lay the heap tuple out, then copy all but those
+	 */
+	buf = len <= sizeof(stack.data) ? stack.data : palloc(len);
+	lay_out_row(buf, len, hoff, partition, rec, fields);
+#if defined(USE_ASSERT_CHECKING) || defined(TOPIC_CHECK_ROW_LAYOUT)
+	{
+		HeapTupleData tuple;
+
+		tuple.t_len = len;
+		tuple.t_data = (HeapTupleHeader) buf;
+		check_row_layout(desc, &tuple, partition, rec, fields);
+	}
+#endif
+	memcpy(result, buf + MINIMAL_TUPLE_OFFSET, len - MINIMAL_TUPLE_OFFSET);
+	result->t_len = len - MINIMAL_TUPLE_OFFSET;
+	if (buf != stack.data)
+		pfree(buf);
+	return result;
 }

@@ -11,6 +11,7 @@
 
 #include "access/xlogdefs.h"
 #include "datatype/timestamp.h"
+#include "executor/tuptable.h"
 #include "fmgr.h"
 #include "nodes/parsenodes.h"
 #include "utils/rel.h"
@@ -106,6 +107,14 @@ extern void topic_read_unordered(Relation rel, struct TopicSegmentDir *dir,
 
 extern void topic_read_fn_args(FunctionCallInfo fcinfo, Datum *values,
 							   bool *nulls);
+
+/* record_tuple.c, record_slot.c: a record as a row of its topic */
+extern MinimalTuple topic_record_minimal_tuple(TupleDesc desc, int32 partition,
+											   const TopicRecord *rec);
+extern const TupleTableSlotOps *topic_record_slot_ops(void);
+extern TupleTableSlot *topic_record_slot_store(TupleTableSlot *slot,
+											   int32 partition,
+											   const TopicRecord *rec);
 
 /* result_store.c: a materialized result whose rows are records */
 extern void topic_init_record_srf(FunctionCallInfo fcinfo);
