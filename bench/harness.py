@@ -878,7 +878,8 @@ class Bench:
         peers = [p for p in peers if any(p.script(f) for f in (
             "w9_insert_select.sql", "w9_insert_values.sql", "w9_copy.sql",
             "w9_fetch_cte_server.sql", "w9_fetch_cte_client.sql"))]
-        log(f"workload 9: every produce path ({batch} records per call, {W2_CLIENTS} clients) "
+        log(f"workload 9: every produce path ({batch} records per call, "
+            f"{self.m.get('w9_clients', W2_CLIENTS)} clients) "
             f"and every read path ({batch} per call over a {backlog:,}-record backlog), "
             f"peers {[p.name for p in peers]}")
         nrows = self.ensure_payload(DEFAULT_SIZE, self.payload_rows(DEFAULT_SIZE, batch), batch)
