@@ -59,15 +59,20 @@ MODES = {
                   batch_w2=100, batch_w3=1000, backlog=20000, payload_rows_max=5000,
                   payload_bytes_max=20_000_000,
                   w4_backlogs=[0, 20_000], w4_txns=20, w5_records=20_000, w5_txns=50,
-                  w7_secs=2, w8_bytes=4_000_000),
+                  w7_secs=2, w8_bytes=4_000_000,
+                  # w9 in smoke: each new script once (1 client, first pass; read_* and the
+                  # consumers w9_consume_* point at run in w3)
+                  w9_batch=200, w9_copy_calls=1, w9_backlog=400, w9_clients=[1],
+                  w9_second_pass=False, w9_reads=["w9_fetch_cte_client", "w9_fetch_cte_server"]),
     "quick": dict(runs=1, produce_secs=2, batch_w2=1000, batch_w3=1000, backlog=200_000,
                   payload_rows_max=100_000, payload_bytes_max=200_000_000,
                   w4_backlogs=[0, 500_000, 2_000_000], w5_records=1_000_000, w7_secs=5,
-                  w8_bytes=100_000_000),
+                  w8_bytes=100_000_000, w9_batch=1000, w9_copy_calls=300, w9_backlog=200_000),
     "full": dict(runs=3, produce_secs=5, batch_w2=1000, batch_w3=1000, backlog=1_000_000,
                  payload_rows_max=100_000, payload_bytes_max=200_000_000,
                  w4_backlogs=[0, 5_000_000, 50_000_000], w5_records=10_000_000, w7_secs=20,
-                 w8_bytes=1_000_000_000),
+                 w8_bytes=1_000_000_000, w9_batch=1000, w9_copy_calls=1000,
+                 w9_backlog=1_000_000),
 }
 W1_CLIENTS = 4
 W2_CLIENTS = [1, 2]
@@ -95,7 +100,33 @@ W3_SCRIPTS = [("consume_server", "server side (count(*))"),
 # microseconds (bench/README.md), which a consumer that stays connected pays only once.
 W3_SECOND_PASS = {"read_server": "reader, second pass in its connection: server side (count(*))",
                   "read_client": "reader, second pass in its connection: to the client"}
-ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8"]
+# Workload 9 (issue 19): every produce path next to produce_batch, every read path next to
+# the consumer whose position the database keeps (pg_topics: topics.poll), in one run.
+# Produce: (name, label, how). "pgbench": the peer's <script> under pgbench -M prepared;
+# "values": the peer's w9_insert_values.sql prints a pgbench script (1000 literal rows), run
+# with -M simple so that every call is sent, parsed and planned as an ORM/ETL client's is;
+# "copy": the peer's w9_copy.sql (a psql \copy line), repeated once per call by psql.
+W9_PRODUCE = [("produce_batch", "produce_batch.sql", "pgbench"),
+              ("insert_select", "INSERT … SELECT unnest(arrays)", "pgbench"),
+              ("insert_values", "INSERT … VALUES (literal rows)", "values"),
+              ("copy", "COPY … FROM STDIN (psql \\copy)", "copy")]
+W9_PRODUCE_SCRIPT = {"produce_batch": "produce_batch.sql",
+                     "insert_select": "w9_insert_select.sql",
+                     "insert_values": "w9_insert_values.sql", "copy": "w9_copy.sql"}
+# Reads: (script, label, second pass?). w9_consume_* are the peer's consumer whose position
+# the database keeps (pg_topics: topics.poll of pg_topics_poll; heap: heap_consume; null:
+# null_fetch), reset and checked by w9_consume_reset.sql / w9_consume_remaining.sql.
+W9_READS = [("w9_fetch_cte_client", "fetch in a CTE, position in a table: to the client", True),
+            ("w9_fetch_cte_server", "fetch in a CTE, position in a table: count only", True),
+            ("read_client", "reader keeps its position (read_client.sql): to the client", True),
+            ("read_server", "reader keeps its position (read_server.sql): count only", True),
+            ("w9_consume_client",
+             "consume, position kept by the database (topics.poll / heap_consume): to the client",
+             False),
+            ("w9_consume_server",
+             "consume, position kept by the database (topics.poll / heap_consume): count only",
+             False)]
+ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9"]
 
 TODO_WORKLOADS = {}
 
@@ -250,8 +281,8 @@ class Server:
         return r.stdout.strip()
 
     def pgbench_cmd(self, script, clients, variables, secs=None, txns=None, pgoptions=None,
-                    rate=None):
-        cmd = [f"{PGBIN}/pgbench", "-n", "-M", "prepared", "-c", str(clients),
+                    rate=None, protocol="prepared"):
+        cmd = [f"{PGBIN}/pgbench", "-n", "-M", protocol, "-c", str(clients),
                "-j", str(min(clients, NCPU)), "-f", script]
         cmd += ["-T", str(secs)] if secs else ["-t", str(txns)]
         if rate:
@@ -283,10 +314,35 @@ class Server:
                     lag_max_ms=float(lag.group(2)) if lag else None)
 
     def pgbench(self, script, clients, variables, secs=None, txns=None, pgoptions=None,
-                rate=None):
-        cmd, env = self.pgbench_cmd(script, clients, variables, secs, txns, pgoptions, rate)
+                rate=None, protocol="prepared"):
+        cmd, env = self.pgbench_cmd(script, clients, variables, secs, txns, pgoptions, rate,
+                                    protocol)
         r = subprocess.run(cmd, capture_output=True, text=True, env=env)
         return self.pgbench_result(script, r.returncode, r.stdout + r.stderr)
+
+    def psql_clients(self, script, clients, pgoptions=None):
+        """clients psql processes running the same script file at once; returns the wall time
+        from starting the first to the last one's exit (connections included)."""
+        env = dict(os.environ)
+        if pgoptions:
+            env["PGOPTIONS"] = pgoptions
+        cmd = [f"{PGBIN}/psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-f", script] \
+            + self.conn_args()
+        outs = [tempfile.TemporaryFile(mode="w+") for _ in range(clients)]
+        t0 = time.time()
+        procs = [subprocess.Popen(cmd, stdout=o, stderr=subprocess.STDOUT, text=True, env=env)
+                 for o in outs]
+        for p in procs:
+            p.wait()
+        secs = time.time() - t0
+        for p, o in zip(procs, outs):
+            o.seek(0)
+            text = o.read()
+            o.close()
+            if p.returncode != 0:
+                raise PeerError(f"psql {os.path.relpath(script, BENCH)} failed "
+                                f"(rc={p.returncode}):\n{text[-2000:]}")
+        return secs
 
     def pgbench_later_half(self, script, variables, txns, pgoptions=None):
         """One client runs 2 x txns transactions; the result describes the later txns only
@@ -812,6 +868,178 @@ class Bench:
                         pass
                 self.free_peer(peer, variables)
 
+    def w9(self, peers):
+        """Every produce path next to produce_batch (1 and 2 clients; disk and WAL bytes per
+        record around the 1-client run), and every read path next to the consumer whose
+        position the database keeps, over one backlog: all in this run."""
+        batch = self.m["w9_batch"]
+        backlog = self.m["w9_backlog"]
+        calls = backlog // batch
+        peers = [p for p in peers if any(p.script(f) for f in (
+            "w9_insert_select.sql", "w9_insert_values.sql", "w9_copy.sql",
+            "w9_fetch_cte_server.sql", "w9_fetch_cte_client.sql"))]
+        log(f"workload 9: every produce path ({batch} records per call, "
+            f"{self.m.get('w9_clients', W2_CLIENTS)} clients) "
+            f"and every read path ({batch} per call over a {backlog:,}-record backlog), "
+            f"peers {[p.name for p in peers]}")
+        nrows = self.ensure_payload(DEFAULT_SIZE, self.payload_rows(DEFAULT_SIZE, batch), batch)
+        variables = dict(nrows=nrows, batch=batch, maxlo=nrows - batch + 1, pos=0,
+                         backlog=backlog)
+        gen_dir = os.path.join(self.args.workdir, "w9")
+        shutil.rmtree(gen_dir, ignore_errors=True)
+        os.makedirs(gen_dir)
+        # COPY's data: payload rows 1 .. batch in COPY's text format (bytea as \x hex), read
+        # by psql's \copy from this file on every call
+        datafile = os.path.join(gen_dir, "copy.data")
+        r = subprocess.run([f"{PGBIN}/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
+                            f"COPY (SELECT key, value FROM payload WHERE id BETWEEN 1 AND {batch}"
+                            " ORDER BY id) TO STDOUT"] + self.server.conn_args(),
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise HarnessError(f"COPY of the payload failed:\n{r.stderr}")
+        with open(datafile, "w") as f:
+            f.write(r.stdout)
+        # the timed scripts each peer's files make (untimed)
+        made = {}
+        for peer in peers:
+            for name, _, how in W9_PRODUCE:
+                src = peer.script(W9_PRODUCE_SCRIPT[name])
+                if not src:
+                    continue
+                try:
+                    if how == "values":
+                        text = self.server.psql_file(src, variables, peer.pgoptions)
+                    elif how == "copy":
+                        with open(src) as f:
+                            line = next(l for l in f if l.startswith("\\copy"))
+                        text = "".join(line.replace("@FILE@", datafile)
+                                       for _ in range(self.m["w9_copy_calls"]))
+                    else:
+                        made[(peer.name, name)] = src
+                        continue
+                except (PeerError, StopIteration) as e:
+                    self.fail(peer, "w9", e if isinstance(e, PeerError)
+                              else PeerError(f"{src}: no \\copy line"))
+                    continue
+                path = os.path.join(gen_dir, f"{peer.name}_{name}.sql")
+                with open(path, "w") as f:
+                    f.write(text.rstrip("\n") + "\n")
+                made[(peer.name, name)] = path
+        for name, label, how in W9_PRODUCE:
+            for clients in self.m.get("w9_clients", W2_CLIENTS):
+                for peer in peers:
+                    script = made.get((peer.name, name))
+                    if not script:
+                        continue
+                    try:
+                        self.w9_produce(peer, name, label, how, script, clients, variables)
+                    except (PeerError, HarnessError) as e:
+                        self.fail(peer, "w9", e)
+        for peer in peers:
+            self.w9_reads(peer, variables, calls)
+
+    def w9_produce(self, peer, name, label, how, script, clients, variables):
+        batch = variables["batch"]
+        size_sql = peer.script("size.sql") if clients == 1 else None
+        runs, storage = [], []
+        for _ in range(self.m["runs"]):
+            self.setup_peer(peer, variables)
+            self.checkpoint()
+            s0 = int(self.server.psql_file(size_sql) or 0) if size_sql else None
+            lsn0 = self.server.sql("SELECT pg_current_wal_lsn()")
+            if how == "copy":
+                # timed: psql processes started at once, each making w9_copy_calls \copy
+                # calls (one transaction each) of batch rows, until the last one exits
+                n = self.m["w9_copy_calls"]
+                secs = self.server.psql_clients(script, clients, peer.pgoptions)
+                r = dict(tps=clients * n / secs, txns=clients * n, latency_ms=None)
+            else:
+                r = self.server.pgbench(script, clients, variables,
+                                        secs=self.m["produce_secs"],
+                                        txns=self.m.get("produce_txns_batch"),
+                                        pgoptions=peer.pgoptions,
+                                        protocol="simple" if how == "values" else "prepared")
+            runs.append(r)
+            if size_sql:
+                wal = int(self.server.sql(
+                    f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{lsn0}')"))
+                s1 = int(self.server.psql_file(size_sql) or 0)
+                n = r["txns"] * batch
+                storage.append(((s1 - s0) / n, wal / n))
+        extra = dict(kind="produce", path=name, label=label, clients=clients, batch=batch,
+                     value_size=DEFAULT_SIZE,
+                     protocol="psql \\copy" if how == "copy" else
+                     ("simple" if how == "values" else "prepared"))
+        if storage:
+            extra.update(disk_per_record=statistics.median(d for d, _ in storage),
+                         wal_per_record=statistics.median(w for _, w in storage))
+        self.record("w9", f"{label}, {clients} client(s)", peer, runs, batch, extra)
+        if storage:
+            log(f"  w9 {'':<28} {peer.name:<10} disk {extra['disk_per_record']:8.1f} B/record"
+                f"   WAL {extra['wal_per_record']:8.1f} B/record")
+
+    def w9_reads(self, peer, variables, calls):
+        batch, backlog = variables["batch"], variables["backlog"]
+        only = self.m.get("w9_reads")
+        reads = [(n, label, twice and self.m.get("w9_second_pass", True))
+                 for n, label, twice in W9_READS
+                 if peer.script(f"{n}.sql") and (only is None or n in only)]
+        if not reads:
+            return
+        try:
+            self.setup_peer(peer, variables)
+            load = peer.script("load_batch.sql") or peer.script("produce_batch.sql")
+            self.checkpoint()
+            t0 = time.time()
+            self.server.pgbench(load, 1, variables, txns=calls, pgoptions=peer.pgoptions)
+            log(f"  w9 {peer.name:<10} backlog of {backlog:,} loaded in {time.time() - t0:.1f}s;"
+                f" VACUUM ANALYZE + CHECKPOINT {self.vacuum_checkpoint():.1f}s (untimed)")
+        except (PeerError, HarnessError) as e:
+            self.fail(peer, "w9", e)
+            self.free_peer(peer, variables)
+            return
+        extra = dict(kind="read", batch=batch, backlog=backlog, value_size=DEFAULT_SIZE)
+        for name, label, twice in reads:
+            script = peer.script(f"{name}.sql")
+            cte = name.startswith("w9_fetch_cte")
+            reset = peer.script("w9_consume_reset.sql") if name.startswith("w9_consume") \
+                else None
+            remaining = peer.script("w9_consume_remaining.sql") \
+                if name.startswith("w9_consume") else None
+            try:
+                for second in ([False, True] if twice else [False]):
+                    runs = []
+                    for _ in range(self.m["runs"]):
+                        if cte:    # the reader's position: a table row (untimed)
+                            self.server.sql("DROP TABLE IF EXISTS w9_pos; CREATE TABLE w9_pos "
+                                            "(id int PRIMARY KEY, pos bigint NOT NULL); "
+                                            "INSERT INTO w9_pos VALUES (1, 0)")
+                        if reset:
+                            self.server.psql_file(reset, variables, peer.pgoptions)
+                        self.checkpoint()
+                        if second:
+                            runs.append(self.server.pgbench_later_half(
+                                script, variables, calls, pgoptions=peer.pgoptions))
+                        else:
+                            runs.append(self.server.pgbench(script, 1, variables, txns=calls,
+                                                            pgoptions=peer.pgoptions))
+                        if cte:    # each pass ends at the backlog's end, back at 0
+                            pos = self.server.sql("SELECT pos FROM w9_pos WHERE id = 1")
+                            if pos != "0":
+                                raise PeerError(f"{name}: position {pos} after whole passes "
+                                                "over the backlog (expected 0)")
+                        if remaining:
+                            left = self.server.psql_file(remaining)
+                            if left not in ("0", ""):
+                                raise PeerError(f"{name}: {left} records left after "
+                                                f"{calls} calls of {batch} (expected 0)")
+                    self.record("w9", label + (", second pass" if second else ""), peer, runs,
+                                batch, dict(extra, path=name, label=label,
+                                            second_pass=second))
+            except (PeerError, HarnessError) as e:
+                self.fail(peer, "w9", e)
+        self.free_peer(peer, variables)
+
     def w7(self, peers):
         secs = self.m["w7_secs"]
         log(f"workload 7: end-to-end latency at {W7_RATE} records/s (1 per transaction, "
@@ -959,6 +1187,8 @@ class Bench:
             self.w7(active)
         if "w8" in wanted:
             self.w8(active)
+        if "w9" in wanted:
+            self.w9(active)
         env["elapsed_s"] = round(time.time() - t_start, 1)
         doc = dict(environment=env, results=self.results, errors=self.errors,
                    peers=[dict(name=p.name, description=p.conf.get("description", ""),
@@ -984,7 +1214,7 @@ def main():
     g.add_argument("--full", dest="mode", action="store_const", const="full",
                    help="full sizes, median of 3 runs per point (default)")
     ap.add_argument("--peers", help="comma-separated peers to run (null is always run)")
-    ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3,w4,w5,w7,w8 "
+    ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3,w4,w5,w7,w8,w9 "
                     "(default all; w3 includes w6)")
     ap.add_argument("--allow-fail", default="",
                     help="comma-separated peers whose script failures are reported but do not "

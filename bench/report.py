@@ -147,6 +147,73 @@ def w8_table(doc):
     return "\n".join(out)
 
 
+def w9_tables(doc):
+    rows = [r for r in doc["results"] if r["workload"] == "w9" and r.get("config")]
+    prod = [r for r in rows if r.get("kind") == "produce"]
+    reads = [r for r in rows if r.get("kind") == "read"]
+    peers = list(dict.fromkeys(r["peer"] for r in rows))
+
+    def ref(r):     # the same peer's produce_batch at the same number of clients
+        return next((b for b in prod if b["peer"] == r["peer"] and b["path"] == "produce_batch"
+                     and b["clients"] == r["clients"]), None)
+
+    def ratio(a, b, key):
+        return None if not b or a.get(key) is None or not b.get(key) else a[key] / b[key]
+
+    def x(v):
+        return "—" if v is None else f"{v:.2f}×"
+
+    out = ["| path | clients | peer | ms / 1000 records | minus floor | records/s | "
+           "disk B / record | WAL B / record | ÷ produce_batch: time / disk / WAL | "
+           "protocol | runs (records/s) |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---|---|---|"]
+    order = {}
+    for r in prod:
+        order.setdefault(r["path"], len(order))
+    prod.sort(key=lambda r: (order[r["path"]], r["clients"], peers.index(r["peer"])))
+    for r in prod:
+        fl = floor_of(doc["results"], r)
+        minus = None if fl is None or r["peer"] == "null" else r["ms_per_1000"] - fl
+        b = ref(r)
+        ratios = "—" if r["path"] == "produce_batch" or r["peer"] == "null" else \
+            " / ".join(x(ratio(r, b, k)) for k in ("ms_per_1000", "disk_per_record",
+                                                   "wal_per_record"))
+        out.append(f"| {r['label']} | {r['clients']} | {r['peer']} | {fmt(r['ms_per_1000'])} | "
+                   f"{'(floor)' if r['peer'] == 'null' else fmt(minus)} | "
+                   f"{fmt(r['records_per_s'], 0)} | {fmt(r.get('disk_per_record'), 1)} | "
+                   f"{fmt(r.get('wal_per_record'), 1)} | {ratios} | {r.get('protocol', '')} | "
+                   + ", ".join(f"{v:,.0f}" for v in r["runs"]) + " |")
+    # pg_topics against its own produce_batch: the issue's targets
+    tp = [r for r in prod if r["peer"] == "pg_topics" and r["path"] != "produce_batch"]
+    if tp:
+        out += ["", "pg_topics against its own `produce_batch` in this run (targets: time per "
+                "record ≤ 1.2×, disk and WAL bytes per record within ±5 %):", "",
+                "| path | clients | time ÷ produce_batch | disk ÷ | WAL ÷ | within the targets |",
+                "|---|---:|---:|---:|---:|---|"]
+        for r in tp:
+            b = ref(r)
+            t, d, w = (ratio(r, b, k) for k in ("ms_per_1000", "disk_per_record",
+                                                 "wal_per_record"))
+            ok = [t is not None and t <= 1.2]
+            if d is not None:
+                ok += [abs(d - 1) <= 0.05, abs(w - 1) <= 0.05]
+            out.append(f"| {r['label']} | {r['clients']} | {x(t)} | {x(d)} | {x(w)} | "
+                       f"{'yes' if all(ok) else 'no'} |")
+    if reads:
+        out += ["", "| read | " + " | ".join(f"{p} (ms / 1000)" for p in peers)
+                + " | pg_topics records/s | pg_topics ÷ heap (target ≤ 1.0×) |",
+                "|---|" + "---:|" * len(peers) + "---:|---:|"]
+        for config in dict.fromkeys(r["config"] for r in reads):
+            by = {r["peer"]: r for r in reads if r["config"] == config}
+            t, h = by.get("pg_topics"), by.get("heap")
+            out.append(f"| {config} | "
+                       + " | ".join(fmt(by[p]["ms_per_1000"]) if p in by else "—"
+                                    for p in peers)
+                       + f" | {fmt(t['records_per_s'], 0) if t else '—'} | "
+                       f"{x(t['ms_per_1000'] / h['ms_per_1000']) if t and h else '—'} |")
+    return "\n".join(out)
+
+
 def plots(doc, outdir):
     """W2 records/s and MB/s against payload size (log-log), one line per peer x clients."""
     if not shutil.which("gnuplot"):
@@ -294,6 +361,38 @@ def write_report(doc, outdir):
                  "in between); the share is taken of half the bytes the backlog added. Targets for "
                  "pg_topics: 1 GB dropped in ≤ 1 s, ≥ 90% of it returned.\n")
         L.append(w8_table(doc))
+        L.append("")
+    if "w9" in has:
+        w9b = mp.get("w9_batch", 1000)
+        L.append("## Workload 9 — every produce and read path\n")
+        L.append(f"Produce, {w9b} records (100 B values, 16 B keys) per statement and "
+                 "transaction, 1 and 2 clients, each path next to `produce_batch.sql` of the same "
+                 "run; disk and WAL bytes per record are measured around the 1-client run (the "
+                 "difference of `size.sql` and of `pg_current_wal_lsn()`, like workload 6). "
+                 "*INSERT … SELECT*: `INSERT INTO t (key, value) SELECT k, v FROM "
+                 "unnest(keys, vals)` over the arrays `produce_batch` gets (`payload_batches`), "
+                 "pgbench `-M prepared`. *INSERT … VALUES*: one statement of "
+                 f"{w9b} literal rows, generated once from the payload and sent as text "
+                 "(pgbench `-M simple`): parsed and planned on every call, as an ORM's or ETL "
+                 "tool's generated batch is. *COPY*: `\\copy t (key, value) from FILE` "
+                 f"({w9b} rows, COPY text format), {mp.get('w9_copy_calls', '?')} call(s) per "
+                 "client in one psql session; timed is the wall time from starting the psql "
+                 "processes to the last one's exit (one connection per client included). The "
+                 "floor (`null`) reads the same input and keeps nothing: the same unnest, the same"
+                 " VALUES list under a `SELECT sum(…)`, `COPY … WHERE false`.\n")
+        L.append(f"Read, {w9b} records per call, 1 reader, over a "
+                 f"{mp.get('w9_backlog', 0):,}-record backlog loaded like workload 3's: *fetch in "
+                 "a CTE*: `WITH b AS (SELECT * FROM topics.fetch(NULL::t, 0, (SELECT pos FROM "
+                 "w9_pos WHERE id = 1), n)), ack AS (UPDATE w9_pos SET pos = pos + (SELECT "
+                 "count(*) FROM b) WHERE id = 1) SELECT * FROM b` (count only: `SELECT count(*) "
+                 "FROM b`); heap: `SELECT * FROM heap_topic WHERE id > pos ORDER BY id LIMIT n` "
+                 "in the same statement; floor: rows made by `generate_series`, the same UPDATE. "
+                 "*Reader keeps its position*: workload 3's `read_*.sql` (no ack). *Consume*: "
+                 "the consumer whose position the database keeps — pg_topics `topics.poll` "
+                 "(consumer group, commit-on-poll), heap `heap_consume`, floor `null_fetch`. "
+                 "*Second pass*: the same connection reading the backlog again, timed alone "
+                 "(workload 3).\n")
+        L.append(w9_tables(doc))
         L.append("")
     if doc.get("todo_workloads"):
         L.append("## Not available\n")

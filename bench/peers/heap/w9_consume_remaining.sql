@@ -1,0 +1,1 @@
+consume_remaining.sql

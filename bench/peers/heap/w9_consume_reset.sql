@@ -1,0 +1,1 @@
+consume_reset.sql

@@ -1,0 +1,3 @@
+-- workload 9: COPY FROM STDIN through psql's \copy; the harness replaces @FILE@ with the data
+-- file (:batch payload rows, COPY text format) and repeats the line once per call
+\copy heap_topic (key, value) from '@FILE@'

@@ -1,0 +1,1 @@
+consume_client.sql

@@ -1,0 +1,1 @@
+../pg_topics_poll/consume_client.sql
