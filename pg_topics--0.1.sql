@@ -142,7 +142,7 @@ CREATE FUNCTION topics.fetch(topic anyelement, partition int, from_offset bigint
     max_records int DEFAULT 1000, wait interval DEFAULT '0')
 RETURNS SETOF anyelement
 AS 'MODULE_PATHNAME', 'topic_fetch'
-LANGUAGE C VOLATILE;
+LANGUAGE C STABLE;
 COMMENT ON FUNCTION topics.fetch(anyelement, int, bigint, int, interval) IS
 'read committed, stable records of one partition in offset order, optionally waiting for them';
 

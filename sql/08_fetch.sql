@@ -204,6 +204,10 @@ SELECT count(*), bool_and(row(b.*)::wide = r.r) AS same
 FROM b JOIN r ON (r.r)."offset" = b."offset";
 SELECT topics.drop_topic('wide');
 
+-- fetch changes nothing in the database (STABLE): a CTE that reads it once is inlined, as
+-- one over a table is, and runs as the scan itself; poll commits positions and is kept
+EXPLAIN (COSTS OFF) WITH b AS (SELECT * FROM topics.fetch(NULL::f, 0, 0)) SELECT count(*) FROM b;
+EXPLAIN (COSTS OFF) WITH b AS (SELECT * FROM topics.poll(NULL::f, 'g-cte')) SELECT count(*) FROM b;
 WITH b AS MATERIALIZED (SELECT * FROM topics.fetch(NULL::f, 0, 0))
 SELECT partition, "offset", key, value, headers FROM b ORDER BY value DESC NULLS FIRST;
 SELECT partition, "offset", key, value, headers
