@@ -571,6 +571,8 @@ release_records(TopicFetchState *state)
 		tuplestore_end(state->store);
 	state->store = NULL;
 	ExecClearTuple(state->store_slot);
+	/* the scan slot may point into the records and pages let go here */
+	ExecClearTuple(state->css.ss.ss_ScanTupleSlot);
 	state->records = NULL;
 	state->nrecords = state->maxrecords = 0;
 	state->next = 0;

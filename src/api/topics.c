@@ -168,8 +168,9 @@ topic_width_limit(void)
 	int64		table = (int64) max_locks_per_xact *
 		(MaxBackends + max_prepared_xacts);
 
-	return (table * 3 / 2 - 2 * (int64) max_locks_per_xact * LOCKS_PER_DROPPED_SEGMENT) /
-		LOCKS_PER_PARTITION;
+	/* a lock table too small for the segment budget still drops one partition */
+	return Max(1, (table * 3 / 2 - 2 * (int64) max_locks_per_xact * LOCKS_PER_DROPPED_SEGMENT) /
+			   LOCKS_PER_PARTITION);
 }
 
 /* Refuse a new topic wider than one transaction could drop */
