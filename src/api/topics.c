@@ -173,36 +173,32 @@ topic_width_limit(void)
 			   LOCKS_PER_PARTITION);
 }
 
-/* Refuse a new topic wider than one transaction could drop */
+/*
+ * Refuse a topic topic_name of partitions partitions, new (creating) or
+ * grown, that no transaction could drop
+ */
 static void
-check_new_topic_width(text *name, int32 partitions)
+check_topic_width(const char *topic_name, int32 partitions, bool creating)
 {
 	int64		most = topic_width_limit();
 
-	if (partitions > most)
+	if (partitions <= most)
+		return;
+	if (creating)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("cannot create topic \"%s\" with %d partitions",
-						text_to_cstring(name), partitions),
-				 errdetail("Dropping a topic locks all of its partitions in one transaction, so with max_locks_per_transaction = %d a topic can have at most about " INT64_FORMAT " partitions.",
-						   max_locks_per_xact, most),
-				 errhint("Raise max_locks_per_transaction, or spread the records over several topics.")));
-}
-
-/* Refuse to grow a topic wider than one transaction could drop */
-static void
-check_topic_width(const char *topic_name, int32 partitions)
-{
-	int64		most = topic_width_limit();
-
-	if (partitions > most)
-		ereport(ERROR,
-				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("cannot grow topic \"%s\" to %d partitions",
 						topic_name, partitions),
-				 errdetail("Dropping a topic locks all of its partitions in one transaction, so with max_locks_per_transaction = %d a topic can have at most about " INT64_FORMAT " partitions.",
-						   max_locks_per_xact, most),
+				 errdetail("Dropping a topic locks all of its partitions in one transaction, so with max_locks_per_transaction = %d a topic can have at most about %lld partitions.",
+						   max_locks_per_xact, (long long) most),
 				 errhint("Raise max_locks_per_transaction, or spread the records over several topics.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+			 errmsg("cannot grow topic \"%s\" to %d partitions",
+					topic_name, partitions),
+			 errdetail("Dropping a topic locks all of its partitions in one transaction, so with max_locks_per_transaction = %d a topic can have at most about %lld partitions.",
+					   max_locks_per_xact, (long long) most),
+			 errhint("Raise max_locks_per_transaction, or spread the records over several topics.")));
 }
 
 /* Record the topic's settings in topics.topic_config */
@@ -301,7 +297,7 @@ topic_create_topic(PG_FUNCTION_ARGS)
 	value_type = PG_GETARG_OID(3);
 
 	check_partition_count(partitions);
-	check_new_topic_width(name, partitions);
+	check_topic_width(text_to_cstring(name), partitions, true);
 	check_payload_type(key_type, "key");
 	check_payload_type(value_type, "value");
 	if (!PG_ARGISNULL(4))
@@ -388,7 +384,7 @@ topic_add_partitions(PG_FUNCTION_ARGS)
 	{
 		int			settings;
 
-		check_topic_width(add.topic_name, add.to);
+		check_topic_width(add.topic_name, add.to, false);
 		settings = topic_internal_settings_pin();
 		topic_ddl_run_internal(add_partitions_internal, &add);
 		topic_internal_settings_restore(settings);
