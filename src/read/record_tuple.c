@@ -105,78 +105,112 @@ check_row_layout(TupleDesc desc, HeapTuple tuple, int32 partition,
 }
 #endif
 
-/*
- * Lay out the row of record rec of partition partition as a heap tuple in
- * buf, which has room for topic_record_row_size() bytes; fields are its
- * key, value and headers, none external.
- */
-static void
-lay_out_row(char *buf, Size len, Size hoff, int32 partition,
-			const TopicRecord *rec, Pointer fields[3])
+/* A row being laid out: its key, value and headers, and its sizes */
+typedef struct RecordRow
 {
-	HeapTupleHeader header = (HeapTupleHeader) buf;
-	bool		hasnull = false;
-	char	   *data;
-	Size		pos;
-	int			f;
-
-	for (f = 0; f < 3; f++)
-		hasnull |= (fields[f] == NULL);
-	memset(buf, 0, hoff + ROW_VARLENA_AT);
-	HeapTupleHeaderSetNatts(header, Natts_topic);
-	header->t_hoff = hoff;
-	header->t_infomask = HEAP_HASVARWIDTH;
-
-	data = buf + hoff;
-	*(int32 *) data = partition;
-	*(int64 *) (data + ROW_OFFSET_AT) = rec->offset;
-	*(TimestampTz *) (data + ROW_TIMESTAMP_AT) = rec->timestamp;
-	pos = ROW_VARLENA_AT;
-	for (f = 0; f < 3; f++)
-		if (fields[f] != NULL)
-			pos = varlena_row_put(data, pos, fields[f]);
-	Assert(hoff + pos == len);
-
-	if (hasnull)
-	{
-		bits8		bits = 0x07;	/* partition, offset, timestamp */
-
-		for (f = 0; f < 3; f++)
-			if (fields[f] != NULL)
-				bits |= 1 << (3 + f);
-		header->t_bits[0] = bits;
-		header->t_infomask |= HEAP_HASNULL;
-	}
-	if (fields[0] == NULL && fields[1] == NULL && fields[2] == NULL)
-		header->t_infomask &= ~HEAP_HASVARWIDTH;
-}
+	Pointer		fields[3];		/* none external */
+	bool		hasnull;
+	Size		hoff;
+	Size		len;			/* as a heap tuple */
+} RecordRow;
 
 /*
  * The row's fields (TOAST taken along: the row outlives the page and
  * retention), its header size and its whole size as a heap tuple
  */
-static Size
-row_size(const TopicRecord *rec, Pointer fields[3], Size *hoff)
+static void
+row_size(const TopicRecord *rec, RecordRow *row)
 {
-	bool		hasnull = false;
 	Size		pos = ROW_VARLENA_AT;
 	int			f;
 
-	fields[0] = rec->key;
-	fields[1] = rec->value;
-	fields[2] = rec->headers;
+	row->fields[0] = rec->key;
+	row->fields[1] = rec->value;
+	row->fields[2] = rec->headers;
+	row->hasnull = false;
 	for (f = 0; f < 3; f++)
 	{
-		if (fields[f] != NULL && VARATT_IS_EXTERNAL(fields[f]))
-			fields[f] = (Pointer) detoast_external_attr((struct varlena *) fields[f]);
-		hasnull |= (fields[f] == NULL);
+		if (row->fields[f] != NULL && VARATT_IS_EXTERNAL(row->fields[f]))
+			row->fields[f] = (Pointer) detoast_external_attr((struct varlena *) row->fields[f]);
+		row->hasnull |= (row->fields[f] == NULL);
 	}
-	*hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
-					 (hasnull ? BITMAPLEN(Natts_topic) : 0));
+	row->hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
+						 (row->hasnull ? BITMAPLEN(Natts_topic) : 0));
 	for (f = 0; f < 3; f++)
-		if (fields[f] != NULL)
-			pos = varlena_row_end(pos, fields[f]);
-	return *hoff + pos;
+		if (row->fields[f] != NULL)
+			pos = varlena_row_end(pos, row->fields[f]);
+	row->len = row->hoff + pos;
+}
+
+/* Lay out row, of record rec of partition partition, as a heap tuple in buf */
+static void
+lay_out_row(char *buf, const RecordRow *row, int32 partition,
+			const TopicRecord *rec)
+{
+	HeapTupleHeader header = (HeapTupleHeader) buf;
+	char	   *data;
+	Size		pos;
+	int			f;
+
+	memset(buf, 0, row->hoff + ROW_VARLENA_AT);
+	HeapTupleHeaderSetNatts(header, Natts_topic);
+	header->t_hoff = row->hoff;
+	header->t_infomask = HEAP_HASVARWIDTH;
+
+	data = buf + row->hoff;
+	*(int32 *) data = partition;
+	*(int64 *) (data + ROW_OFFSET_AT) = rec->offset;
+	*(TimestampTz *) (data + ROW_TIMESTAMP_AT) = rec->timestamp;
+	pos = ROW_VARLENA_AT;
+	for (f = 0; f < 3; f++)
+		if (row->fields[f] != NULL)
+			pos = varlena_row_put(data, pos, row->fields[f]);
+	Assert(row->hoff + pos == row->len);
+
+	if (row->hasnull)
+	{
+		bits8		bits = 0x07;	/* partition, offset, timestamp */
+
+		for (f = 0; f < 3; f++)
+			if (row->fields[f] != NULL)
+				bits |= 1 << (3 + f);
+		header->t_bits[0] = bits;
+		header->t_infomask |= HEAP_HASNULL;
+	}
+	if (row->fields[0] == NULL && row->fields[1] == NULL && row->fields[2] == NULL)
+		header->t_infomask &= ~HEAP_HASVARWIDTH;
+}
+
+/* Room for the rows of most records, on the stack */
+typedef union RowBuffer
+{
+	char		data[RECORD_TUPLE_STACK_BYTES];
+	int64		align_int64;
+	double		align_double;
+} RowBuffer;
+
+/*
+ * The row of record rec of partition partition, of the topic's row type
+ * desc, as a heap tuple in *tuple: laid out in stack if it fits, else in
+ * palloc'd memory the caller frees (tuple->t_data != stack->data)
+ */
+static void
+form_row(TupleDesc desc, int32 partition, const TopicRecord *rec,
+		 RowBuffer *stack, HeapTuple tuple)
+{
+	RecordRow	row;
+	char	   *buf;
+
+	row_size(rec, &row);
+	buf = row.len <= sizeof(stack->data) ? stack->data : palloc(row.len);
+	lay_out_row(buf, &row, partition, rec);
+	tuple->t_len = row.len;
+	tuple->t_data = (HeapTupleHeader) buf;
+	ItemPointerSetInvalid(&tuple->t_self);
+	tuple->t_tableOid = InvalidOid;
+#if defined(USE_ASSERT_CHECKING) || defined(TOPIC_CHECK_ROW_LAYOUT)
+	check_row_layout(desc, tuple, partition, rec, row.fields);
+#endif
 }
 
 /*
@@ -187,29 +221,13 @@ void
 topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc, int32 partition,
 					   const TopicRecord *rec)
 {
-	Pointer		fields[3];
-	union
-	{
-		char		data[RECORD_TUPLE_STACK_BYTES];
-		int64		align_int64;
-		double		align_double;
-	}			stack;
-	Size		hoff;
-	Size		len = row_size(rec, fields, &hoff);
-	char	   *buf = len <= sizeof(stack.data) ? stack.data : palloc(len);
+	RowBuffer	stack;
 	HeapTupleData tuple;
 
-	lay_out_row(buf, len, hoff, partition, rec, fields);
-	tuple.t_len = len;
-	tuple.t_data = (HeapTupleHeader) buf;
-	ItemPointerSetInvalid(&tuple.t_self);
-	tuple.t_tableOid = InvalidOid;
-#if defined(USE_ASSERT_CHECKING) || defined(TOPIC_CHECK_ROW_LAYOUT)
-	check_row_layout(desc, &tuple, partition, rec, fields);
-#endif
+	form_row(desc, partition, rec, &stack, &tuple);
 	tuplestore_puttuple(store, &tuple);
-	if (buf != stack.data)
-		pfree(buf);
+	if ((char *) tuple.t_data != stack.data)
+		pfree(tuple.t_data);
 }
 
 /*
@@ -221,36 +239,20 @@ MinimalTuple
 topic_record_minimal_tuple(TupleDesc desc, int32 partition,
 						   const TopicRecord *rec)
 {
-	Pointer		fields[3];
-	Size		hoff;
-	Size		len = row_size(rec, fields, &hoff);
-	MinimalTuple result = palloc(len - MINIMAL_TUPLE_OFFSET);
-	union
-	{
-		char		data[RECORD_TUPLE_STACK_BYTES];
-		int64		align_int64;
-		double		align_double;
-	}			stack;
-	char	   *buf;
+	RowBuffer	stack;
+	HeapTupleData tuple;
+	MinimalTuple result;
 
 	/*
 	 * A minimal tuple is a heap tuple without its first MINIMAL_TUPLE_OFFSET
-	 * bytes: lay the heap tuple out, then copy all but those
+	 * bytes, as minimal_tuple_from_heap_tuple copies it
 	 */
-	buf = len <= sizeof(stack.data) ? stack.data : palloc(len);
-	lay_out_row(buf, len, hoff, partition, rec, fields);
-#if defined(USE_ASSERT_CHECKING) || defined(TOPIC_CHECK_ROW_LAYOUT)
-	{
-		HeapTupleData tuple;
-
-		tuple.t_len = len;
-		tuple.t_data = (HeapTupleHeader) buf;
-		check_row_layout(desc, &tuple, partition, rec, fields);
-	}
-#endif
-	memcpy(result, buf + MINIMAL_TUPLE_OFFSET, len - MINIMAL_TUPLE_OFFSET);
-	result->t_len = len - MINIMAL_TUPLE_OFFSET;
-	if (buf != stack.data)
-		pfree(buf);
+	form_row(desc, partition, rec, &stack, &tuple);
+	result = palloc(tuple.t_len - MINIMAL_TUPLE_OFFSET);
+	memcpy(result, (char *) tuple.t_data + MINIMAL_TUPLE_OFFSET,
+		   tuple.t_len - MINIMAL_TUPLE_OFFSET);
+	result->t_len = tuple.t_len - MINIMAL_TUPLE_OFFSET;
+	if ((char *) tuple.t_data != stack.data)
+		pfree(tuple.t_data);
 	return result;
 }

@@ -177,9 +177,9 @@ report_passed_by_retention(Relation rel, int32 partition, int64 position)
  * Read partition rel (number partition) from offset from, under snapshot,
  * up to the high watermark in *end, segment after segment.
  */
-void
-topic_read_stable(Relation rel, int32 partition, int64 from,
-				  const TopicLogEnd *end, Snapshot snapshot, TopicStableRead *read)
+static void
+read_stable(Relation rel, int32 partition, int64 from,
+			const TopicLogEnd *end, Snapshot snapshot, TopicStableRead *read)
 {
 	int64		hw = end->next_offset;
 	TopicSegmentDir *dir;
@@ -275,7 +275,7 @@ topic_read_partition(Relation router, int32 partition, int64 from,
 
 	snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
 		RegisterSnapshot(GetLatestSnapshot());
-	topic_read_stable(router, partition, from, end, snapshot, read);
+	read_stable(router, partition, from, end, snapshot, read);
 	if (!IsolationUsesXactSnapshot())
 		UnregisterSnapshot(snapshot);
 }

@@ -76,9 +76,6 @@ extern void topic_read_into_result(TopicStableRead *read, FunctionCallInfo fcinf
 
 extern void topic_record_tuple_put(Tuplestorestate *store, TupleDesc desc,
 								   int32 partition, const TopicRecord *rec);
-extern void topic_read_stable(Relation rel, int32 partition, int64 from,
-							  const TopicLogEnd *end, Snapshot snapshot,
-							  TopicStableRead *read);
 extern void topic_read_partition(Relation router, int32 partition, int64 from,
 								 const TopicLogEnd *end, TopicStableRead *read);
 /* The consumer read a check or a long-poll is for, to name it in errors */
