@@ -183,22 +183,36 @@ def w9_tables(doc):
                    f"{fmt(r['records_per_s'], 0)} | {fmt(r.get('disk_per_record'), 1)} | "
                    f"{fmt(r.get('wal_per_record'), 1)} | {ratios} | {r.get('protocol', '')} | "
                    + ", ".join(f"{v:,.0f}" for v in r["runs"]) + " |")
-    # pg_topics against its own produce_batch: the targets
+    # pg_topics against its own produce_batch: the targets.  A path whose floor alone
+    # (the same statement storing nothing: for literal VALUES, parsing and planning the rows)
+    # takes longer than the target allows is judged on its time above the floor instead
     tp = [r for r in prod if r["peer"] == "pg_topics" and r["path"] != "produce_batch"]
     if tp:
         out += ["", "pg_topics against its own `produce_batch` in this run (targets: time per "
-                "record ≤ 1.2×, disk and WAL bytes per record within ±5 %):", "",
-                "| path | clients | time ÷ produce_batch | disk ÷ | WAL ÷ | within the targets |",
-                "|---|---:|---:|---:|---:|---|"]
+                "record ≤ 1.2×, disk and WAL bytes per record within ±5 %; *above the floor* "
+                "compares the time each statement takes beyond the same statement into the "
+                "`null` peer, which stores nothing):", "",
+                "| path | clients | time ÷ produce_batch | above the floor ÷ | floor ÷ "
+                "produce_batch | disk ÷ | WAL ÷ | within the targets |",
+                "|---|---:|---:|---:|---:|---:|---:|---|"]
         for r in tp:
             b = ref(r)
             t, d, w = (ratio(r, b, k) for k in ("ms_per_1000", "disk_per_record",
                                                  "wal_per_record"))
-            ok = [t is not None and t <= 1.2]
-            if d is not None:
-                ok += [abs(d - 1) <= 0.05, abs(w - 1) <= 0.05]
-            out.append(f"| {r['label']} | {r['clients']} | {x(t)} | {x(d)} | {x(w)} | "
-                       f"{'yes' if all(ok) else 'no'} |")
+            fl, bfl = floor_of(doc["results"], r), floor_of(doc["results"], b) if b else None
+            above = None if fl is None or bfl is None or not b or \
+                b["ms_per_1000"] <= bfl else (r["ms_per_1000"] - fl) / (b["ms_per_1000"] - bfl)
+            floor_share = None if fl is None or not b else fl / b["ms_per_1000"]
+            ok_bytes = d is None or (abs(d - 1) <= 0.05 and abs(w - 1) <= 0.05)
+            if t is not None and t <= 1.2 and ok_bytes:
+                verdict = "yes"
+            elif ok_bytes and above is not None and above <= 1.2 and floor_share is not None \
+                    and floor_share > 1.2:
+                verdict = "above the floor (the floor alone exceeds the target)"
+            else:
+                verdict = "no"
+            out.append(f"| {r['label']} | {r['clients']} | {x(t)} | {x(above)} | "
+                       f"{x(floor_share)} | {x(d)} | {x(w)} | {verdict} |")
     if reads:
         out += ["", "| read | " + " | ".join(f"{p} (ms / 1000)" for p in peers)
                 + " | pg_topics records/s | pg_topics ÷ heap (target ≤ 1.0×) |",

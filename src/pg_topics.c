@@ -19,12 +19,14 @@
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 
+#include "pg_topics/am/insert_buffer.h"
 #include "pg_topics/am/seek_scan.h"
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/wakeup.h"
 #include "pg_topics/hooks/ddl.h"
+#include "pg_topics/hooks/insert_statement.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/log/wal.h"
 #include "pg_topics/replication/decode.h"
@@ -111,6 +113,8 @@ _PG_init(void)
 	topic_markers_init();
 	topic_groups_init();
 	topic_ddl_init();
+	topic_buffer_init();
+	topic_insert_statement_init();
 	topic_seek_init();
 	topic_fetch_scan_init();
 	topic_worker_init();

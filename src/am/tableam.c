@@ -26,6 +26,7 @@
 
 #include "pg_topics/am/freeze.h"
 #include "pg_topics/am/insert.h"
+#include "pg_topics/am/insert_buffer.h"
 #include "pg_topics/am/scan.h"
 #include "pg_topics/am/tableam.h"
 #include "pg_topics/base/catalog.h"
@@ -135,6 +136,10 @@ static void
 topic_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 				   int options, BulkInsertState bistate)
 {
+	/* an INSERT statement's rows go in together when it ends */
+	if (topic_buffer_add(rel, slot, cid))
+		return;
+	topic_buffer_flush();
 	topic_insert(rel, &slot, 1, cid, bistate);
 }
 
@@ -157,6 +162,8 @@ static void
 topic_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 				   CommandId cid, int options, BulkInsertState bistate)
 {
+	/* after the rows that wait, which were inserted before */
+	topic_buffer_flush();
 	topic_insert(rel, slots, nslots, cid, bistate);
 }
 

@@ -378,7 +378,8 @@ topic_groups_commit_position(Relation topic, const char *group,
 	slot->tts_isnull[Anum_topic_value - 1] = (offset < 0);
 	slot->tts_isnull[Anum_topic_headers - 1] = true;
 	ExecStoreVirtualTuple(slot);
-	table_tuple_insert(log, slot, GetCurrentCommandId(true), 0, NULL);
+	/* written now, for its offset: an INSERT's rows may wait, this must not */
+	table_multi_insert(log, &slot, 1, GetCurrentCommandId(true), 0, NULL);
 	version = DatumGetInt64(slot_getattr(slot, Anum_topic_offset, &isnull));
 	ExecDropSingleTupleTableSlot(slot);
 	table_close(log, NoLock);

@@ -188,7 +188,8 @@ topic_produce(PG_FUNCTION_ARGS)
 	fill_record_slot(slot, partition, key, key_null, value, value_null,
 					 PG_ARGISNULL(4) ? (Datum) 0 : PG_GETARG_DATUM(4),
 					 PG_ARGISNULL(4));
-	table_tuple_insert(router, slot, GetCurrentCommandId(true), 0, NULL);
+	/* written now, for its offset: an INSERT's rows may wait, this must not */
+	table_multi_insert(router, &slot, 1, GetCurrentCommandId(true), 0, NULL);
 
 	topic_init_srf(fcinfo);
 	result[0] = Int32GetDatum(partition);

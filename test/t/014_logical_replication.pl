@@ -57,8 +57,29 @@ $sub->wait_for_subscription_sync($pub, 'whole');
 $sub->wait_for_subscription_sync($pub, 'one_partition');
 
 # streamed: batches, a multi-row COPY of toasted values (the silent-NULL
-# trap), savepoints and rollbacks, per-partition publication
+# trap), savepoints and rollbacks, per-partition publication; INSERT ... SELECT,
+# whose rows go in together at its end, calling a function that produces in
+# subtransactions of which a third roll back
 $pub->safe_psql('postgres', q{
+CREATE FUNCTION try_produce(i int) RETURNS jsonb LANGUAGE plpgsql AS $$
+BEGIN
+    BEGIN
+        PERFORM topics.produce('orders', jsonb_build_object('inner', i), 'k' || i);
+        IF i % 3 = 0 THEN
+            RAISE EXCEPTION 'undone';
+        END IF;
+    EXCEPTION WHEN raise_exception THEN
+        NULL;
+    END;
+    RETURN jsonb_build_object('ins', i);
+END $$;
+INSERT INTO orders (key, value) SELECT 'k' || g, try_produce(g) FROM generate_series(1, 1500) g;
+BEGIN;
+INSERT INTO orders (key, value) SELECT 'k' || g, '{"sp": "kept"}' FROM generate_series(1, 500) g;
+SAVEPOINT s2;
+INSERT INTO orders (key, value) SELECT 'k' || g, '{"sp": "undone"}' FROM generate_series(1, 500) g;
+ROLLBACK TO s2;
+COMMIT;
 SELECT count(*) FROM topics.produce_batch('orders',
     array(SELECT format('{"m": %s}', g) FROM generate_series(1, 3000) g)::jsonb[],
     array(SELECT 'k' || (g % 101) FROM generate_series(1, 3000) g));
@@ -87,6 +108,8 @@ for my $t (['orders', 'value::text'], ['blobs', "encode(value, 'hex')"])
 	is($sub->safe_psql('postgres', $q), $p,
 		"$t->[0]: every column of every record is the same on the subscriber");
 }
+is($sub->safe_psql('postgres', q{SELECT count(*) FILTER (WHERE value ? 'ins'), count(*) FILTER (WHERE value ? 'inner'), count(*) FILTER (WHERE value->>'sp' = 'kept'), count(*) FILTER (WHERE value->>'sp' = 'undone') FROM orders}),
+	'1500|1000|500|0', 'the rows of INSERT ... SELECT and of its committed subtransactions arrived, none of the rolled-back ones');
 like($pub->safe_psql('postgres', sprintf($checksum, "encode(value, 'hex')", 'blobs')),
 	qr/^2001\|/, 'blobs holds the big value and the COPY');
 is($sub->safe_psql('postgres', q{SELECT count(*) FROM blobs WHERE value IS NULL}), '0',

@@ -1,0 +1,270 @@
+/*-------------------------------------------------------------------------
+ *
+ * insert_buffer.c
+ *	  Rows of an INSERT statement wait here to be written as batches.
+ *
+ * The executor hands the access method one row at a time.  Written one by
+ * one, every row would be a batch of its own: a batch header on the page,
+ * a WAL record and a pass through the tail lock per row.  So while an
+ * INSERT runs whose rows nobody looks at once they are written (no
+ * RETURNING, no view's WITH CHECK OPTION, no data-modifying WITH: the
+ * ExecutorRun hook in hooks/insert_statement.c decides), the access method
+ * copies its rows here, and they are written a partition at a time with
+ * topic_insert(), as produce_batch writes them:
+ *
+ * - when TOPIC_BUFFER_ROWS rows or TOPIC_BUFFER_BYTES bytes wait;
+ * - when the statement ends, before its AFTER triggers and before the next
+ *   statement, so that what follows sees every row;
+ * - when another statement starts inside it (a function the INSERT calls
+ *   may read the topic, and sees the rows inserted before, as with heap);
+ * - before any other write to a topic (produce() called by the INSERT
+ *   keeps its place in offset order).
+ *
+ * Rows are written only while the (sub)transaction that inserted them is
+ * the current one: a batch carries its writer's xid, and so does the WAL
+ * record that logical decoding attributes to a transaction.  A statement
+ * that runs in a subtransaction opened under the INSERT (a PL/pgSQL block
+ * with EXCEPTION in a function it calls) therefore leaves the waiting rows
+ * alone and writes its own at once; it does not see the INSERT's earlier
+ * rows, which is the one difference from writing them one by one.  When
+ * that (sub)transaction aborts, its waiting rows go with it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "executor/tuptable.h"
+#include "utils/memutils.h"
+
+#include "pg_topics/am/insert.h"
+#include "pg_topics/am/insert_buffer.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/segments/segment.h"
+
+/*
+ * As many rows as a produce_batch call of the benchmark, or this many
+ * bytes: enough that the batch headers and WAL record headers are a small
+ * share of the bytes, little enough to keep in memory per backend.
+ */
+#define TOPIC_BUFFER_ROWS	1000
+#define TOPIC_BUFFER_BYTES	(1024 * 1024)
+
+/* One waiting row, a copy of the executor's, for the partition relid */
+typedef struct WaitingRow
+{
+	Oid			relid;
+	TupleTableSlot *slot;
+} WaitingRow;
+
+/* The running statement's rows may wait, if inserted at this nest level */
+static bool rows_wait = false;
+static int	rows_wait_level = 0;
+
+/* The rows waiting, all of one nest level and command */
+static WaitingRow waiting[TOPIC_BUFFER_ROWS];
+static int	nwaiting = 0;
+static int	waiting_level = 0;
+static CommandId waiting_cid = InvalidCommandId;
+static Size waiting_bytes = 0;
+
+/* Slots made so far (waiting[i].slot for i < nslots), and their memory */
+static int	nslots = 0;
+static MemoryContext buffer_context = NULL;
+static TupleDesc buffer_desc = NULL;
+
+/* Writing the waiting rows: a write this causes must not start another */
+static bool flushing = false;
+
+/*
+ * The slot for the next waiting row.  Every topic has the same physical
+ * row (int4, int8, timestamptz and three varlena columns aligned alike,
+ * whatever the key and value types), so one descriptor serves them all.
+ */
+static TupleTableSlot *
+next_slot(Relation rel)
+{
+	MemoryContext old;
+
+	if (nwaiting < nslots)
+		return waiting[nwaiting].slot;
+	if (buffer_context == NULL)
+		buffer_context = AllocSetContextCreate(TopMemoryContext,
+											   "topic_log insert buffer",
+											   ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(buffer_context);
+	/* not reference-counted: the slots need no resource owner */
+	if (buffer_desc == NULL)
+		buffer_desc = CreateTupleDescCopy(RelationGetDescr(rel));
+	Assert(RelationGetDescr(rel)->natts == buffer_desc->natts);
+	waiting[nslots].slot = MakeSingleTupleTableSlot(buffer_desc, &TTSOpsVirtual);
+	MemoryContextSwitchTo(old);
+	return waiting[nslots++].slot;
+}
+
+/* Forget the waiting rows, with the memory of their values */
+static void
+discard_waiting(void)
+{
+	int			i;
+
+	for (i = 0; i < nslots; i++)
+		ExecClearTuple(waiting[i].slot);
+	nwaiting = 0;
+	waiting_bytes = 0;
+	flushing = false;
+}
+
+/*
+ * Write the waiting rows, a partition at a time in the order its rows came,
+ * if their (sub)transaction is the current one.
+ */
+void
+topic_buffer_flush(void)
+{
+	TupleTableSlot *slots[TOPIC_BUFFER_ROWS];
+	bool		written[TOPIC_BUFFER_ROWS];
+	int			n = nwaiting;
+	int			i;
+
+	if (n == 0 || flushing ||
+		GetCurrentTransactionNestLevel() != waiting_level)
+		return;
+
+	/*
+	 * The rows are taken from the buffer before they are written: should a
+	 * write fail, the (sub)transaction they belong to aborts.
+	 */
+	flushing = true;
+	nwaiting = 0;
+	waiting_bytes = 0;
+	memset(written, 0, sizeof(bool) * n);
+	for (i = 0; i < n; i++)
+	{
+		Relation	rel;
+		int			count = 0;
+		int			j;
+
+		if (written[i])
+			continue;
+		for (j = i; j < n; j++)
+			if (!written[j] && waiting[j].relid == waiting[i].relid)
+			{
+				slots[count++] = waiting[j].slot;
+				written[j] = true;
+			}
+		/* the INSERT holds its lock on the partition */
+		rel = relation_open(waiting[i].relid, NoLock);
+		topic_insert(rel, slots, count, waiting_cid, NULL);
+		relation_close(rel, NoLock);
+	}
+	for (i = 0; i < n; i++)
+		ExecClearTuple(waiting[i].slot);
+	flushing = false;
+}
+
+/*
+ * Keep a copy of the row in slot for partition rel, if the running
+ * statement lets rows wait; false if the caller must write it now.
+ */
+bool
+topic_buffer_add(Relation rel, TupleTableSlot *slot, CommandId cid)
+{
+	TupleTableSlot *copy;
+	int			f;
+
+	if (!rows_wait || flushing ||
+		GetCurrentTransactionNestLevel() != rows_wait_level ||
+		!topic_log_is_router(rel))
+		return false;
+	if (nwaiting > 0 && cid != waiting_cid)
+		topic_buffer_flush();
+
+	copy = next_slot(rel);
+	ExecCopySlot(copy, slot);
+	waiting[nwaiting].relid = RelationGetRelid(rel);
+	waiting_level = rows_wait_level;
+	waiting_cid = cid;
+	for (f = Anum_topic_key; f <= Anum_topic_headers; f++)
+		if (!copy->tts_isnull[f - 1])
+			waiting_bytes += VARSIZE_ANY(DatumGetPointer(copy->tts_values[f - 1]));
+	nwaiting++;
+
+	if (nwaiting == TOPIC_BUFFER_ROWS || waiting_bytes >= TOPIC_BUFFER_BYTES)
+		topic_buffer_flush();
+	return true;
+}
+
+/*
+ * A statement starts: write the rows waiting at this level (it may read
+ * them), and let its own rows wait if rows_may_wait and none of another
+ * level still wait.  Returns what the statement around it had, for
+ * topic_buffer_statement_end.
+ */
+TopicBufferScope
+topic_buffer_statement_start(bool rows_may_wait)
+{
+	TopicBufferScope outer = {rows_wait, rows_wait_level};
+
+	topic_buffer_flush();
+	rows_wait = rows_may_wait && nwaiting == 0 && !flushing;
+	rows_wait_level = GetCurrentTransactionNestLevel();
+	return outer;
+}
+
+/*
+ * The statement ends: write its waiting rows, or forget them if it failed,
+ * and go back to the statement around it.
+ */
+void
+topic_buffer_statement_end(TopicBufferScope outer, bool failed)
+{
+	bool		had_rows_wait = rows_wait;
+
+	rows_wait = outer.rows_wait;
+	rows_wait_level = outer.level;
+	if (had_rows_wait && failed)
+		discard_waiting();
+	else if (had_rows_wait)
+		topic_buffer_flush();
+}
+
+static void
+buffer_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PARALLEL_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			/* every statement writes its rows before it ends */
+			if (nwaiting > 0)
+				elog(ERROR, "rows inserted into a topic were not written before commit");
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			discard_waiting();
+			rows_wait = false;
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+buffer_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						SubTransactionId parentSubid, void *arg)
+{
+	/* rows of the aborting subtransaction, or of one below it */
+	if (event == SUBXACT_EVENT_ABORT_SUB &&
+		waiting_level >= GetCurrentTransactionNestLevel())
+		discard_waiting();
+}
+
+void
+topic_buffer_init(void)
+{
+	RegisterXactCallback(buffer_xact_callback, NULL);
+	RegisterSubXactCallback(buffer_subxact_callback, NULL);
+}
