@@ -49,6 +49,27 @@ varlena_row_end(Size pos, Pointer v)
 	return INTALIGN(pos) + VARSIZE(v);
 }
 
+/*
+ * Copy the n bytes of a short varlena in 8-byte moves.  Knowing that n is
+ * below 128, GCC inlines memcpy as "rep movsq", whose start-up cost made
+ * that one instruction a sixth of a fetch in a CTE (perf annotate).
+ */
+static inline void
+copy_small(char *dst, const char *src, Size n)
+{
+	for (; n >= sizeof(uint64); n -= sizeof(uint64))
+	{
+		uint64		word;
+
+		memcpy(&word, src, sizeof(uint64));
+		memcpy(dst, &word, sizeof(uint64));
+		dst += sizeof(uint64);
+		src += sizeof(uint64);
+	}
+	while (n-- > 0)
+		*dst++ = *src++;
+}
+
 /* Store v at data + pos as heap_fill_tuple would; returns the end */
 static inline Size
 varlena_row_put(char *data, Size pos, Pointer v)
@@ -58,7 +79,7 @@ varlena_row_put(char *data, Size pos, Pointer v)
 	if (VARATT_IS_1B(v))
 	{
 		size = VARSIZE_ANY(v);
-		memcpy(data + pos, v, size);
+		copy_small(data + pos, v, size);
 		return pos + size;
 	}
 	if (VARATT_CAN_MAKE_SHORT(v))
@@ -142,9 +163,13 @@ row_size(const TopicRecord *rec, RecordRow *row)
 	row->len = row->hoff + pos;
 }
 
-/* Lay out row, of record rec of partition partition, as a heap tuple in buf */
+/*
+ * Lay out row, of record rec of partition partition, as a heap tuple at
+ * buf, leaving its first skip bytes alone (a minimal tuple has none of
+ * them, see topic_record_minimal_tuple)
+ */
 static void
-lay_out_row(char *buf, const RecordRow *row, int32 partition,
+lay_out_row(char *buf, Size skip, const RecordRow *row, int32 partition,
 			const TopicRecord *rec)
 {
 	HeapTupleHeader header = (HeapTupleHeader) buf;
@@ -152,8 +177,10 @@ lay_out_row(char *buf, const RecordRow *row, int32 partition,
 	Size		pos;
 	int			f;
 
-	memset(buf, 0, row->hoff + ROW_VARLENA_AT);
-	HeapTupleHeaderSetNatts(header, Natts_topic);
+	Assert(skip <= offsetof(HeapTupleHeaderData, t_infomask2));
+	memset(buf + skip, 0, row->hoff + ROW_VARLENA_AT - skip);
+	/* not HeapTupleHeaderSetNatts: reading back what memset just wrote stalls */
+	header->t_infomask2 = Natts_topic;
 	header->t_hoff = row->hoff;
 	header->t_infomask = HEAP_HASVARWIDTH;
 
@@ -203,7 +230,7 @@ form_row(TupleDesc desc, int32 partition, const TopicRecord *rec,
 
 	row_size(rec, &row);
 	buf = row.len <= sizeof(stack->data) ? stack->data : palloc(row.len);
-	lay_out_row(buf, &row, partition, rec);
+	lay_out_row(buf, 0, &row, partition, rec);
 	tuple->t_len = row.len;
 	tuple->t_data = (HeapTupleHeader) buf;
 	ItemPointerSetInvalid(&tuple->t_self);
@@ -239,20 +266,23 @@ MinimalTuple
 topic_record_minimal_tuple(TupleDesc desc, int32 partition,
 						   const TopicRecord *rec)
 {
-	RowBuffer	stack;
+	RecordRow	row;
 	HeapTupleData tuple;
 	MinimalTuple result;
 
 	/*
 	 * A minimal tuple is a heap tuple without its first MINIMAL_TUPLE_OFFSET
-	 * bytes, as minimal_tuple_from_heap_tuple copies it
+	 * bytes: the row is laid out in place, addressed as a heap tuple the way
+	 * tts_minimal_store_tuple addresses one, and without those bytes
 	 */
-	form_row(desc, partition, rec, &stack, &tuple);
-	result = palloc(tuple.t_len - MINIMAL_TUPLE_OFFSET);
-	memcpy(result, (char *) tuple.t_data + MINIMAL_TUPLE_OFFSET,
-		   tuple.t_len - MINIMAL_TUPLE_OFFSET);
-	result->t_len = tuple.t_len - MINIMAL_TUPLE_OFFSET;
-	if ((char *) tuple.t_data != stack.data)
-		pfree(tuple.t_data);
+	row_size(rec, &row);
+	result = palloc(row.len - MINIMAL_TUPLE_OFFSET);
+	tuple.t_data = (HeapTupleHeader) ((char *) result - MINIMAL_TUPLE_OFFSET);
+	tuple.t_len = row.len;
+	lay_out_row((char *) tuple.t_data, MINIMAL_TUPLE_OFFSET, &row, partition, rec);
+	result->t_len = row.len - MINIMAL_TUPLE_OFFSET;
+#if defined(USE_ASSERT_CHECKING) || defined(TOPIC_CHECK_ROW_LAYOUT)
+	check_row_layout(desc, &tuple, partition, rec, row.fields);
+#endif
 	return result;
 }
