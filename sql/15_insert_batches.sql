@@ -109,8 +109,51 @@ SELECT * FROM topics.verify('ib_insert');
 INSERT INTO ib_insert (key, value) SELECT 'returned', i::text FROM generate_series(1, 3) i
 RETURNING "offset" - (SELECT max("offset") FROM ib_insert) AS after_max, "timestamp" IS NOT NULL AS stamped;
 
+-- the rules of the moment a row is inserted apply, whatever a function the
+-- INSERT calls does to the session's settings before the row is written
+SELECT topics.create_topic('ib_rules', 1, value_type => 'text');
+CREATE ROLE ib_user;
+GRANT INSERT, SELECT ON ib_rules TO ib_user;
+CREATE FUNCTION ib_replica_mode() RETURNS text LANGUAGE plpgsql SECURITY DEFINER
+    SET session_replication_role = replica AS $$ BEGIN PERFORM 1; RETURN 'h'; END $$;
+GRANT EXECUTE ON FUNCTION ib_replica_mode() TO ib_user;
+SET ROLE ib_user;
+INSERT INTO ib_rules (key, value, "offset", "timestamp")
+VALUES ('a', 'forged', 1000000, '2001-01-01'), ('b', ib_replica_mode(), -1, '-infinity');
+RESET ROLE;
+SELECT * FROM topics.offsets('ib_rules');
+-- and rows inserted in preserve mode keep their offsets
+CREATE FUNCTION ib_origin_mode() RETURNS text LANGUAGE plpgsql
+    SET session_replication_role = origin AS $$ BEGIN PERFORM 1; RETURN 'o'; END $$;
+SET session_replication_role = replica;
+INSERT INTO ib_rules (key, value, "offset", "timestamp")
+VALUES ('r', 'restored', 5, '2020-01-01 00:00:00+00'), ('s', ib_origin_mode(), 6, '2020-01-02 00:00:00+00');
+RESET session_replication_role;
+SELECT "offset", "timestamp", key, value FROM ib_rules ORDER BY "offset";
+-- a size limit is the one in force when the row is inserted
+INSERT INTO ib_rules (key, value) SELECT 'big', repeat('x', 2000000);
+
+-- a utility statement run by a function the INSERT calls sees the rows so far
+SELECT topics.create_topic('ib_util', 1, value_type => 'text');
+SELECT relation AS ib_util_p FROM topics.partitions WHERE topic = 'ib_util'::regclass \gset
+CREATE FUNCTION ib_copy_lines(i int, part regclass) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    f text := current_setting('data_directory') || '/ib_copy_' || i || '.out';
+BEGIN
+    EXECUTE format('COPY %s TO %L', part, f);
+    RETURN coalesce(array_length(string_to_array(rtrim(pg_read_file(f), E'\n'), E'\n'), 1), 0);
+END $$;
+INSERT INTO ib_util (key, value) SELECT 'k', ib_copy_lines(i, :'ib_util_p') FROM generate_series(1, 3) i;
+SELECT value FROM ib_util ORDER BY "offset";
+
 SELECT topics.drop_topic('ib_batch');
 SELECT topics.drop_topic('ib_insert');
 SELECT topics.drop_topic('ib_parts');
 DROP FUNCTION ib_count();
 DROP FUNCTION ib_try(int);
+SELECT topics.drop_topic('ib_rules');
+SELECT topics.drop_topic('ib_util');
+DROP FUNCTION ib_replica_mode();
+DROP FUNCTION ib_origin_mode();
+DROP FUNCTION ib_copy_lines(int, regclass);
+DROP ROLE ib_user;

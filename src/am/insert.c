@@ -248,10 +248,15 @@ check_marker(Relation rel, PreparedRecord *rec)
 	relation_close(topic, AccessShareLock);
 }
 
-/* Read one slot into rec, enforcing the producer-facing rules */
-static void
-prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
-			   bool any_order, PreparedRecord *rec)
+/*
+ * The producer-facing rules of the row in slot: a partition, an offset and
+ * a timestamp only in preserve mode (and then an offset in range), a key,
+ * value and headers within pg_topics.max_message_bytes.  The insert buffer
+ * checks a row here when it is inserted, so that the rules of that moment
+ * apply, not those of when it is written.
+ */
+void
+topic_insert_check_row(Relation rel, TupleTableSlot *slot, bool preserve)
 {
 	int			f;
 
@@ -263,8 +268,51 @@ prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
 				 errmsg("null value in column \"partition\" of relation \"%s\" violates not-null constraint",
 						RelationGetRelationName(rel)),
 				 errtablecol(rel, Anum_topic_partition)));
-	rec->partition = DatumGetInt32(slot->tts_values[Anum_topic_partition - 1]);
 
+	if (!preserve)
+	{
+		if (!slot->tts_isnull[Anum_topic_offset - 1] &&
+			DatumGetInt64(slot->tts_values[Anum_topic_offset - 1]) != TOPIC_OFFSET_PLACEHOLDER)
+			refuse_supplied_column("offset");
+		if (!slot->tts_isnull[Anum_topic_timestamp - 1] &&
+			DatumGetTimestampTz(slot->tts_values[Anum_topic_timestamp - 1]) != TOPIC_TIMESTAMP_PLACEHOLDER)
+			refuse_supplied_column("timestamp");
+	}
+	else if (!slot->tts_isnull[Anum_topic_offset - 1])
+	{
+		int64		offset = DatumGetInt64(slot->tts_values[Anum_topic_offset - 1]);
+
+		if (offset < TOPIC_OFFSET_PLACEHOLDER || offset >= TOPIC_OFFSET_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("offset %lld is out of range", (long long) offset),
+					 errdetail("Offsets run from 0 to %lld.",
+							   (long long) TOPIC_OFFSET_MAX - 1)));
+	}
+
+	for (f = 0; f < 3; f++)
+	{
+		int			attno = Anum_topic_key + f;
+		Size		rawsize;
+
+		if (slot->tts_isnull[attno - 1])
+			continue;
+		rawsize = toast_raw_datum_size(slot->tts_values[attno - 1]) - VARHDRSZ;
+		if (rawsize > (Size) pg_topics_max_message_bytes)
+			refuse_too_large(f, rawsize);
+	}
+}
+
+/* Read one slot into rec, enforcing the producer-facing rules */
+static void
+prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
+			   bool any_order, PreparedRecord *rec)
+{
+	int			f;
+
+	topic_insert_check_row(rel, slot, preserve);
+
+	rec->partition = DatumGetInt32(slot->tts_values[Anum_topic_partition - 1]);
 	rec->offset = TOPIC_OFFSET_PLACEHOLDER;
 	if (!slot->tts_isnull[Anum_topic_offset - 1])
 		rec->offset = DatumGetInt64(slot->tts_values[Anum_topic_offset - 1]);
@@ -272,26 +320,10 @@ prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
 	if (!slot->tts_isnull[Anum_topic_timestamp - 1])
 		rec->timestamp = DatumGetTimestampTz(slot->tts_values[Anum_topic_timestamp - 1]);
 
-	if (!preserve)
-	{
-		if (rec->offset != TOPIC_OFFSET_PLACEHOLDER)
-			refuse_supplied_column("offset");
-		if (rec->timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)
-			refuse_supplied_column("timestamp");
-	}
-	else if (rec->offset < TOPIC_OFFSET_PLACEHOLDER ||
-			 rec->offset >= TOPIC_OFFSET_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("offset %lld is out of range", (long long) rec->offset),
-				 errdetail("Offsets run from 0 to %lld.",
-						   (long long) TOPIC_OFFSET_MAX - 1)));
-
 	for (f = 0; f < 3; f++)
 	{
 		int			attno = Anum_topic_key + f;
 		struct varlena *v;
-		Size		rawsize;
 
 		if (slot->tts_isnull[attno - 1])
 		{
@@ -302,9 +334,6 @@ prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
 		/* values toasted elsewhere, indirect or expanded: bring them inline */
 		if (VARATT_IS_EXTERNAL(v))
 			v = detoast_external_attr(v);
-		rawsize = toast_raw_datum_size(PointerGetDatum(v)) - VARHDRSZ;
-		if (rawsize > (Size) pg_topics_max_message_bytes)
-			refuse_too_large(f, rawsize);
 		rec->field[f] = v;
 	}
 
@@ -732,8 +761,8 @@ typedef struct InsertCall
  * the call's memory and register as a writer of the partition
  */
 static void
-insert_begin(Relation rel, int nslots, CommandId cid, BulkInsertState bistate,
-			 InsertCall *call)
+insert_begin(Relation rel, int nslots, CommandId cid, bool preserve,
+			 BulkInsertState bistate, InsertCall *call)
 {
 	if (!topic_log_is_router(rel))
 		ereport(ERROR,
@@ -752,7 +781,7 @@ insert_begin(Relation rel, int nslots, CommandId cid, BulkInsertState bistate,
 
 	call->xid = GetCurrentTransactionId();
 	call->cid = cid;
-	call->preserve = (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA);
+	call->preserve = preserve;
 	/* only a subscription's workers bring records in commit order */
 	call->any_order = call->preserve && IsLogicalWorker();
 	call->slack_relid = InvalidOid;
@@ -942,16 +971,29 @@ insert_chunk(Relation rel, TupleTableSlot **slots, int first, int nslots,
 
 /*
  * Insert nslots records into rel (a partition's log), in order, as
- * transaction xid command cid.
+ * command cid of the current (sub)transaction, in preserve mode if the
+ * session is in it (session_replication_role = replica)
  */
 void
 topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 			 BulkInsertState bistate)
 {
+	topic_insert_rows(rel, slots, nslots, cid,
+					  SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA,
+					  bistate);
+}
+
+/*
+ * Insert nslots records into rel, in order, as command cid of the current
+ * (sub)transaction; preserve: keep supplied offsets and timestamps
+ */
+void
+topic_insert_rows(Relation rel, TupleTableSlot **slots, int nslots,
+				  CommandId cid, bool preserve, BulkInsertState bistate)
+{
 	InsertCall	call;
 	PreparedRecord *recs;
 	int64	   *offsets;
-	bool		preserve;
 	bool		any_order;
 	Oid			topic;
 	int			first;
@@ -959,11 +1001,10 @@ topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 
 	if (nslots <= 0)
 		return;
-	insert_begin(rel, nslots, cid, bistate, &call);
+	insert_begin(rel, nslots, cid, preserve, bistate, &call);
 	/* what the end of the call looks at */
 	recs = call.recs;
 	offsets = call.offsets;
-	preserve = call.preserve;
 	any_order = call.any_order;
 	topic = call.topic;
 

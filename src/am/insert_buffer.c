@@ -9,16 +9,21 @@
  * INSERT runs whose rows nobody looks at once they are written (no
  * RETURNING, no view's WITH CHECK OPTION, no data-modifying WITH: the
  * ExecutorRun hook in hooks/insert_statement.c decides), the access method
- * copies its rows here, and they are written a partition at a time with
- * topic_insert(), as produce_batch writes them:
+ * checks each row as it comes and copies it here, and the rows are written
+ * a partition at a time with topic_insert_rows(), as produce_batch writes
+ * them:
  *
  * - when TOPIC_BUFFER_ROWS rows or TOPIC_BUFFER_BYTES bytes wait;
  * - when the statement ends, before its AFTER triggers and before the next
  *   statement, so that what follows sees every row;
  * - when another statement starts inside it (a function the INSERT calls
- *   may read the topic, and sees the rows inserted before, as with heap);
+ *   may read the topic, and sees the rows inserted before, as with heap):
+ *   the ExecutorRun hook, and the utility hook for statements with no plan;
  * - before any other write to a topic (produce() called by the INSERT
- *   keeps its place in offset order).
+ *   follows the rows inserted before it).
+ *
+ * They are written in the mode they were inserted in: preserve mode or
+ * not, whatever a function the INSERT calls has SET since.
  *
  * Rows are written only while the (sub)transaction that inserted them is
  * the current one: a batch carries its writer's xid, and so does the WAL
@@ -33,8 +38,10 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/relation.h"
 #include "access/xact.h"
+#include "commands/trigger.h"
 #include "executor/tuptable.h"
 #include "utils/memutils.h"
 
@@ -58,15 +65,21 @@ typedef struct WaitingRow
 	TupleTableSlot *slot;
 } WaitingRow;
 
-/* The running statement's rows may wait, if inserted at this nest level */
+/* The running statement's rows may wait, if inserted in this subtransaction */
 static bool rows_wait = false;
-static int	rows_wait_level = 0;
+static SubTransactionId rows_wait_subid = InvalidSubTransactionId;
 
-/* The rows waiting, all of one nest level and command */
+/*
+ * The rows waiting, all of one (sub)transaction and command, and all in
+ * preserve mode or none: the mode of when they were inserted, which is not
+ * necessarily the session's when they are written (a function the INSERT
+ * calls may SET session_replication_role)
+ */
 static WaitingRow waiting[TOPIC_BUFFER_ROWS];
 static int	nwaiting = 0;
-static int	waiting_level = 0;
+static SubTransactionId waiting_subid = InvalidSubTransactionId;
 static CommandId waiting_cid = InvalidCommandId;
+static bool waiting_preserve = false;
 static Size waiting_bytes = 0;
 
 /* Slots made so far (waiting[i].slot for i < nslots), and their memory */
@@ -128,8 +141,7 @@ topic_buffer_flush(void)
 	int			n = nwaiting;
 	int			i;
 
-	if (n == 0 || flushing ||
-		GetCurrentTransactionNestLevel() != waiting_level)
+	if (n == 0 || flushing || GetCurrentSubTransactionId() != waiting_subid)
 		return;
 
 	/*
@@ -156,7 +168,7 @@ topic_buffer_flush(void)
 			}
 		/* the INSERT holds its lock on the partition */
 		rel = relation_open(waiting[i].relid, NoLock);
-		topic_insert(rel, slots, count, waiting_cid, NULL);
+		topic_insert_rows(rel, slots, count, waiting_cid, waiting_preserve, NULL);
 		relation_close(rel, NoLock);
 	}
 	for (i = 0; i < n; i++)
@@ -172,23 +184,30 @@ bool
 topic_buffer_add(Relation rel, TupleTableSlot *slot, CommandId cid)
 {
 	TupleTableSlot *copy;
+	bool		preserve;
 	int			f;
 
 	if (!rows_wait || flushing ||
-		GetCurrentTransactionNestLevel() != rows_wait_level ||
+		GetCurrentSubTransactionId() != rows_wait_subid ||
 		!topic_log_is_router(rel))
 		return false;
-	if (nwaiting > 0 && cid != waiting_cid)
+
+	/* the rules of now, and errors that name the row that broke them */
+	preserve = (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA);
+	topic_insert_check_row(rel, slot, preserve);
+	if (nwaiting > 0 && (cid != waiting_cid || preserve != waiting_preserve))
 		topic_buffer_flush();
 
 	copy = next_slot(rel);
 	ExecCopySlot(copy, slot);
 	waiting[nwaiting].relid = RelationGetRelid(rel);
-	waiting_level = rows_wait_level;
+	waiting_subid = rows_wait_subid;
 	waiting_cid = cid;
+	waiting_preserve = preserve;
+	/* a value toasted elsewhere is read back when written: count it whole */
 	for (f = Anum_topic_key; f <= Anum_topic_headers; f++)
 		if (!copy->tts_isnull[f - 1])
-			waiting_bytes += VARSIZE_ANY(DatumGetPointer(copy->tts_values[f - 1]));
+			waiting_bytes += toast_datum_size(copy->tts_values[f - 1]);
 	nwaiting++;
 
 	if (nwaiting == TOPIC_BUFFER_ROWS || waiting_bytes >= TOPIC_BUFFER_BYTES)
@@ -205,11 +224,11 @@ topic_buffer_add(Relation rel, TupleTableSlot *slot, CommandId cid)
 TopicBufferScope
 topic_buffer_statement_start(bool rows_may_wait)
 {
-	TopicBufferScope outer = {rows_wait, rows_wait_level};
+	TopicBufferScope outer = {rows_wait, rows_wait_subid};
 
 	topic_buffer_flush();
 	rows_wait = rows_may_wait && nwaiting == 0 && !flushing;
-	rows_wait_level = GetCurrentTransactionNestLevel();
+	rows_wait_subid = GetCurrentSubTransactionId();
 	return outer;
 }
 
@@ -223,7 +242,7 @@ topic_buffer_statement_end(TopicBufferScope outer, bool failed)
 	bool		had_rows_wait = rows_wait;
 
 	rows_wait = outer.rows_wait;
-	rows_wait_level = outer.level;
+	rows_wait_subid = outer.subid;
 	if (had_rows_wait && failed)
 		discard_waiting();
 	else if (had_rows_wait)
@@ -256,9 +275,15 @@ static void
 buffer_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 						SubTransactionId parentSubid, void *arg)
 {
-	/* rows of the aborting subtransaction, or of one below it */
+	if (nwaiting == 0 && !flushing)
+		return;
+	/* a statement ends before its subtransaction does */
+	if (event == SUBXACT_EVENT_PRE_COMMIT_SUB && nwaiting > 0 &&
+		waiting_subid == mySubid)
+		elog(ERROR, "rows inserted into a topic were not written before their subtransaction committed");
+	/* the rows of an aborting subtransaction go with it */
 	if (event == SUBXACT_EVENT_ABORT_SUB &&
-		waiting_level >= GetCurrentTransactionNestLevel())
+		(waiting_subid == mySubid || flushing))
 		discard_waiting();
 }
 

@@ -44,6 +44,7 @@
 #include "utils/partcache.h"
 #include "utils/syscache.h"
 
+#include "pg_topics/am/insert_buffer.h"
 #include "pg_topics/am/tableam.h"
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
@@ -970,6 +971,8 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	TopicSegmentDdlState segments;
 	List	   *outer_touched;
 
+	/* run inside an INSERT (by a function it calls): it sees the rows so far */
+	topic_buffer_flush();
 	check_utility(pstmt->utilityStmt);
 	if (IsA(pstmt->utilityStmt, CopyStmt) &&
 		topic_copy_from((CopyStmt *) pstmt->utilityStmt, queryString, qc))

@@ -14,6 +14,11 @@
 
 extern void topic_insert(Relation rel, TupleTableSlot **slots, int nslots,
 						 CommandId cid, BulkInsertState bistate);
+extern void topic_insert_rows(Relation rel, TupleTableSlot **slots, int nslots,
+							  CommandId cid, bool preserve,
+							  BulkInsertState bistate);
+extern void topic_insert_check_row(Relation rel, TupleTableSlot *slot,
+								   bool preserve);
 
 /*
  * Called with the rows that logical replication's apply (or a restore)

@@ -15,7 +15,7 @@
 typedef struct TopicBufferScope
 {
 	bool		rows_wait;
-	int			level;
+	SubTransactionId subid;
 } TopicBufferScope;
 
 extern TopicBufferScope topic_buffer_statement_start(bool rows_may_wait);
