@@ -45,6 +45,7 @@
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/subscription.h"
+#include "pg_topics/base/sync_standby.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/segments/segment.h"
@@ -770,6 +771,14 @@ insert_begin(Relation rel, int nslots, CommandId cid, bool preserve,
 				 errmsg("segment \"%s\" is written through its partition",
 						RelationGetRelationName(rel)),
 				 errhint("Insert into the topic or its partition.")));
+
+	/*
+	 * Records need their copies on synchronous standbys; a group's position
+	 * (the offsets log) is the consumer's and is not held to that
+	 */
+	if (pg_topics_min_insync_replicas > 0 &&
+		RelationGetRelid(rel) != topic_offsets_log_relid())
+		topic_check_insync_replicas();
 
 	/* conflicts with serializable readers of the whole relation */
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);

@@ -13,6 +13,7 @@
 
 #include <limits.h>
 
+#include "postmaster/postmaster.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -181,6 +182,15 @@ topic_guc_init(void)
 							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_topics.min_insync_replicas",
+							"Synchronous standbys that must be streaming for a topic to accept records.",
+							"Produce, INSERT and COPY into a topic fail at once while fewer standbys named in synchronous_standby_names are streaming; 0 turns the check off.  Commits with synchronous_commit = local or off are not checked.",
+							&pg_topics_min_insync_replicas,
+							0, 0, MAX_BACKENDS,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("pg_topics");
 }

@@ -33,22 +33,26 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "catalog/pg_control.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "replication/syncrep.h"
+#include "replication/walsender.h"
 #include "replication/walsender_private.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+#include "storage/spin.h"
 #include "utils/wait_event.h"
 
 #include "pg_topics/base/sync_standby.h"
 
 bool		pg_topics_wait_for_sync_standby = false;
+int			pg_topics_min_insync_replicas = 0;
 
 /*
  * Join the queue of backends waiting for the synchronous standbys' flush
@@ -192,4 +196,65 @@ topic_wait_for_sync_standby(void)
 		leave_flush_queue();
 	}
 	PG_END_TRY();
+}
+
+/*
+ * Synchronous standbys streaming now: WAL senders streaming to a standby
+ * that synchronous_standby_names names (a priority above 0) and that has
+ * reported a flush position, as PostgreSQL counts its candidates
+ */
+static int
+streaming_sync_standbys(void)
+{
+	int			n = 0;
+	int			i;
+
+	for (i = 0; i < max_wal_senders; i++)
+	{
+		WalSnd	   *walsnd = &WalSndCtl->walsnds[i];
+		pid_t		pid;
+		WalSndState state;
+		XLogRecPtr	flush;
+		int			priority;
+
+		SpinLockAcquire(&walsnd->mutex);
+		pid = walsnd->pid;
+		state = walsnd->state;
+		flush = walsnd->flush;
+		priority = walsnd->sync_standby_priority;
+		SpinLockRelease(&walsnd->mutex);
+
+		if (pid != 0 && state == WALSNDSTATE_STREAMING && priority > 0 &&
+			!XLogRecPtrIsInvalid(flush))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * pg_topics.min_insync_replicas, Kafka's min.insync.replicas: a write that
+ * would be acknowledged with fewer synchronous standbys streaming than the
+ * setting asks fails at once, rather than being acknowledged with fewer
+ * copies (synchronous_standby_names empty or its standbys gone) or waiting
+ * for a standby that is not there.  As in Kafka, where the setting applies
+ * to producers with acks=all, only a commit that waits for standbys is
+ * checked: not one with synchronous_commit = local or off.
+ */
+void
+topic_check_insync_replicas(void)
+{
+	int			required = pg_topics_min_insync_replicas;
+	int			streaming;
+
+	if (required <= 0 || !SyncRepRequested() || RecoveryInProgress())
+		return;
+	streaming = streaming_sync_standbys();
+	if (streaming < required)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("too few synchronous standbys are streaming to accept records"),
+				 errdetail_plural("%d synchronous standby is streaming, and pg_topics.min_insync_replicas requires %d.",
+								  "%d synchronous standbys are streaming, and pg_topics.min_insync_replicas requires %d.",
+								  streaming, streaming, required),
+				 errhint("Bring back a standby that synchronous_standby_names names, or lower pg_topics.min_insync_replicas.")));
 }

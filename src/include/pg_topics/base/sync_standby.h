@@ -1,7 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * sync_standby.h
- *	  Readers wait for the synchronous standby (pg_topics.wait_for_sync_standby).
+ *	  Readers wait for the synchronous standby (pg_topics.wait_for_sync_standby),
+ *	  and writers refuse to go on without enough of them
+ *	  (pg_topics.min_insync_replicas).
  *
  *-------------------------------------------------------------------------
  */
@@ -9,7 +11,9 @@
 #define TOPIC_SYNC_STANDBY_H
 
 extern bool pg_topics_wait_for_sync_standby;
+extern int	pg_topics_min_insync_replicas;
 
 extern void topic_wait_for_sync_standby(void);
+extern void topic_check_insync_replicas(void);
 
 #endif							/* TOPIC_SYNC_STANDBY_H */
