@@ -13,6 +13,9 @@
 #    and both nodes then hold the same topics, every column compared.
 # 3. Only the keeper of the primary dies (before 1): no failover, produce
 #    goes on.
+# 4. The primary's PostgreSQL hangs with its keeper alive: the standby is
+#    promoted, the old primary acknowledges nothing after that, and its
+#    keeper makes it the standby.
 #
 # The failover and recovery times are printed.
 use strict;
@@ -442,6 +445,37 @@ is(psql_at(node_conn('node1'), q{SELECT count(*) FROM topics.verify('orders')}),
 	'topics.verify finds nothing on the rejoined node');
 is(psql_at(node_conn('node1'), q{SELECT count(*) FROM topics.verify('side')}), '0',
 	'nor in the topic that moved on the old primary alone');
+
+# --- 4. the primary's PostgreSQL hangs, its keeper alive ------------------
+
+# every process of node2's PostgreSQL stops (SIGSTOP): the monitor loses it
+# and promotes node1; when node2's PostgreSQL runs again, a commit there is
+# never acknowledged, and its keeper turns it into the standby
+my $node2_pm = (split /\n/, slurp_file("$pgdata{node2}/postmaster.pid"))[0];
+my @frozen = descendants($node2_pm);
+my $t_freeze = time;
+kill 'STOP', @frozen;
+my $promoted_again = wait_for_states({ node1 => 'wait_primary' }, 30)
+  // wait_for_states({ node1 => 'primary' }, 1);
+ok(defined $promoted_again, 'with the primary hung, the standby is promoted');
+diag sprintf('primary hung, keeper alive: new primary in %.1f s', time - $t_freeze);
+my ($late_out, $late_err) = ('', '');
+my $late = IPC::Run::start(
+	[ 'psql', '-XAtq', '-d', node_conn('node2'), '-c',
+	  q{SELECT "offset" FROM topics.produce('orders', 'stale'::text, 'stale'::text)} ],
+	'>', \$late_out, '2>', \$late_err, IPC::Run::timeout(20));
+kill 'CONT', @frozen;
+eval { $late->finish };
+$late->kill_kill if $@;
+ok(!($late_out =~ /^\d+$/m && $late_err !~ /WARNING/),
+	'the old primary acknowledges nothing once the new one is promoted')
+  or diag "stdout: $late_out\nstderr: $late_err";
+ok(defined wait_for_states({ node1 => 'primary', node2 => 'secondary' }, 90),
+	'the old primary, its keeper alive, becomes the standby');
+is(psql_at($uri, q{SELECT count(*) FROM orders WHERE key = 'stale'}), '0',
+	'the new primary has no record of the old one after the promotion');
+is(psql_at($uri, q{SELECT count(*) FROM topics.verify('orders')}), '0',
+	'topics.verify finds nothing on the new primary');
 
 # no internal error, assertion failure or crash in any node's log
 foreach my $node (qw(node1 node2))
