@@ -364,6 +364,16 @@ usleep(100_000) while count_acks() <= $acked_before + 30 && time - $t0 < 30;
 ok(count_acks() > $acked_before + 30, 'writes are acknowledged again within 30 s of the promotion');
 diag sprintf('writes acknowledged again %.1f s after the kill', time - $t_kill);
 
+# the new primary has no standby: pg_auto_failover acknowledges with one
+# copy; pg_topics.min_insync_replicas = 1 refuses instead, until the old
+# primary is back as its synchronous standby
+psql_at(node_conn('node2'), $_) foreach (
+	q{ALTER SYSTEM SET pg_topics.min_insync_replicas = 1}, q{SELECT pg_reload_conf()});
+my (undef, undef, $alone_err) = psql_at($uri,
+	q{SELECT count(*) FROM topics.produce('orders', 'alone'::text, 'alone'::text)});
+like($alone_err, qr/too few synchronous standbys are streaming/,
+	'with pg_topics.min_insync_replicas = 1, the lone new primary refuses records');
+
 # --- 2. the old primary rejoins as a standby ------------------------------
 
 my $t_rejoin = time;
@@ -371,6 +381,12 @@ start_keeper('node1');
 ok(defined wait_for_states({ node1 => 'secondary', node2 => 'primary' }, 90),
 	'the old primary rejoins as the synchronous standby');
 diag sprintf('old primary rejoined in %.1f s', time - $t_rejoin);
+my $acked_rejoined = count_acks();
+$t0 = time;
+usleep(100_000) while count_acks() <= $acked_rejoined + 10 && time - $t0 < 30;
+ok(count_acks() > $acked_rejoined + 10, 'with the standby back, records are acknowledged again');
+psql_at(node_conn('node2'), $_) foreach (
+	q{ALTER SYSTEM RESET pg_topics.min_insync_replicas}, q{SELECT pg_reload_conf()});
 # pg_autoctl rewinds the old primary; when pg_rewind cannot (pg_autoctl 2.0
 # sometimes leaves standby.signal in place, and pg_rewind's single-user
 # crash recovery refuses it), it copies the new primary with pg_basebackup
