@@ -6,10 +6,10 @@
  * Around every statement's run, the ExecutorRun hook tells the access
  * method's insert buffer (am/insert_buffer.c) whether the statement's rows
  * may wait to be written together, and writes them when the run ends.
- * They may wait when nothing in the statement looks at a row once it is
- * inserted: the executor fills in a row's offset and timestamp only when
- * it is written, and RETURNING and a view's WITH CHECK OPTION read them
- * right after each row.  Nor with a data-modifying WITH, whose
+ * They may wait when the statement may insert more than one row and
+ * nothing in it looks at a row once it is inserted: a row's offset and
+ * timestamp are filled in only when it is written, and RETURNING and a
+ * view's WITH CHECK OPTION read them right after each row.  Nor with a data-modifying WITH, whose
  * ModifyTable nodes may finish in ExecutorFinish, after the run.
  * Runs nest with the C stack (a function the statement calls runs its own
  * queries inside this run), so each run restores the one around it, also
@@ -38,8 +38,19 @@ rows_may_wait(QueryDesc *queryDesc)
 		stmt->hasModifyingCTE || !IsA(stmt->planTree, ModifyTable))
 		return false;
 	mt = (ModifyTable *) stmt->planTree;
-	return mt->returningLists == NIL && mt->withCheckOptionLists == NIL &&
-		mt->onConflictAction == ONCONFLICT_NONE;
+	if (mt->returningLists != NIL || mt->withCheckOptionLists != NIL ||
+		mt->onConflictAction != ONCONFLICT_NONE)
+		return false;
+
+	/*
+	 * A Result without a subplan makes one row (INSERT ... VALUES of one
+	 * row, the commonest INSERT of all): nothing to gather, so it does not
+	 * pay for the copy
+	 */
+	if (outerPlan(mt) != NULL && IsA(outerPlan(mt), Result) &&
+		outerPlan(outerPlan(mt)) == NULL)
+		return false;
+	return true;
 }
 
 static void
