@@ -304,14 +304,14 @@ topic_insert_check_row(Relation rel, TupleTableSlot *slot, bool preserve)
 	}
 }
 
-/* Read one slot into rec, enforcing the producer-facing rules */
+/* Read one slot into rec; topic_insert_check_row has passed it */
 static void
-prepare_record(Relation rel, TupleTableSlot *slot, bool preserve,
-			   bool any_order, PreparedRecord *rec)
+prepare_record(Relation rel, TupleTableSlot *slot, bool any_order,
+			   PreparedRecord *rec)
 {
 	int			f;
 
-	topic_insert_check_row(rel, slot, preserve);
+	slot_getallattrs(slot);
 
 	rec->partition = DatumGetInt32(slot->tts_values[Anum_topic_partition - 1]);
 	rec->offset = TOPIC_OFFSET_PLACEHOLDER;
@@ -594,7 +594,7 @@ moved_to_toast(const PreparedRecord *rec)
  */
 static int
 prepare_chunk(Relation router, Relation seg, TupleTableSlot **slots,
-			  int first, int nslots, bool preserve, bool any_order,
+			  int first, int nslots, bool any_order,
 			  PreparedRecord *recs, BlockNumber limit, bool *due)
 {
 	BlockNumber main_blocks = segment_nblocks(seg);
@@ -605,7 +605,7 @@ prepare_chunk(Relation router, Relation seg, TupleTableSlot **slots,
 	*due = false;
 	for (i = first; i < nslots; i++)
 	{
-		prepare_record(router, slots[i], preserve, any_order, &recs[i]);
+		prepare_record(router, slots[i], any_order, &recs[i]);
 		toast_record(seg, &recs[i]);
 		if (limit == 0)
 			continue;
@@ -633,8 +633,7 @@ prepare_chunk(Relation router, Relation seg, TupleTableSlot **slots,
 static Relation
 lock_live_segment(Relation router, TupleTableSlot **slots, int first,
 				  int nslots, Oid slack_relid, BlockNumber slack,
-				  bool preserve, bool any_order,
-				  PreparedRecord *recs, TopicTail *tail,
+				  bool any_order, PreparedRecord *recs, TopicTail *tail,
 				  BufferAccessStrategy strategy, TopicSegmentEntry *entry,
 				  BlockNumber *roll_blocks, int *end, bool *due)
 {
@@ -670,8 +669,8 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int first,
 			limit += Min(slack, MaxBlockNumber - limit);
 		pfree(dir);
 
-		*end = prepare_chunk(router, seg, slots, first, nslots, preserve,
-							 any_order, recs, limit, due);
+		*end = prepare_chunk(router, seg, slots, first, nslots, any_order,
+							 recs, limit, due);
 
 		topic_tail_lock(seg, tail, strategy);
 
@@ -953,7 +952,7 @@ insert_chunk(Relation rel, TupleTableSlot **slots, int first, int nslots,
 	int			end;
 
 	seg = lock_live_segment(rel, slots, first, nslots, call->slack_relid,
-							call->slack, call->preserve, call->any_order,
+							call->slack, call->any_order,
 							call->recs, &tail, call->strategy, &entry,
 							&roll_blocks, &end, &due);
 	keep_supplied = call->preserve && any_supplied(call->recs + first, end - first);
@@ -987,14 +986,19 @@ void
 topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 			 BulkInsertState bistate)
 {
-	topic_insert_rows(rel, slots, nslots, cid,
-					  SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA,
-					  bistate);
+	bool		preserve = (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA);
+	int			i;
+
+	for (i = 0; i < nslots; i++)
+		topic_insert_check_row(rel, slots[i], preserve);
+	topic_insert_rows(rel, slots, nslots, cid, preserve, bistate);
 }
 
 /*
  * Insert nslots records into rel, in order, as command cid of the current
- * (sub)transaction; preserve: keep supplied offsets and timestamps
+ * (sub)transaction; preserve: keep supplied offsets and timestamps.  Each
+ * row has passed topic_insert_check_row, once: the insert buffer checks
+ * its rows when they are inserted, not again when they are written.
  */
 void
 topic_insert_rows(Relation rel, TupleTableSlot **slots, int nslots,
