@@ -263,7 +263,8 @@ buffer_xact_callback(XactEvent event, void *arg)
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
-			discard_waiting();
+			if (nwaiting > 0 || flushing)
+				discard_waiting();
 			rows_wait = false;
 			break;
 		default:
