@@ -184,16 +184,11 @@ check_topic_width(const char *topic_name, int32 partitions, bool creating)
 
 	if (partitions <= most)
 		return;
-	if (creating)
-		ereport(ERROR,
-				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("cannot create topic \"%s\" with %d partitions",
-						topic_name, partitions),
-				 errdetail("Dropping a topic locks all of its partitions in one transaction, so with max_locks_per_transaction = %d a topic can have at most about %lld partitions.",
-						   max_locks_per_xact, (long long) most),
-				 errhint("Raise max_locks_per_transaction, or spread the records over several topics.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+			 creating ?
+			 errmsg("cannot create topic \"%s\" with %d partitions",
+					topic_name, partitions) :
 			 errmsg("cannot grow topic \"%s\" to %d partitions",
 					topic_name, partitions),
 			 errdetail("Dropping a topic locks all of its partitions in one transaction, so with max_locks_per_transaction = %d a topic can have at most about %lld partitions.",
