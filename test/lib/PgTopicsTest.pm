@@ -11,7 +11,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use PgTopicsServerLog qw(log_problems);
 
-our @EXPORT = qw(start_logical_node start_psql_script kill9_server expect_in_log);
+our @EXPORT = qw(start_logical_node start_sync_standby start_psql_script kill9_server expect_in_log);
 
 # Every node logs its errors' SQLSTATEs, so that the check at the end of the
 # test (below) sees internal errors.  Every TAP test uses this module (the
@@ -115,6 +115,25 @@ max_worker_processes = 16
 	$node->safe_psql('postgres', 'CREATE EXTENSION pg_topics');
 	$node->safe_psql('postgres', $sql) if defined $sql;
 	return $node;
+}
+
+# A streaming standby $name of $primary, made from a fresh base backup and
+# named in the primary's synchronous_standby_names; returned once the
+# primary reports it synchronous
+sub start_sync_standby
+{
+	my ($primary, $name) = @_;
+	$primary->backup("${name}_base");
+	my $standby = PostgreSQL::Test::Cluster->new($name);
+	$standby->init_from_backup($primary, "${name}_base", has_streaming => 1);
+	$standby->start;
+	$primary->safe_psql('postgres', qq{
+ALTER SYSTEM SET synchronous_standby_names = '$name';
+SELECT pg_reload_conf();});
+	ok($primary->poll_query_until('postgres',
+		qq{SELECT sync_state = 'sync' FROM pg_stat_replication WHERE application_name = '$name'}),
+		"$name is the synchronous standby");
+	return $standby;
 }
 
 # Run $script (psql input) against $node in the background, as psql -f

@@ -29,17 +29,7 @@ CREATE EXTENSION pg_topics;
 SELECT topics.create_topic('events', 3, 'text', 'text');
 SELECT count(*) FROM topics.poll(NULL::events, 'g', consumer => 'c');
 });
-$primary->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->start;
-$primary->wait_for_catchup('standby');
-$primary->safe_psql('postgres', q{
-ALTER SYSTEM SET synchronous_standby_names = 'standby';
-SELECT pg_reload_conf();});
-ok($primary->poll_query_until('postgres',
-	q{SELECT sync_state = 'sync' FROM pg_stat_replication WHERE application_name = 'standby'}),
-	'the standby is synchronous');
+my $standby = start_sync_standby($primary, 'standby');
 
 # --- 1. a cancelled synchronous-replication wait ---------------------------
 

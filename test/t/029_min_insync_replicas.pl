@@ -69,16 +69,7 @@ is($primary->safe_psql('postgres',
 	'1', 'poll reads and commits its position');
 
 # a synchronous standby streams: records flow
-$primary->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->start;
-$primary->safe_psql('postgres', q{
-ALTER SYSTEM SET synchronous_standby_names = 'standby';
-SELECT pg_reload_conf();});
-ok($primary->poll_query_until('postgres',
-	q{SELECT sync_state = 'sync' FROM pg_stat_replication WHERE application_name = 'standby'}),
-	'the standby is synchronous');
+my $standby = start_sync_standby($primary, 'standby');
 for my $path (sort keys %paths)
 {
 	my ($ret, $out, $err) = $primary->psql('postgres', $paths{$path});
