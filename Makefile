@@ -4,7 +4,7 @@ MODULE_big = pg_topics
 
 # The source tree in layers, bottom to top (src/README.md).  A file includes
 # only headers of its own layer or lower ones: `make check-layers`.
-LAYERS = base log shared segments replication am read worker api hooks
+LAYERS = base wire log shared segments replication am read worker api hooks kafka
 OBJS = $(foreach layer,$(LAYERS),$(patsubst %.c,%.o,$(sort $(wildcard src/$(layer)/*.c)))) \
 	$(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 
@@ -36,6 +36,9 @@ ASSERT_CPPFLAGS = -DUSE_ASSERT_CHECKING
 endif
 
 PG_CPPFLAGS = -I$(srcdir)/src/include $(ASSERT_CPPFLAGS)
+# the Kafka listener decompresses what producers send (src/wire/compression.c)
+SHLIB_LINK = -lz -llz4 -lzstd -lsnappy
+
 PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla -Wendif-labels \
 	-Wmissing-format-attribute -Wformat-security
 

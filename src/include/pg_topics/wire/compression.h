@@ -1,0 +1,24 @@
+/*-------------------------------------------------------------------------
+ *
+ * compression.h
+ *	  Inflating the records of a compressed RecordBatch: gzip, snappy (raw
+ *	  or in xerial framing), lz4 (frame format) and zstd.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_WIRE_COMPRESSION_H
+#define TOPIC_WIRE_COMPRESSION_H
+
+/*
+ * Inflate in (inlen bytes) compressed with codec (KAFKA_CODEC_*) into a
+ * palloc'd buffer *out of *outlen bytes.  Returns 0, or a Kafka error code
+ * with *error_message set: 2 CORRUPT_MESSAGE (does not inflate), 10
+ * MESSAGE_TOO_LARGE (would inflate beyond max_out bytes: inflation stops
+ * there, so memory stays bounded whatever the input claims), 76
+ * UNSUPPORTED_COMPRESSION_TYPE.
+ */
+extern int	kafka_inflate(int codec, const char *in, int inlen, Size max_out,
+						  char **out, Size *outlen,
+						  const char **error_message);
+
+#endif							/* TOPIC_WIRE_COMPRESSION_H */
