@@ -18,11 +18,17 @@
  *
  * With no secret the exchange goes on with a salt and iteration count made
  * up from the user name and the server's mock nonce (as PostgreSQL does),
- * and always fails at the end, so that a client cannot tell an unknown role
- * from a wrong password.  Only "n,," without channel binding is accepted;
- * the client's nonce must begin the final nonce; the proof is compared in
- * constant time.  A failed exchange stays failed: nothing after it
- * authenticates.
+ * and always fails at the end, with the same message as a wrong password,
+ * so that a client cannot tell an unknown role from a wrong password.
+ * Only "n,," without channel binding or authorization identity is
+ * accepted, and no extensions; the final nonce must be the client's and
+ * ours exactly; the proof is compared in constant time.  A failed exchange
+ * stays failed: every later call fails with the first error again.
+ *
+ * Error messages are static ASCII strings that repeat nothing the client
+ * sent.  In the backend the hashes register with CurrentResourceOwner,
+ * which must be set; running out of memory raises an ERROR there, as
+ * palloc does.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,21 +46,31 @@ typedef enum KafkaSaslResult
 
 typedef struct KafkaScram KafkaScram;	/* one exchange, palloc'd */
 
+/* The longest SCRAM or PLAIN message taken, in bytes */
+#define KAFKA_SASL_MAX_MESSAGE	4096
+
 /*
- * Parse the client-first-message; on success *user is the (unescaped)
- * user name, palloc'd.  mock_nonce (mock_len bytes) is the server's secret
- * for unknown roles.
+ * Start an exchange with the client-first-message: *state must be NULL and
+ * is set to the new exchange whatever the message (else that exchange
+ * fails).  On success *user is the unescaped user name, palloc'd, shorter
+ * than NAMEDATALEN.  mock_nonce (mock_len > 0 bytes) is the server's secret
+ * for unknown roles, e.g. GetMockAuthenticationNonce().
  */
 extern KafkaSaslResult kafka_scram_client_first(KafkaScram **state,
 												const char *in, int inlen,
 												const char *mock_nonce,
 												int mock_len, char **user,
 												const char **error_message);
-/* secret: the role's stored SCRAM secret, or NULL for a mock exchange */
+/*
+ * Append the server-first-message to out.  secret: the role's stored SCRAM
+ * secret, or NULL for a mock exchange (as is anything but a well-formed
+ * SCRAM-SHA-256 secret).
+ */
 extern KafkaSaslResult kafka_scram_server_first(KafkaScram *state,
 												const char *secret,
 												StringInfo out,
 												const char **error_message);
+/* Check the client-final-message; on success append the server-final to out */
 extern KafkaSaslResult kafka_scram_client_final(KafkaScram *state,
 												const char *in, int inlen,
 												StringInfo out,
@@ -62,8 +78,10 @@ extern KafkaSaslResult kafka_scram_client_final(KafkaScram *state,
 
 /*
  * Split a PLAIN message "authzid NUL authcid NUL passwd" into palloc'd
- * strings; false if malformed (or authzid names another user than authcid:
- * acting as another role is not offered).
+ * strings; false if malformed, longer than KAFKA_SASL_MAX_MESSAGE, the user
+ * name is empty or not shorter than NAMEDATALEN, the password is empty, or
+ * authzid names another user than authcid (acting as another role is not
+ * offered).
  */
 extern bool kafka_plain_parse(const char *in, int inlen, char **user,
 							  char **password);
