@@ -27,6 +27,7 @@
 #include "pg_topics/base/wakeup.h"
 #include "pg_topics/hooks/ddl.h"
 #include "pg_topics/hooks/insert_statement.h"
+#include "pg_topics/kafka/listener.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/log/wal.h"
 #include "pg_topics/replication/decode.h"
@@ -118,4 +119,5 @@ _PG_init(void)
 	topic_seek_init();
 	topic_fetch_scan_init();
 	topic_worker_init();
+	topic_kafka_init();
 }

@@ -189,6 +189,28 @@ topic_next_offset(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The bounds of a partition (its router open): log start, high watermark
+ * and last stable offset, as topics.offsets() and Kafka's ListOffsets and
+ * Fetch report them.  A logical replica's records are stable up to its
+ * publisher's marker.
+ */
+void
+topic_partition_bounds(Relation router, Oid topic, TopicPartitionBounds *bounds)
+{
+	Oid			routerid = RelationGetRelid(router);
+	TopicLogEnd end;
+	int64		lso;
+
+	topic_log_end(router, &end);
+	lso = topic_registry_stable_offset(routerid, end.next_offset, NULL);
+	if (topic_partition_is_replica(routerid, topic))
+		lso = Min(lso, topic_replicated_bound(router, GetActiveSnapshot(), &end));
+	bounds->log_start = end.log_start_offset;
+	bounds->high_watermark = end.next_offset;
+	bounds->last_stable = lso;
+}
+
+/*
  * topics.offsets(topic text) RETURNS TABLE(partition int,
  *		log_start_offset bigint, high_watermark bigint,
  *		last_stable_offset bigint)
@@ -208,23 +230,17 @@ topic_offsets(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	for (p = 0; p < nparts; p++)
 	{
-		Oid			routerid = topic_partition_relid(topic, p);
-		Relation	router = table_open(routerid, AccessShareLock);
-		TopicLogEnd end;
+		Relation	router = table_open(topic_partition_relid(topic, p),
+										AccessShareLock);
+		TopicPartitionBounds bounds;
 		Datum		values[4];
 		bool		nulls[4] = {false, false, false, false};
-		int64		lso;
 
-		topic_log_end(router, &end);
-		lso = topic_registry_stable_offset(routerid, end.next_offset, NULL);
-		/* a replica's records are stable up to its publisher's marker */
-		if (topic_partition_is_replica(routerid, RelationGetRelid(topic)))
-			lso = Min(lso, topic_replicated_bound(router, GetActiveSnapshot(),
-												  &end));
+		topic_partition_bounds(router, RelationGetRelid(topic), &bounds);
 		values[0] = Int32GetDatum(p);
-		values[1] = Int64GetDatum(end.log_start_offset);
-		values[2] = Int64GetDatum(end.next_offset);
-		values[3] = Int64GetDatum(lso);
+		values[1] = Int64GetDatum(bounds.log_start);
+		values[2] = Int64GetDatum(bounds.high_watermark);
+		values[3] = Int64GetDatum(bounds.last_stable);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		table_close(router, NoLock);
 	}
@@ -238,6 +254,7 @@ typedef struct TimeSearch
 	TimestampTz ts;
 	int64		log_start;
 	int64		offset;			/* the answer, -1 until found */
+	TimestampTz found;			/* its timestamp */
 } TimeSearch;
 
 /*
@@ -270,12 +287,33 @@ offset_for_time(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
 			if (rec.timestamp >= search->ts && rec.offset >= search->log_start)
 			{
 				search->offset = rec.offset;
+				search->found = rec.timestamp;
 				break;
 			}
 		}
 	}
 	topic_batch_iter_end(&it);
 	return search->offset >= 0;
+}
+
+/*
+ * The earliest offset of a partition (its router open) whose timestamp is
+ * at or after ts, with that timestamp in *found; -1 if there is none yet
+ */
+int64
+topic_partition_offset_for_time(Relation router, TimestampTz ts,
+								TimestampTz *found)
+{
+	TopicSegmentDir *dir = topic_segdir_read(router);
+	TimeSearch	search = {ts, dir->log_start, -1, 0};
+
+	if (!topic_segdir_foreach(dir, -1, 0, AccessShareLock, offset_for_time,
+							  &search))
+		search.offset = -1;
+	pfree(dir);
+	if (found)
+		*found = search.found;
+	return search.offset;
 }
 
 /*
@@ -298,22 +336,13 @@ topic_offsets_for_times(PG_FUNCTION_ARGS)
 	for (p = 0; p < nparts; p++)
 	{
 		Relation	router = table_open(topic_partition_relid(topic, p), AccessShareLock);
-		TopicSegmentDir *dir = topic_segdir_read(router);
-		TimeSearch	search = {ts, dir->log_start, -1};
-		Datum		values[2] = {Int32GetDatum(p), (Datum) 0};
-		bool		nulls[2] = {false, true};
+		int64		offset = topic_partition_offset_for_time(router, ts, NULL);
+		Datum		values[2] = {Int32GetDatum(p), Int64GetDatum(offset)};
+		bool		nulls[2] = {false, offset < 0};
 
-		if (topic_segdir_foreach(dir, -1, 0, AccessShareLock,
-								 offset_for_time, &search))
-		{
-			values[1] = Int64GetDatum(search.offset);
-			nulls[1] = false;
-		}
-		pfree(dir);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		table_close(router, NoLock);
 	}
 	relation_close(topic, NoLock);
 	return (Datum) 0;
 }
-

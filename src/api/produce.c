@@ -37,6 +37,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "pg_topics/api/produce.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/partitioner.h"
 #include "pg_topics/log/topic_log.h"
@@ -96,9 +97,12 @@ coerce_payload(Datum value, Oid argtype, Oid coltype, const char *what,
 	return OidInputFunctionCall(typinput, cstring, typioparam, -1);
 }
 
-/* Fill a partition's slot with one record; the log fills the rest */
-static void
-fill_record_slot(TupleTableSlot *slot, int32 partition, Datum key,
+/*
+ * Fill a partition's slot with one record; the log fills the rest.  Also
+ * the Kafka listener's produce path (kafka/produce.c).
+ */
+void
+topic_fill_record_slot(TupleTableSlot *slot, int32 partition, Datum key,
 				 bool key_null, Datum value, bool value_null, Datum headers,
 				 bool headers_null)
 {
@@ -120,8 +124,8 @@ fill_record_slot(TupleTableSlot *slot, int32 partition, Datum key,
 }
 
 /* Open partition number partition of topic for inserting */
-static Relation
-open_partition(Relation topic, int32 partition)
+Relation
+topic_open_partition_for_insert(Relation topic, int32 partition)
 {
 	Oid			relid = topic_partition_relid(topic, partition);
 
@@ -183,9 +187,9 @@ topic_produce(PG_FUNCTION_ARGS)
 		partition = topic_partition_choose(&part, key, key_null);
 	}
 
-	router = open_partition(topic, partition);
+	router = topic_open_partition_for_insert(topic, partition);
 	slot = table_slot_create(router, NULL);
-	fill_record_slot(slot, partition, key, key_null, value, value_null,
+	topic_fill_record_slot(slot, partition, key, key_null, value, value_null,
 					 PG_ARGISNULL(4) ? (Datum) 0 : PG_GETARG_DATUM(4),
 					 PG_ARGISNULL(4));
 	/* written now, for its offset: an INSERT's rows may wait, this must not */
@@ -353,7 +357,7 @@ produce_sort_chunk(ProduceChunk *chunk)
 		int			place = starts[chunk->partitions[i]]++;
 
 		chunk->order[place] = i;
-		fill_record_slot(chunk->slots[place], chunk->partitions[i],
+		topic_fill_record_slot(chunk->slots[place], chunk->partitions[i],
 						 chunk->keys[i], chunk->key_nulls[i],
 						 chunk->values[i], chunk->value_nulls[i],
 						 (Datum) 0, true);
@@ -372,7 +376,7 @@ produce_write_chunk(ProduceChunk *chunk)
 		if (count == 0)
 			continue;
 		if (chunk->routers[p] == NULL)
-			chunk->routers[p] = open_partition(chunk->topic, p);
+			chunk->routers[p] = topic_open_partition_for_insert(chunk->topic, p);
 		table_multi_insert(chunk->routers[p], chunk->slots + first, count,
 						   chunk->cid, 0, NULL);
 		for (int i = first; i < first + count; i++)

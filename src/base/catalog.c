@@ -15,6 +15,8 @@
 
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/tableam.h"
+#include "executor/tuptable.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
@@ -35,6 +37,7 @@
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/varlena.h"
 
@@ -381,4 +384,38 @@ topic_offsets_log_relid(void)
 	Oid			nsp = get_namespace_oid("topics", true);
 
 	return OidIsValid(nsp) ? get_relname_relid("consumer_offsets", nsp) : InvalidOid;
+}
+
+/*
+ * Every topic of this database (from topics.topic_config, which has a row
+ * per topic), in no particular order; NIL if the extension is not
+ * installed.  No privilege is checked: the caller filters.
+ */
+List *
+topic_list_topics(void)
+{
+	Oid			nsp = get_namespace_oid("topics", true);
+	Oid			relid = OidIsValid(nsp) ? get_relname_relid("topic_config", nsp) : InvalidOid;
+	List	   *topics = NIL;
+	Relation	config;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+
+	if (!OidIsValid(relid))
+		return NIL;
+	config = table_open(relid, AccessShareLock);
+	slot = table_slot_create(config, NULL);
+	scan = table_beginscan(config, GetActiveSnapshot(), 0, NULL);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool		isnull;
+		Datum		topic = slot_getattr(slot, 1, &isnull);
+
+		if (!isnull)
+			topics = lappend_oid(topics, DatumGetObjectId(topic));
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(config, AccessShareLock);
+	return topics;
 }

@@ -31,6 +31,17 @@ int			pg_topics_max_group_partitions_per_role = 16384;
 int			pg_topics_segment_size = TOPIC_SEGMENT_MAX_ROLL_BLOCKS;
 int			pg_topics_worker_naptime = 10000;
 int			pg_topics_max_producer_transaction_age = 0;
+int			pg_topics_kafka_port = 0;
+char	   *pg_topics_kafka_listen_addresses = NULL;
+char	   *pg_topics_kafka_database = NULL;
+char	   *pg_topics_kafka_schema = NULL;
+int			pg_topics_kafka_workers = 2;
+int			pg_topics_kafka_auth = TOPIC_KAFKA_AUTH_TRUST;
+char	   *pg_topics_kafka_trust_role = NULL;
+int			pg_topics_kafka_group_initial_rebalance_delay = 3000;
+int			pg_topics_kafka_max_connections = 1000;
+int			pg_topics_kafka_idle_timeout = 600000;
+int			pg_topics_kafka_max_request_bytes = 100 * 1024 * 1024;
 
 static const struct config_enum_entry offset_reset_options[] = {
 	{"earliest", TOPIC_RESET_EARLIEST, false},
@@ -38,6 +49,101 @@ static const struct config_enum_entry offset_reset_options[] = {
 	{"error", TOPIC_RESET_ERROR, false},
 	{NULL, 0, false}
 };
+
+static const struct config_enum_entry kafka_auth_options[] = {
+	{"trust", TOPIC_KAFKA_AUTH_TRUST, false},
+	{"scram-sha-256", TOPIC_KAFKA_AUTH_SCRAM, false},
+	{"plain", TOPIC_KAFKA_AUTH_PLAIN, false},
+	{NULL, 0, false}
+};
+
+/*
+ * The Kafka listener's settings (src/kafka/).  Where it listens, how many
+ * processes serve it and which database it serves need a restart: the
+ * processes are registered when the library loads.
+ */
+static void
+define_kafka_settings(void)
+{
+	DefineCustomIntVariable("pg_topics.kafka_port",
+							"TCP port of the Kafka protocol listener.",
+							"0 starts no listener.",
+							&pg_topics_kafka_port,
+							0, 0, 65535,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomStringVariable("pg_topics.kafka_listen_addresses",
+							   "Addresses the Kafka listener binds to.",
+							   "A comma-separated list of host names or IP addresses; * is every address.",
+							   &pg_topics_kafka_listen_addresses,
+							   "localhost",
+							   PGC_POSTMASTER, GUC_LIST_INPUT,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("pg_topics.kafka_database",
+							   "Database whose topics the Kafka listener serves.",
+							   NULL,
+							   &pg_topics_kafka_database,
+							   "postgres",
+							   PGC_POSTMASTER, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("pg_topics.kafka_schema",
+							   "Schema whose topics are the Kafka topics.",
+							   NULL,
+							   &pg_topics_kafka_schema,
+							   "public",
+							   PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_topics.kafka_workers",
+							"Number of processes that serve Kafka clients.",
+							"Each takes one of max_worker_processes.",
+							&pg_topics_kafka_workers,
+							2, 1, 64,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomEnumVariable("pg_topics.kafka_auth",
+							 "How Kafka clients authenticate.",
+							 "trust acts as pg_topics.kafka_trust_role and is allowed only while every listen address is a loopback one.",
+							 &pg_topics_kafka_auth,
+							 TOPIC_KAFKA_AUTH_TRUST,
+							 kafka_auth_options,
+							 PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+	DefineCustomStringVariable("pg_topics.kafka_trust_role",
+							   "Role that Kafka clients act as under trust authentication.",
+							   "Empty means the owner of pg_topics.kafka_database.",
+							   &pg_topics_kafka_trust_role,
+							   "",
+							   PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_topics.kafka_group_initial_rebalance_delay",
+							"How long a new Kafka consumer group waits for more members before its first assignment.",
+							"Kafka's group.initial.rebalance.delay.ms.",
+							&pg_topics_kafka_group_initial_rebalance_delay,
+							3000, 0, 300000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_topics.kafka_max_connections",
+							"Most Kafka client connections served at once.",
+							"Further connections are closed at once.",
+							&pg_topics_kafka_max_connections,
+							1000, 1, 1000000,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_topics.kafka_idle_timeout",
+							"Closes Kafka client connections idle for longer than this.",
+							"Kafka's connections.max.idle.ms.",
+							&pg_topics_kafka_idle_timeout,
+							600000, 1000, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_topics.kafka_max_request_bytes",
+							"Largest Kafka request accepted.",
+							"A client that announces a larger one is disconnected (Kafka's socket.request.max.bytes).",
+							&pg_topics_kafka_max_request_bytes,
+							100 * 1024 * 1024, 1024, MaxAllocSize / 2,
+							PGC_SIGHUP, GUC_UNIT_BYTE,
+							NULL, NULL, NULL);
+}
 
 /*
  * Define the settings of pg_topics.  Long on purpose: one
@@ -192,5 +298,6 @@ topic_guc_init(void)
 							0,
 							NULL, NULL, NULL);
 
+	define_kafka_settings();
 	MarkGUCPrefixReserved("pg_topics");
 }

@@ -24,7 +24,12 @@
  * variables chosen by hashing the partition; a committing producer
  * broadcasts the buckets of the partitions it wrote.  Sleepers recheck
  * after every wake-up, so a shared bucket costs a spurious wake-up, never
- * a lost one.
+ * a lost one.  A process that serves many readers at once (the Kafka
+ * listener) cannot sleep on many condition variables: it is a *watcher*,
+ * with a bit per bucket it cares about; a commit bumps its buckets'
+ * counters and sets the latch of each watcher with one of their bits set,
+ * and the watcher compares the counters it noted to see which of its
+ * readers to try again.
  *
  * A transaction that produced cannot be prepared: the registry, like a
  * reader's view of it, does not survive a restart, and a prepared producer
@@ -57,6 +62,14 @@
 #include "pg_topics/shared/registry.h"
 
 #define TOPIC_WAKEUP_BUCKETS	1024
+#define TOPIC_MAX_WATCHERS		64
+
+/* A process with a latch that long-polls for many readers */
+typedef struct Watcher
+{
+	int			pgprocno;		/* -1: free */
+	pg_atomic_uint64 mask[TOPIC_WAKEUP_BUCKETS / 64];
+} Watcher;
 
 /* One partition written by one backend's current transaction */
 typedef struct WriterSlot
@@ -74,6 +87,9 @@ typedef struct TopicRegistry
 	int			nprocs;
 	int			slots_per_proc;
 	ConditionVariable wakeup[TOPIC_WAKEUP_BUCKETS];
+	pg_atomic_uint64 commits[TOPIC_WAKEUP_BUCKETS];	/* per bucket */
+	pg_atomic_uint32 nwatchers;	/* watcher slots ever used */
+	Watcher		watchers[TOPIC_MAX_WATCHERS];	/* under lock to claim */
 
 	/*
 	 * Per backend, how many of its slots from the first may be in use, so
@@ -139,7 +155,17 @@ topic_registry_shmem_startup(void)
 		registry->nprocs = registry_nprocs();
 		registry->slots_per_proc = pg_topics_max_partitions_per_transaction;
 		for (i = 0; i < TOPIC_WAKEUP_BUCKETS; i++)
+		{
 			ConditionVariableInit(&registry->wakeup[i]);
+			pg_atomic_init_u64(&registry->commits[i], 0);
+		}
+		pg_atomic_init_u32(&registry->nwatchers, 0);
+		for (i = 0; i < TOPIC_MAX_WATCHERS; i++)
+		{
+			registry->watchers[i].pgprocno = -1;
+			for (int w = 0; w < TOPIC_WAKEUP_BUCKETS / 64; w++)
+				pg_atomic_init_u64(&registry->watchers[i].mask[w], 0);
+		}
 		memset(registry->slots, 0,
 			   sizeof(WriterSlot) * registry->nprocs * registry->slots_per_proc);
 		registry->nused = (int *) ((char *) registry + registry_slots_size());
@@ -156,13 +182,122 @@ my_slots(void)
 	return &registry->slots[MyProc->pgprocno * registry->slots_per_proc];
 }
 
-static ConditionVariable *
-wakeup_cv(Oid dbid, Oid relid)
+StaticAssertDecl(TOPIC_WATCH_WORDS * 64 == TOPIC_WAKEUP_BUCKETS,
+				 "a watch set has a bit per wake-up bucket");
+
+/* The wake-up bucket of a partition (or topic) of a database */
+static int
+wakeup_bucket(Oid dbid, Oid relid)
 {
 	uint32		key[2] = {dbid, relid};
 
-	return &registry->wakeup[hash_bytes((const unsigned char *) key, sizeof(key)) %
-							 TOPIC_WAKEUP_BUCKETS];
+	return hash_bytes((const unsigned char *) key, sizeof(key)) %
+		TOPIC_WAKEUP_BUCKETS;
+}
+
+static ConditionVariable *
+wakeup_cv(Oid dbid, Oid relid)
+{
+	return &registry->wakeup[wakeup_bucket(dbid, relid)];
+}
+
+/*
+ * Bucket b saw a commit (or an abort that moved a stable offset): count it
+ * and set the latches of the watchers that care
+ */
+static void
+wake_bucket(int b)
+{
+	uint32		nwatchers = pg_atomic_read_u32(&registry->nwatchers);
+
+	/* the counter first: a watcher woken below must see it moved */
+	pg_atomic_fetch_add_u64(&registry->commits[b], 1);
+	for (uint32 i = 0; i < nwatchers; i++)
+	{
+		Watcher    *w = &registry->watchers[i];
+		int			pgprocno = w->pgprocno;
+
+		if (pgprocno >= 0 &&
+			(pg_atomic_read_u64(&w->mask[b / 64]) & (UINT64CONST(1) << (b % 64))) != 0)
+			SetLatch(&ProcGlobal->allProcs[pgprocno].procLatch);
+	}
+}
+
+/* Give up this process's watcher slot (at exit) */
+static void
+watcher_detach(int code, Datum arg)
+{
+	Watcher    *w = &registry->watchers[DatumGetInt32(arg)];
+
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < TOPIC_WAKEUP_BUCKETS / 64; i++)
+		pg_atomic_write_u64(&w->mask[i], 0);
+	w->pgprocno = -1;
+	LWLockRelease(registry->lock);
+}
+
+/*
+ * Become a watcher: a process whose latch is set when a partition it
+ * watches (topic_registry_watch) sees a commit.  Returns the watcher's
+ * number; the slot is given up when the process exits.
+ */
+int
+topic_registry_watcher_attach(void)
+{
+	int			slot = -1;
+
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < TOPIC_MAX_WATCHERS; i++)
+		if (registry->watchers[i].pgprocno < 0)
+		{
+			slot = i;
+			break;
+		}
+	if (slot >= 0)
+	{
+		registry->watchers[slot].pgprocno = MyProc->pgprocno;
+		if (pg_atomic_read_u32(&registry->nwatchers) <= (uint32) slot)
+			pg_atomic_write_u32(&registry->nwatchers, slot + 1);
+	}
+	LWLockRelease(registry->lock);
+	if (slot < 0)
+		elog(ERROR, "no free long-poll watcher slot");
+	before_shmem_exit(watcher_detach, Int32GetDatum(slot));
+	return slot;
+}
+
+/*
+ * Add relid's bucket to a watch set (TOPIC_WATCH_WORDS words), and return
+ * the bucket's commit count now: a reader compares it later with
+ * topic_registry_watch_changed.  The set takes effect with
+ * topic_registry_watch_set, which must come before the reader reads.
+ */
+uint64
+topic_registry_watch(uint64 *set, Oid relid)
+{
+	int			b = wakeup_bucket(MyDatabaseId, relid);
+
+	set[b / 64] |= UINT64CONST(1) << (b % 64);
+	return pg_atomic_read_u64(&registry->commits[b]);
+}
+
+/* Did relid's bucket see a commit since topic_registry_watch said seen? */
+bool
+topic_registry_watch_changed(Oid relid, uint64 seen)
+{
+	return pg_atomic_read_u64(&registry->commits[wakeup_bucket(MyDatabaseId, relid)]) != seen;
+}
+
+/* Make set the buckets whose commits set watcher's latch */
+void
+topic_registry_watch_set(int watcher, const uint64 *set)
+{
+	Watcher    *w = &registry->watchers[watcher];
+
+	for (int i = 0; i < TOPIC_WATCH_WORDS; i++)
+		pg_atomic_write_u64(&w->mask[i], set[i]);
+	/* published before the reads that follow */
+	pg_memory_barrier();
 }
 
 /*
@@ -450,7 +585,10 @@ topic_registry_wake_all(void)
 	int			i;
 
 	for (i = 0; i < TOPIC_WAKEUP_BUCKETS; i++)
+	{
 		ConditionVariableBroadcast(&registry->wakeup[i]);
+		wake_bucket(i);
+	}
 }
 
 /* Empty this backend's slots, and wake the readers of the partitions it wrote */
@@ -489,7 +627,12 @@ release_slots(bool committed)
 	my_nslots = 0;
 
 	for (i = 0; i < nwoken; i++)
-		ConditionVariableBroadcast(wakeup_cv(MyDatabaseId, woken[i]));
+	{
+		int			b = wakeup_bucket(MyDatabaseId, woken[i]);
+
+		ConditionVariableBroadcast(&registry->wakeup[b]);
+		wake_bucket(b);
+	}
 	/* more partitions than we remembered: wake every bucket */
 	if (nwoken >= lengthof(woken) - 1)
 		topic_registry_wake_all();

@@ -9,6 +9,7 @@
 #define TOPIC_CATALOG_H
 
 #include "nodes/parsenodes.h"
+#include "nodes/pg_list.h"
 #include "storage/lockdefs.h"
 #include "utils/relcache.h"
 
@@ -48,5 +49,6 @@ extern bool topic_is_log_relation(Oid relid);
 extern void topic_check_columns(Relation rel);
 extern void topic_record_extension_dependency(Oid topic);
 extern Oid	topic_offsets_log_relid(void);
+extern List *topic_list_topics(void);
 
 #endif							/* TOPIC_CATALOG_H */

@@ -32,6 +32,25 @@ extern int	pg_topics_max_producer_transaction_age;
 extern int	pg_topics_max_group_partitions;
 extern int	pg_topics_max_groups_per_role;
 extern int	pg_topics_max_group_partitions_per_role;
+extern int	pg_topics_kafka_port;
+extern char *pg_topics_kafka_listen_addresses;
+extern char *pg_topics_kafka_database;
+extern char *pg_topics_kafka_schema;
+extern int	pg_topics_kafka_workers;
+extern int	pg_topics_kafka_auth;
+extern char *pg_topics_kafka_trust_role;
+extern int	pg_topics_kafka_group_initial_rebalance_delay;
+extern int	pg_topics_kafka_max_connections;
+extern int	pg_topics_kafka_idle_timeout;
+extern int	pg_topics_kafka_max_request_bytes;
+
+/* pg_topics.kafka_auth */
+typedef enum TopicKafkaAuth
+{
+	TOPIC_KAFKA_AUTH_TRUST,
+	TOPIC_KAFKA_AUTH_SCRAM,
+	TOPIC_KAFKA_AUTH_PLAIN
+} TopicKafkaAuth;
 
 /* pg_topics.auto_offset_reset */
 typedef enum TopicOffsetReset

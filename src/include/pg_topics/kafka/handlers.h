@@ -1,0 +1,46 @@
+/*-------------------------------------------------------------------------
+ *
+ * handlers.h
+ *	  The Kafka requests pg_topics serves, one handler each, and what
+ *	  they share: the transaction a request runs in, as its role.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_KAFKA_HANDLERS_H
+#define TOPIC_KAFKA_HANDLERS_H
+
+#include "utils/rel.h"
+
+#include "pg_topics/kafka/request.h"
+
+/* metadata.c */
+extern KafkaOutcome kafka_metadata(KafkaRequest *req, TimestampTz *deadline);
+extern KafkaOutcome kafka_find_coordinator(KafkaRequest *req, TimestampTz *deadline);
+
+/* produce.c */
+extern KafkaOutcome kafka_produce(KafkaRequest *req, TimestampTz *deadline);
+
+/* fetch.c */
+extern KafkaOutcome kafka_fetch(KafkaRequest *req, TimestampTz *deadline);
+
+/* list_offsets.c */
+extern KafkaOutcome kafka_list_offsets(KafkaRequest *req, TimestampTz *deadline);
+
+/* session.c: the request's transaction, topics by Kafka name, errors */
+extern void kafka_xact_begin(KafkaConn *conn);
+extern void kafka_xact_commit(void);
+extern Relation kafka_open_topic(KafkaBytes name, LOCKMODE lockmode,
+								 AclMode privilege, int16 *error);
+extern bool kafka_topic_name_valid(KafkaBytes name);
+extern int16 kafka_error_of(ErrorData *edata);
+
+/*
+ * Run fn(arg) in a subtransaction of the request's: an error rolls back
+ * only what fn did and comes back as a Kafka error code (0: no error);
+ * *message (if not NULL) gets the error's message.  Errors that are not a
+ * client's doing are logged.
+ */
+typedef void (*KafkaGuardedFn) (void *arg);
+extern int16 kafka_run_guarded(KafkaGuardedFn fn, void *arg, char **message);
+
+#endif							/* TOPIC_KAFKA_HANDLERS_H */

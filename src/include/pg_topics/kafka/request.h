@@ -1,0 +1,114 @@
+/*-------------------------------------------------------------------------
+ *
+ * request.h
+ *	  A Kafka client connection and the request it is being served.
+ *
+ * Kafka serves one request of a connection at a time, in order, so a
+ * connection has at most one request in hand.  A handler either answers
+ * it, answers nothing (a Produce with acks=0), or parks it: a request that
+ * must wait (a long-poll Fetch) gives its process back and is run again
+ * from the start when something it waits for may have happened, or when
+ * its deadline passes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_KAFKA_REQUEST_H
+#define TOPIC_KAFKA_REQUEST_H
+
+#include "datatype/timestamp.h"
+#include "lib/ilist.h"
+#include "lib/stringinfo.h"
+
+#include "pg_topics/shared/registry.h"
+#include "pg_topics/wire/codec.h"
+#include "pg_topics/wire/sasl.h"
+
+/* How far a connection's authentication has come */
+typedef enum KafkaAuthState
+{
+	KAFKA_AUTH_NONE,			/* nothing yet: ApiVersions and SaslHandshake */
+	KAFKA_AUTH_HANDSHAKE,		/* mechanism chosen, exchange next */
+	KAFKA_AUTH_EXCHANGE,		/* SCRAM's second message next */
+	KAFKA_AUTH_DONE				/* authenticated as role */
+} KafkaAuthState;
+
+/* SASL mechanisms */
+#define KAFKA_SASL_PLAIN		1
+#define KAFKA_SASL_SCRAM		2
+
+/* What a parked request waits for: commits to these partitions */
+#define KAFKA_MAX_WATCHED		64
+typedef struct KafkaWatch
+{
+	int			n;
+	Oid			relids[KAFKA_MAX_WATCHED];
+	uint64		seen[KAFKA_MAX_WATCHED];
+	bool		overflow;		/* more partitions than fit: try on any wake */
+} KafkaWatch;
+
+typedef struct KafkaConn
+{
+	dlist_node	node;
+	int			fd;
+	MemoryContext context;		/* the connection's buffers and state */
+	StringInfoData in;			/* bytes received, not yet handled */
+	StringInfoData out;			/* bytes to send */
+	int			out_sent;		/* of out */
+	uint32		events;			/* epoll events asked for */
+	char		peer[64];		/* the client's address, for the log */
+	TimestampTz connected_at;
+	TimestampTz last_request;	/* when the last request was answered */
+	TimestampTz frame_started;	/* first byte of an incomplete frame, or 0 */
+	bool		closing;		/* close once out is sent */
+	bool		peer_closed;	/* the client sends no more */
+
+	/* authentication */
+	KafkaAuthState auth;
+	int			mechanism;		/* KAFKA_SASL_* */
+	bool		raw_sasl;		/* SaslHandshake v0: tokens come unframed */
+	KafkaScram *scram;
+	char	   *scram_user;
+	Oid			role;			/* authenticated as, under kafka_auth */
+	char	   *role_name;
+
+	/* the request in hand, when parked */
+	bool		parked;
+	TimestampTz parked_since;	/* when the request first ran */
+	TimestampTz park_deadline;
+	KafkaWatch	watch;
+} KafkaConn;
+
+/* A request being served; its frame stays in conn->in until answered */
+typedef struct KafkaRequest
+{
+	KafkaConn  *conn;
+	int16		api_key;
+	int16		api_version;
+	int32		correlation_id;
+	KafkaBytes	client_id;
+	bool		flexible;		/* request header v2, response header v1 */
+	KafkaReader body;			/* after the header */
+	StringInfo	response;		/* the handler writes the body here */
+	TimestampTz received;		/* when the request first ran */
+	bool		last_try;		/* a parked request's deadline passed */
+	KafkaWatch *watch;			/* what to wait for when parking */
+} KafkaRequest;
+
+/* What a handler did with its request */
+typedef enum KafkaOutcome
+{
+	KAFKA_ANSWER,				/* the response body is written */
+	KAFKA_NO_ANSWER,			/* nothing goes back (Produce with acks=0) */
+	KAFKA_PARK,					/* run again later (request->watch, deadline) */
+	KAFKA_CLOSE					/* malformed or refused: close the connection */
+} KafkaOutcome;
+
+typedef KafkaOutcome (*KafkaHandler) (KafkaRequest *req, TimestampTz *deadline);
+
+/* request.c */
+extern KafkaOutcome kafka_serve_frame(KafkaConn *conn, const char *frame,
+									  int len, bool last_try,
+									  TimestampTz received,
+									  TimestampTz *deadline);
+
+#endif							/* TOPIC_KAFKA_REQUEST_H */

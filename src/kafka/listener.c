@@ -1,0 +1,763 @@
+/*-------------------------------------------------------------------------
+ *
+ * listener.c
+ *	  The Kafka listener: a fixed pool of background workers, each an event
+ *	  loop over its client connections.
+ *
+ * pg_topics.kafka_workers processes are registered when the library loads
+ * (when pg_topics.kafka_port is set).  Each binds its own listening socket
+ * on every address of pg_topics.kafka_listen_addresses with SO_REUSEPORT,
+ * so the kernel spreads new connections over them, and serves its
+ * connections from one epoll set, waited on together with its latch.  Why
+ * a pool and not a process per connection: a connection costs a file
+ * descriptor and two buffers instead of one of max_worker_processes
+ * (Kafka clients keep two or three connections each, and idle ones would
+ * starve parallel query and logical replication), and why not a single
+ * process: a slow request would hold up every client's heartbeats.
+ *
+ * A request that must wait is parked (request.h): the connection stops
+ * reading, and its request runs again when the shared registry sets the
+ * latch for a commit to a partition it watches, or when its deadline
+ * passes.  Nothing in the loop blocks except the request being served.
+ *
+ * Bad clients are bounded: frames larger than
+ * pg_topics.kafka_max_request_bytes or of negative size close the
+ * connection before anything is allocated for them, a frame is buffered
+ * only as fast as its bytes arrive, an incomplete frame older than
+ * authentication_timeout closes the connection (slowloris), as does an
+ * unauthenticated connection older than that and an idle one older than
+ * pg_topics.kafka_idle_timeout; connections beyond a worker's share of
+ * pg_topics.kafka_max_connections are closed at once.  A connection whose
+ * responses pile up unread is not read from until they drain.
+ *
+ * Only a primary listens: the workers start when recovery ends, so after
+ * a failover the promoted standby's listener takes over, and clients that
+ * list every node as a bootstrap server find it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include "port/pg_bswap.h"
+#include "postmaster/postmaster.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+#include "utils/varlena.h"
+#include "utils/wait_event.h"
+
+#include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/listener.h"
+#include "pg_topics/kafka/request.h"
+#include "pg_topics/shared/registry.h"
+
+PGDLLEXPORT void topic_kafka_main(Datum main_arg);
+
+#define MAX_LISTEN_SOCKETS		16
+/* read at most this much at a time, and ahead of the frame in hand */
+#define READ_CHUNK				65536
+/* stop reading a connection while this much of its output is unsent */
+#define OUT_HIGH_WATER			(4 * 1024 * 1024)
+/* requests of one connection served before the others get a turn */
+#define REQUESTS_PER_TURN		8
+#define MAX_EVENTS				256
+
+/* This worker */
+static int	worker_number;
+static int	watcher;			/* registry watcher slot */
+static int	epoll_fd = -1;
+static int	listen_fds[MAX_LISTEN_SOCKETS];
+static int	nlisten = 0;
+static bool listening = false;
+static dlist_head connections = DLIST_STATIC_INIT(connections);
+static int	nconnections = 0;
+static MemoryContext listener_context;
+/* connections with a complete request to serve: served before waiting */
+static bool work_pending = false;
+
+/* Is every address the listener would bind to a loopback one? */
+static bool
+listen_addresses_loopback(void)
+{
+	for (int i = 0; i < nlisten; i++)
+	{
+		struct sockaddr_storage addr;
+		socklen_t	len = sizeof(addr);
+
+		if (getsockname(listen_fds[i], (struct sockaddr *) &addr, &len) < 0)
+			return false;
+		if (addr.ss_family == AF_INET)
+		{
+			struct sockaddr_in *in4 = (struct sockaddr_in *) &addr;
+
+			if ((ntohl(in4->sin_addr.s_addr) >> 24) != 127)
+				return false;
+		}
+		else if (addr.ss_family == AF_INET6)
+		{
+			struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) &addr;
+
+			if (!IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr))
+				return false;
+		}
+		else
+			return false;
+	}
+	return true;
+}
+
+/* Bind one listening socket for ai; false (logged) if it cannot be */
+static bool
+bind_listen_socket(struct addrinfo *ai, const char *host)
+{
+	int			fd;
+	int			one = 1;
+
+	if (nlisten >= MAX_LISTEN_SOCKETS)
+		return false;
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+				ai->ai_protocol);
+	if (fd < 0)
+	{
+		ereport(LOG,
+				(errcode_for_socket_access(),
+				 errmsg("could not create Kafka listen socket for \"%s\": %m", host)));
+		return false;
+	}
+	(void) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
+		(ai->ai_family == AF_INET6 &&
+		 setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
+		bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
+		listen(fd, 1024) < 0)
+	{
+		ereport(LOG,
+				(errcode_for_socket_access(),
+				 errmsg("could not listen for Kafka clients on \"%s\" port %d: %m",
+						host, pg_topics_kafka_port)));
+		close(fd);
+		return false;
+	}
+	listen_fds[nlisten++] = fd;
+	return true;
+}
+
+/* Bind every address of pg_topics.kafka_listen_addresses */
+static void
+open_listen_sockets(void)
+{
+	char	   *raw = pstrdup(pg_topics_kafka_listen_addresses);
+	List	   *hosts;
+	ListCell   *lc;
+	char		port[16];
+
+	if (!SplitGUCList(raw, ',', &hosts))
+		ereport(FATAL,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid list syntax in parameter \"%s\"",
+						"pg_topics.kafka_listen_addresses")));
+	snprintf(port, sizeof(port), "%d", pg_topics_kafka_port);
+	foreach(lc, hosts)
+	{
+		char	   *host = (char *) lfirst(lc);
+		struct addrinfo hints = {0};
+		struct addrinfo *res;
+		int			rc;
+
+		hints.ai_family = AF_UNSPEC;
+		hints.ai_socktype = SOCK_STREAM;
+		hints.ai_flags = AI_PASSIVE;
+		rc = getaddrinfo(strcmp(host, "*") == 0 ? NULL : host, port, &hints, &res);
+		if (rc != 0)
+		{
+			ereport(LOG,
+					(errmsg("could not resolve Kafka listen address \"%s\": %s",
+							host, gai_strerror(rc))));
+			continue;
+		}
+		for (struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next)
+			if (ai->ai_family == AF_INET || ai->ai_family == AF_INET6)
+				(void) bind_listen_socket(ai, host);
+		freeaddrinfo(res);
+	}
+	if (nlisten == 0)
+		ereport(FATAL,
+				(errmsg("could not listen for Kafka clients on any address of pg_topics.kafka_listen_addresses")));
+}
+
+/* Watch fd in the epoll set for events (EPOLL_CTL_ADD or _MOD) */
+static void
+epoll_watch(int op, int fd, uint32 events, void *ptr)
+{
+	struct epoll_event ev;
+
+	ev.events = events;
+	ev.data.ptr = ptr;
+	if (epoll_ctl(epoll_fd, op, fd, &ev) < 0)
+		elog(ERROR, "epoll_ctl failed: %m");
+}
+
+/*
+ * Start or stop accepting: trust authentication is only allowed while
+ * every listen address is a loopback one (checked again at each reload,
+ * as pg_topics.kafka_auth may change)
+ */
+static void
+update_listening(void)
+{
+	bool		allowed = pg_topics_kafka_auth != TOPIC_KAFKA_AUTH_TRUST ||
+		listen_addresses_loopback();
+
+	if (allowed == listening)
+		return;
+	for (int i = 0; i < nlisten; i++)
+	{
+		if (allowed)
+			epoll_watch(EPOLL_CTL_ADD, listen_fds[i], EPOLLIN, &listen_fds[i]);
+		else
+			(void) epoll_ctl(epoll_fd, EPOLL_CTL_DEL, listen_fds[i], NULL);
+	}
+	listening = allowed;
+	if (!allowed && worker_number == 0)
+		ereport(LOG,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Kafka listener does not accept connections: pg_topics.kafka_auth is trust but pg_topics.kafka_listen_addresses includes an address that is not a loopback one"),
+				 errhint("Set pg_topics.kafka_auth to scram-sha-256 or plain, or listen on loopback addresses only.")));
+}
+
+/* Let this process hold as many sockets as the system allows */
+static void
+raise_open_files_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max)
+	{
+		rl.rlim_cur = rl.rlim_max;
+		(void) setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* Start an empty buffer of conn's, in its memory context */
+static void
+init_buffer(KafkaConn *conn, StringInfo buf)
+{
+	MemoryContext oldcontext = MemoryContextSwitchTo(conn->context);
+
+	initStringInfo(buf);
+	MemoryContextSwitchTo(oldcontext);
+}
+
+/* Forget conn: close its socket, free its memory */
+static void
+close_connection(KafkaConn *conn)
+{
+	dlist_delete(&conn->node);
+	nconnections--;
+	close(conn->fd);
+	MemoryContextDelete(conn->context);
+}
+
+/* Accept every pending connection of listening socket lfd */
+static void
+accept_connections(int lfd)
+{
+	int			cap = Max(1, (pg_topics_kafka_max_connections + pg_topics_kafka_workers - 1) /
+						  pg_topics_kafka_workers);
+
+	for (;;)
+	{
+		struct sockaddr_storage addr;
+		socklen_t	addrlen = sizeof(addr);
+		int			fd = accept4(lfd, (struct sockaddr *) &addr, &addrlen,
+								 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int			one = 1;
+		KafkaConn  *conn;
+		MemoryContext context;
+		char		host[NI_MAXHOST];
+		char		serv[NI_MAXSERV];
+
+		if (fd < 0)
+		{
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+				errno != ECONNABORTED)
+				ereport(LOG,
+						(errcode_for_socket_access(),
+						 errmsg("could not accept Kafka connection: %m")));
+			return;
+		}
+		if (nconnections >= cap)
+		{
+			/* over the cap: closed at once, so the backlog does not fill */
+			close(fd);
+			continue;
+		}
+		(void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+
+		context = AllocSetContextCreate(listener_context, "Kafka connection",
+										ALLOCSET_SMALL_SIZES);
+		conn = MemoryContextAllocZero(context, sizeof(KafkaConn));
+		conn->fd = fd;
+		conn->context = context;
+		init_buffer(conn, &conn->in);
+		init_buffer(conn, &conn->out);
+		conn->connected_at = conn->last_request = GetCurrentTimestamp();
+		if (getnameinfo((struct sockaddr *) &addr, addrlen, host, sizeof(host),
+						serv, sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+			snprintf(conn->peer, sizeof(conn->peer), "%s:%s", host, serv);
+		conn->auth = KAFKA_AUTH_NONE;
+		conn->events = EPOLLIN | EPOLLRDHUP;
+		epoll_watch(EPOLL_CTL_ADD, fd, conn->events, conn);
+		dlist_push_tail(&connections, &conn->node);
+		nconnections++;
+	}
+}
+
+/* Ask epoll for what conn needs now: input unless held back, output if any */
+static void
+update_events(KafkaConn *conn)
+{
+	uint32		events = conn->peer_closed ? 0 : EPOLLRDHUP;
+
+	if (!conn->parked && !conn->closing && !conn->peer_closed &&
+		conn->out.len - conn->out_sent < OUT_HIGH_WATER)
+		events |= EPOLLIN;
+	if (conn->out_sent < conn->out.len)
+		events |= EPOLLOUT;
+	if (events != conn->events)
+	{
+		epoll_watch(EPOLL_CTL_MOD, conn->fd, events, conn);
+		conn->events = events;
+	}
+}
+
+/* Send what conn has to send; false if the connection is gone */
+static bool
+send_output(KafkaConn *conn)
+{
+	while (conn->out_sent < conn->out.len)
+	{
+		ssize_t		n = send(conn->fd, conn->out.data + conn->out_sent,
+							 conn->out.len - conn->out_sent, MSG_NOSIGNAL);
+
+		if (n < 0)
+		{
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return true;
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		conn->out_sent += n;
+	}
+	/* all sent: start the buffer over, small again after a large response */
+	if (conn->out.maxlen > 4 * READ_CHUNK)
+	{
+		pfree(conn->out.data);
+		init_buffer(conn, &conn->out);
+	}
+	else
+		resetStringInfo(&conn->out);
+	conn->out_sent = 0;
+	return !conn->closing;
+}
+
+/*
+ * How many bytes conn->in must hold before its first frame is complete:
+ * 4 for the size, then the size and the frame.  -1 if the announced size
+ * is refused.
+ */
+static int
+frame_needs(KafkaConn *conn, int32 *frame_len)
+{
+	uint32		n;
+
+	*frame_len = -1;
+	if (conn->in.len < 4)
+		return 4;
+	memcpy(&n, conn->in.data, 4);
+	n = pg_ntoh32(n);
+	if (n > (uint32) pg_topics_kafka_max_request_bytes)
+		return -1;
+	*frame_len = (int32) n;
+	return 4 + (int) n;
+}
+
+/* Read what conn's socket has; false if the connection is gone or refused */
+static bool
+read_input(KafkaConn *conn)
+{
+	for (;;)
+	{
+		int32		frame_len;
+		int			need = frame_needs(conn, &frame_len);
+		int			room;
+		ssize_t		n;
+
+		if (need < 0)
+		{
+			ereport(LOG,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("closing Kafka connection from %s: request larger than pg_topics.kafka_max_request_bytes",
+							conn->peer)));
+			return false;
+		}
+		/* a whole frame and a chunk more is enough: serve before reading on */
+		if (conn->in.len >= need + READ_CHUNK)
+			return true;
+		room = Max(need - conn->in.len, READ_CHUNK);
+		enlargeStringInfo(&conn->in, room);
+		n = recv(conn->fd, conn->in.data + conn->in.len, room, 0);
+		if (n == 0)
+		{
+			/* the client is done sending: serve what came, then close */
+			conn->peer_closed = true;
+			return true;
+		}
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+		conn->in.len += n;
+		if (conn->frame_started == 0)
+			conn->frame_started = GetCurrentTimestamp();
+	}
+}
+
+/* Drop the first frame (of frame_len bytes after its size) from conn->in */
+static void
+consume_frame(KafkaConn *conn, int32 frame_len)
+{
+	int			used = 4 + frame_len;
+	int			rest = conn->in.len - used;
+
+	if (rest > 0)
+		memmove(conn->in.data, conn->in.data + used, rest);
+	conn->in.len = rest;
+	if (conn->in.maxlen > 4 * READ_CHUNK && rest < READ_CHUNK)
+	{
+		/* after a large request, give its memory back */
+		char	   *data = MemoryContextAlloc(conn->context, 2 * READ_CHUNK);
+
+		memcpy(data, conn->in.data, rest);
+		pfree(conn->in.data);
+		conn->in.data = data;
+		conn->in.maxlen = 2 * READ_CHUNK;
+	}
+	conn->frame_started = rest > 0 ? GetCurrentTimestamp() : 0;
+}
+
+/*
+ * Serve conn's complete requests (a few, then the others get a turn);
+ * false if the connection must close
+ */
+static bool
+serve_requests(KafkaConn *conn, bool last_try)
+{
+	for (int i = 0; i < REQUESTS_PER_TURN; i++)
+	{
+		int32		frame_len;
+		int			need = frame_needs(conn, &frame_len);
+		TimestampTz deadline = 0;
+		KafkaOutcome outcome;
+
+		if (need < 0 || conn->in.len < need || conn->closing)
+			return need >= 0;
+		if (conn->out.len - conn->out_sent >= OUT_HIGH_WATER)
+			return true;
+		if (!conn->parked)
+			conn->parked_since = GetCurrentTimestamp();
+		outcome = kafka_serve_frame(conn, conn->in.data + 4, frame_len,
+									last_try, conn->parked_since, &deadline);
+		if (outcome == KAFKA_PARK)
+		{
+			conn->parked = true;
+			conn->park_deadline = deadline;
+			return true;
+		}
+		conn->parked = false;
+		if (outcome == KAFKA_CLOSE)
+			return false;
+		consume_frame(conn, frame_len);
+		conn->last_request = GetCurrentTimestamp();
+		last_try = false;
+	}
+	/* more may be waiting: come back before sleeping */
+	work_pending = true;
+	return true;
+}
+
+/*
+ * Has a client that closed its side got every answer it will get?  A
+ * request that waits is not answered: the client is gone.
+ */
+static bool
+finished(KafkaConn *conn)
+{
+	int32		frame_len;
+
+	if (!conn->peer_closed || conn->out_sent < conn->out.len)
+		return false;
+	return conn->parked || conn->in.len < frame_needs(conn, &frame_len) ||
+		frame_needs(conn, &frame_len) < 0;
+}
+
+/* Handle epoll's events for conn; false if it must close */
+static bool
+handle_events(KafkaConn *conn, uint32 events)
+{
+	if (events & (EPOLLERR | EPOLLHUP))
+		return false;
+	if ((events & EPOLLOUT) && !send_output(conn))
+		return false;
+	if ((events & (EPOLLIN | EPOLLRDHUP)) && !conn->parked && !conn->peer_closed)
+	{
+		if (!read_input(conn))
+			return false;
+		if (!serve_requests(conn, false) || !send_output(conn))
+			return false;
+	}
+	return !finished(conn);
+}
+
+/* Has anything a parked request watches seen a commit since it looked? */
+static bool
+watch_fired(const KafkaWatch *watch)
+{
+	if (watch->overflow)
+		return true;
+	for (int i = 0; i < watch->n; i++)
+		if (topic_registry_watch_changed(watch->relids[i], watch->seen[i]))
+			return true;
+	return false;
+}
+
+/*
+ * One pass over every connection: run parked requests whose partitions
+ * saw commits or whose deadline passed, serve requests left for later,
+ * close connections past their timeouts; and tell the registry which
+ * partitions the parked requests watch.  Returns how long the loop may
+ * sleep (ms, -1 forever).
+ */
+static long
+sweep_connections(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz wake = 0;
+	uint64		set[TOPIC_WATCH_WORDS];
+	dlist_mutable_iter iter;
+	bool		pending = work_pending;
+
+	memset(set, 0, sizeof(set));
+	work_pending = false;
+	dlist_foreach_modify(iter, &connections)
+	{
+		KafkaConn  *conn = dlist_container(KafkaConn, node, iter.cur);
+		TimestampTz limit;
+		bool		ok = true;
+
+		if (conn->parked)
+		{
+			bool		last = now >= conn->park_deadline;
+
+			if (last || watch_fired(&conn->watch))
+			{
+				conn->parked = true;
+				ok = serve_requests(conn, last) && send_output(conn);
+			}
+		}
+		else if (pending)
+			ok = serve_requests(conn, false) && send_output(conn);
+
+		/* timeouts: authentication, an incomplete frame, idleness */
+		if (ok && !conn->parked)
+		{
+			long		auth_ms = (long) AuthenticationTimeout * 1000;
+
+			if (conn->auth != KAFKA_AUTH_DONE &&
+				pg_topics_kafka_auth != TOPIC_KAFKA_AUTH_TRUST)
+			{
+				limit = TimestampTzPlusMilliseconds(conn->connected_at, auth_ms);
+				if (now >= limit)
+					ok = false;
+				else
+					wake = wake == 0 ? limit : Min(wake, limit);
+			}
+			if (conn->frame_started != 0)
+			{
+				limit = TimestampTzPlusMilliseconds(conn->frame_started, auth_ms);
+				if (now >= limit)
+					ok = false;
+				else
+					wake = wake == 0 ? limit : Min(wake, limit);
+			}
+			limit = TimestampTzPlusMilliseconds(conn->last_request,
+												pg_topics_kafka_idle_timeout);
+			if (now >= limit && conn->out_sent == conn->out.len)
+				ok = false;
+			else
+				wake = wake == 0 ? limit : Min(wake, limit);
+		}
+		if (!ok || finished(conn))
+		{
+			close_connection(conn);
+			continue;
+		}
+		if (conn->parked)
+		{
+			for (int i = 0; i < conn->watch.n; i++)
+				(void) topic_registry_watch(set, conn->watch.relids[i]);
+			wake = wake == 0 ? conn->park_deadline : Min(wake, conn->park_deadline);
+		}
+		update_events(conn);
+	}
+	topic_registry_watch_set(watcher, set);
+
+	if (work_pending)
+		return 0;
+	if (wake == 0)
+		return -1;
+	now = GetCurrentTimestamp();
+	return wake <= now ? 0 : (long) ((wake - now + 999) / 1000);
+}
+
+/* Serve what epoll says is ready */
+static void
+handle_ready_sockets(void)
+{
+	struct epoll_event events[MAX_EVENTS];
+	int			n = epoll_wait(epoll_fd, events, MAX_EVENTS, 0);
+
+	for (int i = 0; i < n; i++)
+	{
+		void	   *ptr = events[i].data.ptr;
+
+		if (ptr >= (void *) &listen_fds[0] && ptr < (void *) &listen_fds[MAX_LISTEN_SOCKETS])
+			accept_connections(*(int *) ptr);
+		else
+		{
+			KafkaConn  *conn = (KafkaConn *) ptr;
+
+			if (!handle_events(conn, events[i].events))
+				close_connection(conn);
+			else
+				update_events(conn);
+		}
+	}
+}
+
+/*
+ * The host name the broker advertises in Metadata and FindCoordinator: the
+ * first of pg_topics.kafka_listen_addresses, unless that is every address
+ * (*), then the address this client reached (palloc'd)
+ */
+char *
+kafka_advertised_host(KafkaConn *conn)
+{
+	char	   *raw = pstrdup(pg_topics_kafka_listen_addresses);
+	List	   *hosts;
+	struct sockaddr_storage addr;
+	socklen_t	len = sizeof(addr);
+	char		host[NI_MAXHOST];
+
+	if (SplitGUCList(raw, ',', &hosts) && hosts != NIL &&
+		strcmp((char *) linitial(hosts), "*") != 0 &&
+		strcmp((char *) linitial(hosts), "0.0.0.0") != 0 &&
+		strcmp((char *) linitial(hosts), "::") != 0)
+		return pstrdup((char *) linitial(hosts));
+	if (getsockname(conn->fd, (struct sockaddr *) &addr, &len) == 0 &&
+		getnameinfo((struct sockaddr *) &addr, len, host, sizeof(host), NULL, 0,
+					NI_NUMERICHOST) == 0)
+		return pstrdup(host);
+	return pstrdup("localhost");
+}
+
+/* Entry point of each listener process */
+void
+topic_kafka_main(Datum main_arg)
+{
+	WaitEventSet *wes;
+	long		timeout = -1;
+
+	worker_number = DatumGetInt32(main_arg);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(pg_topics_kafka_database, NULL, 0);
+	pgstat_report_appname("pg_topics kafka listener");
+
+	listener_context = AllocSetContextCreate(TopMemoryContext,
+											 "Kafka listener",
+											 ALLOCSET_DEFAULT_SIZES);
+	raise_open_files_limit();
+	watcher = topic_registry_watcher_attach();
+	open_listen_sockets();
+	epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (epoll_fd < 0)
+		ereport(FATAL,
+				(errcode_for_socket_access(),
+				 errmsg("could not create epoll set for the Kafka listener: %m")));
+	update_listening();
+
+	wes = CreateWaitEventSet(TopMemoryContext, 3);
+	AddWaitEventToSet(wes, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
+	AddWaitEventToSet(wes, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
+	AddWaitEventToSet(wes, WL_SOCKET_READABLE, epoll_fd, NULL, NULL);
+
+	for (;;)
+	{
+		WaitEvent	event;
+
+		pgstat_report_activity(STATE_IDLE, NULL);
+		(void) WaitEventSetWait(wes, timeout, &event, 1, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+			update_listening();
+		}
+		handle_ready_sockets();
+		timeout = sweep_connections();
+	}
+}
+
+/* Register the listener's processes (from _PG_init) */
+void
+topic_kafka_init(void)
+{
+	if (pg_topics_kafka_port == 0)
+		return;
+	for (int i = 0; i < pg_topics_kafka_workers; i++)
+	{
+		BackgroundWorker worker;
+
+		memset(&worker, 0, sizeof(worker));
+		worker.bgw_flags = BGWORKER_SHMEM_ACCESS |
+			BGWORKER_BACKEND_DATABASE_CONNECTION;
+		worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+		worker.bgw_restart_time = 1;
+		snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_topics");
+		snprintf(worker.bgw_function_name, BGW_MAXLEN, "topic_kafka_main");
+		snprintf(worker.bgw_name, BGW_MAXLEN, "pg_topics kafka listener %d", i);
+		snprintf(worker.bgw_type, BGW_MAXLEN, "pg_topics kafka listener");
+		worker.bgw_main_arg = Int32GetDatum(i);
+		RegisterBackgroundWorker(&worker);
+	}
+}

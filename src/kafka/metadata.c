@@ -1,0 +1,190 @@
+/*-------------------------------------------------------------------------
+ *
+ * metadata.c
+ *	  Metadata (v0-4) and FindCoordinator (v0-2): the cluster as Kafka
+ *	  clients see it.
+ *
+ * pg_topics is a one-broker cluster: node 0, at the address the listener
+ * advertises, leads every partition, is its only replica and in-sync
+ * replica, is the controller (where the admin client sends CreateTopics)
+ * and coordinates every group.  The topics are the topics of
+ * pg_topics.kafka_schema, by name.  A client asking for every topic sees
+ * those it may SELECT; a client naming a topic also gets it if it may
+ * INSERT (a producer needs the partitions), and TOPIC_AUTHORIZATION_FAILED
+ * if it may do neither.  Topics are never created by asking for them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xlog.h"
+#include "catalog/namespace.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/listener.h"
+#include "pg_topics/wire/codec.h"
+#include "pg_topics/wire/protocol.h"
+
+/* Write one topic's entry: its partitions, or an error */
+static void
+write_topic(KafkaRequest *req, const char *name, int namelen, int16 error,
+			int32 nparts)
+{
+	StringInfo	out = req->response;
+
+	kafka_write_int16(out, error);
+	kafka_write_string_len(out, name, namelen);
+	if (req->api_version >= 1)
+		kafka_write_int8(out, 0);	/* is_internal */
+	kafka_write_array_len(out, nparts);
+	for (int32 p = 0; p < nparts; p++)
+	{
+		kafka_write_int16(out, KAFKA_NONE);
+		kafka_write_int32(out, p);
+		kafka_write_int32(out, KAFKA_NODE_ID);	/* leader */
+		kafka_write_array_len(out, 1);	/* replicas */
+		kafka_write_int32(out, KAFKA_NODE_ID);
+		kafka_write_array_len(out, 1);	/* in-sync replicas */
+		kafka_write_int32(out, KAFKA_NODE_ID);
+	}
+}
+
+/* Write the entry of a topic a client named */
+static void
+write_named_topic(KafkaRequest *req, KafkaBytes name)
+{
+	int16		error;
+	Relation	topic = kafka_open_topic(name, AccessShareLock,
+										 TOPIC_NO_ACL_CHECK, &error);
+
+	if (topic != NULL &&
+		pg_class_aclcheck(RelationGetRelid(topic), GetUserId(),
+						  ACL_SELECT | ACL_INSERT) != ACLCHECK_OK)
+	{
+		relation_close(topic, AccessShareLock);
+		topic = NULL;
+		error = KAFKA_TOPIC_AUTHORIZATION_FAILED;
+	}
+	write_topic(req, name.data, Max(name.len, 0), error,
+				topic ? topic_partition_count(topic) : 0);
+	if (topic != NULL)
+		relation_close(topic, AccessShareLock);
+}
+
+/* Write every topic of the schema the role may SELECT */
+static void
+write_all_topics(KafkaRequest *req)
+{
+	Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
+	List	   *topics = OidIsValid(nspid) ? topic_list_topics() : NIL;
+	int			count_at = req->response->len;
+	int32		n = 0;
+	ListCell   *lc;
+
+	kafka_write_array_len(req->response, 0);	/* patched below */
+	foreach(lc, topics)
+	{
+		Oid			relid = lfirst_oid(lc);
+		Relation	topic;
+		KafkaBytes	name;
+
+		if (get_rel_namespace(relid) != nspid ||
+			pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+			continue;
+		topic = topic_try_open(relid, AccessShareLock, TOPIC_NO_ACL_CHECK);
+		if (topic == NULL)
+			continue;
+		name.data = RelationGetRelationName(topic);
+		name.len = strlen(name.data);
+		/* a name Kafka cannot have is not offered */
+		if (kafka_topic_name_valid(name))
+		{
+			write_topic(req, name.data, name.len, KAFKA_NONE,
+						topic_partition_count(topic));
+			n++;
+		}
+		relation_close(topic, AccessShareLock);
+	}
+	kafka_patch_int32(req->response, count_at, n);
+}
+
+/* Metadata v0-4 */
+KafkaOutcome
+kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaReader *in = &req->body;
+	StringInfo	out = req->response;
+	bool		all;
+	int32		ntopics = kafka_read_array_len(in, 2, &all);
+	KafkaBytes *names = palloc(sizeof(KafkaBytes) * Max(ntopics, 1));
+	char		cluster_id[64];
+
+	for (int32 i = 0; i < ntopics; i++)
+		names[i] = kafka_read_string(in);
+	if (req->api_version >= 4)
+		(void) kafka_read_int8(in); /* allow_auto_topic_creation: never */
+	if (in->error)
+		return KAFKA_CLOSE;
+	/* version 0 asks for every topic with an empty list */
+	if (req->api_version == 0 && ntopics == 0)
+		all = true;
+
+	if (req->api_version >= 3)
+		kafka_write_int32(out, 0);	/* throttle_time_ms */
+	kafka_write_array_len(out, 1);	/* brokers */
+	kafka_write_int32(out, KAFKA_NODE_ID);
+	kafka_write_string(out, kafka_advertised_host(req->conn));
+	kafka_write_int32(out, pg_topics_kafka_port);
+	if (req->api_version >= 1)
+		kafka_write_string(out, NULL);	/* rack */
+	if (req->api_version >= 2)
+	{
+		snprintf(cluster_id, sizeof(cluster_id), "pg_topics-" UINT64_FORMAT,
+				 GetSystemIdentifier());
+		kafka_write_string(out, cluster_id);
+	}
+	if (req->api_version >= 1)
+		kafka_write_int32(out, KAFKA_NODE_ID);	/* controller */
+
+	if (all)
+		write_all_topics(req);
+	else
+	{
+		kafka_write_array_len(out, ntopics);
+		for (int32 i = 0; i < ntopics; i++)
+			write_named_topic(req, names[i]);
+	}
+	return KAFKA_ANSWER;
+}
+
+/* FindCoordinator v0-2: this broker coordinates every group */
+KafkaOutcome
+kafka_find_coordinator(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaReader *in = &req->body;
+	StringInfo	out = req->response;
+	int8		key_type = 0;
+
+	(void) kafka_read_string(in);	/* the group */
+	if (req->api_version >= 1)
+		key_type = kafka_read_int8(in);
+	if (in->error)
+		return KAFKA_CLOSE;
+	if (req->api_version >= 1)
+		kafka_write_int32(out, 0);	/* throttle_time_ms */
+	/* groups only: transactions are not offered */
+	kafka_write_int16(out, key_type == 0 ? KAFKA_NONE : KAFKA_INVALID_REQUEST);
+	if (req->api_version >= 1)
+		kafka_write_string(out, NULL);	/* error_message */
+	kafka_write_int32(out, KAFKA_NODE_ID);
+	kafka_write_string(out, kafka_advertised_host(req->conn));
+	kafka_write_int32(out, pg_topics_kafka_port);
+	return KAFKA_ANSWER;
+}

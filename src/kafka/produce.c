@@ -1,0 +1,225 @@
+/*-------------------------------------------------------------------------
+ *
+ * produce.c
+ *	  Produce (v3-7): record batches from a Kafka producer into topics.
+ *
+ * A request's partitions go in one transaction, each in a subtransaction
+ * of its own, so that one partition's error (a record that is not valid
+ * JSON for a jsonb topic, a value over pg_topics.max_message_bytes) fails
+ * that partition's records and nothing else, as in Kafka.  The records go
+ * through the same path as topics.produce_batch: slots handed to the
+ * access method's multi_insert, 8192 at a time.  The log assigns offsets
+ * and the log-append time, which the response returns.
+ *
+ * acks decides the commit: 0 answers nothing, 1 commits with
+ * synchronous_commit = local (the leader has it), -1 (all) commits as the
+ * server is set up, which waits for the synchronous standbys as Kafka's
+ * acks=all waits for the in-sync replicas; pg_topics.min_insync_replicas
+ * refuses records (NOT_ENOUGH_REPLICAS) when too few are streaming.
+ *
+ * Transactional producers are refused (TRANSACTIONAL_ID_AUTHORIZATION_FAILED):
+ * a Kafka transaction spans requests and connections, which a request's
+ * transaction cannot.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "executor/tuptable.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "pg_topics/api/produce.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/record_map.h"
+#include "pg_topics/segments/segment.h"
+#include "pg_topics/wire/protocol.h"
+#include "pg_topics/wire/record_batch.h"
+
+/* records handed to one multi_insert at most, as produce_batch does */
+#define PRODUCE_CHUNK_RECORDS	8192
+
+/* One partition of a Produce request, and what became of it */
+typedef struct PartitionProduce
+{
+	Relation	topic;
+	int32		partition;
+	KafkaBatches batches;
+	/* the outcome */
+	int64		base_offset;
+	int64		log_append_time;	/* ms since the Unix epoch */
+	int64		log_start_offset;
+} PartitionProduce;
+
+/* Write one partition's decoded records (run guarded) */
+static void
+write_partition(void *arg)
+{
+	PartitionProduce *pp = (PartitionProduce *) arg;
+	Relation	router = topic_open_partition_for_insert(pp->topic, pp->partition);
+	Oid			key_type = topic_column_type(pp->topic, Anum_topic_key);
+	Oid			value_type = topic_column_type(pp->topic, Anum_topic_value);
+	int			cap = (int) Min(pp->batches.nrecords, PRODUCE_CHUNK_RECORDS);
+	TupleDesc	desc = CreateTupleDescCopy(RelationGetDescr(pp->topic));
+	TupleTableSlot **slots = palloc(sizeof(TupleTableSlot *) * cap);
+	CommandId	cid = GetCurrentCommandId(true);
+	MemoryContext chunk_context;
+	int			n = 0;
+	TopicLogEnd end;
+
+	for (int i = 0; i < cap; i++)
+		slots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	chunk_context = AllocSetContextCreate(CurrentMemoryContext,
+										  "Kafka produce chunk",
+										  ALLOCSET_DEFAULT_SIZES);
+	pp->base_offset = -1;
+	for (int b = 0; b < pp->batches.nbatches; b++)
+	{
+		KafkaRecordBatch *batch = &pp->batches.batches[b];
+
+		for (int r = 0; r < batch->nrecords; r++)
+		{
+			KafkaRecord *rec = &batch->records[r];
+			MemoryContext oldcontext = MemoryContextSwitchTo(chunk_context);
+			Datum		key = (Datum) 0;
+			Datum		value = (Datum) 0;
+			Datum		headers = (Datum) 0;
+			bool		have_headers;
+
+			if (rec->key.len >= 0)
+				key = kafka_bytes_datum(key_type, rec->key, "key");
+			if (rec->value.len >= 0)
+				value = kafka_bytes_datum(value_type, rec->value, "value");
+			have_headers = kafka_headers_datum(rec->headers, rec->nheaders,
+											   &headers);
+			MemoryContextSwitchTo(oldcontext);
+			topic_fill_record_slot(slots[n], pp->partition,
+								   key, rec->key.len < 0,
+								   value, rec->value.len < 0,
+								   headers, !have_headers);
+			if (++n == cap ||
+				(b == pp->batches.nbatches - 1 && r == batch->nrecords - 1))
+			{
+				table_multi_insert(router, slots, n, cid, 0, NULL);
+				if (pp->base_offset < 0)
+				{
+					pp->base_offset = DatumGetInt64(slots[0]->tts_values[Anum_topic_offset - 1]);
+					pp->log_append_time = kafka_timestamp_ms(DatumGetTimestampTz(slots[0]->tts_values[Anum_topic_timestamp - 1]));
+				}
+				n = 0;
+				MemoryContextReset(chunk_context);
+			}
+		}
+	}
+	topic_log_end(router, &end);
+	pp->log_start_offset = end.log_start_offset;
+
+	for (int i = 0; i < cap; i++)
+		ExecDropSingleTupleTableSlot(slots[i]);
+	MemoryContextDelete(chunk_context);
+	table_close(router, NoLock);
+}
+
+/* Write the response entry of one partition */
+static void
+write_partition_response(KafkaRequest *req, int32 partition, int16 error,
+						 const PartitionProduce *pp)
+{
+	StringInfo	out = req->response;
+
+	kafka_write_int32(out, partition);
+	kafka_write_int16(out, error);
+	kafka_write_int64(out, error == KAFKA_NONE ? pp->base_offset : -1);
+	kafka_write_int64(out, error == KAFKA_NONE ? pp->log_append_time : -1);
+	if (req->api_version >= 5)
+		kafka_write_int64(out, error == KAFKA_NONE ? pp->log_start_offset : -1);
+}
+
+/* Decode, check and write one partition of the request; its error code */
+static int16
+produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
+				  int32 partition, KafkaBytes records, PartitionProduce *pp)
+{
+	int16		error;
+
+	if (topic == NULL)
+		return topic_error;
+	if (partition < 0 || partition >= topic_partition_count(topic))
+		return KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+	if (records.len <= 0)
+		return KAFKA_INVALID_RECORD;
+	error = kafka_batches_decode(records.data, records.len,
+								 (Size) pg_topics_kafka_max_request_bytes,
+								 &pp->batches);
+	if (error != KAFKA_NONE)
+		return error;
+	for (int b = 0; b < pp->batches.nbatches; b++)
+		if (pp->batches.batches[b].attributes & KAFKA_ATTR_TRANSACTIONAL)
+			return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	pp->topic = topic;
+	pp->partition = partition;
+	return kafka_run_guarded(write_partition, pp, NULL);
+}
+
+/* Produce v3-7 */
+KafkaOutcome
+kafka_produce(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaReader *in = &req->body;
+	StringInfo	out = req->response;
+	KafkaBytes	transactional_id = kafka_read_string(in);
+	int16		acks = kafka_read_int16(in);
+	int32		ntopics;
+
+	(void) kafka_read_int32(in);	/* timeout_ms */
+	ntopics = kafka_read_array_len(in, 6, NULL);
+	if (in->error || acks < -1 || acks > 1)
+		return KAFKA_CLOSE;
+	if (acks == 1)
+		(void) set_config_option("synchronous_commit", "local", PGC_USERSET,
+								 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
+
+	kafka_write_array_len(out, ntopics);
+	for (int32 t = 0; t < ntopics; t++)
+	{
+		KafkaBytes	name = kafka_read_string(in);
+		int32		nparts = kafka_read_array_len(in, 8, NULL);
+		int16		topic_error = KAFKA_NONE;
+		Relation	topic = NULL;
+
+		if (in->error)
+			return KAFKA_CLOSE;
+		if (transactional_id.len >= 0)
+			topic_error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+		else
+			topic = kafka_open_topic(name, RowExclusiveLock, ACL_INSERT,
+									 &topic_error);
+		kafka_write_string_len(out, name.data, Max(name.len, 0));
+		kafka_write_array_len(out, nparts);
+		for (int32 p = 0; p < nparts; p++)
+		{
+			int32		partition = kafka_read_int32(in);
+			KafkaBytes	records = kafka_read_bytes(in);
+			PartitionProduce pp;
+			int16		error;
+
+			if (in->error)
+				return KAFKA_CLOSE;
+			memset(&pp, 0, sizeof(pp));
+			error = produce_partition(req, topic, topic_error, partition,
+									  records, &pp);
+			write_partition_response(req, partition, error, &pp);
+		}
+		if (topic != NULL)
+			relation_close(topic, NoLock);
+	}
+	kafka_write_int32(out, 0);	/* throttle_time_ms */
+	return acks == 0 ? KAFKA_NO_ANSWER : KAFKA_ANSWER;
+}

@@ -1,0 +1,261 @@
+/*-------------------------------------------------------------------------
+ *
+ * request.c
+ *	  Serving one Kafka request: its header, the version ranges pg_topics
+ *	  offers, the handler, the response frame.
+ *
+ * The versions offered are chosen so that no API needs Kafka's flexible
+ * encoding except ApiVersions v3, which librdkafka sends first on every
+ * connection; and so that clients pick RecordBatch v2 both ways (Produce
+ * from v3, Fetch from v4) and kafka-python infers a broker new enough to
+ * use them (docs/architecture.md, Kafka protocol).  The minimum versions
+ * matter as much as the maximums: librdkafka switches a feature on only if
+ * the versions it needs overlap ours.
+ *
+ * A request of an unknown API or an unsupported version closes the
+ * connection, as Kafka does, except ApiVersions, which is answered in its
+ * version-0 form with UNSUPPORTED_VERSION and the versions offered, so
+ * that the client can retry with one of them.
+ *
+ * A request that reaches the database runs in a transaction of its own,
+ * as the connection's role.  An error that its handler does not turn into
+ * a Kafka error code ends that transaction and closes the connection (the
+ * client reconnects and retries); the listener goes on.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "utils/memutils.h"
+
+#include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/request.h"
+#include "pg_topics/kafka/sasl.h"
+#include "pg_topics/wire/codec.h"
+#include "pg_topics/wire/protocol.h"
+
+static KafkaOutcome kafka_api_versions(KafkaRequest *req, TimestampTz *deadline);
+
+/* One API pg_topics serves */
+typedef struct KafkaApi
+{
+	int16		key;
+	int16		min_version;
+	int16		max_version;
+	int16		first_flexible; /* -1: none of ours is flexible */
+	bool		before_auth;	/* allowed before authentication */
+	bool		in_xact;		/* runs in a transaction of its own */
+	KafkaHandler handler;
+	const char *name;
+} KafkaApi;
+
+static const KafkaApi kafka_apis[] = {
+	{KAFKA_API_PRODUCE, 3, 7, -1, false, true, kafka_produce, "Produce"},
+	{KAFKA_API_FETCH, 4, 11, -1, false, true, kafka_fetch, "Fetch"},
+	{KAFKA_API_LIST_OFFSETS, 1, 2, -1, false, true, kafka_list_offsets, "ListOffsets"},
+	{KAFKA_API_METADATA, 0, 4, -1, false, true, kafka_metadata, "Metadata"},
+	{KAFKA_API_SASL_HANDSHAKE, 0, 1, -1, true, false, kafka_sasl_handshake, "SaslHandshake"},
+	{KAFKA_API_API_VERSIONS, 0, 3, 3, true, false, kafka_api_versions, "ApiVersions"},
+	{KAFKA_API_SASL_AUTHENTICATE, 0, 1, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
+};
+
+static MemoryContext request_context = NULL;
+
+/* The API of key, or NULL */
+static const KafkaApi *
+find_api(int16 key)
+{
+	for (int i = 0; i < lengthof(kafka_apis); i++)
+		if (kafka_apis[i].key == key)
+			return &kafka_apis[i];
+	return NULL;
+}
+
+/* ApiVersions' list of what is offered */
+static void
+write_api_ranges(StringInfo buf, bool compact)
+{
+	if (compact)
+		kafka_write_compact_array_len(buf, lengthof(kafka_apis));
+	else
+		kafka_write_array_len(buf, lengthof(kafka_apis));
+	for (int i = 0; i < lengthof(kafka_apis); i++)
+	{
+		kafka_write_int16(buf, kafka_apis[i].key);
+		kafka_write_int16(buf, kafka_apis[i].min_version);
+		kafka_write_int16(buf, kafka_apis[i].max_version);
+		if (compact)
+			kafka_write_empty_tagged_fields(buf);
+	}
+}
+
+/* ApiVersions (v0-3): what pg_topics offers */
+static KafkaOutcome
+kafka_api_versions(KafkaRequest *req, TimestampTz *deadline)
+{
+	bool		flexible = req->api_version >= 3;
+
+	kafka_write_int16(req->response, KAFKA_NONE);
+	write_api_ranges(req->response, flexible);
+	if (req->api_version >= 1)
+		kafka_write_int32(req->response, 0);	/* throttle_time_ms */
+	if (flexible)
+		kafka_write_empty_tagged_fields(req->response);
+	return KAFKA_ANSWER;
+}
+
+/* Answer an ApiVersions of a version not offered: the v0 form, with error */
+static void
+api_versions_unsupported(StringInfo out)
+{
+	kafka_write_int16(out, KAFKA_UNSUPPORTED_VERSION);
+	write_api_ranges(out, false);
+}
+
+/* Run the handler of api for req, in a transaction if the API needs one */
+static KafkaOutcome
+run_handler(const KafkaApi *api, KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaOutcome outcome;
+
+	if (!api->in_xact)
+		return api->handler(req, deadline);
+	kafka_xact_begin(req->conn);
+	outcome = api->handler(req, deadline);
+	kafka_xact_commit();
+	return outcome;
+}
+
+/* kafka-python's SASL tokens after a version-0 handshake: no header at all */
+static const KafkaApi raw_sasl_api = {
+	KAFKA_API_SASL_AUTHENTICATE, 0, 0, -1, true, true, kafka_sasl_raw_token,
+	"SaslAuthenticate"
+};
+
+/*
+ * Parse the request header of frame into req and find its API; write the
+ * response frame's size (patched later) and header.  NULL if the
+ * connection must close, or *answered if the answer is written already
+ * (ApiVersions of a version not offered).
+ */
+static const KafkaApi *
+begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
+			  bool *answered)
+{
+	KafkaReader header;
+	const KafkaApi *api;
+
+	*answered = false;
+	kafka_write_int32(&conn->out, 0);	/* the size, patched at the end */
+	kafka_reader_init(&header, frame, len);
+	if (conn->raw_sasl)
+	{
+		req->body = header;
+		return &raw_sasl_api;
+	}
+
+	req->api_key = kafka_read_int16(&header);
+	req->api_version = kafka_read_int16(&header);
+	req->correlation_id = kafka_read_int32(&header);
+	req->client_id = kafka_read_string(&header);
+	if (header.error)
+		return NULL;
+	kafka_write_int32(&conn->out, req->correlation_id);
+
+	api = find_api(req->api_key);
+	if (api != NULL && req->api_key == KAFKA_API_API_VERSIONS &&
+		req->api_version > api->max_version)
+	{
+		api_versions_unsupported(&conn->out);
+		*answered = true;
+		return api;
+	}
+	if (api == NULL || req->api_version < api->min_version ||
+		req->api_version > api->max_version ||
+		(!api->before_auth && !kafka_sasl_authenticated(conn)))
+		return NULL;
+	req->flexible = api->first_flexible >= 0 &&
+		req->api_version >= api->first_flexible;
+	if (req->flexible)
+		kafka_skip_tagged_fields(&header);
+	if (header.error)
+		return NULL;
+	req->body = header;
+	/* ApiVersions answers with header v0 whatever its version */
+	if (req->flexible && req->api_key != KAFKA_API_API_VERSIONS)
+		kafka_write_empty_tagged_fields(&conn->out);
+	return api;
+}
+
+/*
+ * Serve the request in frame (len bytes, after the size): write its
+ * response frame to conn->out, unless the outcome says otherwise.
+ * received is when the request first ran (a parked one runs again);
+ * last_try says its deadline passed.  *deadline is set when it parks.
+ */
+KafkaOutcome
+kafka_serve_frame(KafkaConn *conn, const char *frame, int len, bool last_try,
+				  TimestampTz received, TimestampTz *deadline)
+{
+	KafkaRequest req;
+	const KafkaApi *api;
+	int			start = conn->out.len;
+	KafkaOutcome outcome;
+	MemoryContext oldcontext;
+	bool		answered;
+
+	if (request_context == NULL)
+		request_context = AllocSetContextCreate(TopMemoryContext,
+												"Kafka request",
+												ALLOCSET_DEFAULT_SIZES);
+	MemoryContextReset(request_context);
+	oldcontext = MemoryContextSwitchTo(request_context);
+
+	memset(&req, 0, sizeof(req));
+	req.conn = conn;
+	req.received = received;
+	req.last_try = last_try;
+	req.watch = &conn->watch;
+	req.response = &conn->out;
+	api = begin_request(conn, &req, frame, len, &answered);
+	if (api == NULL)
+		outcome = KAFKA_CLOSE;
+	else if (answered)
+		outcome = KAFKA_ANSWER;
+	else
+	{
+		pgstat_report_activity(STATE_RUNNING, api->name);
+		PG_TRY();
+		{
+			outcome = run_handler(api, &req, deadline);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			/* as a backend's top level does: end the transaction, go on */
+			HOLD_INTERRUPTS();
+			MemoryContextSwitchTo(request_context);
+			edata = CopyErrorData();
+			FlushErrorState();
+			AbortCurrentTransaction();
+			RESUME_INTERRUPTS();
+			ereport(LOG,
+					(errcode(edata->sqlerrcode),
+					 errmsg("closing Kafka connection from %s after its %s request failed: %s",
+							conn->peer, api->name, edata->message)));
+			outcome = KAFKA_CLOSE;
+		}
+		PG_END_TRY();
+	}
+	MemoryContextSwitchTo(oldcontext);
+
+	if (outcome == KAFKA_ANSWER)
+		kafka_patch_int32(&conn->out, start, conn->out.len - start - 4);
+	else
+		conn->out.len = start;
+	return outcome;
+}

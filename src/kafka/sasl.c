@@ -1,0 +1,299 @@
+/*-------------------------------------------------------------------------
+ *
+ * sasl.c
+ *	  Authenticating Kafka clients as PostgreSQL roles, with their
+ *	  PostgreSQL passwords: SaslHandshake (v0-1), SaslAuthenticate (v0-1),
+ *	  and the unframed tokens kafka-python sends after a version-0
+ *	  handshake.
+ *
+ * pg_topics.kafka_auth decides the mechanisms: scram-sha-256 offers
+ * SCRAM-SHA-256 only (as pg_hba.conf's scram-sha-256 does), plain offers
+ * PLAIN only (checked against the stored SCRAM or md5 secret, as
+ * password does); trust offers both, so a client may still authenticate
+ * as a role of its own instead of acting as pg_topics.kafka_trust_role.
+ * Nothing new is stored: SCRAM runs against the role's SCRAM secret in
+ * pg_authid (src/wire/sasl.c does the arithmetic).  A role that is
+ * unknown, cannot log in, has expired (VALID UNTIL) or has no SCRAM secret
+ * gets a mock exchange that fails at the end, so that a client cannot
+ * probe which roles exist.  A failed exchange is answered
+ * SASL_AUTHENTICATION_FAILED and the connection closed; the server log
+ * says why, as for a failed PostgreSQL login.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/xlog.h"
+#include "catalog/pg_control.h"
+#include "catalog/pg_authid.h"
+#include "libpq/crypt.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/sasl.h"
+#include "pg_topics/wire/codec.h"
+#include "pg_topics/wire/protocol.h"
+#include "pg_topics/wire/sasl.h"
+
+#define SCRAM_MECHANISM		"SCRAM-SHA-256"
+#define PLAIN_MECHANISM		"PLAIN"
+
+/* Kafka's message for every failed exchange: it tells the client nothing */
+#define AUTH_FAILED_MESSAGE	"Authentication failed: invalid credentials"
+
+/* May conn's requests run (authenticated, or trust)? */
+bool
+kafka_sasl_authenticated(KafkaConn *conn)
+{
+	return conn->auth == KAFKA_AUTH_DONE ||
+		pg_topics_kafka_auth == TOPIC_KAFKA_AUTH_TRUST;
+}
+
+/* Is mechanism offered under the current pg_topics.kafka_auth? */
+static bool
+mechanism_offered(int mechanism)
+{
+	switch (pg_topics_kafka_auth)
+	{
+		case TOPIC_KAFKA_AUTH_SCRAM:
+			return mechanism == KAFKA_SASL_SCRAM;
+		case TOPIC_KAFKA_AUTH_PLAIN:
+			return mechanism == KAFKA_SASL_PLAIN;
+		default:
+			return true;
+	}
+}
+
+/* The login-capable role named user, or InvalidOid */
+static Oid
+login_role(const char *user)
+{
+	HeapTuple	tuple = SearchSysCache1(AUTHNAME, CStringGetDatum(user));
+	Oid			role = InvalidOid;
+
+	if (HeapTupleIsValid(tuple))
+	{
+		Form_pg_authid form = (Form_pg_authid) GETSTRUCT(tuple);
+
+		if (form->rolcanlogin)
+			role = form->oid;
+		ReleaseSysCache(tuple);
+	}
+	return role;
+}
+
+/* Log a failed authentication, as PostgreSQL does for a failed login */
+static void
+log_failure(KafkaConn *conn, const char *user, const char *why)
+{
+	ereport(LOG,
+			(errcode(ERRCODE_INVALID_PASSWORD),
+			 errmsg("Kafka client authentication failed for user \"%s\" from %s",
+					user ? user : "", conn->peer),
+			 why ? errdetail_log("%s", why) : 0));
+}
+
+/*
+ * One SASL step of conn with message in (inlen bytes): the reply goes to
+ * out.  Needs a transaction (it reads pg_authid).
+ */
+static KafkaSaslResult
+sasl_step(KafkaConn *conn, const char *in, int inlen, StringInfo out)
+{
+	const char *why = NULL;
+	MemoryContext oldcontext;
+	KafkaSaslResult result;
+
+	/* the exchange's state lives as long as the connection */
+	oldcontext = MemoryContextSwitchTo(conn->context);
+	if (conn->mechanism == KAFKA_SASL_PLAIN)
+	{
+		char	   *user;
+		char	   *password;
+		const char *shadow;
+
+		result = KAFKA_SASL_FAILURE;
+		if (!kafka_plain_parse(in, inlen, &user, &password))
+			why = "The PLAIN message is malformed.";
+		else if (!OidIsValid(conn->role = login_role(user)))
+			why = "The role does not exist or cannot log in.";
+		else if ((shadow = get_role_password(user, &why)) != NULL &&
+				 plain_crypt_verify(user, shadow, password, &why) == STATUS_OK)
+		{
+			conn->role_name = user;
+			result = KAFKA_SASL_SUCCESS;
+		}
+		if (result != KAFKA_SASL_SUCCESS)
+			log_failure(conn, user, why);
+	}
+	else if (conn->auth == KAFKA_AUTH_HANDSHAKE)
+	{
+		char	   *user = NULL;
+		const char *secret = NULL;
+
+		result = kafka_scram_client_first(&conn->scram, in, inlen,
+										  GetMockAuthenticationNonce(),
+										  MOCK_AUTH_NONCE_LEN, &user, &why);
+		if (result == KAFKA_SASL_CONTINUE)
+		{
+			const char *shadow = NULL;
+
+			conn->scram_user = user;
+			/*
+			 * No secret: the exchange goes on, and fails at its end.  A role
+			 * that cannot log in gets its real exchange, as from PostgreSQL's
+			 * own port, and fails after it, so the two ports tell nothing
+			 * apart.
+			 */
+			if ((shadow = get_role_password(user, &why)) != NULL &&
+				get_password_type(shadow) == PASSWORD_TYPE_SCRAM_SHA_256)
+				secret = shadow;
+			result = kafka_scram_server_first(conn->scram, secret, out, &why);
+			conn->auth = KAFKA_AUTH_EXCHANGE;
+		}
+		if (result == KAFKA_SASL_FAILURE)
+			log_failure(conn, user, why);
+	}
+	else
+	{
+		result = kafka_scram_client_final(conn->scram, in, inlen, out, &why);
+		if (result == KAFKA_SASL_SUCCESS)
+		{
+			/* the role may have gone meanwhile */
+			conn->role = login_role(conn->scram_user);
+			if (!OidIsValid(conn->role))
+				result = KAFKA_SASL_FAILURE;
+			conn->role_name = conn->scram_user;
+		}
+		if (result != KAFKA_SASL_SUCCESS)
+			log_failure(conn, conn->scram_user, why ? why :
+						"The password does not match, or the role has no SCRAM secret.");
+	}
+	MemoryContextSwitchTo(oldcontext);
+
+	if (result == KAFKA_SASL_SUCCESS)
+		conn->auth = KAFKA_AUTH_DONE;
+	else if (result == KAFKA_SASL_FAILURE)
+	{
+		conn->role = InvalidOid;
+		conn->closing = true;
+	}
+	return result;
+}
+
+/* SaslHandshake v0-1: choose a mechanism */
+KafkaOutcome
+kafka_sasl_handshake(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaConn  *conn = req->conn;
+	KafkaBytes	name = kafka_read_string(&req->body);
+	int			mechanism = 0;
+	int16		error = KAFKA_NONE;
+	int32		noffered = 0;
+	int			count_at;
+
+	if (req->body.error)
+		return KAFKA_CLOSE;
+	if (kafka_bytes_equal(name, SCRAM_MECHANISM))
+		mechanism = KAFKA_SASL_SCRAM;
+	else if (kafka_bytes_equal(name, PLAIN_MECHANISM))
+		mechanism = KAFKA_SASL_PLAIN;
+
+	if (conn->auth != KAFKA_AUTH_NONE)
+		error = KAFKA_ILLEGAL_SASL_STATE;
+	else if (mechanism == 0 || !mechanism_offered(mechanism))
+		error = KAFKA_UNSUPPORTED_SASL_MECHANISM;
+	else
+	{
+		conn->mechanism = mechanism;
+		conn->auth = KAFKA_AUTH_HANDSHAKE;
+		/* version 0: the tokens that follow come without request headers */
+		conn->raw_sasl = req->api_version == 0;
+	}
+
+	kafka_write_int16(req->response, error);
+	count_at = req->response->len;
+	kafka_write_array_len(req->response, 0);
+	if (mechanism_offered(KAFKA_SASL_SCRAM))
+	{
+		kafka_write_string(req->response, SCRAM_MECHANISM);
+		noffered++;
+	}
+	if (mechanism_offered(KAFKA_SASL_PLAIN))
+	{
+		kafka_write_string(req->response, PLAIN_MECHANISM);
+		noffered++;
+	}
+	kafka_patch_int32(req->response, count_at, noffered);
+	if (error == KAFKA_ILLEGAL_SASL_STATE)
+		conn->closing = true;
+	return KAFKA_ANSWER;
+}
+
+/* SaslAuthenticate v0-1: one message of the exchange */
+KafkaOutcome
+kafka_sasl_authenticate(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaConn  *conn = req->conn;
+	KafkaBytes	token = kafka_read_bytes(&req->body);
+	StringInfoData reply;
+	KafkaSaslResult result;
+
+	if (req->body.error)
+		return KAFKA_CLOSE;
+	initStringInfo(&reply);
+	if (conn->auth != KAFKA_AUTH_HANDSHAKE && conn->auth != KAFKA_AUTH_EXCHANGE)
+	{
+		kafka_write_int16(req->response, KAFKA_ILLEGAL_SASL_STATE);
+		kafka_write_string(req->response, "SaslAuthenticate without a SaslHandshake, or after authentication");
+		kafka_write_bytes(req->response, NULL, 0);
+		if (req->api_version >= 1)
+			kafka_write_int64(req->response, 0);
+		conn->closing = true;
+		return KAFKA_ANSWER;
+	}
+	result = sasl_step(conn, token.data, Max(token.len, 0), &reply);
+	if (result == KAFKA_SASL_FAILURE)
+	{
+		kafka_write_int16(req->response, KAFKA_SASL_AUTHENTICATION_FAILED);
+		kafka_write_string(req->response, AUTH_FAILED_MESSAGE);
+		kafka_write_bytes(req->response, NULL, 0);
+	}
+	else
+	{
+		kafka_write_int16(req->response, KAFKA_NONE);
+		kafka_write_string(req->response, NULL);
+		kafka_write_bytes(req->response, reply.data, reply.len);
+	}
+	if (req->api_version >= 1)
+		kafka_write_int64(req->response, 0);	/* session_lifetime_ms: none */
+	return KAFKA_ANSWER;
+}
+
+/*
+ * A token of kafka-python's unframed exchange (after SaslHandshake v0):
+ * the whole frame is the token, and the reply is a bare length and
+ * token.  A failure closes the connection without a reply, which is how
+ * that client learns of it.
+ */
+KafkaOutcome
+kafka_sasl_raw_token(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaConn  *conn = req->conn;
+	StringInfoData reply;
+	KafkaSaslResult result;
+
+	initStringInfo(&reply);
+	result = sasl_step(conn, req->body.data, req->body.len, &reply);
+	if (result == KAFKA_SASL_FAILURE)
+		return KAFKA_CLOSE;
+	if (result == KAFKA_SASL_SUCCESS)
+		conn->raw_sasl = false;
+	appendBinaryStringInfo(req->response, reply.data, reply.len);
+	return KAFKA_ANSWER;
+}

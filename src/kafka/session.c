@@ -1,0 +1,253 @@
+/*-------------------------------------------------------------------------
+ *
+ * session.c
+ *	  What every Kafka request that reaches the database shares: its
+ *	  transaction, the role it acts as, finding a topic by its Kafka name,
+ *	  and turning errors into Kafka's error codes.
+ *
+ * A request runs in one transaction as the connection's role (the one it
+ * authenticated as, or pg_topics.kafka_trust_role under trust), with
+ * SECURITY_LOCAL_USERID_CHANGE like a SECURITY DEFINER function: GRANTs and
+ * ownership decide, and nothing the request does can change the role.
+ * Work that may fail for one partition and not the others (Kafka answers
+ * errors per partition) runs in a subtransaction (kafka_run_guarded), as a
+ * PL/pgSQL exception block does.
+ *
+ * A request must never wait on a lock for long, since its process serves
+ * other clients meanwhile: lock_timeout is 1 s, and a timed-out request
+ * answers REQUEST_TIMED_OUT, which clients retry.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_database.h"
+#include "commands/dbcommands.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/sasl.h"
+#include "pg_topics/wire/protocol.h"
+
+/* the role the running request acts as, and what to restore */
+static Oid	saved_user;
+static int	saved_sec_context;
+
+/* The role unauthenticated connections act as under trust */
+static Oid
+trust_role(void)
+{
+	HeapTuple	tuple;
+	Oid			owner;
+
+	if (pg_topics_kafka_trust_role[0] != '\0')
+		return get_role_oid(pg_topics_kafka_trust_role, false);
+	tuple = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for database %u", MyDatabaseId);
+	owner = ((Form_pg_database) GETSTRUCT(tuple))->datdba;
+	ReleaseSysCache(tuple);
+	return owner;
+}
+
+/*
+ * Start the request's transaction, acting as the connection's role (not
+ * yet authenticated connections, which only authenticate, act as none)
+ */
+void
+kafka_xact_begin(KafkaConn *conn)
+{
+	Oid			role = InvalidOid;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	(void) set_config_option("lock_timeout", "1000", PGC_SUSET, PGC_S_SESSION,
+							 GUC_ACTION_LOCAL, true, 0, false);
+
+	GetUserIdAndSecContext(&saved_user, &saved_sec_context);
+	if (conn->auth == KAFKA_AUTH_DONE)
+		role = conn->role;
+	else if (pg_topics_kafka_auth == TOPIC_KAFKA_AUTH_TRUST)
+		role = trust_role();
+	if (OidIsValid(role))
+		SetUserIdAndSecContext(role, saved_sec_context |
+							   SECURITY_LOCAL_USERID_CHANGE |
+							   SECURITY_RESTRICTED_OPERATION);
+}
+
+/* Commit the request's transaction */
+void
+kafka_xact_commit(void)
+{
+	SetUserIdAndSecContext(saved_user, saved_sec_context);
+	if (ActiveSnapshotSet())
+		PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
+/*
+ * Is name a valid Kafka topic name that can name a relation: 1 to 249 of
+ * [A-Za-z0-9._-], not "." or "..", and at most NAMEDATALEN - 1 bytes
+ */
+bool
+kafka_topic_name_valid(KafkaBytes name)
+{
+	if (name.len <= 0 || name.len >= NAMEDATALEN)
+		return false;
+	if ((name.len == 1 && name.data[0] == '.') ||
+		(name.len == 2 && name.data[0] == '.' && name.data[1] == '.'))
+		return false;
+	for (int i = 0; i < name.len; i++)
+	{
+		char		c = name.data[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Open the topic a Kafka client names (a table of pg_topics.kafka_schema,
+ * by its exact name) with lockmode, if the role has privilege on it;
+ * NULL with *error set otherwise: INVALID_TOPIC_EXCEPTION for a name
+ * Kafka or PostgreSQL cannot have, UNKNOWN_TOPIC_OR_PARTITION for no such
+ * topic, TOPIC_AUTHORIZATION_FAILED for no privilege.
+ */
+Relation
+kafka_open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege,
+				 int16 *error)
+{
+	Oid			nspid;
+	Oid			relid;
+	char	   *relname;
+	Relation	rel;
+
+	if (!kafka_topic_name_valid(name))
+	{
+		*error = KAFKA_INVALID_TOPIC_EXCEPTION;
+		return NULL;
+	}
+	relname = kafka_bytes_cstring(name);
+	nspid = get_namespace_oid(pg_topics_kafka_schema, true);
+	relid = OidIsValid(nspid) ? get_relname_relid(relname, nspid) : InvalidOid;
+	if (!OidIsValid(relid) || !topic_is_topic_parent_oid(relid))
+	{
+		*error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+		return NULL;
+	}
+	if (privilege != TOPIC_NO_ACL_CHECK &&
+		pg_class_aclcheck(relid, GetUserId(), privilege) != ACLCHECK_OK)
+	{
+		*error = KAFKA_TOPIC_AUTHORIZATION_FAILED;
+		return NULL;
+	}
+	rel = topic_try_open(relid, lockmode, TOPIC_NO_ACL_CHECK);
+	if (rel == NULL)
+	{
+		*error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+		return NULL;
+	}
+	*error = KAFKA_NONE;
+	return rel;
+}
+
+/*
+ * The Kafka error code for an error raised while serving a request: the
+ * client's doing where the SQLSTATE says so; otherwise a retriable
+ * KAFKA_STORAGE_ERROR.
+ */
+int16
+kafka_error_of(ErrorData *edata)
+{
+	switch (edata->sqlerrcode)
+	{
+		case ERRCODE_INSUFFICIENT_PRIVILEGE:
+			return KAFKA_TOPIC_AUTHORIZATION_FAILED;
+		case ERRCODE_UNDEFINED_TABLE:
+		case ERRCODE_UNDEFINED_OBJECT:
+		case ERRCODE_WRONG_OBJECT_TYPE:
+			return KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+		case ERRCODE_INVALID_TEXT_REPRESENTATION:
+		case ERRCODE_CHARACTER_NOT_IN_REPERTOIRE:
+		case ERRCODE_UNTRANSLATABLE_CHARACTER:
+		case ERRCODE_INVALID_PARAMETER_VALUE:
+		case ERRCODE_NULL_VALUE_NOT_ALLOWED:
+		case ERRCODE_FEATURE_NOT_SUPPORTED:
+		case ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE:
+		case ERRCODE_INVALID_BINARY_REPRESENTATION:
+			return KAFKA_INVALID_RECORD;
+		case ERRCODE_PROGRAM_LIMIT_EXCEEDED:
+			return KAFKA_MESSAGE_TOO_LARGE;
+		case ERRCODE_INSUFFICIENT_RESOURCES:
+			return KAFKA_NOT_ENOUGH_REPLICAS;
+		case ERRCODE_READ_ONLY_SQL_TRANSACTION:
+			return KAFKA_NOT_LEADER_OR_FOLLOWER;
+		case ERRCODE_LOCK_NOT_AVAILABLE:
+		case ERRCODE_QUERY_CANCELED:
+		case ERRCODE_T_R_SERIALIZATION_FAILURE:
+		case ERRCODE_T_R_DEADLOCK_DETECTED:
+			return KAFKA_REQUEST_TIMED_OUT;
+		default:
+			return KAFKA_KAFKA_STORAGE_ERROR;
+	}
+}
+
+/* Run fn(arg) in a subtransaction (see handlers.h) */
+int16
+kafka_run_guarded(KafkaGuardedFn fn, void *arg, char **message)
+{
+	MemoryContext oldcontext = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+	int16		error = KAFKA_NONE;
+
+	if (message)
+		*message = NULL;
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcontext);
+	PG_TRY();
+	{
+		fn(arg);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcontext);
+		CurrentResourceOwner = oldowner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcontext);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcontext);
+		CurrentResourceOwner = oldowner;
+
+		error = kafka_error_of(edata);
+		/* what is not the client's doing, the operator should see */
+		if (error == KAFKA_KAFKA_STORAGE_ERROR)
+			ereport(LOG,
+					(errcode(edata->sqlerrcode),
+					 errmsg("Kafka request failed: %s", edata->message),
+					 edata->detail ? errdetail_internal("%s", edata->detail) : 0));
+		if (message)
+			*message = edata->message;
+	}
+	PG_END_TRY();
+	return error;
+}

@@ -1,0 +1,144 @@
+"""Kafka clients driven by the TAP tests (test/t/031_kafka.pl and others).
+
+Run with Debian's /usr/bin/python3, where kafka-python 2.0.2 and
+confluent-kafka 1.7.0 are installed:
+
+    clients.py BOOTSTRAP COMMAND [ARGS...]
+
+Each command prints one JSON document on stdout for the test to compare
+with what SQL sees; a failure is an exception (non-zero exit).
+"""
+import json
+import sys
+import time
+
+
+def kp_produce(bootstrap, topic, count, acks='all'):
+    """kafka-python KafkaProducer: send keyed records, report metadata"""
+    from kafka import KafkaProducer
+    p = KafkaProducer(bootstrap_servers=bootstrap,
+                      acks=acks if acks == 'all' else int(acks))
+    futures = [p.send(topic, key=b'kp-%d' % i, value=b'kp-value-%d' % i,
+                      headers=[('n', str(i).encode())])
+               for i in range(int(count))]
+    p.flush()
+    out = []
+    for f in futures:
+        m = f.get(timeout=30)
+        out.append([m.partition, m.offset, m.timestamp])
+    p.close()
+    return out
+
+
+def kp_read(bootstrap, topic):
+    """kafka-python KafkaConsumer without a group: offsets and every record"""
+    from kafka import KafkaConsumer, TopicPartition
+    c = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                      consumer_timeout_ms=3000, check_crcs=True)
+    parts = sorted(c.partitions_for_topic(topic))
+    tps = [TopicPartition(topic, p) for p in parts]
+    c.assign(tps)
+    begin = c.beginning_offsets(tps)
+    end = c.end_offsets(tps)
+    c.seek_to_beginning()
+    records = []
+    for m in c:
+        records.append([m.partition, m.offset, m.timestamp,
+                        m.key.decode('latin-1') if m.key is not None else None,
+                        m.value.decode('latin-1') if m.value is not None else None,
+                        [[k, v.decode('latin-1') if v is not None else None]
+                         for k, v in m.headers]])
+    # offsets by time: the first record's time, and a time after the newest
+    first = {}
+    for r in records:
+        first.setdefault(r[0], r)
+    times = {}
+    for tp in tps:
+        if tp.partition in first:
+            ts = first[tp.partition][2]
+            found = c.offsets_for_times({tp: ts})[tp]
+            later = c.offsets_for_times({tp: int(time.time() * 1000) + 3600000})[tp]
+            times[tp.partition] = [ts, found.offset if found else None,
+                                   later.offset if later else None]
+    c.close()
+    records.sort()
+    return {'begin': {str(tp.partition): o for tp, o in begin.items()},
+            'end': {str(tp.partition): o for tp, o in end.items()},
+            'records': records, 'times': times}
+
+
+def ck_produce(bootstrap, topic, count):
+    """confluent-kafka Producer with delivery reports"""
+    from confluent_kafka import Producer
+    p = Producer({'bootstrap.servers': bootstrap,
+                  'partitioner': 'murmur2_random'})
+    reports = []
+
+    def report(err, msg):
+        reports.append([err.name() if err else None, msg.partition(),
+                        msg.offset(), msg.timestamp()[1],
+                        msg.key().decode()])
+    for i in range(int(count)):
+        p.produce(topic, key=b'ck-%d' % i, value=b'"ck-value-%d"' % i,
+                  on_delivery=report)
+    p.flush(30)
+    return sorted(reports, key=lambda r: r[4])
+
+
+def ck_produce_mixed(bootstrap, topic):
+    """confluent-kafka: a record that is not JSON to partition 0, good ones to 1"""
+    from confluent_kafka import Producer
+    p = Producer({'bootstrap.servers': bootstrap, 'linger.ms': 50,
+                  'retries': 0})
+    reports = []
+
+    def report(err, msg):
+        reports.append([msg.partition(), err.code() if err else None,
+                        msg.value().decode() if msg.value() else ''])
+    p.produce(topic, value=b'{"ok": 1}', partition=0, on_delivery=report)
+    p.produce(topic, value=b'not json', partition=0, on_delivery=report)
+    p.produce(topic, value=b'{"ok": 2}', partition=1, on_delivery=report)
+    p.produce(topic, value=None, key=b'tombstone', partition=1,
+              on_delivery=report)
+    p.flush(30)
+    return sorted(reports, key=lambda r: (r[0], r[2]))
+
+
+def ck_latency(bootstrap, topic, partition, dsn, rounds):
+    """A confluent consumer waiting at the end; SQL produces; time to see it"""
+    from confluent_kafka import Consumer, TopicPartition
+    import psycopg2
+    c = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'unused',
+                  'enable.auto.commit': False, 'fetch.wait.max.ms': 10000})
+    conn = psycopg2.connect(dsn)
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute("SELECT high_watermark FROM topics.offsets(%s) WHERE partition = %s",
+                (topic, int(partition)))
+    hw = cur.fetchone()[0]
+    c.assign([TopicPartition(topic, int(partition), hw)])
+    while c.poll(0.5) is not None:
+        pass
+    latencies = []
+    for _ in range(int(rounds)):
+        time.sleep(0.2)
+        t0 = time.time()
+        cur.execute("SELECT topics.produce(%s, 'wake'::text, partition => %s)",
+                    (topic, int(partition)))
+        while True:
+            m = c.poll(30)
+            if m is None:
+                raise Exception('no record within 30 s')
+            if not m.error():
+                break
+        latencies.append(round((time.time() - t0) * 1000, 2))
+    c.close()
+    return latencies
+
+
+COMMANDS = {f.__name__: f for f in (kp_produce, kp_read, ck_produce,
+                                    ck_produce_mixed, ck_latency)}
+
+if __name__ == '__main__':
+    bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    print(json.dumps(COMMANDS[command](bootstrap, *args)))

@@ -1,0 +1,282 @@
+# The Kafka listener with real clients: kcat (librdkafka 2.0.2),
+# kafka-python 2.0.2 and confluent-kafka 1.7.0, as Debian 12 ships them,
+# produce and consume the same records SQL sees; and raw frames for what
+# clients never send.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use PgTopicsTest;
+use IO::Socket::INET;
+use IPC::Run qw(run timeout);
+use JSON::PP;
+use File::Basename qw(dirname);
+use Time::HiRes qw(time usleep);
+
+my $python = '/usr/bin/python3';
+my $clients = dirname(__FILE__) . '/../kafka/clients.py';
+
+my $node = PostgreSQL::Test::Cluster->new('kafka');
+my $kport = PostgreSQL::Test::Cluster::get_free_port();
+my $bootstrap = "127.0.0.1:$kport";
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'pg_topics'
+pg_topics.kafka_port = $kport
+pg_topics.kafka_listen_addresses = '127.0.0.1'
+pg_topics.kafka_group_initial_rebalance_delay = 0
+});
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION pg_topics;
+SELECT topics.create_topic('orders', 3, 'bytea', 'bytea');
+SELECT topics.create_topic('events', 2, 'text', 'jsonb');
+SELECT topics.create_topic('logs', 1, 'text', 'text');
+});
+my $dsn = 'host=' . $node->host . ' port=' . $node->port . ' dbname=postgres';
+
+# Run kcat with arguments (and stdin); its stdout
+sub kcat
+{
+	my ($stdin, @args) = @_;
+	my ($out, $err) = ('', '');
+	run([ 'kcat', '-b', $bootstrap, @args ], '<', \$stdin, '>', \$out, '2>', \$err,
+		timeout(60))
+	  or die "kcat @args failed: $err";
+	return $out;
+}
+
+# Run a command of test/kafka/clients.py; its JSON answer
+sub client
+{
+	my (@args) = @_;
+	my ($out, $err) = ('', '');
+	run([ $python, $clients, $bootstrap, @args ], '>', \$out, '2>', \$err,
+		timeout(120))
+	  or die "clients.py @args failed: $err";
+	return decode_json($out);
+}
+
+# What SQL sees of a topic: partition offset key value timestamp-ms, a line each
+sub sql_records
+{
+	my ($topic, $cols) = @_;
+	$cols //= q{partition, "offset", encode(key::bytea, 'escape'), encode(value::bytea, 'escape')};
+	return $node->safe_psql('postgres',
+		qq{SELECT $cols FROM $topic ORDER BY partition, "offset"});
+}
+
+# ---- Metadata
+my $meta = decode_json(kcat('', '-L', '-J'));
+is_deeply([ map { $_->{name} } @{ $meta->{brokers} } ], ["127.0.0.1:$kport"],
+	'one broker, at the listen address and port');
+is($meta->{controllerid}, 0, 'the broker is the controller');
+my %parts = map { $_->{topic} => scalar @{ $_->{partitions} } } @{ $meta->{topics} };
+is_deeply(\%parts, { orders => 3, events => 2, logs => 1 },
+	'every topic of the schema with its partitions, and nothing internal');
+
+# ---- Produce with kcat: routing equals SQL's, for every acks
+for my $case ([ -1, 'all' ], [ 1, 'one' ], [ 0, 'none' ])
+{
+	my ($acks, $name) = @$case;
+	my $input = join '', map { "$name-k$_:v$_\n" } 1 .. 20;
+	kcat($input, '-P', '-t', 'orders', '-K:', '-X', 'partitioner=murmur2_random',
+		'-X', "acks=$acks");
+	# acks=0 gets no answer: wait until the records are there
+	$node->poll_query_until('postgres',
+		qq{SELECT count(*) = 20 FROM orders WHERE encode(key, 'escape') LIKE '$name-%'})
+	  or die "records of acks=$acks never arrived";
+	my $mismatch = $node->safe_psql('postgres', qq{
+SELECT count(*) FROM orders
+WHERE encode(key, 'escape') LIKE '$name-%'
+  AND partition <> topics.partition_for_insert('orders'::regclass, key)});
+	is($mismatch, '0', "kcat acks=$acks: every record in the partition SQL routes its key to");
+}
+my $values = $node->safe_psql('postgres',
+	q{SELECT count(*), count(DISTINCT value), min(encode(value, 'escape')) FROM orders});
+is($values, '60|20|v1', 'values byte for byte');
+
+# ---- Consume with kcat: what SQL sees, timestamps included
+my $fmt = '%p %o %k %s %T\n';
+my $kc = kcat('', '-C', '-t', 'orders', '-o', 'beginning', '-e', '-f', $fmt);
+my $sql = sql_records('orders',
+	q{partition || ' ' || "offset" || ' ' || encode(key, 'escape') || ' ' || encode(value, 'escape') || ' ' || floor(extract(epoch FROM "timestamp") * 1000)::bigint});
+is(join("\n", sort split /\n/, $kc), join("\n", sort split /\n/, $sql),
+	'kcat -C -e reads every record, with the stored timestamps, and ends');
+
+# rolled-back offsets: kcat steps over them and still reaches the end
+$node->safe_psql('postgres', q{
+BEGIN; SELECT topics.produce('logs', 'gone 1'); SELECT topics.produce('logs', 'gone 2'); ROLLBACK;
+SELECT topics.produce('logs', 'kept');
+BEGIN; SELECT topics.produce('logs', 'gone at the end'); ROLLBACK;
+});
+$kc = kcat('', '-C', '-t', 'logs', '-o', 'beginning', '-e', '-f', '%o %s\n');
+is($kc, "2 kept\n", 'kcat -e steps over rolled-back offsets, before a record and at the end');
+
+# an open transaction holds its records back, and kcat -e still ends
+my $open = $node->background_psql('postgres');
+$open->query_safe(q{BEGIN; SELECT topics.produce('logs', 'not yet');});
+for my $iso ('read_committed', 'read_uncommitted')
+{
+	$kc = kcat('', '-C', '-t', 'logs', '-o', 'beginning', '-e', '-f', '%o %s\n',
+		'-X', "isolation.level=$iso");
+	is($kc, "2 kept\n", "$iso: an uncommitted record is not shown, and kcat -e ends");
+}
+$open->query_safe('COMMIT');
+$open->quit;
+$kc = kcat('', '-C', '-t', 'logs', '-o', 'beginning', '-e', '-f', '%o %s\n');
+is($kc, "2 kept\n4 not yet\n", 'after the commit it is');
+
+# ---- Headers: the object form, and the array form that keeps everything
+kcat(qq{"v"\n}, '-P', '-t', 'events', '-p', '0', '-k', 'h1', '-H', 'trace=abc', '-H', 'span=def');
+kcat(qq{"v"\n}, '-P', '-t', 'events', '-p', '0', '-k', 'h2', '-H', 'trace=abc',
+	'-H', 'trace=def', '-H', 'solo');
+my $headers = $node->safe_psql('postgres',
+	q{SELECT key || ' ' || headers::text FROM events WHERE key IN ('h1', 'h2') ORDER BY key});
+is($headers, qq{h1 {"span": "def", "trace": "abc"}\nh2 [["trace", "abc"], ["trace", "def"], ["solo", null]]},
+	'unique names are an object; duplicates and nulls an array of pairs in order');
+$kc = kcat('', '-C', '-t', 'events', '-p', '0', '-o', 'beginning', '-e', '-f', '%k %h\n');
+is($kc, "h1 span=def,trace=abc\nh2 trace=abc,trace=def,solo=NULL\n",
+	'headers go back out as they came in (object names in jsonb order)');
+$node->safe_psql('postgres',
+	q{SELECT topics.produce('events', '{"sql": true}', 'from-sql', 1, '{"a": "x", "b": 2, "c": null}')});
+$kc = kcat('', '-C', '-t', 'events', '-p', '1', '-o', 'beginning', '-e', '-f', '%k %s %h\n');
+is($kc, qq{from-sql {"sql": true} a=x,b=2,c=NULL\n},
+	'headers written by SQL reach Kafka consumers; non-string values as their JSON text');
+
+# ---- kafka-python: producer (acks=all) and consumer with CRC checks
+my $sent = client('kp_produce', 'orders', 30, 'all');
+my $rows = $node->safe_psql('postgres', q{
+SELECT count(*) FROM orders o JOIN topics.topics t ON true
+WHERE t.topic = 'orders'::regclass AND encode(o.key, 'escape') LIKE 'kp-%'});
+is($rows, '30', 'kafka-python KafkaProducer(acks=all) stored every record');
+my $bad = 0;
+for my $s (@$sent)
+{
+	my ($p, $o, $ts) = @$s;
+	my $r = $node->safe_psql('postgres',
+		qq{SELECT floor(extract(epoch FROM "timestamp") * 1000)::bigint / 10 FROM orders WHERE partition = $p AND "offset" = $o AND encode(key, 'escape') LIKE 'kp-%'});
+	$bad++ unless $r ne '' && abs($r - int($ts / 10)) <= 1;
+}
+is($bad, 0, 'its futures give each record\'s partition, offset and log-append time');
+
+my $read = client('kp_read', 'orders');
+my $bounds = $node->safe_psql('postgres',
+	q{SELECT string_agg(partition || ':' || log_start_offset || ':' || last_stable_offset, ' ' ORDER BY partition) FROM topics.offsets('orders')});
+is(join(' ', map { "$_:$read->{begin}{$_}:$read->{end}{$_}" } sort keys %{ $read->{begin} }),
+	$bounds, 'beginning_offsets and end_offsets are the log start and the last stable offset');
+is(scalar @{ $read->{records} }, $node->safe_psql('postgres', 'SELECT count(*) FROM orders'),
+	'KafkaConsumer (check_crcs) reads every record');
+my $kp_headers = (grep { $_->[3] eq 'kp-7' } @{ $read->{records} })[0]->[5];
+is_deeply($kp_headers, [ [ 'n', '7' ] ], 'with its headers');
+my ($times_ok, $later_none) = (1, 1);
+for my $p (keys %{ $read->{times} })
+{
+	my ($ts, $found, $later) = @{ $read->{times}{$p} };
+	my $expect = $node->safe_psql('postgres',
+		qq{SELECT "offset" FROM topics.offsets_for_times('orders', to_timestamp($ts / 1000.0)) WHERE partition = $p});
+	$times_ok = 0 unless defined $found && $found == $expect;
+	$later_none = 0 if defined $later;
+}
+ok($times_ok, 'offsets_for_times agrees with topics.offsets_for_times');
+ok($later_none, 'and finds nothing after the newest record');
+
+# ---- confluent-kafka: delivery reports are what SQL stored
+my $reports = client('ck_produce', 'events', 10);
+my $report_bad = 0;
+for my $r (@$reports)
+{
+	my ($err, $p, $o, $ts, $key) = @$r;
+	my $stored = $node->safe_psql('postgres',
+		qq{SELECT key FROM events WHERE partition = $p AND "offset" = $o});
+	$report_bad++ if defined $err || $stored ne $key;
+}
+is($report_bad, 0, 'confluent Producer delivery reports give the stored partition and offset');
+
+# one bad record fails its partition's batch, and only that
+my $mixed = client('ck_produce_mixed', 'events');
+is_deeply([ map { [ $_->[0], $_->[1] ] } @$mixed ],
+	[ [ 0, 87 ], [ 0, 87 ], [ 1, undef ], [ 1, undef ] ],
+	'invalid JSON fails its partition with INVALID_RECORD; the other partition succeeds');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM events WHERE value = '{"ok": 1}'}), '0',
+	'and nothing of the failed batch is stored');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM events WHERE key = 'tombstone' AND value IS NULL}), '1',
+	'a null value is a tombstone');
+
+# ---- long-poll: a waiting consumer gets a record as soon as it commits
+my $lat = client('ck_latency', 'logs', 0, $dsn, 5);
+my @sorted = sort { $a <=> $b } @$lat;
+diag("Kafka long-poll wake-up (ms, SQL produce to consumer): @$lat");
+ok($sorted[-1] < 5000, 'a Fetch waiting 10 s returns when a record commits');
+
+# ---- raw frames
+
+# Send a request (key, version, correlation id, body) on $sock
+sub send_request
+{
+	my ($sock, $key, $version, $corr, $body, $extra_header) = @_;
+	my $payload = pack('n n N n/a*', $key, $version, $corr, 'raw-test')
+	  . ($extra_header // '') . ($body // '');
+	print $sock pack('N', length $payload) . $payload;
+}
+
+# Read one response frame: its bytes, or undef if the connection closed
+sub read_frame
+{
+	my ($sock) = @_;
+	my $len;
+	return undef unless read($sock, $len, 4) == 4;
+	my $data;
+	$len = unpack('N', $len);
+	return undef unless read($sock, $data, $len) == $len;
+	return $data;
+}
+
+sub connect_raw
+{
+	my $sock = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $kport,
+		Proto => 'tcp', Timeout => 10)
+	  or die "connect: $!";
+	$sock->autoflush(1);
+	return $sock;
+}
+
+my $sock = connect_raw();
+send_request($sock, 18, 4, 7, '');
+my $resp = read_frame($sock);
+my ($corr, $err, $n) = unpack('N n N', $resp);
+my %ranges;
+for my $i (0 .. $n - 1)
+{
+	my ($k, $min, $max) = unpack('n n n', substr($resp, 10 + 6 * $i, 6));
+	$ranges{$k} = "$min-$max";
+}
+is("$corr $err", '7 35', 'ApiVersions v4: UNSUPPORTED_VERSION in the version-0 form');
+is($ranges{18}, '0-3', 'listing the ApiVersions versions offered');
+
+# kafka-python pipelines ApiVersions v0 and Metadata v0
+my $p1 = pack('n n N n/a*', 18, 0, 100, 'x');
+my $p2 = pack('n n N n/a*', 3, 0, 101, 'x') . pack('N', 0);
+print $sock pack('N', length $p1) . $p1 . pack('N', length $p2) . $p2;
+my @corrs = map { unpack('N', read_frame($sock)) } 1 .. 2;
+is("@corrs", '100 101', 'pipelined requests are answered in order');
+
+send_request($sock, 99, 0, 102, '');
+is(read_frame($sock), undef, 'an unknown API closes the connection');
+
+for my $case ([ 'a size of 2 GB', pack('N', 0x7fffffff) ],
+	[ 'a negative size', pack('N', 0xffffffff) ],
+	[ 'a truncated header', pack('N', 3) . 'abc' ],
+	[ 'Metadata v9 (not offered)', pack('N/a*', pack('n n N n/a* N', 3, 9, 1, 'x', 0)) ])
+{
+	my ($what, $bytes) = @$case;
+	$sock = connect_raw();
+	print $sock $bytes;
+	is(read_frame($sock), undef, "$what closes the connection");
+}
+$meta = decode_json(kcat('', '-L', '-J'));
+is(scalar @{ $meta->{topics} }, 3, 'and the listener serves the next client');
+
+$node->stop;
+done_testing();
