@@ -64,9 +64,10 @@ WIRE_LIBS = -L$(pkglibdir) -L$(libdir) -lpgcommon -lpgport $(SHLIB_LINK) -lm
 WIRE_PYTHON = /usr/bin/python3
 
 # Unit tests of the wire layer: each test/wire/*_test.c is a program of its
-# own (tmp_wire/NAME), run with WIRE_VECTORS (kafka-python's batches, made by
-# test/wire/kafka_python.py generate) and WIRE_OUT, where it leaves .vec
-# files of our batches, which kafka-python's reader must then decode
+# own (tmp_wire/NAME), run with WIRE_VECTORS (batches of kafka-python and
+# librdkafka, made by test/wire/kafka_python.py generate and
+# test/wire/librdkafka_vectors.py) and WIRE_OUT, where it leaves .vec files
+# of our batches, which kafka-python's reader must then decode
 WIRE_TESTS = $(patsubst $(srcdir)/test/wire/%.c,tmp_wire/%,$(sort $(wildcard $(srcdir)/test/wire/*_test.c)))
 
 check-wire: $(WIRE_TESTS)

@@ -6,7 +6,10 @@
 #   kafka_python.py generate VECTORS_DIR CORPUS_DIR
 #       writes batches built by kafka-python's DefaultRecordBatchBuilder as
 #       test vectors (VECTORS_DIR/*.vec, which record_batch_test decodes)
-#       and as the fuzzer's seed corpus (CORPUS_DIR/*, raw bytes)
+#       and as the fuzzer's seed corpus (CORPUS_DIR/*, raw bytes); besides,
+#       its records recompressed in the framings other writers use (zlib,
+#       gzip members, raw snappy, several lz4 or zstd frames).  The gzip
+#       ones differ from run to run: gzip stamps the time.
 #   kafka_python.py check FILE.vec...
 #       decodes the batches of each file (written by record_batch_test from
 #       our encoder) with kafka-python's DefaultRecordBatch, checks their

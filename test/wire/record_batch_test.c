@@ -8,8 +8,9 @@
  * every malformed batch gets the error code record_batch.h promises, that
  * each codec inflates what its library (and kafka-python) writes and stops
  * a decompression bomb at the limit with bounded memory, and that the
- * batches kafka-python wrote (the .vec files of WIRE_VECTORS, made by
- * kafka_python.py generate) decode to the records they hold.  It writes
+ * batches kafka-python and librdkafka wrote (the .vec files of
+ * WIRE_VECTORS, made by kafka_python.py generate and librdkafka_vectors.py)
+ * decode to the records they hold.  It writes
  * our own batches to .vec files in WIRE_OUT, for kafka_python.py check to decode
  * with kafka-python's reader.  Truncating a batch at every byte, and
  * flipping each byte of its records (with the CRC made to match again),
@@ -1379,7 +1380,7 @@ damage(const char *name, const char *data, int len)
 	pfree(buf.data);
 }
 
-/* The batches kafka-python wrote decode to the records they hold */
+/* The batches of the vectors decode to the records they hold */
 static void
 test_vectors(const char *dir)
 {

@@ -113,11 +113,13 @@ extern int	kafka_batches_decode(const char *data, int len, Size max_inflated,
 extern void kafka_batches_free(KafkaBatches *batches);
 
 /*
- * Writing a batch for a Fetch response.  Records go in offset order; the
- * batch is finished (lengths, counts, timestamps, CRC patched in) by
- * kafka_batch_finish.  When every record has the same timestamp the batch
- * says LogAppendTime with that maxTimestamp; otherwise CreateTime with each
- * record's exact delta.
+ * Writing a batch for a Fetch response.  Records go in offset order, with
+ * offsets within 2^31 of base_offset (gaps allowed: lastOffsetDelta is the
+ * last record's); the batch is finished (lengths, counts, timestamps, CRC
+ * patched in) by kafka_batch_finish.  When every record has the same
+ * timestamp the batch says LogAppendTime with that maxTimestamp; otherwise
+ * CreateTime with each record's exact delta.  partitionLeaderEpoch is -1
+ * (none), and so are producerId, producerEpoch and baseSequence.
  */
 typedef struct KafkaBatchWriter
 {
