@@ -60,14 +60,14 @@ WIRE_DEPS = $(WIRE_SRCS) $(wildcard $(srcdir)/src/include/pg_topics/wire/*.h)
 WIRE_CPPFLAGS = -DFRONTEND -DUSE_ASSERT_CHECKING -I$(srcdir)/src/include \
 	-I$(includedir_server) -I$(includedir)
 WIRE_LIBS = -L$(pkglibdir) -L$(libdir) -lpgcommon -lpgport $(SHLIB_LINK) -lm
-# Debian's python3, with python3-kafka and the codecs' python3 packages
+# Debian's python3, with python3-kafka and python3-confluent-kafka
 WIRE_PYTHON = /usr/bin/python3
 
 # Unit tests of the wire layer: each test/wire/*_test.c is a program of its
 # own (tmp_wire/NAME), run with WIRE_VECTORS (batches of kafka-python and
-# librdkafka, made by test/wire/kafka_python.py generate and
-# test/wire/librdkafka_vectors.py) and WIRE_OUT, where it leaves .vec files
-# of our batches, which kafka-python's reader must then decode
+# librdkafka, made by test/wire/kafka_python.py and test/wire/librdkafka.py
+# generate) and WIRE_OUT, where it leaves .vec files of our batches, which
+# kafka-python's reader and a librdkafka consumer must then read back
 WIRE_TESTS = $(patsubst $(srcdir)/test/wire/%.c,tmp_wire/%,$(sort $(wildcard $(srcdir)/test/wire/*_test.c)))
 
 check-wire: $(WIRE_TESTS)
@@ -78,6 +78,7 @@ check-wire: $(WIRE_TESTS)
 	done; \
 	if ls tmp_wire/out/*.vec >/dev/null 2>&1; then \
 		$(WIRE_PYTHON) $(srcdir)/test/wire/kafka_python.py check tmp_wire/out/*.vec || status=1; \
+		$(WIRE_PYTHON) $(srcdir)/test/wire/librdkafka.py check tmp_wire/out/*.vec || status=1; \
 	fi; \
 	exit $$status
 .PHONY: check-wire

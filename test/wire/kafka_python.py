@@ -207,28 +207,34 @@ def generate(vectors, corpus):
     print('kafka_python.py: %d vectors written' % len(made))
 
 
+def read_vec(path):
+    """the batches of a .vec file: dicts of data, records, last, attributes"""
+    batches = []
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if not fields or fields[0].startswith('#'):
+                continue
+            if fields[0] == 'batch':
+                batches.append({'data': bytes.fromhex(fields[1]), 'records': []})
+            elif fields[0] == 'record':
+                hs = [(parse_bytes(fields[i]).decode('utf-8', 'surrogateescape'),
+                       parse_bytes(fields[i + 1])) for i in range(5, len(fields), 2)]
+                batches[-1]['records'].append(
+                    (int(fields[1]), int(fields[2]), parse_bytes(fields[3]),
+                     parse_bytes(fields[4]), hs))
+            elif fields[0] == 'last':
+                batches[-1]['last'] = int(fields[1])
+            elif fields[0] == 'attributes':
+                batches[-1]['attributes'] = int(fields[1])
+    return batches
+
+
 def check(paths):
     failed = 0
     checked = 0
     for path in paths:
-        batches = []
-        with open(path) as f:
-            for line in f:
-                fields = line.split()
-                if not fields or fields[0].startswith('#'):
-                    continue
-                if fields[0] == 'batch':
-                    batches.append({'data': bytes.fromhex(fields[1]), 'records': []})
-                elif fields[0] == 'record':
-                    hs = [(parse_bytes(fields[i]).decode('utf-8', 'surrogateescape'),
-                           parse_bytes(fields[i + 1])) for i in range(5, len(fields), 2)]
-                    batches[-1]['records'].append(
-                        (int(fields[1]), int(fields[2]), parse_bytes(fields[3]),
-                         parse_bytes(fields[4]), hs))
-                elif fields[0] == 'last':
-                    batches[-1]['last'] = int(fields[1])
-                elif fields[0] == 'attributes':
-                    batches[-1]['attributes'] = int(fields[1])
+        batches = read_vec(path)
         for i, b in enumerate(batches):
             what = '%s, batch %d' % (path, i)
             try:

@@ -9,12 +9,12 @@
  * each codec inflates what its library (and kafka-python) writes and stops
  * a decompression bomb at the limit with bounded memory, and that the
  * batches kafka-python and librdkafka wrote (the .vec files of
- * WIRE_VECTORS, made by kafka_python.py generate and librdkafka_vectors.py)
- * decode to the records they hold.  It writes
- * our own batches to .vec files in WIRE_OUT, for kafka_python.py check to decode
- * with kafka-python's reader.  Truncating a batch at every byte, and
- * flipping each byte of its records (with the CRC made to match again),
- * must give an error or a sane result, never a crash.
+ * WIRE_VECTORS, made by kafka_python.py and librdkafka.py generate)
+ * decode to the records they hold.  It writes our own batches to .vec
+ * files in WIRE_OUT, for kafka_python.py check and librdkafka.py check to
+ * read back with those clients.  Truncating a batch at every byte, and
+ * flipping bits of its records (with the CRC made to match again), must
+ * give an error or a sane result, never a crash.
  *
  *-------------------------------------------------------------------------
  */
@@ -455,6 +455,7 @@ test_gap_batch(void)
 {
 	StringInfoData buf;
 	KafkaReader r;
+	TestRecord	rec;
 	int64		ts = INT64CONST(1700000000000);
 
 	initStringInfo(&buf);
@@ -479,6 +480,17 @@ test_gap_batch(void)
 	check(decode_error(buf.data + 2, buf.len - 2, MB) == 87,
 		  "gap batch: decode does not refuse it with 87");
 	vec_add("record_batch_gap", buf.data + 2, buf.len - 2, NULL, 0, 0, 5009);
+
+	/* and a record after it, which a consumer at 5000 must get to */
+	memset(&rec, 0, sizeof(rec));
+	rec.offset = 5010;
+	rec.timestamp = ts;
+	rec.key = str("after the gap");
+	rec.value = null_bytes;
+	resetStringInfo(&buf);
+	write_batch(&buf, 5010, ts, &rec, 1);
+	vec_add("record_batch_gap", buf.data, buf.len, &rec, 1,
+			KAFKA_ATTR_LOG_APPEND_TIME, 5010);
 	pfree(buf.data);
 }
 
