@@ -26,7 +26,7 @@ TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
 # our own installcheck (below) checks the server logs after each suite
 NO_INSTALLCHECK = 1
-EXTRA_CLEAN = tmp_server_log pg_topics.build-flags
+EXTRA_CLEAN = tmp_server_log pg_topics.build-flags tmp_wire tmp_fuzz
 
 # The test build (scripts/test.sh runs `make CASSERT=1`) checks our own
 # assertions, and those of the server's inline functions we compile, against
@@ -51,6 +51,73 @@ include $(PGXS)
 check-layers:
 	@$(srcdir)/scripts/check-layers $(LAYERS)
 .PHONY: check-layers
+
+# The wire layer (src/wire/) builds as frontend code too, for its unit tests
+# and fuzz targets: with every file of src/wire/, against PostgreSQL's
+# frontend libraries (palloc, StringInfo, CRC-32C) and the codecs' ones
+WIRE_SRCS = $(sort $(wildcard $(srcdir)/src/wire/*.c))
+WIRE_DEPS = $(WIRE_SRCS) $(wildcard $(srcdir)/src/include/pg_topics/wire/*.h)
+WIRE_CPPFLAGS = -DFRONTEND -DUSE_ASSERT_CHECKING -I$(srcdir)/src/include \
+	-I$(includedir_server) -I$(includedir)
+WIRE_LIBS = -L$(pkglibdir) -L$(libdir) -lpgcommon -lpgport $(SHLIB_LINK) -lm
+# Debian's python3, with python3-kafka and python3-confluent-kafka
+WIRE_PYTHON = /usr/bin/python3
+
+# Unit tests of the wire layer: each test/wire/*_test.c is a program of its
+# own (tmp_wire/NAME), run with WIRE_VECTORS (batches of kafka-python and
+# librdkafka, made by test/wire/kafka_python.py and test/wire/librdkafka.py
+# generate) and WIRE_OUT, where it leaves .vec files of our batches, which
+# kafka-python's reader and a librdkafka consumer must then read back
+WIRE_TESTS = $(patsubst $(srcdir)/test/wire/%.c,tmp_wire/%,$(sort $(wildcard $(srcdir)/test/wire/*_test.c)))
+
+check-wire: $(WIRE_TESTS)
+	@rm -rf tmp_wire/out && mkdir -p tmp_wire/out
+	@status=0; \
+	for t in $(WIRE_TESTS); do \
+		WIRE_VECTORS=$(srcdir)/test/wire/vectors WIRE_OUT=tmp_wire/out $$t || status=1; \
+	done; \
+	if ls tmp_wire/out/*.vec >/dev/null 2>&1; then \
+		$(WIRE_PYTHON) $(srcdir)/test/wire/kafka_python.py check tmp_wire/out/*.vec || status=1; \
+		$(WIRE_PYTHON) $(srcdir)/test/wire/librdkafka.py check tmp_wire/out/*.vec || status=1; \
+	fi; \
+	exit $$status
+.PHONY: check-wire
+
+tmp_wire/%: $(srcdir)/test/wire/%.c $(WIRE_DEPS)
+	@mkdir -p tmp_wire
+	$(CC) $(CFLAGS) $(WIRE_CPPFLAGS) -o $@ $< $(WIRE_SRCS) $(WIRE_LIBS)
+
+# Fuzzing the wire layer: each test/fuzz/fuzz_NAME.c is a libFuzzer target
+# (tmp_fuzz/fuzz_NAME, built by clang with AddressSanitizer and
+# UndefinedBehaviorSanitizer), run for FUZZ_SECONDS from a copy of its seed
+# corpus test/fuzz/corpus/NAME/; a crash leaves its input in tmp_fuzz/
+FUZZ_SECONDS ?= 30
+FUZZ_CC = clang
+FUZZ_TARGETS = $(patsubst $(srcdir)/test/fuzz/%.c,tmp_fuzz/%,$(sort $(wildcard $(srcdir)/test/fuzz/fuzz_*.c)))
+
+fuzz-wire: $(FUZZ_TARGETS)
+	@status=0; \
+	for t in $(FUZZ_TARGETS); do \
+		name=$${t#tmp_fuzz/fuzz_}; corpus=tmp_fuzz/corpus_$$name; \
+		rm -rf $$corpus && mkdir -p $$corpus; \
+		cp $(srcdir)/test/fuzz/corpus/$$name/* $$corpus/ 2>/dev/null; \
+		echo "fuzz-wire: $$t for $(FUZZ_SECONDS) s"; \
+		if $$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=512 -timeout=10 \
+			-print_final_stats=1 -artifact_prefix=tmp_fuzz/$$name- $$corpus \
+			>tmp_fuzz/$$name.log 2>&1; then \
+			grep -E '^stat::number_of_executed_units|^Done' tmp_fuzz/$$name.log; \
+		else \
+			status=1; tail -n 60 tmp_fuzz/$$name.log; \
+		fi; \
+	done; \
+	exit $$status
+.PHONY: fuzz-wire
+
+tmp_fuzz/%: $(srcdir)/test/fuzz/%.c $(WIRE_DEPS)
+	@mkdir -p tmp_fuzz
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-Wall -Wno-ignored-attributes \
+		-fno-strict-aliasing -fwrapv $(WIRE_CPPFLAGS) -o $@ $< $(WIRE_SRCS) $(WIRE_LIBS)
 
 # the TAP tests' shared helpers (after PGXS, which sets PG_PROVE_FLAGS)
 PG_PROVE_FLAGS += -I $(srcdir)/test/lib

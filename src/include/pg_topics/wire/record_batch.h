@@ -71,6 +71,7 @@ typedef struct KafkaRecordBatch
 	int32		base_sequence;
 	int32		nrecords;
 	KafkaRecord *records;
+	char	   *inflated;		/* the inflated records when compressed */
 } KafkaRecordBatch;
 
 /*
@@ -89,28 +90,36 @@ typedef struct KafkaBatches
 
 /*
  * Decode and check data (len bytes) into *out; returns 0 or a Kafka error
- * code with out->error_message set:
- *	2  CORRUPT_MESSAGE: a CRC that does not match, a batch length that does
- *	   not fit, a record that runs past its batch
+ * code with out->error_message set (and nothing else of *out):
+ *	2  CORRUPT_MESSAGE: a batch cut short or whose length does not fit the
+ *	   data, a CRC that does not match, compressed records that do not
+ *	   inflate, a record whose length runs past its batch
  *	10 MESSAGE_TOO_LARGE: inflated records beyond max_inflated bytes in all
  *	   (decompression stops there: a bomb costs at most that much memory)
  *	43 UNSUPPORTED_FOR_MESSAGE_FORMAT: magic other than 2
  *	76 UNSUPPORTED_COMPRESSION_TYPE: a codec other than 0-4
- *	87 INVALID_RECORD: no records, offset deltas not 0..n-1 in order,
- *	   lastOffsetDelta not n-1, a control batch, a negative length other
- *	   than -1 where null is allowed
- * Memory is palloc'd in the current context; the records point into data
- * or into inflated copies.
+ *	87 INVALID_RECORD: no batches, a batch without records or with another
+ *	   count than the records it holds, offset deltas not 0..n-1 in order,
+ *	   lastOffsetDelta not n-1, a record whose fields do not fill its
+ *	   length exactly, a length or count below -1 (or a header count below
+ *	   0), a null header key, a control batch
+ * Transactional (and idempotent) batches decode: refusing them is the
+ * caller's.  Memory is palloc'd in the current context; the records point
+ * into data or into the batches' inflated copies; kafka_batches_free
+ * frees what decoding allocated (for callers without a memory context).
  */
 extern int	kafka_batches_decode(const char *data, int len, Size max_inflated,
 								 KafkaBatches *out);
+extern void kafka_batches_free(KafkaBatches *batches);
 
 /*
- * Writing a batch for a Fetch response.  Records go in offset order; the
- * batch is finished (lengths, counts, timestamps, CRC patched in) by
- * kafka_batch_finish.  When every record has the same timestamp the batch
- * says LogAppendTime with that maxTimestamp; otherwise CreateTime with each
- * record's exact delta.
+ * Writing a batch for a Fetch response.  Records go in offset order, with
+ * offsets within 2^31 of base_offset (gaps allowed: lastOffsetDelta is the
+ * last record's); the batch is finished (lengths, counts, timestamps, CRC
+ * patched in) by kafka_batch_finish.  When every record has the same
+ * timestamp the batch says LogAppendTime with that maxTimestamp; otherwise
+ * CreateTime with each record's exact delta.  partitionLeaderEpoch is -1
+ * (none), and so are producerId, producerEpoch and baseSequence.
  */
 typedef struct KafkaBatchWriter
 {
