@@ -17,20 +17,26 @@
 
 #include "access/relation.h"
 #include "access/table.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "tcop/utility.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
+#include "pg_topics/base/settings.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/read/read.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/shared/group_state.h"
+#include "pg_topics/shared/kafka_groups.h"
+#include "pg_topics/wire/consumer_protocol.h"
 
 PG_FUNCTION_INFO_V1(topic_commit);
 PG_FUNCTION_INFO_V1(topic_seek);
@@ -56,22 +62,26 @@ require_group(Relation topic, const char *group)
 	return owner;
 }
 
-/* Shared body of commit and seek */
-static void
-set_position(FunctionCallInfo fcinfo)
+/*
+ * Move group's position of partition of topic (open) to offset, as
+ * topics.commit and topics.seek do, and as a Kafka consumer's OffsetCommit
+ * does (with its metadata, creating the group, owned by the current role,
+ * if it has no positions yet).  A member polling the partition is waited
+ * for.
+ */
+void
+topic_groups_set_position(Relation topic, const char *group, int32 partition,
+						  int64 offset, const char *metadata, bool create)
 {
-	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
-										   ACL_SELECT);
-	char	   *group = topic_groups_group_arg(PG_GETARG_TEXT_PP(1));
-	int32		partition = PG_GETARG_INT32(2);
-	int64		offset = PG_GETARG_INT64(3);
-	Oid			owner;
+	Oid			owner = GetUserId();
 	Relation	router;
 	TopicLogEnd end;
 
 	PreventCommandIfReadOnly("commit");
 	topic_groups_check_writable();
-	owner = require_group(topic, group);
+	topic_groups_ensure_loaded();
+	if (!create || topic_group_exists(RelationGetRelid(topic), group, &owner))
+		owner = require_group(topic, group);
 	topic_check_partition(topic, partition);
 	router = table_open(topic_partition_relid(topic, partition), AccessShareLock);
 	topic_log_end(router, &end);
@@ -80,7 +90,72 @@ set_position(FunctionCallInfo fcinfo)
 
 	/* wait for a member that is processing the partition */
 	topic_groups_lock_partition(RelationGetRelid(topic), group, partition, true);
-	topic_groups_commit_position(topic, group, partition, offset, owner);
+	topic_groups_commit_position(topic, group, partition, offset, owner,
+								 metadata);
+}
+
+/* The reader's sink for a position record: keep a copy of its value */
+static void
+keep_value(TopicStableRead *read, Relation seg, Buffer buffer, int32 partition,
+		   TopicRecord *rec)
+{
+	if (rec->value != NULL)
+		read->sink_arg = PG_DETOAST_DATUM_COPY(PointerGetDatum(rec->value));
+}
+
+/*
+ * group's committed position of partition of topic (open), and the
+ * metadata a Kafka consumer committed with it (NULL if none), read back
+ * from its record in topics.consumer_offsets; false if there is none
+ */
+bool
+topic_groups_committed_position(Relation topic, const char *group,
+								int32 partition, int64 *offset,
+								char **metadata)
+{
+	int64		version;
+	Relation	log;
+	TopicLogEnd end;
+	TopicStableRead read;
+
+	*metadata = NULL;
+	topic_groups_ensure_loaded();
+	if (!topic_group_committed_version(RelationGetRelid(topic), group,
+									   partition, offset, &version))
+		return false;
+	if (version < 0)
+		return true;
+	log = table_open(topic_offsets_log_relid(), AccessShareLock);
+	topic_log_end(log, &end);
+	memset(&read, 0, sizeof(read));
+	read.sink = keep_value;
+	read.max_records = 1;
+	read.passed_ok = true;
+	if (version >= end.log_start_offset && version < end.next_offset)
+		topic_read_partition(log, 0, version, &end, &read);
+	if (read.returned > 0 && read.first_returned == version && read.sink_arg)
+	{
+		Jsonb	   *value = (Jsonb *) read.sink_arg;
+		JsonbValue *field = getKeyJsonValueFromContainer(&value->root,
+														 "metadata", 8, NULL);
+
+		if (field != NULL && field->type == jbvString)
+			*metadata = pnstrdup(field->val.string.val, field->val.string.len);
+	}
+	table_close(log, AccessShareLock);
+	return true;
+}
+
+/* Shared body of commit and seek */
+static void
+set_position(FunctionCallInfo fcinfo)
+{
+	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+										   ACL_SELECT);
+
+	topic_groups_set_position(topic, topic_groups_group_arg(PG_GETARG_TEXT_PP(1)),
+							  PG_GETARG_INT32(2), PG_GETARG_INT64(3), NULL,
+							  false);
 	relation_close(topic, NoLock);
 }
 
@@ -135,7 +210,8 @@ topic_reset_group(PG_FUNCTION_ARGS)
 		table_close(router, NoLock);
 		topic_groups_lock_partition(RelationGetRelid(topic), group, p, true);
 		topic_groups_commit_position(topic, group, p,
-						latest ? end.next_offset : end.log_start_offset, owner);
+									 latest ? end.next_offset : end.log_start_offset,
+									 owner, NULL);
 	}
 	relation_close(topic, NoLock);
 	PG_RETURN_VOID();
@@ -165,7 +241,7 @@ topic_delete_group(PG_FUNCTION_ARGS)
 	for (p = 0; p < nparts; p++)
 	{
 		topic_groups_lock_partition(RelationGetRelid(topic), group, p, true);
-		topic_groups_commit_position(topic, group, p, -1, owner);
+		topic_groups_commit_position(topic, group, p, -1, owner, NULL);
 	}
 	relation_close(topic, NoLock);
 	PG_RETURN_VOID();
@@ -199,7 +275,7 @@ topic_groups_topic_renamed(Oid topicid)
 		TopicGroupPosition *p = lfirst(lc);
 
 		topic_groups_commit_position(topic, p->group, p->partition, p->offset,
-									 p->owner);
+									 p->owner, NULL);
 	}
 	relation_close(topic, NoLock);
 }
@@ -246,6 +322,7 @@ member_row(void *arg, Oid topic, const char *group, int32 generation,
 	values[2] = CStringGetTextDatum(member->id);
 	values[3] = BoolGetDatum(member->durable);
 	values[4] = Int32GetDatum(member->pid);
+	nulls[4] = member->pid == 0;	/* a Kafka consumer: no backend */
 	values[5] = TimestampTzGetDatum(member->last_seen);
 	values[6] = Int32GetDatum(generation);
 	values[7] = PointerGetDatum(construct_array(elems, npartitions, INT4OID, 4,
@@ -286,11 +363,76 @@ topic_group_info(PG_FUNCTION_ARGS)
 	return view_rows(fcinfo, group_row, NULL, NULL);
 }
 
-/* topics.member_info(): the groups' members and their partitions */
+/* The topic of pg_topics.kafka_schema a Kafka client names, or InvalidOid */
+static Oid
+kafka_topic_oid(KafkaBytes name)
+{
+	Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
+	char	   *relname = kafka_bytes_cstring(name);
+	Oid			relid;
+
+	if (!OidIsValid(nspid) || relname == NULL || strlen(relname) >= NAMEDATALEN)
+		return InvalidOid;
+	relid = get_relname_relid(relname, nspid);
+	return OidIsValid(relid) && topic_is_topic_parent_oid(relid) ? relid : InvalidOid;
+}
+
+/*
+ * The rows of a Kafka consumer (a member of a Kafka group): one per topic
+ * it was assigned partitions of, or, while it has no assignment, per
+ * topic it subscribes to
+ */
+static void
+kafka_member_rows(void *arg, const char *group, int32 generation,
+				  const KafkaMemberView *member)
+{
+	TopicGroupMemberInfo info;
+	KafkaTopicPartitions *assigned = NULL;
+	int			n = kafka_assignment_partitions(member->assignment,
+												member->assignment_len,
+												&assigned);
+
+	memset(&info, 0, sizeof(info));
+	strlcpy(info.id, member->id, sizeof(info.id));
+	info.role = member->role;
+	info.durable = true;
+	info.last_seen = member->last_heartbeat;
+	if (n <= 0)
+	{
+		KafkaBytes *topics;
+
+		n = member->metadata ?
+			kafka_subscription_topics(member->metadata, member->metadata_len,
+									  &topics) : 0;
+		for (int i = 0; i < n; i++)
+		{
+			Oid			topic = kafka_topic_oid(topics[i]);
+
+			if (OidIsValid(topic))
+				member_row(arg, topic, group, generation, &info, NULL, 0);
+		}
+		return;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		Oid			topic = kafka_topic_oid(assigned[i].topic);
+
+		if (OidIsValid(topic))
+			member_row(arg, topic, group, generation, &info,
+					   assigned[i].partitions, assigned[i].npartitions);
+	}
+}
+
+/*
+ * topics.member_info(): the groups' members and their partitions, the
+ * Kafka consumers of pg_topics.kafka_schema's topics included
+ */
 Datum
 topic_member_info(PG_FUNCTION_ARGS)
 {
-	return view_rows(fcinfo, NULL, member_row, NULL);
+	view_rows(fcinfo, NULL, member_row, NULL);
+	kafka_groups_visit_members(kafka_member_rows, fcinfo->resultinfo);
+	return (Datum) 0;
 }
 
 /* topics.group_offset_info(): the groups' committed positions */

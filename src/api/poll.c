@@ -62,6 +62,7 @@
 #include "pg_topics/read/read.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/shared/group_state.h"
+#include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/worker/compaction.h"
 
 PG_FUNCTION_INFO_V1(topic_poll);
@@ -334,7 +335,8 @@ add_pending(Oid topic, const char *group, int32 partition, int64 offset,
  */
 void
 topic_groups_commit_position(Relation topic, const char *group,
-							 int32 partition, int64 offset, Oid owner)
+							 int32 partition, int64 offset, Oid owner,
+							 const char *metadata)
 {
 	Oid			logid = get_relname_relid("consumer_offsets",
 										  get_namespace_oid("topics", false));
@@ -360,6 +362,9 @@ topic_groups_commit_position(Relation topic, const char *group,
 		appendStringInfo(&value, "{\"offset\": %lld, ", (long long) offset);
 		/* a dropped owner is recorded as none: loading makes it the bootstrap superuser */
 		json_field(&value, "owner", GetUserNameFromId(owner, true), true);
+		/* a Kafka consumer's OffsetCommit metadata, for its OffsetFetch */
+		if (metadata != NULL)
+			json_field(&value, "metadata", metadata, false);
 		appendStringInfoChar(&value, '}');
 	}
 
@@ -585,6 +590,14 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	topic_groups_check_writable();
 
 	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
+	/* one group, one kind of member at a time: Kafka consumers or poll */
+	if (kafka_group_reads_topic(args->group, RelationGetRelid(topic)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("consumer group \"%s\" of topic \"%s\" has Kafka consumers",
+						args->group, RelationGetRelationName(topic)),
+				 errdetail("Kafka clients divide the group's partitions among themselves, so poll cannot take part."),
+				 errhint("Stop the group's Kafka consumers, or poll with another group.")));
 	topic_groups_ensure_loaded();
 	if (topic_group_exists(RelationGetRelid(topic), args->group, &owner))
 	{
@@ -656,7 +669,7 @@ poll_partition(GroupPoll *gp, Relation topic, int32 partition,
 		!topic_group_committed(topicid, group, partition, &committed))
 	{
 		topic_groups_commit_position(topic, group, partition, read.position,
-									 owner);
+									 owner, NULL);
 		remember_polled(topicid, group, gp->args->member, partition);
 	}
 	else

@@ -66,6 +66,7 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/kafka/listener.h"
 #include "pg_topics/kafka/request.h"
+#include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/shared/registry.h"
 
 PGDLLEXPORT void topic_kafka_main(Datum main_arg);
@@ -541,6 +542,9 @@ watch_fired(const KafkaWatch *watch)
 {
 	if (watch->overflow)
 		return true;
+	if (watch->group_slot >= 0 &&
+		kafka_group_changed(watch->group_slot, watch->group_seen))
+		return true;
 	for (int i = 0; i < watch->n; i++)
 		if (topic_registry_watch_changed(watch->relids[i], watch->seen[i]))
 			return true;
@@ -561,6 +565,7 @@ sweep_connections(void)
 	TimestampTz wake = 0;
 	uint64		set[TOPIC_WATCH_WORDS];
 	dlist_mutable_iter iter;
+	dlist_iter	iter2;
 	bool		pending = work_pending;
 
 	memset(set, 0, sizeof(set));
@@ -628,6 +633,15 @@ sweep_connections(void)
 	}
 	topic_registry_watch_set(watcher, set);
 
+	/* a commit that came before the set was published is seen here */
+	dlist_foreach(iter2, &connections)
+	{
+		KafkaConn  *conn = dlist_container(KafkaConn, node, iter2.cur);
+
+		if (conn->parked && watch_fired(&conn->watch))
+			work_pending = true;
+	}
+
 	if (work_pending)
 		return 0;
 	if (wake == 0)
@@ -659,32 +673,6 @@ handle_ready_sockets(void)
 				update_events(conn);
 		}
 	}
-}
-
-/*
- * The host name the broker advertises in Metadata and FindCoordinator: the
- * first of pg_topics.kafka_listen_addresses, unless that is every address
- * (*), then the address this client reached (palloc'd)
- */
-char *
-kafka_advertised_host(KafkaConn *conn)
-{
-	char	   *raw = pstrdup(pg_topics_kafka_listen_addresses);
-	List	   *hosts;
-	struct sockaddr_storage addr;
-	socklen_t	len = sizeof(addr);
-	char		host[NI_MAXHOST];
-
-	if (SplitGUCList(raw, ',', &hosts) && hosts != NIL &&
-		strcmp((char *) linitial(hosts), "*") != 0 &&
-		strcmp((char *) linitial(hosts), "0.0.0.0") != 0 &&
-		strcmp((char *) linitial(hosts), "::") != 0)
-		return pstrdup((char *) linitial(hosts));
-	if (getsockname(conn->fd, (struct sockaddr *) &addr, &len) == 0 &&
-		getnameinfo((struct sockaddr *) &addr, len, host, sizeof(host), NULL, 0,
-					NI_NUMERICHOST) == 0)
-		return pstrdup(host);
-	return pstrdup("localhost");
 }
 
 /* Entry point of each listener process */
@@ -735,6 +723,14 @@ topic_kafka_main(Datum main_arg)
 		}
 		handle_ready_sockets();
 		timeout = sweep_connections();
+		/* the group coordinator's timeouts, from the first listener */
+		if (worker_number == 0)
+		{
+			long		tick = kafka_groups_tick();
+
+			if (tick >= 0 && (timeout < 0 || tick < timeout))
+				timeout = tick;
+		}
 	}
 }
 

@@ -17,6 +17,9 @@
  */
 #include "postgres.h"
 
+#include <netdb.h>
+#include <sys/socket.h>
+
 #include "access/relation.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
@@ -24,13 +27,39 @@
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/varlena.h"
 
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/kafka/handlers.h"
-#include "pg_topics/kafka/listener.h"
 #include "pg_topics/wire/codec.h"
 #include "pg_topics/wire/protocol.h"
+
+/*
+ * The host name the broker advertises in Metadata and FindCoordinator: the
+ * first of pg_topics.kafka_listen_addresses, unless that is every address
+ * (*), then the address this client reached (palloc'd)
+ */
+static char *
+advertised_host(KafkaConn *conn)
+{
+	char	   *raw = pstrdup(pg_topics_kafka_listen_addresses);
+	List	   *hosts;
+	struct sockaddr_storage addr;
+	socklen_t	len = sizeof(addr);
+	char		host[NI_MAXHOST];
+
+	if (SplitGUCList(raw, ',', &hosts) && hosts != NIL &&
+		strcmp((char *) linitial(hosts), "*") != 0 &&
+		strcmp((char *) linitial(hosts), "0.0.0.0") != 0 &&
+		strcmp((char *) linitial(hosts), "::") != 0)
+		return pstrdup((char *) linitial(hosts));
+	if (getsockname(conn->fd, (struct sockaddr *) &addr, &len) == 0 &&
+		getnameinfo((struct sockaddr *) &addr, len, host, sizeof(host), NULL, 0,
+					NI_NUMERICHOST) == 0)
+		return pstrdup(host);
+	return pstrdup("localhost");
+}
 
 /* Write one topic's entry: its partitions, or an error */
 static void
@@ -140,7 +169,7 @@ kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 		kafka_write_int32(out, 0);	/* throttle_time_ms */
 	kafka_write_array_len(out, 1);	/* brokers */
 	kafka_write_int32(out, KAFKA_NODE_ID);
-	kafka_write_string(out, kafka_advertised_host(req->conn));
+	kafka_write_string(out, advertised_host(req->conn));
 	kafka_write_int32(out, pg_topics_kafka_port);
 	if (req->api_version >= 1)
 		kafka_write_string(out, NULL);	/* rack */
@@ -184,7 +213,7 @@ kafka_find_coordinator(KafkaRequest *req, TimestampTz *deadline)
 	if (req->api_version >= 1)
 		kafka_write_string(out, NULL);	/* error_message */
 	kafka_write_int32(out, KAFKA_NODE_ID);
-	kafka_write_string(out, kafka_advertised_host(req->conn));
+	kafka_write_string(out, advertised_host(req->conn));
 	kafka_write_int32(out, pg_topics_kafka_port);
 	return KAFKA_ANSWER;
 }

@@ -57,6 +57,15 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_FETCH, 4, 11, -1, false, true, kafka_fetch, "Fetch"},
 	{KAFKA_API_LIST_OFFSETS, 1, 2, -1, false, true, kafka_list_offsets, "ListOffsets"},
 	{KAFKA_API_METADATA, 0, 4, -1, false, true, kafka_metadata, "Metadata"},
+	{KAFKA_API_OFFSET_COMMIT, 2, 7, -1, false, true, kafka_offset_commit, "OffsetCommit"},
+	{KAFKA_API_OFFSET_FETCH, 1, 5, -1, false, true, kafka_offset_fetch, "OffsetFetch"},
+	{KAFKA_API_FIND_COORDINATOR, 0, 2, -1, false, false, kafka_find_coordinator, "FindCoordinator"},
+	{KAFKA_API_JOIN_GROUP, 0, 5, -1, false, true, kafka_join_group, "JoinGroup"},
+	{KAFKA_API_HEARTBEAT, 0, 3, -1, false, false, kafka_heartbeat, "Heartbeat"},
+	{KAFKA_API_LEAVE_GROUP, 0, 1, -1, false, false, kafka_leave_group, "LeaveGroup"},
+	{KAFKA_API_SYNC_GROUP, 0, 3, -1, false, false, kafka_sync_group, "SyncGroup"},
+	{KAFKA_API_DESCRIBE_GROUPS, 0, 4, -1, false, true, kafka_describe_groups, "DescribeGroups"},
+	{KAFKA_API_LIST_GROUPS, 0, 2, -1, false, true, kafka_list_groups, "ListGroups"},
 	{KAFKA_API_SASL_HANDSHAKE, 0, 1, -1, true, false, kafka_sasl_handshake, "SaslHandshake"},
 	{KAFKA_API_API_VERSIONS, 0, 3, 3, true, false, kafka_api_versions, "ApiVersions"},
 	{KAFKA_API_SASL_AUTHENTICATE, 0, 1, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
@@ -219,6 +228,13 @@ kafka_serve_frame(KafkaConn *conn, const char *frame, int len, bool last_try,
 	req.received = received;
 	req.last_try = last_try;
 	req.watch = &conn->watch;
+	if (!conn->parked)
+	{
+		/* a new request waits for nothing yet */
+		conn->watch.n = 0;
+		conn->watch.overflow = false;
+		conn->watch.group_slot = -1;
+	}
 	req.response = &conn->out;
 	api = begin_request(conn, &req, frame, len, &answered);
 	if (api == NULL)

@@ -763,6 +763,26 @@ topic_group_committed(Oid topic, const char *group, int32 partition,
 	return found;
 }
 
+/* The same, with the version (the offset of its record in the log) */
+bool
+topic_group_committed_version(Oid topic, const char *group, int32 partition,
+							  int64 *offset, int64 *version)
+{
+	OffsetEntry *e;
+	bool		found = false;
+
+	LWLockAcquire(groups_lock, LW_SHARED);
+	e = offset_entry(topic, group, partition, false);
+	if (e && e->has_committed)
+	{
+		*offset = e->committed;
+		*version = e->version;
+		found = true;
+	}
+	LWLockRelease(groups_lock);
+	return found;
+}
+
 /*
  * Make room for a position this transaction is about to commit, before
  * it commits: at commit nothing may fail any more (the commit record is

@@ -45,9 +45,15 @@ extern bool topic_groups_positions_replicated(void);
 extern void topic_groups_check_writable(void);
 extern void topic_groups_commit_position(Relation topic, const char *group,
 										 int32 partition, int64 offset,
-										 Oid owner);
+										 Oid owner, const char *metadata);
 
 /* group_admin.c */
 extern void topic_groups_topic_renamed(Oid topicid);
+extern void topic_groups_set_position(Relation topic, const char *group,
+									  int32 partition, int64 offset,
+									  const char *metadata, bool create);
+extern bool topic_groups_committed_position(Relation topic, const char *group,
+											int32 partition, int64 *offset,
+											char **metadata);
 
 #endif							/* TOPIC_GROUPS_H */

@@ -23,6 +23,18 @@ extern KafkaOutcome kafka_produce(KafkaRequest *req, TimestampTz *deadline);
 /* fetch.c */
 extern KafkaOutcome kafka_fetch(KafkaRequest *req, TimestampTz *deadline);
 
+/* groups.c */
+extern KafkaOutcome kafka_join_group(KafkaRequest *req, TimestampTz *deadline);
+extern KafkaOutcome kafka_sync_group(KafkaRequest *req, TimestampTz *deadline);
+extern KafkaOutcome kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline);
+extern KafkaOutcome kafka_leave_group(KafkaRequest *req, TimestampTz *deadline);
+extern KafkaOutcome kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline);
+extern KafkaOutcome kafka_list_groups(KafkaRequest *req, TimestampTz *deadline);
+
+/* offsets.c */
+extern KafkaOutcome kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline);
+extern KafkaOutcome kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline);
+
 /* list_offsets.c */
 extern KafkaOutcome kafka_list_offsets(KafkaRequest *req, TimestampTz *deadline);
 

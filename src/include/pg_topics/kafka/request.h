@@ -44,6 +44,9 @@ typedef struct KafkaWatch
 	Oid			relids[KAFKA_MAX_WATCHED];
 	uint64		seen[KAFKA_MAX_WATCHED];
 	bool		overflow;		/* more partitions than fit: try on any wake */
+	int			group_slot;		/* a Kafka group's changes, or -1 */
+	uint64		group_seen;
+	char		member_id[NAMEDATALEN]; /* who joins, when parked in JoinGroup */
 } KafkaWatch;
 
 typedef struct KafkaConn

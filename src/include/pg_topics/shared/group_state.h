@@ -60,6 +60,9 @@ extern bool topic_group_owns(Oid topic, const char *group, const char *member,
 extern bool topic_group_exists(Oid topic, const char *group, Oid *owner);
 extern bool topic_group_committed(Oid topic, const char *group,
 								  int32 partition, int64 *offset);
+extern bool topic_group_committed_version(Oid topic, const char *group,
+										  int32 partition, int64 *offset,
+										  int64 *version);
 extern void topic_group_set_committed(Oid topic, const char *group,
 									  int32 partition, int64 offset,
 									  Oid owner, int64 version);

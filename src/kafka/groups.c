@@ -1,0 +1,395 @@
+/*-------------------------------------------------------------------------
+ *
+ * groups.c
+ *	  The group coordinator's requests: JoinGroup (v0-5), SyncGroup (v0-3),
+ *	  Heartbeat (v0-3), LeaveGroup (v0-1), DescribeGroups (v0-4) and
+ *	  ListGroups (v0-2).
+ *
+ * The rebalance protocol itself is shared/kafka_groups.c's; this file
+ * reads and writes the requests, and parks a JoinGroup until its
+ * rebalance ends and a follower's SyncGroup until the leader's came.
+ * JoinGroup also keeps a group to one kind of consumer: a Kafka group G
+ * subscribing to topic T while the pg_topics group G of T has members
+ * that poll with SQL is refused (INCONSISTENT_GROUP_PROTOCOL), as poll
+ * refuses while Kafka consumers read; and only a role with the privileges
+ * of the group's owner (the role of its first member) may join it
+ * (GROUP_AUTHORIZATION_FAILED).  Static membership (group.instance.id) is
+ * not offered: such members are treated as dynamic ones.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/handlers.h"
+#include "pg_topics/shared/group_state.h"
+#include "pg_topics/shared/kafka_groups.h"
+#include "pg_topics/wire/consumer_protocol.h"
+#include "pg_topics/wire/protocol.h"
+
+/* A parked request gives up after its timeout and this much more */
+#define PARK_GRACE_MS	5000
+
+static const char *const state_names[] = {
+	"Empty", "PreparingRebalance", "CompletingRebalance", "Stable"
+};
+
+/* A group id as a C string, or NULL if it cannot be a group's name */
+static char *
+group_name(KafkaBytes id)
+{
+	if (id.len <= 0 || id.len >= KAFKA_GROUP_NAME_LEN ||
+		memchr(id.data, '\0', id.len) != NULL)
+		return NULL;
+	return kafka_bytes_cstring(id);
+}
+
+/* A request string as a C string of at most KAFKA_MEMBER_ID_LEN - 1 bytes */
+static char *
+short_string(KafkaBytes s)
+{
+	if (s.len < 0)
+		return pstrdup("");
+	return pnstrdup(s.data, Min(s.len, KAFKA_MEMBER_ID_LEN - 1));
+}
+
+/* Park the request until the group changes, at the latest at deadline */
+static KafkaOutcome
+park(KafkaRequest *req, const KafkaGroupReply *reply, int32 timeout_ms,
+	 TimestampTz *deadline)
+{
+	req->watch->n = 0;
+	req->watch->overflow = false;
+	req->watch->group_slot = reply->slot;
+	req->watch->group_seen = reply->version;
+	*deadline = TimestampTzPlusMilliseconds(req->received,
+											(int64) timeout_ms + PARK_GRACE_MS);
+	return KAFKA_PARK;
+}
+
+/*
+ * The topics a subscription names that are topics here; ntopics -1 when
+ * the subscription cannot be read.  With a pg_topics group of the same
+ * name that polls one of them, *sql_members is set.
+ */
+static void
+subscribed_topics(KafkaJoin *join, const KafkaProtocol *protocol,
+				  bool *sql_members)
+{
+	KafkaBytes *names;
+	int			n = kafka_subscription_topics(protocol->metadata, protocol->len,
+											  &names);
+	Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
+
+	*sql_members = false;
+	join->ntopics = n < 0 ? -1 : 0;
+	for (int i = 0; i < n; i++)
+	{
+		Oid			relid;
+
+		if (!kafka_topic_name_valid(names[i]) || !OidIsValid(nspid))
+			continue;
+		relid = get_relname_relid(kafka_bytes_cstring(names[i]), nspid);
+		if (!OidIsValid(relid) || !topic_is_topic_parent_oid(relid))
+			continue;
+		if (topic_group_has_members(relid, join->group))
+			*sql_members = true;
+		if (join->ntopics >= 0 && join->ntopics < KAFKA_GROUP_MAX_TOPICS)
+			join->topics[join->ntopics++] = relid;
+		else
+			join->ntopics = -1;
+	}
+}
+
+/* Write a JoinGroup response */
+static void
+write_join(KafkaRequest *req, int16 error, const KafkaGroupReply *reply)
+{
+	StringInfo	out = req->response;
+
+	if (req->api_version >= 2)
+		kafka_write_int32(out, 0);	/* throttle_time_ms */
+	kafka_write_int16(out, error);
+	kafka_write_int32(out, error == KAFKA_NONE ? reply->generation : -1);
+	kafka_write_string(out, error == KAFKA_NONE ? reply->protocol : "");
+	kafka_write_string(out, error == KAFKA_NONE ? reply->leader : "");
+	kafka_write_string(out, reply->member_id);
+	kafka_write_array_len(out, error == KAFKA_NONE ? reply->nmembers : 0);
+	for (int i = 0; error == KAFKA_NONE && i < reply->nmembers; i++)
+	{
+		kafka_write_string(out, reply->members[i].id);
+		if (req->api_version >= 5)
+			kafka_write_string(out, NULL);	/* group_instance_id */
+		kafka_write_bytes(out, reply->members[i].metadata,
+						  reply->members[i].metadata_len);
+	}
+}
+
+/* JoinGroup v0-5 */
+KafkaOutcome
+kafka_join_group(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaReader *in = &req->body;
+	KafkaJoin	join;
+	KafkaGroupReply reply;
+	KafkaBytes	group_id = kafka_read_string(in);
+	int32		nprotocols;
+	int16		error = KAFKA_NONE;
+	bool		retry = req->conn->parked;
+
+	memset(&join, 0, sizeof(join));
+	memset(&reply, 0, sizeof(reply));
+	join.session_timeout = kafka_read_int32(in);
+	join.rebalance_timeout = req->api_version >= 1 ? kafka_read_int32(in) :
+		join.session_timeout;
+	join.member_id = short_string(kafka_read_string(in));
+	/* parked: the member may have got its id when it first ran */
+	if (retry)
+		join.member_id = pstrdup(req->watch->member_id);
+	if (req->api_version >= 5)
+		(void) kafka_read_string(in);	/* group_instance_id */
+	join.protocol_type = short_string(kafka_read_string(in));
+	nprotocols = kafka_read_array_len(in, 6, NULL);
+	for (int32 i = 0; i < nprotocols && !in->error; i++)
+	{
+		KafkaBytes	name = kafka_read_string(in);
+		KafkaBytes	metadata = kafka_read_bytes(in);
+
+		if (join.nprotocols < KAFKA_MAX_PROTOCOLS && name.len > 0 &&
+			name.len < KAFKA_PROTOCOL_NAME_LEN)
+		{
+			KafkaProtocol *p = &join.protocols[join.nprotocols++];
+
+			p->name = kafka_bytes_cstring(name);
+			p->metadata = metadata.data;
+			p->len = Max(metadata.len, 0);
+		}
+	}
+	if (in->error)
+		return KAFKA_CLOSE;
+	join.group = group_name(group_id);
+	join.client_id = short_string(req->client_id);
+	join.client_host = req->conn->peer;
+	join.id_required = req->api_version >= 4;
+	join.role = GetUserId();
+	strlcpy(reply.member_id, join.member_id, KAFKA_MEMBER_ID_LEN);
+
+	if (join.group == NULL)
+		error = KAFKA_INVALID_GROUP_ID;
+	else if (join.nprotocols == 0)
+		error = KAFKA_INCONSISTENT_GROUP_PROTOCOL;
+	else if (!retry)
+	{
+		Oid			owner = kafka_group_owner(join.group);
+		bool		sql_members = false;
+
+		if (OidIsValid(owner) && !has_privs_of_role(join.role, owner))
+			error = KAFKA_GROUP_AUTHORIZATION_FAILED;
+		else
+		{
+			if (strcmp(join.protocol_type, "consumer") == 0)
+				subscribed_topics(&join, &join.protocols[0], &sql_members);
+			/* a group's members all poll with SQL, or all speak Kafka */
+			if (sql_members)
+				error = KAFKA_INCONSISTENT_GROUP_PROTOCOL;
+		}
+	}
+	if (error == KAFKA_NONE)
+	{
+		error = kafka_group_join(&join, retry, &reply);
+		if (error == KAFKA_NONE && !reply.done)
+		{
+			strlcpy(req->watch->member_id, reply.member_id, NAMEDATALEN);
+			if (!req->last_try)
+				return park(req, &reply, join.rebalance_timeout, deadline);
+			error = KAFKA_REBALANCE_IN_PROGRESS;
+		}
+	}
+	write_join(req, error, &reply);
+	return KAFKA_ANSWER;
+}
+
+/* SyncGroup v0-3 */
+KafkaOutcome
+kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaReader *in = &req->body;
+	KafkaBytes	group_id = kafka_read_string(in);
+	int32		generation = kafka_read_int32(in);
+	char	   *member_id = short_string(kafka_read_string(in));
+	int32		n;
+	KafkaAssignment *assignments;
+	KafkaGroupReply reply;
+	char	   *group = group_name(group_id);
+	int16		error;
+	StringInfo	out = req->response;
+
+	if (req->api_version >= 3)
+		(void) kafka_read_string(in);	/* group_instance_id */
+	n = kafka_read_array_len(in, 6, NULL);
+	assignments = palloc(sizeof(KafkaAssignment) * Max(n, 1));
+	for (int32 i = 0; i < n; i++)
+	{
+		KafkaBytes	data;
+
+		assignments[i].member_id = short_string(kafka_read_string(in));
+		data = kafka_read_bytes(in);
+		assignments[i].data = data.data;
+		assignments[i].len = Max(data.len, 0);
+	}
+	if (in->error)
+		return KAFKA_CLOSE;
+
+	memset(&reply, 0, sizeof(reply));
+	if (group == NULL)
+		error = KAFKA_INVALID_GROUP_ID;
+	else
+	{
+		error = kafka_group_sync(group, member_id, generation,
+								 req->conn->parked, assignments, n, &reply);
+		if (error == KAFKA_NONE && !reply.done)
+		{
+			if (!req->last_try)
+				return park(req, &reply, pg_topics_session_timeout, deadline);
+			error = KAFKA_REBALANCE_IN_PROGRESS;
+		}
+	}
+	if (req->api_version >= 1)
+		kafka_write_int32(out, 0);	/* throttle_time_ms */
+	kafka_write_int16(out, error);
+	kafka_write_bytes(out, error == KAFKA_NONE ? reply.assignment : NULL,
+					  error == KAFKA_NONE ? reply.assignment_len : 0);
+	return KAFKA_ANSWER;
+}
+
+/* Heartbeat v0-3 */
+KafkaOutcome
+kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaReader *in = &req->body;
+	KafkaBytes	group_id = kafka_read_string(in);
+	int32		generation = kafka_read_int32(in);
+	char	   *member_id = short_string(kafka_read_string(in));
+	char	   *group = group_name(group_id);
+
+	if (req->api_version >= 3)
+		(void) kafka_read_string(in);	/* group_instance_id */
+	if (in->error)
+		return KAFKA_CLOSE;
+	if (req->api_version >= 1)
+		kafka_write_int32(req->response, 0);
+	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
+					  kafka_group_heartbeat(group, member_id, generation));
+	return KAFKA_ANSWER;
+}
+
+/* LeaveGroup v0-1 */
+KafkaOutcome
+kafka_leave_group(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaReader *in = &req->body;
+	KafkaBytes	group_id = kafka_read_string(in);
+	char	   *member_id = short_string(kafka_read_string(in));
+	char	   *group = group_name(group_id);
+
+	if (in->error)
+		return KAFKA_CLOSE;
+	if (req->api_version >= 1)
+		kafka_write_int32(req->response, 0);
+	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
+					  kafka_group_leave(group, member_id));
+	return KAFKA_ANSWER;
+}
+
+/* DescribeGroups v0-4 */
+KafkaOutcome
+kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaReader *in = &req->body;
+	StringInfo	out = req->response;
+	int32		n = kafka_read_array_len(in, 2, NULL);
+	KafkaBytes *ids = palloc(sizeof(KafkaBytes) * Max(n, 1));
+
+	for (int32 i = 0; i < n; i++)
+		ids[i] = kafka_read_string(in);
+	if (req->api_version >= 3)
+		(void) kafka_read_int8(in); /* include_authorized_operations */
+	if (in->error)
+		return KAFKA_CLOSE;
+
+	if (req->api_version >= 1)
+		kafka_write_int32(out, 0);
+	kafka_write_array_len(out, n);
+	for (int32 i = 0; i < n; i++)
+	{
+		char	   *group = group_name(ids[i]);
+		KafkaGroupReply reply;
+		bool		known = group != NULL && kafka_group_describe(group, &reply);
+		Oid			owner = known ? kafka_group_owner(group) : InvalidOid;
+		int16		error = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
+
+		if (known && OidIsValid(owner) && !has_privs_of_role(GetUserId(), owner))
+		{
+			error = KAFKA_GROUP_AUTHORIZATION_FAILED;
+			known = false;
+		}
+		kafka_write_int16(out, error);
+		kafka_write_string_len(out, ids[i].data, Max(ids[i].len, 0));
+		/* an unknown group is reported Dead, as Kafka does */
+		kafka_write_string(out, known ? state_names[reply.state] : "Dead");
+		kafka_write_string(out, known ? reply.protocol_type : "");
+		kafka_write_string(out, known ? reply.protocol : "");
+		kafka_write_array_len(out, known ? reply.nmembers : 0);
+		for (int m = 0; known && m < reply.nmembers; m++)
+		{
+			KafkaMemberView *v = &reply.members[m];
+
+			kafka_write_string(out, v->id);
+			if (req->api_version >= 4)
+				kafka_write_string(out, NULL);
+			kafka_write_string(out, v->client_id);
+			kafka_write_string(out, v->client_host);
+			kafka_write_bytes(out, v->metadata, v->metadata_len);
+			kafka_write_bytes(out, v->assignment, v->assignment_len);
+		}
+		if (req->api_version >= 3)
+			kafka_write_int32(out, PG_INT32_MIN);	/* operations: not asked */
+	}
+	return KAFKA_ANSWER;
+}
+
+/* ListGroups v0-2: the groups whose owner's privileges the role has */
+KafkaOutcome
+kafka_list_groups(KafkaRequest *req, TimestampTz *deadline)
+{
+	StringInfo	out = req->response;
+	List	   *names = kafka_group_names();
+	ListCell   *lc;
+	int			count_at;
+	int32		n = 0;
+
+	if (req->api_version >= 1)
+		kafka_write_int32(out, 0);
+	kafka_write_int16(out, KAFKA_NONE);
+	count_at = out->len;
+	kafka_write_array_len(out, 0);
+	foreach(lc, names)
+	{
+		char	   *group = lfirst(lc);
+		Oid			owner = kafka_group_owner(group);
+
+		if (OidIsValid(owner) && !has_privs_of_role(GetUserId(), owner))
+			continue;
+		kafka_write_string(out, group);
+		kafka_write_string(out, "consumer");
+		n++;
+	}
+	kafka_patch_int32(out, count_at, n);
+	return KAFKA_ANSWER;
+}

@@ -1,0 +1,305 @@
+/*-------------------------------------------------------------------------
+ *
+ * offsets.c
+ *	  OffsetCommit (v2-7) and OffsetFetch (v1-5): a Kafka group's committed
+ *	  positions, which are its pg_topics groups' positions.
+ *
+ * Kafka group G reading topic T is pg_topics group G of T: one set of
+ * positions, whoever commits (topics.commit, poll, a Kafka consumer), kept
+ * as records of topics.consumer_offsets.  A Kafka commit is the same as
+ * topics.commit (topic_groups_set_position), in the request's
+ * transaction, each partition in a subtransaction of its own; its
+ * metadata string is kept in the position's record and read back from it
+ * by OffsetFetch.  The first commit of a group makes the committing role
+ * the group's owner; later ones need its privileges
+ * (GROUP_AUTHORIZATION_FAILED), and the topic's SELECT
+ * (TOPIC_AUTHORIZATION_FAILED).  A member's commit must carry the current
+ * generation; a consumer outside any group (generation -1) may commit
+ * while the group has no Kafka members.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/namespace.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "pg_topics/api/groups.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/handlers.h"
+#include "pg_topics/shared/group_state.h"
+#include "pg_topics/shared/kafka_groups.h"
+#include "pg_topics/wire/protocol.h"
+
+/* One partition's commit, run guarded */
+typedef struct PartitionCommit
+{
+	Relation	topic;
+	const char *group;
+	int32		partition;
+	int64		offset;
+	const char *metadata;
+} PartitionCommit;
+
+static void
+commit_partition(void *arg)
+{
+	PartitionCommit *pc = (PartitionCommit *) arg;
+
+	topic_groups_set_position(pc->topic, pc->group, pc->partition, pc->offset,
+							  pc->metadata ? pc->metadata : "", true);
+}
+
+/* The error of a commit that failed: an authorization error is the group's */
+static int16
+commit_error(int16 error, Relation topic, const char *group)
+{
+	Oid			owner;
+
+	if (error != KAFKA_TOPIC_AUTHORIZATION_FAILED)
+		return error;
+	/* the topic's SELECT was checked when it was opened: the group's owner */
+	if (topic_group_exists(RelationGetRelid(topic), group, &owner) &&
+		!has_privs_of_role(GetUserId(), owner))
+		return KAFKA_GROUP_AUTHORIZATION_FAILED;
+	return error;
+}
+
+/* OffsetCommit v2-7 */
+KafkaOutcome
+kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaReader *in = &req->body;
+	StringInfo	out = req->response;
+	KafkaBytes	group_id = kafka_read_string(in);
+	int32		generation = kafka_read_int32(in);
+	KafkaBytes	member = kafka_read_string(in);
+	char	   *group;
+	char	   *member_id;
+	int32		ntopics;
+	int16		group_error = KAFKA_NONE;
+
+	if (req->api_version <= 4)
+		(void) kafka_read_int64(in);	/* retention_time_ms */
+	if (req->api_version >= 7)
+		(void) kafka_read_string(in);	/* group_instance_id */
+	ntopics = kafka_read_array_len(in, 6, NULL);
+	if (in->error)
+		return KAFKA_CLOSE;
+	group = group_id.len > 0 && group_id.len < KAFKA_GROUP_NAME_LEN &&
+		memchr(group_id.data, '\0', group_id.len) == NULL ?
+		kafka_bytes_cstring(group_id) : NULL;
+	member_id = member.len > 0 ? pnstrdup(member.data, member.len) : "";
+	if (group == NULL)
+		group_error = KAFKA_INVALID_GROUP_ID;
+	else
+		group_error = kafka_group_check_member(group, member_id, generation);
+
+	if (req->api_version >= 3)
+		kafka_write_int32(out, 0);	/* throttle_time_ms */
+	kafka_write_array_len(out, ntopics);
+	for (int32 t = 0; t < ntopics; t++)
+	{
+		KafkaBytes	name = kafka_read_string(in);
+		int32		nparts = kafka_read_array_len(in, 14, NULL);
+		int16		topic_error = group_error;
+		Relation	topic = NULL;
+
+		if (in->error)
+			return KAFKA_CLOSE;
+		if (topic_error == KAFKA_NONE)
+			topic = kafka_open_topic(name, AccessShareLock, ACL_SELECT,
+									 &topic_error);
+		kafka_write_string_len(out, name.data, Max(name.len, 0));
+		kafka_write_array_len(out, nparts);
+		for (int32 p = 0; p < nparts; p++)
+		{
+			PartitionCommit pc;
+			KafkaBytes	metadata;
+			int16		error = topic_error;
+
+			pc.partition = kafka_read_int32(in);
+			pc.offset = kafka_read_int64(in);
+			if (req->api_version >= 6)
+				(void) kafka_read_int32(in);	/* committed_leader_epoch */
+			metadata = kafka_read_string(in);
+			if (in->error)
+				return KAFKA_CLOSE;
+			if (topic != NULL)
+			{
+				pc.topic = topic;
+				pc.group = group;
+				pc.metadata = kafka_bytes_cstring(metadata);
+				error = commit_error(kafka_run_guarded(commit_partition, &pc, NULL),
+									 topic, group);
+				if (error == KAFKA_INVALID_RECORD)
+					error = KAFKA_OFFSET_OUT_OF_RANGE;
+			}
+			kafka_write_int32(out, pc.partition);
+			kafka_write_int16(out, error);
+		}
+		if (topic != NULL)
+			relation_close(topic, NoLock);
+	}
+	return KAFKA_ANSWER;
+}
+
+/* Write one partition's committed position (-1 and no error if none) */
+static void
+write_position(KafkaRequest *req, Relation topic, const char *group,
+			   int32 partition, int16 error)
+{
+	StringInfo	out = req->response;
+	int64		offset = -1;
+	char	   *metadata = NULL;
+
+	if (error == KAFKA_NONE &&
+		(partition < 0 || partition >= topic_partition_count(topic)))
+		error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+	if (error == KAFKA_NONE &&
+		!topic_groups_committed_position(topic, group, partition, &offset,
+										 &metadata))
+		offset = -1;
+	kafka_write_int32(out, partition);
+	kafka_write_int64(out, error == KAFKA_NONE ? offset : -1);
+	if (req->api_version >= 5)
+		kafka_write_int32(out, -1);	/* committed_leader_epoch */
+	kafka_write_string(out, metadata ? metadata : "");
+	kafka_write_int16(out, error);
+}
+
+/* The error, if any, for reading group's positions of topic */
+static int16
+fetch_error(Relation topic, const char *group)
+{
+	Oid			owner;
+
+	if (topic_group_exists(RelationGetRelid(topic), group, &owner) &&
+		!has_privs_of_role(GetUserId(), owner))
+		return KAFKA_GROUP_AUTHORIZATION_FAILED;
+	return KAFKA_NONE;
+}
+
+/* Every position group has in the schema's topics (OffsetFetch of all) */
+static void
+write_all_positions(KafkaRequest *req, const char *group)
+{
+	StringInfo	out = req->response;
+	List	   *topics = topic_list_topics();
+	Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
+	int			count_at = out->len;
+	int32		n = 0;
+	ListCell   *lc;
+
+	kafka_write_array_len(out, 0);
+	foreach(lc, topics)
+	{
+		Oid			relid = lfirst_oid(lc);
+		Relation	topic;
+		int32		nparts;
+		int			parts_at;
+		int32		written = 0;
+
+		if (get_rel_namespace(relid) != nspid ||
+			pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+			continue;
+		topic = topic_try_open(relid, AccessShareLock, TOPIC_NO_ACL_CHECK);
+		if (topic == NULL)
+			continue;
+		if (!topic_group_exists(relid, group, NULL) ||
+			fetch_error(topic, group) != KAFKA_NONE)
+		{
+			relation_close(topic, AccessShareLock);
+			continue;
+		}
+		kafka_write_string(out, RelationGetRelationName(topic));
+		parts_at = out->len;
+		kafka_write_array_len(out, 0);
+		nparts = topic_partition_count(topic);
+		for (int32 p = 0; p < nparts; p++)
+		{
+			int64		offset;
+
+			if (!topic_group_committed(relid, group, p, &offset))
+				continue;
+			write_position(req, topic, group, p, KAFKA_NONE);
+			written++;
+		}
+		kafka_patch_int32(out, parts_at, written);
+		relation_close(topic, AccessShareLock);
+		n++;
+	}
+	kafka_patch_int32(out, count_at, n);
+}
+
+/* OffsetFetch v1-5 */
+KafkaOutcome
+kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaReader *in = &req->body;
+	StringInfo	out = req->response;
+	KafkaBytes	group_id = kafka_read_string(in);
+	bool		all;
+	int32		ntopics = kafka_read_array_len(in, 6, &all);
+	char	   *group;
+
+	if (in->error || (all && req->api_version < 2))
+		return KAFKA_CLOSE;
+	group = group_id.len > 0 && group_id.len < KAFKA_GROUP_NAME_LEN &&
+		memchr(group_id.data, '\0', group_id.len) == NULL ?
+		kafka_bytes_cstring(group_id) : NULL;
+
+	if (req->api_version >= 3)
+		kafka_write_int32(out, 0);	/* throttle_time_ms */
+	topic_groups_ensure_loaded();
+	if (all && group != NULL)
+		write_all_positions(req, group);
+	else
+	{
+		kafka_write_array_len(out, ntopics);
+		for (int32 t = 0; t < ntopics; t++)
+		{
+			KafkaBytes	name = kafka_read_string(in);
+			int32		nparts = kafka_read_array_len(in, 4, NULL);
+			int16		error = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
+			Relation	topic = NULL;
+
+			if (in->error)
+				return KAFKA_CLOSE;
+			if (error == KAFKA_NONE)
+				topic = kafka_open_topic(name, AccessShareLock, ACL_SELECT, &error);
+			if (topic != NULL)
+				error = fetch_error(topic, group);
+			kafka_write_string_len(out, name.data, Max(name.len, 0));
+			kafka_write_array_len(out, nparts);
+			for (int32 p = 0; p < nparts; p++)
+			{
+				int32		partition = kafka_read_int32(in);
+
+				if (in->error)
+					return KAFKA_CLOSE;
+				if (topic != NULL)
+					write_position(req, topic, group, partition, error);
+				else
+				{
+					kafka_write_int32(out, partition);
+					kafka_write_int64(out, -1);
+					if (req->api_version >= 5)
+						kafka_write_int32(out, -1);
+					kafka_write_string(out, "");
+					kafka_write_int16(out, error);
+				}
+			}
+			if (topic != NULL)
+				relation_close(topic, NoLock);
+		}
+	}
+	if (req->api_version >= 2)
+		kafka_write_int16(out, group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE);
+	return KAFKA_ANSWER;
+}
