@@ -15,14 +15,16 @@
  * likewise (a header is at least 2 bytes), and compressed records inflate
  * within the max_inflated budget shared by all batches of the call.
  *
- * The error codes follow the broker: what breaks the batch's framing is
- * 2 CORRUPT_MESSAGE (a batch cut short or longer than the data, a CRC that
- * does not match, compressed records that do not inflate, a record whose
- * length runs past the batch's records); what is well framed but not a
- * valid record is 87 INVALID_RECORD (a record count of 0 or other than the
- * records present, offset deltas other than 0..n-1, a lastOffsetDelta other
- * than n-1, a record whose fields do not fill its length exactly, a length
- * below -1, a null header key, a control batch).
+ * The error codes: what breaks the framing is 2 CORRUPT_MESSAGE (a batch
+ * cut short or longer than the data, a CRC that does not match, compressed
+ * records that do not inflate, a record length that is malformed, negative
+ * or past the batch's records); what is well framed but not a valid record
+ * is 87 INVALID_RECORD (a record count of 0 or other than the records
+ * present, offset deltas other than 0..n-1, a lastOffsetDelta other than
+ * n-1, a record whose fields do not fill its length exactly, a length or
+ * count below -1, a null header key, a control batch).  Besides, 43 for a
+ * magic other than 2, 76 for a codec above 4, and 10 for records that
+ * inflate beyond the budget.
  *
  * Writing: kafka_batch_begin leaves room for the header, kafka_batch_add
  * appends records, kafka_batch_finish fills the header in and computes the
