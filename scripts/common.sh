@@ -6,7 +6,7 @@ PG_MAJOR=15
 PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/$PG_MAJOR/bin}
 PACKAGES="build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR \
 libipc-run-perl postgresql-$PG_MAJOR-pgq3 postgresql-$PG_MAJOR-auto-failover procps python3-psycopg2 gnuplot-nox sudo \
-zlib1g-dev liblz4-dev libzstd-dev libsnappy-dev kcat python3-kafka python3-confluent-kafka clang"
+zlib1g-dev liblz4-dev libzstd-dev libsnappy-dev kcat python3-kafka python3-confluent-kafka clang libclang-rt-14-dev"
 
 sudo_if_needed() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -307,6 +307,46 @@ kafka_leave_group(KafkaRequest *req, TimestampTz *deadline)
 	return KAFKA_ANSWER;
 }
 
+/* Is name one of names (C strings)? */
+static bool
+name_listed(List *names, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, names)
+		if (strcmp(lfirst(lc), name) == 0)
+			return true;
+	return false;
+}
+
+/* Collects the groups with positions of the Kafka schema's topics */
+static void
+collect_group(void *arg, Oid topic, const char *group, Oid owner,
+			  int32 generation, int nmembers)
+{
+	List	  **names = (List **) arg;
+
+	if (get_rel_namespace(topic) != get_namespace_oid(pg_topics_kafka_schema, true) ||
+		!topic_may_describe(topic) || !has_privs_of_role(GetUserId(), owner))
+		return;
+	if (!name_listed(*names, group))
+		*names = lappend(*names, pstrdup(group));
+}
+
+/*
+ * The names of the groups a client may see: those with Kafka members, and
+ * those that only have positions (Kafka's Empty groups)
+ */
+static List *
+visible_groups(void)
+{
+	List	   *names = kafka_group_names();
+
+	topic_groups_ensure_loaded();
+	topic_groups_visit(collect_group, NULL, NULL, &names);
+	return names;
+}
+
 /* DescribeGroups v0-4 */
 KafkaOutcome
 kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
@@ -315,6 +355,7 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 	StringInfo	out = req->response;
 	int32		n = kafka_read_array_len(in, 2, NULL);
 	KafkaBytes *ids = palloc(sizeof(KafkaBytes) * Max(n, 1));
+	List	   *positions = NIL;
 
 	for (int32 i = 0; i < n; i++)
 		ids[i] = kafka_read_string(in);
@@ -333,6 +374,16 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 		bool		known = group != NULL && kafka_group_describe(group, &reply);
 		Oid			owner = known ? kafka_group_owner(group) : InvalidOid;
 		int16		error = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
+
+		/* a group with positions only is Empty, without members */
+		if (!known && group != NULL && positions == NIL)
+			positions = visible_groups();
+		if (!known && group != NULL && name_listed(positions, group))
+		{
+			memset(&reply, 0, sizeof(reply));
+			reply.state = KAFKA_GROUP_EMPTY;
+			known = true;
+		}
 
 		if (known && OidIsValid(owner) && !has_privs_of_role(GetUserId(), owner))
 		{
@@ -369,7 +420,7 @@ KafkaOutcome
 kafka_list_groups(KafkaRequest *req, TimestampTz *deadline)
 {
 	StringInfo	out = req->response;
-	List	   *names = kafka_group_names();
+	List	   *names = visible_groups();
 	ListCell   *lc;
 	int			count_at;
 	int32		n = 0;

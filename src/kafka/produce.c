@@ -160,6 +160,9 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 								 &pp->batches);
 	if (error != KAFKA_NONE)
 		return error;
+	/* one batch per partition, as Kafka takes since Produce v3 */
+	if (pp->batches.nbatches != 1)
+		return KAFKA_INVALID_RECORD;
 	for (int b = 0; b < pp->batches.nbatches; b++)
 		if (pp->batches.batches[b].attributes & KAFKA_ATTR_TRANSACTIONAL)
 			return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;

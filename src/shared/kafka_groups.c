@@ -860,8 +860,13 @@ kafka_group_check_member(const char *group, const char *member_id,
 	}
 	else
 	{
+		/*
+		 * While a rebalance gathers members the generation is still theirs:
+		 * a member revoking its partitions commits then, as Kafka allows.
+		 * Between the new generation and the leader's assignment nobody may.
+		 */
 		error = check_member(g, member_id, generation, &i);
-		if (error == KAFKA_NONE && g->state == KAFKA_GROUP_PREPARING)
+		if (error == KAFKA_NONE && g->state == KAFKA_GROUP_COMPLETING)
 			error = KAFKA_REBALANCE_IN_PROGRESS;
 		if (error == KAFKA_NONE)
 			member_of(g, i)->last_heartbeat = GetCurrentTimestamp();

@@ -136,8 +136,115 @@ def ck_latency(bootstrap, topic, partition, dsn, rounds):
     return latencies
 
 
+def kp_group(bootstrap, topic, group, partition, offset, metadata):
+    """kafka-python group consumer: read a little, commit a position with
+    metadata, close; a new consumer of the group resumes there"""
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.structs import OffsetAndMetadata
+    tp = TopicPartition(topic, int(partition))
+
+    def consumer():
+        return KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
+                             auto_offset_reset='earliest',
+                             enable_auto_commit=False, consumer_timeout_ms=5000)
+    c = consumer()
+    read = 0
+    for _ in c:
+        read += 1
+        if read == 3:
+            break
+    assigned = sorted(t.partition for t in c.assignment())
+    c.commit({tp: OffsetAndMetadata(int(offset), metadata)})
+    committed = c._coordinator.fetch_committed_offsets([tp])[tp]
+    c.close()
+    c = consumer()
+    resumed = None
+    for m in c:
+        if m.partition == int(partition):
+            resumed = m.offset
+            break
+    c.close()
+    return {'assigned': assigned, 'committed': [committed.offset, committed.metadata],
+            'resumed': resumed}
+
+
+def ck_committed(bootstrap, topic, group, nparts):
+    """confluent Consumer.committed() of every partition"""
+    from confluent_kafka import Consumer, TopicPartition
+    c = Consumer({'bootstrap.servers': bootstrap, 'group.id': group,
+                  'enable.auto.commit': False})
+    tps = c.committed([TopicPartition(topic, p) for p in range(int(nparts))],
+                      timeout=30)
+    c.close()
+    return [tp.offset for tp in tps]
+
+
+def ck_rebalance(bootstrap, topic, group, total):
+    """Two confluent consumers of one group, committing synchronously in
+    their rebalance callbacks: c1 alone, c2 joins halfway and leaves at
+    two thirds.  Every record is consumed; duplicates only from the
+    revoke windows."""
+    from confluent_kafka import Consumer, KafkaException
+    total = int(total)
+    seen = []
+    events = []
+
+    def make(name):
+        c = Consumer({'bootstrap.servers': bootstrap, 'group.id': group,
+                      'enable.auto.commit': False,
+                      'auto.offset.reset': 'earliest',
+                      'session.timeout.ms': 6000,
+                      'heartbeat.interval.ms': 500})
+
+        def on_assign(consumer, partitions):
+            events.append([name, 'assign', sorted(p.partition for p in partitions)])
+
+        def on_revoke(consumer, partitions):
+            events.append([name, 'revoke', sorted(p.partition for p in partitions)])
+            try:
+                consumer.commit(asynchronous=False)
+            except KafkaException:
+                pass
+        c.subscribe([topic], on_assign=on_assign, on_revoke=on_revoke)
+        return c
+
+    def step(c):
+        m = c.poll(0.2)
+        if m is not None and not m.error():
+            seen.append((m.partition(), m.offset()))
+            try:
+                c.commit(message=m, asynchronous=False)
+            except KafkaException:
+                pass    # a rebalance: the record comes again, at worst
+    c1 = make('c1')
+    c2 = None
+    deadline = time.time() + 90
+    while len(set(seen)) < total and time.time() < deadline:
+        step(c1)
+        if c2 is None and len(set(seen)) >= total // 2 and not any(e[0] == 'c2' for e in events):
+            c2 = make('c2')
+        if c2 is not None:
+            step(c2)
+            if len(set(seen)) >= 2 * total // 3 and any(e[0] == 'c2' and e[1] == 'assign' and e[2] for e in events):
+                c2.close()
+                c2 = None
+    c1.close()
+    if c2 is not None:
+        c2.close()
+    return {'distinct': len(set(seen)), 'read': len(seen), 'events': events}
+
+
+def ck_list_groups(bootstrap):
+    """confluent AdminClient.list_groups(): ListGroups and DescribeGroups"""
+    from confluent_kafka.admin import AdminClient
+    a = AdminClient({'bootstrap.servers': bootstrap})
+    return sorted([g.id, g.state, g.protocol, len(g.members)]
+                  for g in a.list_groups(timeout=30))
+
+
 COMMANDS = {f.__name__: f for f in (kp_produce, kp_read, ck_produce,
-                                    ck_produce_mixed, ck_latency)}
+                                    ck_produce_mixed, ck_latency, kp_group,
+                                    ck_committed, ck_rebalance, ck_list_groups)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]
