@@ -59,7 +59,7 @@ WIRE_SRCS = $(sort $(wildcard $(srcdir)/src/wire/*.c))
 WIRE_DEPS = $(WIRE_SRCS) $(wildcard $(srcdir)/src/include/pg_topics/wire/*.h)
 WIRE_CPPFLAGS = -DFRONTEND -DUSE_ASSERT_CHECKING -I$(srcdir)/src/include \
 	-I$(includedir_server) -I$(includedir)
-WIRE_LIBS = -L$(pkglibdir) -L$(libdir) -lpgcommon -lpgport $(SHLIB_LINK) -lm
+WIRE_LIBS = -L$(pkglibdir) -L$(libdir) -lpgcommon -lpgport $(SHLIB_LINK) -lcrypto -lm
 # Debian's python3, with python3-kafka and python3-confluent-kafka
 WIRE_PYTHON = /usr/bin/python3
 

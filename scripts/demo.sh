@@ -6,6 +6,9 @@
 #
 # Settings, from the environment (applied on every run):
 #   PGTOPICS_DEMO_PORT   the server's port on localhost (default 54329)
+#   PGTOPICS_DEMO_KAFKA_PORT
+#                        the port of its Kafka listener on localhost
+#                        (default 9092; 0 turns the listener off)
 #   PGTOPICS_DEMO_DIR    the instance's directory (default ./demo in the
 #                        checkout; under root, where the server runs as user
 #                        pgtopics: ~pgtopics/pg_topics-demo/<checkout path>)
@@ -28,6 +31,11 @@ if ! [[ $port =~ ^[0-9]+$ ]] || [ "$port" -lt 1 ] || [ "$port" -gt 65535 ]; then
 	echo "demo.sh: PGTOPICS_DEMO_PORT must be a port number (1 to 65535), not \"$port\"" >&2
 	exit 1
 fi
+kafka_port=${PGTOPICS_DEMO_KAFKA_PORT:-9092}
+if ! [[ $kafka_port =~ ^[0-9]+$ ]] || [ "$kafka_port" -gt 65535 ]; then
+	echo "demo.sh: PGTOPICS_DEMO_KAFKA_PORT must be a port number (0 to 65535), not \"$kafka_port\"" >&2
+	exit 1
+fi
 dir=$(demo_dir "$top")
 data=$dir/data
 log=$dir/server.log
@@ -36,6 +44,11 @@ pg_ctl_demo() { run_as_user "$PG_BINDIR/pg_ctl" -D "$data" "$@"; }
 # how the commands we print run as the server's user
 as_user() { [ "$(id -u)" -ne 0 ] || echo "runuser -u pgtopics -- "; }
 running() { [ -f "$data/PG_VERSION" ] && pg_ctl_demo status >/dev/null 2>&1; }
+# the Kafka port the running demo server listens on
+kafka_port_running() {
+	run_as_user "$PG_BINDIR/psql" -X -Atq -h "$dir" -p "$(sed -n 4p "$data/postmaster.pid")" -U postgres -d postgres \
+		-c 'SHOW pg_topics.kafka_port' 2>/dev/null || true
+}
 
 if [ "${1:-}" = stop ]; then
 	if running; then
@@ -106,10 +119,20 @@ shared_preload_libraries = 'pg_topics'
 port = $port
 listen_addresses = 'localhost'
 unix_socket_directories = '$dir'
+# Kafka clients (kcat, kafka-python, confluent-kafka, Java) connect here
+pg_topics.kafka_port = $kafka_port
+pg_topics.kafka_listen_addresses = 'localhost'
 CONF
 
 if port_taken "$port"; then
 	port_advice
+	exit 1
+fi
+if [ "$kafka_port" -ne 0 ] && port_taken "$kafka_port" &&
+	! { running && pg_ctl_demo status >/dev/null 2>&1 && [ "$(kafka_port_running)" = "$kafka_port" ]; }; then
+	echo "demo.sh: port $kafka_port on localhost is taken by another program, so the demo's Kafka listener cannot listen there." >&2
+	echo "Choose another port with PGTOPICS_DEMO_KAFKA_PORT (0 turns the listener off), for example:" >&2
+	echo "    PGTOPICS_DEMO_KAFKA_PORT=$((kafka_port == 65535 ? 9093 : kafka_port + 1)) $me" >&2
 	exit 1
 fi
 
@@ -170,3 +193,12 @@ or:
     $(as_user)$PG_BINDIR/pg_ctl -D $data stop
 Another port: PGTOPICS_DEMO_PORT=54330 $me
 EOF
+if [ "$kafka_port" -ne 0 ]; then
+	cat <<EOF
+Kafka clients connect to localhost:$kafka_port, for example:
+    kcat -b localhost:$kafka_port -L
+    echo '{"item": "kite"}' | kcat -b localhost:$kafka_port -P -t orders -k customer-4
+    kcat -b localhost:$kafka_port -C -t orders -e
+(docs/kafka.md shows kafka-python, confluent-kafka and Java clients too)
+EOF
+fi

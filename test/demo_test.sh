@@ -17,6 +17,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/scripts/common.sh"
 export PG_BINDIR PGTOPICS_DEMO_SKIP_BUILD=1
 unset PGTOPICS_DEMO_DIR PGTOPICS_DEMO_PORT
+# the demo's Kafka listener on a free port, not Kafka's own 9092
+PGTOPICS_DEMO_KAFKA_PORT=$(perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport')
+export PGTOPICS_DEMO_KAFKA_PORT
 
 parent=$(mktemp -d /tmp/pg_topics-demo-test.XXXXXX)
 chmod 0700 "$parent"
@@ -76,6 +79,10 @@ for run in first second; do
 	check "the server answers on port $port with the demo's 4 records ($run run)" \
 		[ "$("$PG_BINDIR/psql" -X -Atq -h localhost -p "$port" -U postgres -d postgres -c 'SELECT count(*) FROM orders' 2>&1)" = 4 ]
 done
+kafka_records() { kcat -b "localhost:$PGTOPICS_DEMO_KAFKA_PORT" -C -t orders -e -q -f '%k\n' 2>/dev/null | sort | tr '\n' ' '; }
+check "a Kafka consumer (kcat) reads the demo's 4 records at the Kafka port it names" \
+	[ "$(kafka_records)" = "customer-1 customer-1 customer-2 customer-3 " ]
+check "and the demo's output tells how" grep -q "kcat -b localhost:$PGTOPICS_DEMO_KAFKA_PORT -L" "$out"
 if [ "$(id -u)" -eq 0 ]; then
 	check "under root the instance lies outside the checkout" [ "${dir#"$copy"/}" = "$dir" ]
 	check "under root the server's user pgtopics owns it" [ "$(stat -c %U "$dir/data")" = pgtopics ]

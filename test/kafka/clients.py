@@ -242,7 +242,27 @@ def ck_list_groups(bootstrap):
                   for g in a.list_groups(timeout=30))
 
 
-COMMANDS = {f.__name__: f for f in (kp_produce, kp_read, ck_produce,
+def kp_sasl(bootstrap, mechanism, user, password, topic):
+    """kafka-python with SASL (its unframed tokens after SaslHandshake v0):
+    produce one record and read the topic back, or the error"""
+    from kafka import KafkaProducer, KafkaConsumer
+    conf = dict(bootstrap_servers=bootstrap, security_protocol='SASL_PLAINTEXT',
+                sasl_mechanism=mechanism, sasl_plain_username=user,
+                sasl_plain_password=password)
+    try:
+        p = KafkaProducer(acks='all', **conf)
+        m = p.send(topic, b'from kafka-python').get(timeout=30)
+        p.close()
+        c = KafkaConsumer(topic, auto_offset_reset='earliest',
+                          consumer_timeout_ms=3000, **conf)
+        n = sum(1 for _ in c)
+        c.close()
+        return {'partition': m.partition, 'offset': m.offset, 'read': n}
+    except Exception as e:
+        return {'error': type(e).__name__}
+
+
+COMMANDS = {f.__name__: f for f in (kp_sasl, kp_produce, kp_read, ck_produce,
                                     ck_produce_mixed, ck_latency, kp_group,
                                     ck_committed, ck_rebalance, ck_list_groups)}
 
