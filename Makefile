@@ -37,7 +37,8 @@ endif
 
 PG_CPPFLAGS = -I$(srcdir)/src/include $(ASSERT_CPPFLAGS)
 # the Kafka listener decompresses what producers send (src/wire/compression.c)
-SHLIB_LINK = -lz -llz4 -lzstd -lsnappy
+# and speaks TLS (src/kafka/tls.c)
+SHLIB_LINK = -lz -llz4 -lzstd -lsnappy -lssl -lcrypto
 
 PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla -Wendif-labels \
 	-Wmissing-format-attribute -Wformat-security

@@ -42,6 +42,7 @@
 #include "utils/varlena.h"
 
 #include "pg_topics/api/groups.h"
+#include "pg_topics/api/topics.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/internal_sql.h"
 #include "pg_topics/log/topic_log.h"
@@ -263,17 +264,17 @@ topic_creation_namespace(RangeVar *rv)
 }
 
 /*
- * topics.create_topic(topic text, partitions int, key_type regtype,
- *		value_type regtype, retention interval, retention_bytes bigint)
- * RETURNS regclass
+ * Create topic name (parsed like a relation name) with partitions
+ * partitions of key_type keys and value_type values, and retention
+ * (NULL: none) and retention_bytes (if has_retention_bytes), as the
+ * caller, who owns it: topics.create_topic, and the Kafka listener's
+ * CreateTopics.
  */
-Datum
-topic_create_topic(PG_FUNCTION_ARGS)
+Oid
+topic_create(text *name, int32 partitions, Oid key_type, Oid value_type,
+			 Interval *retention, bool has_retention_bytes,
+			 int64 retention_bytes)
 {
-	text	   *name;
-	int32		partitions;
-	Oid			key_type;
-	Oid			value_type;
 	RangeVar   *rv;
 	Oid			nspid;
 	char	   *qualified;
@@ -281,23 +282,14 @@ topic_create_topic(PG_FUNCTION_ARGS)
 	Oid			relid;
 	int			settings;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("topic, partitions, key_type and value_type must not be null")));
 	PreventCommandIfReadOnly("create_topic");
-	name = PG_GETARG_TEXT_PP(0);
-	partitions = PG_GETARG_INT32(1);
-	key_type = PG_GETARG_OID(2);
-	value_type = PG_GETARG_OID(3);
-
 	check_partition_count(partitions);
 	check_topic_width(text_to_cstring(name), partitions, true);
 	check_payload_type(key_type, "key");
 	check_payload_type(value_type, "value");
-	if (!PG_ARGISNULL(4))
-		check_retention(PG_GETARG_INTERVAL_P(4));
-	if (!PG_ARGISNULL(5) && PG_GETARG_INT64(5) <= 0)
+	if (retention != NULL)
+		check_retention(retention);
+	if (has_retention_bytes && retention_bytes <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("retention_bytes must be positive")));
@@ -333,14 +325,32 @@ topic_create_topic(PG_FUNCTION_ARGS)
 	add.spcid = get_rel_tablespace(relid);
 	topic_ddl_run_internal(add_partitions_internal, &add);
 
-	store_config(relid, PG_GETARG_DATUM(4), PG_ARGISNULL(4),
-				 PG_GETARG_DATUM(5), PG_ARGISNULL(5));
+	store_config(relid, IntervalPGetDatum(retention), retention == NULL,
+				 Int64GetDatum(retention_bytes), !has_retention_bytes);
 	/* the first segments hold no more than their share of retention_bytes */
 	topic_retention_size_segments(relid);
 	topic_internal_settings_restore(settings);
 	topic_groups_topic_appeared();
+	return relid;
+}
 
-	PG_RETURN_OID(relid);
+/*
+ * topics.create_topic(topic text, partitions int, key_type regtype,
+ *		value_type regtype, retention interval, retention_bytes bigint)
+ * RETURNS regclass
+ */
+Datum
+topic_create_topic(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("topic, partitions, key_type and value_type must not be null")));
+	PG_RETURN_OID(topic_create(PG_GETARG_TEXT_PP(0), PG_GETARG_INT32(1),
+							   PG_GETARG_OID(2), PG_GETARG_OID(3),
+							   PG_ARGISNULL(4) ? NULL : PG_GETARG_INTERVAL_P(4),
+							   !PG_ARGISNULL(5),
+							   PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5)));
 }
 
 /* topics.add_partitions(topic text, partitions int): the new total */
@@ -388,11 +398,10 @@ topic_add_partitions(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* topics.drop_topic(topic text) */
-Datum
-topic_drop_topic(PG_FUNCTION_ARGS)
+/* Drop topic name, which the caller must own: drop_topic and DeleteTopics */
+void
+topic_drop(text *name)
 {
-	text	   *name = PG_GETARG_TEXT_PP(0);
 	Relation	topic;
 	char	   *qualified;
 
@@ -404,5 +413,12 @@ topic_drop_topic(PG_FUNCTION_ARGS)
 	relation_close(topic, NoLock);
 
 	topic_internal_sql_ddl(psprintf("DROP TABLE %s", qualified), false);
+}
+
+/* topics.drop_topic(topic text) */
+Datum
+topic_drop_topic(PG_FUNCTION_ARGS)
+{
+	topic_drop(PG_GETARG_TEXT_PP(0));
 	PG_RETURN_VOID();
 }

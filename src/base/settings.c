@@ -140,7 +140,7 @@ define_kafka_settings(void)
 							"Largest Kafka request accepted.",
 							"A client that announces a larger one is disconnected (Kafka's socket.request.max.bytes).",
 							&pg_topics_kafka_max_request_bytes,
-							100 * 1024 * 1024, 1024, MaxAllocSize / 2,
+							100 * 1024 * 1024, 1024, 256 * 1024 * 1024,
 							PGC_SIGHUP, GUC_UNIT_BYTE,
 							NULL, NULL, NULL);
 }

@@ -5,10 +5,14 @@
  *	  loop over its client connections.
  *
  * pg_topics.kafka_workers processes are registered when the library loads
- * (when pg_topics.kafka_port is set).  Each binds its own listening socket
- * on every address of pg_topics.kafka_listen_addresses with SO_REUSEPORT,
- * so the kernel spreads new connections over them, and serves its
- * connections from one epoll set, waited on together with its latch.  Why
+ * (when pg_topics.kafka_port is set).  The postmaster binds the sockets then,
+ * on every address of pg_topics.kafka_listen_addresses, so that a port that
+ * another program (or another cluster) holds is found at start, and the
+ * processes inherit them; each listens on them, accepting in turn
+ * (EPOLLEXCLUSIVE wakes one), and serves its connections from one epoll
+ * set, waited on together with its latch.  A socket that is bound but that
+ * nobody listens on refuses connections, which is what a standby's port
+ * does until the promotion starts the processes.  Why
  * a pool and not a process per connection: a connection costs a file
  * descriptor and two buffers instead of one of max_worker_processes
  * (Kafka clients keep two or three connections each, and idle ones would
@@ -66,6 +70,7 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/kafka/listener.h"
 #include "pg_topics/kafka/request.h"
+#include "pg_topics/kafka/tls.h"
 #include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/shared/registry.h"
 
@@ -143,16 +148,15 @@ bind_listen_socket(struct addrinfo *ai, const char *host)
 		return false;
 	}
 	(void) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
-		(ai->ai_family == AF_INET6 &&
+	if ((ai->ai_family == AF_INET6 &&
 		 setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
-		bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
-		listen(fd, 1024) < 0)
+		bind(fd, ai->ai_addr, ai->ai_addrlen) < 0)
 	{
-		ereport(LOG,
+		ereport(WARNING,
 				(errcode_for_socket_access(),
-				 errmsg("could not listen for Kafka clients on \"%s\" port %d: %m",
-						host, pg_topics_kafka_port)));
+				 errmsg("could not bind Kafka listener to \"%s\" port %d: %m",
+						host, pg_topics_kafka_port),
+				 errhint("Is another program, or another PostgreSQL cluster, using the port? Set pg_topics.kafka_port to another one.")));
 		close(fd);
 		return false;
 	}
@@ -170,10 +174,13 @@ open_listen_sockets(void)
 	char		port[16];
 
 	if (!SplitGUCList(raw, ',', &hosts))
-		ereport(FATAL,
+	{
+		ereport(WARNING,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid list syntax in parameter \"%s\"",
 						"pg_topics.kafka_listen_addresses")));
+		return;
+	}
 	snprintf(port, sizeof(port), "%d", pg_topics_kafka_port);
 	foreach(lc, hosts)
 	{
@@ -199,8 +206,19 @@ open_listen_sockets(void)
 		freeaddrinfo(res);
 	}
 	if (nlisten == 0)
-		ereport(FATAL,
-				(errmsg("could not listen for Kafka clients on any address of pg_topics.kafka_listen_addresses")));
+		ereport(WARNING,
+				(errmsg("Kafka listener not started: no address of pg_topics.kafka_listen_addresses could be bound")));
+}
+
+/* Listen on the sockets the postmaster bound (each process does) */
+static void
+listen_on_sockets(void)
+{
+	for (int i = 0; i < nlisten; i++)
+		if (listen(listen_fds[i], 1024) < 0)
+			ereport(FATAL,
+					(errcode_for_socket_access(),
+					 errmsg("could not listen for Kafka clients: %m")));
 }
 
 /* Watch fd in the epoll set for events (EPOLL_CTL_ADD or _MOD) */
@@ -223,24 +241,27 @@ epoll_watch(int op, int fd, uint32 events, void *ptr)
 static void
 update_listening(void)
 {
+	static bool said = false;
 	bool		allowed = pg_topics_kafka_auth != TOPIC_KAFKA_AUTH_TRUST ||
 		listen_addresses_loopback();
 
+	if (!allowed && !said && worker_number == 0)
+		ereport(LOG,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Kafka listener does not accept connections: pg_topics.kafka_auth is trust but pg_topics.kafka_listen_addresses includes an address that is not a loopback one"),
+				 errhint("Set pg_topics.kafka_auth to scram-sha-256 or plain, or listen on loopback addresses only.")));
+	said = !allowed;
 	if (allowed == listening)
 		return;
 	for (int i = 0; i < nlisten; i++)
 	{
 		if (allowed)
-			epoll_watch(EPOLL_CTL_ADD, listen_fds[i], EPOLLIN, &listen_fds[i]);
+			epoll_watch(EPOLL_CTL_ADD, listen_fds[i], EPOLLIN | EPOLLEXCLUSIVE,
+						&listen_fds[i]);
 		else
 			(void) epoll_ctl(epoll_fd, EPOLL_CTL_DEL, listen_fds[i], NULL);
 	}
 	listening = allowed;
-	if (!allowed && worker_number == 0)
-		ereport(LOG,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("Kafka listener does not accept connections: pg_topics.kafka_auth is trust but pg_topics.kafka_listen_addresses includes an address that is not a loopback one"),
-				 errhint("Set pg_topics.kafka_auth to scram-sha-256 or plain, or listen on loopback addresses only.")));
 }
 
 /* Let this process hold as many sockets as the system allows */
@@ -272,6 +293,8 @@ close_connection(KafkaConn *conn)
 {
 	dlist_delete(&conn->node);
 	nconnections--;
+	if (conn->tls)
+		kafka_tls_end(conn->tls);
 	close(conn->fd);
 	MemoryContextDelete(conn->context);
 }
@@ -340,7 +363,7 @@ update_events(KafkaConn *conn)
 	if (!conn->parked && !conn->closing && !conn->peer_closed &&
 		conn->out.len - conn->out_sent < OUT_HIGH_WATER)
 		events |= EPOLLIN;
-	if (conn->out_sent < conn->out.len)
+	if (conn->out_sent < conn->out.len || conn->tls_want_write)
 		events |= EPOLLOUT;
 	if (events != conn->events)
 	{
@@ -355,8 +378,12 @@ send_output(KafkaConn *conn)
 {
 	while (conn->out_sent < conn->out.len)
 	{
-		ssize_t		n = send(conn->fd, conn->out.data + conn->out_sent,
-							 conn->out.len - conn->out_sent, MSG_NOSIGNAL);
+		bool		want_write;
+		ssize_t		n = conn->tls ?
+			kafka_tls_write(conn->tls, conn->out.data + conn->out_sent,
+							conn->out.len - conn->out_sent, &want_write) :
+			send(conn->fd, conn->out.data + conn->out_sent,
+				 conn->out.len - conn->out_sent, MSG_NOSIGNAL);
 
 		if (n < 0)
 		{
@@ -425,7 +452,28 @@ read_input(KafkaConn *conn)
 			return true;
 		room = Max(need - conn->in.len, READ_CHUNK);
 		enlargeStringInfo(&conn->in, room);
-		n = recv(conn->fd, conn->in.data + conn->in.len, room, 0);
+		if (!conn->tls_checked)
+		{
+			char		first;
+
+			/* a TLS handshake record first, or a Kafka frame */
+			n = recv(conn->fd, &first, 1, MSG_PEEK);
+			if (n == 1)
+			{
+				conn->tls_checked = true;
+				if (kafka_tls_hello(first) &&
+					(conn->tls = kafka_tls_start(conn->fd)) == NULL)
+					return false;
+				continue;
+			}
+		}
+		else if (conn->tls)
+		{
+			n = kafka_tls_read(conn->tls, conn->in.data + conn->in.len, room,
+							   &conn->tls_want_write);
+		}
+		else
+			n = recv(conn->fd, conn->in.data + conn->in.len, room, 0);
 		if (n == 0)
 		{
 			/* the client is done sending: serve what came, then close */
@@ -526,6 +574,8 @@ handle_events(KafkaConn *conn, uint32 events)
 		return false;
 	if ((events & EPOLLOUT) && !send_output(conn))
 		return false;
+	if (conn->tls_want_write && (events & EPOLLOUT))
+		events |= EPOLLIN;
 	if ((events & (EPOLLIN | EPOLLRDHUP)) && !conn->parked && !conn->peer_closed)
 	{
 		if (!read_input(conn))
@@ -588,6 +638,10 @@ sweep_connections(void)
 		}
 		else if (pending)
 			ok = serve_requests(conn, false) && send_output(conn);
+		/* TLS may hold decrypted bytes the socket will not signal again */
+		if (ok && !conn->parked && !conn->peer_closed && conn->tls &&
+			kafka_tls_pending(conn->tls))
+			ok = handle_events(conn, EPOLLIN);
 
 		/* timeouts: authentication, an incomplete frame, idleness */
 		if (ok && !conn->parked)
@@ -693,8 +747,9 @@ topic_kafka_main(Datum main_arg)
 											 "Kafka listener",
 											 ALLOCSET_DEFAULT_SIZES);
 	raise_open_files_limit();
+	(void) kafka_tls_init();
 	watcher = topic_registry_watcher_attach();
-	open_listen_sockets();
+	listen_on_sockets();
 	epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (epoll_fd < 0)
 		ereport(FATAL,
@@ -734,11 +789,17 @@ topic_kafka_main(Datum main_arg)
 	}
 }
 
-/* Register the listener's processes (from _PG_init) */
+/*
+ * Bind the listener's sockets and register its processes (from _PG_init,
+ * in the postmaster)
+ */
 void
 topic_kafka_init(void)
 {
 	if (pg_topics_kafka_port == 0)
+		return;
+	open_listen_sockets();
+	if (nlisten == 0)
 		return;
 	for (int i = 0; i < pg_topics_kafka_workers; i++)
 	{

@@ -17,6 +17,8 @@
  * acks=all waits for the in-sync replicas; pg_topics.min_insync_replicas
  * refuses records (NOT_ENOUGH_REPLICAS) when too few are streaming.
  *
+ * An idempotent producer's batch sent again is answered with the offset it
+ * was stored at and not stored twice (shared/kafka_producers.c).
  * Transactional producers are refused (TRANSACTIONAL_ID_AUTHORIZATION_FAILED):
  * a Kafka transaction spans requests and connections, which a request's
  * transaction cannot.
@@ -40,11 +42,24 @@
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/record_map.h"
 #include "pg_topics/segments/segment.h"
+#include "pg_topics/shared/kafka_producers.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/record_batch.h"
 
 /* records handed to one multi_insert at most, as produce_batch does */
 #define PRODUCE_CHUNK_RECORDS	8192
+
+/* An idempotent producer's batch written by this request, for its end */
+typedef struct PendingBatch
+{
+	Oid			relid;
+	int64		producer_id;
+	int64		base_offset;
+	int64		timestamp;
+} PendingBatch;
+
+/* the request's idempotent batches: at most one per partition it names */
+static List *pending = NIL;
 
 /* One partition of a Produce request, and what became of it */
 typedef struct PartitionProduce
@@ -148,6 +163,7 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 				  int32 partition, KafkaBytes records, PartitionProduce *pp)
 {
 	int16		error;
+	KafkaRecordBatch *batch;
 
 	if (topic == NULL)
 		return topic_error;
@@ -168,7 +184,69 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 			return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 	pp->topic = topic;
 	pp->partition = partition;
+	batch = &pp->batches.batches[0];
+	if (batch->producer_id >= 0)
+	{
+		/* idempotent: a batch sent again is answered, not stored again */
+		Oid			relid = topic_partition_relid(topic, partition);
+		bool		duplicate;
+
+		error = kafka_producer_begin(relid, batch->producer_id,
+									 batch->producer_epoch,
+									 batch->base_sequence, batch->nrecords,
+									 &duplicate, &pp->base_offset,
+									 &pp->log_append_time);
+		if (error != KAFKA_NONE || duplicate)
+		{
+			if (error == KAFKA_NONE)
+			{
+				TopicLogEnd end;
+				Relation	router = table_open(relid, AccessShareLock);
+
+				topic_log_end(router, &end);
+				pp->log_start_offset = end.log_start_offset;
+				table_close(router, AccessShareLock);
+			}
+			return error;
+		}
+		error = kafka_run_guarded(write_partition, pp, NULL);
+		if (error != KAFKA_NONE)
+			kafka_producer_end(relid, batch->producer_id, false, 0, 0);
+		else
+		{
+			MemoryContext oldcontext = MemoryContextSwitchTo(TopMemoryContext);
+			PendingBatch *pb = palloc(sizeof(PendingBatch));
+
+			pb->relid = relid;
+			pb->producer_id = batch->producer_id;
+			pb->base_offset = pp->base_offset;
+			pb->timestamp = pp->log_append_time;
+			pending = lappend(pending, pb);
+			MemoryContextSwitchTo(oldcontext);
+		}
+		return error;
+	}
 	return kafka_run_guarded(write_partition, pp, NULL);
+}
+
+/*
+ * The request's transaction ended: its idempotent batches are stored (or
+ * not), and a retry of one is answered (or written) from now on
+ */
+void
+kafka_produce_end(bool committed)
+{
+	ListCell   *lc;
+
+	foreach(lc, pending)
+	{
+		PendingBatch *pb = lfirst(lc);
+
+		kafka_producer_end(pb->relid, pb->producer_id, committed,
+						   pb->base_offset, pb->timestamp);
+	}
+	list_free_deep(pending);
+	pending = NIL;
 }
 
 /* Produce v3-7 */
@@ -225,4 +303,24 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 	}
 	kafka_write_int32(out, 0);	/* throttle_time_ms */
 	return acks == 0 ? KAFKA_NO_ANSWER : KAFKA_ANSWER;
+}
+
+/* InitProducerId v0-1: an id for an idempotent producer */
+KafkaOutcome
+kafka_init_producer_id(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaBytes	transactional_id = kafka_read_string(&req->body);
+	StringInfo	out = req->response;
+	bool		transactional;
+
+	(void) kafka_read_int32(&req->body);	/* transaction_timeout_ms */
+	if (req->body.error)
+		return KAFKA_CLOSE;
+	transactional = transactional_id.len >= 0;
+	kafka_write_int32(out, 0);	/* throttle_time_ms */
+	kafka_write_int16(out, transactional ?
+					  KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED : KAFKA_NONE);
+	kafka_write_int64(out, transactional ? -1 : kafka_producer_new_id());
+	kafka_write_int16(out, transactional ? -1 : 0);
+	return KAFKA_ANSWER;
 }

@@ -68,6 +68,9 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_LIST_GROUPS, 0, 2, -1, false, true, kafka_list_groups, "ListGroups"},
 	{KAFKA_API_SASL_HANDSHAKE, 0, 1, -1, true, false, kafka_sasl_handshake, "SaslHandshake"},
 	{KAFKA_API_API_VERSIONS, 0, 3, 3, true, false, kafka_api_versions, "ApiVersions"},
+	{KAFKA_API_CREATE_TOPICS, 0, 4, -1, false, true, kafka_create_topics, "CreateTopics"},
+	{KAFKA_API_DELETE_TOPICS, 0, 1, -1, false, true, kafka_delete_topics, "DeleteTopics"},
+	{KAFKA_API_INIT_PRODUCER_ID, 0, 1, -1, false, false, kafka_init_producer_id, "InitProducerId"},
 	{KAFKA_API_SASL_AUTHENTICATE, 0, 1, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
 };
 
@@ -135,6 +138,8 @@ run_handler(const KafkaApi *api, KafkaRequest *req, TimestampTz *deadline)
 	kafka_xact_begin(req->conn);
 	outcome = api->handler(req, deadline);
 	kafka_xact_commit();
+	/* an idempotent producer's batches are in the log now */
+	kafka_produce_end(true);
 	return outcome;
 }
 
@@ -258,6 +263,7 @@ kafka_serve_frame(KafkaConn *conn, const char *frame, int len, bool last_try,
 			edata = CopyErrorData();
 			FlushErrorState();
 			AbortCurrentTransaction();
+			kafka_produce_end(false);
 			RESUME_INTERRUPTS();
 			ereport(LOG,
 					(errcode(edata->sqlerrcode),

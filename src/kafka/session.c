@@ -208,9 +208,12 @@ kafka_error_of(ErrorData *edata)
 	}
 }
 
-/* Run fn(arg) in a subtransaction (see handlers.h) */
-int16
-kafka_run_guarded(KafkaGuardedFn fn, void *arg, char **message)
+/*
+ * Run fn(arg) in a subtransaction, released (keep) or rolled back either
+ * way; the Kafka error code of what it raised
+ */
+static int16
+run_subtransaction(KafkaGuardedFn fn, void *arg, char **message, bool keep)
 {
 	MemoryContext oldcontext = CurrentMemoryContext;
 	ResourceOwner oldowner = CurrentResourceOwner;
@@ -223,7 +226,10 @@ kafka_run_guarded(KafkaGuardedFn fn, void *arg, char **message)
 	PG_TRY();
 	{
 		fn(arg);
-		ReleaseCurrentSubTransaction();
+		if (keep)
+			ReleaseCurrentSubTransaction();
+		else
+			RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcontext);
 		CurrentResourceOwner = oldowner;
 	}
@@ -250,4 +256,21 @@ kafka_run_guarded(KafkaGuardedFn fn, void *arg, char **message)
 	}
 	PG_END_TRY();
 	return error;
+}
+
+/* Run fn(arg) in a subtransaction (see handlers.h) */
+int16
+kafka_run_guarded(KafkaGuardedFn fn, void *arg, char **message)
+{
+	return run_subtransaction(fn, arg, message, true);
+}
+
+/*
+ * Run fn(arg) in a subtransaction and roll it back whatever happens: would
+ * it succeed?  (CreateTopics' validate_only.)
+ */
+int16
+kafka_run_trial(KafkaGuardedFn fn, void *arg, char **message)
+{
+	return run_subtransaction(fn, arg, message, false);
 }

@@ -421,6 +421,23 @@ kafka_scram_server_first(KafkaScram *st, const char *secret, StringInfo out,
 	return KAFKA_SASL_CONTINUE;
 }
 
+/*
+ * Is the final message's nonce (len bytes at value) this exchange's:
+ * exactly, or preceded by the client's nonce once more (librdkafka)?
+ */
+static bool
+nonce_matches(const KafkaScram *st, const char *value, int len)
+{
+	int			nlen = (int) strlen(st->nonce);
+	int			clen = (int) strlen(st->client_nonce);
+
+	if (len == nlen)
+		return memcmp(value, st->nonce, nlen) == 0;
+	return len == clen + nlen &&
+		memcmp(value, st->client_nonce, clen) == 0 &&
+		memcmp(value + clen, st->nonce, nlen) == 0;
+}
+
 /* Step three: check the client's proof, and prove we know the secret too */
 KafkaSaslResult
 kafka_scram_client_final(KafkaScram *st, const char *in, int inlen,
@@ -455,10 +472,16 @@ kafka_scram_client_final(KafkaScram *st, const char *in, int inlen,
 					error_message);
 	p++;
 
-	/* r=<client nonce><server nonce>, exactly */
+	/*
+	 * r=<client nonce><server nonce>, exactly; or, as librdkafka (up to
+	 * 2.x) writes it, with the client nonce once more in front, which
+	 * Kafka's broker takes too (it checks that r= ends with its nonce).
+	 * The proof covers the message as sent, so either form proves the
+	 * same.
+	 */
 	if (!read_attr(&p, &attr, &value, &len) || attr != 'r' || *p != ',')
 		return fail(st, "malformed SCRAM message", error_message);
-	if (len != (int) strlen(st->nonce) || memcmp(value, st->nonce, len) != 0)
+	if (!nonce_matches(st, value, len))
 		return fail(st, "SCRAM nonce does not match", error_message);
 	without_proof_len = p - msg;
 	p++;

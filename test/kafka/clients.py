@@ -262,7 +262,110 @@ def kp_sasl(bootstrap, mechanism, user, password, topic):
         return {'error': type(e).__name__}
 
 
-COMMANDS = {f.__name__: f for f in (kp_sasl, kp_produce, kp_read, ck_produce,
+def ck_admin(bootstrap):
+    """confluent AdminClient: create, create again, validate only, list,
+    a config it does not take, delete"""
+    from confluent_kafka.admin import AdminClient, NewTopic
+    a = AdminClient({'bootstrap.servers': bootstrap})
+
+    def outcome(futures):
+        out = {}
+        for name, f in futures.items():
+            try:
+                f.result(timeout=30)
+                out[name] = None
+            except Exception as e:
+                out[name] = e.args[0].name() if e.args and hasattr(e.args[0], 'name') else str(e)
+        return out
+    res = {}
+    res['create'] = outcome(a.create_topics([NewTopic('t2', 4),
+                                             NewTopic('t_ret', 2, config={'retention.ms': '3600000', 'retention.bytes': '1048576'})]))
+    res['again'] = outcome(a.create_topics([NewTopic('t2', 4)]))
+    res['validate'] = outcome(a.create_topics([NewTopic('t3', 2)], validate_only=True))
+    res['bad'] = outcome(a.create_topics([NewTopic('t4', 2, replication_factor=3),
+                                          NewTopic('t5', 2, config={'cleanup.policy': 'compact'}),
+                                          NewTopic('bad name!', 1)]))
+    res['listed'] = {name: len(t.partitions)
+                     for name, t in a.list_topics(timeout=30).topics.items()}
+    res['delete'] = outcome(a.delete_topics(['t2', 'nope']))
+    res['after'] = sorted(a.list_topics(timeout=30).topics)
+    return res
+
+
+def _raw_request(sock, key, version, corr, body):
+    """Send one request on a raw socket and read its response body"""
+    import struct
+    payload = struct.pack('>hhih', key, version, corr, 3) + b'raw' + body
+    sock.sendall(struct.pack('>i', len(payload)) + payload)
+
+    def read(n):
+        data = b''
+        while len(data) < n:
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                raise Exception('connection closed')
+            data += chunk
+        return data
+    n = struct.unpack('>i', read(4))[0]
+    data = read(n)
+    return data[4:]     # after the correlation id
+
+
+def idempotent_retry(bootstrap, topic):
+    """An idempotent producer's batch sent twice, by hand: the second try is
+    answered with the first's offset; a gap in the sequence is refused"""
+    import socket
+    import struct
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+    host, port = bootstrap.rsplit(':', 1)
+    sock = socket.create_connection((host, int(port)), timeout=30)
+    # InitProducerId v0: no transactional id
+    body = _raw_request(sock, 22, 0, 1, struct.pack('>hi', -1, 60000))
+    throttle, err, pid, epoch = struct.unpack('>ihqh', body[:16])
+
+    def produce(seq, count, corr):
+        b = DefaultRecordBatchBuilder(2, 0, False, pid, epoch, seq, 1 << 20)
+        for i in range(count):
+            b.append(i, timestamp=None, key=b'idem', value=b'seq-%d' % (seq + i), headers=[])
+        records = bytes(b.build())
+        name = topic.encode()
+        req = (struct.pack('>hhi', -1, -1, 30000) + struct.pack('>i', 1)
+               + struct.pack('>h', len(name)) + name + struct.pack('>i', 1)
+               + struct.pack('>i', 0) + struct.pack('>i', len(records)) + records)
+        body = _raw_request(sock, 0, 3, corr, req)
+        # [topic [partition error base_offset log_append_time]] throttle
+        off = 4 + 2 + len(name) + 4
+        part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
+        return [perr, base]
+    first = produce(0, 3, 2)
+    again = produce(0, 3, 3)
+    gap = produce(5, 1, 4)
+    following = produce(3, 3, 5)
+    return {'error': err, 'producer_id': pid, 'first': first, 'again': again,
+            'gap': gap, 'following': following}
+
+
+def kp_tls(bootstrap, cafile, topic, mechanism='', user='', password=''):
+    """kafka-python over TLS (SSL, or SASL_SSL when a mechanism is given):
+    produce one record and read the topic back"""
+    from kafka import KafkaProducer, KafkaConsumer
+    conf = dict(bootstrap_servers=bootstrap, ssl_cafile=cafile,
+                ssl_check_hostname=False,
+                security_protocol='SASL_SSL' if mechanism else 'SSL')
+    if mechanism:
+        conf.update(sasl_mechanism=mechanism, sasl_plain_username=user,
+                    sasl_plain_password=password)
+    p = KafkaProducer(acks='all', **conf)
+    m = p.send(topic, b'over tls').get(timeout=30)
+    p.close()
+    c = KafkaConsumer(topic, auto_offset_reset='earliest',
+                      consumer_timeout_ms=3000, **conf)
+    n = sum(1 for _ in c)
+    c.close()
+    return {'offset': m.offset, 'read': n}
+
+
+COMMANDS = {f.__name__: f for f in (kp_tls, idempotent_retry, ck_admin, kp_sasl, kp_produce, kp_read, ck_produce,
                                     ck_produce_mixed, ck_latency, kp_group,
                                     ck_committed, ck_rebalance, ck_list_groups)}
 

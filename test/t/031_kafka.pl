@@ -210,6 +210,39 @@ my @sorted = sort { $a <=> $b } @$lat;
 diag("Kafka long-poll wake-up (ms, SQL produce to consumer): @$lat");
 ok($sorted[-1] < 5000, 'a Fetch waiting 10 s returns when a record commits');
 
+# ---- idempotent producers: a batch sent again is not stored twice
+my $idem = client('idempotent_retry', 'logs');
+is($idem->{error}, 0, 'InitProducerId gives an idempotent producer its id');
+is($idem->{first}[0], 0, 'its first batch is stored');
+is_deeply($idem->{again}, $idem->{first}, 'the same batch sent again is answered with the same offset');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM logs WHERE key = 'idem'}), '6',
+	'and stored once (3 records, then the 3 that follow)');
+is($idem->{gap}[0], 45, 'a batch that skips sequence numbers is OUT_OF_ORDER_SEQUENCE_NUMBER');
+is_deeply($idem->{following}, [ 0, $idem->{first}[1] + 3 ], 'the batch that follows is stored after the first');
+kcat(join('', map { "e$_\n" } 1 .. 50), '-P', '-t', 'logs', '-X', 'enable.idempotence=true');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM logs WHERE value LIKE 'e%'}), '50',
+	'kcat -X enable.idempotence=true produces through InitProducerId');
+
+# ---- the admin client creates and deletes topics
+my $admin = client('ck_admin');
+is_deeply($admin->{create}, { t2 => undef, t_ret => undef }, 'AdminClient.create_topics creates topics');
+is($admin->{listed}{t2}, 4, 'with the partitions asked for');
+is($node->safe_psql('postgres', q{SELECT partitions || ' ' || key_type || ' ' || value_type FROM topics.topics WHERE topic = 't_ret'::regclass}),
+	'2 bytea bytea', 'and bytea keys and values');
+is($node->safe_psql('postgres', q{SELECT retention || ' ' || retention_bytes FROM topics.topics WHERE topic = 't_ret'::regclass}),
+	'01:00:00 1048576', 'retention.ms and retention.bytes become its retention');
+is_deeply($admin->{again}, { t2 => 'TOPIC_ALREADY_EXISTS' }, 'creating it again is TOPIC_ALREADY_EXISTS');
+is_deeply($admin->{validate}, { t3 => undef }, 'validate_only succeeds');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM pg_class WHERE relname = 't3'}), '0',
+	'and creates nothing');
+is_deeply($admin->{bad}, { t4 => 'INVALID_REPLICATION_FACTOR', t5 => 'INVALID_CONFIG',
+		'bad name!' => 'TOPIC_EXCEPTION' },
+	'a replication factor above 1, an unsupported config and a bad name are refused');
+ok(exists $admin->{listed}{t2}, 'the new topic is listed at once');
+is_deeply($admin->{delete}, { t2 => undef, nope => 'UNKNOWN_TOPIC_OR_PART' },
+	'delete_topics drops a topic; an unknown one is UNKNOWN_TOPIC_OR_PARTITION');
+ok(!(grep { $_ eq 't2' } @{ $admin->{after} }), 'and it is gone from the list at once');
+
 # ---- raw frames
 
 # Send a request (key, version, correlation id, body) on $sock
@@ -276,7 +309,22 @@ for my $case ([ 'a size of 2 GB', pack('N', 0x7fffffff) ],
 	is(read_frame($sock), undef, "$what closes the connection");
 }
 $meta = decode_json(kcat('', '-L', '-J'));
-is(scalar @{ $meta->{topics} }, 3, 'and the listener serves the next client');
+is(scalar @{ $meta->{topics} }, 4, 'and the listener serves the next client');
+
+# a second cluster configured with the same port says so and leaves it alone
+my $other = PostgreSQL::Test::Cluster->new('kafka_same_port');
+$other->init;
+$other->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'pg_topics'
+pg_topics.kafka_port = $kport
+pg_topics.kafka_listen_addresses = '127.0.0.1'
+});
+$other->start;
+ok($other->log_contains(qr/could not bind Kafka listener to "127.0.0.1" port $kport/),
+	'a second cluster on the same Kafka port warns that it cannot bind it');
+$meta = decode_json(kcat('', '-L', '-J'));
+is(scalar @{ $meta->{topics} }, 4, 'and clients still reach the first');
+$other->stop;
 
 $node->stop;
 done_testing();

@@ -159,7 +159,7 @@ pg_topics.kafka_auth = 'trust'
 });
 $open->start;
 $open->safe_psql('postgres', 'CREATE EXTENSION pg_topics');
-ok($open->log_contains('Kafka listener does not accept connections: pg_topics.kafka_auth is trust'),
+ok($open->wait_for_log(qr/Kafka listener does not accept connections: pg_topics.kafka_auth is trust/),
 	'trust with a non-loopback listen address: the listener says why it accepts nobody');
 ($out, $err) = ('', '');
 run([ 'kcat', '-b', "127.0.0.1:$oport", '-L', '-m', '3' ], '>', \$out, '2>', \$err, timeout(30));

@@ -19,6 +19,12 @@ extern KafkaOutcome kafka_find_coordinator(KafkaRequest *req, TimestampTz *deadl
 
 /* produce.c */
 extern KafkaOutcome kafka_produce(KafkaRequest *req, TimestampTz *deadline);
+extern KafkaOutcome kafka_init_producer_id(KafkaRequest *req, TimestampTz *deadline);
+extern void kafka_produce_end(bool committed);
+
+/* admin.c */
+extern KafkaOutcome kafka_create_topics(KafkaRequest *req, TimestampTz *deadline);
+extern KafkaOutcome kafka_delete_topics(KafkaRequest *req, TimestampTz *deadline);
 
 /* fetch.c */
 extern KafkaOutcome kafka_fetch(KafkaRequest *req, TimestampTz *deadline);
@@ -54,5 +60,6 @@ extern int16 kafka_error_of(ErrorData *edata);
  */
 typedef void (*KafkaGuardedFn) (void *arg);
 extern int16 kafka_run_guarded(KafkaGuardedFn fn, void *arg, char **message);
+extern int16 kafka_run_trial(KafkaGuardedFn fn, void *arg, char **message);
 
 #endif							/* TOPIC_KAFKA_HANDLERS_H */

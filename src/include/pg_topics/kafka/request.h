@@ -64,6 +64,9 @@ typedef struct KafkaConn
 	TimestampTz frame_started;	/* first byte of an incomplete frame, or 0 */
 	bool		closing;		/* close once out is sent */
 	bool		peer_closed;	/* the client sends no more */
+	bool		tls_checked;	/* its first byte said whether it speaks TLS */
+	struct KafkaTls *tls;		/* TLS, or NULL */
+	bool		tls_want_write; /* TLS must write before it can read on */
 
 	/* authentication */
 	KafkaAuthState auth;

@@ -1,0 +1,19 @@
+/*-------------------------------------------------------------------------
+ *
+ * topics.h
+ *	  Creating and dropping topics, for create_topic and drop_topic and for
+ *	  the Kafka listener's CreateTopics and DeleteTopics.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_TOPICS_H
+#define TOPIC_TOPICS_H
+
+#include "datatype/timestamp.h"
+
+extern Oid	topic_create(text *name, int32 partitions, Oid key_type,
+						 Oid value_type, Interval *retention,
+						 bool has_retention_bytes, int64 retention_bytes);
+extern void topic_drop(text *name);
+
+#endif							/* TOPIC_TOPICS_H */

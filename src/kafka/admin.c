@@ -1,0 +1,236 @@
+/*-------------------------------------------------------------------------
+ *
+ * admin.c
+ *	  CreateTopics (v0-4) and DeleteTopics (v0-1): what Kafka's admin
+ *	  clients do to topics.
+ *
+ * CreateTopics is topics.create_topic in pg_topics.kafka_schema, as the
+ * connection's role (who needs CREATE on the schema and owns the topic),
+ * with bytea keys and values, since Kafka records are bytes.  It takes
+ * the partition count (-1: one, Kafka's default), a replication factor of
+ * -1 or 1 (pg_topics is one broker: copies are PostgreSQL's standbys),
+ * and the configs retention.ms, retention.bytes and cleanup.policy=delete;
+ * anything else is refused rather than ignored.  validate_only runs the
+ * creation and rolls it back, so it fails exactly as the creation would.
+ * DeleteTopics is topics.drop_topic, which needs ownership.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type_d.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "pg_topics/api/topics.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/handlers.h"
+#include "pg_topics/wire/protocol.h"
+
+/* Kafka's INVALID_REPLICA_ASSIGNMENT */
+#define KAFKA_INVALID_REPLICA_ASSIGNMENT	39
+
+/* One topic to create */
+typedef struct NewTopic
+{
+	text	   *name;			/* schema-qualified, quoted */
+	int32		partitions;
+	Interval   *retention;		/* NULL: none */
+	bool		has_retention_bytes;
+	int64		retention_bytes;
+} NewTopic;
+
+static void
+create_topic(void *arg)
+{
+	NewTopic   *t = (NewTopic *) arg;
+
+	(void) topic_create(t->name, t->partitions, BYTEAOID, BYTEAOID,
+						t->retention, t->has_retention_bytes,
+						t->retention_bytes);
+}
+
+/* Read one config into t; an error code and message if it is not taken */
+static int16
+read_config(NewTopic *t, KafkaBytes name, KafkaBytes value, char **message)
+{
+	char	   *v = kafka_bytes_cstring(value);
+	char	   *end;
+	int64		n;
+
+	if (kafka_bytes_equal(name, "cleanup.policy") && v && strcmp(v, "delete") == 0)
+		return KAFKA_NONE;
+	if ((kafka_bytes_equal(name, "retention.ms") ||
+		 kafka_bytes_equal(name, "retention.bytes")) && v != NULL)
+	{
+		errno = 0;
+		n = strtoi64(v, &end, 10);
+		if (errno != 0 || *end != '\0' || (n <= 0 && n != -1))
+		{
+			*message = psprintf("invalid value \"%s\" for config %s", v,
+								kafka_bytes_cstring(name));
+			return KAFKA_INVALID_CONFIG;
+		}
+		if (n == -1)
+			return KAFKA_NONE;	/* -1: unlimited, the default */
+		if (kafka_bytes_equal(name, "retention.bytes"))
+		{
+			t->has_retention_bytes = true;
+			t->retention_bytes = n;
+		}
+		else
+		{
+			t->retention = palloc0(sizeof(Interval));
+			t->retention->time = (n % (int64) (SECS_PER_DAY * 1000)) * 1000;
+			t->retention->day = (int32) Min(n / (int64) (SECS_PER_DAY * 1000), PG_INT32_MAX);
+		}
+		return KAFKA_NONE;
+	}
+	*message = psprintf("config %s is not supported: pg_topics takes retention.ms, retention.bytes and cleanup.policy=delete",
+						name.len >= 0 ? kafka_bytes_cstring(name) : "(null)");
+	return KAFKA_INVALID_CONFIG;
+}
+
+/* CreateTopics v0-4 */
+KafkaOutcome
+kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaReader *in = &req->body;
+	StringInfo	out = req->response;
+	int32		ntopics = kafka_read_array_len(in, 12, NULL);
+	bool		validate_only;
+	KafkaBytes *names = palloc(sizeof(KafkaBytes) * Max(ntopics, 1));
+	int16	   *errors = palloc(sizeof(int16) * Max(ntopics, 1));
+	char	  **messages = palloc0(sizeof(char *) * Max(ntopics, 1));
+	NewTopic   *topics = palloc0(sizeof(NewTopic) * Max(ntopics, 1));
+
+	/* read it all first: validate_only comes at the end */
+	for (int32 i = 0; i < ntopics; i++)
+	{
+		int16		replication;
+		int32		nassign;
+		int32		nconfigs;
+
+		names[i] = kafka_read_string(in);
+		topics[i].partitions = kafka_read_int32(in);
+		replication = kafka_read_int16(in);
+		errors[i] = KAFKA_NONE;
+		nassign = kafka_read_array_len(in, 8, NULL);
+		for (int32 a = 0; a < nassign; a++)
+		{
+			int32		nbrokers;
+
+			(void) kafka_read_int32(in);	/* partition */
+			nbrokers = kafka_read_array_len(in, 4, NULL);
+			for (int32 b = 0; b < nbrokers; b++)
+				if (kafka_read_int32(in) != KAFKA_NODE_ID)
+					errors[i] = KAFKA_INVALID_REPLICA_ASSIGNMENT;
+		}
+		if (nassign > 0 && topics[i].partitions == -1)
+			topics[i].partitions = nassign;
+		nconfigs = kafka_read_array_len(in, 4, NULL);
+		for (int32 c = 0; c < nconfigs; c++)
+		{
+			KafkaBytes	cname = kafka_read_string(in);
+			KafkaBytes	cvalue = kafka_read_string(in);
+
+			if (!in->error && errors[i] == KAFKA_NONE)
+				errors[i] = read_config(&topics[i], cname, cvalue, &messages[i]);
+		}
+		if (errors[i] != KAFKA_NONE)
+			continue;
+		if (topics[i].partitions == -1)
+			topics[i].partitions = 1;
+		if (!kafka_topic_name_valid(names[i]))
+			errors[i] = KAFKA_INVALID_TOPIC_EXCEPTION;
+		else if (topics[i].partitions <= 0)
+			errors[i] = KAFKA_INVALID_PARTITIONS;
+		else if (replication != -1 && replication != 1)
+		{
+			errors[i] = KAFKA_INVALID_REPLICATION_FACTOR;
+			messages[i] = "pg_topics is one broker: a topic's copies are the server's standbys, so the replication factor is 1";
+		}
+	}
+	(void) kafka_read_int32(in);	/* timeout_ms */
+	validate_only = req->api_version >= 1 ? kafka_read_int8(in) != 0 : false;
+	if (in->error)
+		return KAFKA_CLOSE;
+
+	if (req->api_version >= 2)
+		kafka_write_int32(out, 0);	/* throttle_time_ms */
+	kafka_write_array_len(out, ntopics);
+	for (int32 i = 0; i < ntopics; i++)
+	{
+		if (errors[i] == KAFKA_NONE)
+		{
+			char	   *relname = kafka_bytes_cstring(names[i]);
+			Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
+
+			if (OidIsValid(nspid) && OidIsValid(get_relname_relid(relname, nspid)))
+				errors[i] = KAFKA_TOPIC_ALREADY_EXISTS;
+			else
+			{
+				topics[i].name = cstring_to_text(quote_qualified_identifier(pg_topics_kafka_schema,
+																			relname));
+				errors[i] = validate_only ?
+					kafka_run_trial(create_topic, &topics[i], &messages[i]) :
+					kafka_run_guarded(create_topic, &topics[i], &messages[i]);
+				if (errors[i] == KAFKA_INVALID_RECORD)
+					errors[i] = KAFKA_INVALID_REQUEST;
+			}
+		}
+		kafka_write_string_len(out, names[i].data, Max(names[i].len, 0));
+		kafka_write_int16(out, errors[i]);
+		if (req->api_version >= 1)
+			kafka_write_string(out, errors[i] == KAFKA_NONE ? NULL : messages[i]);
+	}
+	return KAFKA_ANSWER;
+}
+
+/* One topic to drop */
+static void
+drop_topic(void *arg)
+{
+	topic_drop((text *) arg);
+}
+
+/* DeleteTopics v0-1 */
+KafkaOutcome
+kafka_delete_topics(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaReader *in = &req->body;
+	StringInfo	out = req->response;
+	int32		ntopics = kafka_read_array_len(in, 2, NULL);
+	KafkaBytes *names = palloc(sizeof(KafkaBytes) * Max(ntopics, 1));
+
+	for (int32 i = 0; i < ntopics; i++)
+		names[i] = kafka_read_string(in);
+	(void) kafka_read_int32(in);	/* timeout_ms */
+	if (in->error)
+		return KAFKA_CLOSE;
+
+	if (req->api_version >= 1)
+		kafka_write_int32(out, 0);	/* throttle_time_ms */
+	kafka_write_array_len(out, ntopics);
+	for (int32 i = 0; i < ntopics; i++)
+	{
+		int16		error;
+		Relation	topic = kafka_open_topic(names[i], AccessShareLock,
+											 TOPIC_NO_ACL_CHECK, &error);
+
+		if (topic != NULL)
+		{
+			text	   *qualified = cstring_to_text(quote_qualified_identifier(get_namespace_name(RelationGetNamespace(topic)),
+																			   RelationGetRelationName(topic)));
+
+			relation_close(topic, AccessShareLock);
+			error = kafka_run_guarded(drop_topic, qualified, NULL);
+		}
+		kafka_write_string_len(out, names[i].data, Max(names[i].len, 0));
+		kafka_write_int16(out, error);
+	}
+	return KAFKA_ANSWER;
+}

@@ -1,0 +1,75 @@
+# TLS for Kafka clients with the server's own certificate: security.protocol
+# SSL and SASL_SSL on the listener's one port, next to plaintext clients.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use PgTopicsTest;
+use IPC::Run qw(run timeout);
+use JSON::PP;
+use File::Basename qw(dirname);
+
+my $python = '/usr/bin/python3';
+my $clients = dirname(__FILE__) . '/../kafka/clients.py';
+
+my $node = PostgreSQL::Test::Cluster->new('kafka_tls');
+my $kport = PostgreSQL::Test::Cluster::get_free_port();
+my $bootstrap = "127.0.0.1:$kport";
+$node->init;
+my $data = $node->data_dir;
+# a self-signed certificate for the server, as a test CA of its own
+my ($o, $e) = ('', '');
+run([ 'openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2',
+		'-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+		'-keyout', "$data/server.key", '-out', "$data/server.crt" ],
+	'>', \$o, '2>', \$e) or die "openssl: $e";
+chmod 0600, "$data/server.key";
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'pg_topics'
+ssl = on
+pg_topics.kafka_port = $kport
+pg_topics.kafka_listen_addresses = '127.0.0.1'
+pg_topics.kafka_auth = 'scram-sha-256'
+});
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION pg_topics;
+SELECT topics.create_topic('secure', 1, 'text', 'text');
+CREATE ROLE app LOGIN PASSWORD 'app-pw';
+GRANT SELECT, INSERT ON secure TO app;
+});
+my $ca = "$data/server.crt";
+
+sub kcat
+{
+	my ($stdin, @args) = @_;
+	my ($out, $err) = ('', '');
+	my $ok = run([ 'kcat', '-b', $bootstrap, '-m', '10', @args ], '<', \$stdin,
+		'>', \$out, '2>', \$err, timeout(60));
+	return ($ok, $out, $err);
+}
+
+my @sasl = ('-X', 'sasl.mechanisms=SCRAM-SHA-256', '-X', 'sasl.username=app',
+	'-X', 'sasl.password=app-pw');
+my ($ok, $out, $err) = kcat("one\ntwo\n", '-P', '-t', 'secure', '-X', 'security.protocol=SASL_SSL',
+	'-X', "ssl.ca.location=$ca", @sasl);
+ok($ok, 'kcat produces over SASL_SSL, verifying the server\'s certificate') or diag($err);
+($ok, $out, $err) = kcat('', '-C', '-t', 'secure', '-o', 'beginning', '-e', '-f', '%s\n',
+	'-X', 'security.protocol=SASL_SSL', '-X', "ssl.ca.location=$ca", @sasl);
+is($out, "one\ntwo\n", 'and consumes over it');
+
+($ok, $out, $err) = kcat('', '-L', '-X', 'security.protocol=SSL', '-X', "ssl.ca.location=$ca");
+unlike($out, qr/secure/, 'TLS alone does not authenticate under scram-sha-256: nothing is listed');
+
+my ($pyout, $pyerr) = ('', '');
+run([ $python, $clients, $bootstrap, 'kp_tls', $ca, 'secure', 'SCRAM-SHA-256', 'app', 'app-pw' ],
+	'>', \$pyout, '2>', \$pyerr, timeout(120)) or diag($pyerr);
+my $kp = decode_json($pyout || '{}');
+is($kp->{read}, 3, 'kafka-python over SASL_SSL produces and consumes');
+
+($ok, $out, $err) = kcat('', '-L', '-J', '-X', 'security.protocol=SASL_PLAINTEXT', @sasl);
+is(scalar @{ decode_json($out)->{topics} }, 1, 'plaintext clients share the port');
+
+$node->stop;
+done_testing();
