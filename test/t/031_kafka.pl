@@ -97,6 +97,23 @@ my $values = $node->safe_psql('postgres',
 	q{SELECT count(*), count(DISTINCT value), min(encode(value, 'escape')) FROM orders});
 is($values, '60|20|v1', 'values byte for byte');
 
+# ---- compressed batches: every codec stores the same records
+$node->safe_psql('postgres', q{SELECT topics.create_topic('codecs', 5, 'text', 'text')});
+my $lines = join '', map { "record $_ " . ('x' x ($_ % 50)) . "\n" } 1 .. 1000;
+my @codecs = ([ 'none', '-z', 'none' ], [ 'gzip', '-z', 'gzip' ], [ 'snappy', '-z', 'snappy' ],
+	[ 'lz4', '-z', 'lz4' ], [ 'zstd', '-X', 'compression.codec=zstd' ]);
+for my $p (0 .. $#codecs)
+{
+	my ($codec, @opt) = @{ $codecs[$p] };
+	kcat($lines, '-P', '-t', 'codecs', '-p', $p, @opt, '-X', 'linger.ms=100');
+}
+my $digests = $node->safe_psql('postgres', q{
+SELECT string_agg(partition || ':' || n || ':' || d, ' ' ORDER BY partition) FROM (
+	SELECT partition, count(*) AS n, md5(string_agg(value, ',' ORDER BY "offset")) AS d
+	FROM codecs GROUP BY partition) s});
+my @d = map { (split /:/)[2] } split / /, $digests;
+is(scalar(grep { $_ eq $d[0] } @d), 5, "none, gzip, snappy, lz4 and zstd batches store the same 1000 records ($digests)");
+
 # ---- Consume with kcat: what SQL sees, timestamps included
 my $fmt = '%p %o %k %s %T\n';
 my $kc = kcat('', '-C', '-t', 'orders', '-o', 'beginning', '-e', '-f', $fmt);
@@ -309,7 +326,7 @@ for my $case ([ 'a size of 2 GB', pack('N', 0x7fffffff) ],
 	is(read_frame($sock), undef, "$what closes the connection");
 }
 $meta = decode_json(kcat('', '-L', '-J'));
-is(scalar @{ $meta->{topics} }, 4, 'and the listener serves the next client');
+is(scalar @{ $meta->{topics} }, 5, 'and the listener serves the next client');
 
 # a second cluster configured with the same port says so and leaves it alone
 my $other = PostgreSQL::Test::Cluster->new('kafka_same_port');
@@ -323,7 +340,7 @@ $other->start;
 ok($other->log_contains(qr/could not bind Kafka listener to "127.0.0.1" port $kport/),
 	'a second cluster on the same Kafka port warns that it cannot bind it');
 $meta = decode_json(kcat('', '-L', '-J'));
-is(scalar @{ $meta->{topics} }, 4, 'and clients still reach the first');
+is(scalar @{ $meta->{topics} }, 5, 'and clients still reach the first');
 $other->stop;
 
 $node->stop;
