@@ -55,16 +55,17 @@ bool		pg_topics_wait_for_sync_standby = false;
 int			pg_topics_min_insync_replicas = 0;
 
 /*
- * Join the queue of backends waiting for the synchronous standbys' flush
- * to reach target, keeping it ordered by LSN, one backend per LSN, as the
+ * Join the queue of backends waiting for the synchronous standbys to reach
+ * target (mode: write, flush or apply), keeping it ordered by LSN, one
+ * backend per LSN, as the
  * WAL senders expect (they release waiters from its head); false, without
  * joining, when another backend waits for target already.  Caller holds
  * SyncRepLock exclusively.
  */
 static bool
-queue_for_flush(XLogRecPtr target)
+queue_for(XLogRecPtr target, int mode)
 {
-	SHM_QUEUE  *queue = &WalSndCtl->SyncRepQueue[SYNC_REP_WAIT_FLUSH];
+	SHM_QUEUE  *queue = &WalSndCtl->SyncRepQueue[mode];
 	PGPROC	   *proc;
 
 	/* most waiters wait for the newest WAL: look from the tail */
@@ -157,7 +158,7 @@ topic_wait_for_sync_standby(void)
 			LWLockRelease(SyncRepLock);
 			return;
 		}
-		queued = queue_for_flush(target);
+		queued = queue_for(target, SYNC_REP_WAIT_FLUSH);
 		LWLockRelease(SyncRepLock);
 		if (queued)
 			break;
@@ -257,4 +258,79 @@ topic_check_insync_replicas(void)
 								  "%d synchronous standbys are streaming, and pg_topics.min_insync_replicas requires %d.",
 								  streaming, streaming, required),
 				 errhint("Bring back a standby that synchronous_standby_names names, or lower pg_topics.min_insync_replicas.")));
+}
+
+/*
+ * For a process that answers many clients and cannot wait in a commit (the
+ * Kafka listener): the wait mode a commit under the current
+ * synchronous_commit would wait in for the synchronous standbys, or -1 if
+ * it would not wait.
+ */
+int
+topic_sync_commit_wait_mode(void)
+{
+	bool		defined;
+
+	if (!SyncRepRequested())
+		return SYNC_REP_NO_WAIT;
+	LWLockAcquire(SyncRepLock, LW_SHARED);
+	defined = sync_standbys_defined();
+	LWLockRelease(SyncRepLock);
+	if (!defined)
+		return SYNC_REP_NO_WAIT;
+	switch (synchronous_commit)
+	{
+		case SYNCHRONOUS_COMMIT_REMOTE_WRITE:
+			return SYNC_REP_WAIT_WRITE;
+		case SYNCHRONOUS_COMMIT_REMOTE_APPLY:
+			return SYNC_REP_WAIT_APPLY;
+		default:
+			return SYNC_REP_WAIT_FLUSH;
+	}
+}
+
+/* Have the synchronous standbys reached lsn in mode (or are there none)? */
+bool
+topic_sync_standby_reached(XLogRecPtr lsn, int mode)
+{
+	bool		reached;
+
+	LWLockAcquire(SyncRepLock, LW_SHARED);
+	reached = !sync_standbys_defined() || WalSndCtl->lsn[mode] >= lsn;
+	LWLockRelease(SyncRepLock);
+	return reached;
+}
+
+/*
+ * Have the WAL senders set this process's latch once the standbys reach
+ * lsn in mode (leaving whatever it waited for before): false if that
+ * cannot be asked now (another backend waits for exactly lsn, or the
+ * standbys are there already), and the caller looks again soon instead.
+ */
+bool
+topic_sync_standby_notify(XLogRecPtr lsn, int mode)
+{
+	static int	queued_mode = -1;
+	bool		queued = false;
+
+	/* asked for that already, and not answered yet */
+	if (MyProc->syncRepState == SYNC_REP_WAITING && MyProc->waitLSN == lsn &&
+		queued_mode == mode)
+		return true;
+	topic_sync_standby_notify_cancel();
+	queued_mode = mode;
+	LWLockAcquire(SyncRepLock, LW_EXCLUSIVE);
+	if (sync_standbys_defined() && WalSndCtl->lsn[mode] < lsn)
+		queued = queue_for(lsn, mode);
+	LWLockRelease(SyncRepLock);
+	return queued;
+}
+
+/* Stop waiting for topic_sync_standby_notify's LSN */
+void
+topic_sync_standby_notify_cancel(void)
+{
+	if (MyProc->syncRepState != SYNC_REP_NOT_WAITING ||
+		!SHMQueueIsDetached(&MyProc->syncRepLinks))
+		leave_flush_queue();
 }

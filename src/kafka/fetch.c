@@ -33,6 +33,8 @@
 #include "access/detoast.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xlog.h"
+#include "replication/syncrep.h"
 #include "port/pg_bswap.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -293,8 +295,23 @@ fetch_partition(KafkaRequest *req, Relation topic, int32 partition,
 		if (!fs.full)
 			position = fs.pending.offset + 1;
 	}
-	if (fs.started && fs.writer.nrecords > 0 && pg_topics_wait_for_sync_standby)
-		topic_wait_for_sync_standby();
+	/*
+	 * With pg_topics.wait_for_sync_standby, the answer goes out once the
+	 * synchronous standbys have every commit the read could see (as fetch
+	 * waits, but the listener holds the answer instead of waiting)
+	 */
+	if (fs.started && fs.writer.nrecords > 0 && pg_topics_wait_for_sync_standby &&
+		!RecoveryInProgress())
+	{
+		XLogRecPtr	target = GetXLogInsertEndRecPtr();
+
+		XLogFlush(target);
+		if (target > req->hold_lsn)
+		{
+			req->hold_lsn = target;
+			req->hold_mode = SYNC_REP_WAIT_FLUSH;
+		}
+	}
 
 	/* where the consumer goes on: before a record that did not fit, or
 	 * where the reader stopped (past rolled-back offsets) */

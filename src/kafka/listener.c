@@ -68,6 +68,7 @@
 #include "utils/wait_event.h"
 
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/sync_standby.h"
 #include "pg_topics/kafka/listener.h"
 #include "pg_topics/kafka/request.h"
 #include "pg_topics/kafka/tls.h"
@@ -361,9 +362,11 @@ update_events(KafkaConn *conn)
 	uint32		events = conn->peer_closed ? 0 : EPOLLRDHUP;
 
 	if (!conn->parked && !conn->closing && !conn->peer_closed &&
+		conn->hold_lsn == InvalidXLogRecPtr &&
 		conn->out.len - conn->out_sent < OUT_HIGH_WATER)
 		events |= EPOLLIN;
-	if (conn->out_sent < conn->out.len || conn->tls_want_write)
+	if ((conn->hold_lsn == InvalidXLogRecPtr ? conn->out.len : conn->hold_from) >
+		conn->out_sent || conn->tls_want_write)
 		events |= EPOLLOUT;
 	if (events != conn->events)
 	{
@@ -376,14 +379,18 @@ update_events(KafkaConn *conn)
 static bool
 send_output(KafkaConn *conn)
 {
-	while (conn->out_sent < conn->out.len)
+	/* an answer held for the synchronous standbys waits, with what follows */
+	int			end = conn->hold_lsn != InvalidXLogRecPtr ? conn->hold_from :
+		conn->out.len;
+
+	while (conn->out_sent < end)
 	{
 		bool		want_write;
 		ssize_t		n = conn->tls ?
 			kafka_tls_write(conn->tls, conn->out.data + conn->out_sent,
-							conn->out.len - conn->out_sent, &want_write) :
+							end - conn->out_sent, &want_write) :
 			send(conn->fd, conn->out.data + conn->out_sent,
-				 conn->out.len - conn->out_sent, MSG_NOSIGNAL);
+				 end - conn->out_sent, MSG_NOSIGNAL);
 
 		if (n < 0)
 		{
@@ -395,6 +402,8 @@ send_output(KafkaConn *conn)
 		}
 		conn->out_sent += n;
 	}
+	if (end < conn->out.len)
+		return true;
 	/* all sent: start the buffer over, small again after a large response */
 	if (conn->out.maxlen > 4 * READ_CHUNK)
 	{
@@ -524,15 +533,29 @@ serve_requests(KafkaConn *conn, bool last_try)
 		int			need = frame_needs(conn, &frame_len);
 		TimestampTz deadline = 0;
 		KafkaOutcome outcome;
+		XLogRecPtr	hold_lsn;
+		int			hold_mode;
+		int			start;
 
 		if (need < 0 || conn->in.len < need || conn->closing)
 			return need >= 0;
-		if (conn->out.len - conn->out_sent >= OUT_HIGH_WATER)
+		if (conn->out.len - conn->out_sent >= OUT_HIGH_WATER ||
+			conn->hold_lsn != InvalidXLogRecPtr)
 			return true;
 		if (!conn->parked)
 			conn->parked_since = GetCurrentTimestamp();
+		start = conn->out.len;
 		outcome = kafka_serve_frame(conn, conn->in.data + 4, frame_len,
-									last_try, conn->parked_since, &deadline);
+									last_try, conn->parked_since, &deadline,
+									&hold_lsn, &hold_mode);
+		/* the answer waits until the synchronous standbys have its commit */
+		if (hold_lsn != InvalidXLogRecPtr &&
+			!topic_sync_standby_reached(hold_lsn, hold_mode))
+		{
+			conn->hold_lsn = hold_lsn;
+			conn->hold_mode = hold_mode;
+			conn->hold_from = start;
+		}
 		if (outcome == KAFKA_PARK)
 		{
 			conn->parked = true;
@@ -571,6 +594,9 @@ static bool
 handle_events(KafkaConn *conn, uint32 events)
 {
 	if (events & (EPOLLERR | EPOLLHUP))
+		return false;
+	/* a client gone while its request waits: nobody to answer */
+	if ((events & EPOLLRDHUP) && conn->parked)
 		return false;
 	if ((events & EPOLLOUT) && !send_output(conn))
 		return false;
@@ -617,6 +643,7 @@ sweep_connections(void)
 	dlist_mutable_iter iter;
 	dlist_iter	iter2;
 	bool		pending = work_pending;
+	KafkaConn  *held = NULL;
 
 	memset(set, 0, sizeof(set));
 	work_pending = false;
@@ -626,7 +653,17 @@ sweep_connections(void)
 		TimestampTz limit;
 		bool		ok = true;
 
-		if (conn->parked)
+		if (conn->hold_lsn != InvalidXLogRecPtr &&
+			topic_sync_standby_reached(conn->hold_lsn, conn->hold_mode))
+		{
+			/* the standbys have it: the answer goes, and the next request */
+			conn->hold_lsn = InvalidXLogRecPtr;
+			ok = send_output(conn) && serve_requests(conn, false) &&
+				send_output(conn);
+		}
+		if (!ok)
+			;
+		else if (conn->parked)
 		{
 			bool		last = now >= conn->park_deadline;
 
@@ -644,7 +681,7 @@ sweep_connections(void)
 			ok = handle_events(conn, EPOLLIN);
 
 		/* timeouts: authentication, an incomplete frame, idleness */
-		if (ok && !conn->parked)
+		if (ok && !conn->parked && conn->hold_lsn == InvalidXLogRecPtr)
 		{
 			long		auth_ms = (long) AuthenticationTimeout * 1000;
 
@@ -683,9 +720,25 @@ sweep_connections(void)
 				(void) topic_registry_watch(set, conn->watch.relids[i]);
 			wake = wake == 0 ? conn->park_deadline : Min(wake, conn->park_deadline);
 		}
+		if (conn->hold_lsn != InvalidXLogRecPtr &&
+			(held == NULL || conn->hold_lsn < held->hold_lsn))
+			held = conn;
 		update_events(conn);
 	}
 	topic_registry_watch_set(watcher, set);
+
+	/*
+	 * The WAL senders set our latch when the standbys reach the earliest
+	 * held answer's commit; if they cannot be asked to, look again soon
+	 */
+	if (held == NULL)
+		topic_sync_standby_notify_cancel();
+	else if (!topic_sync_standby_notify(held->hold_lsn, held->hold_mode))
+	{
+		TimestampTz soon = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), 10);
+
+		wake = wake == 0 ? soon : Min(wake, soon);
+	}
 
 	/* a commit that came before the set was published is seen here */
 	dlist_foreach(iter2, &connections)
@@ -767,6 +820,8 @@ topic_kafka_main(Datum main_arg)
 		WaitEvent	event;
 
 		pgstat_report_activity(STATE_IDLE, NULL);
+		/* the requests' statistics (WAL, commits, tables), now and then */
+		(void) pgstat_report_stat(false);
 		(void) WaitEventSetWait(wes, timeout, &event, 1, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();

@@ -18,7 +18,9 @@
  * that the client can retry with one of them.
  *
  * A request that reaches the database runs in a transaction of its own,
- * as the connection's role.  An error that its handler does not turn into
+ * as the connection's role, and its answer goes out once the commit is as
+ * safe as the server's synchronous_commit asks (session.c, listener.c).
+ * An error that its handler does not turn into
  * a Kafka error code ends that transaction and closes the connection (the
  * client reconnects and retries); the listener goes on.
  *
@@ -137,7 +139,7 @@ run_handler(const KafkaApi *api, KafkaRequest *req, TimestampTz *deadline)
 		return api->handler(req, deadline);
 	kafka_xact_begin(req->conn);
 	outcome = api->handler(req, deadline);
-	kafka_xact_commit();
+	kafka_xact_commit(&req->hold_lsn, &req->hold_mode);
 	/* an idempotent producer's batches are in the log now */
 	kafka_produce_end(true);
 	return outcome;
@@ -212,7 +214,8 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
  */
 KafkaOutcome
 kafka_serve_frame(KafkaConn *conn, const char *frame, int len, bool last_try,
-				  TimestampTz received, TimestampTz *deadline)
+				  TimestampTz received, TimestampTz *deadline,
+				  XLogRecPtr *hold_lsn, int *hold_mode)
 {
 	KafkaRequest req;
 	const KafkaApi *api;
@@ -279,5 +282,7 @@ kafka_serve_frame(KafkaConn *conn, const char *frame, int len, bool last_try,
 		kafka_patch_int32(&conn->out, start, conn->out.len - start - 4);
 	else
 		conn->out.len = start;
+	*hold_lsn = outcome == KAFKA_ANSWER ? req.hold_lsn : InvalidXLogRecPtr;
+	*hold_mode = req.hold_mode;
 	return outcome;
 }

@@ -23,10 +23,12 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_database.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
+#include "replication/syncrep.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -38,6 +40,7 @@
 
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/sync_standby.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/protocol.h"
@@ -89,14 +92,39 @@ kafka_xact_begin(KafkaConn *conn)
 							   SECURITY_RESTRICTED_OPERATION);
 }
 
-/* Commit the request's transaction */
+/*
+ * Commit the request's transaction.  A commit never waits here for the
+ * synchronous standbys, which would hold up every client of the process:
+ * it is made with synchronous_commit = local, and if the server's setting
+ * would have waited, *hold_lsn and *hold_mode say what the standbys must
+ * reach before the answer may go out (the listener holds it until then).
+ */
 void
-kafka_xact_commit(void)
+kafka_xact_commit(XLogRecPtr *hold_lsn, int *hold_mode)
 {
+	int			mode = topic_sync_commit_wait_mode();
+	XLogRecPtr	before = XactLastCommitEnd;
+
+	/*
+	 * As PostgreSQL's own commit: only a transaction with an xid waits.
+	 * One without (which may still have written WAL, pruning a page) ends
+	 * without a commit record but does move XactLastCommitEnd.
+	 */
+	if (!TransactionIdIsValid(GetTopTransactionIdIfAny()))
+		mode = SYNC_REP_NO_WAIT;
+	if (mode != SYNC_REP_NO_WAIT)
+		(void) set_config_option("synchronous_commit", "local", PGC_USERSET,
+								 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 	SetUserIdAndSecContext(saved_user, saved_sec_context);
 	if (ActiveSnapshotSet())
 		PopActiveSnapshot();
 	CommitTransactionCommand();
+	if (mode != SYNC_REP_NO_WAIT && XactLastCommitEnd > before &&
+		XactLastCommitEnd > *hold_lsn)
+	{
+		*hold_lsn = XactLastCommitEnd;
+		*hold_mode = mode;
+	}
 }
 
 /*

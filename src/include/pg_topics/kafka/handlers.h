@@ -46,7 +46,7 @@ extern KafkaOutcome kafka_list_offsets(KafkaRequest *req, TimestampTz *deadline)
 
 /* session.c: the request's transaction, topics by Kafka name, errors */
 extern void kafka_xact_begin(KafkaConn *conn);
-extern void kafka_xact_commit(void);
+extern void kafka_xact_commit(XLogRecPtr *hold_lsn, int *hold_mode);
 extern Relation kafka_open_topic(KafkaBytes name, LOCKMODE lockmode,
 								 AclMode privilege, int16 *error);
 extern bool kafka_topic_name_valid(KafkaBytes name);

@@ -15,6 +15,7 @@
 #ifndef TOPIC_KAFKA_REQUEST_H
 #define TOPIC_KAFKA_REQUEST_H
 
+#include "access/xlogdefs.h"
 #include "datatype/timestamp.h"
 #include "lib/ilist.h"
 #include "lib/stringinfo.h"
@@ -77,6 +78,11 @@ typedef struct KafkaConn
 	Oid			role;			/* authenticated as, under kafka_auth */
 	char	   *role_name;
 
+	/* an answer held until the synchronous standbys reach hold_lsn */
+	XLogRecPtr	hold_lsn;
+	int			hold_mode;
+	int			hold_from;		/* where it starts in out */
+
 	/* the request in hand, when parked */
 	bool		parked;
 	TimestampTz parked_since;	/* when the request first ran */
@@ -98,6 +104,8 @@ typedef struct KafkaRequest
 	TimestampTz received;		/* when the request first ran */
 	bool		last_try;		/* a parked request's deadline passed */
 	KafkaWatch *watch;			/* what to wait for when parking */
+	XLogRecPtr	hold_lsn;		/* the answer waits for the synchronous */
+	int			hold_mode;		/* standbys to reach this (or 0: no) */
 } KafkaRequest;
 
 /* What a handler did with its request */
@@ -115,6 +123,7 @@ typedef KafkaOutcome (*KafkaHandler) (KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_serve_frame(KafkaConn *conn, const char *frame,
 									  int len, bool last_try,
 									  TimestampTz received,
-									  TimestampTz *deadline);
+									  TimestampTz *deadline,
+									  XLogRecPtr *hold_lsn, int *hold_mode);
 
 #endif							/* TOPIC_KAFKA_REQUEST_H */

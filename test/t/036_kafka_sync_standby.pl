@@ -1,0 +1,72 @@
+# Kafka producers with acks=all are answered once the synchronous standby
+# has their records, and Kafka consumers (with pg_topics.wait_for_sync_standby)
+# get records once it has them; while the standby is away those answers
+# wait, and the listener goes on serving everyone else.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use PgTopicsTest;
+use IPC::Run qw(run start timeout);
+use Time::HiRes qw(time usleep);
+
+my $primary = PostgreSQL::Test::Cluster->new('kafka_sync_primary');
+my $kport = PostgreSQL::Test::Cluster::get_free_port();
+my $bootstrap = "127.0.0.1:$kport";
+$primary->init(allows_streaming => 1);
+$primary->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'pg_topics'
+pg_topics.kafka_port = $kport
+pg_topics.kafka_listen_addresses = '127.0.0.1'
+pg_topics.kafka_workers = 1
+});
+$primary->start;
+$primary->safe_psql('postgres', q{
+CREATE EXTENSION pg_topics;
+SELECT topics.create_topic('t', 1, 'text', 'text');
+});
+my $standby = start_sync_standby($primary, 'kafka_sync_standby');
+
+sub kcat
+{
+	my ($stdin, @args) = @_;
+	my ($out, $err) = ('', '');
+	my $ok = run([ 'kcat', '-b', $bootstrap, @args ], '<', \$stdin, '>', \$out,
+		'2>', \$err, timeout(60));
+	return ($ok, $out, $err);
+}
+
+my ($ok, $out, $err) = kcat("one\n", '-P', '-t', 't', '-X', 'acks=all');
+ok($ok, 'acks=all is answered while the synchronous standby is there');
+is($standby->safe_psql('postgres', 'SELECT count(*) FROM t'), '1', 'and the standby has the record');
+
+# the standby goes away: an acks=all producer waits, everyone else is served
+$standby->stop;
+my ($pout, $perr) = ('', '');
+my $t0 = time();
+my $producer = start([ 'kcat', '-b', $bootstrap, '-P', '-t', 't', '-X', 'acks=all',
+		'-X', 'message.timeout.ms=60000', '-v' ], '<', \"two\n", '>', \$pout, '2>', \$perr);
+usleep(1_500_000);
+ok($producer->pumpable, 'without the standby, an acks=all producer is not answered');
+my $t1 = time();
+($ok, $out, $err) = kcat('', '-L', '-d', 'protocol');
+like($out, qr/broker 0/, 'while it waits, another client is served') or diag($err);
+($ok, $out, $err) = kcat("three\n", '-P', '-t', 't', '-X', 'acks=1');
+ok($ok, 'and an acks=1 producer is answered at once');
+diag(sprintf('other clients served in %.1f s while the acks=all answer waited', time() - $t1));
+ok(time() - $t1 < 10, 'without waiting for the held answer');
+
+# the standby comes back: the held answer goes out
+$standby->start;
+$producer->finish;
+ok(time() - $t0 > 1.5, 'the acks=all producer was answered only after the standby came back');
+like($perr, qr/delivered|Delivered/i, 'and its record is delivered') or diag($perr);
+$primary->poll_query_until('postgres',
+	q{SELECT sync_state = 'sync' FROM pg_stat_replication}) or die 'standby not back';
+is($standby->safe_psql('postgres', q{SELECT string_agg(value, ',' ORDER BY "offset") FROM t}),
+	'one,two,three', 'every record is on the standby');
+
+$standby->stop;
+$primary->stop;
+done_testing();
