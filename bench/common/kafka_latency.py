@@ -46,7 +46,7 @@ def consume(bootstrap, topic, conn):
     c = Consumer(dict(CONSUMER, **{"bootstrap.servers": bootstrap}))
     c.assign([TopicPartition(topic, 0, 0)])
     lat = {}            # key -> ms
-    appended = {}       # key -> ms since the record's log-append time (ms resolution)
+    appended = {}       # key -> ms since the record's log-append time (whole ms)
     dup = 0
     expected = None
     deadline = None
@@ -67,8 +67,10 @@ def consume(bootstrap, topic, conn):
                 dup += 1
             else:
                 lat[k] = (now - int(m.value()[:20])) / 1e6
+                # the listener sends each record's log-append time: flagged LogAppendTime
+                # when a batch's records share one, else CreateTime with exact deltas
                 ts_type, ts = m.timestamp()
-                if ts_type == 2:        # TIMESTAMP_LOG_APPEND_TIME
+                if ts_type in (1, 2):
                     appended[k] = now / 1e6 - ts
         if expected is None and conn.poll():
             expected = conn.recv()
