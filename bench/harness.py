@@ -1087,8 +1087,11 @@ class Bench:
         deadline = time.time() + timeout
         last = ""
         while True:
-            r = subprocess.run([KCAT, "-b", bootstrap, "-L", "-J", "-t", topic, "-m", "5"],
-                               capture_output=True, text=True, timeout=60)
+            try:
+                r = subprocess.run([KCAT, "-b", bootstrap, "-L", "-J", "-t", topic, "-m", "5"],
+                                   capture_output=True, text=True, timeout=60)
+            except subprocess.TimeoutExpired:
+                r = subprocess.CompletedProcess([], 1, "", "kcat -L timed out")
             if r.returncode == 0:
                 try:
                     meta = json.loads(r.stdout)
@@ -1193,9 +1196,9 @@ class Bench:
                                   "pg_topics.kafka_database", "pg_topics.kafka_schema",
                                   "pg_topics.kafka_workers")}
             if settings["pg_topics.kafka_port"] in ("", "0"):
-                self.notes.append("workload 10 skipped: this pg_topics build has no Kafka "
-                                  "listener (pg_topics.kafka_port is not a setting)")
-                log("  w10 skipped: no Kafka listener in this build of pg_topics")
+                self.notes.append("workload 10 skipped: no Kafka listener (pg_topics.kafka_port "
+                                  "is not a setting of this pg_topics build, or 0)")
+                log("  w10 skipped: no Kafka listener (pg_topics.kafka_port)")
                 return
             kcat_consume = W10_KCAT_CONSUME + ["-c", str(n)]
             common = dict(records=n, batch=batch, value_size=DEFAULT_SIZE, partitions=1,
@@ -1296,8 +1299,12 @@ class Bench:
         """One latency run into a fresh topic; False when it cannot run here."""
         secs = self.m["w10_latency_secs"]
         prog = os.path.join(BENCH, "common", "kafka_latency.py")
-        r = subprocess.run([KAFKA_PYTHON, "-c", "import confluent_kafka"], capture_output=True)
-        if r.returncode != 0:
+        try:
+            ok = subprocess.run([KAFKA_PYTHON, "-c", "import confluent_kafka"],
+                                capture_output=True).returncode == 0
+        except OSError:
+            ok = False
+        if not ok:
             self.notes.append(f"workload 10's latency skipped: {KAFKA_PYTHON} cannot import "
                               "confluent_kafka (python3-confluent-kafka)")
             log("  w10 latency skipped: no confluent_kafka")
