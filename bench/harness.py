@@ -25,6 +25,11 @@ PEERS_DIR = os.path.join(BENCH, "peers")
 PGBIN = os.environ.get("PGBIN", "/usr/lib/postgresql/15/bin")
 PORT = int(os.environ.get("BENCH_PORT", "55432"))
 SERVER_USER = os.environ.get("BENCH_OS_USER", "pgbench")   # only used when running as root
+# pg_topics' Kafka listener (workload 10), loopback only, next to the server's port
+KAFKA_PORT = int(os.environ.get("BENCH_KAFKA_PORT", str(PORT + 1000)))
+KCAT = os.environ.get("BENCH_KCAT", "kcat")
+# Debian's python3, where python3-confluent-kafka is (the latency part of workload 10)
+KAFKA_PYTHON = os.environ.get("BENCH_KAFKA_PYTHON", "/usr/bin/python3")
 DB = "bench"
 DBUSER = "bench"
 NCPU = os.cpu_count() or 1
@@ -48,6 +53,14 @@ SETTINGS = {
     "logging_collector": "off",
     "log_min_messages": "warning",
 }
+# pg_topics' Kafka listener, set only when workload 10 runs (so that every other workload runs
+# on the same server as without it); ignored when pg_topics is not preloaded. Its workers
+# connect to the benchmark's database, retrying once a second until the harness creates it.
+KAFKA_SETTINGS = {
+    "pg_topics.kafka_port": str(KAFKA_PORT),
+    "pg_topics.kafka_listen_addresses": "'127.0.0.1'",
+    "pg_topics.kafka_database": f"'{DB}'",
+}
 REPORT_SETTINGS = ["server_version", "shared_buffers", "fsync", "synchronous_commit",
                    "full_page_writes", "wal_level", "wal_buffers", "wal_compression",
                    "max_wal_size", "checkpoint_timeout", "autovacuum", "jit", "work_mem",
@@ -63,16 +76,19 @@ MODES = {
                   # w9 in smoke: each new script once (1 client, first pass; read_* and the
                   # consumers w9_consume_* point at run in w3)
                   w9_batch=200, w9_copy_calls=1, w9_backlog=400, w9_clients=[1],
-                  w9_second_pass=False, w9_reads=["w9_fetch_cte_client", "w9_fetch_cte_server"]),
+                  w9_second_pass=False, w9_reads=["w9_fetch_cte_client", "w9_fetch_cte_server"],
+                  w10_records=10_000, w10_batch=1000, w10_latency_secs=1),
     "quick": dict(runs=1, produce_secs=2, batch_w2=1000, batch_w3=1000, backlog=200_000,
                   payload_rows_max=100_000, payload_bytes_max=200_000_000,
                   w4_backlogs=[0, 500_000, 2_000_000], w5_records=1_000_000, w7_secs=5,
-                  w8_bytes=100_000_000, w9_batch=1000, w9_copy_calls=300, w9_backlog=200_000),
+                  w8_bytes=100_000_000, w9_batch=1000, w9_copy_calls=300, w9_backlog=200_000,
+                  w10_records=1_000_000, w10_batch=10_000, w10_latency_secs=5),
     "full": dict(runs=3, produce_secs=5, batch_w2=1000, batch_w3=1000, backlog=1_000_000,
                  payload_rows_max=100_000, payload_bytes_max=200_000_000,
                  w4_backlogs=[0, 5_000_000, 50_000_000], w5_records=10_000_000, w7_secs=20,
                  w8_bytes=1_000_000_000, w9_batch=1000, w9_copy_calls=1000,
-                 w9_backlog=1_000_000),
+                 w9_backlog=1_000_000, w10_records=1_000_000, w10_batch=10_000,
+                 w10_latency_secs=20),
 }
 W1_CLIENTS = 4
 W2_CLIENTS = [1, 2]
@@ -126,7 +142,19 @@ W9_READS = [("w9_fetch_cte_client", "fetch in a CTE, position in a table: to the
             ("w9_consume_server",
              "consume, position kept by the database (topics.poll / heap_consume): count only",
              False)]
-ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9"]
+# Workload 10: the Kafka protocol (pg_topics' listener) against the SQL paths, same records,
+# same run. Producer: kcat -P with acks=all and librdkafka's own batching (its defaults:
+# linger.ms 5, batch.num.messages 10000, batch.size 1000000 bytes); consumer: kcat -C from the
+# beginning, exiting at the last record (-c records; librdkafka 2.0.2 signals the end of a
+# partition (-e) only after an empty fetch there, which the listener parks, as a Kafka broker
+# does, for the consumer's fetch.wait.max.ms, 500 ms), librdkafka's fetch defaults otherwise
+# (fetch.max.bytes 52428800, max.partition.fetch.bytes 1048576); it prints each offset.
+W10_KCAT_PRODUCE = ["-P", "-K", "\\t", "-X", "acks=all"]
+W10_KCAT_CONSUME = ["-C", "-o", "beginning", "-e", "-q", "-f", "%o\\n"]
+W10_LATENCY_RATE = 1000
+W10_SETTLE_S = 1.0         # after kcat -C: see w10()
+W10_GOALS = dict(produce=0.8, consume=1.0, p99_ms=10.0)
+ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10"]
 
 TODO_WORKLOADS = {}
 
@@ -143,6 +171,15 @@ def percentile(sorted_values, q):
     lo = int(pos)
     hi = min(lo + 1, len(sorted_values) - 1)
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def loadavg():
+    """The machine's load average when the run starts (client and server share it)."""
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return None
 
 
 def fmt_ms(x):
@@ -191,7 +228,7 @@ class Server:
                                                  "immediate", "-w", "stop"]),
                            capture_output=True)
 
-    def init(self, preload):
+    def init(self, preload, kafka=False):
         self._ensure_os_user()
         os.makedirs(self.workdir, exist_ok=True)
         self.stop_stale()
@@ -218,10 +255,12 @@ class Server:
             "-E", "UTF8", "--locale=C", "--no-sync"]), capture_output=True, text=True)
         if r.returncode != 0:
             raise HarnessError("initdb failed:\n" + r.stdout + r.stderr)
-        self.write_conf(preload)
+        self.write_conf(preload, kafka)
 
-    def write_conf(self, preload):
+    def write_conf(self, preload, kafka=False):
         conf = dict(SETTINGS)
+        if kafka:
+            conf.update(KAFKA_SETTINGS)
         conf["port"] = str(PORT)
         conf["unix_socket_directories"] = f"'{self.sockdir}'"
         conf["shared_preload_libraries"] = "'" + ",".join(preload) + "'"
@@ -457,6 +496,7 @@ class Bench:
         self.results = []          # dicts: workload, config, peer, run metrics
         self.errors = []           # (peer, message)
         self.payload = None        # (value_size, nrows) currently in table payload
+        self.notes = []            # for the report (workloads skipped, and why)
 
     # ---- helpers
     def payload_rows(self, size, batch):
@@ -1040,6 +1080,270 @@ class Bench:
                 self.fail(peer, "w9", e)
         self.free_peer(peer, variables)
 
+    # ---- workload 10: the Kafka protocol (pg_topics' listener) against the SQL paths
+    def kafka_ready(self, bootstrap, topic, timeout=30):
+        """Wait until the listener answers Metadata with the topic (its workers start with
+        the server, and restart once a second until the database exists)."""
+        deadline = time.time() + timeout
+        last = ""
+        while True:
+            try:
+                r = subprocess.run([KCAT, "-b", bootstrap, "-L", "-J", "-t", topic, "-m", "5"],
+                                   capture_output=True, text=True, timeout=60)
+            except subprocess.TimeoutExpired:
+                r = subprocess.CompletedProcess([], 1, "", "kcat -L timed out")
+            if r.returncode == 0:
+                try:
+                    meta = json.loads(r.stdout)
+                    parts = [t for t in meta.get("topics", []) if t.get("topic") == topic
+                             and not t.get("error") and t.get("partitions")]
+                    if parts:
+                        return len(parts[0]["partitions"])
+                except ValueError:
+                    pass
+            last = (r.stdout + r.stderr)[-500:]
+            if time.time() > deadline:
+                raise PeerError(f"the Kafka listener at {bootstrap} did not list topic "
+                                f"{topic} within {timeout} s:\n{last}")
+            time.sleep(0.5)
+
+    def kcat(self, bootstrap, args, stdin=None, stdout=None, timeout=900):
+        """kcat with args; returns its wall time in seconds (process start to exit)."""
+        cmd = [KCAT, "-b", bootstrap] + args
+        t0 = time.time()
+        try:
+            r = subprocess.run(cmd, stdin=stdin, stdout=stdout or subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise PeerError(f"{' '.join(cmd)} did not finish within {timeout} s")
+        secs = time.time() - t0
+        if r.returncode != 0:
+            raise PeerError(f"{' '.join(cmd)} failed (rc={r.returncode}):\n{r.stderr[-2000:]}")
+        return secs
+
+    def w10_check_topic(self, n):
+        """The topic holds exactly the n records of the input (count and bytes)."""
+        got = self.server.sql(
+            "SELECT count(*) || ' ' || coalesce(sum(octet_length(key)), 0) || ' ' || "
+            "coalesce(sum(octet_length(value)), 0) || ' ' || coalesce(max(\"offset\"), -1) "
+            "FROM bench_topic")
+        want = f"{n} {16 * n} {DEFAULT_SIZE * n} {n - 1}"
+        if got != want:
+            raise PeerError(f"bench_topic holds count, key bytes, value bytes, last offset "
+                            f"{got}; expected {want}")
+
+    def w10(self, peers):
+        """The Kafka protocol against the SQL paths of the same run: kcat produce of n records
+        of 100 B (acks=all, librdkafka's batches) vs produce_batch of the same records in calls
+        of w10_batch; kcat consume of them from the beginning vs fetch of w10_batch per call to
+        the client; end-to-end latency of a Kafka producer at 1,000 records/s to a Kafka
+        consumer."""
+        peers = [p for p in peers if p.script("w10_produce_batch.sql")]
+        if not peers:
+            return
+        n, batch = self.m["w10_records"], self.m["w10_batch"]
+        log(f"workload 10: the Kafka protocol, {n:,} records of {DEFAULT_SIZE} B: kcat produce "
+            f"(acks=all) vs produce_batch ({batch:,} per call), kcat consume vs fetch "
+            f"({batch:,} per call, to the client); latency at {W10_LATENCY_RATE} records/s")
+        if not shutil.which(KCAT):
+            self.notes.append(f"workload 10 skipped: {KCAT} is not installed")
+            log(f"  w10 skipped: {KCAT} is not installed")
+            return
+        bootstrap = f"127.0.0.1:{KAFKA_PORT}"
+        nrows = self.ensure_payload(DEFAULT_SIZE, self.payload_rows(DEFAULT_SIZE, batch))
+        nb = min(nrows, n) // batch          # distinct batches of the input
+        rows = nb * batch
+        # the input, untimed: payload_text rows 1 .. rows, values as 100-byte bytea (the
+        # base64 text of payload_text, which a line of kcat's input can carry), in batches of
+        # `batch` for produce_batch, and as kcat's input file, key TAB value a line, the same
+        # rows repeated in the same order up to n records
+        self.server.sql(
+            "DROP TABLE IF EXISTS kafka_batches; "
+            "CREATE UNLOGGED TABLE kafka_batches (b int PRIMARY KEY, keys text[] NOT NULL, "
+            "vals bytea[] NOT NULL); "
+            "ALTER TABLE kafka_batches ALTER keys SET STORAGE EXTERNAL, "
+            "ALTER vals SET STORAGE EXTERNAL; "
+            f"INSERT INTO kafka_batches SELECT (id - 1) / {batch}, array_agg(key ORDER BY id), "
+            f"array_agg(convert_to(vtext, 'UTF8') ORDER BY id) FROM payload_text "
+            f"WHERE id <= {rows} GROUP BY 1")
+        self.server.sql("VACUUM ANALYZE kafka_batches")
+        gen_dir = os.path.join(self.args.workdir, "w10")
+        shutil.rmtree(gen_dir, ignore_errors=True)
+        os.makedirs(gen_dir)
+        r = subprocess.run([f"{PGBIN}/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
+                            f"COPY (SELECT key, vtext FROM payload_text WHERE id <= {rows} "
+                            "ORDER BY id) TO STDOUT"] + self.server.conn_args(),
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise HarnessError(f"COPY of the payload failed:\n{r.stderr}")
+        lines = r.stdout.splitlines(keepends=True)
+        if len(lines) != rows or any(len(l) != 16 + 1 + DEFAULT_SIZE + 1 for l in lines[:10]):
+            raise HarnessError(f"kcat's input: {len(lines)} lines of payload_text, expected "
+                               f"{rows} of key TAB {DEFAULT_SIZE}-byte value")
+        infile = os.path.join(gen_dir, "records.txt")
+        block = "".join(lines)
+        with open(infile, "w") as f:
+            for _ in range(n // rows):
+                f.write(block)
+            f.write("".join(lines[:n % rows]))
+        del block, lines
+        consumed = os.path.join(gen_dir, "consumed.txt")
+        for peer in peers:
+            variables = dict(nrows=nrows, batch=batch, nbatches=nb, b=0, pos=0, backlog=n,
+                             maxlo=nrows - batch + 1)
+            settings = {k: self.server.sql(f"SELECT current_setting('{k}', true)")
+                        for k in ("pg_topics.kafka_port", "pg_topics.kafka_listen_addresses",
+                                  "pg_topics.kafka_database", "pg_topics.kafka_schema",
+                                  "pg_topics.kafka_workers")}
+            if settings["pg_topics.kafka_port"] in ("", "0"):
+                self.notes.append("workload 10 skipped: no Kafka listener (pg_topics.kafka_port "
+                                  "is not a setting of this pg_topics build, or 0)")
+                log("  w10 skipped: no Kafka listener (pg_topics.kafka_port)")
+                return
+            kcat_consume = W10_KCAT_CONSUME + ["-c", str(n)]
+            common = dict(records=n, batch=batch, value_size=DEFAULT_SIZE, partitions=1,
+                          kafka_settings=settings, kcat_produce=W10_KCAT_PRODUCE,
+                          kcat_consume=kcat_consume)
+            try:
+                # ---- produce: SQL and Kafka alternate, each into a fresh topic
+                self.setup_peer(peer, variables)
+                self.kafka_ready(bootstrap, "bench_topic")
+                size_sql = peer.script("size.sql")
+                sql_runs, kafka_runs, sql_bytes, kafka_bytes = [], [], [], []
+                for _ in range(self.m["runs"]):
+                    for kind in ("sql", "kafka"):
+                        self.setup_peer(peer, variables)
+                        self.checkpoint()
+                        s0 = int(self.server.psql_file(size_sql) or 0)
+                        lsn0 = self.server.sql("SELECT pg_current_wal_lsn()")
+                        if kind == "sql":
+                            r = self.server.pgbench(peer.script("w10_produce_batch.sql"), 1,
+                                                    variables, txns=n // batch,
+                                                    pgoptions=peer.pgoptions)
+                            sql_runs.append(r)
+                        else:
+                            with open(infile) as f:
+                                secs = self.kcat(bootstrap, W10_KCAT_PRODUCE + ["-t",
+                                                                                "bench_topic"],
+                                                 stdin=f)
+                            kafka_runs.append(dict(tps=1 / secs, txns=1, latency_ms=None))
+                        wal = int(self.server.sql(
+                            f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{lsn0}')"))
+                        s1 = int(self.server.psql_file(size_sql) or 0)
+                        (sql_bytes if kind == "sql" else kafka_bytes).append(
+                            ((s1 - s0) / n, wal / n))
+                        self.w10_check_topic(n)
+                for label, path, runs, per, stor in (
+                        (f"produce_batch, {batch:,} records per call", "produce_batch",
+                         sql_runs, batch, sql_bytes),
+                        ("Kafka Produce: kcat -P, acks=all", "kafka_produce", kafka_runs, n,
+                         kafka_bytes)):
+                    self.record("w10", label, peer, runs, per, dict(
+                        common, kind="produce", path=path, label=label,
+                        disk_per_record=statistics.median(d for d, _ in stor),
+                        wal_per_record=statistics.median(w for _, w in stor)))
+                # ---- consume: the records Kafka produced last, read by both
+                vsecs = self.vacuum_checkpoint()
+                log(f"  w10 {peer.name:<10} {n:,} records in the topic (from kcat); VACUUM "
+                    f"ANALYZE + CHECKPOINT {vsecs:.1f}s (untimed)")
+                kafka_runs, first_runs, second_runs = [], [], []
+                read = peer.script("read_client.sql")
+                for _ in range(self.m["runs"]):
+                    self.checkpoint()
+                    with open(consumed, "w") as f:
+                        secs = self.kcat(bootstrap, kcat_consume + ["-t", "bench_topic"],
+                                         stdout=f)
+                    with open(consumed) as f:
+                        offsets = f.read().split()
+                    if len(offsets) != n or offsets[-1] != str(n - 1):
+                        raise PeerError(f"kcat -C read {len(offsets)} records up to offset "
+                                        f"{offsets[-1] if offsets else None}; expected {n} up to "
+                                        f"{n - 1}")
+                    kafka_runs.append(dict(tps=1 / secs, txns=1, latency_ms=None))
+                    # kcat leaves with a prefetching Fetch parked at the end of the partition;
+                    # the listener worker busy-loops over the closed connection until that
+                    # Fetch's fetch.wait.max.ms (500 ms) is up: let it finish first
+                    time.sleep(W10_SETTLE_S)
+                    self.checkpoint()
+                    first_runs.append(self.server.pgbench(read, 1, variables, txns=n // batch,
+                                                          pgoptions=peer.pgoptions))
+                    self.checkpoint()
+                    second_runs.append(self.server.pgbench_later_half(
+                        read, variables, n // batch, pgoptions=peer.pgoptions))
+                os.remove(consumed)
+                for label, path, runs, per in (
+                        (f"fetch, {batch:,} records per call, to the client (read_client.sql),"
+                         " a new connection", "fetch", first_runs, batch),
+                        (f"fetch, {batch:,} records per call, to the client (read_client.sql),"
+                         " second pass in its connection", "fetch_second_pass", second_runs,
+                         batch),
+                        ("Kafka Fetch: kcat -C -o beginning", "kafka_consume", kafka_runs,
+                         n)):
+                    self.record("w10", label, peer, runs, per,
+                                dict(common, kind="consume", path=path, label=label))
+            except (PeerError, HarnessError) as e:
+                self.fail(peer, "w10", e)
+            # ---- latency: a Kafka producer at 1,000 records/s, a Kafka consumer (one row
+            # per run: a tail percentile is not a median's business)
+            try:
+                for run in range(self.m["runs"]):
+                    if not self.w10_latency(peer, variables, bootstrap, run + 1):
+                        break
+            except (PeerError, HarnessError) as e:
+                self.fail(peer, "w10", e)
+            finally:
+                self.free_peer(peer, variables)
+        shutil.rmtree(gen_dir, ignore_errors=True)
+
+    def w10_latency(self, peer, variables, bootstrap, run):
+        """One latency run into a fresh topic; False when it cannot run here."""
+        secs = self.m["w10_latency_secs"]
+        prog = os.path.join(BENCH, "common", "kafka_latency.py")
+        try:
+            ok = subprocess.run([KAFKA_PYTHON, "-c", "import confluent_kafka"],
+                                capture_output=True).returncode == 0
+        except OSError:
+            ok = False
+        if not ok:
+            self.notes.append(f"workload 10's latency skipped: {KAFKA_PYTHON} cannot import "
+                              "confluent_kafka (python3-confluent-kafka)")
+            log("  w10 latency skipped: no confluent_kafka")
+            return False
+        self.setup_peer(peer, variables)
+        self.kafka_ready(bootstrap, "bench_topic")
+        self.checkpoint()
+        try:
+            r = subprocess.run([KAFKA_PYTHON, prog, bootstrap, "bench_topic",
+                                str(W10_LATENCY_RATE), str(secs)],
+                               capture_output=True, text=True, timeout=secs + 180)
+        except subprocess.TimeoutExpired:
+            raise PeerError(f"kafka_latency.py did not finish within {secs + 180} s")
+        if r.returncode != 0:
+            raise PeerError(f"kafka_latency.py failed (rc={r.returncode}):\n"
+                            f"{(r.stdout + r.stderr)[-2000:]}")
+        try:
+            res = json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            raise PeerError(f"kafka_latency.py printed no result:\n{r.stdout[-1000:]}"
+                            f"{r.stderr[-1000:]}")
+        row = dict(workload="w10", config=f"{W10_LATENCY_RATE} records/s, {secs} s, run {run}",
+                   peer=peer.name, kind="latency", rate=W10_LATENCY_RATE, secs=secs, run=run,
+                   **res)
+        self.results.append(row)
+        log(f"  w10 {peer.name:<10} latency p50 {fmt_ms(res['p50_ms'])} p99 "
+            f"{fmt_ms(res['p99_ms'])} p999 {fmt_ms(res['p999_ms'])} max {fmt_ms(res['max_ms'])}"
+            f" ms (acks: p50 {fmt_ms(res['ack_p50_ms'])} p99 {fmt_ms(res['ack_p99_ms'])} ms; "
+            f"from the log-append time: p50 {fmt_ms(res['append_p50_ms'])} p99 "
+            f"{fmt_ms(res['append_p99_ms'])} ms); "
+            f"{res['produced']} produced ({res['achieved_rate']}/s, schedule lag max "
+            f"{res['lag_max_ms']} ms), {res['consumed']} consumed")
+        if res["missing"] or res["duplicates"] or res["delivery_errors"] or res["undelivered"]:
+            raise PeerError(f"Kafka latency: {res['missing']} of {res['produced']} records not "
+                            f"received, {res['duplicates']} received twice, "
+                            f"{res['delivery_errors']} delivery errors "
+                            f"({res['first_errors']}), {res['undelivered']} undelivered")
+        return True
+
     def w7(self, peers):
         secs = self.m["w7_secs"]
         log(f"workload 7: end-to-end latency at {W7_RATE} records/s (1 per transaction, "
@@ -1128,7 +1432,8 @@ class Bench:
             mode_params=self.m, w1_clients=W1_CLIENTS, w2_clients=W2_CLIENTS, w2_sizes=W2_SIZES,
             load_batch=LOAD_BATCH, w4_batch=W4_BATCH, w5_batch=W5_BATCH,
             w5_range_fraction=W5_RANGE_FRACTION, w7_rate=W7_RATE, w7_batch=W7_BATCH,
-            w7_wait_s=W7_WAIT_S)
+            w7_wait_s=W7_WAIT_S, w10_latency_rate=W10_LATENCY_RATE, w10_goals=W10_GOALS,
+            loadavg=loadavg())
 
     def run(self):
         t_start = time.time()
@@ -1141,7 +1446,11 @@ class Bench:
                         preload.append(p.preload)
                 else:
                     p.skip_reason = "skipped (not installed)"
-        self.server.init(preload)
+        wanted = set((self.args.workloads or ",".join(ALL_WORKLOADS)).split(","))
+        unknown = wanted - set(ALL_WORKLOADS)
+        if unknown:
+            raise HarnessError(f"unknown workload(s) {sorted(unknown)}; known: {ALL_WORKLOADS}")
+        self.server.init(preload, kafka="w10" in wanted)
         try:
             self.server.start()
         except HarnessError as e:
@@ -1169,27 +1478,20 @@ class Bench:
         env = self.environment()
         log(f"PostgreSQL: {env['version']}\nCPU: {env['cpu']} x {NCPU}\nmode: {self.mode}, "
             f"runs per point: {self.m['runs']}, peers: {[p.name for p in active]}")
-        wanted = set((self.args.workloads or ",".join(ALL_WORKLOADS)).split(","))
-        unknown = wanted - set(ALL_WORKLOADS)
-        if unknown:
-            raise HarnessError(f"unknown workload(s) {sorted(unknown)}; known: {ALL_WORKLOADS}")
-        if "w1" in wanted:
-            self.w1(active)
-        if "w3" in wanted or "w6" in wanted:
-            self.w3_w6(active)
-        if "w2" in wanted:
-            self.w2(active)
-        if "w4" in wanted:
-            self.w4(active)
-        if "w5" in wanted:
-            self.w5(active)
-        if "w7" in wanted:
-            self.w7(active)
-        if "w8" in wanted:
-            self.w8(active)
-        if "w9" in wanted:
-            self.w9(active)
+        timings = {}
+        for name, run, when in (("w1", self.w1, {"w1"}), ("w3", self.w3_w6, {"w3", "w6"}),
+                                ("w2", self.w2, {"w2"}), ("w4", self.w4, {"w4"}),
+                                ("w5", self.w5, {"w5"}), ("w7", self.w7, {"w7"}),
+                                ("w8", self.w8, {"w8"}), ("w9", self.w9, {"w9"}),
+                                ("w10", self.w10, {"w10"})):
+            if wanted & when:
+                t0 = time.time()
+                run(active)
+                timings[name] = round(time.time() - t0, 1)
+        log("seconds per workload: " + ", ".join(f"{k} {v}" for k, v in timings.items()))
+        env["workload_secs"] = timings
         env["elapsed_s"] = round(time.time() - t_start, 1)
+        env["notes"] = self.notes
         doc = dict(environment=env, results=self.results, errors=self.errors,
                    peers=[dict(name=p.name, description=p.conf.get("description", ""),
                                skipped=p.skip_reason) for p in peers],
@@ -1214,7 +1516,7 @@ def main():
     g.add_argument("--full", dest="mode", action="store_const", const="full",
                    help="full sizes, median of 3 runs per point (default)")
     ap.add_argument("--peers", help="comma-separated peers to run (null is always run)")
-    ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3,w4,w5,w7,w8,w9 "
+    ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3,w4,w5,w7,w8,w9,w10 "
                     "(default all; w3 includes w6)")
     ap.add_argument("--allow-fail", default="",
                     help="comma-separated peers whose script failures are reported but do not "

@@ -3,6 +3,7 @@
 Usage: python3 bench/report.py [results-dir]   (default bench/results)"""
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -229,6 +230,63 @@ def w9_tables(doc):
     return "\n".join(out)
 
 
+def w10_tables(doc):
+    """Workload 10: the Kafka protocol next to the SQL paths of the same run, with the
+    issue's goals: Kafka produce >= 0.8 x produce_batch's records/s, Kafka consume >= 1 x
+    fetch's, p99 latency at 1,000 records/s <= 10 ms."""
+    env = doc["environment"]
+    goals = env.get("w10_goals", dict(produce=0.8, consume=1.0, p99_ms=10.0))
+    rows = [r for r in doc["results"] if r["workload"] == "w10" and r.get("config")]
+    thr = [r for r in rows if r.get("kind") in ("produce", "consume")]
+    lat = [r for r in rows if r.get("kind") == "latency"]
+    out = []
+
+    def runs(r):
+        return ", ".join(f"{x:,.0f}" for x in r["runs"])
+
+    if thr:
+        out += ["| | path | records | records/s | ms / 1000 records | disk B / record | "
+                "WAL B / record | runs (records/s) |",
+                "|---|---|---:|---:|---:|---:|---:|---|"]
+        for r in thr:
+            out.append(f"| {r['kind']} | {r['label']} | {r['records']:,} | "
+                       f"{fmt(r['records_per_s'], 0)} | {fmt(r['ms_per_1000'])} | "
+                       f"{fmt(r.get('disk_per_record'), 1)} | {fmt(r.get('wal_per_record'), 1)}"
+                       f" | {runs(r)} |")
+        out += ["", "| Kafka against | Kafka ÷ SQL (records/s) | goal | met |",
+                "|---|---:|---:|---|"]
+        by = {(r["peer"], r["path"]): r for r in thr}
+        for peer in dict.fromkeys(r["peer"] for r in thr):
+            for k, s, goal in (("kafka_produce", "produce_batch", goals["produce"]),
+                               ("kafka_consume", "fetch", goals["consume"]),
+                               ("kafka_consume", "fetch_second_pass", goals["consume"])):
+                a, b = by.get((peer, k)), by.get((peer, s))
+                if not a or not b:
+                    continue
+                ratio = a["records_per_s"] / b["records_per_s"]
+                out.append(f"| {b['label']} | {ratio:.2f}× | ≥ {goal:g}× | "
+                           f"{'yes' if ratio >= goal else 'no'} |")
+    if lat:
+        if out:
+            out.append("")
+        out += ["| peer | run | records received / sent | producer rate (records/s) | p50 (ms) | "
+                "p99 (ms) | p99.9 (ms) | max (ms) | acks p50 / p99 (ms) | "
+                "from the log-append time p50 / p99 (ms) | "
+                f"goal p99 ≤ {goals['p99_ms']:g} ms | producer schedule lag avg / max (ms) |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|"]
+        for r in lat:
+            met = "—" if r.get("p99_ms") is None else \
+                ("yes" if r["p99_ms"] <= goals["p99_ms"] else "no")
+            out.append(f"| {r['peer']} | {r.get('run', 1)} | {r['consumed']:,} / {r['produced']:,} | "
+                       f"{fmt(r['achieved_rate'], 0)} | {fmt(r['p50_ms'], 2)} | "
+                       f"{fmt(r['p99_ms'], 2)} | {fmt(r['p999_ms'], 2)} | {fmt(r['max_ms'], 2)} | "
+                       f"{fmt(r.get('ack_p50_ms'), 2)} / {fmt(r.get('ack_p99_ms'), 2)} | "
+                       f"{fmt(r.get('append_p50_ms'), 2)} / {fmt(r.get('append_p99_ms'), 2)} | "
+                       f"{met} | "
+                       f"{fmt(r['lag_avg_ms'], 2)} / {fmt(r['lag_max_ms'], 2)} |")
+    return "\n".join(out)
+
+
 def plots(doc, outdir):
     """W2 records/s and MB/s against payload size (log-log), one line per peer x clients."""
     if not shutil.which("gnuplot"):
@@ -283,7 +341,8 @@ def write_report(doc, outdir):
     if env["mode"] != "full":
         L.append(f"**Mode `--{env['mode']}`: scaled-down sizes "
                  f"({env['runs']} run per point) — not comparable to a `--full` run.**\n")
-    L.append(f"- Date: {env['date']} (harness wall time {env.get('elapsed_s', '?')} s)")
+    L.append(f"- Date: {env['date']} (harness wall time {env.get('elapsed_s', '?')} s)"
+             + (f"; load average at the start {env['loadavg']}" if env.get("loadavg") else ""))
     for note in env.get("notes", []):
         L.append(f"- Note: {note}")
     L.append(f"- PostgreSQL: {env['version']}")
@@ -408,6 +467,43 @@ def write_report(doc, outdir):
                  "*Second pass*: the same connection reading the backlog again, timed alone "
                  "(workload 3).\n")
         L.append(w9_tables(doc))
+        L.append("")
+    if "w10" in has:
+        w10 = next((r for r in doc["results"] if r["workload"] == "w10" and r.get("batch")),
+                   {})
+        L.append("## Workload 10 — the Kafka protocol against the SQL paths\n")
+        L.append(f"pg_topics only (its Kafka listener: `pg_topics.kafka_port`, 2 listener "
+                 f"workers), one topic `bench_topic` of 1 partition (key `text`, value `bytea`), "
+                 f"{mp.get('w10_records', 0):,} records of 16-byte keys and 100-byte values (the "
+                 "base64 text of `payload_text`, stored as `bytea`), the same records in the same "
+                 "order on both paths, one client each. *Produce*, each into a fresh topic: kcat "
+                 f"(librdkafka 2.0.2) `kcat {shlex.join(w10.get('kcat_produce', []))} -t bench_topic`"
+                 " reading `key<TAB>value` lines from a file, librdkafka's batching at its "
+                 "defaults (linger.ms 5, batch.num.messages 10000, batch.size 1,000,000 bytes, "
+                 "which binds: about 7,400 records per Produce request), "
+                 "timed from starting kcat until it exits (every record acknowledged), against "
+                 f"`topics.produce_batch` of {mp.get('w10_batch', 0):,} records per call "
+                 "(`w10_produce_batch.sql`, pgbench `-M prepared`, arrays built before the run). "
+                 "Disk and WAL bytes per record as workload 6. *Consume*, the records kcat "
+                 f"produced: `kcat {shlex.join(w10.get('kcat_consume', []))} -t bench_topic` to a "
+                 "file (librdkafka's fetch defaults: max.partition.fetch.bytes 1,048,576), timed "
+                 "from start to exit, against `topics.fetch` of "
+                 f"{mp.get('w10_batch', 0):,} records per call with every column to the client "
+                 "(`read_client.sql`), in a new connection and in the second pass of one "
+                 "(workload 3). *Latency*: `bench/common/kafka_latency.py` (confluent-kafka), a "
+                 f"producer at {env.get('w10_latency_rate', 1000):,} records/s (acks=all, "
+                 "linger.ms 0, one record per send) and a consumer (assign, no group, "
+                 "fetch.wait.max.ms 500) in two processes on the same clock; latency = the "
+                 "consumer's receipt − the send time carried in the value; *acks* = the "
+                 "producer's delivery report − the send time; *from the log-append time* = the "
+                 "consumer's receipt − the record's timestamp (log-append time, set when the "
+                 "listener writes the record; whole milliseconds, so up to 1 ms too much): the "
+                 "latency without the wait before the listener writes the record. Workload 7 "
+                 "is the SQL path at the same rate. Goals: Kafka produce ≥ "
+                 f"{env.get('w10_goals', {}).get('produce', 0.8):g}× and consume ≥ "
+                 f"{env.get('w10_goals', {}).get('consume', 1.0):g}× the SQL paths' records/s, "
+                 f"p99 ≤ {env.get('w10_goals', {}).get('p99_ms', 10):g} ms.\n")
+        L.append(w10_tables(doc))
         L.append("")
     if doc.get("todo_workloads"):
         L.append("## Not available\n")
