@@ -92,7 +92,7 @@ tmp_wire/%: $(srcdir)/test/wire/%.c $(WIRE_DEPS)
 # (tmp_fuzz/fuzz_NAME, built by clang with AddressSanitizer and
 # UndefinedBehaviorSanitizer), run for FUZZ_SECONDS from a copy of its seed
 # corpus test/fuzz/corpus/NAME/; a crash leaves its input in tmp_fuzz/
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 20
 FUZZ_CC = clang
 FUZZ_TARGETS = $(patsubst $(srcdir)/test/fuzz/%.c,tmp_fuzz/%,$(sort $(wildcard $(srcdir)/test/fuzz/fuzz_*.c)))
 

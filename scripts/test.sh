@@ -22,7 +22,7 @@ build_and_install "$top" CASSERT=1
 make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" check-layers
 # the Kafka wire layer's unit tests, and its parser under libFuzzer for a while
 make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" check-wire
-make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" fuzz-wire FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" fuzz-wire FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 
 # run from a copy the test user owns, so that root-owned checkouts work
 work=$(mktemp -d /tmp/pg_topics-test.XXXXXX)
