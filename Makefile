@@ -91,7 +91,8 @@ tmp_wire/%: $(srcdir)/test/wire/%.c $(WIRE_DEPS)
 # Fuzzing the wire layer: each test/fuzz/fuzz_NAME.c is a libFuzzer target
 # (tmp_fuzz/fuzz_NAME, built by clang with AddressSanitizer and
 # UndefinedBehaviorSanitizer), run for FUZZ_SECONDS from a copy of its seed
-# corpus test/fuzz/corpus/NAME/; a crash leaves its input in tmp_fuzz/
+# corpus test/fuzz/corpus/NAME/, with the libFuzzer flags of
+# test/fuzz/fuzz_NAME.flags if there is one; a crash leaves its input in tmp_fuzz/
 FUZZ_SECONDS ?= 20
 FUZZ_CC = clang
 FUZZ_TARGETS = $(patsubst $(srcdir)/test/fuzz/%.c,tmp_fuzz/%,$(sort $(wildcard $(srcdir)/test/fuzz/fuzz_*.c)))
@@ -103,7 +104,8 @@ fuzz-wire: $(FUZZ_TARGETS)
 		rm -rf $$corpus && mkdir -p $$corpus; \
 		cp $(srcdir)/test/fuzz/corpus/$$name/* $$corpus/ 2>/dev/null; \
 		echo "fuzz-wire: $$t for $(FUZZ_SECONDS) s"; \
-		if $$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=512 -timeout=10 \
+		flags=$$(cat $(srcdir)/test/fuzz/fuzz_$$name.flags 2>/dev/null); \
+		if $$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=512 -timeout=10 $$flags \
 			-print_final_stats=1 -artifact_prefix=tmp_fuzz/$$name- $$corpus \
 			>tmp_fuzz/$$name.log 2>&1; then \
 			grep -E '^stat::number_of_executed_units|^Done' tmp_fuzz/$$name.log; \
