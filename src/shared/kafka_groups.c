@@ -25,7 +25,7 @@
  * produce.
  *
  * Fixed-size: pg_topics.max_groups groups and four times as many members,
- * allocated at server start; subscriptions and assignments (opaque bytes,
+ * allocated at server start when pg_topics.kafka_port is set; subscriptions and assignments (opaque bytes,
  * the consumer protocol's) live in a dynamic shared area of 8 kB per
  * group, created in place so that it never asks for more memory.  A full
  * table, member pool or area is GROUP_MAX_SIZE_REACHED for the one
@@ -138,10 +138,12 @@ kafka_groups_shmem_size(void)
 	return add_size(size, area_size());
 }
 
+/* Shared memory is taken only when the Kafka listener runs */
 void
 kafka_groups_shmem_request(void)
 {
-	RequestAddinShmemSpace(kafka_groups_shmem_size());
+	if (pg_topics_kafka_port != 0)
+		RequestAddinShmemSpace(kafka_groups_shmem_size());
 }
 
 void
@@ -150,6 +152,8 @@ kafka_groups_shmem_startup(void)
 	bool		found;
 	char	   *p;
 
+	if (pg_topics_kafka_port == 0)
+		return;
 	shared = ShmemInitStruct("pg_topics kafka groups", kafka_groups_shmem_size(),
 							 &found);
 	if (found)
@@ -933,6 +937,8 @@ kafka_group_names(void)
 {
 	List	   *names = NIL;
 
+	if (shared == NULL)
+		return NIL;				/* no Kafka listener */
 	lock_groups();
 	for (int i = 0; i < shared->ngroups; i++)
 		if (shared->groups[i].in_use && shared->groups[i].dbid == MyDatabaseId)
@@ -1018,6 +1024,8 @@ kafka_group_reads_topic(const char *group, Oid topic)
 	GroupSlot  *g;
 	bool		result = false;
 
+	if (shared == NULL)
+		return false;			/* no Kafka listener */
 	lock_groups();
 	g = find_group(group, false);
 	if (g != NULL && g->nmembers > 0)

@@ -88,6 +88,8 @@ max_entries(void)
 void
 kafka_producers_shmem_request(void)
 {
+	if (pg_topics_kafka_port == 0)
+		return;					/* no Kafka listener */
 	RequestAddinShmemSpace(add_size(MAXALIGN(sizeof(ProducersShared)),
 									hash_estimate_size(max_entries(),
 													   sizeof(ProducerEntry))));
@@ -99,6 +101,8 @@ kafka_producers_shmem_startup(void)
 	bool		found;
 	HASHCTL		info;
 
+	if (pg_topics_kafka_port == 0)
+		return;
 	shared = ShmemInitStruct("pg_topics kafka producers",
 							 sizeof(ProducersShared), &found);
 	if (!found)
