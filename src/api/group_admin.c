@@ -17,7 +17,6 @@
 
 #include "access/relation.h"
 #include "access/table.h"
-#include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -25,7 +24,6 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
-#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 #include "pg_topics/api/groups.h"
@@ -367,14 +365,10 @@ topic_group_info(PG_FUNCTION_ARGS)
 static Oid
 kafka_topic_oid(KafkaBytes name)
 {
-	Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
 	char	   *relname = kafka_bytes_cstring(name);
-	Oid			relid;
 
-	if (!OidIsValid(nspid) || relname == NULL || strlen(relname) >= NAMEDATALEN)
-		return InvalidOid;
-	relid = get_relname_relid(relname, nspid);
-	return OidIsValid(relid) && topic_is_topic_parent_oid(relid) ? relid : InvalidOid;
+	return relname ? topic_lookup_in_schema(pg_topics_kafka_schema, relname) :
+		InvalidOid;
 }
 
 /*

@@ -419,3 +419,20 @@ topic_list_topics(void)
 	table_close(config, AccessShareLock);
 	return topics;
 }
+
+/*
+ * The topic named relname, exactly as written (not parsed as SQL would),
+ * in schema nspname; InvalidOid if there is none (or no such schema).  How
+ * the Kafka listener and the views find a topic a Kafka client names.
+ */
+Oid
+topic_lookup_in_schema(const char *nspname, const char *relname)
+{
+	Oid			nspid = get_namespace_oid(nspname, true);
+	Oid			relid;
+
+	if (!OidIsValid(nspid) || strlen(relname) >= NAMEDATALEN)
+		return InvalidOid;
+	relid = get_relname_relid(relname, nspid);
+	return OidIsValid(relid) && topic_is_topic_parent_oid(relid) ? relid : InvalidOid;
+}

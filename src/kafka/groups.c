@@ -85,7 +85,6 @@ subscribed_topics(KafkaJoin *join, const KafkaProtocol *protocol,
 	KafkaBytes *names;
 	int			n = kafka_subscription_topics(protocol->metadata, protocol->len,
 											  &names);
-	Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
 
 	*sql_members = false;
 	join->ntopics = n < 0 ? -1 : 0;
@@ -93,10 +92,11 @@ subscribed_topics(KafkaJoin *join, const KafkaProtocol *protocol,
 	{
 		Oid			relid;
 
-		if (!kafka_topic_name_valid(names[i]) || !OidIsValid(nspid))
+		if (!kafka_topic_name_valid(names[i]))
 			continue;
-		relid = get_relname_relid(kafka_bytes_cstring(names[i]), nspid);
-		if (!OidIsValid(relid) || !topic_is_topic_parent_oid(relid))
+		relid = topic_lookup_in_schema(pg_topics_kafka_schema,
+									   kafka_bytes_cstring(names[i]));
+		if (!OidIsValid(relid))
 			continue;
 		if (topic_group_has_members(relid, join->group))
 			*sql_members = true;

@@ -668,10 +668,7 @@ sweep_connections(void)
 			bool		last = now >= conn->park_deadline;
 
 			if (last || watch_fired(&conn->watch))
-			{
-				conn->parked = true;
 				ok = serve_requests(conn, last) && send_output(conn);
-			}
 		}
 		else if (pending)
 			ok = serve_requests(conn, false) && send_output(conn);

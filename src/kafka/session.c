@@ -24,7 +24,6 @@
 #include "access/relation.h"
 #include "access/xact.h"
 #include "access/xlog.h"
-#include "catalog/namespace.h"
 #include "catalog/pg_database.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
@@ -32,7 +31,6 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
@@ -161,9 +159,7 @@ Relation
 kafka_open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege,
 				 int16 *error)
 {
-	Oid			nspid;
 	Oid			relid;
-	char	   *relname;
 	Relation	rel;
 
 	if (!kafka_topic_name_valid(name))
@@ -171,10 +167,9 @@ kafka_open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege,
 		*error = KAFKA_INVALID_TOPIC_EXCEPTION;
 		return NULL;
 	}
-	relname = kafka_bytes_cstring(name);
-	nspid = get_namespace_oid(pg_topics_kafka_schema, true);
-	relid = OidIsValid(nspid) ? get_relname_relid(relname, nspid) : InvalidOid;
-	if (!OidIsValid(relid) || !topic_is_topic_parent_oid(relid))
+	relid = topic_lookup_in_schema(pg_topics_kafka_schema,
+								   kafka_bytes_cstring(name));
+	if (!OidIsValid(relid))
 	{
 		*error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
 		return NULL;

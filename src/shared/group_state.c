@@ -744,26 +744,10 @@ topic_group_has_members(Oid topic, const char *group)
 	return result;
 }
 
-/* The group's committed offset of a partition, if any */
-bool
-topic_group_committed(Oid topic, const char *group, int32 partition,
-					  int64 *offset)
-{
-	OffsetEntry *e;
-	bool		found = false;
-
-	LWLockAcquire(groups_lock, LW_SHARED);
-	e = offset_entry(topic, group, partition, false);
-	if (e && e->has_committed)
-	{
-		*offset = e->committed;
-		found = true;
-	}
-	LWLockRelease(groups_lock);
-	return found;
-}
-
-/* The same, with the version (the offset of its record in the log) */
+/*
+ * The group's committed offset of a partition, if any, and its version
+ * (the offset of its record in topics.consumer_offsets)
+ */
 bool
 topic_group_committed_version(Oid topic, const char *group, int32 partition,
 							  int64 *offset, int64 *version)
@@ -781,6 +765,17 @@ topic_group_committed_version(Oid topic, const char *group, int32 partition,
 	}
 	LWLockRelease(groups_lock);
 	return found;
+}
+
+/* The group's committed offset of a partition, if any */
+bool
+topic_group_committed(Oid topic, const char *group, int32 partition,
+					  int64 *offset)
+{
+	int64		version;
+
+	return topic_group_committed_version(topic, group, partition, offset,
+										 &version);
 }
 
 /*

@@ -50,5 +50,6 @@ extern void topic_check_columns(Relation rel);
 extern void topic_record_extension_dependency(Oid topic);
 extern Oid	topic_offsets_log_relid(void);
 extern List *topic_list_topics(void);
+extern Oid	topic_lookup_in_schema(const char *nspname, const char *relname);
 
 #endif							/* TOPIC_CATALOG_H */
