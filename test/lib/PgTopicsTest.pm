@@ -6,12 +6,14 @@ use warnings;
 use Exporter 'import';
 use File::Basename qw(dirname);
 use IPC::Run;
+use JSON::PP;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use PgTopicsServerLog qw(log_problems);
 
-our @EXPORT = qw(start_logical_node start_sync_standby start_psql_script kill9_server expect_in_log);
+our @EXPORT = qw(start_logical_node start_sync_standby start_psql_script kill9_server expect_in_log
+  kafka_node_conf kcat_run kafka_script);
 
 # Every node logs its errors' SQLSTATEs, so that the check at the end of the
 # test (below) sees internal errors.  Every TAP test uses this module (the
@@ -166,6 +168,42 @@ sub kill9_server
 	kill 9, @pids;
 	$node->{_pid} = undef;
 	return @pids;
+}
+
+# The settings of a node whose Kafka listener listens on 127.0.0.1:$port
+sub kafka_node_conf
+{
+	my ($port) = @_;
+	return qq{
+shared_preload_libraries = 'pg_topics'
+pg_topics.kafka_port = $port
+pg_topics.kafka_listen_addresses = '127.0.0.1'
+};
+}
+
+# Run kcat against $bootstrap with @args, $stdin on its input: whether it
+# succeeded, its output and its errors
+sub kcat_run
+{
+	my ($bootstrap, $stdin, @args) = @_;
+	my ($out, $err) = ('', '');
+	my $ok = IPC::Run::run([ 'kcat', '-b', $bootstrap, @args ], '<', \$stdin,
+		'>', \$out, '2>', \$err, IPC::Run::timeout(60));
+	return ($ok, $out, $err);
+}
+
+# Run a command of a Python script of test/kafka/ ($script, for example
+# 'clients.py') against $bootstrap, with Debian's python3, which has the
+# Kafka clients; its JSON answer (dies if the command fails)
+sub kafka_script
+{
+	my ($script, $bootstrap, @args) = @_;
+	my $path = dirname(__FILE__) . "/../kafka/$script";
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ '/usr/bin/python3', $path, $bootstrap, @args ], '>', \$out,
+		'2>', \$err, IPC::Run::timeout(180))
+	  or die "$script @args failed: $err";
+	return decode_json($out);
 }
 
 1;

@@ -11,22 +11,14 @@ use PgTopicsTest;
 use IO::Socket::INET;
 use IPC::Run qw(run timeout);
 use JSON::PP;
-use File::Basename qw(dirname);
 use Time::HiRes qw(time usleep);
-
-my $python = '/usr/bin/python3';
-my $clients = dirname(__FILE__) . '/../kafka/clients.py';
 
 my $node = PostgreSQL::Test::Cluster->new('kafka');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
 my $bootstrap = "127.0.0.1:$kport";
 $node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_topics'
-pg_topics.kafka_port = $kport
-pg_topics.kafka_listen_addresses = '127.0.0.1'
-pg_topics.kafka_group_initial_rebalance_delay = 0
-});
+$node->append_conf('postgresql.conf', kafka_node_conf($kport)
+	  . "pg_topics.kafka_group_initial_rebalance_delay = 0\n");
 $node->start;
 $node->safe_psql('postgres', q{
 CREATE EXTENSION pg_topics;
@@ -40,22 +32,15 @@ my $dsn = 'host=' . $node->host . ' port=' . $node->port . ' dbname=postgres';
 sub kcat
 {
 	my ($stdin, @args) = @_;
-	my ($out, $err) = ('', '');
-	run([ 'kcat', '-b', $bootstrap, @args ], '<', \$stdin, '>', \$out, '2>', \$err,
-		timeout(60))
-	  or die "kcat @args failed: $err";
+	my ($ok, $out, $err) = kcat_run($bootstrap, $stdin, @args);
+	die "kcat @args failed: $err" unless $ok;
 	return $out;
 }
 
 # Run a command of test/kafka/clients.py; its JSON answer
 sub client
 {
-	my (@args) = @_;
-	my ($out, $err) = ('', '');
-	run([ $python, $clients, $bootstrap, @args ], '>', \$out, '2>', \$err,
-		timeout(120))
-	  or die "clients.py @args failed: $err";
-	return decode_json($out);
+	return kafka_script('clients.py', $bootstrap, @_);
 }
 
 # What SQL sees of a topic: partition offset key value timestamp-ms, a line each
@@ -331,11 +316,7 @@ is(scalar @{ $meta->{topics} }, 5, 'and the listener serves the next client');
 # a second cluster configured with the same port says so and leaves it alone
 my $other = PostgreSQL::Test::Cluster->new('kafka_same_port');
 $other->init;
-$other->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_topics'
-pg_topics.kafka_port = $kport
-pg_topics.kafka_listen_addresses = '127.0.0.1'
-});
+$other->append_conf('postgresql.conf', kafka_node_conf($kport));
 $other->start;
 ok($other->log_contains(qr/could not bind Kafka listener to "127.0.0.1" port $kport/),
 	'a second cluster on the same Kafka port warns that it cannot bind it');

@@ -11,22 +11,14 @@ use Test::More;
 use PgTopicsTest;
 use IPC::Run qw(run start timeout);
 use JSON::PP;
-use File::Basename qw(dirname);
 use Time::HiRes qw(time usleep);
-
-my $python = '/usr/bin/python3';
-my $clients = dirname(__FILE__) . '/../kafka/clients.py';
 
 my $node = PostgreSQL::Test::Cluster->new('kafka_groups');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
 my $bootstrap = "127.0.0.1:$kport";
 $node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_topics'
-pg_topics.kafka_port = $kport
-pg_topics.kafka_listen_addresses = '127.0.0.1'
-pg_topics.kafka_group_initial_rebalance_delay = 0
-});
+$node->append_conf('postgresql.conf', kafka_node_conf($kport)
+	  . "pg_topics.kafka_group_initial_rebalance_delay = 0\n");
 $node->start;
 $node->safe_psql('postgres', q{
 CREATE EXTENSION pg_topics;
@@ -42,12 +34,7 @@ SELECT count(*) FROM topics.produce_batch('rb',
 
 sub client
 {
-	my (@args) = @_;
-	my ($out, $err) = ('', '');
-	run([ $python, $clients, $bootstrap, @args ], '>', \$out, '2>', \$err,
-		timeout(180))
-	  or die "clients.py @args failed: $err";
-	return decode_json($out);
+	return kafka_script('clients.py', $bootstrap, @_);
 }
 
 # A kcat balanced consumer of group, in the background

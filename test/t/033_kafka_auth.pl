@@ -11,19 +11,12 @@ use PgTopicsTest;
 use IO::Socket::INET;
 use IPC::Run qw(run timeout);
 use JSON::PP;
-use File::Basename qw(dirname);
-
-my $python = '/usr/bin/python3';
-my $clients = dirname(__FILE__) . '/../kafka/clients.py';
 
 my $node = PostgreSQL::Test::Cluster->new('kafka_auth');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
 my $bootstrap = "127.0.0.1:$kport";
 $node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_topics'
-pg_topics.kafka_port = $kport
-pg_topics.kafka_listen_addresses = '127.0.0.1'
+$node->append_conf('postgresql.conf', kafka_node_conf($kport) . q{
 pg_topics.kafka_auth = 'scram-sha-256'
 password_encryption = 'scram-sha-256'
 });
@@ -48,21 +41,17 @@ SELECT topics.produce('hidden', 'secret');
 sub kcat_as
 {
 	my ($mechanism, $user, $password, $stdin, @args) = @_;
-	my ($out, $err) = ('', '');
-	my $ok = run([ 'kcat', '-b', $bootstrap, '-X', 'security.protocol=SASL_PLAINTEXT',
-			'-X', "sasl.mechanisms=$mechanism", '-X', "sasl.username=$user",
-			'-X', "sasl.password=$password", '-X', 'socket.timeout.ms=5000',
-			'-m', '10', @args ], '<', \$stdin, '>', \$out, '2>', \$err, timeout(60));
+	my ($ok, $out, $err) = kcat_run($bootstrap, $stdin,
+		'-X', 'security.protocol=SASL_PLAINTEXT',
+		'-X', "sasl.mechanisms=$mechanism", '-X', "sasl.username=$user",
+		'-X', "sasl.password=$password", '-X', 'socket.timeout.ms=5000',
+		'-m', '10', @args);
 	return ($ok ? 0 : 1, $out, $err);
 }
 
 sub client
 {
-	my (@args) = @_;
-	my ($out, $err) = ('', '');
-	run([ $python, $clients, $bootstrap, @args ], '>', \$out, '2>', \$err, timeout(120))
-	  or die "clients.py @args failed: $err";
-	return decode_json($out);
+	return kafka_script('clients.py', $bootstrap, @_);
 }
 
 # ---- SCRAM-SHA-256 with librdkafka

@@ -8,10 +8,6 @@ use Test::More;
 use PgTopicsTest;
 use IPC::Run qw(run timeout);
 use JSON::PP;
-use File::Basename qw(dirname);
-
-my $python = '/usr/bin/python3';
-my $clients = dirname(__FILE__) . '/../kafka/clients.py';
 
 my $node = PostgreSQL::Test::Cluster->new('kafka_tls');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
@@ -25,11 +21,8 @@ run([ 'openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2',
 		'-keyout', "$data/server.key", '-out', "$data/server.crt" ],
 	'>', \$o, '2>', \$e) or die "openssl: $e";
 chmod 0600, "$data/server.key";
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_topics'
+$node->append_conf('postgresql.conf', kafka_node_conf($kport) . q{
 ssl = on
-pg_topics.kafka_port = $kport
-pg_topics.kafka_listen_addresses = '127.0.0.1'
 pg_topics.kafka_auth = 'scram-sha-256'
 });
 $node->start;
@@ -44,10 +37,7 @@ my $ca = "$data/server.crt";
 sub kcat
 {
 	my ($stdin, @args) = @_;
-	my ($out, $err) = ('', '');
-	my $ok = run([ 'kcat', '-b', $bootstrap, '-m', '10', @args ], '<', \$stdin,
-		'>', \$out, '2>', \$err, timeout(60));
-	return ($ok, $out, $err);
+	return kcat_run($bootstrap, $stdin, '-m', '10', @args);
 }
 
 my @sasl = ('-X', 'sasl.mechanisms=SCRAM-SHA-256', '-X', 'sasl.username=app',
@@ -62,10 +52,8 @@ is($out, "one\ntwo\n", 'and consumes over it');
 ($ok, $out, $err) = kcat('', '-L', '-X', 'security.protocol=SSL', '-X', "ssl.ca.location=$ca");
 unlike($out, qr/secure/, 'TLS alone does not authenticate under scram-sha-256: nothing is listed');
 
-my ($pyout, $pyerr) = ('', '');
-run([ $python, $clients, $bootstrap, 'kp_tls', $ca, 'secure', 'SCRAM-SHA-256', 'app', 'app-pw' ],
-	'>', \$pyout, '2>', \$pyerr, timeout(120)) or diag($pyerr);
-my $kp = decode_json($pyout || '{}');
+my $kp = kafka_script('clients.py', $bootstrap, 'kp_tls', $ca, 'secure', 'SCRAM-SHA-256',
+	'app', 'app-pw');
 is($kp->{read}, 3, 'kafka-python over SASL_SSL produces and consumes');
 
 ($ok, $out, $err) = kcat('', '-L', '-J', '-X', 'security.protocol=SASL_PLAINTEXT', @sasl);

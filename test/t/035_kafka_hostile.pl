@@ -10,19 +10,12 @@ use Test::More;
 use PgTopicsTest;
 use IPC::Run qw(run timeout);
 use JSON::PP;
-use File::Basename qw(dirname);
-
-my $python = '/usr/bin/python3';
-my $hostile = dirname(__FILE__) . '/../kafka/hostile.py';
 
 my $node = PostgreSQL::Test::Cluster->new('kafka_hostile');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
 my $addr = "127.0.0.1:$kport";
 $node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_topics'
-pg_topics.kafka_port = $kport
-pg_topics.kafka_listen_addresses = '127.0.0.1'
+$node->append_conf('postgresql.conf', kafka_node_conf($kport) . q{
 pg_topics.kafka_max_connections = 200
 pg_topics.kafka_idle_timeout = '3s'
 pg_topics.kafka_max_request_bytes = '10MB'
@@ -36,11 +29,7 @@ SELECT topics.create_topic('t', 1, 'bytea', 'bytea');
 
 sub hostile
 {
-	my (@args) = @_;
-	my ($out, $err) = ('', '');
-	run([ $python, $hostile, $addr, @args ], '>', \$out, '2>', \$err, timeout(180))
-	  or die "hostile.py @args failed: $err";
-	return decode_json($out);
+	return kafka_script('hostile.py', $addr, @_);
 }
 
 # The resident memory of the listener processes together, in kB
@@ -90,10 +79,8 @@ diag("listener processes' memory: $rss_before kB before, $rss_after kB after");
 ok($rss_after < $rss_before + 100_000, 'their memory stays bounded (less than 100 MB more)');
 
 # a normal client, after all that
-my ($out, $err) = ('', '');
-run([ 'kcat', '-b', $addr, '-P', '-t', 't' ], '<', \"fine\n", '>', \$out, '2>', \$err, timeout(60));
-run([ 'kcat', '-b', $addr, '-C', '-t', 't', '-o', 'beginning', '-e', '-f', '%s\n' ],
-	'>', \$out, '2>', \$err, timeout(60));
+kcat_run($addr, "fine\n", '-P', '-t', 't');
+my ($ok, $out, $err) = kcat_run($addr, '', '-C', '-t', 't', '-o', 'beginning', '-e', '-f', '%s\n');
 is($out, "fine\n", 'a well-behaved client produces and consumes as before');
 
 $node->stop;

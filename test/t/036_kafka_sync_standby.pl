@@ -15,12 +15,8 @@ my $primary = PostgreSQL::Test::Cluster->new('kafka_sync_primary');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
 my $bootstrap = "127.0.0.1:$kport";
 $primary->init(allows_streaming => 1);
-$primary->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_topics'
-pg_topics.kafka_port = $kport
-pg_topics.kafka_listen_addresses = '127.0.0.1'
-pg_topics.kafka_workers = 1
-});
+$primary->append_conf('postgresql.conf', kafka_node_conf($kport)
+	  . "pg_topics.kafka_workers = 1\n");
 $primary->start;
 $primary->safe_psql('postgres', q{
 CREATE EXTENSION pg_topics;
@@ -30,11 +26,7 @@ my $standby = start_sync_standby($primary, 'kafka_sync_standby');
 
 sub kcat
 {
-	my ($stdin, @args) = @_;
-	my ($out, $err) = ('', '');
-	my $ok = run([ 'kcat', '-b', $bootstrap, @args ], '<', \$stdin, '>', \$out,
-		'2>', \$err, timeout(60));
-	return ($ok, $out, $err);
+	return kcat_run($bootstrap, @_);
 }
 
 my ($ok, $out, $err) = kcat("one\n", '-P', '-t', 't', '-X', 'acks=all');
