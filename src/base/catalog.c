@@ -20,6 +20,7 @@
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
@@ -421,9 +422,39 @@ topic_list_topics(void)
 }
 
 /*
+ * Is relid a topic's parent table, judged from the catalogs without
+ * locking it, so that nobody's DDL or LOCK TABLE holds up the lookup?  The
+ * answer may be out of date by the time the caller locks the relation,
+ * which topic_open checks again.
+ */
+static bool
+looks_like_topic_parent(Oid relid)
+{
+	HeapTuple	tuple;
+	bool		partitioned;
+	char	   *first_column;
+	List	   *partitions;
+
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	partitioned = ((Form_pg_class) GETSTRUCT(tuple))->relkind == RELKIND_PARTITIONED_TABLE &&
+		((Form_pg_class) GETSTRUCT(tuple))->relnatts == Natts_topic;
+	ReleaseSysCache(tuple);
+	if (!partitioned)
+		return false;
+	first_column = get_attname(relid, 1, true);
+	if (first_column == NULL || strcmp(first_column, "partition") != 0)
+		return false;
+	partitions = find_inheritance_children(relid, NoLock);
+	return partitions != NIL && topic_is_log_relation(linitial_oid(partitions));
+}
+
+/*
  * The topic named relname, exactly as written (not parsed as SQL would),
  * in schema nspname; InvalidOid if there is none (or no such schema).  How
- * the Kafka listener and the views find a topic a Kafka client names.
+ * the Kafka listener and the views find a topic a Kafka client names.  It
+ * takes no lock: the caller locks (and opens, which checks) what it uses.
  */
 Oid
 topic_lookup_in_schema(const char *nspname, const char *relname)
@@ -434,5 +465,5 @@ topic_lookup_in_schema(const char *nspname, const char *relname)
 	if (!OidIsValid(nspid) || strlen(relname) >= NAMEDATALEN)
 		return InvalidOid;
 	relid = get_relname_relid(relname, nspid);
-	return OidIsValid(relid) && topic_is_topic_parent_oid(relid) ? relid : InvalidOid;
+	return OidIsValid(relid) && looks_like_topic_parent(relid) ? relid : InvalidOid;
 }

@@ -69,6 +69,7 @@
 
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/listener.h"
 #include "pg_topics/kafka/request.h"
 #include "pg_topics/kafka/tls.h"
@@ -84,6 +85,8 @@ PGDLLEXPORT void topic_kafka_main(Datum main_arg);
 #define OUT_HIGH_WATER			(4 * 1024 * 1024)
 /* requests of one connection served before the others get a turn */
 #define REQUESTS_PER_TURN		8
+/* Produce requests of a connection served together take up to this */
+#define GROUP_BYTES				(1024 * 1024)
 #define MAX_EVENTS				256
 
 /* This worker */
@@ -497,11 +500,10 @@ read_input(KafkaConn *conn)
 	}
 }
 
-/* Drop the first frame (of frame_len bytes after its size) from conn->in */
+/* Drop the first used bytes (whole frames) from conn->in */
 static void
-consume_frame(KafkaConn *conn, int32 frame_len)
+consume_input(KafkaConn *conn, int used)
 {
-	int			used = 4 + frame_len;
 	int			rest = conn->in.len - used;
 
 	if (rest > 0)
@@ -521,6 +523,48 @@ consume_frame(KafkaConn *conn, int32 frame_len)
 }
 
 /*
+ * The complete Produce requests after the first frame (at conn->in.data +
+ * 4, of first_len bytes) that may share its transaction: with the same
+ * acks, up to KAFKA_MAX_GROUPED frames and GROUP_BYTES bytes in all.
+ * Returns how many frames there are in frames, and *used their bytes.
+ */
+static int
+group_frames(KafkaConn *conn, int32 first_len, KafkaFrame *frames, int *used)
+{
+	int			n = 1;
+	int			pos = 4 + first_len;
+	int			acks;
+
+	frames[0].data = conn->in.data + 4;
+	frames[0].len = first_len;
+	*used = pos;
+	if (conn->parked)
+		return 1;
+	acks = kafka_frame_produce_acks(conn, frames[0].data, frames[0].len);
+	if (acks == KAFKA_NOT_GROUPED)
+		return 1;
+	while (n < KAFKA_MAX_GROUPED && pos + 4 <= conn->in.len &&
+		   pos < GROUP_BYTES)
+	{
+		uint32		len;
+
+		memcpy(&len, conn->in.data + pos, 4);
+		len = pg_ntoh32(len);
+		if (len > (uint32) pg_topics_kafka_max_request_bytes ||
+			pos + 4 + (int64) len > conn->in.len ||
+			kafka_frame_produce_acks(conn, conn->in.data + pos + 4,
+									 (int) len) != acks)
+			break;
+		frames[n].data = conn->in.data + pos + 4;
+		frames[n].len = (int) len;
+		n++;
+		pos += 4 + (int) len;
+	}
+	*used = pos;
+	return n;
+}
+
+/*
  * Serve conn's complete requests (a few, then the others get a turn);
  * false if the connection must close
  */
@@ -536,6 +580,9 @@ serve_requests(KafkaConn *conn, bool last_try)
 		XLogRecPtr	hold_lsn;
 		int			hold_mode;
 		int			start;
+		KafkaFrame	frames[KAFKA_MAX_GROUPED];
+		int			nframes;
+		int			used;
 
 		if (need < 0 || conn->in.len < need || conn->closing)
 			return need >= 0;
@@ -545,9 +592,10 @@ serve_requests(KafkaConn *conn, bool last_try)
 		if (!conn->parked)
 			conn->parked_since = GetCurrentTimestamp();
 		start = conn->out.len;
-		outcome = kafka_serve_frame(conn, conn->in.data + 4, frame_len,
-									last_try, conn->parked_since, &deadline,
-									&hold_lsn, &hold_mode);
+		nframes = group_frames(conn, frame_len, frames, &used);
+		outcome = kafka_serve_frames(conn, frames, nframes, last_try,
+									 conn->parked_since, &deadline,
+									 &hold_lsn, &hold_mode);
 		/* the answer waits until the synchronous standbys have its commit */
 		if (hold_lsn != InvalidXLogRecPtr &&
 			!topic_sync_standby_reached(hold_lsn, hold_mode))
@@ -565,7 +613,7 @@ serve_requests(KafkaConn *conn, bool last_try)
 		conn->parked = false;
 		if (outcome == KAFKA_CLOSE)
 			return false;
-		consume_frame(conn, frame_len);
+		consume_input(conn, used);
 		conn->last_request = GetCurrentTimestamp();
 		last_try = false;
 	}
@@ -792,6 +840,7 @@ topic_kafka_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnection(pg_topics_kafka_database, NULL, 0);
 	pgstat_report_appname("pg_topics kafka listener");
+	kafka_session_init();
 
 	listener_context = AllocSetContextCreate(TopMemoryContext,
 											 "Kafka listener",

@@ -24,6 +24,7 @@
 #include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -93,6 +94,10 @@ write_named_topic(KafkaRequest *req, KafkaBytes name)
 	Relation	topic = kafka_open_topic(name, AccessShareLock,
 										 TOPIC_NO_ACL_CHECK, &error);
 
+	/* held by DDL for longer than lock_timeout: ask again later */
+	if (error == KAFKA_REQUEST_TIMED_OUT)
+		error = KAFKA_LEADER_NOT_AVAILABLE;
+
 	if (topic != NULL &&
 		pg_class_aclcheck(RelationGetRelid(topic), GetUserId(),
 						  ACL_SELECT | ACL_INSERT) != ACLCHECK_OK)
@@ -127,7 +132,24 @@ write_all_topics(KafkaRequest *req)
 		if (get_rel_namespace(relid) != nspid ||
 			pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 			continue;
+		if (!ConditionalLockRelationOid(relid, AccessShareLock))
+		{
+			/*
+			 * Held by DDL: listed, for the client to ask again, without
+			 * waiting (one topic's lock must not hold up the whole list)
+			 */
+			name.data = get_rel_name(relid);
+			name.len = name.data ? strlen(name.data) : 0;
+			if (name.data != NULL && kafka_topic_name_valid(name))
+			{
+				write_topic(req, name.data, name.len,
+							KAFKA_LEADER_NOT_AVAILABLE, 0);
+				n++;
+			}
+			continue;
+		}
 		topic = topic_try_open(relid, AccessShareLock, TOPIC_NO_ACL_CHECK);
+		UnlockRelationOid(relid, AccessShareLock);
 		if (topic == NULL)
 			continue;
 		name.data = RelationGetRelationName(topic);

@@ -54,12 +54,63 @@ typedef struct PendingBatch
 {
 	Oid			relid;
 	int64		producer_id;
+	int32		first_seq;
 	int64		base_offset;
 	int64		timestamp;
 } PendingBatch;
 
 /* the request's idempotent batches: at most one per partition it names */
 static List *pending = NIL;
+
+/*
+ * The request's transaction ended: its idempotent batches are stored (or
+ * not), and a retry of one is answered (or written) from now on
+ */
+static void
+end_pending_batches(XactEvent event, void *arg)
+{
+	ListCell   *lc;
+	bool		committed;
+
+	if (event == XACT_EVENT_COMMIT)
+		committed = true;
+	else if (event == XACT_EVENT_ABORT)
+		committed = false;
+	else
+		return;
+	foreach(lc, pending)
+	{
+		PendingBatch *pb = lfirst(lc);
+
+		kafka_producer_end(pb->relid, pb->producer_id, pb->first_seq,
+						   committed, pb->base_offset, pb->timestamp);
+	}
+	list_free_deep(pending);
+	pending = NIL;
+}
+
+/* Remember an idempotent batch written, for the end of its transaction */
+static void
+add_pending_batch(Oid relid, KafkaRecordBatch *batch, int64 base_offset,
+				  int64 timestamp)
+{
+	static bool registered = false;
+	MemoryContext oldcontext = MemoryContextSwitchTo(TopMemoryContext);
+	PendingBatch *pb = palloc(sizeof(PendingBatch));
+
+	if (!registered)
+	{
+		RegisterXactCallback(end_pending_batches, NULL);
+		registered = true;
+	}
+	pb->relid = relid;
+	pb->producer_id = batch->producer_id;
+	pb->first_seq = batch->base_sequence;
+	pb->base_offset = base_offset;
+	pb->timestamp = timestamp;
+	pending = lappend(pending, pb);
+	MemoryContextSwitchTo(oldcontext);
+}
 
 /* One partition of a Produce request, and what became of it */
 typedef struct PartitionProduce
@@ -211,42 +262,14 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		}
 		error = kafka_run_guarded(write_partition, pp, NULL);
 		if (error != KAFKA_NONE)
-			kafka_producer_end(relid, batch->producer_id, false, 0, 0);
+			kafka_producer_end(relid, batch->producer_id,
+							   batch->base_sequence, false, 0, 0);
 		else
-		{
-			MemoryContext oldcontext = MemoryContextSwitchTo(TopMemoryContext);
-			PendingBatch *pb = palloc(sizeof(PendingBatch));
-
-			pb->relid = relid;
-			pb->producer_id = batch->producer_id;
-			pb->base_offset = pp->base_offset;
-			pb->timestamp = pp->log_append_time;
-			pending = lappend(pending, pb);
-			MemoryContextSwitchTo(oldcontext);
-		}
+			add_pending_batch(relid, batch, pp->base_offset,
+							  pp->log_append_time);
 		return error;
 	}
 	return kafka_run_guarded(write_partition, pp, NULL);
-}
-
-/*
- * The request's transaction ended: its idempotent batches are stored (or
- * not), and a retry of one is answered (or written) from now on
- */
-void
-kafka_produce_end(bool committed)
-{
-	ListCell   *lc;
-
-	foreach(lc, pending)
-	{
-		PendingBatch *pb = lfirst(lc);
-
-		kafka_producer_end(pb->relid, pb->producer_id, committed,
-						   pb->base_offset, pb->timestamp);
-	}
-	list_free_deep(pending);
-	pending = NIL;
 }
 
 /* Produce v3-7 */

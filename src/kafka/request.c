@@ -129,22 +129,6 @@ api_versions_unsupported(StringInfo out)
 	write_api_ranges(out, false);
 }
 
-/* Run the handler of api for req, in a transaction if the API needs one */
-static KafkaOutcome
-run_handler(const KafkaApi *api, KafkaRequest *req, TimestampTz *deadline)
-{
-	KafkaOutcome outcome;
-
-	if (!api->in_xact)
-		return api->handler(req, deadline);
-	kafka_xact_begin(req->conn);
-	outcome = api->handler(req, deadline);
-	kafka_xact_commit(&req->hold_lsn, &req->hold_mode);
-	/* an idempotent producer's batches are in the log now */
-	kafka_produce_end(true);
-	return outcome;
-}
-
 /* kafka-python's SASL tokens after a version-0 handshake: no header at all */
 static const KafkaApi raw_sasl_api = {
 	KAFKA_API_SASL_AUTHENTICATE, 0, 0, -1, true, true, kafka_sasl_raw_token,
@@ -207,35 +191,70 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 }
 
 /*
- * Serve the request in frame (len bytes, after the size): write its
- * response frame to conn->out, unless the outcome says otherwise.
- * received is when the request first ran (a parked one runs again);
- * last_try says its deadline passed.  *deadline is set when it parks.
+ * If frame is a Produce request that may share a transaction with the
+ * Produce requests after it, its acks; otherwise KAFKA_NOT_GROUPED.  All
+ * requests of a transaction must have the same acks, which decides how it
+ * commits, and none may be transactional (refused on its own).
+ */
+int
+kafka_frame_produce_acks(KafkaConn *conn, const char *frame, int len)
+{
+	KafkaReader r;
+	const KafkaApi *api;
+	int16		key;
+	int16		version;
+	int16		acks;
+	KafkaBytes	transactional_id;
+
+	if (conn->raw_sasl || !kafka_sasl_authenticated(conn))
+		return KAFKA_NOT_GROUPED;
+	kafka_reader_init(&r, frame, len);
+	key = kafka_read_int16(&r);
+	version = kafka_read_int16(&r);
+	(void) kafka_read_int32(&r);	/* correlation_id */
+	(void) kafka_read_string(&r);	/* client_id */
+	transactional_id = kafka_read_string(&r);
+	acks = kafka_read_int16(&r);
+	api = find_api(KAFKA_API_PRODUCE);
+	if (r.error || key != KAFKA_API_PRODUCE || version < api->min_version ||
+		version > api->max_version || transactional_id.len >= 0 ||
+		acks < -1 || acks > 1)
+		return KAFKA_NOT_GROUPED;
+	return acks;
+}
+
+/*
+ * Serve the requests in frames (each without its size): write their
+ * response frames to conn->out, unless the outcome says otherwise.
+ * Several frames are Produce requests of one connection, all of the same
+ * acks (kafka_frame_produce_acks): they run in one transaction, so that a
+ * pipelining producer waits for one WAL flush, not one per request; if one
+ * of them fails, none is stored and the connection closes, and the client
+ * sends them all again.  received is when the request first ran (a parked
+ * one runs again); last_try says its deadline passed.  *deadline is set
+ * when it parks.  The outcome is the last request's, or KAFKA_CLOSE.
  */
 KafkaOutcome
-kafka_serve_frame(KafkaConn *conn, const char *frame, int len, bool last_try,
-				  TimestampTz received, TimestampTz *deadline,
-				  XLogRecPtr *hold_lsn, int *hold_mode)
+kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
+				   bool last_try, TimestampTz received, TimestampTz *deadline,
+				   XLogRecPtr *hold_lsn, int *hold_mode)
 {
 	KafkaRequest req;
-	const KafkaApi *api;
-	int			start = conn->out.len;
-	KafkaOutcome outcome;
+	const KafkaApi *volatile api = NULL;
+	int			group_start = conn->out.len;
+	int			starts[KAFKA_MAX_GROUPED + 1];
+	KafkaOutcome outcomes[KAFKA_MAX_GROUPED];
+	volatile KafkaOutcome outcome = KAFKA_ANSWER;
+	volatile bool in_xact = false;
 	MemoryContext oldcontext;
-	bool		answered;
+	int			end;
 
+	Assert(nframes >= 1 && nframes <= KAFKA_MAX_GROUPED);
 	if (request_context == NULL)
 		request_context = AllocSetContextCreate(TopMemoryContext,
 												"Kafka request",
 												ALLOCSET_DEFAULT_SIZES);
-	MemoryContextReset(request_context);
 	oldcontext = MemoryContextSwitchTo(request_context);
-
-	memset(&req, 0, sizeof(req));
-	req.conn = conn;
-	req.received = received;
-	req.last_try = last_try;
-	req.watch = &conn->watch;
 	if (!conn->parked)
 	{
 		/* a new request waits for nothing yet */
@@ -243,46 +262,91 @@ kafka_serve_frame(KafkaConn *conn, const char *frame, int len, bool last_try,
 		conn->watch.overflow = false;
 		conn->watch.group_slot = -1;
 	}
-	req.response = &conn->out;
-	api = begin_request(conn, &req, frame, len, &answered);
-	if (api == NULL)
-		outcome = KAFKA_CLOSE;
-	else if (answered)
-		outcome = KAFKA_ANSWER;
-	else
-	{
-		pgstat_report_activity(STATE_RUNNING, api->name);
-		PG_TRY();
-		{
-			outcome = run_handler(api, &req, deadline);
-		}
-		PG_CATCH();
-		{
-			ErrorData  *edata;
+	*hold_lsn = InvalidXLogRecPtr;
+	*hold_mode = 0;
 
-			/* as a backend's top level does: end the transaction, go on */
-			HOLD_INTERRUPTS();
-			MemoryContextSwitchTo(request_context);
-			edata = CopyErrorData();
-			FlushErrorState();
-			AbortCurrentTransaction();
-			kafka_produce_end(false);
-			RESUME_INTERRUPTS();
-			ereport(LOG,
-					(errcode(edata->sqlerrcode),
-					 errmsg("closing Kafka connection from %s after its %s request failed: %s",
-							conn->peer, api->name, edata->message)));
-			outcome = KAFKA_CLOSE;
+	PG_TRY();
+	{
+		for (int i = 0; i < nframes && outcome != KAFKA_CLOSE; i++)
+		{
+			bool		answered;
+
+			/* what a request allocates is its own (its writes are the xact's) */
+			MemoryContextReset(request_context);
+			memset(&req, 0, sizeof(req));
+			req.conn = conn;
+			req.received = received;
+			req.last_try = last_try;
+			req.watch = &conn->watch;
+			req.response = &conn->out;
+			starts[i] = conn->out.len;
+			api = begin_request(conn, &req, frames[i].data, frames[i].len,
+								&answered);
+			if (api == NULL)
+				outcome = KAFKA_CLOSE;
+			else if (answered)
+				outcome = KAFKA_ANSWER;
+			else
+			{
+				pgstat_report_activity(STATE_RUNNING, api->name);
+				if (api->in_xact && !in_xact)
+				{
+					kafka_xact_begin(conn);
+					in_xact = true;
+				}
+				outcome = api->handler(&req, deadline);
+			}
+			outcomes[i] = outcome;
 		}
-		PG_END_TRY();
+		/* a request the connection closes on leaves nothing behind */
+		if (in_xact && outcome == KAFKA_CLOSE)
+			kafka_xact_abort();
+		else if (in_xact)
+			kafka_xact_commit(hold_lsn, hold_mode);
 	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		/* as a backend's top level does: end the transaction, go on */
+		HOLD_INTERRUPTS();
+		MemoryContextSwitchTo(request_context);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		RESUME_INTERRUPTS();
+		ereport(LOG,
+				(errcode(edata->sqlerrcode),
+				 errmsg("closing Kafka connection from %s after its %s request failed: %s",
+						conn->peer, api ? api->name : "Kafka", edata->message)));
+		outcome = KAFKA_CLOSE;
+	}
+	PG_END_TRY();
 	MemoryContextSwitchTo(oldcontext);
 
-	if (outcome == KAFKA_ANSWER)
-		kafka_patch_int32(&conn->out, start, conn->out.len - start - 4);
-	else
-		conn->out.len = start;
-	*hold_lsn = outcome == KAFKA_ANSWER ? req.hold_lsn : InvalidXLogRecPtr;
-	*hold_mode = req.hold_mode;
+	if (outcome == KAFKA_CLOSE)
+	{
+		conn->out.len = group_start;
+		*hold_lsn = InvalidXLogRecPtr;
+		return KAFKA_CLOSE;
+	}
+
+	/* keep the answers, each with its size, and drop the rest */
+	starts[nframes] = conn->out.len;
+	end = group_start;
+	for (int i = 0; i < nframes; i++)
+	{
+		int			len = starts[i + 1] - starts[i];
+
+		if (outcomes[i] != KAFKA_ANSWER)
+			continue;
+		if (end != starts[i])
+			memmove(conn->out.data + end, conn->out.data + starts[i], len);
+		kafka_patch_int32(&conn->out, end, len - 4);
+		end += len;
+	}
+	conn->out.len = end;
+	if (end == group_start)
+		*hold_lsn = InvalidXLogRecPtr;
 	return outcome;
 }

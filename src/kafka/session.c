@@ -28,6 +28,7 @@
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "replication/syncrep.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -65,6 +66,17 @@ trust_role(void)
 }
 
 /*
+ * Set up the listener process's session for serving requests: every
+ * request's lock waits end after 1 s
+ */
+void
+kafka_session_init(void)
+{
+	(void) set_config_option("lock_timeout", "1000", PGC_SUSET, PGC_S_SESSION,
+							 GUC_ACTION_SET, true, 0, false);
+}
+
+/*
  * Start the request's transaction, acting as the connection's role (not
  * yet authenticated connections, which only authenticate, act as none)
  */
@@ -76,8 +88,6 @@ kafka_xact_begin(KafkaConn *conn)
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	(void) set_config_option("lock_timeout", "1000", PGC_SUSET, PGC_S_SESSION,
-							 GUC_ACTION_LOCAL, true, 0, false);
 
 	GetUserIdAndSecContext(&saved_user, &saved_sec_context);
 	if (conn->auth == KAFKA_AUTH_DONE)
@@ -123,6 +133,48 @@ kafka_xact_commit(XLogRecPtr *hold_lsn, int *hold_mode)
 		*hold_lsn = XactLastCommitEnd;
 		*hold_mode = mode;
 	}
+}
+
+/* Roll the request's transaction back (which restores the role too) */
+void
+kafka_xact_abort(void)
+{
+	AbortCurrentTransaction();
+}
+
+/* A topic's lock, waited for in a subtransaction */
+typedef struct TopicLock
+{
+	Oid			relid;
+	LOCKMODE	lockmode;
+} TopicLock;
+
+static void
+wait_for_topic_lock(void *arg)
+{
+	TopicLock  *lock = (TopicLock *) arg;
+
+	LockRelationOid(lock->relid, lock->lockmode);
+}
+
+/*
+ * Lock the topic relid for a request: at once if nobody is in the way,
+ * else waiting up to lock_timeout in a subtransaction, so that a timeout
+ * (a SQL session's DDL or LOCK TABLE holds the topic) is the client's
+ * REQUEST_TIMED_OUT, which it retries, and not the end of the request and
+ * of the requests sharing its transaction.  The lock is held until the
+ * request's transaction ends.
+ */
+int16
+kafka_lock_topic(Oid relid, LOCKMODE lockmode)
+{
+	TopicLock	lock;
+
+	if (ConditionalLockRelationOid(relid, lockmode))
+		return KAFKA_NONE;
+	lock.relid = relid;
+	lock.lockmode = lockmode;
+	return kafka_run_guarded(wait_for_topic_lock, &lock, NULL);
 }
 
 /*
@@ -180,13 +232,17 @@ kafka_open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege,
 		*error = KAFKA_TOPIC_AUTHORIZATION_FAILED;
 		return NULL;
 	}
+	*error = kafka_lock_topic(relid, lockmode);
+	if (*error != KAFKA_NONE)
+		return NULL;
 	rel = topic_try_open(relid, lockmode, TOPIC_NO_ACL_CHECK);
+	/* the lock topic_try_open took too is the one kept */
+	UnlockRelationOid(relid, lockmode);
 	if (rel == NULL)
 	{
 		*error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
 		return NULL;
 	}
-	*error = KAFKA_NONE;
 	return rel;
 }
 

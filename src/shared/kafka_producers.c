@@ -14,11 +14,15 @@
  * INVALID_PRODUCER_EPOCH.
  *
  * A batch is *in flight* from its check until the transaction that writes
- * it ends: a retry that arrives meanwhile (the client reconnected while its
- * first try was still committing) is told REQUEST_TIMED_OUT and tries
- * again, by when the first is either stored (and the retry answered with
- * its offset) or rolled back (and the retry written).  A batch becomes one
- * of the last five only when its transaction commits.
+ * it ends: a batch that arrives meanwhile from another transaction (a
+ * retry after the client reconnected while its first try was still
+ * committing) is told REQUEST_TIMED_OUT and tries again, by when the first
+ * is either stored (and the retry answered with its offset) or rolled back
+ * (and the retry written).  One transaction may have up to five batches of
+ * a producer in flight for a partition, each following the one before:
+ * the listener commits several pipelined Produce requests of a connection
+ * together (kafka/request.c).  A batch becomes one of the last five only
+ * when its transaction commits.
  *
  * The state is in shared memory and does not survive a restart: producer
  * ids start from the time of the server's start (so they do not repeat),
@@ -64,9 +68,9 @@ typedef struct ProducerEntry
 	int16		epoch;
 	int			ncached;
 	CachedBatch cached[CACHED_BATCHES]; /* newest last */
-	bool		in_flight;
-	int32		in_flight_first;
-	int32		in_flight_last;
+	int			nin_flight;
+	int			in_flight_owner;	/* the pid whose transaction writes them */
+	CachedBatch in_flight[CACHED_BATCHES];	/* in sequence order; no offsets */
 	TimestampTz last_used;
 } ProducerEntry;
 
@@ -140,7 +144,7 @@ evict_oldest(void)
 
 	hash_seq_init(&status, producers);
 	while ((e = hash_seq_search(&status)) != NULL)
-		if (!e->in_flight && (oldest == NULL || e->last_used < oldest->last_used))
+		if (e->nin_flight == 0 && (oldest == NULL || e->last_used < oldest->last_used))
 			oldest = e;
 	if (oldest != NULL)
 		(void) hash_search(producers, &oldest->key, HASH_REMOVE, NULL);
@@ -201,21 +205,22 @@ kafka_producer_begin(Oid relid, int64 producer_id, int16 epoch,
 		}
 		e->epoch = epoch;
 		e->ncached = 0;
-		e->in_flight = false;
+		e->nin_flight = 0;
+		e->in_flight_owner = 0;
 	}
 	e->last_used = GetCurrentTimestamp();
 
-	if (e->in_flight &&
-		first_seq == e->in_flight_first && last_seq == e->in_flight_last)
-		error = KAFKA_REQUEST_TIMED_OUT;	/* its first try is committing */
-	else if (e->in_flight)
-		error = KAFKA_OUT_OF_ORDER_SEQUENCE_NUMBER;
+	if (e->nin_flight > 0 && e->in_flight_owner != MyProcPid)
+		error = KAFKA_REQUEST_TIMED_OUT;	/* another transaction's are
+											 * committing */
 	else if (epoch < e->epoch)
 		error = KAFKA_INVALID_PRODUCER_EPOCH;
 	else if (epoch > e->epoch)
 	{
 		/* a new epoch starts the sequence again */
-		if (first_seq != 0)
+		if (e->nin_flight > 0)
+			error = KAFKA_REQUEST_TIMED_OUT;
+		else if (first_seq != 0)
 			error = KAFKA_OUT_OF_ORDER_SEQUENCE_NUMBER;
 		else
 		{
@@ -225,6 +230,8 @@ kafka_producer_begin(Oid relid, int64 producer_id, int16 epoch,
 	}
 	else
 	{
+		int32		expected = 0;
+
 		for (int i = 0; i < e->ncached; i++)
 			if (e->cached[i].first_seq == first_seq &&
 				e->cached[i].last_seq == last_seq)
@@ -233,29 +240,40 @@ kafka_producer_begin(Oid relid, int64 producer_id, int16 epoch,
 				*base_offset = e->cached[i].base_offset;
 				*timestamp = e->cached[i].timestamp;
 			}
-		if (!*duplicate && e->ncached > 0 &&
-			first_seq != next_seq(e->cached[e->ncached - 1].last_seq))
+		if (e->nin_flight > 0)
+			expected = next_seq(e->in_flight[e->nin_flight - 1].last_seq);
+		else if (e->ncached > 0)
+			expected = next_seq(e->cached[e->ncached - 1].last_seq);
+		for (int i = 0; i < e->nin_flight && !*duplicate; i++)
+			if (e->in_flight[i].first_seq == first_seq &&
+				e->in_flight[i].last_seq == last_seq)
+				error = KAFKA_REQUEST_TIMED_OUT;	/* sent again: it commits */
+		if (*duplicate || error != KAFKA_NONE)
+			;
+		else if (first_seq != expected)
 			error = KAFKA_OUT_OF_ORDER_SEQUENCE_NUMBER;
-		if (!*duplicate && e->ncached == 0 && first_seq != 0)
-			error = KAFKA_OUT_OF_ORDER_SEQUENCE_NUMBER;
+		else if (e->nin_flight == CACHED_BATCHES)
+			error = KAFKA_REQUEST_TIMED_OUT;
 	}
 	if (error == KAFKA_NONE && !*duplicate)
 	{
-		e->in_flight = true;
-		e->in_flight_first = first_seq;
-		e->in_flight_last = last_seq;
+		e->in_flight[e->nin_flight].first_seq = first_seq;
+		e->in_flight[e->nin_flight].last_seq = last_seq;
+		e->nin_flight++;
+		e->in_flight_owner = MyProcPid;
 	}
 	LWLockRelease(&shared->lock);
 	return error;
 }
 
 /*
- * The transaction that wrote a batch kafka_producer_begin let in ended:
- * committed, it is one of the last five, at base_offset and timestamp
+ * The transaction that wrote the batch starting at first_seq, which
+ * kafka_producer_begin let in, ended: committed, it is one of the last
+ * five, at base_offset and timestamp
  */
 void
-kafka_producer_end(Oid relid, int64 producer_id, bool committed,
-				   int64 base_offset, int64 timestamp)
+kafka_producer_end(Oid relid, int64 producer_id, int32 first_seq,
+				   bool committed, int64 base_offset, int64 timestamp)
 {
 	ProducerKey key;
 	ProducerEntry *e;
@@ -267,8 +285,12 @@ kafka_producer_end(Oid relid, int64 producer_id, bool committed,
 
 	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
 	e = hash_search(producers, &key, HASH_FIND, NULL);
-	if (e != NULL && e->in_flight)
+	for (int i = 0; e != NULL && i < e->nin_flight; i++)
 	{
+		CachedBatch batch = e->in_flight[i];
+
+		if (batch.first_seq != first_seq || e->in_flight_owner != MyProcPid)
+			continue;
 		if (committed)
 		{
 			if (e->ncached == CACHED_BATCHES)
@@ -277,13 +299,15 @@ kafka_producer_end(Oid relid, int64 producer_id, bool committed,
 						sizeof(CachedBatch) * (CACHED_BATCHES - 1));
 				e->ncached--;
 			}
-			e->cached[e->ncached].first_seq = e->in_flight_first;
-			e->cached[e->ncached].last_seq = e->in_flight_last;
-			e->cached[e->ncached].base_offset = base_offset;
-			e->cached[e->ncached].timestamp = timestamp;
-			e->ncached++;
+			batch.base_offset = base_offset;
+			batch.timestamp = timestamp;
+			e->cached[e->ncached++] = batch;
 		}
-		e->in_flight = false;
+		memmove(&e->in_flight[i], &e->in_flight[i + 1],
+				sizeof(CachedBatch) * (e->nin_flight - i - 1));
+		if (--e->nin_flight == 0)
+			e->in_flight_owner = 0;
+		break;
 	}
 	LWLockRelease(&shared->lock);
 }

@@ -345,6 +345,116 @@ def idempotent_retry(bootstrap, topic):
             'gap': gap, 'following': following}
 
 
+def _produce_frame(topic, corr, records, acks=-1):
+    """A Produce v3 frame (with its size) of one partition-0 batch"""
+    import struct
+    name = topic.encode()
+    body = (struct.pack('>hhi', -1, acks, 30000) + struct.pack('>i', 1)
+            + struct.pack('>h', len(name)) + name + struct.pack('>i', 1)
+            + struct.pack('>i', 0) + struct.pack('>i', len(records)) + records)
+    payload = struct.pack('>hhih', 0, 3, corr, 3) + b'raw' + body
+    return struct.pack('>i', len(payload)) + payload
+
+
+def _read_response(sock):
+    """One response frame: (correlation id, body)"""
+    import struct
+
+    def read(n):
+        data = b''
+        while len(data) < n:
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                raise EOFError('connection closed')
+            data += chunk
+        return data
+    n = struct.unpack('>i', read(4))[0]
+    data = read(n)
+    return struct.unpack('>i', data[:4])[0], data[4:]
+
+
+def raw_produce(bootstrap, topic, key):
+    """One record by a bare Produce v3 (acks=all): [error, base offset,
+    seconds to the answer], or [null, null, seconds] if the connection
+    closed instead"""
+    import socket
+    import struct
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+    host, port = bootstrap.rsplit(':', 1)
+    sock = socket.create_connection((host, int(port)), timeout=60)
+    b = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 20)
+    b.append(0, timestamp=None, key=key.encode(), value=b'v', headers=[])
+    start = time.time()
+    sock.sendall(_produce_frame(topic, 1, bytes(b.build())))
+    name = topic.encode()
+    off = 4 + 2 + len(name) + 4
+    try:
+        corr, body = _read_response(sock)
+    except (EOFError, ConnectionResetError):
+        return [None, None, time.time() - start]
+    part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
+    return [perr, base, time.time() - start]
+
+
+def pipelined_produce(bootstrap, topic):
+    """Produce requests sent back to back in one write, as a producer with
+    several requests in flight sends them: an idempotent producer's five
+    consecutive batches of one partition are all stored, answered in order;
+    and a pipeline whose third request is malformed closes the connection
+    with none of its requests stored"""
+    import socket
+    import struct
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+    host, port = bootstrap.rsplit(':', 1)
+    sock = socket.create_connection((host, int(port)), timeout=30)
+    body = _raw_request(sock, 22, 0, 1, struct.pack('>hi', -1, 60000))
+    throttle, err, pid, epoch = struct.unpack('>ihqh', body[:16])
+
+    def batch(seq, count, tag, idempotent=True):
+        b = DefaultRecordBatchBuilder(2, 0, False, pid if idempotent else -1,
+                                      epoch if idempotent else -1,
+                                      seq if idempotent else -1, 1 << 20)
+        for i in range(count):
+            b.append(i, timestamp=None, key=tag, value=b'%s-%d' % (tag, seq + i), headers=[])
+        return bytes(b.build())
+    name = topic.encode()
+    off = 4 + 2 + len(name) + 4
+    frames = b''.join(_produce_frame(topic, 10 + i, batch(2 * i, 2, b'pipe'))
+                      for i in range(5))
+    sock.sendall(frames)
+    answers = []
+    for i in range(5):
+        corr, body = _read_response(sock)
+        part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
+        answers.append([corr, perr, base])
+    # the third batch again, alone: answered from what was stored
+    sock.sendall(_produce_frame(topic, 20, batch(4, 2, b'pipe')))
+    corr, body = _read_response(sock)
+    part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
+    again = [corr, perr, base]
+    sock.close()
+
+    # a pipeline with a malformed request in it: two good ones, then one
+    # whose partition array says 1 but holds nothing
+    sock = socket.create_connection((host, int(port)), timeout=30)
+    good = [_produce_frame(topic, 30 + i, batch(0, 1, b'bad-pipe', False))
+            for i in range(2)]
+    bad_body = struct.pack('>hhi', -1, -1, 30000) + struct.pack('>i', 1) + \
+        struct.pack('>h', len(name)) + name + struct.pack('>i', 1)
+    bad_payload = struct.pack('>hhih', 0, 3, 32, 3) + b'raw' + bad_body
+    sock.sendall(b''.join(good) + struct.pack('>i', len(bad_payload)) + bad_payload)
+    closed = False
+    got = []
+    try:
+        while True:
+            got.append(_read_response(sock)[0])
+    except (EOFError, ConnectionResetError):
+        closed = True
+    sock.close()
+    return {'answers': answers, 'again': again, 'closed': closed,
+            'answered_before_close': got}
+
+
 def kp_tls(bootstrap, cafile, topic, mechanism='', user='', password=''):
     """kafka-python over TLS (SSL, or SASL_SSL when a mechanism is given):
     produce one record and read the topic back"""
@@ -365,7 +475,7 @@ def kp_tls(bootstrap, cafile, topic, mechanism='', user='', password=''):
     return {'offset': m.offset, 'read': n}
 
 
-COMMANDS = {f.__name__: f for f in (kp_tls, idempotent_retry, ck_admin, kp_sasl, kp_produce, kp_read, ck_produce,
+COMMANDS = {f.__name__: f for f in (kp_tls, idempotent_retry, pipelined_produce, raw_produce, ck_admin, kp_sasl, kp_produce, kp_read, ck_produce,
                                     ck_produce_mixed, ck_latency, kp_group,
                                     ck_committed, ck_rebalance, ck_list_groups)}
 

@@ -221,6 +221,36 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM logs WHERE key = 'idem'})
 	'and stored once (3 records, then the 3 that follow)');
 is($idem->{gap}[0], 45, 'a batch that skips sequence numbers is OUT_OF_ORDER_SEQUENCE_NUMBER');
 is_deeply($idem->{following}, [ 0, $idem->{first}[1] + 3 ], 'the batch that follows is stored after the first');
+# ---- pipelined Produce requests share one transaction (one WAL flush)
+my $pipe = client('pipelined_produce', 'logs');
+is_deeply([ map { [ $_->[0], $_->[1] ] } @{ $pipe->{answers} } ],
+	[ map { [ 10 + $_, 0 ] } 0 .. 4 ],
+	'five pipelined batches of an idempotent producer are all stored, answered in order');
+is_deeply([ map { $_->[2] - $pipe->{answers}[0][2] } @{ $pipe->{answers} } ],
+	[ 0, 2, 4, 6, 8 ], 'at consecutive offsets');
+is_deeply($pipe->{again}, [ 20, 0, $pipe->{answers}[2][2] ],
+	'the third sent again alone is answered with its offset');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM logs WHERE key = 'pipe'}), '10',
+	'and nothing is stored twice');
+ok($pipe->{closed} && !@{ $pipe->{answered_before_close} },
+	'a malformed request in a pipeline closes the connection, answering none of its requests');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM logs WHERE key = 'bad-pipe'}), '0',
+	'and none of them is stored, so that the client sends them again without duplicates');
+# ---- a request never waits long for a lock: the client gets a retriable error
+my $locker = $node->background_psql('postgres');
+$locker->query_safe('BEGIN; LOCK TABLE logs IN ACCESS EXCLUSIVE MODE');
+my $locked = client('raw_produce', 'logs', 'locked');
+is($locked->[0], 7, 'a Produce to a topic locked by a SQL session is REQUEST_TIMED_OUT');
+ok($locked->[2] < 10, 'after about a second (lock_timeout), not when the lock goes');
+my $meta_locked = kcat('', '-L');
+like($meta_locked, qr/topic "orders" with 3 partitions/, 'other clients are served meanwhile');
+like($meta_locked, qr/topic "logs" with 0 partitions: Broker: Leader not available/,
+	'and the locked topic is listed as LEADER_NOT_AVAILABLE, for them to ask again');
+$locker->query_safe('ROLLBACK');
+$locker->quit;
+is(client('raw_produce', 'logs', 'locked')->[0], 0, 'once the lock goes, the same Produce is stored');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM logs WHERE key = 'locked'}), '1',
+	'once');
 kcat(join('', map { "e$_\n" } 1 .. 50), '-P', '-t', 'logs', '-X', 'enable.idempotence=true');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM logs WHERE value LIKE 'e%'}), '50',
 	'kcat -X enable.idempotence=true produces through InitProducerId');

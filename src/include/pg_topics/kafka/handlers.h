@@ -20,7 +20,6 @@ extern KafkaOutcome kafka_find_coordinator(KafkaRequest *req, TimestampTz *deadl
 /* produce.c */
 extern KafkaOutcome kafka_produce(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_init_producer_id(KafkaRequest *req, TimestampTz *deadline);
-extern void kafka_produce_end(bool committed);
 
 /* admin.c */
 extern KafkaOutcome kafka_create_topics(KafkaRequest *req, TimestampTz *deadline);
@@ -45,10 +44,13 @@ extern KafkaOutcome kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 extern KafkaOutcome kafka_list_offsets(KafkaRequest *req, TimestampTz *deadline);
 
 /* session.c: the request's transaction, topics by Kafka name, errors */
+extern void kafka_session_init(void);
 extern void kafka_xact_begin(KafkaConn *conn);
 extern void kafka_xact_commit(XLogRecPtr *hold_lsn, int *hold_mode);
+extern void kafka_xact_abort(void);
 extern Relation kafka_open_topic(KafkaBytes name, LOCKMODE lockmode,
 								 AclMode privilege, int16 *error);
+extern int16 kafka_lock_topic(Oid relid, LOCKMODE lockmode);
 extern bool kafka_topic_name_valid(KafkaBytes name);
 extern int16 kafka_error_of(ErrorData *edata);
 

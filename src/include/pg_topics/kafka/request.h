@@ -119,11 +119,24 @@ typedef enum KafkaOutcome
 
 typedef KafkaOutcome (*KafkaHandler) (KafkaRequest *req, TimestampTz *deadline);
 
+/* A request's bytes in conn->in, after its size */
+typedef struct KafkaFrame
+{
+	const char *data;
+	int			len;
+} KafkaFrame;
+
+/* Produce requests served in one transaction at most */
+#define KAFKA_MAX_GROUPED		8
+#define KAFKA_NOT_GROUPED		(-2)
+
 /* request.c */
-extern KafkaOutcome kafka_serve_frame(KafkaConn *conn, const char *frame,
-									  int len, bool last_try,
-									  TimestampTz received,
-									  TimestampTz *deadline,
-									  XLogRecPtr *hold_lsn, int *hold_mode);
+extern int	kafka_frame_produce_acks(KafkaConn *conn, const char *frame,
+									 int len);
+extern KafkaOutcome kafka_serve_frames(KafkaConn *conn,
+									   const KafkaFrame *frames, int nframes,
+									   bool last_try, TimestampTz received,
+									   TimestampTz *deadline,
+									   XLogRecPtr *hold_lsn, int *hold_mode);
 
 #endif							/* TOPIC_KAFKA_REQUEST_H */

@@ -16,7 +16,8 @@ extern int16 kafka_producer_begin(Oid relid, int64 producer_id, int16 epoch,
 								  int32 first_seq, int32 count,
 								  bool *duplicate, int64 *base_offset,
 								  int64 *timestamp);
-extern void kafka_producer_end(Oid relid, int64 producer_id, bool committed,
-							   int64 base_offset, int64 timestamp);
+extern void kafka_producer_end(Oid relid, int64 producer_id, int32 first_seq,
+							   bool committed, int64 base_offset,
+							   int64 timestamp);
 
 #endif							/* TOPIC_KAFKA_PRODUCERS_H */
