@@ -455,6 +455,138 @@ def pipelined_produce(bootstrap, topic):
             'answered_before_close': got}
 
 
+class LosingProxy:
+    """A TCP proxy in front of the broker that loses one Produce answer: it
+    forwards the first Produce request that carries records, lets the
+    broker store it, and then closes the client's connection instead of
+    passing the answer on, as a network failure would.  Metadata answers
+    are rewritten to advertise the proxy, so that the client keeps talking
+    through it."""
+
+    def __init__(self, bootstrap):
+        import socket
+        import threading
+        self.upstream = bootstrap.rsplit(':', 1)
+        self.listener = socket.socket()
+        self.listener.bind(('127.0.0.1', 0))
+        self.listener.listen(16)
+        self.port = self.listener.getsockname()[1]
+        self.lost = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    @staticmethod
+    def frames(sock):
+        import struct
+        buf = b''
+        while True:
+            while len(buf) >= 4 and len(buf) >= 4 + struct.unpack('>i', buf[:4])[0]:
+                n = struct.unpack('>i', buf[:4])[0]
+                yield buf[:4 + n]
+                buf = buf[4 + n:]
+            try:
+                chunk = sock.recv(65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            buf += chunk
+
+    def accept(self):
+        import socket
+        import threading
+        while True:
+            client, _ = self.listener.accept()
+            server = socket.create_connection((self.upstream[0], int(self.upstream[1])))
+            asked = {}
+            threading.Thread(target=self.requests, args=(client, server, asked),
+                             daemon=True).start()
+            threading.Thread(target=self.answers, args=(client, server, asked),
+                             daemon=True).start()
+
+    def requests(self, client, server, asked):
+        import struct
+        for frame in self.frames(client):
+            key, version, corr = struct.unpack('>hhi', frame[4:12])
+            asked[corr] = (key, version)
+            try:
+                server.sendall(frame)
+            except OSError:
+                return
+
+    def answers(self, client, server, asked):
+        import socket
+        import struct
+        for frame in self.frames(server):
+            corr = struct.unpack('>i', frame[4:8])[0]
+            key, version = asked.pop(corr, (None, None))
+            if key == 0:
+                with self.lock:
+                    lose = self.lost == 0
+                    self.lost += 1 if lose else 0
+                if lose:
+                    # shutdown, not just close: the other thread's recv
+                    # holds the sockets open otherwise, and no FIN goes out
+                    for sock in (client, server):
+                        try:
+                            sock.shutdown(socket.SHUT_RDWR)
+                        except OSError:
+                            pass
+                        sock.close()
+                    return
+            if key == 3:
+                frame = self.rewrite_metadata(frame, version)
+            try:
+                client.sendall(frame)
+            except OSError:
+                return
+
+    def rewrite_metadata(self, frame, version):
+        """Metadata v0-4: every broker at the proxy's address"""
+        import struct
+        body = frame[8:]
+        pos = 4 if version >= 3 else 0
+        out = body[:pos]
+        n = struct.unpack('>i', body[pos:pos + 4])[0]
+        pos += 4
+        out += struct.pack('>i', n)
+        for _ in range(n):
+            node = body[pos:pos + 4]
+            pos += 4
+            hlen = struct.unpack('>h', body[pos:pos + 2])[0]
+            pos += 2 + hlen + 4
+            out += node + struct.pack('>h', 9) + b'127.0.0.1' + struct.pack('>i', self.port)
+            if version >= 1:
+                rlen = struct.unpack('>h', body[pos:pos + 2])[0]
+                out += body[pos:pos + 2 + max(rlen, 0)]
+                pos += 2 + max(rlen, 0)
+        out += body[pos:]
+        return struct.pack('>i', len(out) + 4) + frame[4:8] + out
+
+
+def ck_idempotent_lost_answer(bootstrap, topic, count):
+    """confluent-kafka's idempotent Producer through a proxy that loses the
+    answer to its first Produce request after the broker stored it: the
+    client sends the batch again, and every record must be stored once,
+    with the offsets its delivery reports give"""
+    from confluent_kafka import Producer
+    proxy = LosingProxy(bootstrap)
+    p = Producer({'bootstrap.servers': '127.0.0.1:%d' % proxy.port,
+                  'enable.idempotence': True, 'linger.ms': 50,
+                  'retry.backoff.ms': 100})
+    reports = []
+
+    def report(err, msg):
+        reports.append([err.name() if err else None, msg.partition(),
+                        msg.offset(), msg.key().decode()])
+    for half in range(2):
+        for i in range(int(count)):
+            p.produce(topic, key=b'lost-%d-%d' % (half, i), value=b'v',
+                      partition=0, on_delivery=report)
+        p.flush(60)
+    return {'lost': proxy.lost, 'reports': sorted(reports, key=lambda r: r[2])}
+
+
 def kp_tls(bootstrap, cafile, topic, mechanism='', user='', password=''):
     """kafka-python over TLS (SSL, or SASL_SSL when a mechanism is given):
     produce one record and read the topic back"""
@@ -475,7 +607,8 @@ def kp_tls(bootstrap, cafile, topic, mechanism='', user='', password=''):
     return {'offset': m.offset, 'read': n}
 
 
-COMMANDS = {f.__name__: f for f in (kp_tls, idempotent_retry, pipelined_produce, raw_produce, ck_admin, kp_sasl, kp_produce, kp_read, ck_produce,
+COMMANDS = {f.__name__: f for f in (kp_tls, idempotent_retry, pipelined_produce, raw_produce,
+                                    ck_idempotent_lost_answer, ck_admin, kp_sasl, kp_produce, kp_read, ck_produce,
                                     ck_produce_mixed, ck_latency, kp_group,
                                     ck_committed, ck_rebalance, ck_list_groups)}
 

@@ -221,6 +221,17 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM logs WHERE key = 'idem'})
 	'and stored once (3 records, then the 3 that follow)');
 is($idem->{gap}[0], 45, 'a batch that skips sequence numbers is OUT_OF_ORDER_SEQUENCE_NUMBER');
 is_deeply($idem->{following}, [ 0, $idem->{first}[1] + 3 ], 'the batch that follows is stored after the first');
+# ---- an idempotent producer whose answer is lost sends its batch again
+my $lost = client('ck_idempotent_lost_answer', 'logs', 20);
+is($lost->{lost}, 1, 'the proxy lost the answer to the first Produce request');
+is(scalar(grep { !defined $_->[0] } @{ $lost->{reports} }), 40,
+	'confluent-kafka (enable.idempotence) reports every record delivered');
+is($node->safe_psql('postgres', q{SELECT count(*) || ' ' || count(DISTINCT key) FROM logs WHERE key LIKE 'lost-%'}),
+	'40 40', 'and every record is stored once, though its batch was sent twice');
+is(join(',', map { "$_->[2]:$_->[3]" } @{ $lost->{reports} }),
+	$node->safe_psql('postgres', q{SELECT string_agg("offset" || ':' || key, ',' ORDER BY "offset") FROM logs WHERE key LIKE 'lost-%'}),
+	'at the offsets the delivery reports give');
+
 # ---- pipelined Produce requests share one transaction (one WAL flush)
 my $pipe = client('pipelined_produce', 'logs');
 is_deeply([ map { [ $_->[0], $_->[1] ] } @{ $pipe->{answers} } ],
