@@ -19,8 +19,8 @@
  * Strings and byte strings are KafkaBytes pointing into the request
  * (len -1: null); nothing points outside it.
  *
- * Bytes after the last field are not an error: Kafka's own parser leaves
- * them, and so does every version of pg_topics.
+ * Bytes after the last field are not an error (they never were here): a
+ * parser stops after the fields of its version.
  *
  *-------------------------------------------------------------------------
  */
