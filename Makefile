@@ -67,15 +67,18 @@ WIRE_PYTHON = /usr/bin/python3
 # Unit tests of the wire layer: each test/wire/*_test.c is a program of its
 # own (tmp_wire/NAME), run with WIRE_VECTORS (batches of kafka-python and
 # librdkafka, made by test/wire/kafka_python.py and test/wire/librdkafka.py
-# generate) and WIRE_OUT, where it leaves .vec files of our batches, which
-# kafka-python's reader and a librdkafka consumer must then read back
+# generate), WIRE_REQUESTS (fuzz_requests' seed corpus, every request of
+# which must parse: test/fuzz/requests_corpus.py) and WIRE_OUT, where it
+# leaves .vec files of our batches, which kafka-python's reader and a
+# librdkafka consumer must then read back
 WIRE_TESTS = $(patsubst $(srcdir)/test/wire/%.c,tmp_wire/%,$(sort $(wildcard $(srcdir)/test/wire/*_test.c)))
 
 check-wire: $(WIRE_TESTS)
 	@rm -rf tmp_wire/out && mkdir -p tmp_wire/out
 	@status=0; \
 	for t in $(WIRE_TESTS); do \
-		WIRE_VECTORS=$(srcdir)/test/wire/vectors WIRE_OUT=tmp_wire/out $$t || status=1; \
+		WIRE_VECTORS=$(srcdir)/test/wire/vectors WIRE_OUT=tmp_wire/out \
+			WIRE_REQUESTS=$(srcdir)/test/fuzz/corpus/requests $$t || status=1; \
 	done; \
 	if ls tmp_wire/out/*.vec >/dev/null 2>&1; then \
 		$(WIRE_PYTHON) $(srcdir)/test/wire/kafka_python.py check tmp_wire/out/*.vec || status=1; \

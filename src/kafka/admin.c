@@ -29,6 +29,7 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/wire/protocol.h"
+#include "pg_topics/wire/requests.h"
 
 /* Kafka's INVALID_REPLICA_ASSIGNMENT */
 #define KAFKA_INVALID_REPLICA_ASSIGNMENT	39
@@ -98,75 +99,61 @@ read_config(NewTopic *t, KafkaBytes name, KafkaBytes value, char **message)
 KafkaOutcome
 kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
 	StringInfo	out = req->response;
-	int32		ntopics = kafka_read_array_len(in, 12, NULL);
-	bool		validate_only;
-	KafkaBytes *names = palloc(sizeof(KafkaBytes) * Max(ntopics, 1));
-	int16	   *errors = palloc(sizeof(int16) * Max(ntopics, 1));
-	char	  **messages = palloc0(sizeof(char *) * Max(ntopics, 1));
-	NewTopic   *topics = palloc0(sizeof(NewTopic) * Max(ntopics, 1));
+	KafkaCreateTopicsRequest cr;
+	int32		ntopics;
+	int16	   *errors;
+	char	  **messages;
+	NewTopic   *topics;
 
-	/* read it all first: validate_only comes at the end */
+	/* timeout_ms: the creation is done when the answer goes out */
+	if (!kafka_parse_create_topics_request(&req->body, req->api_version, &cr))
+		return KAFKA_CLOSE;
+	ntopics = cr.ntopics;
+	errors = palloc(sizeof(int16) * Max(ntopics, 1));
+	messages = palloc0(sizeof(char *) * Max(ntopics, 1));
+	topics = palloc0(sizeof(NewTopic) * Max(ntopics, 1));
+
 	for (int32 i = 0; i < ntopics; i++)
 	{
-		int16		replication;
-		int32		nassign;
-		int32		nconfigs;
+		KafkaNewTopicRequest *t = &cr.topics[i];
 
-		names[i] = kafka_read_string(in);
-		topics[i].partitions = kafka_read_int32(in);
-		replication = kafka_read_int16(in);
+		topics[i].partitions = t->num_partitions;
 		errors[i] = KAFKA_NONE;
-		nassign = kafka_read_array_len(in, 8, NULL);
-		for (int32 a = 0; a < nassign; a++)
-		{
-			int32		nbrokers;
-
-			(void) kafka_read_int32(in);	/* partition */
-			nbrokers = kafka_read_array_len(in, 4, NULL);
-			for (int32 b = 0; b < nbrokers; b++)
-				if (kafka_read_int32(in) != KAFKA_NODE_ID)
+		for (int32 a = 0; a < t->nassignments; a++)
+			for (int32 b = 0; b < t->assignments[a].nbrokers; b++)
+				if (t->assignments[a].broker_ids[b] != KAFKA_NODE_ID)
 					errors[i] = KAFKA_INVALID_REPLICA_ASSIGNMENT;
-		}
-		if (nassign > 0 && topics[i].partitions == -1)
-			topics[i].partitions = nassign;
-		nconfigs = kafka_read_array_len(in, 4, NULL);
-		for (int32 c = 0; c < nconfigs; c++)
-		{
-			KafkaBytes	cname = kafka_read_string(in);
-			KafkaBytes	cvalue = kafka_read_string(in);
-
-			if (!in->error && errors[i] == KAFKA_NONE)
-				errors[i] = read_config(&topics[i], cname, cvalue, &messages[i]);
-		}
+		if (t->nassignments > 0 && topics[i].partitions == -1)
+			topics[i].partitions = t->nassignments;
+		for (int32 c = 0; c < t->nconfigs && errors[i] == KAFKA_NONE; c++)
+			errors[i] = read_config(&topics[i], t->configs[c].name,
+									t->configs[c].value, &messages[i]);
 		if (errors[i] != KAFKA_NONE)
 			continue;
 		if (topics[i].partitions == -1)
 			topics[i].partitions = 1;
-		if (!kafka_topic_name_valid(names[i]))
+		if (!kafka_topic_name_valid(t->name))
 			errors[i] = KAFKA_INVALID_TOPIC_EXCEPTION;
 		else if (topics[i].partitions <= 0)
 			errors[i] = KAFKA_INVALID_PARTITIONS;
-		else if (replication != -1 && replication != 1)
+		else if (t->replication_factor != -1 && t->replication_factor != 1)
 		{
 			errors[i] = KAFKA_INVALID_REPLICATION_FACTOR;
 			messages[i] = "pg_topics is one broker: a topic's copies are the server's standbys, so the replication factor is 1";
 		}
 	}
-	(void) kafka_read_int32(in);	/* timeout_ms */
-	validate_only = req->api_version >= 1 ? kafka_read_int8(in) != 0 : false;
-	if (in->error)
-		return KAFKA_CLOSE;
 
 	if (req->api_version >= 2)
 		kafka_write_int32(out, 0);	/* throttle_time_ms */
 	kafka_write_array_len(out, ntopics);
 	for (int32 i = 0; i < ntopics; i++)
 	{
+		KafkaBytes	name = cr.topics[i].name;
+
 		if (errors[i] == KAFKA_NONE)
 		{
-			char	   *relname = kafka_bytes_cstring(names[i]);
+			char	   *relname = kafka_bytes_cstring(name);
 			Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
 
 			if (OidIsValid(nspid) && OidIsValid(get_relname_relid(relname, nspid)))
@@ -175,14 +162,14 @@ kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 			{
 				topics[i].name = cstring_to_text(quote_qualified_identifier(pg_topics_kafka_schema,
 																			relname));
-				errors[i] = validate_only ?
+				errors[i] = cr.validate_only ?
 					kafka_run_trial(create_topic, &topics[i], &messages[i]) :
 					kafka_run_guarded(create_topic, &topics[i], &messages[i]);
 				if (errors[i] == KAFKA_INVALID_RECORD)
 					errors[i] = KAFKA_INVALID_REQUEST;
 			}
 		}
-		kafka_write_string_len(out, names[i].data, Max(names[i].len, 0));
+		kafka_write_string_len(out, name.data, Max(name.len, 0));
 		kafka_write_int16(out, errors[i]);
 		if (req->api_version >= 1)
 			kafka_write_string(out, errors[i] == KAFKA_NONE ? NULL : messages[i]);
@@ -201,16 +188,16 @@ drop_topic(void *arg)
 KafkaOutcome
 kafka_delete_topics(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
 	StringInfo	out = req->response;
-	int32		ntopics = kafka_read_array_len(in, 2, NULL);
-	KafkaBytes *names = palloc(sizeof(KafkaBytes) * Max(ntopics, 1));
+	KafkaDeleteTopicsRequest dr;
+	int32		ntopics;
+	KafkaBytes *names;
 
-	for (int32 i = 0; i < ntopics; i++)
-		names[i] = kafka_read_string(in);
-	(void) kafka_read_int32(in);	/* timeout_ms */
-	if (in->error)
+	/* timeout_ms: the drop is done when the answer goes out */
+	if (!kafka_parse_delete_topics_request(&req->body, req->api_version, &dr))
 		return KAFKA_CLOSE;
+	ntopics = dr.ntopics;
+	names = dr.topics;
 
 	if (req->api_version >= 1)
 		kafka_write_int32(out, 0);	/* throttle_time_ms */

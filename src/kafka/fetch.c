@@ -49,6 +49,7 @@
 #include "pg_topics/shared/registry.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/record_batch.h"
+#include "pg_topics/wire/requests.h"
 
 /* the most one response carries, whatever the client asks (Kafka's default) */
 #define FETCH_MAX_RESPONSE_BYTES	(55 * 1024 * 1024)
@@ -349,30 +350,16 @@ fetch_partition(KafkaRequest *req, Relation topic, int32 partition,
 KafkaOutcome
 kafka_fetch(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
 	StringInfo	out = req->response;
-	int32		max_wait_ms;
-	int32		min_bytes;
+	KafkaFetchRequest fr;
 	int32		max_bytes;
-	int8		isolation;
-	int32		ntopics;
 	Size		total = 0;
 	int			watched = 0;
 
-	(void) kafka_read_int32(in);	/* replica_id */
-	max_wait_ms = kafka_read_int32(in);
-	min_bytes = kafka_read_int32(in);
-	max_bytes = kafka_read_int32(in);
-	isolation = kafka_read_int8(in);
-	if (req->api_version >= 7)
-	{
-		(void) kafka_read_int32(in);	/* session_id: sessions not offered */
-		(void) kafka_read_int32(in);	/* session_epoch */
-	}
-	ntopics = kafka_read_array_len(in, 6, NULL);
-	if (in->error)
+	/* sessions are not offered: session_id, epoch and forgotten are unused */
+	if (!kafka_parse_fetch_request(&req->body, req->api_version, &fr))
 		return KAFKA_CLOSE;
-	max_bytes = Min((uint32) max_bytes, FETCH_MAX_RESPONSE_BYTES);
+	max_bytes = Min((uint32) fr.max_bytes, FETCH_MAX_RESPONSE_BYTES);
 
 	req->watch->n = 0;
 	req->watch->overflow = false;
@@ -382,74 +369,44 @@ kafka_fetch(KafkaRequest *req, TimestampTz *deadline)
 		kafka_write_int16(out, KAFKA_NONE);
 		kafka_write_int32(out, 0);	/* session_id: none */
 	}
-	kafka_write_array_len(out, ntopics);
-	for (int32 t = 0; t < ntopics; t++)
+	kafka_write_array_len(out, fr.ntopics);
+	for (int32 t = 0; t < fr.ntopics; t++)
 	{
-		KafkaBytes	name = kafka_read_string(in);
-		int32		nparts = kafka_read_array_len(in, 16, NULL);
+		KafkaTopicRequest *tr = &fr.topics[t];
 		int16		error;
 		Relation	topic;
 
-		if (in->error)
-			return KAFKA_CLOSE;
-		topic = kafka_open_topic(name, AccessShareLock, ACL_SELECT, &error);
-		kafka_write_string_len(out, name.data, Max(name.len, 0));
-		kafka_write_array_len(out, nparts);
-		for (int32 p = 0; p < nparts; p++)
+		topic = kafka_open_topic(tr->name, AccessShareLock, ACL_SELECT, &error);
+		kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
+		kafka_write_array_len(out, tr->npartitions);
+		for (int32 p = 0; p < tr->npartitions; p++)
 		{
-			int32		partition = kafka_read_int32(in);
-			int64		fetch_offset;
-			int32		partition_max;
+			KafkaPartitionRequest *part = &tr->partitions[p];
 			Size		budget;
 
-			if (req->api_version >= 9)
-				(void) kafka_read_int32(in);	/* current_leader_epoch */
-			fetch_offset = kafka_read_int64(in);
-			if (req->api_version >= 5)
-				(void) kafka_read_int64(in);	/* log_start_offset */
-			partition_max = kafka_read_int32(in);
-			if (in->error)
-				return KAFKA_CLOSE;
 			if (topic == NULL)
 			{
-				write_empty_partition(out, req->api_version, partition, error,
-									  -1, -1, -1);
+				write_empty_partition(out, req->api_version, part->partition,
+									  error, -1, -1, -1);
 				continue;
 			}
 			/* at least one record in all, then the limits */
-			budget = Min((Size) Max(partition_max, 0),
+			budget = Min((Size) Max(part->max_bytes, 0),
 						 total >= (Size) max_bytes ? 0 : (Size) max_bytes - total);
 			if (total == 0 && budget == 0)
 				budget = 1;
-			total += fetch_partition(req, topic, partition, fetch_offset,
-									 budget, isolation, watched++);
+			total += fetch_partition(req, topic, part->partition, part->offset,
+									 budget, fr.isolation_level, watched++);
 		}
 		if (topic != NULL)
 			relation_close(topic, NoLock);
 	}
-	if (req->api_version >= 7)
-	{
-		int32		nforgotten = kafka_read_array_len(in, 6, NULL);
-
-		for (int32 i = 0; i < nforgotten; i++)
-		{
-			int32		n;
-
-			(void) kafka_read_string(in);
-			n = kafka_read_array_len(in, 4, NULL);
-			for (int32 j = 0; j < n; j++)
-				(void) kafka_read_int32(in);
-		}
-	}
-	if (req->api_version >= 11)
-		(void) kafka_read_string(in);	/* rack_id */
-	if (in->error)
-		return KAFKA_CLOSE;
 	req->watch->n = Min(watched, KAFKA_MAX_WATCHED);
 
-	if (total < (Size) Max(min_bytes, 1) && max_wait_ms > 0 && !req->last_try)
+	if (total < (Size) Max(fr.min_bytes, 1) && fr.max_wait_ms > 0 &&
+		!req->last_try)
 	{
-		*deadline = TimestampTzPlusMilliseconds(req->received, max_wait_ms);
+		*deadline = TimestampTzPlusMilliseconds(req->received, fr.max_wait_ms);
 		return KAFKA_PARK;
 	}
 	return KAFKA_ANSWER;

@@ -32,6 +32,7 @@
 #include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/wire/consumer_protocol.h"
 #include "pg_topics/wire/protocol.h"
+#include "pg_topics/wire/requests.h"
 
 /* A parked request gives up after its timeout and this much more */
 #define PARK_GRACE_MS	5000
@@ -135,45 +136,39 @@ write_join(KafkaRequest *req, int16 error, const KafkaGroupReply *reply)
 KafkaOutcome
 kafka_join_group(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
+	KafkaJoinGroupRequest jr;
 	KafkaJoin	join;
 	KafkaGroupReply reply;
-	KafkaBytes	group_id = kafka_read_string(in);
-	int32		nprotocols;
 	int16		error = KAFKA_NONE;
 	bool		retry = req->conn->parked;
 
+	/* group_instance_id (v5): static members are treated as dynamic ones */
+	if (!kafka_parse_join_group_request(&req->body, req->api_version, &jr))
+		return KAFKA_CLOSE;
 	memset(&join, 0, sizeof(join));
 	memset(&reply, 0, sizeof(reply));
-	join.session_timeout = kafka_read_int32(in);
-	join.rebalance_timeout = req->api_version >= 1 ? kafka_read_int32(in) :
-		join.session_timeout;
-	join.member_id = short_string(kafka_read_string(in));
+	join.session_timeout = jr.session_timeout_ms;
+	join.rebalance_timeout = jr.rebalance_timeout_ms;
+	join.member_id = short_string(jr.member_id);
 	/* parked: the member may have got its id when it first ran */
 	if (retry)
 		join.member_id = pstrdup(req->watch->member_id);
-	if (req->api_version >= 5)
-		(void) kafka_read_string(in);	/* group_instance_id */
-	join.protocol_type = short_string(kafka_read_string(in));
-	nprotocols = kafka_read_array_len(in, 6, NULL);
-	for (int32 i = 0; i < nprotocols && !in->error; i++)
+	join.protocol_type = short_string(jr.protocol_type);
+	for (int32 i = 0; i < jr.nprotocols; i++)
 	{
-		KafkaBytes	name = kafka_read_string(in);
-		KafkaBytes	metadata = kafka_read_bytes(in);
+		KafkaProtocolRequest *offered = &jr.protocols[i];
 
-		if (join.nprotocols < KAFKA_MAX_PROTOCOLS && name.len > 0 &&
-			name.len < KAFKA_PROTOCOL_NAME_LEN)
+		if (join.nprotocols < KAFKA_MAX_PROTOCOLS && offered->name.len > 0 &&
+			offered->name.len < KAFKA_PROTOCOL_NAME_LEN)
 		{
 			KafkaProtocol *p = &join.protocols[join.nprotocols++];
 
-			p->name = kafka_bytes_cstring(name);
-			p->metadata = metadata.data;
-			p->len = Max(metadata.len, 0);
+			p->name = kafka_bytes_cstring(offered->name);
+			p->metadata = offered->metadata.data;
+			p->len = Max(offered->metadata.len, 0);
 		}
 	}
-	if (in->error)
-		return KAFKA_CLOSE;
-	join.group = group_name(group_id);
+	join.group = group_name(jr.group_id);
 	join.client_id = short_string(req->client_id);
 	join.client_host = req->conn->peer;
 	join.id_required = req->api_version >= 4;
@@ -219,40 +214,34 @@ kafka_join_group(KafkaRequest *req, TimestampTz *deadline)
 KafkaOutcome
 kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
-	KafkaBytes	group_id = kafka_read_string(in);
-	int32		generation = kafka_read_int32(in);
-	char	   *member_id = short_string(kafka_read_string(in));
-	int32		n;
+	KafkaSyncGroupRequest sr;
 	KafkaAssignment *assignments;
 	KafkaGroupReply reply;
-	char	   *group = group_name(group_id);
+	char	   *group;
 	int16		error;
 	StringInfo	out = req->response;
 
-	if (req->api_version >= 3)
-		(void) kafka_read_string(in);	/* group_instance_id */
-	n = kafka_read_array_len(in, 6, NULL);
-	assignments = palloc(sizeof(KafkaAssignment) * Max(n, 1));
-	for (int32 i = 0; i < n; i++)
+	if (!kafka_parse_sync_group_request(&req->body, req->api_version, &sr))
+		return KAFKA_CLOSE;
+	group = group_name(sr.group_id);
+	assignments = palloc(sizeof(KafkaAssignment) * Max(sr.nassignments, 1));
+	for (int32 i = 0; i < sr.nassignments; i++)
 	{
-		KafkaBytes	data;
+		KafkaBytes	data = sr.assignments[i].assignment;
 
-		assignments[i].member_id = short_string(kafka_read_string(in));
-		data = kafka_read_bytes(in);
+		assignments[i].member_id = short_string(sr.assignments[i].member_id);
 		assignments[i].data = data.data;
 		assignments[i].len = Max(data.len, 0);
 	}
-	if (in->error)
-		return KAFKA_CLOSE;
 
 	memset(&reply, 0, sizeof(reply));
 	if (group == NULL)
 		error = KAFKA_INVALID_GROUP_ID;
 	else
 	{
-		error = kafka_group_sync(group, member_id, generation,
-								 req->conn->parked, assignments, n, &reply);
+		error = kafka_group_sync(group, short_string(sr.member_id),
+								 sr.generation_id, req->conn->parked,
+								 assignments, sr.nassignments, &reply);
 		if (error == KAFKA_NONE && !reply.done)
 		{
 			if (!req->last_try)
@@ -272,20 +261,17 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 KafkaOutcome
 kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
-	KafkaBytes	group_id = kafka_read_string(in);
-	int32		generation = kafka_read_int32(in);
-	char	   *member_id = short_string(kafka_read_string(in));
-	char	   *group = group_name(group_id);
+	KafkaHeartbeatRequest hr;
+	char	   *group;
 
-	if (req->api_version >= 3)
-		(void) kafka_read_string(in);	/* group_instance_id */
-	if (in->error)
+	if (!kafka_parse_heartbeat_request(&req->body, req->api_version, &hr))
 		return KAFKA_CLOSE;
+	group = group_name(hr.group_id);
 	if (req->api_version >= 1)
 		kafka_write_int32(req->response, 0);
 	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
-					  kafka_group_heartbeat(group, member_id, generation));
+					  kafka_group_heartbeat(group, short_string(hr.member_id),
+											hr.generation_id));
 	return KAFKA_ANSWER;
 }
 
@@ -293,17 +279,16 @@ kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline)
 KafkaOutcome
 kafka_leave_group(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
-	KafkaBytes	group_id = kafka_read_string(in);
-	char	   *member_id = short_string(kafka_read_string(in));
-	char	   *group = group_name(group_id);
+	KafkaLeaveGroupRequest lr;
+	char	   *group;
 
-	if (in->error)
+	if (!kafka_parse_leave_group_request(&req->body, req->api_version, &lr))
 		return KAFKA_CLOSE;
+	group = group_name(lr.group_id);
 	if (req->api_version >= 1)
 		kafka_write_int32(req->response, 0);
 	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
-					  kafka_group_leave(group, member_id));
+					  kafka_group_leave(group, short_string(lr.member_id)));
 	return KAFKA_ANSWER;
 }
 
@@ -351,18 +336,17 @@ visible_groups(void)
 KafkaOutcome
 kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
 	StringInfo	out = req->response;
-	int32		n = kafka_read_array_len(in, 2, NULL);
-	KafkaBytes *ids = palloc(sizeof(KafkaBytes) * Max(n, 1));
+	KafkaDescribeGroupsRequest dr;
+	KafkaBytes *ids;
+	int32		n;
 	List	   *positions = NIL;
 
-	for (int32 i = 0; i < n; i++)
-		ids[i] = kafka_read_string(in);
-	if (req->api_version >= 3)
-		(void) kafka_read_int8(in); /* include_authorized_operations */
-	if (in->error)
+	/* include_authorized_operations (v3): never answered (below) */
+	if (!kafka_parse_describe_groups_request(&req->body, req->api_version, &dr))
 		return KAFKA_CLOSE;
+	n = dr.ngroups;
+	ids = dr.groups;
 
 	if (req->api_version >= 1)
 		kafka_write_int32(out, 0);
@@ -420,11 +404,15 @@ KafkaOutcome
 kafka_list_groups(KafkaRequest *req, TimestampTz *deadline)
 {
 	StringInfo	out = req->response;
-	List	   *names = visible_groups();
+	KafkaListGroupsRequest lr;
+	List	   *names;
 	ListCell   *lc;
 	int			count_at;
 	int32		n = 0;
 
+	if (!kafka_parse_list_groups_request(&req->body, req->api_version, &lr))
+		return KAFKA_CLOSE;
+	names = visible_groups();
 	if (req->api_version >= 1)
 		kafka_write_int32(out, 0);
 	kafka_write_int16(out, KAFKA_NONE);

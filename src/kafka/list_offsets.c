@@ -23,6 +23,7 @@
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/record_map.h"
 #include "pg_topics/wire/protocol.h"
+#include "pg_topics/wire/requests.h"
 
 /* Answer one partition */
 static void
@@ -70,48 +71,38 @@ list_partition(StringInfo out, Relation topic, int32 partition, int64 when)
 KafkaOutcome
 kafka_list_offsets(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
 	StringInfo	out = req->response;
-	int32		ntopics;
+	KafkaListOffsetsRequest lr;
 
-	(void) kafka_read_int32(in);	/* replica_id */
-	if (req->api_version >= 2)
-		(void) kafka_read_int8(in); /* isolation_level: the same answer */
-	ntopics = kafka_read_array_len(in, 6, NULL);
-	if (in->error)
+	/* isolation_level (v2) gives the same answer (see above) */
+	if (!kafka_parse_list_offsets_request(&req->body, req->api_version, &lr))
 		return KAFKA_CLOSE;
 
 	if (req->api_version >= 2)
 		kafka_write_int32(out, 0);	/* throttle_time_ms */
-	kafka_write_array_len(out, ntopics);
-	for (int32 t = 0; t < ntopics; t++)
+	kafka_write_array_len(out, lr.ntopics);
+	for (int32 t = 0; t < lr.ntopics; t++)
 	{
-		KafkaBytes	name = kafka_read_string(in);
-		int32		nparts = kafka_read_array_len(in, 12, NULL);
+		KafkaTopicRequest *tr = &lr.topics[t];
 		int16		error;
 		Relation	topic;
 
-		if (in->error)
-			return KAFKA_CLOSE;
-		topic = kafka_open_topic(name, AccessShareLock, ACL_SELECT, &error);
-		kafka_write_string_len(out, name.data, Max(name.len, 0));
-		kafka_write_array_len(out, nparts);
-		for (int32 p = 0; p < nparts; p++)
+		topic = kafka_open_topic(tr->name, AccessShareLock, ACL_SELECT, &error);
+		kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
+		kafka_write_array_len(out, tr->npartitions);
+		for (int32 p = 0; p < tr->npartitions; p++)
 		{
-			int32		partition = kafka_read_int32(in);
-			int64		when = kafka_read_int64(in);
+			KafkaPartitionRequest *part = &tr->partitions[p];
 
-			if (in->error)
-				return KAFKA_CLOSE;
 			if (topic == NULL)
 			{
-				kafka_write_int32(out, partition);
+				kafka_write_int32(out, part->partition);
 				kafka_write_int16(out, error);
 				kafka_write_int64(out, -1);
 				kafka_write_int64(out, -1);
 			}
 			else
-				list_partition(out, topic, partition, when);
+				list_partition(out, topic, part->partition, part->timestamp);
 		}
 		if (topic != NULL)
 			relation_close(topic, NoLock);

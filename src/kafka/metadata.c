@@ -35,6 +35,7 @@
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/wire/codec.h"
 #include "pg_topics/wire/protocol.h"
+#include "pg_topics/wire/requests.h"
 
 /*
  * The host name the broker advertises in Metadata and FindCoordinator: the
@@ -170,22 +171,13 @@ write_all_topics(KafkaRequest *req)
 KafkaOutcome
 kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
 	StringInfo	out = req->response;
-	bool		all;
-	int32		ntopics = kafka_read_array_len(in, 2, &all);
-	KafkaBytes *names = palloc(sizeof(KafkaBytes) * Max(ntopics, 1));
+	KafkaMetadataRequest mr;
 	char		cluster_id[64];
 
-	for (int32 i = 0; i < ntopics; i++)
-		names[i] = kafka_read_string(in);
-	if (req->api_version >= 4)
-		(void) kafka_read_int8(in); /* allow_auto_topic_creation: never */
-	if (in->error)
+	/* allow_auto_topic_creation (v4): topics are never created by asking */
+	if (!kafka_parse_metadata_request(&req->body, req->api_version, &mr))
 		return KAFKA_CLOSE;
-	/* version 0 asks for every topic with an empty list */
-	if (req->api_version == 0 && ntopics == 0)
-		all = true;
 
 	if (req->api_version >= 3)
 		kafka_write_int32(out, 0);	/* throttle_time_ms */
@@ -204,13 +196,13 @@ kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 	if (req->api_version >= 1)
 		kafka_write_int32(out, KAFKA_NODE_ID);	/* controller */
 
-	if (all)
+	if (mr.all_topics)
 		write_all_topics(req);
 	else
 	{
-		kafka_write_array_len(out, ntopics);
-		for (int32 i = 0; i < ntopics; i++)
-			write_named_topic(req, names[i]);
+		kafka_write_array_len(out, mr.ntopics);
+		for (int32 i = 0; i < mr.ntopics; i++)
+			write_named_topic(req, mr.topics[i]);
 	}
 	return KAFKA_ANSWER;
 }
@@ -219,19 +211,15 @@ kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 KafkaOutcome
 kafka_find_coordinator(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
 	StringInfo	out = req->response;
-	int8		key_type = 0;
+	KafkaFindCoordinatorRequest fr;
 
-	(void) kafka_read_string(in);	/* the group */
-	if (req->api_version >= 1)
-		key_type = kafka_read_int8(in);
-	if (in->error)
+	if (!kafka_parse_find_coordinator_request(&req->body, req->api_version, &fr))
 		return KAFKA_CLOSE;
 	if (req->api_version >= 1)
 		kafka_write_int32(out, 0);	/* throttle_time_ms */
 	/* groups only: transactions are not offered */
-	kafka_write_int16(out, key_type == 0 ? KAFKA_NONE : KAFKA_INVALID_REQUEST);
+	kafka_write_int16(out, fr.key_type == 0 ? KAFKA_NONE : KAFKA_INVALID_REQUEST);
 	if (req->api_version >= 1)
 		kafka_write_string(out, NULL);	/* error_message */
 	kafka_write_int32(out, KAFKA_NODE_ID);

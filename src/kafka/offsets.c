@@ -35,6 +35,7 @@
 #include "pg_topics/shared/group_state.h"
 #include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/wire/protocol.h"
+#include "pg_topics/wire/requests.h"
 
 /* One partition's commit, run guarded */
 typedef struct PartitionCommit
@@ -74,67 +75,52 @@ commit_error(int16 error, Relation topic, const char *group)
 KafkaOutcome
 kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
 	StringInfo	out = req->response;
-	KafkaBytes	group_id = kafka_read_string(in);
-	int32		generation = kafka_read_int32(in);
-	KafkaBytes	member = kafka_read_string(in);
+	KafkaOffsetCommitRequest cr;
 	char	   *group;
 	char	   *member_id;
-	int32		ntopics;
 	int16		group_error = KAFKA_NONE;
 
-	if (req->api_version <= 4)
-		(void) kafka_read_int64(in);	/* retention_time_ms */
-	if (req->api_version >= 7)
-		(void) kafka_read_string(in);	/* group_instance_id */
-	ntopics = kafka_read_array_len(in, 6, NULL);
-	if (in->error)
+	if (!kafka_parse_offset_commit_request(&req->body, req->api_version, &cr))
 		return KAFKA_CLOSE;
-	group = group_id.len > 0 && group_id.len < KAFKA_GROUP_NAME_LEN &&
-		memchr(group_id.data, '\0', group_id.len) == NULL ?
-		kafka_bytes_cstring(group_id) : NULL;
-	member_id = member.len > 0 ? pnstrdup(member.data, member.len) : "";
+	group = cr.group_id.len > 0 && cr.group_id.len < KAFKA_GROUP_NAME_LEN &&
+		memchr(cr.group_id.data, '\0', cr.group_id.len) == NULL ?
+		kafka_bytes_cstring(cr.group_id) : NULL;
+	member_id = cr.member_id.len > 0 ?
+		pnstrdup(cr.member_id.data, cr.member_id.len) : "";
 	if (group == NULL)
 		group_error = KAFKA_INVALID_GROUP_ID;
 	else
-		group_error = kafka_group_check_member(group, member_id, generation);
+		group_error = kafka_group_check_member(group, member_id,
+											   cr.generation_id);
 
 	if (req->api_version >= 3)
 		kafka_write_int32(out, 0);	/* throttle_time_ms */
-	kafka_write_array_len(out, ntopics);
-	for (int32 t = 0; t < ntopics; t++)
+	kafka_write_array_len(out, cr.ntopics);
+	for (int32 t = 0; t < cr.ntopics; t++)
 	{
-		KafkaBytes	name = kafka_read_string(in);
-		int32		nparts = kafka_read_array_len(in, 14, NULL);
+		KafkaTopicRequest *tr = &cr.topics[t];
 		int16		topic_error = group_error;
 		Relation	topic = NULL;
 
-		if (in->error)
-			return KAFKA_CLOSE;
 		if (topic_error == KAFKA_NONE)
-			topic = kafka_open_topic(name, AccessShareLock, ACL_SELECT,
+			topic = kafka_open_topic(tr->name, AccessShareLock, ACL_SELECT,
 									 &topic_error);
-		kafka_write_string_len(out, name.data, Max(name.len, 0));
-		kafka_write_array_len(out, nparts);
-		for (int32 p = 0; p < nparts; p++)
+		kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
+		kafka_write_array_len(out, tr->npartitions);
+		for (int32 p = 0; p < tr->npartitions; p++)
 		{
+			KafkaPartitionRequest *part = &tr->partitions[p];
 			PartitionCommit pc;
-			KafkaBytes	metadata;
 			int16		error = topic_error;
 
-			pc.partition = kafka_read_int32(in);
-			pc.offset = kafka_read_int64(in);
-			if (req->api_version >= 6)
-				(void) kafka_read_int32(in);	/* committed_leader_epoch */
-			metadata = kafka_read_string(in);
-			if (in->error)
-				return KAFKA_CLOSE;
+			pc.partition = part->partition;
+			pc.offset = part->offset;
 			if (topic != NULL)
 			{
 				pc.topic = topic;
 				pc.group = group;
-				pc.metadata = kafka_bytes_cstring(metadata);
+				pc.metadata = kafka_bytes_cstring(part->data);
 				error = commit_error(kafka_run_guarded(commit_partition, &pc, NULL),
 									 topic, group);
 				if (error == KAFKA_INVALID_RECORD)
@@ -241,48 +227,40 @@ write_all_positions(KafkaRequest *req, const char *group)
 KafkaOutcome
 kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
 	StringInfo	out = req->response;
-	KafkaBytes	group_id = kafka_read_string(in);
-	bool		all;
-	int32		ntopics = kafka_read_array_len(in, 6, &all);
+	KafkaOffsetFetchRequest fr;
 	char	   *group;
 
-	if (in->error || (all && req->api_version < 2))
+	if (!kafka_parse_offset_fetch_request(&req->body, req->api_version, &fr))
 		return KAFKA_CLOSE;
-	group = group_id.len > 0 && group_id.len < KAFKA_GROUP_NAME_LEN &&
-		memchr(group_id.data, '\0', group_id.len) == NULL ?
-		kafka_bytes_cstring(group_id) : NULL;
+	group = fr.group_id.len > 0 && fr.group_id.len < KAFKA_GROUP_NAME_LEN &&
+		memchr(fr.group_id.data, '\0', fr.group_id.len) == NULL ?
+		kafka_bytes_cstring(fr.group_id) : NULL;
 
 	if (req->api_version >= 3)
 		kafka_write_int32(out, 0);	/* throttle_time_ms */
 	topic_groups_ensure_loaded();
-	if (all && group != NULL)
+	if (fr.all_topics && group != NULL)
 		write_all_positions(req, group);
 	else
 	{
-		kafka_write_array_len(out, ntopics);
-		for (int32 t = 0; t < ntopics; t++)
+		kafka_write_array_len(out, fr.ntopics);
+		for (int32 t = 0; t < fr.ntopics; t++)
 		{
-			KafkaBytes	name = kafka_read_string(in);
-			int32		nparts = kafka_read_array_len(in, 4, NULL);
+			KafkaTopicRequest *tr = &fr.topics[t];
 			int16		error = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
 			Relation	topic = NULL;
 
-			if (in->error)
-				return KAFKA_CLOSE;
 			if (error == KAFKA_NONE)
-				topic = kafka_open_topic(name, AccessShareLock, ACL_SELECT, &error);
+				topic = kafka_open_topic(tr->name, AccessShareLock, ACL_SELECT, &error);
 			if (topic != NULL)
 				error = fetch_error(topic, group);
-			kafka_write_string_len(out, name.data, Max(name.len, 0));
-			kafka_write_array_len(out, nparts);
-			for (int32 p = 0; p < nparts; p++)
+			kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
+			kafka_write_array_len(out, tr->npartitions);
+			for (int32 p = 0; p < tr->npartitions; p++)
 			{
-				int32		partition = kafka_read_int32(in);
+				int32		partition = tr->partitions[p].partition;
 
-				if (in->error)
-					return KAFKA_CLOSE;
 				if (topic != NULL)
 					write_position(req, topic, group, partition, error);
 				else

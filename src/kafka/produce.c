@@ -45,6 +45,7 @@
 #include "pg_topics/shared/kafka_producers.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/record_batch.h"
+#include "pg_topics/wire/requests.h"
 
 /* records handed to one multi_insert at most, as produce_batch does */
 #define PRODUCE_CHUNK_RECORDS	8192
@@ -276,70 +277,58 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 KafkaOutcome
 kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaReader *in = &req->body;
 	StringInfo	out = req->response;
-	KafkaBytes	transactional_id = kafka_read_string(in);
-	int16		acks = kafka_read_int16(in);
-	int32		ntopics;
+	KafkaProduceRequest pr;
 
-	(void) kafka_read_int32(in);	/* timeout_ms */
-	ntopics = kafka_read_array_len(in, 6, NULL);
-	if (in->error || acks < -1 || acks > 1)
+	if (!kafka_parse_produce_request(&req->body, req->api_version, &pr))
 		return KAFKA_CLOSE;
-	if (acks == 1)
+	if (pr.acks == 1)
 		(void) set_config_option("synchronous_commit", "local", PGC_USERSET,
 								 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 
-	kafka_write_array_len(out, ntopics);
-	for (int32 t = 0; t < ntopics; t++)
+	kafka_write_array_len(out, pr.ntopics);
+	for (int32 t = 0; t < pr.ntopics; t++)
 	{
-		KafkaBytes	name = kafka_read_string(in);
-		int32		nparts = kafka_read_array_len(in, 8, NULL);
+		KafkaTopicRequest *tr = &pr.topics[t];
 		int16		topic_error = KAFKA_NONE;
 		Relation	topic = NULL;
 
-		if (in->error)
-			return KAFKA_CLOSE;
-		if (transactional_id.len >= 0)
+		if (pr.transactional_id.len >= 0)
 			topic_error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 		else
-			topic = kafka_open_topic(name, RowExclusiveLock, ACL_INSERT,
+			topic = kafka_open_topic(tr->name, RowExclusiveLock, ACL_INSERT,
 									 &topic_error);
-		kafka_write_string_len(out, name.data, Max(name.len, 0));
-		kafka_write_array_len(out, nparts);
-		for (int32 p = 0; p < nparts; p++)
+		kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
+		kafka_write_array_len(out, tr->npartitions);
+		for (int32 p = 0; p < tr->npartitions; p++)
 		{
-			int32		partition = kafka_read_int32(in);
-			KafkaBytes	records = kafka_read_bytes(in);
+			KafkaPartitionRequest *part = &tr->partitions[p];
 			PartitionProduce pp;
 			int16		error;
 
-			if (in->error)
-				return KAFKA_CLOSE;
 			memset(&pp, 0, sizeof(pp));
-			error = produce_partition(req, topic, topic_error, partition,
-									  records, &pp);
-			write_partition_response(req, partition, error, &pp);
+			error = produce_partition(req, topic, topic_error, part->partition,
+									  part->data, &pp);
+			write_partition_response(req, part->partition, error, &pp);
 		}
 		if (topic != NULL)
 			relation_close(topic, NoLock);
 	}
 	kafka_write_int32(out, 0);	/* throttle_time_ms */
-	return acks == 0 ? KAFKA_NO_ANSWER : KAFKA_ANSWER;
+	return pr.acks == 0 ? KAFKA_NO_ANSWER : KAFKA_ANSWER;
 }
 
 /* InitProducerId v0-1: an id for an idempotent producer */
 KafkaOutcome
 kafka_init_producer_id(KafkaRequest *req, TimestampTz *deadline)
 {
-	KafkaBytes	transactional_id = kafka_read_string(&req->body);
 	StringInfo	out = req->response;
+	KafkaInitProducerIdRequest ir;
 	bool		transactional;
 
-	(void) kafka_read_int32(&req->body);	/* transaction_timeout_ms */
-	if (req->body.error)
+	if (!kafka_parse_init_producer_id_request(&req->body, req->api_version, &ir))
 		return KAFKA_CLOSE;
-	transactional = transactional_id.len >= 0;
+	transactional = ir.transactional_id.len >= 0;
 	kafka_write_int32(out, 0);	/* throttle_time_ms */
 	kafka_write_int16(out, transactional ?
 					  KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED : KAFKA_NONE);

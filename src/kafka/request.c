@@ -38,6 +38,7 @@
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/codec.h"
 #include "pg_topics/wire/protocol.h"
+#include "pg_topics/wire/requests.h"
 
 static KafkaOutcome kafka_api_versions(KafkaRequest *req, TimestampTz *deadline);
 
@@ -54,26 +55,27 @@ typedef struct KafkaApi
 	const char *name;
 } KafkaApi;
 
+/* the versions offered are the ones the parsers read (wire/requests.h) */
 static const KafkaApi kafka_apis[] = {
-	{KAFKA_API_PRODUCE, 3, 7, -1, false, true, kafka_produce, "Produce"},
-	{KAFKA_API_FETCH, 4, 11, -1, false, true, kafka_fetch, "Fetch"},
-	{KAFKA_API_LIST_OFFSETS, 1, 2, -1, false, true, kafka_list_offsets, "ListOffsets"},
-	{KAFKA_API_METADATA, 0, 4, -1, false, true, kafka_metadata, "Metadata"},
-	{KAFKA_API_OFFSET_COMMIT, 2, 7, -1, false, true, kafka_offset_commit, "OffsetCommit"},
-	{KAFKA_API_OFFSET_FETCH, 1, 5, -1, false, true, kafka_offset_fetch, "OffsetFetch"},
-	{KAFKA_API_FIND_COORDINATOR, 0, 2, -1, false, false, kafka_find_coordinator, "FindCoordinator"},
-	{KAFKA_API_JOIN_GROUP, 0, 5, -1, false, true, kafka_join_group, "JoinGroup"},
-	{KAFKA_API_HEARTBEAT, 0, 3, -1, false, false, kafka_heartbeat, "Heartbeat"},
-	{KAFKA_API_LEAVE_GROUP, 0, 1, -1, false, false, kafka_leave_group, "LeaveGroup"},
-	{KAFKA_API_SYNC_GROUP, 0, 3, -1, false, false, kafka_sync_group, "SyncGroup"},
-	{KAFKA_API_DESCRIBE_GROUPS, 0, 4, -1, false, true, kafka_describe_groups, "DescribeGroups"},
-	{KAFKA_API_LIST_GROUPS, 0, 2, -1, false, true, kafka_list_groups, "ListGroups"},
-	{KAFKA_API_SASL_HANDSHAKE, 0, 1, -1, true, false, kafka_sasl_handshake, "SaslHandshake"},
-	{KAFKA_API_API_VERSIONS, 0, 3, 3, true, false, kafka_api_versions, "ApiVersions"},
-	{KAFKA_API_CREATE_TOPICS, 0, 4, -1, false, true, kafka_create_topics, "CreateTopics"},
-	{KAFKA_API_DELETE_TOPICS, 0, 1, -1, false, true, kafka_delete_topics, "DeleteTopics"},
-	{KAFKA_API_INIT_PRODUCER_ID, 0, 1, -1, false, false, kafka_init_producer_id, "InitProducerId"},
-	{KAFKA_API_SASL_AUTHENTICATE, 0, 1, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
+	{KAFKA_API_PRODUCE, KAFKA_PRODUCE_VERSIONS, -1, false, true, kafka_produce, "Produce"},
+	{KAFKA_API_FETCH, KAFKA_FETCH_VERSIONS, -1, false, true, kafka_fetch, "Fetch"},
+	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS, -1, false, true, kafka_list_offsets, "ListOffsets"},
+	{KAFKA_API_METADATA, KAFKA_METADATA_VERSIONS, -1, false, true, kafka_metadata, "Metadata"},
+	{KAFKA_API_OFFSET_COMMIT, KAFKA_OFFSET_COMMIT_VERSIONS, -1, false, true, kafka_offset_commit, "OffsetCommit"},
+	{KAFKA_API_OFFSET_FETCH, KAFKA_OFFSET_FETCH_VERSIONS, -1, false, true, kafka_offset_fetch, "OffsetFetch"},
+	{KAFKA_API_FIND_COORDINATOR, KAFKA_FIND_COORDINATOR_VERSIONS, -1, false, false, kafka_find_coordinator, "FindCoordinator"},
+	{KAFKA_API_JOIN_GROUP, KAFKA_JOIN_GROUP_VERSIONS, -1, false, true, kafka_join_group, "JoinGroup"},
+	{KAFKA_API_HEARTBEAT, KAFKA_HEARTBEAT_VERSIONS, -1, false, false, kafka_heartbeat, "Heartbeat"},
+	{KAFKA_API_LEAVE_GROUP, KAFKA_LEAVE_GROUP_VERSIONS, -1, false, false, kafka_leave_group, "LeaveGroup"},
+	{KAFKA_API_SYNC_GROUP, KAFKA_SYNC_GROUP_VERSIONS, -1, false, false, kafka_sync_group, "SyncGroup"},
+	{KAFKA_API_DESCRIBE_GROUPS, KAFKA_DESCRIBE_GROUPS_VERSIONS, -1, false, true, kafka_describe_groups, "DescribeGroups"},
+	{KAFKA_API_LIST_GROUPS, KAFKA_LIST_GROUPS_VERSIONS, -1, false, true, kafka_list_groups, "ListGroups"},
+	{KAFKA_API_SASL_HANDSHAKE, KAFKA_SASL_HANDSHAKE_VERSIONS, -1, true, false, kafka_sasl_handshake, "SaslHandshake"},
+	{KAFKA_API_API_VERSIONS, KAFKA_API_VERSIONS_VERSIONS, KAFKA_API_VERSIONS_FIRST_FLEXIBLE, true, false, kafka_api_versions, "ApiVersions"},
+	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS, -1, false, true, kafka_create_topics, "CreateTopics"},
+	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS, -1, false, true, kafka_delete_topics, "DeleteTopics"},
+	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS, -1, false, false, kafka_init_producer_id, "InitProducerId"},
+	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
 };
 
 static MemoryContext request_context = NULL;
@@ -110,7 +112,12 @@ write_api_ranges(StringInfo buf, bool compact)
 static KafkaOutcome
 kafka_api_versions(KafkaRequest *req, TimestampTz *deadline)
 {
-	bool		flexible = req->api_version >= 3;
+	bool		flexible = req->api_version >= KAFKA_API_VERSIONS_FIRST_FLEXIBLE;
+	KafkaApiVersionsRequest ar;
+
+	/* v3's client software name and version are not used */
+	if (!kafka_parse_api_versions_request(&req->body, req->api_version, &ar))
+		return KAFKA_CLOSE;
 
 	kafka_write_int16(req->response, KAFKA_NONE);
 	write_api_ranges(req->response, flexible);

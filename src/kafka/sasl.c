@@ -38,6 +38,7 @@
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/codec.h"
 #include "pg_topics/wire/protocol.h"
+#include "pg_topics/wire/requests.h"
 #include "pg_topics/wire/sasl.h"
 
 #define SCRAM_MECHANISM		"SCRAM-SHA-256"
@@ -191,17 +192,17 @@ KafkaOutcome
 kafka_sasl_handshake(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaConn  *conn = req->conn;
-	KafkaBytes	name = kafka_read_string(&req->body);
+	KafkaSaslHandshakeRequest hr;
 	int			mechanism = 0;
 	int16		error = KAFKA_NONE;
 	int32		noffered = 0;
 	int			count_at;
 
-	if (req->body.error)
+	if (!kafka_parse_sasl_handshake_request(&req->body, req->api_version, &hr))
 		return KAFKA_CLOSE;
-	if (kafka_bytes_equal(name, SCRAM_MECHANISM))
+	if (kafka_bytes_equal(hr.mechanism, SCRAM_MECHANISM))
 		mechanism = KAFKA_SASL_SCRAM;
-	else if (kafka_bytes_equal(name, PLAIN_MECHANISM))
+	else if (kafka_bytes_equal(hr.mechanism, PLAIN_MECHANISM))
 		mechanism = KAFKA_SASL_PLAIN;
 
 	if (conn->auth != KAFKA_AUTH_NONE)
@@ -240,11 +241,11 @@ KafkaOutcome
 kafka_sasl_authenticate(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaConn  *conn = req->conn;
-	KafkaBytes	token = kafka_read_bytes(&req->body);
+	KafkaSaslAuthenticateRequest ar;
 	StringInfoData reply;
 	KafkaSaslResult result;
 
-	if (req->body.error)
+	if (!kafka_parse_sasl_authenticate_request(&req->body, req->api_version, &ar))
 		return KAFKA_CLOSE;
 	initStringInfo(&reply);
 	if (conn->auth != KAFKA_AUTH_HANDSHAKE && conn->auth != KAFKA_AUTH_EXCHANGE)
@@ -257,7 +258,8 @@ kafka_sasl_authenticate(KafkaRequest *req, TimestampTz *deadline)
 		conn->closing = true;
 		return KAFKA_ANSWER;
 	}
-	result = sasl_step(conn, token.data, Max(token.len, 0), &reply);
+	result = sasl_step(conn, ar.auth_bytes.data, Max(ar.auth_bytes.len, 0),
+					   &reply);
 	if (result == KAFKA_SASL_FAILURE)
 	{
 		kafka_write_int16(req->response, KAFKA_SASL_AUTHENTICATION_FAILED);

@@ -145,7 +145,26 @@ def bomb(addr, topic, inflated_mb):
             'others_served': api_versions_ok(addr)}
 
 
-COMMANDS = {f.__name__: f for f in (slowloris, idle, flood, garbage, bomb)}
+def truncated_produce(addr, topic):
+    """A Produce whose first partition is whole and whose second is cut
+    short: the connection is closed, and the first is not stored"""
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+    b = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 20)
+    b.append(0, timestamp=None, key=None, value=b'truncated', headers=[])
+    records = bytes(b.build())
+    name = topic.encode()
+    req = (struct.pack('>hhi', -1, -1, 30000) + struct.pack('>i', 1)
+           + struct.pack('>h', len(name)) + name + struct.pack('>i', 2)
+           + struct.pack('>i', 0) + struct.pack('>i', len(records)) + records
+           + struct.pack('>i', 0) + struct.pack('>i', 1000) + b'short')
+    payload = struct.pack('>hhih', 0, 3, 10, 7) + b'hostile' + req
+    s = connect(addr)
+    s.sendall(struct.pack('>i', len(payload)) + payload)
+    return {'closed': closed_within(s, 5), 'others_served': api_versions_ok(addr)}
+
+
+COMMANDS = {f.__name__: f for f in (slowloris, idle, flood, garbage, bomb,
+                                    truncated_produce)}
 
 if __name__ == '__main__':
     addr, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

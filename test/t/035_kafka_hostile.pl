@@ -1,7 +1,7 @@
 # Bad Kafka clients cannot hurt the server or the other clients: half-sent
 # frames (slowloris), idle and excess connections, frames that are not
-# requests, decompression bombs.  Memory stays bounded, and a normal client
-# is served throughout.
+# requests, a Produce cut short, decompression bombs.  Memory stays
+# bounded, and a normal client is served throughout.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -73,6 +73,11 @@ diag("a gzip batch of $r->{compressed_bytes} bytes that inflates to 200 MB");
 is($r->{error}, 10, 'a decompression bomb is MESSAGE_TOO_LARGE');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM t'), '0', 'and nothing of it is stored');
 ok($r->{others_served}, 'the listener goes on');
+
+$r = hostile('truncated_produce', 't');
+ok($r->{closed}, 'a Produce cut short in its second partition closes the connection');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM t'), '0',
+	'and its first partition, whole, is not stored either');
 
 my $rss_after = listener_rss();
 diag("listener processes' memory: $rss_before kB before, $rss_after kB after");

@@ -1,0 +1,355 @@
+/*-------------------------------------------------------------------------
+ *
+ * fuzz_requests.c
+ *	  libFuzzer target over the parsers of Kafka request bodies
+ *	  (wire/requests.c; make fuzz-wire).
+ *
+ * An input is what follows a request's size up to its correlation id (the
+ * API key and version, int16 each, as a request header starts), then the
+ * body.  Versions outside a parser's range must be refused.  The body is
+ * copied to an allocation of its own size, so that AddressSanitizer
+ * catches a read on either side of it.  Whatever the parser returns, every
+ * string and byte string its struct holds is checked to lie in the body
+ * and read byte by byte, and every array it allocated is freed: the
+ * parsers leave their memory to the server's per-request context, which
+ * frontend code does not have, so the walk frees it instead, and
+ * LeakSanitizer then reports anything a parser allocated and did not hang
+ * on its struct.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres_fe.h"
+
+#include "pg_topics/wire/protocol.h"
+#include "pg_topics/wire/requests.h"
+
+int			LLVMFuzzerTestOneInput(const uint8 *data, size_t size);
+
+/* the body being parsed, for the walk's bounds */
+static const char *body;
+static int	body_len;
+static volatile uint8 sink;
+
+/* A string or byte string must be null or lie in the body: read it all */
+static void
+touch(KafkaBytes b)
+{
+	uint8		sum = 0;
+
+	if (b.len == -1 && b.data == NULL)
+		return;
+	if (b.len < 0 || (b.len > 0 && (b.data < body || b.data > body + body_len ||
+									b.len > body + body_len - b.data)))
+		abort();
+	for (int32 i = 0; i < b.len; i++)
+		sum += (uint8) b.data[i];
+	sink += sum;
+}
+
+static void
+free_array(void *array, int32 n)
+{
+	if ((array == NULL) != (n == 0) || n < 0)
+		abort();
+	if (array != NULL)
+		pfree(array);
+}
+
+static void
+walk_strings(KafkaBytes *strings, int32 n)
+{
+	for (int32 i = 0; i < n; i++)
+		touch(strings[i]);
+	free_array(strings, n);
+}
+
+static void
+walk_topics(KafkaTopicRequest *topics, int32 n)
+{
+	for (int32 t = 0; t < n; t++)
+	{
+		touch(topics[t].name);
+		for (int32 p = 0; p < topics[t].npartitions; p++)
+			touch(topics[t].partitions[p].data);
+		free_array(topics[t].partitions, topics[t].npartitions);
+	}
+	free_array(topics, n);
+}
+
+/* One parser: parse, walk what it returned, free it; true if it parsed */
+static bool
+run(int16 key, int16 version, KafkaReader *r)
+{
+	bool		ok;
+
+	switch (key)
+	{
+		case KAFKA_API_PRODUCE:
+			{
+				KafkaProduceRequest x;
+
+				ok = kafka_parse_produce_request(r, version, &x);
+				touch(x.transactional_id);
+				walk_topics(x.topics, x.ntopics);
+				if (ok && (x.acks < -1 || x.acks > 1))
+					abort();
+				break;
+			}
+		case KAFKA_API_FETCH:
+			{
+				KafkaFetchRequest x;
+
+				ok = kafka_parse_fetch_request(r, version, &x);
+				walk_topics(x.topics, x.ntopics);
+				walk_topics(x.forgotten, x.nforgotten);
+				touch(x.rack_id);
+				break;
+			}
+		case KAFKA_API_LIST_OFFSETS:
+			{
+				KafkaListOffsetsRequest x;
+
+				ok = kafka_parse_list_offsets_request(r, version, &x);
+				walk_topics(x.topics, x.ntopics);
+				break;
+			}
+		case KAFKA_API_METADATA:
+			{
+				KafkaMetadataRequest x;
+
+				ok = kafka_parse_metadata_request(r, version, &x);
+				walk_strings(x.topics, x.ntopics);
+				break;
+			}
+		case KAFKA_API_OFFSET_COMMIT:
+			{
+				KafkaOffsetCommitRequest x;
+
+				ok = kafka_parse_offset_commit_request(r, version, &x);
+				touch(x.group_id);
+				touch(x.member_id);
+				touch(x.group_instance_id);
+				walk_topics(x.topics, x.ntopics);
+				break;
+			}
+		case KAFKA_API_OFFSET_FETCH:
+			{
+				KafkaOffsetFetchRequest x;
+
+				ok = kafka_parse_offset_fetch_request(r, version, &x);
+				touch(x.group_id);
+				walk_topics(x.topics, x.ntopics);
+				if (ok && x.all_topics && x.ntopics != 0)
+					abort();
+				break;
+			}
+		case KAFKA_API_FIND_COORDINATOR:
+			{
+				KafkaFindCoordinatorRequest x;
+
+				ok = kafka_parse_find_coordinator_request(r, version, &x);
+				touch(x.key);
+				break;
+			}
+		case KAFKA_API_JOIN_GROUP:
+			{
+				KafkaJoinGroupRequest x;
+
+				ok = kafka_parse_join_group_request(r, version, &x);
+				touch(x.group_id);
+				touch(x.member_id);
+				touch(x.group_instance_id);
+				touch(x.protocol_type);
+				for (int32 i = 0; i < x.nprotocols; i++)
+				{
+					touch(x.protocols[i].name);
+					touch(x.protocols[i].metadata);
+				}
+				free_array(x.protocols, x.nprotocols);
+				break;
+			}
+		case KAFKA_API_HEARTBEAT:
+			{
+				KafkaHeartbeatRequest x;
+
+				ok = kafka_parse_heartbeat_request(r, version, &x);
+				touch(x.group_id);
+				touch(x.member_id);
+				touch(x.group_instance_id);
+				break;
+			}
+		case KAFKA_API_LEAVE_GROUP:
+			{
+				KafkaLeaveGroupRequest x;
+
+				ok = kafka_parse_leave_group_request(r, version, &x);
+				touch(x.group_id);
+				touch(x.member_id);
+				break;
+			}
+		case KAFKA_API_SYNC_GROUP:
+			{
+				KafkaSyncGroupRequest x;
+
+				ok = kafka_parse_sync_group_request(r, version, &x);
+				touch(x.group_id);
+				touch(x.member_id);
+				touch(x.group_instance_id);
+				for (int32 i = 0; i < x.nassignments; i++)
+				{
+					touch(x.assignments[i].member_id);
+					touch(x.assignments[i].assignment);
+				}
+				free_array(x.assignments, x.nassignments);
+				break;
+			}
+		case KAFKA_API_DESCRIBE_GROUPS:
+			{
+				KafkaDescribeGroupsRequest x;
+
+				ok = kafka_parse_describe_groups_request(r, version, &x);
+				walk_strings(x.groups, x.ngroups);
+				break;
+			}
+		case KAFKA_API_LIST_GROUPS:
+			{
+				KafkaListGroupsRequest x;
+
+				ok = kafka_parse_list_groups_request(r, version, &x);
+				break;
+			}
+		case KAFKA_API_SASL_HANDSHAKE:
+			{
+				KafkaSaslHandshakeRequest x;
+
+				ok = kafka_parse_sasl_handshake_request(r, version, &x);
+				touch(x.mechanism);
+				break;
+			}
+		case KAFKA_API_API_VERSIONS:
+			{
+				KafkaApiVersionsRequest x;
+
+				ok = kafka_parse_api_versions_request(r, version, &x);
+				touch(x.client_software_name);
+				touch(x.client_software_version);
+				break;
+			}
+		case KAFKA_API_CREATE_TOPICS:
+			{
+				KafkaCreateTopicsRequest x;
+
+				ok = kafka_parse_create_topics_request(r, version, &x);
+				for (int32 i = 0; i < x.ntopics; i++)
+				{
+					KafkaNewTopicRequest *t = &x.topics[i];
+
+					touch(t->name);
+					for (int32 a = 0; a < t->nassignments; a++)
+						free_array(t->assignments[a].broker_ids,
+								   t->assignments[a].nbrokers);
+					free_array(t->assignments, t->nassignments);
+					for (int32 c = 0; c < t->nconfigs; c++)
+					{
+						touch(t->configs[c].name);
+						touch(t->configs[c].value);
+					}
+					free_array(t->configs, t->nconfigs);
+				}
+				free_array(x.topics, x.ntopics);
+				break;
+			}
+		case KAFKA_API_DELETE_TOPICS:
+			{
+				KafkaDeleteTopicsRequest x;
+
+				ok = kafka_parse_delete_topics_request(r, version, &x);
+				walk_strings(x.topics, x.ntopics);
+				break;
+			}
+		case KAFKA_API_INIT_PRODUCER_ID:
+			{
+				KafkaInitProducerIdRequest x;
+
+				ok = kafka_parse_init_producer_id_request(r, version, &x);
+				touch(x.transactional_id);
+				break;
+			}
+		case KAFKA_API_SASL_AUTHENTICATE:
+			{
+				KafkaSaslAuthenticateRequest x;
+
+				ok = kafka_parse_sasl_authenticate_request(r, version, &x);
+				touch(x.auth_bytes);
+				break;
+			}
+		default:
+			return false;
+	}
+	return ok;
+}
+
+/* Each parser's versions (requests.h) */
+static const struct
+{
+	int16		key;
+	int16		min;
+	int16		max;
+}			ranges[] = {
+	{KAFKA_API_PRODUCE, KAFKA_PRODUCE_VERSIONS},
+	{KAFKA_API_FETCH, KAFKA_FETCH_VERSIONS},
+	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS},
+	{KAFKA_API_METADATA, KAFKA_METADATA_VERSIONS},
+	{KAFKA_API_OFFSET_COMMIT, KAFKA_OFFSET_COMMIT_VERSIONS},
+	{KAFKA_API_OFFSET_FETCH, KAFKA_OFFSET_FETCH_VERSIONS},
+	{KAFKA_API_FIND_COORDINATOR, KAFKA_FIND_COORDINATOR_VERSIONS},
+	{KAFKA_API_JOIN_GROUP, KAFKA_JOIN_GROUP_VERSIONS},
+	{KAFKA_API_HEARTBEAT, KAFKA_HEARTBEAT_VERSIONS},
+	{KAFKA_API_LEAVE_GROUP, KAFKA_LEAVE_GROUP_VERSIONS},
+	{KAFKA_API_SYNC_GROUP, KAFKA_SYNC_GROUP_VERSIONS},
+	{KAFKA_API_DESCRIBE_GROUPS, KAFKA_DESCRIBE_GROUPS_VERSIONS},
+	{KAFKA_API_LIST_GROUPS, KAFKA_LIST_GROUPS_VERSIONS},
+	{KAFKA_API_SASL_HANDSHAKE, KAFKA_SASL_HANDSHAKE_VERSIONS},
+	{KAFKA_API_API_VERSIONS, KAFKA_API_VERSIONS_VERSIONS},
+	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS},
+	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS},
+	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS},
+	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS},
+};
+
+int
+LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
+{
+	int16		key;
+	int16		version;
+	int16		min;
+	int16		max;
+	char	   *copy;
+	KafkaReader r;
+	bool		ok;
+	int			i;
+
+	if (size < 4 || size > 1024 * 1024)
+		return 0;
+	key = (int16) ((data[0] << 8) | data[1]);
+	version = (int16) ((data[2] << 8) | data[3]);
+	for (i = 0; i < lengthof(ranges) && ranges[i].key != key; i++)
+		;
+	if (i == lengthof(ranges))
+		return 0;
+	min = ranges[i].min;
+	max = ranges[i].max;
+	body_len = (int) size - 4;
+	copy = palloc(Max(body_len, 1));
+	memcpy(copy, data + 4, body_len);
+	body = copy;
+
+	kafka_reader_init(&r, body, body_len);
+	ok = run(key, version, &r);
+	if (ok && (version < min || version > max))
+		abort();				/* a version no parser reads */
+	if (ok && (r.error || r.pos > r.len))
+		abort();
+	pfree(copy);
+	return 0;
+}
