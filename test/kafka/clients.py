@@ -60,11 +60,22 @@ def kp_read(bootstrap, topic):
             later = c.offsets_for_times({tp: int(time.time() * 1000) + 3600000})[tp]
             times[tp.partition] = [ts, found.offset if found else None,
                                    later.offset if later else None]
+    # seek: to the middle of the first partition that has records, and read on
+    sought = None
+    for tp in tps:
+        if end[tp] - begin[tp] >= 2:
+            target = begin[tp] + (end[tp] - begin[tp]) // 2
+            c.assign([tp])
+            c.seek(tp, target)
+            batch = c.poll(timeout_ms=5000, max_records=1)
+            got = [m.offset for ms in batch.values() for m in ms]
+            sought = [tp.partition, target, got[0] if got else None]
+            break
     c.close()
     records.sort()
     return {'begin': {str(tp.partition): o for tp, o in begin.items()},
             'end': {str(tp.partition): o for tp, o in end.items()},
-            'records': records, 'times': times}
+            'records': records, 'times': times, 'seek': sought}
 
 
 def ck_produce(bootstrap, topic, count):

@@ -183,6 +183,18 @@ for my $p (keys %{ $read->{times} })
 }
 ok($times_ok, 'offsets_for_times agrees with topics.offsets_for_times');
 ok($later_none, 'and finds nothing after the newest record');
+ok(defined $read->{seek} && defined $read->{seek}[2] && $read->{seek}[2] == $read->{seek}[1],
+	'KafkaConsumer.seek to an offset reads on from that offset');
+
+# kcat -Q: offsets by time, as topics.offsets_for_times finds them
+my ($q_part, $q_ts) = split /\|/, $node->safe_psql('postgres',
+	q{SELECT partition, floor(extract(epoch FROM "timestamp") * 1000)::bigint FROM orders ORDER BY "offset" DESC, partition LIMIT 1});
+my $q_out = kcat('', '-Q', '-t', "orders:$q_part:$q_ts");
+my ($q_offset) = $q_out =~ /\[$q_part\] offset (-?\d+)/;
+is($q_offset, $node->safe_psql('postgres',
+		qq{SELECT coalesce((SELECT "offset" FROM topics.offsets_for_times('orders', to_timestamp($q_ts / 1000.0)) WHERE partition = $q_part), -1)}),
+	'kcat -Q finds the offset of a time as topics.offsets_for_times does');
+ok(defined $q_offset && $q_offset >= 0, 'a record of that time exists');
 
 # ---- confluent-kafka: delivery reports are what SQL stored
 my $reports = client('ck_produce', 'events', 10);
