@@ -301,18 +301,8 @@ fetch_partition(KafkaRequest *req, Relation topic, int32 partition,
 	 * synchronous standbys have every commit the read could see (as fetch
 	 * waits, but the listener holds the answer instead of waiting)
 	 */
-	if (fs.started && fs.writer.nrecords > 0 && pg_topics_wait_for_sync_standby &&
-		!RecoveryInProgress())
-	{
-		XLogRecPtr	target = GetXLogInsertEndRecPtr();
-
-		XLogFlush(target);
-		if (target > req->hold_lsn)
-		{
-			req->hold_lsn = target;
-			req->hold_mode = SYNC_REP_WAIT_FLUSH;
-		}
-	}
+	if (fs.started && fs.writer.nrecords > 0 && pg_topics_wait_for_sync_standby)
+		kafka_hold_for_standbys(req, SYNC_REP_WAIT_FLUSH);
 
 	/* where the consumer goes on: before a record that did not fit, or
 	 * where the reader stopped (past rolled-back offsets) */

@@ -39,6 +39,7 @@
 #include "pg_topics/api/produce.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/sync_standby.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/record_map.h"
 #include "pg_topics/segments/segment.h"
@@ -258,6 +259,12 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 				topic_log_end(router, &end);
 				pp->log_start_offset = end.log_start_offset;
 				table_close(router, AccessShareLock);
+
+				/*
+				 * The first try's answer may still be waiting for the
+				 * standbys (its client gave up on it): so does this one
+				 */
+				kafka_hold_for_standbys(req, topic_sync_commit_wait_mode());
 			}
 			return error;
 		}

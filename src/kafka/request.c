@@ -302,6 +302,12 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 					in_xact = true;
 				}
 				outcome = api->handler(&req, deadline);
+				/* an answer the handler holds for the standbys */
+				if (req.hold_lsn > *hold_lsn)
+				{
+					*hold_lsn = req.hold_lsn;
+					*hold_mode = req.hold_mode;
+				}
 			}
 			outcomes[i] = outcome;
 		}

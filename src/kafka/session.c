@@ -135,6 +135,29 @@ kafka_xact_commit(XLogRecPtr *hold_lsn, int *hold_mode)
 	}
 }
 
+/*
+ * Hold req's answer until the synchronous standbys (waiting as mode says)
+ * have all the WAL written so far, which holds every commit the request
+ * could see or is answering for: a Fetch under wait_for_sync_standby, an
+ * idempotent batch answered from an earlier try that may still be waiting
+ * for them.  The WAL is flushed first, since standbys only get flushed WAL.
+ */
+void
+kafka_hold_for_standbys(KafkaRequest *req, int mode)
+{
+	XLogRecPtr	target;
+
+	if (mode == SYNC_REP_NO_WAIT || RecoveryInProgress())
+		return;
+	target = GetXLogInsertEndRecPtr();
+	XLogFlush(target);
+	if (target > req->hold_lsn)
+	{
+		req->hold_lsn = target;
+		req->hold_mode = Max(req->hold_mode, mode);
+	}
+}
+
 /* Roll the request's transaction back (which restores the role too) */
 void
 kafka_xact_abort(void)

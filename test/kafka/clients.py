@@ -407,6 +407,37 @@ def raw_produce(bootstrap, topic, key):
     return [perr, base, time.time() - start]
 
 
+def idempotent_retry_held(bootstrap, topic):
+    """An idempotent producer's batch, and 1.5 s later the same batch on a
+    second connection (as after a reconnect), while the synchronous standby
+    is away: [error, base offset, seconds to the answer] of the retry, and
+    [error, base offset] of the first try"""
+    import socket
+    import struct
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+    host, port = bootstrap.rsplit(':', 1)
+    first = socket.create_connection((host, int(port)), timeout=120)
+    body = _raw_request(first, 22, 0, 1, struct.pack('>hi', -1, 60000))
+    throttle, err, pid, epoch = struct.unpack('>ihqh', body[:16])
+    b = DefaultRecordBatchBuilder(2, 0, False, pid, epoch, 0, 1 << 20)
+    for i in range(2):
+        b.append(i, timestamp=None, key=b'held', value=b'held-%d' % i, headers=[])
+    frame = _produce_frame(topic, 2, bytes(b.build()))
+    name = topic.encode()
+    off = 4 + 2 + len(name) + 4
+    first.sendall(frame)
+    time.sleep(1.5)
+    retry = socket.create_connection((host, int(port)), timeout=120)
+    start = time.time()
+    retry.sendall(frame)
+    corr, body = _read_response(retry)
+    waited = time.time() - start
+    part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
+    corr, body = _read_response(first)
+    part, ferr, fbase, ts = struct.unpack('>ihqq', body[off:off + 22])
+    return {'retry': [perr, base, waited], 'first': [ferr, fbase]}
+
+
 def pipelined_produce(bootstrap, topic):
     """Produce requests sent back to back in one write, as a producer with
     several requests in flight sends them: an idempotent producer's five
@@ -618,7 +649,7 @@ def kp_tls(bootstrap, cafile, topic, mechanism='', user='', password=''):
     return {'offset': m.offset, 'read': n}
 
 
-COMMANDS = {f.__name__: f for f in (kp_tls, idempotent_retry, pipelined_produce, raw_produce,
+COMMANDS = {f.__name__: f for f in (kp_tls, idempotent_retry, pipelined_produce, raw_produce, idempotent_retry_held,
                                     ck_idempotent_lost_answer, ck_admin, kp_sasl, kp_produce, kp_read, ck_produce,
                                     ck_produce_mixed, ck_latency, kp_group,
                                     ck_committed, ck_rebalance, ck_list_groups)}

@@ -192,13 +192,20 @@ sub kcat_run
 	return ($ok, $out, $err);
 }
 
+# The path of a Python script of test/kafka/, to start in the background
+sub kafka_script_path
+{
+	my ($script) = @_;
+	return dirname(__FILE__) . "/../kafka/$script";
+}
+
 # Run a command of a Python script of test/kafka/ ($script, for example
 # 'clients.py') against $bootstrap, with Debian's python3, which has the
 # Kafka clients; its JSON answer (dies if the command fails)
 sub kafka_script
 {
 	my ($script, $bootstrap, @args) = @_;
-	my $path = dirname(__FILE__) . "/../kafka/$script";
+	my $path = kafka_script_path($script);
 	my ($out, $err) = ('', '');
 	IPC::Run::run([ '/usr/bin/python3', $path, $bootstrap, @args ], '>', \$out,
 		'2>', \$err, IPC::Run::timeout(180))

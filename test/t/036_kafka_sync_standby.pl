@@ -10,6 +10,7 @@ use Test::More;
 use PgTopicsTest;
 use IPC::Run qw(run start timeout);
 use Time::HiRes qw(time usleep);
+use JSON::PP qw(decode_json);
 
 my $primary = PostgreSQL::Test::Cluster->new('kafka_sync_primary');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
@@ -65,6 +66,46 @@ $primary->poll_query_until('postgres',
 	q{SELECT sync_state = 'sync' FROM pg_stat_replication}) or die 'standby not back';
 is($standby->safe_psql('postgres', q{SELECT string_agg(value, ',' ORDER BY "offset") FROM t}),
 	'one,two,three', 'every record is on the standby');
+
+# an idempotent producer's batch sent again while its first try's answer
+# waits for the standby: the retry is answered from the first try, and it
+# waits for the standby too, or the client would take as replicated a
+# record the standby does not have
+$standby->stop;
+my ($hout, $herr) = ('', '');
+my $held = start([ '/usr/bin/python3', PgTopicsTest::kafka_script_path('clients.py'),
+		$bootstrap, 'idempotent_retry_held', 't' ], '>', \$hout, '2>', \$herr);
+$primary->poll_query_until('postgres', q{SELECT count(*) = 2 FROM t WHERE key = 'held'})
+  or die 'the first try never committed on the primary';
+usleep(3_000_000);
+$standby->start;
+$held->finish or die "idempotent_retry_held failed: $herr";
+my $h = decode_json($hout);
+is_deeply([ @{ $h->{retry} }[ 0, 1 ] ], $h->{first},
+	'an idempotent batch sent again while the standby is away is answered with the first try\'s offset');
+ok($h->{retry}[2] > 1, 'once the standby is back, not before')
+  or diag("answered after $h->{retry}[2] s");
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM t WHERE key = 'held'}), '2',
+	'and stored once');
+
+# a Kafka consumer under pg_topics.wait_for_sync_standby gets a record once
+# the standby has it
+$primary->safe_psql('postgres', 'ALTER SYSTEM SET pg_topics.wait_for_sync_standby = on');
+$primary->reload;
+$primary->poll_query_until('postgres',
+	q{SELECT sync_state = 'sync' FROM pg_stat_replication}) or die 'standby not back';
+$standby->stop;
+$primary->safe_psql('postgres',
+	q{SET synchronous_commit = local; SELECT topics.produce('t', 'four'::text)});
+my ($cout, $cerr) = ('', '');
+my $consumer = start([ 'kcat', '-b', $bootstrap, '-C', '-t', 't', '-o', 'beginning', '-c', '6',
+		'-f', '%s\n' ], '>', \$cout, '2>', \$cerr);
+usleep(3_000_000);
+$consumer->pump_nb;
+unlike($cout, qr/four/, 'while the standby is away, a Kafka consumer does not get a record committed without it');
+$standby->start;
+$consumer->finish or diag($cerr);
+like($cout, qr/four/, 'once the standby has it, the consumer does');
 
 $standby->stop;
 $primary->stop;

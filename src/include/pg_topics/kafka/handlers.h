@@ -48,6 +48,7 @@ extern void kafka_session_init(void);
 extern void kafka_xact_begin(KafkaConn *conn);
 extern void kafka_xact_commit(XLogRecPtr *hold_lsn, int *hold_mode);
 extern void kafka_xact_abort(void);
+extern void kafka_hold_for_standbys(KafkaRequest *req, int mode);
 extern Relation kafka_open_topic(KafkaBytes name, LOCKMODE lockmode,
 								 AclMode privilege, int16 *error);
 extern int16 kafka_lock_topic(Oid relid, LOCKMODE lockmode);
