@@ -879,8 +879,11 @@ topic_kafka_main(Datum main_arg)
 		}
 		handle_ready_sockets();
 		timeout = sweep_connections();
-		/* the group coordinator's timeouts, from the first listener */
-		if (worker_number == 0)
+		/*
+		 * The group coordinator's timeouts (sessions, the initial rebalance
+		 * delay), from every listener: the one that served a member is
+		 * awake while its group has members, another may sleep on
+		 */
 		{
 			long		tick = kafka_groups_tick();
 

@@ -20,8 +20,10 @@
  * and nothing in it waits: a JoinGroup or a follower's SyncGroup that must
  * wait is parked by its listener, which watches the group's change count
  * (each change sets the latches of the processes that serve the group's
- * members).  Listener 0 calls kafka_groups_tick() every 100 ms for the
- * timeouts.  Nothing here runs SQL: heartbeats are never held up by a
+ * members).  Every listener calls kafka_groups_tick() every 100 ms while
+ * there are groups, for the timeouts: whichever runs first ends a
+ * rebalance or expires a session, and the others find nothing to do.
+ * Nothing here runs SQL: heartbeats are never held up by a
  * produce.
  *
  * Fixed-size: pg_topics.max_groups groups and four times as many members,

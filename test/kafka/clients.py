@@ -245,6 +245,25 @@ def ck_rebalance(bootstrap, topic, group, total):
     return {'distinct': len(set(seen)), 'read': len(seen), 'events': events}
 
 
+def ck_first_assignment(bootstrap, topic, group):
+    """A confluent consumer alone in a new group: seconds from subscribe to
+    its first assignment with partitions (null if none within 20 s)"""
+    from confluent_kafka import Consumer
+    assigned = []
+    c = Consumer({'bootstrap.servers': bootstrap, 'group.id': group,
+                  'session.timeout.ms': 6000})
+    start = time.time()
+
+    def on_assign(consumer, partitions):
+        if partitions and not assigned:
+            assigned.append(time.time() - start)
+    c.subscribe([topic], on_assign=on_assign)
+    while not assigned and time.time() - start < 20:
+        c.poll(0.1)
+    c.close()
+    return assigned[0] if assigned else None
+
+
 def ck_list_groups(bootstrap):
     """confluent AdminClient.list_groups(): ListGroups and DescribeGroups"""
     from confluent_kafka.admin import AdminClient
@@ -652,7 +671,7 @@ def kp_tls(bootstrap, cafile, topic, mechanism='', user='', password=''):
 COMMANDS = {f.__name__: f for f in (kp_tls, idempotent_retry, pipelined_produce, raw_produce, idempotent_retry_held,
                                     ck_idempotent_lost_answer, ck_admin, kp_sasl, kp_produce, kp_read, ck_produce,
                                     ck_produce_mixed, ck_latency, kp_group,
-                                    ck_committed, ck_rebalance, ck_list_groups)}
+                                    ck_committed, ck_rebalance, ck_list_groups, ck_first_assignment)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

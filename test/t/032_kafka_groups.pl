@@ -148,5 +148,16 @@ is_deeply($by_id{kp}, [ 'kp', 'Empty', '', 0 ],
 $member->{h}->kill_kill;
 $member->{h}->finish;
 
+# ---- the initial rebalance delay ends, whichever listener process serves
+# the group's member (two listeners; each new group may land on either)
+$node->safe_psql('postgres',
+	'ALTER SYSTEM SET pg_topics.kafka_group_initial_rebalance_delay = 1000');
+$node->reload;
+my @waits = map { client('ck_first_assignment', 'orders', "delayed$_") } 1 .. 6;
+diag('first assignment after (s): ' . join(' ', map { defined $_ ? sprintf('%.1f', $_) : 'never' } @waits));
+ok(!(grep { !defined $_ || $_ > 10 } @waits),
+	'a lone member of a new group is assigned once the initial rebalance delay is over');
+ok(!(grep { defined $_ && $_ < 0.9 } @waits), 'and not before');
+
 $node->stop;
 done_testing();
