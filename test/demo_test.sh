@@ -83,6 +83,13 @@ kafka_records() { kcat -b "localhost:$PGTOPICS_DEMO_KAFKA_PORT" -C -t orders -e 
 check "a Kafka consumer (kcat) reads the demo's 4 records at the Kafka port it names" \
 	[ "$(kafka_records)" = "customer-1 customer-1 customer-2 customer-3 " ]
 check "and the demo's output tells how" grep -q "kcat -b localhost:$PGTOPICS_DEMO_KAFKA_PORT -L" "$out"
+# a balanced consumer in a new group, at the demo's settings (the initial
+# rebalance delay of 3 s); three groups, which two listeners may serve
+group_records() { timeout 60 kcat -b "localhost:$PGTOPICS_DEMO_KAFKA_PORT" -G "$1" -X auto.offset.reset=earliest -e -q -f '%k\n' orders 2>/dev/null | sort | tr '\n' ' '; }
+for group in demo-test-a demo-test-b demo-test-c; do
+	check "a kcat balanced consumer (-G $group) is assigned and reads the 4 records" \
+		[ "$(group_records "$group")" = "customer-1 customer-1 customer-2 customer-3 " ]
+done
 if [ "$(id -u)" -eq 0 ]; then
 	check "under root the instance lies outside the checkout" [ "${dir#"$copy"/}" = "$dir" ]
 	check "under root the server's user pgtopics owns it" [ "$(stat -c %U "$dir/data")" = pgtopics ]
