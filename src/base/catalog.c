@@ -60,7 +60,7 @@ static const struct
 };
 
 /* Is rel (open) a topic's parent table? */
-static bool
+bool
 topic_is_topic_parent(Relation rel)
 {
 	PartitionDesc partdesc;
@@ -434,6 +434,7 @@ looks_like_topic_parent(Oid relid)
 	bool		partitioned;
 	char	   *first_column;
 	List	   *partitions;
+	bool		result;
 
 	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tuple))
@@ -446,8 +447,11 @@ looks_like_topic_parent(Oid relid)
 	first_column = get_attname(relid, 1, true);
 	if (first_column == NULL || strcmp(first_column, "partition") != 0)
 		return false;
+	pfree(first_column);
 	partitions = find_inheritance_children(relid, NoLock);
-	return partitions != NIL && topic_is_log_relation(linitial_oid(partitions));
+	result = partitions != NIL && topic_is_log_relation(linitial_oid(partitions));
+	list_free(partitions);
+	return result;
 }
 
 /*

@@ -212,15 +212,16 @@ fetch_partition(KafkaRequest *req, Relation topic, int32 partition,
 	MemoryContext oldcontext;
 	int64		lso;
 	int64		hw;
+	int16		error;
 
-	if (partition < 0 || partition >= topic_partition_count(topic))
+	router = kafka_open_partition(topic, partition, &error);
+	if (router == NULL)
 	{
-		write_empty_partition(out, req->api_version, partition,
-							  KAFKA_UNKNOWN_TOPIC_OR_PARTITION, -1, -1, -1);
+		write_empty_partition(out, req->api_version, partition, error,
+							  -1, -1, -1);
 		return 0;
 	}
-	routerid = topic_partition_relid(topic, partition);
-	router = table_open(routerid, AccessShareLock);
+	routerid = RelationGetRelid(router);
 	/* what a parked request waits for: noted before the read */
 	if (watch_slot < KAFKA_MAX_WATCHED)
 	{
@@ -240,7 +241,7 @@ fetch_partition(KafkaRequest *req, Relation topic, int32 partition,
 		write_empty_partition(out, req->api_version, partition,
 							  KAFKA_OFFSET_OUT_OF_RANGE, bounds.high_watermark,
 							  bounds.last_stable, bounds.log_start);
-		table_close(router, AccessShareLock);
+		table_close(router, NoLock);
 		return 0;
 	}
 

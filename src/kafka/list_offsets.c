@@ -33,16 +33,17 @@ list_partition(StringInfo out, Relation topic, int32 partition, int64 when)
 	TopicPartitionBounds bounds;
 	int64		offset;
 	int64		found_ms = -1;
+	int16		error;
 
 	kafka_write_int32(out, partition);
-	if (partition < 0 || partition >= topic_partition_count(topic))
+	router = kafka_open_partition(topic, partition, &error);
+	if (router == NULL)
 	{
-		kafka_write_int16(out, KAFKA_UNKNOWN_TOPIC_OR_PARTITION);
+		kafka_write_int16(out, error);
 		kafka_write_int64(out, -1);
 		kafka_write_int64(out, -1);
 		return;
 	}
-	router = table_open(topic_partition_relid(topic, partition), AccessShareLock);
 	if (when == KAFKA_EARLIEST_TIMESTAMP || when == KAFKA_LATEST_TIMESTAMP)
 	{
 		topic_partition_bounds(router, RelationGetRelid(topic), &bounds);

@@ -87,6 +87,9 @@ PGDLLEXPORT void topic_kafka_main(Datum main_arg);
 #define REQUESTS_PER_TURN		8
 /* Produce requests of a connection served together take up to this */
 #define GROUP_BYTES				(1024 * 1024)
+#define GROUP_PARTITIONS		32
+/* how often each listener runs the group coordinator's timeouts */
+#define GROUP_TICK_MS			100
 #define MAX_EVENTS				256
 
 /* This worker */
@@ -525,8 +528,11 @@ consume_input(KafkaConn *conn, int used)
 /*
  * The complete Produce requests after the first frame (at conn->in.data +
  * 4, of first_len bytes) that may share its transaction: with the same
- * acks, up to KAFKA_MAX_GROUPED frames and GROUP_BYTES bytes in all.
- * Returns how many frames there are in frames, and *used their bytes.
+ * acks, up to KAFKA_MAX_GROUPED frames, GROUP_BYTES bytes and
+ * GROUP_PARTITIONS partitions in all (each partition's write is a
+ * subtransaction, and a transaction with more than 64 subtransactions
+ * makes every snapshot of the server slower while it runs).  Returns how
+ * many frames there are in frames, and *used their bytes.
  */
 static int
 group_frames(KafkaConn *conn, int32 first_len, KafkaFrame *frames, int *used)
@@ -534,29 +540,35 @@ group_frames(KafkaConn *conn, int32 first_len, KafkaFrame *frames, int *used)
 	int			n = 1;
 	int			pos = 4 + first_len;
 	int			acks;
+	int			partitions;
 
 	frames[0].data = conn->in.data + 4;
 	frames[0].len = first_len;
 	*used = pos;
-	if (conn->parked)
+	/* alone (the usual case for requests of any size): nothing to look at */
+	if (conn->parked || pos + 4 > conn->in.len)
 		return 1;
-	acks = kafka_frame_produce_acks(conn, frames[0].data, frames[0].len);
+	acks = kafka_frame_produce_acks(conn, frames[0].data, frames[0].len,
+									&partitions);
 	if (acks == KAFKA_NOT_GROUPED)
 		return 1;
-	while (n < KAFKA_MAX_GROUPED && pos + 4 <= conn->in.len &&
-		   pos < GROUP_BYTES)
+	while (n < KAFKA_MAX_GROUPED && pos + 4 <= conn->in.len)
 	{
 		uint32		len;
+		int			more;
 
 		memcpy(&len, conn->in.data + pos, 4);
 		len = pg_ntoh32(len);
 		if (len > (uint32) pg_topics_kafka_max_request_bytes ||
 			pos + 4 + (int64) len > conn->in.len ||
+			pos + 4 + (int64) len > GROUP_BYTES ||
 			kafka_frame_produce_acks(conn, conn->in.data + pos + 4,
-									 (int) len) != acks)
+									 (int) len, &more) != acks ||
+			partitions + more > GROUP_PARTITIONS)
 			break;
 		frames[n].data = conn->in.data + pos + 4;
 		frames[n].len = (int) len;
+		partitions += more;
 		n++;
 		pos += 4 + (int) len;
 	}
@@ -612,7 +624,11 @@ serve_requests(KafkaConn *conn, bool last_try)
 		}
 		conn->parked = false;
 		if (outcome == KAFKA_CLOSE)
-			return false;
+		{
+			/* the answers to the requests before it go out first */
+			conn->closing = true;
+			return true;
+		}
 		consume_input(conn, used);
 		conn->last_request = GetCurrentTimestamp();
 		last_try = false;
@@ -802,6 +818,28 @@ sweep_connections(void)
 	return wake <= now ? 0 : (long) ((wake - now + 999) / 1000);
 }
 
+/*
+ * The group coordinator's timeouts (sessions, the initial rebalance delay),
+ * from every listener, each at most every GROUP_TICK_MS while there are
+ * groups: the listener that served a member stays awake for its group,
+ * where another may sleep on.  Returns timeout, shortened to the next tick.
+ */
+static long
+tick_groups(long timeout)
+{
+	static TimestampTz next_tick = 0;
+	TimestampTz now = GetCurrentTimestamp();
+	long		wait;
+
+	if (now >= next_tick)
+		next_tick = kafka_groups_tick() >= 0 ?
+			TimestampTzPlusMilliseconds(now, GROUP_TICK_MS) : 0;
+	if (next_tick == 0)
+		return timeout;
+	wait = next_tick <= now ? 0 : (long) ((next_tick - now + 999) / 1000);
+	return timeout < 0 || wait < timeout ? wait : timeout;
+}
+
 /* Serve what epoll says is ready */
 static void
 handle_ready_sockets(void)
@@ -879,17 +917,7 @@ topic_kafka_main(Datum main_arg)
 		}
 		handle_ready_sockets();
 		timeout = sweep_connections();
-		/*
-		 * The group coordinator's timeouts (sessions, the initial rebalance
-		 * delay), from every listener: the one that served a member is
-		 * awake while its group has members, another may sleep on
-		 */
-		{
-			long		tick = kafka_groups_tick();
-
-			if (tick >= 0 && (timeout < 0 || tick < timeout))
-				timeout = tick;
-		}
+		timeout = tick_groups(timeout);
 	}
 }
 

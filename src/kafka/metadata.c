@@ -92,10 +92,13 @@ static void
 write_named_topic(KafkaRequest *req, KafkaBytes name)
 {
 	int16		error;
-	Relation	topic = kafka_open_topic(name, AccessShareLock,
-										 TOPIC_NO_ACL_CHECK, &error);
+	Relation	topic = kafka_open_topic_nowait(name, AccessShareLock,
+												TOPIC_NO_ACL_CHECK, &error);
 
-	/* held by DDL for longer than lock_timeout: ask again later */
+	/*
+	 * Held locked by a SQL session: ask again later.  Metadata never waits,
+	 * since clients ask for it all the time and name many topics.
+	 */
 	if (error == KAFKA_REQUEST_TIMED_OUT)
 		error = KAFKA_LEADER_NOT_AVAILABLE;
 

@@ -51,7 +51,7 @@
 /* records handed to one multi_insert at most, as produce_batch does */
 #define PRODUCE_CHUNK_RECORDS	8192
 
-/* An idempotent producer's batch written by this request, for its end */
+/* An idempotent producer's batch in flight in this transaction, for its end */
 typedef struct PendingBatch
 {
 	Oid			relid;
@@ -61,7 +61,7 @@ typedef struct PendingBatch
 	int64		timestamp;
 } PendingBatch;
 
-/* the request's idempotent batches: at most one per partition it names */
+/* the transaction's idempotent batches, in the order written */
 static List *pending = NIL;
 
 /*
@@ -91,14 +91,18 @@ end_pending_batches(XactEvent event, void *arg)
 	pending = NIL;
 }
 
-/* Remember an idempotent batch written, for the end of its transaction */
-static void
-add_pending_batch(Oid relid, KafkaRecordBatch *batch, int64 base_offset,
-				  int64 timestamp)
+/*
+ * Remember an idempotent batch about to be checked, for the end of its
+ * transaction: listed before kafka_producer_begin can put it in flight, so
+ * that however the transaction ends (an error, or the process exiting on
+ * FATAL while it waits for a lock), the batch is not left in flight
+ */
+static PendingBatch *
+add_pending_batch(Oid relid, KafkaRecordBatch *batch)
 {
 	static bool registered = false;
 	MemoryContext oldcontext = MemoryContextSwitchTo(TopMemoryContext);
-	PendingBatch *pb = palloc(sizeof(PendingBatch));
+	PendingBatch *pb = palloc0(sizeof(PendingBatch));
 
 	if (!registered)
 	{
@@ -108,10 +112,19 @@ add_pending_batch(Oid relid, KafkaRecordBatch *batch, int64 base_offset,
 	pb->relid = relid;
 	pb->producer_id = batch->producer_id;
 	pb->first_seq = batch->base_sequence;
-	pb->base_offset = base_offset;
-	pb->timestamp = timestamp;
 	pending = lappend(pending, pb);
 	MemoryContextSwitchTo(oldcontext);
+	return pb;
+}
+
+/* Forget the batch add_pending_batch listed last: it is not in flight */
+static void
+drop_last_pending_batch(void)
+{
+	PendingBatch *pb = llast(pending);
+
+	pending = list_delete_last(pending);
+	pfree(pb);
 }
 
 /* One partition of a Produce request, and what became of it */
@@ -243,6 +256,7 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		/* idempotent: a batch sent again is answered, not stored again */
 		Oid			relid = topic_partition_relid(topic, partition);
 		bool		duplicate;
+		PendingBatch *pb = add_pending_batch(relid, batch);
 
 		error = kafka_producer_begin(relid, batch->producer_id,
 									 batch->producer_epoch,
@@ -251,14 +265,18 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 									 &pp->log_append_time);
 		if (error != KAFKA_NONE || duplicate)
 		{
+			drop_last_pending_batch();
 			if (error == KAFKA_NONE)
 			{
 				TopicLogEnd end;
-				Relation	router = table_open(relid, AccessShareLock);
+				Relation	router = kafka_open_partition(topic, partition,
+														  &error);
 
+				if (router == NULL)
+					return error;
 				topic_log_end(router, &end);
 				pp->log_start_offset = end.log_start_offset;
-				table_close(router, AccessShareLock);
+				table_close(router, NoLock);
 
 				/*
 				 * The first try's answer may still be waiting for the
@@ -270,11 +288,16 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		}
 		error = kafka_run_guarded(write_partition, pp, NULL);
 		if (error != KAFKA_NONE)
+		{
 			kafka_producer_end(relid, batch->producer_id,
 							   batch->base_sequence, false, 0, 0);
+			drop_last_pending_batch();
+		}
 		else
-			add_pending_batch(relid, batch, pp->base_offset,
-							  pp->log_append_time);
+		{
+			pb->base_offset = pp->base_offset;
+			pb->timestamp = pp->log_append_time;
+		}
 		return error;
 	}
 	return kafka_run_guarded(write_partition, pp, NULL);
@@ -286,6 +309,7 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 {
 	StringInfo	out = req->response;
 	KafkaProduceRequest pr;
+	MemoryContext partition_context;
 
 	if (!kafka_parse_produce_request(&req->body, req->api_version, &pr))
 		return KAFKA_CLOSE;
@@ -293,6 +317,14 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 		(void) set_config_option("synchronous_commit", "local", PGC_USERSET,
 								 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 
+	/*
+	 * Each partition's records are decoded (and decompressed) into memory
+	 * of its own, freed once it is written: the requests sharing the
+	 * transaction would otherwise hold all of theirs until it commits
+	 */
+	partition_context = AllocSetContextCreate(CurrentMemoryContext,
+											  "Kafka produce partition",
+											  ALLOCSET_DEFAULT_SIZES);
 	kafka_write_array_len(out, pr.ntopics);
 	for (int32 t = 0; t < pr.ntopics; t++)
 	{
@@ -313,14 +345,20 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 			PartitionProduce pp;
 			int16		error;
 
+			MemoryContext oldcontext;
+
 			memset(&pp, 0, sizeof(pp));
+			oldcontext = MemoryContextSwitchTo(partition_context);
 			error = produce_partition(req, topic, topic_error, part->partition,
 									  part->data, &pp);
+			MemoryContextSwitchTo(oldcontext);
 			write_partition_response(req, part->partition, error, &pp);
+			MemoryContextReset(partition_context);
 		}
 		if (topic != NULL)
 			relation_close(topic, NoLock);
 	}
+	MemoryContextDelete(partition_context);
 	kafka_write_int32(out, 0);	/* throttle_time_ms */
 	return pr.acks == 0 ? KAFKA_NO_ANSWER : KAFKA_ANSWER;
 }

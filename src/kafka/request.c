@@ -17,12 +17,14 @@
  * version-0 form with UNSUPPORTED_VERSION and the versions offered, so
  * that the client can retry with one of them.
  *
- * A request that reaches the database runs in a transaction of its own,
- * as the connection's role, and its answer goes out once the commit is as
- * safe as the server's synchronous_commit asks (session.c, listener.c).
- * An error that its handler does not turn into
- * a Kafka error code ends that transaction and closes the connection (the
- * client reconnects and retries); the listener goes on.
+ * A request that reaches the database runs in a transaction, as the
+ * connection's role, and its answer goes out once the commit is as safe as
+ * the server's synchronous_commit asks (session.c, listener.c).  The
+ * transaction is its own, except for Produce requests a connection sent
+ * back to back, which share one (kafka_serve_frames).  An error that a
+ * handler does not turn into a Kafka error code ends the transaction and
+ * closes the connection (the client reconnects and retries); the listener
+ * goes on.
  *
  *-------------------------------------------------------------------------
  */
@@ -50,7 +52,7 @@ typedef struct KafkaApi
 	int16		max_version;
 	int16		first_flexible; /* -1: none of ours is flexible */
 	bool		before_auth;	/* allowed before authentication */
-	bool		in_xact;		/* runs in a transaction of its own */
+	bool		in_xact;		/* runs in a transaction */
 	KafkaHandler handler;
 	const char *name;
 } KafkaApi;
@@ -153,6 +155,7 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 			  bool *answered)
 {
 	KafkaReader header;
+	KafkaRequestHeader h;
 	const KafkaApi *api;
 
 	*answered = false;
@@ -164,12 +167,12 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 		return &raw_sasl_api;
 	}
 
-	req->api_key = kafka_read_int16(&header);
-	req->api_version = kafka_read_int16(&header);
-	req->correlation_id = kafka_read_int32(&header);
-	req->client_id = kafka_read_string(&header);
-	if (header.error)
+	if (!kafka_parse_request_header(&header, &h))
 		return NULL;
+	req->api_key = h.api_key;
+	req->api_version = h.api_version;
+	req->correlation_id = h.correlation_id;
+	req->client_id = h.client_id;
 	kafka_write_int32(&conn->out, req->correlation_id);
 
 	api = find_api(req->api_key);
@@ -199,34 +202,49 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 
 /*
  * If frame is a Produce request that may share a transaction with the
- * Produce requests after it, its acks; otherwise KAFKA_NOT_GROUPED.  All
- * requests of a transaction must have the same acks, which decides how it
- * commits, and none may be transactional (refused on its own).
+ * Produce requests next to it, its acks, and in *npartitions how many
+ * partitions it writes; otherwise KAFKA_NOT_GROUPED.  All requests of a
+ * transaction must have the same acks, which decides how it commits, and
+ * none may be transactional (refused on its own).  One whose topics do not
+ * parse is grouped all the same (with 0 partitions): it fails the group,
+ * so that none of the requests the client sent with it is stored.
  */
 int
-kafka_frame_produce_acks(KafkaConn *conn, const char *frame, int len)
+kafka_frame_produce_acks(KafkaConn *conn, const char *frame, int len,
+						 int *npartitions)
 {
+	static MemoryContext peek_context = NULL;
+	MemoryContext oldcontext;
 	KafkaReader r;
-	const KafkaApi *api;
-	int16		key;
-	int16		version;
-	int16		acks;
-	KafkaBytes	transactional_id;
+	KafkaRequestHeader h;
+	KafkaProduceRequest pr;
+	int			acks = KAFKA_NOT_GROUPED;
 
 	if (conn->raw_sasl || !kafka_sasl_authenticated(conn))
 		return KAFKA_NOT_GROUPED;
+	if (peek_context == NULL)
+		peek_context = AllocSetContextCreate(TopMemoryContext,
+											 "Kafka request peek",
+											 ALLOCSET_SMALL_SIZES);
+	oldcontext = MemoryContextSwitchTo(peek_context);
 	kafka_reader_init(&r, frame, len);
-	key = kafka_read_int16(&r);
-	version = kafka_read_int16(&r);
-	(void) kafka_read_int32(&r);	/* correlation_id */
-	(void) kafka_read_string(&r);	/* client_id */
-	transactional_id = kafka_read_string(&r);
-	acks = kafka_read_int16(&r);
-	api = find_api(KAFKA_API_PRODUCE);
-	if (r.error || key != KAFKA_API_PRODUCE || version < api->min_version ||
-		version > api->max_version || transactional_id.len >= 0 ||
-		acks < -1 || acks > 1)
-		return KAFKA_NOT_GROUPED;
+	if (kafka_parse_request_header(&r, &h) &&
+		h.api_key == KAFKA_API_PRODUCE &&
+		kafka_parse_produce_head(&r, h.api_version, &pr) &&
+		pr.transactional_id.len < 0)
+	{
+		KafkaReader whole;
+
+		acks = pr.acks;
+		*npartitions = 0;
+		kafka_reader_init(&whole, frame, len);
+		if (kafka_parse_request_header(&whole, &h) &&
+			kafka_parse_produce_request(&whole, h.api_version, &pr))
+			for (int t = 0; t < pr.ntopics; t++)
+				*npartitions += pr.topics[t].npartitions;
+	}
+	MemoryContextSwitchTo(oldcontext);
+	MemoryContextReset(peek_context);
 	return acks;
 }
 
@@ -278,7 +296,11 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 		{
 			bool		answered;
 
-			/* what a request allocates is its own (its writes are the xact's) */
+			/*
+			 * What a request outside a transaction allocates is its own;
+			 * in one, handlers allocate in the transaction's memory, and
+			 * free what grows with the records themselves
+			 */
 			MemoryContextReset(request_context);
 			memset(&req, 0, sizeof(req));
 			req.conn = conn;
@@ -303,10 +325,10 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 				}
 				outcome = api->handler(&req, deadline);
 				/* an answer the handler holds for the standbys */
-				if (req.hold_lsn > *hold_lsn)
+				if (req.hold_lsn != InvalidXLogRecPtr)
 				{
-					*hold_lsn = req.hold_lsn;
-					*hold_mode = req.hold_mode;
+					*hold_lsn = Max(*hold_lsn, req.hold_lsn);
+					*hold_mode = Max(*hold_mode, req.hold_mode);
 				}
 			}
 			outcomes[i] = outcome;
@@ -326,12 +348,15 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 		MemoryContextSwitchTo(request_context);
 		edata = CopyErrorData();
 		FlushErrorState();
-		AbortCurrentTransaction();
+		AbortOutOfAnyTransaction();
 		RESUME_INTERRUPTS();
 		ereport(LOG,
 				(errcode(edata->sqlerrcode),
 				 errmsg("closing Kafka connection from %s after its %s request failed: %s",
-						conn->peer, api ? api->name : "Kafka", edata->message)));
+						conn->peer, api ? api->name : "Kafka", edata->message),
+				 nframes > 1 ?
+				 errdetail("None of the %d Produce requests served in its transaction was stored.",
+						   nframes) : 0));
 		outcome = KAFKA_CLOSE;
 	}
 	PG_END_TRY();

@@ -22,8 +22,10 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/table.h"
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_database.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
@@ -43,6 +45,13 @@
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/protocol.h"
+
+/* how long a request waits for a lock (lock_timeout, in ms) */
+#define KAFKA_LOCK_TIMEOUT_MS	"1000"
+
+/* the relations the request's transaction waited for in vain */
+static Oid	timed_out[16];
+static int	ntimed_out = 0;
 
 /* the role the running request acts as, and what to restore */
 static Oid	saved_user;
@@ -72,8 +81,8 @@ trust_role(void)
 void
 kafka_session_init(void)
 {
-	(void) set_config_option("lock_timeout", "1000", PGC_SUSET, PGC_S_SESSION,
-							 GUC_ACTION_SET, true, 0, false);
+	(void) set_config_option("lock_timeout", KAFKA_LOCK_TIMEOUT_MS, PGC_SUSET,
+							 PGC_S_SESSION, GUC_ACTION_SET, true, 0, false);
 }
 
 /*
@@ -88,6 +97,7 @@ kafka_xact_begin(KafkaConn *conn)
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
+	ntimed_out = 0;
 
 	GetUserIdAndSecContext(&saved_user, &saved_sec_context);
 	if (conn->auth == KAFKA_AUTH_DONE)
@@ -192,12 +202,49 @@ int16
 kafka_lock_topic(Oid relid, LOCKMODE lockmode)
 {
 	TopicLock	lock;
+	int16		error;
 
 	if (ConditionalLockRelationOid(relid, lockmode))
 		return KAFKA_NONE;
+
+	/*
+	 * A relation this transaction waited for in vain is not waited for
+	 * again: the requests sharing it would each wait a second, and the
+	 * listener with them
+	 */
+	for (int i = 0; i < ntimed_out; i++)
+		if (timed_out[i] == relid)
+			return KAFKA_REQUEST_TIMED_OUT;
 	lock.relid = relid;
 	lock.lockmode = lockmode;
-	return kafka_run_guarded(wait_for_topic_lock, &lock, NULL);
+	error = kafka_run_guarded(wait_for_topic_lock, &lock, NULL);
+	if (error != KAFKA_NONE && ntimed_out < lengthof(timed_out))
+		timed_out[ntimed_out++] = relid;
+	return error;
+}
+
+/*
+ * Open partition of topic (which the request holds open) for reading, or
+ * NULL with *error: UNKNOWN_TOPIC_OR_PARTITION if there is no such
+ * partition, REQUEST_TIMED_OUT if a SQL session holds it locked for longer
+ * than lock_timeout
+ */
+Relation
+kafka_open_partition(Relation topic, int32 partition, int16 *error)
+{
+	Oid			relid;
+
+	if (partition < 0 || partition >= topic_partition_count(topic))
+	{
+		*error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+		return NULL;
+	}
+	relid = topic_partition_relid(topic, partition);
+	*error = kafka_lock_topic(relid, AccessShareLock);
+	if (*error != KAFKA_NONE)
+		return NULL;
+	/* the topic's lock keeps its partitions from being dropped */
+	return table_open(relid, NoLock);
 }
 
 /*
@@ -224,49 +271,82 @@ kafka_topic_name_valid(KafkaBytes name)
 }
 
 /*
- * Open the topic a Kafka client names (a table of pg_topics.kafka_schema,
- * by its exact name) with lockmode, if the role has privilege on it;
- * NULL with *error set otherwise: INVALID_TOPIC_EXCEPTION for a name
- * Kafka or PostgreSQL cannot have, UNKNOWN_TOPIC_OR_PARTITION for no such
- * topic, TOPIC_AUTHORIZATION_FAILED for no privilege.
+ * Open the topic a Kafka client names, in pg_topics.kafka_schema, locked in
+ * lockmode and checked for privilege (unless TOPIC_NO_ACL_CHECK); NULL
+ * with *error if it cannot be: INVALID_TOPIC_EXCEPTION,
+ * UNKNOWN_TOPIC_OR_PARTITION, TOPIC_AUTHORIZATION_FAILED, or
+ * REQUEST_TIMED_OUT if a SQL session holds it locked (after lock_timeout,
+ * or at once when !wait).  Nothing the client names raises an error.
  */
-Relation
-kafka_open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege,
-				 int16 *error)
+static Relation
+open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege, bool wait,
+		   int16 *error)
 {
+	char	   *relname;
 	Oid			relid;
 	Relation	rel;
+	bool		is_missing = false;
 
 	if (!kafka_topic_name_valid(name))
 	{
 		*error = KAFKA_INVALID_TOPIC_EXCEPTION;
 		return NULL;
 	}
-	relid = topic_lookup_in_schema(pg_topics_kafka_schema,
-								   kafka_bytes_cstring(name));
+	relname = kafka_bytes_cstring(name);
+	relid = topic_lookup_in_schema(pg_topics_kafka_schema, relname);
 	if (!OidIsValid(relid))
 	{
 		*error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
 		return NULL;
 	}
 	if (privilege != TOPIC_NO_ACL_CHECK &&
-		pg_class_aclcheck(relid, GetUserId(), privilege) != ACLCHECK_OK)
+		pg_class_aclcheck_ext(relid, GetUserId(), privilege,
+							  &is_missing) != ACLCHECK_OK)
 	{
-		*error = KAFKA_TOPIC_AUTHORIZATION_FAILED;
+		*error = is_missing ? KAFKA_UNKNOWN_TOPIC_OR_PARTITION :
+			KAFKA_TOPIC_AUTHORIZATION_FAILED;
 		return NULL;
 	}
-	*error = kafka_lock_topic(relid, lockmode);
+	if (wait)
+		*error = kafka_lock_topic(relid, lockmode);
+	else
+		*error = ConditionalLockRelationOid(relid, lockmode) ? KAFKA_NONE :
+			KAFKA_REQUEST_TIMED_OUT;
 	if (*error != KAFKA_NONE)
 		return NULL;
-	rel = topic_try_open(relid, lockmode, TOPIC_NO_ACL_CHECK);
-	/* the lock topic_try_open took too is the one kept */
-	UnlockRelationOid(relid, lockmode);
-	if (rel == NULL)
+
+	/*
+	 * Found without a lock: while it was waited for, it may have been
+	 * dropped, renamed or moved (as RangeVarGetRelidExtended checks again)
+	 */
+	rel = try_relation_open(relid, NoLock);
+	if (rel == NULL || !topic_is_topic_parent(rel) ||
+		strcmp(RelationGetRelationName(rel), relname) != 0 ||
+		RelationGetNamespace(rel) != get_namespace_oid(pg_topics_kafka_schema, true))
 	{
+		if (rel != NULL)
+			relation_close(rel, NoLock);
+		UnlockRelationOid(relid, lockmode);
 		*error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
 		return NULL;
 	}
 	return rel;
+}
+
+/* Open a topic a Kafka client names, waiting up to lock_timeout for it */
+Relation
+kafka_open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege,
+				 int16 *error)
+{
+	return open_topic(name, lockmode, privilege, true, error);
+}
+
+/* Open a topic a Kafka client names if nobody holds it locked */
+Relation
+kafka_open_topic_nowait(KafkaBytes name, LOCKMODE lockmode, AclMode privilege,
+						int16 *error)
+{
+	return open_topic(name, lockmode, privilege, false, error);
 }
 
 /*

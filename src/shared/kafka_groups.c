@@ -108,6 +108,7 @@ typedef struct KafkaGroupsShared
 	int			tranche;
 	int			ngroups;
 	int			nmembers;
+	pg_atomic_uint32 groups_in_use; /* read without the lock by the tick */
 	GroupSlot  *groups;
 	MemberSlot *members;
 	char	   *area_place;
@@ -165,6 +166,7 @@ kafka_groups_shmem_startup(void)
 	LWLockInitialize(&shared->lock, shared->tranche);
 	shared->ngroups = pg_topics_max_groups;
 	shared->nmembers = pg_topics_max_groups * MEMBERS_PER_GROUP_SLOT;
+	pg_atomic_init_u32(&shared->groups_in_use, 0);
 	p = (char *) shared + MAXALIGN(sizeof(KafkaGroupsShared));
 	shared->groups = (GroupSlot *) p;
 	memset(p, 0, sizeof(GroupSlot) * shared->ngroups);
@@ -261,6 +263,7 @@ find_group(const char *name, bool create)
 	if (!create || free_slot == NULL)
 		return NULL;
 	free_slot->in_use = true;
+	pg_atomic_fetch_add_u32(&shared->groups_in_use, 1);
 	free_slot->dbid = MyDatabaseId;
 	strlcpy(free_slot->name, name, KAFKA_GROUP_NAME_LEN);
 	free_slot->state = KAFKA_GROUP_EMPTY;
@@ -321,8 +324,11 @@ copy_bytes(dsa_pointer p, int32 len)
 static void
 drop_if_empty(GroupSlot *g)
 {
-	if (g->nmembers == 0)
+	if (g->nmembers == 0 && g->in_use)
+	{
 		g->in_use = false;
+		pg_atomic_fetch_sub_u32(&shared->groups_in_use, 1);
+	}
 }
 
 /* Remove member i of g */
@@ -979,9 +985,13 @@ kafka_group_changed(int slot, uint64 seen)
 long
 kafka_groups_tick(void)
 {
-	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz now;
 	bool		any = false;
 
+	/* no groups (the usual case of a server without Kafka consumers) */
+	if (shared == NULL || pg_atomic_read_u32(&shared->groups_in_use) == 0)
+		return -1;
+	now = GetCurrentTimestamp();
 	lock_groups();
 	for (int gi = 0; gi < shared->ngroups; gi++)
 	{

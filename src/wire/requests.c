@@ -130,8 +130,18 @@ read_produce_partition(KafkaReader *r, int16 version, KafkaPartitionRequest *p)
 }
 
 bool
-kafka_parse_produce_request(KafkaReader *r, int16 version,
-							KafkaProduceRequest *out)
+kafka_parse_request_header(KafkaReader *r, KafkaRequestHeader *out)
+{
+	out->api_key = kafka_read_int16(r);
+	out->api_version = kafka_read_int16(r);
+	out->correlation_id = kafka_read_int32(r);
+	out->client_id = kafka_read_string(r);
+	return !r->error;
+}
+
+bool
+kafka_parse_produce_head(KafkaReader *r, int16 version,
+						 KafkaProduceRequest *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!version_in(version, KAFKA_PRODUCE_VERSIONS))
@@ -139,9 +149,18 @@ kafka_parse_produce_request(KafkaReader *r, int16 version,
 	out->transactional_id = kafka_read_string(r);	/* v3+ */
 	out->acks = kafka_read_int16(r);
 	out->timeout_ms = kafka_read_int32(r);
+	return !r->error && out->acks >= -1 && out->acks <= 1;
+}
+
+bool
+kafka_parse_produce_request(KafkaReader *r, int16 version,
+							KafkaProduceRequest *out)
+{
+	if (!kafka_parse_produce_head(r, version, out))
+		return false;
 	read_topics(r, version, 8, read_produce_partition, NULL,
 				&out->ntopics, &out->topics);
-	return !r->error && out->acks >= -1 && out->acks <= 1;
+	return !r->error;
 }
 
 /* Fetch's partition */

@@ -457,6 +457,61 @@ def idempotent_retry_held(bootstrap, topic):
     return {'retry': [perr, base, waited], 'first': [ferr, fbase]}
 
 
+def raw_list_offsets(bootstrap, topic):
+    """A bare ListOffsets v1 for the end of partition 0: [error, offset,
+    seconds to the answer]"""
+    import socket
+    import struct
+    host, port = bootstrap.rsplit(':', 1)
+    sock = socket.create_connection((host, int(port)), timeout=60)
+    name = topic.encode()
+    body = (struct.pack('>ii', -1, 1) + struct.pack('>h', len(name)) + name
+            + struct.pack('>iiq', 1, 0, -1))
+    start = time.time()
+    answer = _raw_request(sock, 2, 1, 7, body)
+    off = 4 + 2 + len(name) + 4
+    part, err, ts, offset = struct.unpack('>ihqq', answer[off:off + 22])
+    return [err, offset, time.time() - start]
+
+
+def idempotent_after_listener_exit(bootstrap, topic):
+    """An idempotent batch whose listener process exits while writing it
+    (the test terminates it): the client's retry on a new connection, once
+    the listener is back, is [error, base offset]"""
+    import socket
+    import struct
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+    host, port = bootstrap.rsplit(':', 1)
+    sock = socket.create_connection((host, int(port)), timeout=60)
+    body = _raw_request(sock, 22, 0, 1, struct.pack('>hi', -1, 60000))
+    throttle, err, pid, epoch = struct.unpack('>ihqh', body[:16])
+    b = DefaultRecordBatchBuilder(2, 0, False, pid, epoch, 0, 1 << 20)
+    for i in range(2):
+        b.append(i, timestamp=None, key=b'exit', value=b'gone-%d' % i, headers=[])
+    frame = _produce_frame(topic, 2, bytes(b.build()))
+    sock.sendall(frame)
+    try:
+        _read_response(sock)
+        first = 'answered'
+    except (EOFError, ConnectionResetError):
+        first = 'closed'
+    name = topic.encode()
+    off = 4 + 2 + len(name) + 4
+    deadline = time.time() + 60
+    while True:
+        try:
+            sock = socket.create_connection((host, int(port)), timeout=60)
+            sock.sendall(frame)
+            corr, body = _read_response(sock)
+            part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
+            if perr != 7 or time.time() > deadline:
+                return {'first': first, 'retry': [perr, base]}
+        except (EOFError, ConnectionError):
+            if time.time() > deadline:
+                return {'first': first, 'retry': None}
+        time.sleep(0.5)
+
+
 def pipelined_produce(bootstrap, topic):
     """Produce requests sent back to back in one write, as a producer with
     several requests in flight sends them: an idempotent producer's five
@@ -669,6 +724,7 @@ def kp_tls(bootstrap, cafile, topic, mechanism='', user='', password=''):
 
 
 COMMANDS = {f.__name__: f for f in (kp_tls, idempotent_retry, pipelined_produce, raw_produce, idempotent_retry_held,
+                                    raw_list_offsets, idempotent_after_listener_exit,
                                     ck_idempotent_lost_answer, ck_admin, kp_sasl, kp_produce, kp_read, ck_produce,
                                     ck_produce_mixed, ck_latency, kp_group,
                                     ck_committed, ck_rebalance, ck_list_groups, ck_first_assignment)}

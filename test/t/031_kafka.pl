@@ -244,6 +244,28 @@ is(join(',', map { "$_->[2]:$_->[3]" } @{ $lost->{reports} }),
 	$node->safe_psql('postgres', q{SELECT string_agg("offset" || ':' || key, ',' ORDER BY "offset") FROM logs WHERE key LIKE 'lost-%'}),
 	'at the offsets the delivery reports give');
 
+# ---- an idempotent batch whose listener exits while writing it is not left
+# in flight: the producer's retry is stored once the listener is back
+my $exit_locker = $node->background_psql('postgres');
+my $exit_part = $node->safe_psql('postgres',
+	q{SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = 'logs'::regclass});
+$exit_locker->query_safe("BEGIN; LOCK TABLE $exit_part IN ACCESS EXCLUSIVE MODE");
+my ($eout, $eerr) = ('', '');
+my $exiting = IPC::Run::start([ '/usr/bin/python3', PgTopicsTest::kafka_script_path('clients.py'),
+		$bootstrap, 'idempotent_after_listener_exit', 'logs' ], '>', \$eout, '2>', \$eerr);
+$node->poll_query_until('postgres',
+	qq{SELECT count(*) > 0 FROM pg_locks WHERE relation = '$exit_part'::regclass AND NOT granted})
+  or die 'the batch never waited for the partition';
+$node->safe_psql('postgres',
+	qq{SELECT pg_terminate_backend(pid) FROM pg_locks WHERE relation = '$exit_part'::regclass AND NOT granted});
+$exit_locker->query_safe('ROLLBACK');
+$exit_locker->quit;
+$exiting->finish or die "idempotent_after_listener_exit failed: $eerr";
+my $exit = decode_json($eout);
+is($exit->{retry}[0], 0,
+	'a batch whose listener exited while writing it is stored when the producer sends it again');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM logs WHERE key = 'exit'}), '2', 'once');
+
 # ---- pipelined Produce requests share one transaction (one WAL flush)
 my $pipe = client('pipelined_produce', 'logs');
 is_deeply([ map { [ $_->[0], $_->[1] ] } @{ $pipe->{answers} } ],
@@ -272,6 +294,15 @@ like($meta_locked, qr/topic "logs" with 0 partitions: Broker: Leader not availab
 $locker->query_safe('ROLLBACK');
 $locker->quit;
 is(client('raw_produce', 'logs', 'locked')->[0], 0, 'once the lock goes, the same Produce is stored');
+
+# a partition locked by its owner's SQL session: the same for its requests
+$locker = $node->background_psql('postgres');
+$locker->query_safe(q{BEGIN; SELECT format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', inhrelid::regclass) FROM pg_inherits WHERE inhparent = 'logs'::regclass \gexec});
+my $part_locked = client('raw_list_offsets', 'logs');
+is($part_locked->[0], 7, 'ListOffsets of a partition locked by a SQL session is REQUEST_TIMED_OUT');
+$locker->query_safe('ROLLBACK');
+$locker->quit;
+is(client('raw_list_offsets', 'logs')->[0], 0, 'and answered once the lock goes');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM logs WHERE key = 'locked'}), '1',
 	'once');
 kcat(join('', map { "e$_\n" } 1 .. 50), '-P', '-t', 'logs', '-X', 'enable.idempotence=true');

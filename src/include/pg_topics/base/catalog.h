@@ -31,6 +31,7 @@
 /* privilege argument meaning "the caller checks something else" */
 #define TOPIC_NO_ACL_CHECK ((AclMode) 0)
 
+extern bool topic_is_topic_parent(Relation rel);
 extern bool topic_is_topic_parent_oid(Oid relid);
 extern Relation topic_open_by_name(text *name, LOCKMODE lockmode,
 								   AclMode privilege);

@@ -51,7 +51,11 @@ extern void kafka_xact_abort(void);
 extern void kafka_hold_for_standbys(KafkaRequest *req, int mode);
 extern Relation kafka_open_topic(KafkaBytes name, LOCKMODE lockmode,
 								 AclMode privilege, int16 *error);
+extern Relation kafka_open_topic_nowait(KafkaBytes name, LOCKMODE lockmode,
+										AclMode privilege, int16 *error);
 extern int16 kafka_lock_topic(Oid relid, LOCKMODE lockmode);
+extern Relation kafka_open_partition(Relation topic, int32 partition,
+									 int16 *error);
 extern bool kafka_topic_name_valid(KafkaBytes name);
 extern int16 kafka_error_of(ErrorData *edata);
 

@@ -132,7 +132,7 @@ typedef struct KafkaFrame
 
 /* request.c */
 extern int	kafka_frame_produce_acks(KafkaConn *conn, const char *frame,
-									 int len);
+									 int len, int *npartitions);
 extern KafkaOutcome kafka_serve_frames(KafkaConn *conn,
 									   const KafkaFrame *frames, int nframes,
 									   bool last_try, TimestampTz received,

@@ -304,6 +304,23 @@ typedef struct KafkaSaslAuthenticateRequest
 	KafkaBytes	auth_bytes;
 } KafkaSaslAuthenticateRequest;
 
+/*
+ * A request's header, up to its client id (v1; a flexible version's v2
+ * header has tagged fields after it, which the caller skips once it knows
+ * the API's flexible versions)
+ */
+typedef struct KafkaRequestHeader
+{
+	int16		api_key;
+	int16		api_version;
+	int32		correlation_id;
+	KafkaBytes	client_id;		/* null allowed */
+} KafkaRequestHeader;
+
+extern bool kafka_parse_request_header(KafkaReader *r, KafkaRequestHeader *out);
+/* Produce's fields before its topics (ntopics 0), which decide how it commits */
+extern bool kafka_parse_produce_head(KafkaReader *r, int16 version,
+									 KafkaProduceRequest *out);
 extern bool kafka_parse_produce_request(KafkaReader *r, int16 version,
 										KafkaProduceRequest *out);
 extern bool kafka_parse_fetch_request(KafkaReader *r, int16 version,
