@@ -327,18 +327,7 @@ def _raw_request(sock, key, version, corr, body):
     import struct
     payload = struct.pack('>hhih', key, version, corr, 3) + b'raw' + body
     sock.sendall(struct.pack('>i', len(payload)) + payload)
-
-    def read(n):
-        data = b''
-        while len(data) < n:
-            chunk = sock.recv(n - len(data))
-            if not chunk:
-                raise Exception('connection closed')
-            data += chunk
-        return data
-    n = struct.unpack('>i', read(4))[0]
-    data = read(n)
-    return data[4:]     # after the correlation id
+    return _read_response(sock)[1]
 
 
 def idempotent_retry(bootstrap, topic):
@@ -357,12 +346,9 @@ def idempotent_retry(bootstrap, topic):
         b = DefaultRecordBatchBuilder(2, 0, False, pid, epoch, seq, 1 << 20)
         for i in range(count):
             b.append(i, timestamp=None, key=b'idem', value=b'seq-%d' % (seq + i), headers=[])
-        records = bytes(b.build())
         name = topic.encode()
-        req = (struct.pack('>hhi', -1, -1, 30000) + struct.pack('>i', 1)
-               + struct.pack('>h', len(name)) + name + struct.pack('>i', 1)
-               + struct.pack('>i', 0) + struct.pack('>i', len(records)) + records)
-        body = _raw_request(sock, 0, 3, corr, req)
+        sock.sendall(_produce_frame(topic, corr, bytes(b.build())))
+        body = _read_response(sock)[1]
         # [topic [partition error base_offset log_append_time]] throttle
         off = 4 + 2 + len(name) + 4
         part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
