@@ -330,28 +330,45 @@ def _raw_request(sock, key, version, corr, body):
     return _read_response(sock)[1]
 
 
+def _init_producer_id(sock):
+    """InitProducerId v0 (no transactional id): (error, producer id, epoch)"""
+    import struct
+    body = _raw_request(sock, 22, 0, 1, struct.pack('>hi', -1, 60000))
+    throttle, err, pid, epoch = struct.unpack('>ihqh', body[:16])
+    return err, pid, epoch
+
+
+def _batch(pid, epoch, seq, count, key, value):
+    """A RecordBatch v2 of count records of key, with values value-SEQ
+    (pid -1: not idempotent)"""
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+    b = DefaultRecordBatchBuilder(2, 0, False, pid, epoch if pid >= 0 else -1,
+                                  seq if pid >= 0 else -1, 1 << 20)
+    for i in range(count):
+        b.append(i, timestamp=None, key=key, value=b'%s-%d' % (value, seq + i), headers=[])
+    return bytes(b.build())
+
+
+def _first_partition(topic, body):
+    """The first partition's entry of a Produce v3 or ListOffsets v1 answer
+    of one topic: (partition, error, then two int64s: base offset and
+    log-append time, or timestamp and offset)"""
+    import struct
+    off = 4 + 2 + len(topic.encode()) + 4
+    return struct.unpack('>ihqq', body[off:off + 22])
+
+
 def idempotent_retry(bootstrap, topic):
     """An idempotent producer's batch sent twice, by hand: the second try is
     answered with the first's offset; a gap in the sequence is refused"""
     import socket
-    import struct
-    from kafka.record.default_records import DefaultRecordBatchBuilder
     host, port = bootstrap.rsplit(':', 1)
     sock = socket.create_connection((host, int(port)), timeout=30)
-    # InitProducerId v0: no transactional id
-    body = _raw_request(sock, 22, 0, 1, struct.pack('>hi', -1, 60000))
-    throttle, err, pid, epoch = struct.unpack('>ihqh', body[:16])
+    err, pid, epoch = _init_producer_id(sock)
 
     def produce(seq, count, corr):
-        b = DefaultRecordBatchBuilder(2, 0, False, pid, epoch, seq, 1 << 20)
-        for i in range(count):
-            b.append(i, timestamp=None, key=b'idem', value=b'seq-%d' % (seq + i), headers=[])
-        name = topic.encode()
-        sock.sendall(_produce_frame(topic, corr, bytes(b.build())))
-        body = _read_response(sock)[1]
-        # [topic [partition error base_offset log_append_time]] throttle
-        off = 4 + 2 + len(name) + 4
-        part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
+        sock.sendall(_produce_frame(topic, corr, _batch(pid, epoch, seq, count, b'idem', b'seq')))
+        part, perr, base, ts = _first_partition(topic, _read_response(sock)[1])
         return [perr, base]
     first = produce(0, 3, 2)
     again = produce(0, 3, 3)
@@ -394,7 +411,6 @@ def raw_produce(bootstrap, topic, key):
     seconds to the answer], or [null, null, seconds] if the connection
     closed instead"""
     import socket
-    import struct
     from kafka.record.default_records import DefaultRecordBatchBuilder
     host, port = bootstrap.rsplit(':', 1)
     sock = socket.create_connection((host, int(port)), timeout=60)
@@ -402,13 +418,11 @@ def raw_produce(bootstrap, topic, key):
     b.append(0, timestamp=None, key=key.encode(), value=b'v', headers=[])
     start = time.time()
     sock.sendall(_produce_frame(topic, 1, bytes(b.build())))
-    name = topic.encode()
-    off = 4 + 2 + len(name) + 4
     try:
         corr, body = _read_response(sock)
     except (EOFError, ConnectionResetError):
         return [None, None, time.time() - start]
-    part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
+    part, perr, base, ts = _first_partition(topic, body)
     return [perr, base, time.time() - start]
 
 
@@ -418,18 +432,10 @@ def idempotent_retry_held(bootstrap, topic):
     is away: [error, base offset, seconds to the answer] of the retry, and
     [error, base offset] of the first try"""
     import socket
-    import struct
-    from kafka.record.default_records import DefaultRecordBatchBuilder
     host, port = bootstrap.rsplit(':', 1)
     first = socket.create_connection((host, int(port)), timeout=120)
-    body = _raw_request(first, 22, 0, 1, struct.pack('>hi', -1, 60000))
-    throttle, err, pid, epoch = struct.unpack('>ihqh', body[:16])
-    b = DefaultRecordBatchBuilder(2, 0, False, pid, epoch, 0, 1 << 20)
-    for i in range(2):
-        b.append(i, timestamp=None, key=b'held', value=b'held-%d' % i, headers=[])
-    frame = _produce_frame(topic, 2, bytes(b.build()))
-    name = topic.encode()
-    off = 4 + 2 + len(name) + 4
+    err, pid, epoch = _init_producer_id(first)
+    frame = _produce_frame(topic, 2, _batch(pid, epoch, 0, 2, b'held', b'held'))
     first.sendall(frame)
     time.sleep(1.5)
     retry = socket.create_connection((host, int(port)), timeout=120)
@@ -437,9 +443,9 @@ def idempotent_retry_held(bootstrap, topic):
     retry.sendall(frame)
     corr, body = _read_response(retry)
     waited = time.time() - start
-    part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
+    part, perr, base, ts = _first_partition(topic, body)
     corr, body = _read_response(first)
-    part, ferr, fbase, ts = struct.unpack('>ihqq', body[off:off + 22])
+    part, ferr, fbase, ts = _first_partition(topic, body)
     return {'retry': [perr, base, waited], 'first': [ferr, fbase]}
 
 
@@ -455,8 +461,7 @@ def raw_list_offsets(bootstrap, topic):
             + struct.pack('>iiq', 1, 0, -1))
     start = time.time()
     answer = _raw_request(sock, 2, 1, 7, body)
-    off = 4 + 2 + len(name) + 4
-    part, err, ts, offset = struct.unpack('>ihqq', answer[off:off + 22])
+    part, err, ts, offset = _first_partition(topic, answer)
     return [err, offset, time.time() - start]
 
 
@@ -465,31 +470,23 @@ def idempotent_after_listener_exit(bootstrap, topic):
     (the test terminates it): the client's retry on a new connection, once
     the listener is back, is [error, base offset]"""
     import socket
-    import struct
-    from kafka.record.default_records import DefaultRecordBatchBuilder
     host, port = bootstrap.rsplit(':', 1)
     sock = socket.create_connection((host, int(port)), timeout=60)
-    body = _raw_request(sock, 22, 0, 1, struct.pack('>hi', -1, 60000))
-    throttle, err, pid, epoch = struct.unpack('>ihqh', body[:16])
-    b = DefaultRecordBatchBuilder(2, 0, False, pid, epoch, 0, 1 << 20)
-    for i in range(2):
-        b.append(i, timestamp=None, key=b'exit', value=b'gone-%d' % i, headers=[])
-    frame = _produce_frame(topic, 2, bytes(b.build()))
+    err, pid, epoch = _init_producer_id(sock)
+    frame = _produce_frame(topic, 2, _batch(pid, epoch, 0, 2, b'exit', b'gone'))
     sock.sendall(frame)
     try:
         _read_response(sock)
         first = 'answered'
     except (EOFError, ConnectionResetError):
         first = 'closed'
-    name = topic.encode()
-    off = 4 + 2 + len(name) + 4
     deadline = time.time() + 60
     while True:
         try:
             sock = socket.create_connection((host, int(port)), timeout=60)
             sock.sendall(frame)
             corr, body = _read_response(sock)
-            part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
+            part, perr, base, ts = _first_partition(topic, body)
             if perr != 7 or time.time() > deadline:
                 return {'first': first, 'retry': [perr, base]}
         except (EOFError, ConnectionError):
@@ -506,33 +503,25 @@ def pipelined_produce(bootstrap, topic):
     with none of its requests stored"""
     import socket
     import struct
-    from kafka.record.default_records import DefaultRecordBatchBuilder
     host, port = bootstrap.rsplit(':', 1)
     sock = socket.create_connection((host, int(port)), timeout=30)
-    body = _raw_request(sock, 22, 0, 1, struct.pack('>hi', -1, 60000))
-    throttle, err, pid, epoch = struct.unpack('>ihqh', body[:16])
+    err, pid, epoch = _init_producer_id(sock)
 
     def batch(seq, count, tag, idempotent=True):
-        b = DefaultRecordBatchBuilder(2, 0, False, pid if idempotent else -1,
-                                      epoch if idempotent else -1,
-                                      seq if idempotent else -1, 1 << 20)
-        for i in range(count):
-            b.append(i, timestamp=None, key=tag, value=b'%s-%d' % (tag, seq + i), headers=[])
-        return bytes(b.build())
+        return _batch(pid if idempotent else -1, epoch, seq, count, tag, tag)
     name = topic.encode()
-    off = 4 + 2 + len(name) + 4
     frames = b''.join(_produce_frame(topic, 10 + i, batch(2 * i, 2, b'pipe'))
                       for i in range(5))
     sock.sendall(frames)
     answers = []
     for i in range(5):
         corr, body = _read_response(sock)
-        part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
+        part, perr, base, ts = _first_partition(topic, body)
         answers.append([corr, perr, base])
     # the third batch again, alone: answered from what was stored
     sock.sendall(_produce_frame(topic, 20, batch(4, 2, b'pipe')))
     corr, body = _read_response(sock)
-    part, perr, base, ts = struct.unpack('>ihqq', body[off:off + 22])
+    part, perr, base, ts = _first_partition(topic, body)
     again = [corr, perr, base]
     sock.close()
 
