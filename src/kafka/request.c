@@ -228,20 +228,19 @@ kafka_frame_produce_acks(KafkaConn *conn, const char *frame, int len,
 											 ALLOCSET_SMALL_SIZES);
 	oldcontext = MemoryContextSwitchTo(peek_context);
 	kafka_reader_init(&r, frame, len);
-	if (kafka_parse_request_header(&r, &h) &&
-		h.api_key == KAFKA_API_PRODUCE &&
-		kafka_parse_produce_head(&r, h.api_version, &pr) &&
-		pr.transactional_id.len < 0)
+	if (kafka_parse_request_header(&r, &h) && h.api_key == KAFKA_API_PRODUCE)
 	{
-		KafkaReader whole;
+		KafkaReader body = r;	/* read again whole, below */
 
-		acks = pr.acks;
-		*npartitions = 0;
-		kafka_reader_init(&whole, frame, len);
-		if (kafka_parse_request_header(&whole, &h) &&
-			kafka_parse_produce_request(&whole, h.api_version, &pr))
-			for (int t = 0; t < pr.ntopics; t++)
-				*npartitions += pr.topics[t].npartitions;
+		if (kafka_parse_produce_head(&r, h.api_version, &pr) &&
+			pr.transactional_id.len < 0)
+		{
+			acks = pr.acks;
+			*npartitions = 0;
+			if (kafka_parse_produce_request(&body, h.api_version, &pr))
+				for (int t = 0; t < pr.ntopics; t++)
+					*npartitions += pr.topics[t].npartitions;
+		}
 	}
 	MemoryContextSwitchTo(oldcontext);
 	MemoryContextReset(peek_context);
