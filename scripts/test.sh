@@ -32,13 +32,20 @@ tar -C "$top" --exclude=./.git --exclude=./demo --exclude=./bench/.work \
 [ "$(id -u)" -eq 0 ] && { run_as_user true; chown -R pgtopics "$work"; }
 
 status=0
-run_as_user env PATH="$PG_BINDIR:$PATH" make -C "$work" PG_CONFIG="$PG_BINDIR/pg_config" installcheck "$@" || status=$?
+run_as_user env PATH="$PG_BINDIR:$PATH" make -C "$work" PG_CONFIG="$PG_BINDIR/pg_config" installcheck "$@" \
+	2>&1 | tee "$work/installcheck.out" || status=$?
 if [ $status -ne 0 ]; then
 	for f in "$work"/regression.diffs "$work"/output_iso/regression.diffs; do
 		[ -f "$f" ] && { echo "=== $f"; cat "$f"; }
 	done
-	for f in "$work"/tmp_check/log/regress_log_*; do
-		[ -f "$f" ] && { echo "=== $f (last 60 lines)"; tail -n 60 "$f"; }
+	# the logs of the TAP files that failed (prove's summary names them),
+	# with the server logs of their nodes
+	for t in $(sed -n 's|^test/t/\([0-9A-Za-z_]*\)\.pl  *(Wstat.*|\1|p' "$work/installcheck.out"); do
+		f="$work/tmp_check/log/regress_log_$t"
+		[ -f "$f" ] && { echo "=== $f (last 200 lines)"; tail -n 200 "$f"; }
+		for f in "$work"/tmp_check/log/"$t"_*.log; do
+			[ -f "$f" ] && { echo "=== $f (last 60 lines)"; tail -n 60 "$f"; }
+		done
 	done
 fi
 
