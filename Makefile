@@ -87,7 +87,7 @@ check-wire: $(WIRE_TESTS)
 	exit $$status
 .PHONY: check-wire
 
-tmp_wire/%: $(srcdir)/test/wire/%.c $(WIRE_DEPS)
+tmp_wire/%: $(srcdir)/test/wire/%.c $(srcdir)/test/wire/unit_check.h $(WIRE_DEPS)
 	@mkdir -p tmp_wire
 	$(CC) $(CFLAGS) $(WIRE_CPPFLAGS) -o $@ $< $(WIRE_SRCS) $(WIRE_LIBS)
 

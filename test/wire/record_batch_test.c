@@ -32,6 +32,7 @@
 
 #include "pg_topics/wire/compression.h"
 #include "pg_topics/wire/record_batch.h"
+#include "unit_check.h"
 
 #define MB	(1024 * 1024)
 
@@ -54,34 +55,10 @@ typedef struct TestBatch
 	TestRecord *records;
 } TestBatch;
 
-static int	passed;
-static int	failed;
 static const char *out_dir;
 
 static const KafkaBytes null_bytes = {NULL, -1};
 
-/* Count one check; print it when it fails */
-static void
-check(bool ok, const char *fmt,...)
-pg_attribute_printf(2, 3);
-
-static void
-check(bool ok, const char *fmt,...)
-{
-	va_list		ap;
-
-	if (ok)
-	{
-		passed++;
-		return;
-	}
-	failed++;
-	printf("not ok: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
 
 static KafkaBytes
 bytes_of(const char *data, int len)
@@ -194,7 +171,7 @@ write_batch(StringInfo buf, int64 base_offset, int64 base_timestamp,
 
 		kafka_batch_add(&w, r->offset, r->timestamp, r->key, r->value,
 						r->headers, r->nheaders);
-		check(size == (Size) (buf->len - before),
+		CHECK(size == (Size) (buf->len - before),
 			  "kafka_batch_record_size says %zu for a record of %d bytes",
 			  size, buf->len - before);
 	}
@@ -290,7 +267,7 @@ vec_add(const char *name, const char *data, int len, const TestRecord *recs,
 	f = fopen(path, "a");
 	if (f == NULL)
 	{
-		check(false, "cannot write %s: %m", path);
+		CHECK(false, "cannot write %s: %m", path);
 		return;
 	}
 	fputs("batch ", f);
@@ -384,23 +361,23 @@ test_round_trip(void)
 	initStringInfo(&buf);
 	write_batch(&buf, base, ts, recs, n);
 	result = decode(buf.data, buf.len, MB, &out);
-	check(result == 0, "round trip: decode fails with %d (%s)", result,
+	CHECK(result == 0, "round trip: decode fails with %d (%s)", result,
 		  out.error_message);
 	if (result == 0)
 	{
 		KafkaRecordBatch *b = &out.batches[0];
 
-		check(out.nbatches == 1 && out.nrecords == n, "round trip: %d batches, %lld records",
+		CHECK(out.nbatches == 1 && out.nrecords == n, "round trip: %d batches, %lld records",
 			  out.nbatches, (long long) out.nrecords);
-		check(batch_holds(b, recs, n, why, sizeof(why)), "round trip: %s", why);
-		check(b->attributes == 0, "round trip: attributes %d", b->attributes);
-		check(b->base_offset == base && b->base_timestamp == ts &&
+		CHECK(batch_holds(b, recs, n, why, sizeof(why)), "round trip: %s", why);
+		CHECK(b->attributes == 0, "round trip: attributes %d", b->attributes);
+		CHECK(b->base_offset == base && b->base_timestamp == ts &&
 			  b->max_timestamp == ts + ((int64) 1 << 40) &&
 			  b->partition_leader_epoch == -1 && b->producer_id == -1 &&
 			  b->producer_epoch == -1 && b->base_sequence == -1 &&
 			  b->last_offset_delta == n - 1,
 			  "round trip: header fields");
-		check(out.payload_bytes == (256 + 1 + 1) + (1 + 5000 + 3 + 1 + 3 + 1) +
+		CHECK(out.payload_bytes == (256 + 1 + 1) + (1 + 5000 + 3 + 1 + 3 + 1) +
 			  (2 + 100 + 50) + (200 + 70000),
 			  "round trip: payload_bytes %zu", out.payload_bytes);
 	}
@@ -417,7 +394,7 @@ test_round_trip(void)
 	resetStringInfo(&buf);
 	write_batch(&buf, 7, ts - 10, same, 3);
 	result = decode(buf.data, buf.len, MB, &out);
-	check(result == 0 && out.batches[0].attributes == KAFKA_ATTR_LOG_APPEND_TIME &&
+	CHECK(result == 0 && out.batches[0].attributes == KAFKA_ATTR_LOG_APPEND_TIME &&
 		  out.batches[0].max_timestamp == ts &&
 		  batch_holds(&out.batches[0], same, 3, why, sizeof(why)),
 		  "one timestamp: not LogAppendTime with that maxTimestamp");
@@ -431,10 +408,10 @@ test_round_trip(void)
 	same[2].timestamp = ts + 1;
 	resetStringInfo(&buf);
 	write_batch(&buf, 7, ts, same, 3);
-	check(get32(buf.data + 23) == 13, "gaps: lastOffsetDelta %d, not 13",
+	CHECK(get32(buf.data + 23) == 13, "gaps: lastOffsetDelta %d, not 13",
 		  get32(buf.data + 23));
 	result = decode_error(buf.data, buf.len, MB);
-	check(result == 87, "gaps: decode gives %d, not 87", result);
+	CHECK(result == 87, "gaps: decode gives %d, not 87", result);
 	vec_add("record_batch_gaps", buf.data, buf.len, same, 3, 0, 20);
 
 	/* a record alone, and two batches back to back */
@@ -442,7 +419,7 @@ test_round_trip(void)
 	write_batch(&buf, base, ts, recs, 1);
 	write_batch(&buf, base + 1, ts, recs + 1, 2);
 	result = decode(buf.data, buf.len, MB, &out);
-	check(result == 0 && out.nbatches == 2 && out.nrecords == 3 &&
+	CHECK(result == 0 && out.nbatches == 2 && out.nrecords == 3 &&
 		  batch_holds(&out.batches[1], recs + 1, 2, why, sizeof(why)),
 		  "two batches: decode gives %d", result);
 	kafka_batches_free(&out);
@@ -462,22 +439,22 @@ test_gap_batch(void)
 	appendStringInfoString(&buf, "ab");
 	kafka_write_gap_batch(&buf, 5000, 5009, ts);
 	kafka_reader_init(&r, buf.data + 2, buf.len - 2);
-	check(buf.len - 2 == KAFKA_BATCH_HEADER_SIZE, "gap batch: %d bytes", buf.len - 2);
-	check(kafka_read_int64(&r) == 5000, "gap batch: baseOffset");
-	check(kafka_read_int32(&r) == KAFKA_BATCH_HEADER_SIZE - 12, "gap batch: batchLength");
-	check(kafka_read_int32(&r) == -1, "gap batch: partitionLeaderEpoch");
-	check(kafka_read_int8(&r) == 2, "gap batch: magic");
-	check(kafka_read_uint32(&r) == crc32c(buf.data + 2 + 21, buf.len - 2 - 21),
+	CHECK(buf.len - 2 == KAFKA_BATCH_HEADER_SIZE, "gap batch: %d bytes", buf.len - 2);
+	CHECK(kafka_read_int64(&r) == 5000, "gap batch: baseOffset");
+	CHECK(kafka_read_int32(&r) == KAFKA_BATCH_HEADER_SIZE - 12, "gap batch: batchLength");
+	CHECK(kafka_read_int32(&r) == -1, "gap batch: partitionLeaderEpoch");
+	CHECK(kafka_read_int8(&r) == 2, "gap batch: magic");
+	CHECK(kafka_read_uint32(&r) == crc32c(buf.data + 2 + 21, buf.len - 2 - 21),
 		  "gap batch: CRC");
-	check(kafka_read_int16(&r) == 0, "gap batch: attributes");
-	check(kafka_read_int32(&r) == 9, "gap batch: lastOffsetDelta");
-	check(kafka_read_int64(&r) == ts && kafka_read_int64(&r) == ts,
+	CHECK(kafka_read_int16(&r) == 0, "gap batch: attributes");
+	CHECK(kafka_read_int32(&r) == 9, "gap batch: lastOffsetDelta");
+	CHECK(kafka_read_int64(&r) == ts && kafka_read_int64(&r) == ts,
 		  "gap batch: timestamps");
-	check(kafka_read_int64(&r) == -1 && kafka_read_int16(&r) == -1 &&
+	CHECK(kafka_read_int64(&r) == -1 && kafka_read_int16(&r) == -1 &&
 		  kafka_read_int32(&r) == -1, "gap batch: producer");
-	check(kafka_read_int32(&r) == 0 && kafka_reader_remaining(&r) == 0 && !r.error,
+	CHECK(kafka_read_int32(&r) == 0 && kafka_reader_remaining(&r) == 0 && !r.error,
 		  "gap batch: recordCount");
-	check(decode_error(buf.data + 2, buf.len - 2, MB) == 87,
+	CHECK(decode_error(buf.data + 2, buf.len - 2, MB) == 87,
 		  "gap batch: decode does not refuse it with 87");
 	vec_add("record_batch_gap", buf.data + 2, buf.len - 2, NULL, 0, 0, 5009);
 
@@ -578,7 +555,7 @@ test_malformed(void)
 #define EXPECT(code, what) \
 	do { \
 		e = decode_error(buf.data, buf.len, MB); \
-		check(e == (code), "%s: %d, not %d", what, e, code); \
+		CHECK(e == (code), "%s: %d, not %d", what, e, code); \
 	} while (0)
 #define RESET_TO_GOOD() \
 	do { \
@@ -672,13 +649,13 @@ test_malformed(void)
 	kafka_write_varint(&body, 0);
 	raw_record(&recs, &body, 0);
 	e = raw_error(&recs, 0, 1, 2);
-	check(e == 0, "two hand-made records: %d", e);
+	CHECK(e == 0, "two hand-made records: %d", e);
 
 	raw_body(&body, 1, 1, 1);
 	kafka_write_varint(&body, 0);
 	raw_record(&recs, &body, 0);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 87, "offsetDelta 1 for the first record: %d", e);
+	CHECK(e == 87, "offsetDelta 1 for the first record: %d", e);
 
 	raw_body(&body, 0, 1, 1);
 	kafka_write_varint(&body, 0);
@@ -687,27 +664,27 @@ test_malformed(void)
 	kafka_write_varint(&body, 0);
 	raw_record(&recs, &body, 0);
 	e = raw_error(&recs, 0, 1, 2);
-	check(e == 87, "offsetDelta 0 twice: %d", e);
+	CHECK(e == 87, "offsetDelta 0 twice: %d", e);
 
 	raw_body(&body, 0, 1, 1);
 	kafka_write_varint(&body, 0);
 	raw_record(&recs, &body, 1);
 	kafka_write_int8(&recs, 0);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 87, "a record's length beyond its fields: %d", e);
+	CHECK(e == 87, "a record's length beyond its fields: %d", e);
 
 	raw_body(&body, 0, 1, 1);
 	kafka_write_varint(&body, 0);
 	raw_record(&recs, &body, -1);
 	kafka_write_int8(&recs, 0);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 87, "a record's length short of its fields: %d", e);
+	CHECK(e == 87, "a record's length short of its fields: %d", e);
 
 	raw_body(&body, 0, 1, 1);
 	kafka_write_varint(&body, 0);
 	raw_record(&recs, &body, 5);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 2, "a record's length past its batch: %d", e);
+	CHECK(e == 2, "a record's length past its batch: %d", e);
 
 	raw_body(&body, 0, 1, 1);
 	kafka_write_varint(&body, 0);
@@ -715,27 +692,27 @@ test_malformed(void)
 	appendBinaryStringInfo(&recs, body.data, body.len);
 	resetStringInfo(&body);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 2, "a record's length -3: %d", e);
+	CHECK(e == 2, "a record's length -3: %d", e);
 
 	raw_body(&body, 0, 0, 0);
 	kafka_write_varint(&body, 0);
 	body.data[3] = 3;			/* the key's length -2, zigzag */
 	raw_record(&recs, &body, 0);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 87, "a key length -2: %d", e);
+	CHECK(e == 87, "a key length -2: %d", e);
 
 	raw_body(&body, 0, 0, 0);
 	kafka_write_varint(&body, 0);
 	body.data[4] = 9;			/* the value's length -5, zigzag */
 	raw_record(&recs, &body, 0);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 87, "a value length -5: %d", e);
+	CHECK(e == 87, "a value length -5: %d", e);
 
 	raw_body(&body, 0, -1, -1);
 	kafka_write_varint(&body, -1);
 	raw_record(&recs, &body, 0);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 87, "a header count -1: %d", e);
+	CHECK(e == 87, "a header count -1: %d", e);
 
 	raw_body(&body, 0, -1, -1);
 	kafka_write_varint(&body, 1);
@@ -744,7 +721,7 @@ test_malformed(void)
 	kafka_write_int8(&body, 'x');
 	raw_record(&recs, &body, 0);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 87, "a null header key: %d", e);
+	CHECK(e == 87, "a null header key: %d", e);
 
 	raw_body(&body, 0, -1, -1);
 	kafka_write_varint(&body, 1);
@@ -753,7 +730,7 @@ test_malformed(void)
 	kafka_write_varint(&body, -7);
 	raw_record(&recs, &body, 0);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 87, "a header value length -7: %d", e);
+	CHECK(e == 87, "a header value length -7: %d", e);
 
 	raw_body(&body, 0, -1, -1);
 	kafka_write_varint(&body, 1);
@@ -762,7 +739,7 @@ test_malformed(void)
 	kafka_write_varint(&body, -1);
 	raw_record(&recs, &body, 0);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 0, "a null header value: %d", e);
+	CHECK(e == 0, "a null header value: %d", e);
 
 	raw_body(&body, 0, -1, -1);
 	kafka_write_varint(&body, 1000000);
@@ -770,32 +747,32 @@ test_malformed(void)
 		kafka_write_int8(&body, 0);
 	raw_record(&recs, &body, 0);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 87, "a header count of a million in 20 bytes: %d", e);
+	CHECK(e == 87, "a header count of a million in 20 bytes: %d", e);
 
 	raw_body(&body, 0, 1, 100);
 	kafka_write_varint(&body, 0);
 	body.len -= 50;				/* the value runs past the record */
 	raw_record(&recs, &body, 0);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 87, "a value past its record: %d", e);
+	CHECK(e == 87, "a value past its record: %d", e);
 
 	raw_body(&body, 0, 1, 1);
 	kafka_write_varint(&body, 0);
 	raw_record(&recs, &body, 0);
 	appendBinaryStringInfo(&recs, "\0\0\0", 3);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 87, "bytes after the last record: %d", e);
+	CHECK(e == 87, "bytes after the last record: %d", e);
 
 	appendBinaryStringInfo(&recs, "\x80\x80\x80\x80\x80\x01\0", 7);
 	e = raw_error(&recs, 0, 0, 1);
-	check(e == 2, "a record length of six varint bytes: %d", e);
+	CHECK(e == 2, "a record length of six varint bytes: %d", e);
 
 	appendBinaryStringInfo(&recs, "garbage!", 8);
 	e = raw_error(&recs, KAFKA_CODEC_GZIP, 0, 1);
-	check(e == 2, "gzip records that are not gzip: %d", e);
+	CHECK(e == 2, "gzip records that are not gzip: %d", e);
 	appendBinaryStringInfo(&recs, "garbage!", 8);
 	e = raw_error(&recs, KAFKA_CODEC_ZSTD, 0, 1);
-	check(e == 2, "zstd records that are not zstd: %d", e);
+	CHECK(e == 2, "zstd records that are not zstd: %d", e);
 
 	pfree(recs.data);
 	pfree(body.data);
@@ -881,11 +858,11 @@ expect_inflate(const char *what, int codec, const char *in, int inlen,
 	int			result = kafka_inflate(codec, in, inlen, max_out, &out, &outlen, &msg);
 
 	if (wanterr != 0)
-		check(result == wanterr && out == NULL && msg != NULL,
+		CHECK(result == wanterr && out == NULL && msg != NULL,
 			  "%s (%s): %d, not %d", what, codec_names[codec], result, wanterr);
 	else
 	{
-		check(result == 0 && outlen == wantlen && memcmp(out, want, wantlen) == 0,
+		CHECK(result == 0 && outlen == wantlen && memcmp(out, want, wantlen) == 0,
 			  "%s (%s): %d (%s), %zu bytes for %zu", what, codec_names[codec],
 			  result, msg ? msg : "", outlen, wantlen);
 		if (result == 0)
@@ -1156,7 +1133,7 @@ test_bombs(void)
 		/* as a batch's records, against the budget of the call */
 		resetStringInfo(&buf);
 		raw_batch(&buf, bomb.data, bomb.len, codec, 0, 1);
-		check(decode_error(buf.data, buf.len, MB) == 10,
+		CHECK(decode_error(buf.data, buf.len, MB) == 10,
 			  "a bomb in a batch (%s) does not give 10", codec_names[codec]);
 	}
 
@@ -1187,7 +1164,7 @@ test_bombs(void)
 				   buf.len, MB, NULL, 0, 2);
 
 	grown = peak_kb() - before;
-	check(grown < 48 * 1024, "the bombs raised the peak memory by %ld kB", grown);
+	CHECK(grown < 48 * 1024, "the bombs raised the peak memory by %ld kB", grown);
 
 	/* the budget is for all batches of a call: 600 kB and 600 kB of 1 MB */
 	{
@@ -1207,9 +1184,9 @@ test_bombs(void)
 			appendBinaryStringInfo(&two, buf.data, buf.len);
 		}
 		e = decode_error(buf.data, buf.len, MB);
-		check(e == 0, "one 600 kB batch of a 1 MB budget: %d", e);
+		CHECK(e == 0, "one 600 kB batch of a 1 MB budget: %d", e);
 		e = decode_error(two.data, two.len, MB);
-		check(e == 10, "two 600 kB batches of a 1 MB budget: %d", e);
+		CHECK(e == 10, "two 600 kB batches of a 1 MB budget: %d", e);
 		pfree(two.data);
 		pfree((char *) r.value.data);
 	}
@@ -1237,13 +1214,13 @@ test_compressed_round_trip(void)
 		write_batch(&buf, 100, 5000, recs, n);
 		compress_batch(&buf, codec);
 		result = decode(buf.data, buf.len, MB, &out);
-		check(result == 0 && out.nbatches == 1 &&
+		CHECK(result == 0 && out.nbatches == 1 &&
 			  (out.batches[0].attributes & KAFKA_ATTR_CODEC_MASK) == codec &&
 			  batch_holds(&out.batches[0], recs, n, why, sizeof(why)),
 			  "compressed round trip (%s): %d %s", codec_names[codec], result,
 			  result ? out.error_message : why);
 		kafka_batches_free(&out);
-		check(decode_error(buf.data, buf.len, 70000) == 10,
+		CHECK(decode_error(buf.data, buf.len, 70000) == 10,
 			  "compressed round trip (%s) within 70000 bytes", codec_names[codec]);
 	}
 	pfree(buf.data);
@@ -1353,7 +1330,7 @@ damage(const char *name, const char *data, int len)
 	for (int cut = 0; cut < len; cut++)
 		if (decode_error(data, cut, MB) == 0)
 			bad++;
-	check(bad == 0, "%s: %d truncations decode", name, bad);
+	CHECK(bad == 0, "%s: %d truncations decode", name, bad);
 
 	bad = 0;
 	for (int cut = KAFKA_BATCH_HEADER_SIZE; cut < len; cut += stride)
@@ -1364,7 +1341,7 @@ damage(const char *name, const char *data, int len)
 		if (decode_error(buf.data, buf.len, MB) == 0)
 			bad++;
 	}
-	check(bad == 0, "%s: %d truncations of the records decode", name, bad);
+	CHECK(bad == 0, "%s: %d truncations of the records decode", name, bad);
 
 	for (int at = KAFKA_BATCH_HEADER_SIZE; at < len; at += stride)
 	{
@@ -1388,7 +1365,7 @@ damage(const char *name, const char *data, int len)
 			bad++;
 		kafka_batches_free(&out);
 	}
-	check(bad == 0, "%s: flipped bits decode to nonsense %d times", name, bad);
+	CHECK(bad == 0, "%s: flipped bits decode to nonsense %d times", name, bad);
 	pfree(buf.data);
 }
 
@@ -1400,7 +1377,7 @@ test_vectors(const char *dir)
 	struct dirent *de;
 	int			files = 0;
 
-	check(d != NULL, "no vectors: set WIRE_VECTORS to test/wire/vectors");
+	CHECK(d != NULL, "no vectors: set WIRE_VECTORS to test/wire/vectors");
 	if (d == NULL)
 		return;
 	while ((de = readdir(d)) != NULL)
@@ -1420,17 +1397,17 @@ test_vectors(const char *dir)
 		initStringInfo(&data);
 		expected = read_vec(path, &data, &nbatches);
 		result = decode(data.data, data.len, 16 * MB, &out);
-		check(result == 0 && out.nbatches == nbatches,
+		CHECK(result == 0 && out.nbatches == nbatches,
 			  "%s: decode gives %d (%s), %d batches", de->d_name, result,
 			  result ? out.error_message : "", out.nbatches);
 		for (int i = 0; result == 0 && i < Min(nbatches, out.nbatches); i++)
 		{
 			char		why[256];
 
-			check(batch_holds(&out.batches[i], expected[i].records,
+			CHECK(batch_holds(&out.batches[i], expected[i].records,
 							  expected[i].nrecords, why, sizeof(why)),
 				  "%s, batch %d: %s", de->d_name, i, why);
-			check(expected[i].attributes < 0 ||
+			CHECK(expected[i].attributes < 0 ||
 				  out.batches[i].attributes == expected[i].attributes,
 				  "%s, batch %d: attributes %d", de->d_name, i,
 				  out.batches[i].attributes);
@@ -1441,7 +1418,7 @@ test_vectors(const char *dir)
 		pfree(data.data);
 	}
 	closedir(d);
-	check(files >= 10, "only %d vectors in %s", files, dir);
+	CHECK(files >= 10, "only %d vectors in %s", files, dir);
 }
 
 int
@@ -1468,6 +1445,5 @@ main(int argc, char **argv)
 	compress_batch(&buf, KAFKA_CODEC_LZ4);
 	damage("our batch, lz4", buf.data, buf.len);
 
-	printf("record_batch_test: %d passed, %d failed\n", passed, failed);
-	return failed == 0 ? 0 : 1;
+	return unit_check_summary("record_batch_test");
 }

@@ -20,23 +20,7 @@
 
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
-
-static int	checks;
-static int	failures;
-
-#define CHECK(cond, what) check((cond), (what), __LINE__)
-
-/* Count a check; report it if it fails */
-static void
-check(bool ok, const char *what, int line)
-{
-	checks++;
-	if (!ok)
-	{
-		failures++;
-		fprintf(stderr, "requests_test.c:%d: FAILED: %s\n", line, what);
-	}
-}
+#include "unit_check.h"
 
 /* Parse body as a request of key and version; the reader is left in r */
 static bool
@@ -77,17 +61,16 @@ check_seed(const char *name, const char *data, int len)
 	int16		key;
 	int16		version;
 	KafkaReader r;
-	char		what[512];
 
 	if (len < 4)
 	{
-		CHECK(false, name);
+		CHECK(false, "%s has a request header", name);
 		return;
 	}
 	key = (int16) (((uint8) data[0] << 8) | (uint8) data[1]);
 	version = (int16) (((uint8) data[2] << 8) | (uint8) data[3]);
-	snprintf(what, sizeof(what), "%s parses to its last byte", name);
-	CHECK(parse(key, version, data + 4, len - 4, &r) && r.pos == r.len, what);
+	CHECK(parse(key, version, data + 4, len - 4, &r) && r.pos == r.len,
+		  "%s parses to its last byte", name);
 }
 
 static void
@@ -266,6 +249,5 @@ main(void)
 
 	check_corpus(corpus ? corpus : "test/fuzz/corpus/requests");
 	check_vectors();
-	printf("requests_test: %d checks, %d failed\n", checks, failures);
-	return failures > 0 ? 1 : 0;
+	return unit_check_summary("requests_test");
 }

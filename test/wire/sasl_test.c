@@ -36,6 +36,7 @@
 #include "lib/stringinfo.h"
 
 #include "pg_topics/wire/sasl.h"
+#include "unit_check.h"
 
 /*
  * Secrets a PostgreSQL 15 server stored (SELECT rolpassword FROM pg_authid)
@@ -59,25 +60,8 @@
 static const char mock_nonce[] = "0123456789abcdef0123456789abcdef";
 static const char other_mock_nonce[] = "fedcba9876543210fedcba9876543210";
 
-static int	checks;
-static int	failures;
-
 /* build client-final messages as librdkafka 2.0.2 does (see client_final) */
 static bool librdkafka_nonce = false;
-
-#define CHECK(cond, what) check((cond), (what), __LINE__)
-
-/* Count a check; report it if it fails */
-static void
-check(bool ok, const char *what, int line)
-{
-	checks++;
-	if (!ok)
-	{
-		failures++;
-		fprintf(stderr, "sasl_test.c:%d: FAILED: %s\n", line, what);
-	}
-}
 
 /* Is error the message expected? */
 static bool
@@ -371,7 +355,7 @@ test_mock(void)
 		CHECK(ex.final_result == KAFKA_SASL_FAILURE &&
 			  error_is(ex.error, AUTH_FAILED) &&
 			  same_salt(salt, &ex),
-			  psprintf("not a SCRAM secret, mocks: \"%s\"", not_scram[i]));
+			  "not a SCRAM secret, mocks: \"%s\"", not_scram[i]);
 	}
 }
 
@@ -423,7 +407,7 @@ test_bad_client_first(void)
 			  ex.user == NULL && ex.state != NULL &&
 			  ex.server_result == KAFKA_SASL_FAILURE &&
 			  ex.server_first.len == 0,
-			  psprintf("client-first refused: \"%s\"", bad[i]));
+			  "client-first refused: \"%s\"", bad[i]);
 	}
 
 	start(&ex, "y,,n=alice,r=x", 14, ALICE_SECRET, mock_nonce);
@@ -595,13 +579,12 @@ test_bad_client_final(void)
 		CHECK(finish(&ex, msg, strlen(msg)) == KAFKA_SASL_FAILURE &&
 			  error_is(ex.error, bad[i].error) &&
 			  ex.server_final.len == 0,
-			  psprintf("client-final \"%s\" fails with \"%s\" (got \"%s\")",
-					   bad[i].tmpl, bad[i].error,
-					   ex.error ? ex.error : "(none)"));
+			  "client-final \"%s\" fails with \"%s\" (got \"%s\")",
+			  bad[i].tmpl, bad[i].error, ex.error ? ex.error : "(none)");
 		/* failure is sticky: the right final does not authenticate now */
 		CHECK(finish(&ex, good, strlen(good)) == KAFKA_SASL_FAILURE &&
 			  error_is(ex.error, bad[i].error),
-			  psprintf("sticky after \"%s\"", bad[i].tmpl));
+			  "sticky after \"%s\"", bad[i].tmpl);
 	}
 
 	/* the good final with a NUL, truncated, or overlong */
@@ -739,7 +722,7 @@ test_plain(void)
 	for (int i = 0; i < lengthof(bad); i++)
 		CHECK(!kafka_plain_parse(bad[i].msg, bad[i].len, &user, &password) &&
 			  user == NULL && password == NULL,
-			  psprintf("PLAIN refused: case %d", i));
+			  "PLAIN refused: case %d", i);
 	CHECK(!kafka_plain_parse(NULL, 0, &user, &password), "PLAIN no message");
 
 	huge[1] = 'a';
@@ -869,6 +852,5 @@ main(void)
 	test_kafka_python(ALICE_PASSWORD, true);
 	test_kafka_python("wrong", false);
 
-	printf("sasl_test: %d checks, %d failed\n", checks, failures);
-	return failures == 0 ? 0 : 1;
+	return unit_check_summary("sasl_test");
 }
