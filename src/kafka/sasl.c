@@ -131,6 +131,12 @@ sasl_step(KafkaConn *conn, const char *in, int inlen, StringInfo out)
 		}
 		if (result != KAFKA_SASL_SUCCESS)
 			log_failure(conn, user, why);
+		/* the connection's memory outlives it: no password kept there */
+		if (password != NULL)
+		{
+			explicit_bzero(password, strlen(password));
+			pfree(password);
+		}
 	}
 	else if (conn->auth == KAFKA_AUTH_HANDSHAKE)
 	{
@@ -177,6 +183,12 @@ sasl_step(KafkaConn *conn, const char *in, int inlen, StringInfo out)
 	}
 	MemoryContextSwitchTo(oldcontext);
 
+	/* an ended exchange has nothing more to keep */
+	if (result != KAFKA_SASL_CONTINUE)
+	{
+		kafka_scram_free(conn->scram);
+		conn->scram = NULL;
+	}
 	if (result == KAFKA_SASL_SUCCESS)
 		conn->auth = KAFKA_AUTH_DONE;
 	else if (result == KAFKA_SASL_FAILURE)

@@ -36,7 +36,13 @@ kafka_subscription_topics(const char *data, int len, KafkaBytes **topics)
 	*topics = palloc(sizeof(KafkaBytes) * Max(n, 1));
 	for (int32 i = 0; i < n; i++)
 		(*topics)[i] = kafka_read_string(&r);
-	return r.error ? -1 : n;
+	if (r.error)
+	{
+		pfree(*topics);
+		*topics = NULL;
+		return -1;
+	}
+	return n;
 }
 
 /* The topic-partitions of an assignment; -1 if malformed */
@@ -65,5 +71,22 @@ kafka_assignment_partitions(const char *data, int len,
 		for (int32 p = 0; p < tp->npartitions; p++)
 			tp->partitions[p] = kafka_read_int32(&r);
 	}
-	return r.error ? -1 : n;
+	if (r.error)
+	{
+		kafka_assignment_free(*assigned, n);
+		*assigned = NULL;
+		return -1;
+	}
+	return n;
+}
+
+/* Free what kafka_assignment_partitions allocated for n topics */
+void
+kafka_assignment_free(KafkaTopicPartitions *assigned, int n)
+{
+	if (assigned == NULL)
+		return;
+	for (int32 i = 0; i < n; i++)
+		pfree(assigned[i].partitions);
+	pfree(assigned);
 }

@@ -68,7 +68,8 @@ struct KafkaScram
 	ScramStep	step;
 	const char *error;			/* why it failed, when SCRAM_FAILED */
 	bool		doomed;			/* a mock exchange: it fails at the end */
-	char	   *client_first_bare;	/* client-first without "n,," */
+	char	   *client_first;	/* a copy of the client-first-message */
+	char	   *client_first_bare;	/* in it, after "n,," */
 	char	   *client_nonce;
 	char	   *nonce;			/* client's nonce and ours: r= of the final */
 	char	   *server_first;
@@ -165,13 +166,19 @@ unescape_user(const char *s, int len)
 		}
 		if (len - i < 3 || !(strncmp(s + i, "=2C", 3) == 0 ||
 							 strncmp(s + i, "=3D", 3) == 0))
+		{
+			pfree(user);
 			return NULL;
+		}
 		user[n++] = s[i + 1] == '2' ? ',' : '=';
 		i += 2;
 	}
 	user[n] = '\0';
 	if (n == 0 || n >= NAMEDATALEN)
+	{
+		pfree(user);
 		return NULL;
+	}
 	return user;
 }
 
@@ -209,7 +216,8 @@ decode_exact(const char *s, int len, uint8 *dst, int want)
 /*
  * Parse a stored secret "SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:
  * <ServerKey>" (all three base64); the salt is returned decoded, palloc'd.
- * False for anything else: an MD5 or plain password, or a damaged secret.
+ * False for anything else: an MD5 or plain password, or a damaged secret;
+ * then nothing is left allocated.
  */
 static bool
 parse_secret(const char *secret, int *iterations, uint8 **salt,
@@ -245,16 +253,18 @@ parse_secret(const char *secret, int *iterations, uint8 **salt,
 	declen = pg_b64_dec_len(dollar - p);
 	*salt = palloc(declen);
 	*saltlen = pg_b64_decode(p, dollar - p, (char *) *salt, declen);
-	if (*saltlen <= 0)
-		return false;
 
 	/* StoredKey:ServerKey, to the end */
 	p = dollar + 1;
 	colon = strchr(p, ':');
-	if (colon == NULL ||
+	if (*saltlen <= 0 || colon == NULL ||
 		!decode_exact(p, colon - p, stored_key, SCRAM_KEY_LEN) ||
 		!decode_exact(colon + 1, strlen(colon + 1), server_key, SCRAM_KEY_LEN))
+	{
+		pfree(*salt);
+		*salt = NULL;
 		return false;
+	}
 
 	*iterations = (int) iter;
 	return true;
@@ -328,6 +338,7 @@ kafka_scram_client_first(KafkaScram **state, const char *in, int inlen,
 	KafkaScram *st;
 	char	   *msg;
 	char	   *name;
+	const char *why = NULL;
 	const char *p;
 	const char *value;
 	int			len;
@@ -342,6 +353,7 @@ kafka_scram_client_first(KafkaScram **state, const char *in, int inlen,
 
 	if ((msg = copy_message(in, inlen)) == NULL)
 		return fail(st, "malformed SCRAM message", error_message);
+	st->client_first = msg;
 
 	/* the GS2 header: no channel binding, no authorization identity */
 	if (msg[0] == 'y' || msg[0] == 'p')
@@ -368,16 +380,20 @@ kafka_scram_client_first(KafkaScram **state, const char *in, int inlen,
 
 	/* r=<client nonce>, and nothing after it */
 	if (!read_attr(&p, &attr, &value, &len) || attr != 'r')
-		return fail(st, "malformed SCRAM message", error_message);
-	if (!is_printable(value, len))
-		return fail(st, "invalid SCRAM nonce", error_message);
-	if (*p == ',')
-		return fail(st, "SCRAM extensions are not supported", error_message);
+		why = "malformed SCRAM message";
+	else if (!is_printable(value, len))
+		why = "invalid SCRAM nonce";
+	else if (*p == ',')
+		why = "SCRAM extensions are not supported";
+	else if (!compute_mock_salt(name, mock_nonce, mock_len, st->mock_salt))
+		why = "could not compute the SCRAM mock salt";
+	if (why != NULL)
+	{
+		pfree(name);
+		return fail(st, why, error_message);
+	}
 	Assert(*p == '\0');
 	st->client_nonce = pnstrdup(value, len);
-
-	if (!compute_mock_salt(name, mock_nonce, mock_len, st->mock_salt))
-		return fail(st, "could not compute the SCRAM mock salt", error_message);
 
 	*user = name;
 	st->step = SCRAM_WANT_SECRET;
@@ -393,6 +409,8 @@ kafka_scram_server_first(KafkaScram *st, const char *secret, StringInfo out,
 	uint8	   *salt = NULL;
 	int			saltlen = 0;
 	int			iterations = 0;
+	char	   *nonce64;
+	char	   *salt64;
 
 	*error_message = NULL;
 	if (st == NULL || st->step != SCRAM_WANT_SECRET)
@@ -410,13 +428,21 @@ kafka_scram_server_first(KafkaScram *st, const char *secret, StringInfo out,
 		memset(st->server_key, 0, SCRAM_KEY_LEN);
 	}
 
+	salt64 = base64(salt, saltlen);
+	if (!st->doomed)
+		pfree(salt);
 	if (!pg_strong_random(raw_nonce, sizeof(raw_nonce)))
+	{
+		pfree(salt64);
 		return fail(st, "could not generate a SCRAM nonce", error_message);
-	st->nonce = psprintf("%s%s", st->client_nonce,
-						 base64(raw_nonce, sizeof(raw_nonce)));
-	st->server_first = psprintf("r=%s,s=%s,i=%d", st->nonce,
-								base64(salt, saltlen), iterations);
+	}
+	nonce64 = base64(raw_nonce, sizeof(raw_nonce));
+	st->nonce = psprintf("%s%s", st->client_nonce, nonce64);
+	st->server_first = psprintf("r=%s,s=%s,i=%d", st->nonce, salt64,
+								iterations);
 	appendStringInfoString(out, st->server_first);
+	pfree(nonce64);
+	pfree(salt64);
 	st->step = SCRAM_WANT_CLIENT_FINAL;
 	return KAFKA_SASL_CONTINUE;
 }
@@ -438,12 +464,11 @@ nonce_matches(const KafkaScram *st, const char *value, int len)
 		memcmp(value + clen, st->nonce, nlen) == 0;
 }
 
-/* Step three: check the client's proof, and prove we know the secret too */
-KafkaSaslResult
-kafka_scram_client_final(KafkaScram *st, const char *in, int inlen,
-						 StringInfo out, const char **error_message)
+/* Check the client-final-message msg (a NUL-terminated copy) of st */
+static KafkaSaslResult
+check_client_final(KafkaScram *st, const char *msg, StringInfo out,
+				   const char **error_message)
 {
-	char	   *msg;
 	const char *p;
 	const char *value;
 	int			len;
@@ -455,12 +480,8 @@ kafka_scram_client_final(KafkaScram *st, const char *in, int inlen,
 	uint8		client_stored_key[SCRAM_KEY_LEN];
 	const char *errstr = NULL;
 	bool		proof_holds;
+	char	   *signature64;
 
-	*error_message = NULL;
-	if (st == NULL || st->step != SCRAM_WANT_CLIENT_FINAL)
-		return fail(st, "unexpected SCRAM message", error_message);
-	if ((msg = copy_message(in, inlen)) == NULL)
-		return fail(st, "malformed SCRAM message", error_message);
 	p = msg;
 
 	/* c=biws: the GS2 header "n,," of the client-first again */
@@ -519,11 +540,49 @@ kafka_scram_client_final(KafkaScram *st, const char *in, int inlen,
 						   signature))
 		return fail(st, "could not compute the SCRAM server signature",
 					error_message);
-	appendStringInfo(out, "v=%s", base64(signature, SCRAM_KEY_LEN));
+	signature64 = base64(signature, SCRAM_KEY_LEN);
+	appendStringInfo(out, "v=%s", signature64);
+	pfree(signature64);
 	explicit_bzero(st->stored_key, SCRAM_KEY_LEN);
 	explicit_bzero(st->server_key, SCRAM_KEY_LEN);
 	st->step = SCRAM_AUTHENTICATED;
 	return KAFKA_SASL_SUCCESS;
+}
+
+/* Step three: check the client's proof, and prove we know the secret too */
+KafkaSaslResult
+kafka_scram_client_final(KafkaScram *st, const char *in, int inlen,
+						 StringInfo out, const char **error_message)
+{
+	char	   *msg;
+	KafkaSaslResult result;
+
+	*error_message = NULL;
+	if (st == NULL || st->step != SCRAM_WANT_CLIENT_FINAL)
+		return fail(st, "unexpected SCRAM message", error_message);
+	if ((msg = copy_message(in, inlen)) == NULL)
+		return fail(st, "malformed SCRAM message", error_message);
+	result = check_client_final(st, msg, out, error_message);
+	pfree(msg);
+	return result;
+}
+
+/* Free an exchange (NULL is none) and everything it holds */
+void
+kafka_scram_free(KafkaScram *st)
+{
+	if (st == NULL)
+		return;
+	if (st->client_first != NULL)
+		pfree(st->client_first);
+	if (st->client_nonce != NULL)
+		pfree(st->client_nonce);
+	if (st->nonce != NULL)
+		pfree(st->nonce);
+	if (st->server_first != NULL)
+		pfree(st->server_first);
+	explicit_bzero(st, sizeof(KafkaScram));
+	pfree(st);
 }
 
 /* Split a PLAIN message into user name and password */

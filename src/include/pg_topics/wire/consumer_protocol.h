@@ -20,12 +20,18 @@ typedef struct KafkaTopicPartitions
 	int32	   *partitions;		/* palloc'd */
 } KafkaTopicPartitions;
 
-/* The topics of a subscription (palloc'd); -1 if malformed */
+/* The topics of a subscription (palloc'd); -1, allocating nothing, if malformed */
 extern int	kafka_subscription_topics(const char *data, int len,
 									  KafkaBytes **topics);
 
-/* The topic-partitions of an assignment (palloc'd); -1 if malformed */
+/*
+ * The topic-partitions of an assignment (palloc'd; none for an empty one);
+ * -1, allocating nothing, if malformed
+ */
 extern int	kafka_assignment_partitions(const char *data, int len,
 										KafkaTopicPartitions **assigned);
+
+/* Free an assignment's n topic-partitions (NULL is none) */
+extern void kafka_assignment_free(KafkaTopicPartitions *assigned, int n);
 
 #endif							/* TOPIC_WIRE_CONSUMER_PROTOCOL_H */

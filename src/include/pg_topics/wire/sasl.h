@@ -77,6 +77,12 @@ extern KafkaSaslResult kafka_scram_client_final(KafkaScram *state,
 												const char **error_message);
 
 /*
+ * Free an exchange, ended or not, and what it allocated (NULL is none);
+ * the user name that kafka_scram_client_first returned is the caller's.
+ */
+extern void kafka_scram_free(KafkaScram *state);
+
+/*
  * Split a PLAIN message "authzid NUL authcid NUL passwd" into palloc'd
  * strings; false if malformed, longer than KAFKA_SASL_MAX_MESSAGE, the user
  * name is empty or not shorter than NAMEDATALEN, the password is empty, or
