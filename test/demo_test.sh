@@ -6,7 +6,9 @@
 #     PGTOPICS_DEMO_PORT;
 #  2. with PGTOPICS_DEMO_PORT set to a free port it succeeds (what the first
 #     run wrote does not pin the default port), and the server answers there
-#     with the demo's records; a second run restarts it;
+#     with the demo's records; a second run restarts it; Kafka clients read
+#     them (kcat, also in groups), and the kafka-python and confluent-kafka
+#     examples of docs/kafka.md run there as written;
 #  3. `demo.sh stop` stops it.
 # The demo uses the extension as installed (PGTOPICS_DEMO_SKIP_BUILD=1):
 # scripts/test.sh has just built and installed it.  Set PG_BINDIR to test
@@ -90,6 +92,38 @@ for group in demo-test-a demo-test-b demo-test-c; do
 	check "a kcat balanced consumer (-G $group) is assigned and reads the 4 records" \
 		[ "$(group_records "$group")" = "customer-1 customer-1 customer-2 customer-3 " ]
 done
+# the Python examples of docs/kafka.md, as they are, at the demo's Kafka port
+doc_example() {
+	awk -v section="### $1" '
+		$0 == section { in_section = 1; next }
+		in_section && /^```python$/ { in_block = 1; next }
+		in_block && /^```$/ { exit }
+		in_block { print }' "$top/docs/kafka.md" |
+		sed "s/localhost:9092/localhost:$PGTOPICS_DEMO_KAFKA_PORT/g"
+}
+run_example() {
+	doc_example "$1" | timeout 120 /usr/bin/python3 - >"$parent/$1.out" 2>&1 ||
+		{ cat "$parent/$1.out"; return 1; }
+}
+printed_records() { grep -cE "^[0-9]+ [0-9]+ b'customer-" "$parent/$1.out"; }
+check "docs/kafka.md's kafka-python example runs against the demo" run_example kafka-python
+check "... its producer is answered with where the record is stored" grep -qE "^stored at [0-9]+ [0-9]+ [0-9]+$" "$parent/kafka-python.out"
+check "... and its consumer reads the demo's 4 records and that one" [ "$(printed_records kafka-python)" = 5 ]
+check "docs/kafka.md's confluent-kafka example runs against the demo" run_example confluent-kafka
+check "... its producer gets a delivery report" grep -qE "^delivered None [0-9]+ [0-9]+$" "$parent/confluent-kafka.out"
+check "... its consumer is assigned the partitions" grep -q "^assigned \[TopicPartition" "$parent/confluent-kafka.out"
+check "... and reads all 6 records" [ "$(printed_records confluent-kafka)" = 6 ]
+check "the Kafka producers' records are rows of the topic in SQL" \
+	[ "$("$PG_BINDIR/psql" -X -Atq -h localhost -p "$port" -U postgres -d postgres -c "SELECT string_agg(value->>'item', ',' ORDER BY key) FROM orders WHERE key IN ('customer-7', 'customer-8')" 2>&1)" = "kite,yo-yo" ]
+# shipping committed each record it read, so its positions are just after
+# the last record of each partition (a rolled-back offset may follow it)
+positions=$("$PG_BINDIR/psql" -X -Atq -h localhost -p "$port" -U postgres -d postgres -c "
+SELECT (SELECT count(*) > 0 FROM topics.consumer_lag WHERE group_name = 'billing' AND committed_offset IS NOT NULL),
+       (SELECT count(*) = (SELECT count(DISTINCT partition) FROM orders) AND bool_and(l.committed_offset = r.next)
+        FROM topics.consumer_lag l
+        JOIN (SELECT partition, max(\"offset\") + 1 AS next FROM orders GROUP BY partition) r USING (partition)
+        WHERE l.group_name = 'shipping')" 2>&1)
+check "the groups' commits are their positions in topics.consumer_lag ($positions)" [ "$positions" = "t|t" ]
 if [ "$(id -u)" -eq 0 ]; then
 	check "under root the instance lies outside the checkout" [ "${dir#"$copy"/}" = "$dir" ]
 	check "under root the server's user pgtopics owns it" [ "$(stat -c %U "$dir/data")" = pgtopics ]
