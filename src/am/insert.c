@@ -49,6 +49,7 @@
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/segments/segment.h"
+#include "pg_topics/segments/segment_ddl.h"
 #include "pg_topics/shared/maintenance.h"
 #include "pg_topics/shared/registry.h"
 
@@ -649,8 +650,15 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int first,
 		if (live == NULL ||
 			(seg = topic_segment_open(dir->router, live, RowExclusiveLock)) == NULL)
 		{
-			/* rolled and dropped since we read the directory: read it again */
+			/*
+			 * Truncated in this transaction, by a TRUNCATE whose new segment
+			 * is still to come (a subscription's worker's); or rolled and
+			 * dropped since we read the directory: read it again
+			 */
 			pfree(dir);
+			if (live == NULL &&
+				topic_segment_ddl_settle(RelationGetRelid(router)))
+				continue;
 			if (++stale < 3)
 				continue;
 			elog(ERROR, "partition \"%s\" has no segment to write to",

@@ -22,6 +22,13 @@
  * - before any other write to a topic (produce() called by the INSERT
  *   follows the rows inserted before it).
  *
+ * A subscription's workers insert what they apply one row per call, with
+ * no statement around it.  Their rows wait too, from one call to the next,
+ * until the transaction commits (or the rows fill the buffer, or anything
+ * else above comes first, or the partition is truncated), so that a
+ * subscriber writes batches as its publisher does.  Nobody else sees the
+ * rows before the commit, and the worker itself never reads them back.
+ *
  * They are written in the mode they were inserted in: preserve mode or
  * not, whatever a function the INSERT calls has SET since.
  *
@@ -43,7 +50,9 @@
 #include "access/xact.h"
 #include "commands/trigger.h"
 #include "executor/tuptable.h"
+#include "replication/logicalworker.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "pg_topics/am/insert.h"
 #include "pg_topics/am/insert_buffer.h"
@@ -68,6 +77,9 @@ typedef struct WaitingRow
 /* The running statement's rows may wait, if inserted in this subtransaction */
 static bool rows_wait = false;
 static SubTransactionId rows_wait_subid = InvalidSubTransactionId;
+
+/* The rows waiting were applied by a subscription's worker: they wait for commit */
+static bool waiting_applied = false;
 
 /*
  * The rows waiting, all of one (sub)transaction and command, and all in
@@ -126,6 +138,7 @@ discard_waiting(void)
 		ExecClearTuple(waiting[i].slot);
 	nwaiting = 0;
 	waiting_bytes = 0;
+	waiting_applied = false;
 	flushing = false;
 }
 
@@ -151,6 +164,7 @@ topic_buffer_flush(void)
 	flushing = true;
 	nwaiting = 0;
 	waiting_bytes = 0;
+	waiting_applied = false;
 	memset(written, 0, sizeof(bool) * n);
 	for (i = 0; i < n; i++)
 	{
@@ -166,7 +180,7 @@ topic_buffer_flush(void)
 				slots[count++] = waiting[j].slot;
 				written[j] = true;
 			}
-		/* the INSERT holds its lock on the partition */
+		/* the INSERT (or the worker) holds its lock on the partition */
 		rel = relation_open(waiting[i].relid, NoLock);
 		topic_insert_rows(rel, slots, count, waiting_cid, waiting_preserve, NULL);
 		relation_close(rel, NoLock);
@@ -177,32 +191,59 @@ topic_buffer_flush(void)
 }
 
 /*
+ * A subscription's worker applying a transaction: its rows may wait for
+ * the commit.  (Its transactions have no subtransactions; should one ever
+ * come, its rows are written at once.)
+ */
+static bool
+applied_rows_may_wait(void)
+{
+	return IsLogicalWorker() && GetCurrentTransactionNestLevel() == 1;
+}
+
+/*
  * Keep a copy of the row in slot for partition rel, if the running
- * statement lets rows wait; false if the caller must write it now.
+ * statement lets rows wait, or a subscription's worker inserts it; false
+ * if the caller must write it now.
  */
 bool
 topic_buffer_add(Relation rel, TupleTableSlot *slot, CommandId cid)
 {
 	TupleTableSlot *copy;
 	bool		preserve;
+	bool		applied;
 	int			f;
 
-	if (!rows_wait || flushing ||
-		GetCurrentSubTransactionId() != rows_wait_subid ||
-		!topic_log_is_router(rel))
+	if (flushing || !topic_log_is_router(rel))
+		return false;
+	if (rows_wait && GetCurrentSubTransactionId() == rows_wait_subid)
+		applied = false;
+	else if (!rows_wait && applied_rows_may_wait())
+		applied = true;
+	else
 		return false;
 
 	/* the rules of now, and errors that name the row that broke them */
 	preserve = (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA);
 	topic_insert_check_row(rel, slot, preserve);
-	if (nwaiting > 0 && (cid != waiting_cid || preserve != waiting_preserve))
+
+	/*
+	 * A statement's rows are written with its command ID.  The worker's
+	 * calls each have their own; the first one's serves them all, as nothing
+	 * in its transaction reads them.
+	 */
+	if (nwaiting > 0 && (applied != waiting_applied ||
+						 (!applied && cid != waiting_cid) ||
+						 preserve != waiting_preserve))
 		topic_buffer_flush();
+	if (nwaiting == 0)
+		waiting_cid = cid;
 
 	copy = next_slot(rel);
 	ExecCopySlot(copy, slot);
 	waiting[nwaiting].relid = RelationGetRelid(rel);
-	waiting_subid = rows_wait_subid;
-	waiting_cid = cid;
+	waiting_subid = GetCurrentSubTransactionId();
+	waiting_applied = applied;
 	waiting_preserve = preserve;
 	/* a value toasted elsewhere is read back when written: count it whole */
 	for (f = Anum_topic_key; f <= Anum_topic_headers; f++)
@@ -257,7 +298,23 @@ buffer_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PARALLEL_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
-			/* every statement writes its rows before it ends */
+			/*
+			 * A subscription's worker's rows go in now, before the
+			 * stable-offset markers and the segment work of the commit
+			 * (their callbacks were registered earlier, so run later).  The
+			 * worker commits without a snapshot.  Every statement writes its
+			 * rows before it ends.
+			 */
+			if (nwaiting > 0 && waiting_applied)
+			{
+				bool		snapshot = !ActiveSnapshotSet();
+
+				if (snapshot)
+					PushActiveSnapshot(GetTransactionSnapshot());
+				topic_buffer_flush();
+				if (snapshot)
+					PopActiveSnapshot();
+			}
 			if (nwaiting > 0)
 				elog(ERROR, "rows inserted into a topic were not written before commit");
 			break;

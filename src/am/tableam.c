@@ -221,7 +221,12 @@ topic_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
 
 	if (!RelFileNodeEquals(*newrnode, rel->rd_node))
 	{
-		/* TRUNCATE: the log goes on where it was, in a fresh segment */
+		/*
+		 * TRUNCATE: the log goes on where it was, in a fresh segment.  Rows
+		 * that wait were inserted before (a subscription's worker applies a
+		 * TRUNCATE with no statement around it): in first, to go with it.
+		 */
+		topic_buffer_flush();
 		topic_log_end(rel, &end);
 		if (topic_log_is_router(rel))
 		{
@@ -244,6 +249,8 @@ topic_relation_nontransactional_truncate(Relation rel)
 {
 	TopicLogEnd end;
 
+	/* as in topic_relation_set_new_filenode */
+	topic_buffer_flush();
 	topic_log_end(rel, &end);
 	if (topic_log_is_router(rel))
 		topic_segment_ddl_note_truncate(rel);

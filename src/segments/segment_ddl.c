@@ -221,6 +221,47 @@ topic_segment_ddl_end(TopicSegmentDdlState *state)
 	process_notes(my_created, my_emptied, my_dropped);
 }
 
+/* process_notes, with a snapshot if the caller has none (the apply worker) */
+static void
+process_notes_with_snapshot(List *my_created, List *my_emptied,
+							List *my_dropped)
+{
+	if (!ActiveSnapshotSet())
+	{
+		PushActiveSnapshot(GetTransactionSnapshot());
+		process_notes(my_created, my_emptied, my_dropped);
+		PopActiveSnapshot();
+	}
+	else
+		process_notes(my_created, my_emptied, my_dropped);
+}
+
+/*
+ * A write into router finds no segment: if a TRUNCATE that no statement
+ * end has acted on yet emptied it, act on the notes now, and say so.  Only
+ * DDL that bypasses ProcessUtility leaves notes behind for a later write:
+ * a subscription's worker applies TRUNCATE directly, and then the rest of
+ * the publisher's transaction, which may produce into the topic again.
+ */
+bool
+topic_segment_ddl_settle(Oid router)
+{
+	List	   *my_created = created;
+	List	   *my_emptied = emptied;
+	List	   *my_dropped = dropped;
+	ListCell   *lc;
+	bool		found = false;
+
+	foreach(lc, emptied)
+		if (((TopicSegmentDir *) lfirst(lc))->router == router)
+			found = true;
+	if (!found)
+		return false;
+	created = emptied = dropped = NIL;
+	process_notes_with_snapshot(my_created, my_emptied, my_dropped);
+	return true;
+}
+
 /*
  * A backstop for DDL that bypasses ProcessUtility (logical replication
  * applies TRUNCATE directly): act on what is left before commit or
@@ -238,17 +279,8 @@ segment_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
 			created = emptied = dropped = NIL;
-			if (my_created == NIL && my_emptied == NIL && my_dropped == NIL)
-				break;
 			/* the apply worker commits without a snapshot; our DDL needs one */
-			if (!ActiveSnapshotSet())
-			{
-				PushActiveSnapshot(GetTransactionSnapshot());
-				process_notes(my_created, my_emptied, my_dropped);
-				PopActiveSnapshot();
-			}
-			else
-				process_notes(my_created, my_emptied, my_dropped);
+			process_notes_with_snapshot(my_created, my_emptied, my_dropped);
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PREPARE:

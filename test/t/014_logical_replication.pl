@@ -4,7 +4,9 @@
 # subscriber's readers never pass the publisher's stable offset, even when
 # transactions commit out of offset order; local produce into a replica is
 # refused; a partition-count mismatch is refused; test_decoding shows the
-# decoded rows.
+# decoded rows; the subscriber writes what it applies in batches, as its
+# publisher does; a transaction that produces, truncates and produces again
+# is applied whole.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -22,6 +24,7 @@ for my $node ($pub, $sub)
 SELECT topics.create_topic('orders', 3, 'text', 'jsonb');
 SELECT topics.create_topic('blobs', 2, 'text', 'bytea');
 SELECT topics.create_topic('events', 2, 'bytea', 'text');
+SELECT topics.create_topic('churn', 2, 'text', 'bytea');
 });
 }
 $sub->safe_psql('postgres', q{SELECT topics.create_topic('mismatch', 3)});
@@ -43,7 +46,7 @@ SELECT count(*) FROM topics.produce('events', 'before'::text, '\x01'::bytea, par
 });
 
 $pub->safe_psql('postgres', q{
-CREATE PUBLICATION whole FOR TABLE orders, blobs WITH (publish_via_partition_root = true);
+CREATE PUBLICATION whole FOR TABLE orders, blobs, churn WITH (publish_via_partition_root = true);
 CREATE PUBLICATION one_partition FOR TABLE events_p1;
 CREATE PUBLICATION wrong FOR TABLE mismatch WITH (publish_via_partition_root = true);
 });
@@ -216,6 +219,41 @@ $pub->wait_for_catchup('kept');
 is($sub->safe_psql('postgres', q{SELECT string_agg("offset" || ':' || value, ',') FROM kept}),
 	"$hw:after truncate", 'TRUNCATE replicates, and offsets keep growing on the subscriber');
 $sub->safe_psql('postgres', 'DROP SUBSCRIPTION kept');
+
+# the apply worker inserts one row per call; the subscriber still writes
+# batches, so its log takes about the publisher's room
+my $churn_bytes = q{SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c
+WHERE c.relnamespace = 'topics_segments'::regnamespace AND c.relname LIKE 'seg\_' || 'churn_p0'::regclass::oid || '\_%'};
+$pub->safe_psql('postgres', q{SELECT count(*) FROM topics.produce_batch('churn',
+    (SELECT array_agg(convert_to(md5(g::text), 'UTF8')) FROM generate_series(1, 20000) g),
+    partition => 0)});
+$pub->wait_for_catchup('whole');
+my ($pub_bytes, $sub_bytes) = map { $_->safe_psql('postgres', $churn_bytes) } ($pub, $sub);
+cmp_ok($sub_bytes, '<=', $pub_bytes * 1.1,
+	"the subscriber's log of 20,000 applied records is about the publisher's size ($sub_bytes and $pub_bytes bytes)");
+
+# produce, TRUNCATE and produce again in one transaction (twice): the
+# subscriber applies the rows after a TRUNCATE into its fresh segment
+$pub->safe_psql('postgres', q{
+BEGIN;
+SELECT count(*) FROM topics.produce('churn', '\x01'::bytea, 'a', partition => 0);
+SELECT count(*) FROM topics.produce('churn', '\x11'::bytea, 'a1', partition => 1);
+TRUNCATE churn;
+SELECT count(*) FROM topics.produce('churn', '\x02'::bytea, 'b', partition => 0);
+TRUNCATE churn;
+SELECT count(*) FROM topics.produce('churn', '\x03'::bytea, 'c', partition => 0);
+SELECT count(*) FROM topics.produce('churn', '\x13'::bytea, 'c1', partition => 1);
+COMMIT;
+SELECT count(*) FROM topics.produce('churn', '\x04'::bytea, 'd', partition => 0);
+});
+$pub->wait_for_catchup('whole');
+my $churn = q{SELECT string_agg(partition || ':' || "offset" || ':' || key, ',' ORDER BY partition, "offset"),
+    (SELECT string_agg(concat_ws('/', partition, log_start_offset, high_watermark, last_stable_offset), ',' ORDER BY partition) FROM topics.offsets('churn'))
+FROM churn};
+is($sub->safe_psql('postgres', $churn), $pub->safe_psql('postgres', $churn),
+	'a transaction that produced, truncated and produced again is applied whole');
+is($sub->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('churn')}), '0',
+	"verify accepts the subscriber's log after it");
 
 # detaching: drop the subscription, and the partition takes produce again
 $sub->safe_psql('postgres', 'DROP SUBSCRIPTION whole');

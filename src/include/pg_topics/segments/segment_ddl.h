@@ -24,5 +24,6 @@ extern void topic_segment_ddl_begin(TopicSegmentDdlState *state);
 extern void topic_segment_ddl_end(TopicSegmentDdlState *state);
 extern void topic_segment_ddl_abort(TopicSegmentDdlState *state);
 extern void topic_segment_ddl_note_truncate(Relation router);
+extern bool topic_segment_ddl_settle(Oid router);
 
 #endif							/* TOPIC_SEGMENT_DDL_H */
