@@ -23,11 +23,17 @@
  *   follows the rows inserted before it).
  *
  * A subscription's workers insert what they apply one row per call, with
- * no statement around it.  Their rows wait too, from one call to the next,
- * until the transaction commits (or the rows fill the buffer, or anything
- * else above comes first, or the partition is truncated), so that a
- * subscriber writes batches as its publisher does.  Nobody else sees the
- * rows before the commit, and the worker itself never reads them back.
+ * no statement around it.  When the subscription replicates nothing but
+ * topics, their rows wait too, from one call to the next, until the
+ * transaction commits (or the rows fill the buffer, or anything else above
+ * comes first, or the partition is truncated), so that a subscriber writes
+ * batches as its publisher does.  Nobody else sees the rows before the
+ * commit, and no code but the worker's runs in its transaction: a topic
+ * has no triggers, defaults or constraints of its own, while another
+ * table's could read the topic (in a subtransaction, which could not see
+ * rows waiting in its parent), so a subscription that also replicates
+ * other tables writes each row at once, as COPY does for a table with
+ * triggers.
  *
  * They are written in the mode they were inserted in: preserve mode or
  * not, whatever a function the INSERT calls has SET since.
@@ -49,10 +55,14 @@
 #include "access/relation.h"
 #include "access/xact.h"
 #include "commands/trigger.h"
+#include "catalog/pg_subscription_rel.h"
 #include "executor/tuptable.h"
 #include "replication/logicalworker.h"
+#include "replication/worker_internal.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 
 #include "pg_topics/am/insert.h"
 #include "pg_topics/am/insert_buffer.h"
@@ -80,6 +90,9 @@ static SubTransactionId rows_wait_subid = InvalidSubTransactionId;
 
 /* The rows waiting were applied by a subscription's worker: they wait for commit */
 static bool waiting_applied = false;
+
+/* Does this worker's subscription replicate topics only? -1: not known */
+static int	subscription_only_topics = -1;
 
 /*
  * The rows waiting, all of one (sub)transaction and command, and all in
@@ -190,15 +203,58 @@ topic_buffer_flush(void)
 	flushing = false;
 }
 
+/* The subscription's relations changed: look again */
+static void
+subscription_relations_changed(Datum arg, int cacheid, uint32 hashvalue)
+{
+	subscription_only_topics = -1;
+}
+
+/* Does the subscription of this worker replicate topics only? */
+static bool
+subscription_replicates_topics_only(void)
+{
+	static bool callback_registered = false;
+	List	   *rels;
+	ListCell   *lc;
+	bool		only_topics = true;
+
+	if (subscription_only_topics >= 0)
+		return subscription_only_topics == 1;
+	if (!callback_registered)
+	{
+		CacheRegisterSyscacheCallback(SUBSCRIPTIONRELMAP,
+									  subscription_relations_changed,
+									  (Datum) 0);
+		callback_registered = true;
+	}
+	if (MySubscription == NULL)
+		return false;
+	rels = GetSubscriptionRelations(MySubscription->oid);
+	foreach(lc, rels)
+	{
+		SubscriptionRelState *state = lfirst(lc);
+
+		if (!topic_is_topic_parent_oid(state->relid) &&
+			!topic_is_log_relation(state->relid))
+			only_topics = false;
+	}
+	list_free_deep(rels);
+	subscription_only_topics = only_topics ? 1 : 0;
+	return only_topics;
+}
+
 /*
  * A subscription's worker applying a transaction: its rows may wait for
- * the commit.  (Its transactions have no subtransactions; should one ever
- * come, its rows are written at once.)
+ * the commit if no other code can run in the transaction (see the top).
+ * (Its transactions have no subtransactions; should one ever come, its
+ * rows are written at once.)
  */
 static bool
 applied_rows_may_wait(void)
 {
-	return IsLogicalWorker() && GetCurrentTransactionNestLevel() == 1;
+	return IsLogicalWorker() && GetCurrentTransactionNestLevel() == 1 &&
+		subscription_replicates_topics_only();
 }
 
 /*

@@ -226,6 +226,9 @@ static void
 process_notes_with_snapshot(List *my_created, List *my_emptied,
 							List *my_dropped)
 {
+	/* most commits have nothing to do: no snapshot for them */
+	if (my_created == NIL && my_emptied == NIL && my_dropped == NIL)
+		return;
 	if (!ActiveSnapshotSet())
 	{
 		PushActiveSnapshot(GetTransactionSnapshot());

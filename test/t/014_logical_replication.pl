@@ -255,6 +255,44 @@ is($sub->safe_psql('postgres', $churn), $pub->safe_psql('postgres', $churn),
 is($sub->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('churn')}), '0',
 	"verify accepts the subscriber's log after it");
 
+# a subscription that also replicates a table whose trigger reads a topic
+# (in a subtransaction): the trigger sees the topic's rows that the same
+# transaction applied before, as the publisher's transaction did
+for my $node ($pub, $sub)
+{
+	$node->safe_psql('postgres', q{
+SELECT topics.create_topic('audit', 1, 'text', 'text');
+CREATE TABLE tab (id int PRIMARY KEY, seen bigint);
+});
+}
+$sub->safe_psql('postgres', q{
+CREATE FUNCTION count_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    BEGIN
+        NEW.seen := (SELECT count(*) FROM public.audit);
+    EXCEPTION WHEN others THEN
+        NEW.seen := -1;
+    END;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER count_audit BEFORE INSERT ON tab FOR EACH ROW EXECUTE FUNCTION count_audit();
+ALTER TABLE tab ENABLE ALWAYS TRIGGER count_audit;
+});
+$pub->safe_psql('postgres', q{CREATE PUBLICATION mixed FOR TABLE audit, tab WITH (publish_via_partition_root = true)});
+$sub->safe_psql('postgres', qq{CREATE SUBSCRIPTION mixed CONNECTION '$connstr' PUBLICATION mixed});
+$sub->wait_for_subscription_sync($pub, 'mixed');
+$pub->safe_psql('postgres', q{
+BEGIN;
+SELECT count(*) FROM topics.produce('audit', 'one');
+SELECT count(*) FROM topics.produce('audit', 'two');
+INSERT INTO tab VALUES (1, NULL);
+COMMIT;
+});
+$pub->wait_for_catchup('mixed');
+is($sub->safe_psql('postgres', q{SELECT seen FROM tab WHERE id = 1}), '2',
+	"a subscriber's trigger sees the topic rows its transaction applied before");
+$sub->safe_psql('postgres', 'DROP SUBSCRIPTION mixed');
+
 # detaching: drop the subscription, and the partition takes produce again
 $sub->safe_psql('postgres', 'DROP SUBSCRIPTION whole');
 is($sub->safe_psql('postgres', q{SELECT "offset" FROM topics.produce('orders', '{"local": 2}'::jsonb, partition => 0)}),
