@@ -269,6 +269,23 @@ RESET session_replication_role;
 DROP TABLE crafted, crafted_p0;
 \set VERBOSITY terse
 
+-- a partition dropped alone by another route: with a schema it was moved
+-- to, or with the objects of a role it was given to
+SELECT topics.create_topic('dl_cascade', 3, 'text', 'text');
+CREATE SCHEMA dl_away;
+ALTER TABLE dl_cascade_p1 SET SCHEMA dl_away;
+DROP SCHEMA dl_away CASCADE;
+CREATE ROLE dl_holder;
+ALTER TABLE dl_cascade_p2 OWNER TO dl_holder;
+DROP OWNED BY dl_holder;
+SELECT partitions FROM topics.topics WHERE topic = 'dl_cascade'::regclass;
+SELECT count(*) FROM topics.partitions WHERE topic = 'dl_cascade'::regclass;
+SELECT count(*) FROM topics.produce('dl_cascade', 'still three', partition => 1);
+-- the topic goes whole, wherever its partitions are
+SELECT topics.drop_topic('dl_cascade');
+DROP SCHEMA dl_away;
+DROP ROLE dl_holder;
+
 DROP SCHEMA intr CASCADE;
 DROP PUBLICATION ddl_pub, ddl_pub_topic, ddl_pub_partition, ddl_pub_offsets;
 DROP TABLE ddl_heap, ddl_like_topic, ddl_like_partition;

@@ -25,7 +25,9 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
 #include "catalog/objectaddress.h"
+#include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
 #include "commands/defrem.h"
@@ -41,6 +43,7 @@
 #include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/partcache.h"
 #include "utils/syscache.h"
 
@@ -675,6 +678,68 @@ check_create_table(Node *parsetree)
 				 errhint("Create topics with topics.create_topic(), and grow them with topics.add_partitions().")));
 }
 
+/* A topic partition the running utility statement dropped */
+typedef struct DroppedPartition
+{
+	Oid			topic;
+	char		name[NAMEDATALEN];
+} DroppedPartition;
+
+static object_access_hook_type prev_object_access_hook = NULL;
+static List *dropped_partitions = NIL;
+
+/*
+ * Note every topic partition that is dropped, whatever drops it: DROP
+ * TABLE of the topic, but also DROP SCHEMA ... CASCADE of a schema the
+ * partition was moved to, or DROP OWNED BY a role it was given to
+ */
+static void
+ddl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				  int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access == OAT_DROP && classId == RelationRelationId && subId == 0 &&
+		get_rel_relispartition(objectId) && topic_is_log_relation(objectId))
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+		DroppedPartition *dropped = palloc(sizeof(DroppedPartition));
+
+		dropped->topic = get_partition_parent(objectId, true);
+		strlcpy(dropped->name, get_rel_name(objectId), NAMEDATALEN);
+		dropped_partitions = lappend(dropped_partitions, dropped);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/*
+ * After a utility statement: refuse it if it dropped a partition of a topic
+ * that is still there (a topic keeps every partition it was given)
+ */
+static void
+check_dropped_partitions(List *dropped)
+{
+	ListCell   *lc;
+
+	if (dropped == NIL)
+		return;
+	CommandCounterIncrement();
+	foreach(lc, dropped)
+	{
+		DroppedPartition *partition = lfirst(lc);
+		char	   *topic = get_rel_name(partition->topic);
+
+		if (topic != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot drop partition \"%s\" of topic \"%s\" without the topic",
+							partition->name, topic),
+					 errdetail("The statement would drop the partition alone, with a schema it was moved to or as an object of a role it was given to, and a topic keeps all its partitions."),
+					 errhint("Drop the whole topic with topics.drop_topic(), or give the partition back to the topic's schema or owner first.")));
+	}
+	list_free_deep(dropped);
+}
+
 /* Refuse DROP TABLE of one partition of a topic */
 static void
 check_drop(DropStmt *stmt)
@@ -970,6 +1035,8 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	Oid			moving;
 	TopicSegmentDdlState segments;
 	List	   *outer_touched;
+	List	   *outer_dropped = dropped_partitions;
+	List	   *my_dropped;
 
 	/* run inside an INSERT (by a function it calls): it sees the rows so far */
 	topic_buffer_flush();
@@ -982,6 +1049,7 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 
 	topic_segment_ddl_begin(&segments);
 	topic_internal_deps_begin(&outer_touched);
+	dropped_partitions = NIL;
 	PG_TRY();
 	{
 		if (prev_ProcessUtility)
@@ -993,11 +1061,14 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_CATCH();
 	{
+		dropped_partitions = outer_dropped;
 		topic_segment_ddl_abort(&segments);
 		topic_internal_deps_abort(&outer_touched);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	my_dropped = dropped_partitions;
+	dropped_partitions = outer_dropped;
 	/*
 	 * Before segments are dropped: nothing of the user's may depend on
 	 * them.  A refusal forgets this statement's segment notes, as a failure
@@ -1006,6 +1077,7 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	 */
 	PG_TRY();
 	{
+		check_dropped_partitions(my_dropped);
 		topic_internal_deps_end(&outer_touched);
 	}
 	PG_CATCH();
@@ -1040,6 +1112,8 @@ topic_ddl_init(void)
 	planner_hook = topic_planner;
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = topic_ProcessUtility;
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = ddl_object_access;
 	topic_segment_ddl_init();
 	topic_internal_rels_init();
 }
