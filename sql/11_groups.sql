@@ -262,6 +262,25 @@ RESET pg_topics.max_group_partitions_per_role;
 SELECT owner::text, count(*) FROM topics.consumer_groups WHERE topic = 'pay'::regclass GROUP BY 1 ORDER BY 1;
 RESET pg_topics.session_timeout;
 SELECT topics.drop_topic('pay');
+
+-- a topic polled and dropped in one transaction takes its groups along: the
+-- commit does not count them against the role's limit or check who owns them
+GRANT CREATE ON SCHEMA public TO grp_greedy;
+SET pg_topics.max_groups_per_role = 1;
+SET ROLE grp_greedy;
+BEGIN;
+SELECT topics.create_topic('gone_a', 1, 'text', 'text');
+SELECT count(*) FROM topics.poll(NULL::gone_a, 'gone-1');
+SELECT topics.drop_topic('gone_a');
+SELECT topics.create_topic('gone_b', 1, 'text', 'text');
+SELECT count(*) FROM topics.poll(NULL::gone_b, 'gone-2');
+COMMIT;
+SELECT topic, group_name FROM topics.consumer_groups WHERE group_name LIKE 'gone-%';
+SELECT topics.drop_topic('gone_b');
+RESET ROLE;
+RESET pg_topics.max_groups_per_role;
+REVOKE CREATE ON SCHEMA public FROM grp_greedy;
+
 REVOKE CREATE ON SCHEMA public FROM grp_owner;
 DROP ROLE grp_app, grp_owner, grp_squatter, grp_greedy;
 

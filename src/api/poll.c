@@ -50,6 +50,7 @@
 #include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 
 #include "pg_topics/am/insert.h"
 #include "pg_topics/api/fetch.h"
@@ -796,6 +797,12 @@ groups_xact_callback(XactEvent event, void *arg)
 			{
 				PolledPartition *p = lfirst(lc);
 
+				/* a topic this transaction dropped took its groups along */
+				if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(p->topic)))
+				{
+					polled = foreach_delete_current(polled, lc);
+					continue;
+				}
 				if (!topic_group_owns(p->topic, p->group, p->member, p->partition))
 					ereport(ERROR,
 							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
@@ -809,6 +816,11 @@ groups_xact_callback(XactEvent event, void *arg)
 			{
 				PendingOffset *p = lfirst(lc);
 
+				if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(p->topic)))
+				{
+					pending = foreach_delete_current(pending, lc);
+					continue;
+				}
 				if (p->arrived || p->offset >= 0)
 					topic_group_reserve(p->topic, p->group, p->partition,
 										p->owner, p->offset >= 0);
