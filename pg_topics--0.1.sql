@@ -98,6 +98,9 @@ COMMENT ON FUNCTION topics.forget_dropped_topics() IS
 'event trigger: removes the settings of dropped topics';
 CREATE EVENT TRIGGER topics_forget_dropped ON sql_drop
     EXECUTE FUNCTION topics.forget_dropped_topics();
+-- also in preserve mode (session_replication_role = replica), in which
+-- pg_restore --clean drops the topics it restores
+ALTER EVENT TRIGGER topics_forget_dropped ENABLE ALWAYS;
 
 CREATE FUNCTION topics.create_topic(topic text, partitions int DEFAULT 1,
     key_type regtype DEFAULT 'text', value_type regtype DEFAULT 'jsonb',
