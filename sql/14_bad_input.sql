@@ -485,4 +485,14 @@ DROP DOMAIN sweep_domain;
 SELECT topics.drop_topic('sweep');
 DROP OWNED BY sweep_owner;
 DROP ROLE sweep_owner;
+-- the last offset: preserve mode may write it, and nothing is assigned after it
+SELECT topics.create_topic('last_offset', 1, 'text', 'text');
+SET session_replication_role = replica;
+INSERT INTO last_offset (partition, "offset", "timestamp", key, value)
+    VALUES (0, 4611686018427387902, now(), 'a', 'b');
+RESET session_replication_role;
+SELECT * FROM topics.produce('last_offset', 'x');
+INSERT INTO last_offset (key, value) VALUES ('k', 'v');
+SELECT "offset" FROM last_offset;
+SELECT topics.drop_topic('last_offset');
 RESET client_min_messages;
