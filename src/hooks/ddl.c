@@ -615,14 +615,18 @@ check_publication_objects(List *pubobjects, const char *command)
 	}
 }
 
-/* Refuse SECURITY LABEL on an internal relation or one of its columns */
+/*
+ * Refuse SECURITY LABEL or COMMENT (what) on an internal relation or one
+ * of its columns: pg_dump would carry it to a restore, where the relation
+ * does not exist under that name
+ */
 static void
-check_security_label(SecLabelStmt *stmt)
+check_relation_annotation(ObjectType objtype, Node *object, const char *what)
 {
 	ObjectAddress address;
 	Relation	rel = NULL;
 
-	switch (stmt->objtype)
+	switch (objtype)
 	{
 		case OBJECT_TABLE:
 		case OBJECT_COLUMN:
@@ -634,12 +638,44 @@ check_security_label(SecLabelStmt *stmt)
 		default:
 			return;
 	}
-	address = get_object_address(stmt->objtype, stmt->object, &rel,
-								 AccessShareLock, true);
+	address = get_object_address(objtype, object, &rel, AccessShareLock, true);
 	if (rel != NULL)
 		relation_close(rel, NoLock);
 	if (address.classId == RelationRelationId)
-		topic_refuse_internal_relation(address.objectId, "SECURITY LABEL");
+		topic_refuse_internal_relation(address.objectId, what);
+}
+
+/*
+ * Refuse GRANT and REVOKE on an internal relation, or on all tables of the
+ * segments' schema: privileges there would be a way around the topics'
+ * own, and pg_dump would carry them to a restore that cannot apply them
+ */
+static void
+check_grant(GrantStmt *stmt)
+{
+	const char *what = stmt->is_grant ? "GRANT" : "REVOKE";
+	ListCell   *lc;
+
+	if (topic_internal_ddl_exempt())
+		return;
+	if (stmt->targtype == ACL_TARGET_ALL_IN_SCHEMA)
+	{
+		foreach(lc, stmt->objects)
+			if (strcmp(strVal(lfirst(lc)), TOPIC_SEGMENT_SCHEMA) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("schema \"%s\" holds the segments of topics' partitions, managed by pg_topics",
+								TOPIC_SEGMENT_SCHEMA),
+						 errdetail("%s on all its tables is not supported.", what),
+						 errhint("Grant privileges on the topics; they decide who reads and writes the segments.")));
+		return;
+	}
+	if (stmt->targtype != ACL_TARGET_OBJECT ||
+		(stmt->objtype != OBJECT_TABLE && stmt->objtype != OBJECT_SEQUENCE))
+		return;
+	foreach(lc, stmt->objects)
+		if (IsA(lfirst(lc), RangeVar))
+			topic_refuse_internal_rangevar(lfirst_node(RangeVar, lc), what);
 }
 
 /*
@@ -861,7 +897,17 @@ check_utility(Node *parsetree)
 								  "CREATE POLICY", DDL_ROW_SECURITY);
 			break;
 		case T_SecLabelStmt:
-			check_security_label((SecLabelStmt *) parsetree);
+			check_relation_annotation(((SecLabelStmt *) parsetree)->objtype,
+									  ((SecLabelStmt *) parsetree)->object,
+									  "SECURITY LABEL");
+			break;
+		case T_CommentStmt:
+			check_relation_annotation(((CommentStmt *) parsetree)->objtype,
+									  ((CommentStmt *) parsetree)->object,
+									  "COMMENT");
+			break;
+		case T_GrantStmt:
+			check_grant((GrantStmt *) parsetree);
 			break;
 		case T_CreatePublicationStmt:
 			check_publication_objects(((CreatePublicationStmt *) parsetree)->pubobjects,
