@@ -24,6 +24,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 #include "pg_topics/api/groups.h"
@@ -246,16 +247,24 @@ topic_delete_group(PG_FUNCTION_ARGS)
 }
 
 /*
- * A topic was renamed (or moved to another schema): positions are keyed by
- * name in topics.consumer_offsets, so record them again under the new
- * name, in the renaming transaction.
+ * A topic was renamed or moved to another schema (by any ALTER ... RENAME
+ * or SET SCHEMA of its table, or ALTER SCHEMA ... RENAME of its schema),
+ * from old_name (schema-qualified and quoted, as positions' keys name
+ * topics).  Positions are keyed by name in topics.consumer_offsets: in the
+ * renaming transaction, tombstone the old name's keys, as a drop does,
+ * and record the positions again under the new name, so that a topic created
+ * later under the old name does not take them when the log is loaded
+ * after a restart.  The caller holds a lock on the topic that keeps polls
+ * out until this transaction ends, so no position of the old name can
+ * commit after these records.
  */
 void
-topic_groups_topic_renamed(Oid topicid)
+topic_groups_topic_renamed(Oid topicid, const char *old_name)
 {
 	Relation	topic;
 	List	   *positions;
 	ListCell   *lc;
+	char	   *new_name;
 
 	/* a replica gets the renamed positions from its publisher */
 	if (topic_groups_positions_replicated())
@@ -263,11 +272,25 @@ topic_groups_topic_renamed(Oid topicid)
 		topic_groups_topic_appeared();
 		return;
 	}
-	topic_groups_ensure_loaded();
-	positions = topic_group_positions(topicid);
-	if (positions == NIL)
-		return;
 	topic = topic_open(topicid, AccessShareLock, TOPIC_NO_ACL_CHECK);
+	new_name = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(topic)),
+										  RelationGetRelationName(topic));
+	/* not renamed after all: its records are the ones to keep */
+	if (strcmp(new_name, old_name) == 0)
+	{
+		relation_close(topic, NoLock);
+		return;
+	}
+	topic_groups_ensure_loaded();
+	positions = topic_groups_renamed_positions(topicid);
+
+	/*
+	 * The tombstones first: a subscriber that replicates the log, and
+	 * still has the topic under its old name, applies them to that topic;
+	 * once it renames the topic too, it loads the log again, where the new
+	 * name's records must be newer than what it applied.
+	 */
+	topic_groups_tombstone_name(old_name);
 	foreach(lc, positions)
 	{
 		TopicGroupPosition *p = lfirst(lc);

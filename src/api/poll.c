@@ -35,7 +35,9 @@
 #include "catalog/pg_authid_d.h"
 #include "catalog/pg_class_d.h"
 #include "catalog/pg_database_d.h"
+#include "catalog/pg_type_d.h"
 #include "common/hashfn.h"
+#include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
@@ -43,6 +45,7 @@
 #include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -56,6 +59,7 @@
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
+#include "pg_topics/base/internal_sql.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/subscription.h"
 #include "pg_topics/log/topic_log.h"
@@ -331,6 +335,42 @@ add_pending(Oid topic, const char *group, int32 partition, int64 offset,
 }
 
 /*
+ * Append a record with key and value (a NULL value: a tombstone) to
+ * topics.consumer_offsets now, in the current transaction; returns its
+ * offset (the record's version)
+ */
+static int64
+append_position_record(Datum key, Datum value, bool value_null)
+{
+	Oid			logid = get_relname_relid("consumer_offsets",
+										  get_namespace_oid("topics", false));
+	Relation	log = table_open(logid, RowExclusiveLock);
+	TupleTableSlot *slot = table_slot_create(log, NULL);
+	int64		version;
+	bool		isnull;
+
+	ExecClearTuple(slot);
+	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(0);
+	slot->tts_isnull[Anum_topic_partition - 1] = false;
+	slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(TOPIC_OFFSET_PLACEHOLDER);
+	slot->tts_isnull[Anum_topic_offset - 1] = false;
+	slot->tts_values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(TOPIC_TIMESTAMP_PLACEHOLDER);
+	slot->tts_isnull[Anum_topic_timestamp - 1] = false;
+	slot->tts_values[Anum_topic_key - 1] = key;
+	slot->tts_isnull[Anum_topic_key - 1] = false;
+	slot->tts_values[Anum_topic_value - 1] = value_null ? (Datum) 0 : value;
+	slot->tts_isnull[Anum_topic_value - 1] = value_null;
+	slot->tts_isnull[Anum_topic_headers - 1] = true;
+	ExecStoreVirtualTuple(slot);
+	/* written now, for its offset: an INSERT's rows may wait, this must not */
+	table_multi_insert(log, &slot, 1, GetCurrentCommandId(true), 0, NULL);
+	version = DatumGetInt64(slot_getattr(slot, Anum_topic_offset, &isnull));
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(log, NoLock);
+	return version;
+}
+
+/*
  * Record a group position in topics.consumer_offsets, in the current
  * transaction, and remember it for this transaction and for the cache.
  */
@@ -339,14 +379,9 @@ topic_groups_commit_position(Relation topic, const char *group,
 							 int32 partition, int64 offset, Oid owner,
 							 const char *metadata)
 {
-	Oid			logid = get_relname_relid("consumer_offsets",
-										  get_namespace_oid("topics", false));
-	Relation	log = table_open(logid, RowExclusiveLock);
-	TupleTableSlot *slot = table_slot_create(log, NULL);
 	StringInfoData key;
 	StringInfoData value;
 	int64		version;
-	bool		isnull;
 
 	topic_groups_check_writable();
 	initStringInfo(&key);
@@ -369,29 +404,133 @@ topic_groups_commit_position(Relation topic, const char *group,
 		appendStringInfoChar(&value, '}');
 	}
 
-	ExecClearTuple(slot);
-	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(0);
-	slot->tts_isnull[Anum_topic_partition - 1] = false;
-	slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(TOPIC_OFFSET_PLACEHOLDER);
-	slot->tts_isnull[Anum_topic_offset - 1] = false;
-	slot->tts_values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(TOPIC_TIMESTAMP_PLACEHOLDER);
-	slot->tts_isnull[Anum_topic_timestamp - 1] = false;
-	slot->tts_values[Anum_topic_key - 1] =
-		DirectFunctionCall1(jsonb_in, CStringGetDatum(key.data));
-	slot->tts_isnull[Anum_topic_key - 1] = false;
-	slot->tts_values[Anum_topic_value - 1] = offset >= 0 ?
-		DirectFunctionCall1(jsonb_in, CStringGetDatum(value.data)) : (Datum) 0;
-	slot->tts_isnull[Anum_topic_value - 1] = (offset < 0);
-	slot->tts_isnull[Anum_topic_headers - 1] = true;
-	ExecStoreVirtualTuple(slot);
-	/* written now, for its offset: an INSERT's rows may wait, this must not */
-	table_multi_insert(log, &slot, 1, GetCurrentCommandId(true), 0, NULL);
-	version = DatumGetInt64(slot_getattr(slot, Anum_topic_offset, &isnull));
-	ExecDropSingleTupleTableSlot(slot);
-	table_close(log, NoLock);
+	version = append_position_record(DirectFunctionCall1(jsonb_in,
+														 CStringGetDatum(key.data)),
+									 offset >= 0 ?
+									 DirectFunctionCall1(jsonb_in,
+														 CStringGetDatum(value.data)) :
+									 (Datum) 0,
+									 offset < 0);
 
 	add_pending(RelationGetRelid(topic), group, partition, offset, owner,
 				version, false);
+}
+
+/*
+ * A topic was renamed or moved away from old_name (schema-qualified and
+ * quoted, as positions' keys name topics): append a tombstone for every key
+ * of topics.consumer_offsets under that name whose latest record is a
+ * position, in the current transaction, as dropping a topic does
+ * (topics.forget_dropped_topics).  Otherwise a topic created later under
+ * the old name would take those positions when the log is loaded again
+ * after a restart, and its groups would skip its first records.  The
+ * cache is keyed by the topic's OID and stays as it is.
+ */
+void
+topic_groups_tombstone_name(const char *old_name)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	TopicInternalSql internal;
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {CStringGetTextDatum(old_name)};
+	List	   *keys = NIL;
+	ListCell   *lc;
+	SPIPlanPtr	plan;
+	int			rc;
+	uint64		i;
+
+	topic_internal_sql_begin(&internal);
+	plan = SPI_prepare("SELECT l.key FROM ("
+					   "SELECT DISTINCT ON (o.key) o.key, o.value "
+					   "FROM topics.consumer_offsets o "
+					   "WHERE o.key->>'topic' = $1 "
+					   "ORDER BY o.key, "
+					   "coalesce((o.value->>'v')::bigint, o.\"offset\") DESC, "
+					   "o.\"offset\" DESC) l "
+					   "WHERE l.value IS NOT NULL",
+					   1, argtypes);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare a read of topics.consumer_offsets: %s",
+			 SPI_result_code_string(SPI_result));
+
+	/*
+	 * The latest snapshot, even in REPEATABLE READ: a position committed
+	 * under the old name after this transaction's snapshot was taken (the
+	 * caller holds the topic's lock, so none can come later) needs its
+	 * tombstone too.  Not read-only, so this transaction's own records
+	 * are seen as well.
+	 */
+	rc = SPI_execute_snapshot(plan, args, NULL, GetLatestSnapshot(),
+							  InvalidSnapshot, false, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "could not read topics.consumer_offsets: %s",
+			 SPI_result_code_string(rc));
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		key = SPI_getbinval(SPI_tuptable->vals[i],
+										SPI_tuptable->tupdesc, 1, &isnull);
+		MemoryContext old;
+
+		if (isnull)
+			continue;
+		old = MemoryContextSwitchTo(caller);
+		keys = lappend(keys, DatumGetPointer(datumCopy(key, false, -1)));
+		MemoryContextSwitchTo(old);
+	}
+	topic_internal_sql_end(&internal);
+
+	foreach(lc, keys)
+		(void) append_position_record(PointerGetDatum(lfirst(lc)), (Datum) 0,
+									  true);
+	list_free_deep(keys);
+}
+
+/*
+ * The positions of topic that a rename records again under its new name:
+ * the committed ones, overridden by those this transaction set and not
+ * yet committed (a partition whose group this transaction deleted is left
+ * out), so that the new name's records say what the cache will say once
+ * this transaction commits
+ */
+List *
+topic_groups_renamed_positions(Oid topic)
+{
+	List	   *positions = topic_group_positions(topic);
+	ListCell   *lc;
+	ListCell   *lp;
+
+	foreach(lc, pending)
+	{
+		PendingOffset *p = lfirst(lc);
+		TopicGroupPosition *found = NULL;
+
+		if (p->arrived || p->topic != topic)
+			continue;
+		foreach(lp, positions)
+		{
+			TopicGroupPosition *q = lfirst(lp);
+
+			if (q->partition == p->partition && strcmp(q->group, p->group) == 0)
+			{
+				found = q;
+				break;
+			}
+		}
+		if (found == NULL)
+		{
+			found = palloc0(sizeof(TopicGroupPosition));
+			strlcpy(found->group, p->group, GROUP_NAME_LEN);
+			found->partition = p->partition;
+			positions = lappend(positions, found);
+		}
+		found->offset = p->offset;
+		found->owner = p->owner;
+	}
+	foreach(lp, positions)
+		if (((TopicGroupPosition *) lfirst(lp))->offset < 0)
+			positions = foreach_delete_current(positions, lp);
+	return positions;
 }
 
 /* The text of field name of a jsonb object, or NULL */

@@ -21,6 +21,7 @@
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/skey.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
@@ -40,8 +41,10 @@
 #include "parser/parsetree.h"
 #include "partitioning/partdesc.h"
 #include "storage/bufmgr.h"
+#include "storage/lmgr.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/partcache.h"
@@ -1050,25 +1053,130 @@ move_all_segments(AlterTableMoveAllStmt *stmt)
 	list_free(logs);
 }
 
-/* The topic a RENAME or SET SCHEMA is about to rename, or InvalidOid */
-static Oid
-topic_being_renamed(Node *parsetree)
+/* A topic that a statement is about to rename or move, and its name before */
+typedef struct RenamedTopic
+{
+	Oid			relid;
+	char	   *old_name;		/* schema-qualified, quoted: as positions' keys */
+} RenamedTopic;
+
+/* Is a RENAME or SET SCHEMA of this object type one of a relation itself? */
+static bool
+is_relation_object(ObjectType type)
+{
+	/*
+	 * PostgreSQL renames a table by ALTER INDEX ... RENAME too (and checks
+	 * the others against the relation's kind itself): whatever the form,
+	 * the relation is renamed.
+	 */
+	return type == OBJECT_TABLE || type == OBJECT_INDEX ||
+		type == OBJECT_SEQUENCE || type == OBJECT_VIEW ||
+		type == OBJECT_MATVIEW || type == OBJECT_FOREIGN_TABLE;
+}
+
+/* Add topic relid, named as it is now, to the list of renamed topics */
+static List *
+add_renamed_topic(List *renamed, Oid relid)
+{
+	RenamedTopic *r = palloc(sizeof(RenamedTopic));
+	char	   *nspname = get_namespace_name(get_rel_namespace(relid));
+	char	   *relname = get_rel_name(relid);
+
+	if (nspname == NULL || relname == NULL)
+		return renamed;			/* dropped concurrently: nothing to follow */
+	r->relid = relid;
+	r->old_name = quote_qualified_identifier(nspname, relname);
+	return lappend(renamed, r);
+}
+
+/*
+ * The topics a RENAME or SET SCHEMA is about to rename or move, with their
+ * names before: the relation of ALTER TABLE (or INDEX, ...) ... RENAME TO
+ * or SET SCHEMA if it is a topic, every topic of the schema of ALTER
+ * SCHEMA ... RENAME TO.  Group positions are recorded by name
+ * (topic_groups_topic_renamed).
+ */
+static List *
+topics_being_renamed(Node *parsetree)
 {
 	RangeVar   *rv = NULL;
 	Oid			relid;
 
 	if (IsA(parsetree, RenameStmt) &&
-		((RenameStmt *) parsetree)->renameType == OBJECT_TABLE)
+		is_relation_object(((RenameStmt *) parsetree)->renameType))
 		rv = ((RenameStmt *) parsetree)->relation;
 	else if (IsA(parsetree, AlterObjectSchemaStmt) &&
-			 ((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_TABLE)
+			 is_relation_object(((AlterObjectSchemaStmt *) parsetree)->objectType))
 		rv = ((AlterObjectSchemaStmt *) parsetree)->relation;
+	else if (IsA(parsetree, RenameStmt) &&
+			 ((RenameStmt *) parsetree)->renameType == OBJECT_SCHEMA)
+	{
+		Oid			nspid = get_namespace_oid(((RenameStmt *) parsetree)->subname,
+											  true);
+		List	   *candidates = NIL;
+		List	   *renamed = NIL;
+		Relation	classRel;
+		TableScanDesc scan;
+		HeapTuple	tuple;
+		ScanKeyData key;
+		ListCell   *lc;
+
+		if (!OidIsValid(nspid))
+			return NIL;
+		ScanKeyInit(&key, Anum_pg_class_relnamespace, BTEqualStrategyNumber,
+					F_OIDEQ, ObjectIdGetDatum(nspid));
+		classRel = table_open(RelationRelationId, AccessShareLock);
+		scan = table_beginscan_catalog(classRel, 1, &key);
+		while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+		{
+			Form_pg_class form = (Form_pg_class) GETSTRUCT(tuple);
+
+			if (form->relkind == RELKIND_PARTITIONED_TABLE)
+				candidates = lappend_oid(candidates, form->oid);
+		}
+		table_endscan(scan);
+		table_close(classRel, AccessShareLock);
+		foreach(lc, candidates)
+			if (topic_is_topic_parent_oid(lfirst_oid(lc)))
+				renamed = add_renamed_topic(renamed, lfirst_oid(lc));
+		list_free(candidates);
+		return renamed;
+	}
 	if (rv == NULL)
-		return InvalidOid;
+		return NIL;
 	relid = RangeVarGetRelid(rv, NoLock, true);
 	if (!OidIsValid(relid) || !topic_is_topic_parent_oid(relid))
-		return InvalidOid;
-	return relid;
+		return NIL;
+	return add_renamed_topic(NIL, relid);
+}
+
+/*
+ * After a RENAME or SET SCHEMA: record the group positions of the topics
+ * it renamed or moved under their new names, and tombstone the old ones
+ */
+static void
+follow_renamed_topics(List *renamed)
+{
+	ListCell   *lc;
+
+	CommandCounterIncrement();
+	foreach(lc, renamed)
+	{
+		RenamedTopic *r = lfirst(lc);
+
+		/*
+		 * Keep polls of the topic out until this transaction ends, as ALTER
+		 * TABLE's own lock does (ALTER SCHEMA ... RENAME locks no table): a
+		 * position a poll committed under the old name after these records
+		 * would be lost with the new name, and taken by a topic created
+		 * later under the old one.  The statement has checked the caller's
+		 * right to rename.
+		 */
+		LockRelationOid(r->relid, AccessExclusiveLock);
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(r->relid)))
+			continue;
+		topic_groups_topic_renamed(r->relid, r->old_name);
+	}
 }
 
 static void
@@ -1077,7 +1185,7 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 					 ParamListInfo params, QueryEnvironment *queryEnv,
 					 DestReceiver *dest, QueryCompletion *qc)
 {
-	Oid			renamed;
+	List	   *renamed;
 	Oid			moving;
 	TopicSegmentDdlState segments;
 	List	   *outer_touched;
@@ -1090,7 +1198,7 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	if (IsA(pstmt->utilityStmt, CopyStmt) &&
 		topic_copy_from((CopyStmt *) pstmt->utilityStmt, queryString, qc))
 		return;
-	renamed = topic_being_renamed(pstmt->utilityStmt);
+	renamed = topics_being_renamed(pstmt->utilityStmt);
 	moving = log_changing_tablespace(pstmt->utilityStmt);
 
 	topic_segment_ddl_begin(&segments);
@@ -1143,12 +1251,9 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	if (IsA(pstmt->utilityStmt, AlterTableMoveAllStmt))
 		move_all_segments((AlterTableMoveAllStmt *) pstmt->utilityStmt);
 
-	if (OidIsValid(renamed))
-	{
-		/* group positions are recorded by name: record them again */
-		CommandCounterIncrement();
-		topic_groups_topic_renamed(renamed);
-	}
+	/* group positions are recorded by name: record them again */
+	if (renamed != NIL)
+		follow_renamed_topics(renamed);
 }
 
 void

@@ -46,9 +46,11 @@ extern void topic_groups_check_writable(void);
 extern void topic_groups_commit_position(Relation topic, const char *group,
 										 int32 partition, int64 offset,
 										 Oid owner, const char *metadata);
+extern void topic_groups_tombstone_name(const char *old_name);
+extern List *topic_groups_renamed_positions(Oid topic);
 
 /* group_admin.c */
-extern void topic_groups_topic_renamed(Oid topicid);
+extern void topic_groups_topic_renamed(Oid topicid, const char *old_name);
 extern void topic_groups_set_position(Relation topic, const char *group,
 									  int32 partition, int64 offset,
 									  const char *metadata, bool create);
