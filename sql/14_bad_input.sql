@@ -485,6 +485,8 @@ DROP DOMAIN sweep_domain;
 SELECT topics.drop_topic('sweep');
 DROP OWNED BY sweep_owner;
 DROP ROLE sweep_owner;
+-- not where pg_dump does not look
+SELECT topics.create_topic('information_schema.hidden', 1);
 -- the last offset: preserve mode may write it, and nothing is assigned after it
 SELECT topics.create_topic('last_offset', 1, 'text', 'text');
 SET session_replication_role = replica;

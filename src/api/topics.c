@@ -257,6 +257,13 @@ topic_creation_namespace(RangeVar *rv)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("topics cannot be temporary"),
 				 errhint("Create the topic in a permanent schema.")));
+	/* pg_dump leaves its objects out, and a restore would lose the topic */
+	if (nspid == get_namespace_oid("information_schema", true))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("topics cannot be created in schema \"information_schema\""),
+				 errdetail("pg_dump does not dump the objects of information_schema, so a restore would lose the topic and the settings of every other topic."),
+				 errhint("Create the topic in another schema.")));
 	aclresult = pg_namespace_aclcheck(nspid, GetUserId(), ACL_CREATE);
 	if (aclresult != ACLCHECK_OK)
 		aclcheck_error(aclresult, OBJECT_SCHEMA, get_namespace_name(nspid));
