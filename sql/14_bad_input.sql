@@ -487,6 +487,10 @@ DROP OWNED BY sweep_owner;
 DROP ROLE sweep_owner;
 -- not where pg_dump does not look
 SELECT topics.create_topic('information_schema.hidden', 1);
+SELECT topics.create_topic('visible', 2);
+ALTER TABLE visible SET SCHEMA information_schema;
+ALTER TABLE visible_p1 SET SCHEMA information_schema;
+SELECT topics.drop_topic('visible');
 -- the last offset: preserve mode may write it, and nothing is assigned after it
 SELECT topics.create_topic('last_offset', 1, 'text', 'text');
 SET session_replication_role = replica;

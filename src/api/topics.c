@@ -243,6 +243,22 @@ check_retention(Interval *retention)
 }
 
 /*
+ * Refuse schema nspid for a topic or one of its partitions: pg_dump leaves
+ * the objects of information_schema out, and a restore would then lose
+ * the topic, and with it the settings of every other topic
+ */
+void
+topic_refuse_undumped_schema(Oid nspid)
+{
+	if (nspid == get_namespace_oid("information_schema", true))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("topics cannot be kept in schema \"information_schema\""),
+				 errdetail("pg_dump does not dump the objects of information_schema, so a restore would lose the topic and the settings of every other topic."),
+				 errhint("Use another schema.")));
+}
+
+/*
  * The schema a new topic goes to: permanent, and one the caller may
  * create in
  */
@@ -257,13 +273,7 @@ topic_creation_namespace(RangeVar *rv)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("topics cannot be temporary"),
 				 errhint("Create the topic in a permanent schema.")));
-	/* pg_dump leaves its objects out, and a restore would lose the topic */
-	if (nspid == get_namespace_oid("information_schema", true))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("topics cannot be created in schema \"information_schema\""),
-				 errdetail("pg_dump does not dump the objects of information_schema, so a restore would lose the topic and the settings of every other topic."),
-				 errhint("Create the topic in another schema.")));
+	topic_refuse_undumped_schema(nspid);
 	aclresult = pg_namespace_aclcheck(nspid, GetUserId(), ACL_CREATE);
 	if (aclresult != ACLCHECK_OK)
 		aclcheck_error(aclresult, OBJECT_SCHEMA, get_namespace_name(nspid));

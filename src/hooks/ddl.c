@@ -53,6 +53,7 @@
 #include "pg_topics/am/insert_buffer.h"
 #include "pg_topics/am/tableam.h"
 #include "pg_topics/api/groups.h"
+#include "pg_topics/api/topics.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/internal_sql.h"
 #include "pg_topics/hooks/copy.h"
@@ -846,9 +847,18 @@ check_utility(Node *parsetree)
 				break;
 			}
 		case T_AlterObjectSchemaStmt:
-			topic_refuse_internal_rangevar(((AlterObjectSchemaStmt *) parsetree)->relation,
-										   "SET SCHEMA");
-			break;
+			{
+				AlterObjectSchemaStmt *stmt = (AlterObjectSchemaStmt *) parsetree;
+				Oid			relid;
+
+				topic_refuse_internal_rangevar(stmt->relation, "SET SCHEMA");
+				relid = stmt->relation ?
+					RangeVarGetRelid(stmt->relation, NoLock, true) : InvalidOid;
+				if (OidIsValid(relid) && topic_is_topic_relation(relid))
+					topic_refuse_undumped_schema(get_namespace_oid(stmt->newschema,
+																   true));
+				break;
+			}
 		case T_CreateTableAsStmt:
 			{
 				IntoClause *into = ((CreateTableAsStmt *) parsetree)->into;

@@ -11,6 +11,7 @@
 
 #include "datatype/timestamp.h"
 
+extern void topic_refuse_undumped_schema(Oid nspid);
 extern Oid	topic_create(text *name, int32 partitions, Oid key_type,
 						 Oid value_type, Interval *retention,
 						 bool has_retention_bytes, int64 retention_bytes);
