@@ -405,14 +405,6 @@ record_position(Relation rel, PreparedRecord *rec, bool keep_supplied,
 {
 	*offset = next;
 	*ts = append_time;
-	if ((!keep_supplied || rec->offset == TOPIC_OFFSET_PLACEHOLDER) &&
-		next >= TOPIC_OFFSET_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("partition \"%s\" has used up its offsets",
-						RelationGetRelationName(rel)),
-				 errdetail("Offsets run from 0 to %lld.",
-						   (long long) TOPIC_OFFSET_MAX - 1)));
 	if (keep_supplied && rec->offset != TOPIC_OFFSET_PLACEHOLDER &&
 		any_order && rec->offset < next)
 	{
@@ -436,6 +428,13 @@ record_position(Relation rel, PreparedRecord *rec, bool keep_supplied,
 					 errdetail("In preserve mode records must arrive in offset order, above the records already there.")));
 		*offset = rec->offset;
 	}
+	else if (next >= TOPIC_OFFSET_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("partition \"%s\" has used up its offsets",
+						RelationGetRelationName(rel)),
+				 errdetail("Offsets run from 0 to %lld.",
+						   (long long) TOPIC_OFFSET_MAX - 1)));
 	/* an assigned timestamp follows supplied ones too */
 	*ts = Max(*ts, newest);
 	if (keep_supplied && rec->timestamp != TOPIC_TIMESTAMP_PLACEHOLDER)

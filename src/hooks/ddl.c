@@ -21,7 +21,6 @@
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
-#include "access/skey.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
@@ -44,7 +43,6 @@
 #include "storage/lmgr.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/partcache.h"
@@ -849,11 +847,10 @@ check_utility(Node *parsetree)
 		case T_AlterObjectSchemaStmt:
 			{
 				AlterObjectSchemaStmt *stmt = (AlterObjectSchemaStmt *) parsetree;
-				Oid			relid;
-
-				topic_refuse_internal_rangevar(stmt->relation, "SET SCHEMA");
-				relid = stmt->relation ?
+				Oid			relid = stmt->relation ?
 					RangeVarGetRelid(stmt->relation, NoLock, true) : InvalidOid;
+
+				topic_refuse_internal_relation(relid, "SET SCHEMA");
 				if (OidIsValid(relid) && topic_is_topic_relation(relid))
 					topic_refuse_undumped_schema(get_namespace_oid(stmt->newschema,
 																   true));
@@ -1123,33 +1120,17 @@ topics_being_renamed(Node *parsetree)
 	{
 		Oid			nspid = get_namespace_oid(((RenameStmt *) parsetree)->subname,
 											  true);
-		List	   *candidates = NIL;
+		List	   *topics;
 		List	   *renamed = NIL;
-		Relation	classRel;
-		TableScanDesc scan;
-		HeapTuple	tuple;
-		ScanKeyData key;
 		ListCell   *lc;
 
 		if (!OidIsValid(nspid))
 			return NIL;
-		ScanKeyInit(&key, Anum_pg_class_relnamespace, BTEqualStrategyNumber,
-					F_OIDEQ, ObjectIdGetDatum(nspid));
-		classRel = table_open(RelationRelationId, AccessShareLock);
-		scan = table_beginscan_catalog(classRel, 1, &key);
-		while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
-		{
-			Form_pg_class form = (Form_pg_class) GETSTRUCT(tuple);
-
-			if (form->relkind == RELKIND_PARTITIONED_TABLE)
-				candidates = lappend_oid(candidates, form->oid);
-		}
-		table_endscan(scan);
-		table_close(classRel, AccessShareLock);
-		foreach(lc, candidates)
-			if (topic_is_topic_parent_oid(lfirst_oid(lc)))
+		topics = topic_list_topics();
+		foreach(lc, topics)
+			if (get_rel_namespace(lfirst_oid(lc)) == nspid)
 				renamed = add_renamed_topic(renamed, lfirst_oid(lc));
-		list_free(candidates);
+		list_free(topics);
 		return renamed;
 	}
 	if (rv == NULL)
