@@ -97,9 +97,12 @@ def ck_produce(bootstrap, topic, count):
 
 
 def ck_produce_mixed(bootstrap, topic):
-    """confluent-kafka: a record that is not JSON to partition 0, good ones to 1"""
+    """confluent-kafka: a record that is not JSON to partition 0, good ones to 1.
+    The two records of partition 0 must travel in one batch: a linger longer
+    than any pause of a busy machine keeps them together, and flush() sends
+    at once whatever the linger (with 50 ms, a slow CI run sent them apart)"""
     from confluent_kafka import Producer
-    p = Producer({'bootstrap.servers': bootstrap, 'linger.ms': 50,
+    p = Producer({'bootstrap.servers': bootstrap, 'linger.ms': 10000,
                   'retries': 0})
     reports = []
 
