@@ -103,33 +103,29 @@ keep_value(TopicStableRead *read, Relation seg, Buffer buffer, int32 partition,
 }
 
 /*
- * group's committed position of partition of topic (open), and the
- * metadata a Kafka consumer committed with it (NULL if none), read back
- * from its record in topics.consumer_offsets; false if there is none
+ * The metadata a Kafka consumer committed with a position (NULL if none),
+ * read back from the position's record in topics.consumer_offsets, at
+ * offset version.  The cache holds the latest committed positions, so
+ * their records are read with the latest snapshot, whatever the
+ * transaction's isolation.
  */
-bool
-topic_groups_committed_position(Relation topic, const char *group,
-								int32 partition, int64 *offset,
-								char **metadata)
+static char *
+position_metadata(int64 version)
 {
-	int64		version;
+	char	   *metadata = NULL;
 	Relation	log;
 	TopicLogEnd end;
 	TopicStableRead read;
 
-	*metadata = NULL;
-	topic_groups_ensure_loaded();
-	if (!topic_group_committed_version(RelationGetRelid(topic), group,
-									   partition, offset, &version))
-		return false;
 	if (version < 0)
-		return true;
+		return NULL;
 	log = table_open(topic_offsets_log_relid(), AccessShareLock);
 	topic_log_end(log, &end);
 	memset(&read, 0, sizeof(read));
 	read.sink = keep_value;
 	read.max_records = 1;
 	read.passed_ok = true;
+	read.latest = true;
 	if (version >= end.log_start_offset && version < end.next_offset)
 		topic_read_partition(log, 0, version, &end, &read);
 	if (read.returned > 0 && read.first_returned == version && read.sink_arg)
@@ -139,9 +135,30 @@ topic_groups_committed_position(Relation topic, const char *group,
 														 "metadata", 8, NULL);
 
 		if (field != NULL && field->type == jbvString)
-			*metadata = pnstrdup(field->val.string.val, field->val.string.len);
+			metadata = pnstrdup(field->val.string.val, field->val.string.len);
 	}
 	table_close(log, AccessShareLock);
+	return metadata;
+}
+
+/*
+ * group's committed position of partition of topic (open), and the
+ * metadata a Kafka consumer committed with it (NULL if none); false if
+ * there is none
+ */
+bool
+topic_groups_committed_position(Relation topic, const char *group,
+								int32 partition, int64 *offset,
+								char **metadata)
+{
+	int64		version;
+
+	*metadata = NULL;
+	topic_groups_ensure_loaded();
+	if (!topic_group_committed_version(RelationGetRelid(topic), group,
+									   partition, offset, &version))
+		return false;
+	*metadata = position_metadata(version);
 	return true;
 }
 
@@ -296,7 +313,10 @@ topic_groups_topic_renamed(Oid topicid, const char *old_name)
 		TopicGroupPosition *p = lfirst(lc);
 
 		topic_groups_commit_position(topic, p->group, p->partition, p->offset,
-									 p->owner, NULL);
+									 p->owner,
+									 p->version >= 0 ?
+									 position_metadata(p->version) :
+									 p->metadata);
 	}
 	relation_close(topic, NoLock);
 }

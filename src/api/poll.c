@@ -81,6 +81,7 @@ typedef struct PendingOffset
 	int64		offset;			/* -1: forget the group (delete_group) */
 	Oid			owner;
 	int64		version;		/* its record's offset in consumer_offsets */
+	char	   *metadata;		/* a Kafka consumer's OffsetCommit metadata */
 	bool		arrived;		/* brought by replication or a restore */
 	int			nest_level;
 } PendingOffset;
@@ -317,7 +318,7 @@ json_field(StringInfo buf, const char *name, const char *value, bool first)
 /* Remember a position for this (sub)transaction, for the cache at commit */
 static void
 add_pending(Oid topic, const char *group, int32 partition, int64 offset,
-			Oid owner, int64 version, bool arrived)
+			Oid owner, int64 version, const char *metadata, bool arrived)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 	PendingOffset *p = palloc0(sizeof(PendingOffset));
@@ -328,6 +329,7 @@ add_pending(Oid topic, const char *group, int32 partition, int64 offset,
 	p->offset = offset;
 	p->owner = owner;
 	p->version = version;
+	p->metadata = metadata ? pstrdup(metadata) : NULL;
 	p->arrived = arrived;
 	p->nest_level = GetCurrentTransactionNestLevel();
 	pending = lappend(pending, p);
@@ -413,7 +415,7 @@ topic_groups_commit_position(Relation topic, const char *group,
 									 offset < 0);
 
 	add_pending(RelationGetRelid(topic), group, partition, offset, owner,
-				version, false);
+				version, metadata, false);
 }
 
 /*
@@ -489,9 +491,9 @@ topic_groups_tombstone_name(const char *old_name)
 /*
  * The positions of topic that a rename records again under its new name:
  * the committed ones, overridden by those this transaction set and not
- * yet committed (a partition whose group this transaction deleted is left
- * out), so that the new name's records say what the cache will say once
- * this transaction commits
+ * yet committed (with their metadata; a partition whose group this
+ * transaction deleted is left out), so that the new name's records say
+ * what the cache will say once this transaction commits
  */
 List *
 topic_groups_renamed_positions(Oid topic)
@@ -526,6 +528,8 @@ topic_groups_renamed_positions(Oid topic)
 		}
 		found->offset = p->offset;
 		found->owner = p->owner;
+		found->version = -1;
+		found->metadata = p->metadata;
 	}
 	foreach(lp, positions)
 		if (((TopicGroupPosition *) lfirst(lp))->offset < 0)
@@ -628,7 +632,7 @@ topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
 		}
 
 		add_pending(topic, group, (int32) partition, offset, owner, version,
-					true);
+					NULL, true);
 	}
 }
 

@@ -265,18 +265,20 @@ read_stable(Relation rel, int32 partition, int64 from,
 /*
  * Read a partition from from, knowing its end (read before the snapshot,
  * which is taken here): the snapshot is the transaction's in REPEATABLE
- * READ and SERIALIZABLE, else the latest.
+ * READ and SERIALIZABLE, unless read->latest asks otherwise, else the
+ * latest.
  */
 void
 topic_read_partition(Relation router, int32 partition, int64 from,
 					 const TopicLogEnd *end, TopicStableRead *read)
 {
+	bool		xact_snapshot = IsolationUsesXactSnapshot() && !read->latest;
 	Snapshot	snapshot;
 
-	snapshot = IsolationUsesXactSnapshot() ? GetTransactionSnapshot() :
+	snapshot = xact_snapshot ? GetTransactionSnapshot() :
 		RegisterSnapshot(GetLatestSnapshot());
 	read_stable(router, partition, from, end, snapshot, read);
-	if (!IsolationUsesXactSnapshot())
+	if (!xact_snapshot)
 		UnregisterSnapshot(snapshot);
 }
 

@@ -955,6 +955,8 @@ topic_group_positions(Oid topic)
 			p->partition = e->key.partition;
 			p->offset = e->committed;
 			p->owner = e->group_owner;
+			p->version = e->version;
+			p->metadata = NULL;
 			result = lappend(result, p);
 		}
 	LWLockRelease(groups_lock);

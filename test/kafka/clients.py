@@ -193,6 +193,18 @@ def ck_committed(bootstrap, topic, group, nparts):
     return [tp.offset for tp in tps]
 
 
+def kp_committed(bootstrap, topic, group, partition):
+    """kafka-python: a group's committed offset of a partition and its
+    metadata (OffsetFetch), without joining the group"""
+    from kafka import KafkaConsumer, TopicPartition
+    c = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group,
+                      enable_auto_commit=False)
+    committed = c.committed(TopicPartition(topic, int(partition)),
+                            metadata=True)
+    c.close()
+    return [committed.offset, committed.metadata] if committed else None
+
+
 def ck_rebalance(bootstrap, topic, group, total):
     """Two confluent consumers of one group, committing synchronously in
     their rebalance callbacks: c1 alone, c2 joins halfway and leaves at
@@ -705,7 +717,7 @@ COMMANDS = {f.__name__: f for f in (kp_tls, idempotent_retry, pipelined_produce,
                                     raw_list_offsets, idempotent_after_listener_exit,
                                     ck_idempotent_lost_answer, ck_admin, kp_sasl, kp_produce, kp_read, ck_produce,
                                     ck_produce_mixed, ck_latency, kp_group,
-                                    ck_committed, ck_rebalance, ck_list_groups, ck_first_assignment)}
+                                    ck_committed, kp_committed, ck_rebalance, ck_list_groups, ck_first_assignment)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -5,15 +5,17 @@ use strict;
 use warnings;
 use Exporter 'import';
 use File::Basename qw(dirname);
+use IO::Socket::INET;
 use IPC::Run;
 use JSON::PP;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes ();
 use PgTopicsServerLog qw(log_problems);
 
 our @EXPORT = qw(start_logical_node start_sync_standby start_psql_script kill9_server expect_in_log
-  kafka_node_conf kcat_run kafka_script);
+  kafka_node_conf wait_for_kafka_listener kcat_run kafka_script);
 
 # Every node logs its errors' SQLSTATEs, so that the check at the end of the
 # test (below) sees internal errors.  Every TAP test uses this module (the
@@ -179,6 +181,25 @@ shared_preload_libraries = 'pg_topics'
 pg_topics.kafka_port = $port
 pg_topics.kafka_listen_addresses = '127.0.0.1'
 };
+}
+
+# Wait until a Kafka listener accepts connections on 127.0.0.1:$port, as
+# it does shortly after the server starts (dies after 60 s)
+sub wait_for_kafka_listener
+{
+	my ($port) = @_;
+	for (1 .. 600)
+	{
+		my $sock = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port,
+			Proto => 'tcp');
+		if ($sock)
+		{
+			close($sock);
+			return;
+		}
+		Time::HiRes::usleep(100_000);
+	}
+	die "no Kafka listener on port $port after 60 s";
 }
 
 # Run kcat against $bootstrap with @args, $stdin on its input: whether it

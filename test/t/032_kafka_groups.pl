@@ -123,6 +123,18 @@ is($node->safe_psql('postgres',
 	q{SELECT committed_offset FROM topics.consumer_lag WHERE group_name = 'kp' AND partition = 0}),
 	'5', 'SQL sees the position kafka-python committed');
 
+# a rename keeps the positions and what Kafka consumers committed with them
+$node->safe_psql('postgres', q{ALTER TABLE orders RENAME TO orders_renamed});
+is_deeply(client('kp_committed', 'orders_renamed', 'kp', 0), [ 5, 'meta-x' ],
+	'after a rename, OffsetFetch gives the position and its metadata under the new name');
+$node->restart;
+wait_for_kafka_listener($kport);
+is_deeply(client('kp_committed', 'orders_renamed', 'kp', 0), [ 5, 'meta-x' ],
+	'and after a restart too');
+$node->safe_psql('postgres', q{ALTER TABLE orders_renamed RENAME TO orders});
+is_deeply(client('kp_committed', 'orders', 'kp', 0), [ 5, 'meta-x' ],
+	'renamed back, the metadata is still there');
+
 $node->safe_psql('postgres', q{SELECT topics.seek('orders', 'g1', 0, 2)});
 ($out, $err) = ('', '');
 run([ 'kcat', '-b', $bootstrap, '-G', 'g1', '-X', 'session.timeout.ms=6000', '-f', '%p %o\n', '-e', 'orders' ],

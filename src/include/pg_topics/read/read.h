@@ -46,6 +46,8 @@ typedef struct TopicStableRead
 	bool		passed_ok;		/* if retention passes the read, say so in
 								 * passed instead of failing */
 	bool		passed;
+	bool		latest;			/* read with the latest snapshot even in
+								 * REPEATABLE READ */
 } TopicStableRead;
 
 /* How a consumer treats a batch */

@@ -42,6 +42,10 @@ typedef struct TopicGroupPosition
 	int32		partition;
 	int64		offset;
 	Oid			owner;
+	int64		version;		/* its record in consumer_offsets, -1: not yet
+								 * committed */
+	char	   *metadata;		/* a Kafka commit's metadata, when version is
+								 * -1 */
 } TopicGroupPosition;
 
 extern void topic_groups_shmem_request(void);
