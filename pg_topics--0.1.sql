@@ -212,8 +212,25 @@ WHERE pg_catalog.has_table_privilege(c.topic, 'SELECT')
 COMMENT ON VIEW topics.partitions IS
 'every partition of the topics the caller may read: offsets, size, time range, and the transaction holding its stable offset back';
 
+CREATE FUNCTION topics.segment_info(topic regclass)
+RETURNS TABLE(partition int, segment int, state text, base_offset bigint,
+    activated_at timestamptz, relation regclass, bytes bigint)
+AS 'MODULE_PATHNAME', 'topic_segment_info'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.segment_info(regclass) IS
+'the segments of every partition of one topic (see topics.segments)';
+
+-- The same callers as topics.partitions.
+CREATE VIEW topics.segments AS
+SELECT c.topic, s.*
+FROM topics.topic_config c, LATERAL topics.segment_info(c.topic) s
+WHERE pg_catalog.has_table_privilege(c.topic, 'SELECT')
+   OR pg_catalog.pg_has_role('pg_monitor', 'USAGE');
+COMMENT ON VIEW topics.segments IS
+'the segments of every partition of the topics the caller may read, oldest first: their state, first offset and size';
+
 GRANT USAGE ON SCHEMA topics TO PUBLIC;
-GRANT SELECT ON topics.topics, topics.partitions TO PUBLIC;
+GRANT SELECT ON topics.topics, topics.partitions, topics.segments TO PUBLIC;
 
 CREATE FUNCTION topics.partition_for_insert(topic oid, key anyelement)
 RETURNS int

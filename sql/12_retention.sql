@@ -84,9 +84,20 @@ CREATE TABLE copied USING topic_log AS SELECT * FROM trail;
 -- TRUNCATE and DROP take their segments along
 SELECT count(*) > 0 AS has_segments FROM pg_class
 WHERE relnamespace = 'topics_segments'::regnamespace AND relname LIKE 'seg\_' || 'trail_p0'::regclass::oid || '\_%';
+-- topics.segments: each partition's segments, oldest first (a spare may
+-- or may not have been made ahead of need yet)
+SELECT partition, state, base_offset, relation IS NOT NULL AS present, bytes > 0 AS has_bytes
+FROM topics.segments WHERE topic = 'trail'::regclass AND state <> 'spare' ORDER BY partition, segment;
 TRUNCATE trail;
 SELECT partition, log_start_offset, high_watermark FROM topics.offsets('trail') ORDER BY partition;
 SELECT * FROM topics.verify('trail');
+-- one fresh segment each, where the log goes on, however many TRUNCATEs
+BEGIN;
+TRUNCATE trail;
+TRUNCATE trail;
+COMMIT;
+SELECT partition, state, base_offset FROM topics.segments
+WHERE topic = 'trail'::regclass AND state <> 'spare' ORDER BY partition, segment;
 SELECT topics.drop_topic('trail');
 SELECT count(*) FROM pg_class c WHERE c.relnamespace = 'topics_segments'::regnamespace
   AND NOT EXISTS (SELECT 1 FROM pg_class p WHERE c.relname LIKE 'seg\_' || p.oid || '\_%' AND p.relnamespace <> c.relnamespace);

@@ -2,7 +2,7 @@
  *
  * views.c
  *	  What operators see: the per-partition numbers behind the
- *	  topics.partitions view.
+ *	  topics.partitions view, and the segments behind topics.segments.
  *
  * Everything here is cheap: the metapage, the first and the last data
  * page of each partition, the relation sizes, and the in-flight registry.
@@ -28,8 +28,10 @@
 #include "pg_topics/shared/registry.h"
 
 PG_FUNCTION_INFO_V1(topic_partition_info);
+PG_FUNCTION_INFO_V1(topic_segment_info);
 
 #define PARTITION_INFO_COLS 13
+#define SEGMENT_INFO_COLS 7
 
 /*
  * Oldest timestamp of a segment: its first data page's.  A page that is
@@ -157,6 +159,87 @@ topic_partition_info(PG_FUNCTION_ARGS)
 			nulls[9] = nulls[10] = nulls[11] = true;
 		values[12] = BoolGetDatum(replica);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		table_close(router, NoLock);
+	}
+	relation_close(topic, NoLock);
+	return (Datum) 0;
+}
+
+/* The name topics.segments shows for a directory entry's state */
+static const char *
+segment_state_name(uint16 state)
+{
+	switch (state)
+	{
+		case TOPIC_SEGMENT_SPARE:
+			return "spare";
+		case TOPIC_SEGMENT_LIVE:
+			return "live";
+		case TOPIC_SEGMENT_SEALED:
+			return "sealed";
+		case TOPIC_SEGMENT_RETIRED:
+			return "retired";
+	}
+	return "unknown";			/* topics.verify() reports it */
+}
+
+/*
+ * topics.segment_info(topic regclass) RETURNS TABLE(partition int,
+ *		segment int, state text, base_offset bigint,
+ *		activated_at timestamptz, relation regclass, bytes bigint)
+ *
+ * Every entry of every partition's segment directory, in directory order
+ * (oldest first): what retention will drop next, and where the disk space
+ * is.  A segment whose relation is gone (the background worker has not yet
+ * forgotten its entry) has no relation and no bytes.  The same callers as
+ * topics.partition_info().
+ */
+Datum
+topic_segment_info(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	topic = topic_open(PG_GETARG_OID(0), AccessShareLock, TOPIC_NO_ACL_CHECK);
+	int32		nparts;
+	int32		p;
+
+	topic_check_describe(topic);
+	nparts = topic_partition_count(topic);
+	InitMaterializedSRF(fcinfo, 0);
+	for (p = 0; p < nparts; p++)
+	{
+		Relation	router = table_open(topic_partition_relid(topic, p),
+										AccessShareLock);
+		TopicSegmentDir *dir = topic_segdir_read(router);
+		int			i;
+
+		for (i = 0; i < dir->nentries; i++)
+		{
+			TopicSegmentEntry *e = &dir->entries[i];
+			Relation	seg = topic_segment_open(dir->router, e, AccessShareLock);
+			Datum		values[SEGMENT_INFO_COLS];
+			bool		nulls[SEGMENT_INFO_COLS];
+
+			memset(nulls, 0, sizeof(nulls));
+			values[0] = Int32GetDatum(p);
+			values[1] = Int32GetDatum((int32) e->segno);
+			values[2] = CStringGetTextDatum(segment_state_name(e->state));
+			values[3] = Int64GetDatum(e->base_offset);
+			nulls[3] = e->state == TOPIC_SEGMENT_SPARE;
+			values[4] = TimestampTzGetDatum(e->activated_at);
+			nulls[4] = e->state == TOPIC_SEGMENT_SPARE ||
+				TIMESTAMP_NOT_FINITE(e->activated_at);
+			if (seg != NULL)
+			{
+				values[5] = ObjectIdGetDatum(e->relid);
+				values[6] = DirectFunctionCall1(pg_total_relation_size,
+												ObjectIdGetDatum(e->relid));
+				relation_close(seg, AccessShareLock);
+			}
+			else
+				nulls[5] = nulls[6] = true;
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		pfree(dir);
 		table_close(router, NoLock);
 	}
 	relation_close(topic, NoLock);

@@ -116,12 +116,23 @@ segment_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	}
 }
 
-/* TRUNCATE is giving router new storage: remember its old segments */
+/*
+ * TRUNCATE is giving router new storage: remember its old segments.  A
+ * router already noted and not yet acted on (a subscription's worker
+ * applying a second TRUNCATE with no write in between) has no segments
+ * since: the first note holds the ones to drop, and one fresh segment is
+ * all it gets.
+ */
 void
 topic_segment_ddl_note_truncate(Relation router)
 {
-	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+	MemoryContext old;
+	ListCell   *lc;
 
+	foreach(lc, emptied)
+		if (((TopicSegmentDir *) lfirst(lc))->router == RelationGetRelid(router))
+			return;
+	old = MemoryContextSwitchTo(TopMemoryContext);
 	emptied = lappend(emptied, topic_segdir_read(router));
 	MemoryContextSwitchTo(old);
 }

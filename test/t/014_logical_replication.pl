@@ -264,6 +264,14 @@ is($sub->safe_psql('postgres', $churn), $pub->safe_psql('postgres', $churn),
 	'a transaction that produced, truncated and produced again is applied whole');
 is($sub->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('churn')}), '0',
 	"verify accepts the subscriber's log after it");
+# partition 1 was truncated twice with no write in between: one fresh
+# segment, as on the publisher
+my $churn_segments = q{SELECT string_agg(partition || ':' || state, ',' ORDER BY partition, segment)
+FROM topics.segments WHERE topic = 'churn'::regclass AND state <> 'spare'};
+is($pub->safe_psql('postgres', $churn_segments), '0:live,1:live',
+	'after the truncating transaction, each partition of the publisher has one segment');
+is($sub->safe_psql('postgres', $churn_segments), '0:live,1:live',
+	'and so has each partition of the subscriber');
 
 # a subscription that also replicates a table whose trigger reads a topic
 # (in a subtransaction): the trigger sees the topic's rows that the same
