@@ -59,7 +59,9 @@
 #include "executor/tuptable.h"
 #include "replication/logicalworker.h"
 #include "replication/worker_internal.h"
+#include "utils/builtins.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -156,6 +158,16 @@ discard_waiting(void)
 }
 
 /*
+ * Error context of applied rows written late (at commit, say): the apply
+ * worker's own context names the transaction, this the partition.
+ */
+static void
+applied_rows_context(void *arg)
+{
+	errcontext("writing the rows applied to partition %s", (const char *) arg);
+}
+
+/*
  * Write the waiting rows, a partition at a time in the order its rows came,
  * if their (sub)transaction is the current one.
  */
@@ -165,6 +177,7 @@ topic_buffer_flush(void)
 	TupleTableSlot *slots[TOPIC_BUFFER_ROWS];
 	bool		written[TOPIC_BUFFER_ROWS];
 	int			n = nwaiting;
+	bool		applied = waiting_applied;
 	int			i;
 
 	if (n == 0 || flushing || GetCurrentSubTransactionId() != waiting_subid)
@@ -195,7 +208,20 @@ topic_buffer_flush(void)
 			}
 		/* the INSERT (or the worker) holds its lock on the partition */
 		rel = relation_open(waiting[i].relid, NoLock);
-		topic_insert_rows(rel, slots, count, waiting_cid, waiting_preserve, NULL);
+		if (applied)
+		{
+			ErrorContextCallback context;
+
+			context.callback = applied_rows_context;
+			context.arg = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+													 RelationGetRelationName(rel));
+			context.previous = error_context_stack;
+			error_context_stack = &context;
+			topic_insert_rows(rel, slots, count, waiting_cid, waiting_preserve, NULL);
+			error_context_stack = context.previous;
+		}
+		else
+			topic_insert_rows(rel, slots, count, waiting_cid, waiting_preserve, NULL);
 		relation_close(rel, NoLock);
 	}
 	for (i = 0; i < n; i++)
