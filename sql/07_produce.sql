@@ -119,6 +119,28 @@ ROLLBACK;
 BEGIN READ ONLY;
 SELECT topics.drop_topic('audit');
 ROLLBACK;
+-- nor move a group, nor remove records
+BEGIN READ ONLY;
+SELECT count(*) FROM topics.poll(NULL::audit, 'ro_group');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT topics.commit('audit', 'ro_group', 0, 0);
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT topics.seek('audit', 'ro_group', 0, 0);
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT topics.reset_group('audit', 'ro_group', 'earliest');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT topics.delete_group('audit', 'ro_group');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT topics.delete_records('audit', 0, 0);
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT * FROM topics.enforce_retention('audit');
+ROLLBACK;
 
 -- PREPARE TRANSACTION after producing is refused
 BEGIN;

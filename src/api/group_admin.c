@@ -162,13 +162,15 @@ topic_groups_committed_position(Relation topic, const char *group,
 	return true;
 }
 
-/* Shared body of commit and seek */
+/* Shared body of commit and seek (command: which, for the read-only error) */
 static void
-set_position(FunctionCallInfo fcinfo)
+set_position(FunctionCallInfo fcinfo, const char *command)
 {
-	Relation	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
-										   ACL_SELECT);
+	Relation	topic;
 
+	PreventCommandIfReadOnly(command);
+	topic = topic_open_by_name(PG_GETARG_TEXT_PP(0), AccessShareLock,
+							   ACL_SELECT);
 	topic_groups_set_position(topic, topic_groups_group_arg(PG_GETARG_TEXT_PP(1)),
 							  PG_GETARG_INT32(2), PG_GETARG_INT64(3), NULL,
 							  false);
@@ -179,7 +181,7 @@ set_position(FunctionCallInfo fcinfo)
 Datum
 topic_commit(PG_FUNCTION_ARGS)
 {
-	set_position(fcinfo);
+	set_position(fcinfo, "commit");
 	PG_RETURN_VOID();
 }
 
@@ -187,7 +189,7 @@ topic_commit(PG_FUNCTION_ARGS)
 Datum
 topic_seek(PG_FUNCTION_ARGS)
 {
-	set_position(fcinfo);
+	set_position(fcinfo, "seek");
 	PG_RETURN_VOID();
 }
 

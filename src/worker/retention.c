@@ -347,13 +347,16 @@ topic_retention_apply(Relation router, bool wait, TopicRollResult *roll)
 	return end.log_start_offset;
 }
 
-/* Refuse a caller without DELETE on the topic (42501) */
+/*
+ * Refuse a caller without DELETE on the topic (42501), and a read-only
+ * transaction (25006; function names it)
+ */
 static Relation
-open_for_deletion(text *name)
+open_for_deletion(text *name, const char *function)
 {
 	Relation	topic = topic_open_by_name(name, AccessShareLock, ACL_DELETE);
 
-	PreventCommandIfReadOnly("deleting records");
+	PreventCommandIfReadOnly(function);
 	return topic;
 }
 
@@ -367,7 +370,7 @@ open_for_deletion(text *name)
 Datum
 topic_delete_records(PG_FUNCTION_ARGS)
 {
-	Relation	topic = open_for_deletion(PG_GETARG_TEXT_PP(0));
+	Relation	topic = open_for_deletion(PG_GETARG_TEXT_PP(0), "delete_records");
 	int32		partition = PG_GETARG_INT32(1);
 	int64		before = PG_GETARG_INT64(2);
 	Relation	router;
@@ -480,7 +483,7 @@ Datum
 topic_enforce_retention(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Relation	topic = open_for_deletion(PG_GETARG_TEXT_PP(0));
+	Relation	topic = open_for_deletion(PG_GETARG_TEXT_PP(0), "enforce_retention");
 	int32		nparts = topic_partition_count(topic);
 	int32		p;
 

@@ -177,7 +177,12 @@ for my $write (
 	q{SELECT topics.add_partitions('st', 3)},
 	q{SELECT topics.drop_topic('st')},
 	q{SELECT topics.delete_records('st', 0, 1)},
-	q{SELECT * FROM topics.enforce_retention('st')})
+	q{SELECT * FROM topics.enforce_retention('st')},
+	q{SELECT count(*) FROM topics.poll(NULL::st, 'sg')},
+	q{SELECT topics.commit('st', 'sg', 0, 1)},
+	q{SELECT topics.seek('st', 'sg', 0, 1)},
+	q{SELECT topics.reset_group('st', 'sg', 'latest')},
+	q{SELECT topics.delete_group('st', 'sg')})
 {
 	my ($r, $o, $e) = $standby->psql('postgres', $write, extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 	like($e, qr/25006/, "on the standby, $write fails with 25006");
