@@ -35,6 +35,7 @@
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/procarray.h"
+#include "utils/lsyscache.h"
 
 #include "pg_topics/am/freeze.h"
 #include "pg_topics/log/batch_iter.h"
@@ -247,18 +248,35 @@ vacuum_segment(Relation rel, struct VacuumParams *params,
 	frozenxid_updated = report_vacuum(rel, nblocks, &end, new_frozen_xid,
 									  oldest_mxact);
 
-	if (frozenxid_updated)
-		ereport(elevel,
-				(errmsg("topic_log \"%s\": resolved %lld batches (%lld rolled back), relfrozenxid %u",
-						RelationGetRelationName(rel), (long long) walk.nresolved,
-						(long long) nmarked,
-						new_frozen_xid)));
-	else
-		ereport(elevel,
-				(errmsg("topic_log \"%s\": resolved %lld batches (%lld rolled back), relfrozenxid %u (unchanged)",
-						RelationGetRelationName(rel), (long long) walk.nresolved,
-						(long long) nmarked,
-						new_frozen_xid)));
+	if (message_level_is_interesting(elevel))
+	{
+		/* named as users know it: the partition, and the segment's number */
+		TopicLogMetaData meta;
+		char	   *partition;
+
+		topic_storage_read_meta(rel, &meta);
+		partition = (meta.flags & TL_META_SEGMENT) ? get_rel_name(meta.owner) : NULL;
+		if (partition == NULL && frozenxid_updated)
+			ereport(elevel,
+					(errmsg("topic_log \"%s\": resolved %lld batches (%lld rolled back), relfrozenxid %u",
+							RelationGetRelationName(rel), (long long) walk.nresolved,
+							(long long) nmarked, new_frozen_xid)));
+		else if (partition == NULL)
+			ereport(elevel,
+					(errmsg("topic_log \"%s\": resolved %lld batches (%lld rolled back), relfrozenxid %u (unchanged)",
+							RelationGetRelationName(rel), (long long) walk.nresolved,
+							(long long) nmarked, new_frozen_xid)));
+		else if (frozenxid_updated)
+			ereport(elevel,
+					(errmsg("partition \"%s\", segment %u: resolved %lld batches (%lld rolled back), relfrozenxid %u",
+							partition, meta.segno, (long long) walk.nresolved,
+							(long long) nmarked, new_frozen_xid)));
+		else
+			ereport(elevel,
+					(errmsg("partition \"%s\", segment %u: resolved %lld batches (%lld rolled back), relfrozenxid %u (unchanged)",
+							partition, meta.segno, (long long) walk.nresolved,
+							(long long) nmarked, new_frozen_xid)));
+	}
 }
 
 /* VACUUM of a partition's log, segment after segment */

@@ -63,6 +63,11 @@ SELECT bool_and(last_autovacuum IS NOT NULL) FROM pg_stat_user_tables
 WHERE relname IN ('events_p0', 'events_p1')}),
 	'autovacuum vacuums topic partitions after inserts');
 
+# VACUUM VERBOSE reports each segment by its partition and number
+my ($vrc, $vout, $verr) = $node->psql('postgres', 'VACUUM (VERBOSE) events');
+like($verr, qr/INFO:  partition "events_p0", segment 0: resolved \d+ batches \(\d+ rolled back\), relfrozenxid \d+/,
+	'VACUUM VERBOSE names a segment by its partition and number');
+
 $node->safe_psql('postgres', 'ALTER DATABASE template0 ALLOW_CONNECTIONS true');
 
 sub next_xid
