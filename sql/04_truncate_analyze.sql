@@ -36,5 +36,17 @@ SELECT attname, n_distinct < 0 AS estimated FROM pg_stats WHERE tablename = 'eve
 SELECT abs(reltuples - (SELECT count(*) FROM events)) < 100 AS estimate_close
 FROM pg_class WHERE relname = 'events';
 
+-- tools that read a relation's pages by number (pg_prewarm, pageinspect)
+-- see a topic_log table's own file, which is its metapage: its records are
+-- in its segments, which only ANALYZE and the planner count as its blocks
+CREATE EXTENSION pg_prewarm;
+CREATE EXTENSION pageinspect;
+SELECT pg_prewarm('events') AS prewarmed_blocks;
+SELECT length(get_raw_page('events', 0)) AS metapage_bytes;
+SELECT get_raw_page('events', 1);
+DROP EXTENSION pageinspect;
+DROP EXTENSION pg_prewarm;
+SELECT relpages > 1 AS analyze_counted_segments FROM pg_class WHERE relname = 'events';
+
 SELECT * FROM topics.verify('events');
 SELECT * FROM topics.verify('fresh');

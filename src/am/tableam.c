@@ -19,6 +19,7 @@
 #include "catalog/storage.h"
 #include "catalog/storage_xlog.h"
 #include "fmgr.h"
+#include "postmaster/autovacuum.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
 #include "utils/lsyscache.h"
@@ -36,8 +37,6 @@
 #include "pg_topics/segments/segment_ddl.h"
 
 PG_FUNCTION_INFO_V1(topic_log_handler);
-
-static uint64 topic_router_blocks(Relation rel);
 
 /* What a log does not have, refused by the callbacks that would need it */
 typedef enum MissingFeature
@@ -326,10 +325,22 @@ topic_relation_estimate_size(Relation rel, int32 *attr_widths,
 							 BlockNumber *pages, double *tuples,
 							 double *allvisfrac)
 {
-	/* a record costs its data plus about two bytes (flags, batch share) */
-	table_block_relation_estimate_size(rel, attr_widths, pages, tuples,
-									   allvisfrac, 2,
-									   TOPIC_LOG_PAGE_CAPACITY);
+	/*
+	 * A record costs its data plus about two bytes (flags, batch share).
+	 * The estimate counts the segments' blocks, as ANALYZE does.
+	 */
+	topic_logical_size_begin();
+	PG_TRY();
+	{
+		table_block_relation_estimate_size(rel, attr_widths, pages, tuples,
+										   allvisfrac, 2,
+										   TOPIC_LOG_PAGE_CAPACITY);
+	}
+	PG_FINALLY();
+	{
+		topic_logical_size_end();
+	}
+	PG_END_TRY();
 
 	/* a router's size stops at TOPIC_ROUTER_BLOCKS_SEEN; the density holds */
 	if (*pages == TOPIC_ROUTER_BLOCKS_SEEN && topic_log_is_router(rel))
@@ -367,7 +378,7 @@ add_segment_blocks(void *arg, Relation seg, const TopicSegmentEntry *entry,
 }
 
 /* The blocks of a router's readable segments, one after the other */
-static uint64
+uint64
 topic_router_blocks(Relation rel)
 {
 	TopicSegmentDir *dir = topic_segdir_read(rel);
@@ -380,22 +391,45 @@ topic_router_blocks(Relation rel)
 }
 
 /*
- * Size of a router: its segments' blocks, one after the other, which is
- * how ANALYZE sees the partition (topic_scan_analyze_next_block maps them
- * back), but no more than fit in the router's first file: ANALYZE also
- * prefetches the blocks it samples from the router itself, and asking md.c
- * for a block past the first file of a relation whose first file is not
- * full is an error, so a partition of more than 1 GB could not be analyzed.
- * Past that, ANALYZE samples a stretched numbering of the segments' blocks;
- * the planner asks for the real size (topic_relation_estimate_size).  A
- * segment's own size otherwise.
+ * Callers running now that see a router as its segments' blocks: ANALYZE
+ * (a statement, topic_ProcessUtility says so; or autovacuum) and the
+ * planner's estimate.  Everyone else reads a router's blocks from the
+ * router's own file, so must be given its size: pg_prewarm, pageinspect,
+ * pg_visibility.
+ */
+static int	logical_size_users = 0;
+
+void
+topic_logical_size_begin(void)
+{
+	logical_size_users++;
+}
+
+void
+topic_logical_size_end(void)
+{
+	Assert(logical_size_users > 0);
+	logical_size_users--;
+}
+
+/*
+ * Size of a router, for ANALYZE and the planner: its segments' blocks, one
+ * after the other, which is how ANALYZE samples the partition
+ * (topic_scan_analyze_next_block maps them back), but no more than fit in
+ * the router's first file: ANALYZE also prefetches the blocks it samples
+ * from the router itself, and asking md.c for a block past the first file
+ * of a relation whose first file is not full is an error, so a partition of
+ * more than 1 GB could not be analyzed.  Past that, ANALYZE samples a
+ * stretched numbering of the segments' blocks; the planner asks for the
+ * real size (topic_relation_estimate_size).  For anyone else, and for a
+ * segment, the relation's own size.
  */
 static uint64
 topic_relation_size(Relation rel, ForkNumber forkNumber)
 {
-	if (!topic_log_is_router(rel))
-		return table_block_relation_size(rel, forkNumber);
-	if (forkNumber != MAIN_FORKNUM && forkNumber != InvalidForkNumber)
+	if (!topic_log_is_router(rel) ||
+		(forkNumber != MAIN_FORKNUM && forkNumber != InvalidForkNumber) ||
+		(logical_size_users == 0 && !IsAutoVacuumWorkerProcess()))
 		return table_block_relation_size(rel, forkNumber);
 
 	return Min(topic_router_blocks(rel), TOPIC_ROUTER_BLOCKS_SEEN) * BLCKSZ;

@@ -263,7 +263,7 @@ restore_attach_allowed(Oid parentid, PartitionCmd *pcmd)
 				 errmsg("\"%s\" cannot be restored as a partition of topic \"%s\"",
 						RelationGetRelationName(part), RelationGetRelationName(parent)),
 				 errdetail("A topic is partitioned by LIST (partition), one partition number each, FOR VALUES IN (n) with n >= 0.")));
-	if (RelationGetNumberOfBlocks(part) > TOPIC_LOG_FIRST_DATA_BLKNO)
+	if (topic_router_blocks(part) > TOPIC_LOG_FIRST_DATA_BLKNO)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("\"%s\" cannot be restored as a partition of topic \"%s\"",
@@ -1182,6 +1182,7 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	List	   *outer_touched;
 	List	   *outer_dropped = dropped_partitions;
 	List	   *my_dropped;
+	bool		analyzing;
 
 	/* run inside an INSERT (by a function it calls): it sees the rows so far */
 	topic_buffer_flush();
@@ -1195,6 +1196,10 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	topic_segment_ddl_begin(&segments);
 	topic_internal_deps_begin(&outer_touched);
 	dropped_partitions = NIL;
+	/* ANALYZE samples a partition's segments as one run of blocks */
+	analyzing = IsA(pstmt->utilityStmt, VacuumStmt);
+	if (analyzing)
+		topic_logical_size_begin();
 	PG_TRY();
 	{
 		if (prev_ProcessUtility)
@@ -1206,12 +1211,16 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_CATCH();
 	{
+		if (analyzing)
+			topic_logical_size_end();
 		dropped_partitions = outer_dropped;
 		topic_segment_ddl_abort(&segments);
 		topic_internal_deps_abort(&outer_touched);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	if (analyzing)
+		topic_logical_size_end();
 	my_dropped = dropped_partitions;
 	dropped_partitions = outer_dropped;
 	/*

@@ -62,6 +62,13 @@ ok($node->poll_query_until('postgres', q{
 SELECT bool_and(last_autovacuum IS NOT NULL) FROM pg_stat_user_tables
 WHERE relname IN ('events_p0', 'events_p1')}),
 	'autovacuum vacuums topic partitions after inserts');
+# ... and analyzes them, sampling their segments
+ok($node->poll_query_until('postgres', q{
+SELECT bool_and(s.last_autoanalyze IS NOT NULL AND abs(c.reltuples - n.count) < 50)
+FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid,
+	LATERAL (SELECT count(*) FROM events e WHERE e.tableoid = s.relid) n
+WHERE s.relname IN ('events_p0', 'events_p1')}),
+	'autovacuum analyzes topic partitions, and their row counts are close');
 
 # VACUUM VERBOSE reports each segment by its partition and number
 my ($vrc, $vout, $verr) = $node->psql('postgres', 'VACUUM (VERBOSE) events');
