@@ -152,18 +152,25 @@ consumer_arg(text *arg)
 }
 
 /*
- * May role control a group of topic that owner created?  Superusers, the
- * members of the creator role, and whoever has the privileges of the
- * topic's owner (so that no role with SELECT can take a group name from
- * the topic's owner by polling it first).  SELECT on the topic is checked
- * separately, by whoever opens it.
+ * May role control a group of a topic (owned by topic_owner) that owner
+ * created?  Superusers, the members of the creator role, and whoever has
+ * the privileges of the topic's owner (so that no role with SELECT can
+ * take a group name from the topic's owner by polling it first).  SELECT
+ * on the topic is checked separately, by whoever opens it.  Kafka's group
+ * requests follow the same rule.
  */
-static bool
-role_controls_group(Oid role, Relation topic, Oid owner)
+bool
+topic_role_controls_group(Oid role, Oid topic_owner, Oid owner)
 {
 	return superuser_arg(role) ||
 		is_member_of_role(role, owner) ||
-		has_privs_of_role(role, topic->rd_rel->relowner);
+		has_privs_of_role(role, topic_owner);
+}
+
+static bool
+role_controls_group(Oid role, Relation topic, Oid owner)
+{
+	return topic_role_controls_group(role, topic->rd_rel->relowner, owner);
 }
 
 /* Refuse a caller who may not control the group (42501) */
@@ -734,6 +741,9 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	topic_groups_check_writable();
 
 	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
+	topic_groups_ensure_loaded();
+	if (topic_group_exists(RelationGetRelid(topic), args->group, &owner))
+		topic_groups_check_control(topic, args->group, owner);
 	/* one group, one kind of member at a time: Kafka consumers or poll */
 	if (kafka_group_reads_topic(args->group, RelationGetRelid(topic)))
 		ereport(ERROR,
@@ -742,12 +752,8 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 						args->group, RelationGetRelationName(topic)),
 				 errdetail("Kafka clients divide the group's partitions among themselves, so poll cannot take part."),
 				 errhint("Stop the group's Kafka consumers, or poll with another group.")));
-	topic_groups_ensure_loaded();
 	if (topic_group_exists(RelationGetRelid(topic), args->group, &owner))
-	{
-		topic_groups_check_control(topic, args->group, owner);
 		topic_groups_evict_unauthorized(topic, args->group, owner);
-	}
 	if (!exit_hook)
 	{
 		before_shmem_exit(leave_groups_at_exit, (Datum) 0);

@@ -20,11 +20,13 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "catalog/namespace.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 
+#include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/kafka/handlers.h"
@@ -75,37 +77,59 @@ park(KafkaRequest *req, const KafkaGroupReply *reply, int32 timeout_ms,
 }
 
 /*
- * The topics a subscription names that are topics here; ntopics -1 when
- * the subscription cannot be read.  With a pg_topics group of the same
- * name that polls one of them, *sql_members is set.
+ * The topics a consumer's subscription names that are topics here and that
+ * the joining role may read (a subscription to others reads nothing, and
+ * must not keep poll from their groups); ntopics -1 when there are more
+ * than a group records.  The error, if any, that refuses the join: the
+ * subscription cannot be read (INCONSISTENT_GROUP_PROTOCOL); the pg_topics
+ * group of the same name of one of the topics has members that poll with
+ * SQL (the same), or was created by a role the joining one may not act
+ * for (GROUP_AUTHORIZATION_FAILED, as poll would refuse it).
  */
-static void
-subscribed_topics(KafkaJoin *join, const KafkaProtocol *protocol,
-				  bool *sql_members)
+static int16
+subscribed_topics(KafkaJoin *join, const KafkaProtocol *protocol)
 {
 	KafkaBytes *names;
 	int			n = kafka_subscription_topics(protocol->metadata, protocol->len,
 											  &names);
 
-	*sql_members = false;
-	join->ntopics = n < 0 ? -1 : 0;
+	if (n < 0)
+		return KAFKA_INCONSISTENT_GROUP_PROTOCOL;
+	join->ntopics = 0;
+	topic_groups_ensure_loaded();
 	for (int i = 0; i < n; i++)
 	{
 		Oid			relid;
+		Oid			owner;
+		Relation	topic;
+		bool		controls;
 
 		if (!kafka_topic_name_valid(names[i]))
 			continue;
 		relid = topic_lookup_in_schema(pg_topics_kafka_schema,
 									   kafka_bytes_cstring(names[i]));
-		if (!OidIsValid(relid))
+		if (!OidIsValid(relid) || !kafka_topic_allowed(relid, ACL_SELECT))
 			continue;
+		if (topic_group_exists(relid, join->group, &owner))
+		{
+			topic = topic_try_open(relid, AccessShareLock, TOPIC_NO_ACL_CHECK);
+			if (topic == NULL)
+				continue;
+			controls = topic_role_controls_group(join->role,
+												 topic->rd_rel->relowner,
+												 owner);
+			relation_close(topic, AccessShareLock);
+			if (!controls)
+				return KAFKA_GROUP_AUTHORIZATION_FAILED;
+		}
 		if (topic_group_has_members(relid, join->group))
-			*sql_members = true;
+			return KAFKA_INCONSISTENT_GROUP_PROTOCOL;
 		if (join->ntopics >= 0 && join->ntopics < KAFKA_GROUP_MAX_TOPICS)
 			join->topics[join->ntopics++] = relid;
 		else
 			join->ntopics = -1;
 	}
+	return KAFKA_NONE;
 }
 
 /* Write a JoinGroup response */
@@ -182,18 +206,11 @@ kafka_join_group(KafkaRequest *req, TimestampTz *deadline)
 	else if (!retry)
 	{
 		Oid			owner = kafka_group_owner(join.group);
-		bool		sql_members = false;
 
 		if (OidIsValid(owner) && !has_privs_of_role(join.role, owner))
 			error = KAFKA_GROUP_AUTHORIZATION_FAILED;
-		else
-		{
-			if (strcmp(join.protocol_type, "consumer") == 0)
-				subscribed_topics(&join, &join.protocols[0], &sql_members);
-			/* a group's members all poll with SQL, or all speak Kafka */
-			if (sql_members)
-				error = KAFKA_INCONSISTENT_GROUP_PROTOCOL;
-		}
+		else if (strcmp(join.protocol_type, "consumer") == 0)
+			error = subscribed_topics(&join, &join.protocols[0]);
 	}
 	if (error == KAFKA_NONE)
 	{
@@ -240,8 +257,9 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 	else
 	{
 		error = kafka_group_sync(group, short_string(sr.member_id),
-								 sr.generation_id, req->conn->parked,
-								 assignments, sr.nassignments, &reply);
+								 sr.generation_id, kafka_conn_role(req->conn),
+								 req->conn->parked, assignments,
+								 sr.nassignments, &reply);
 		if (error == KAFKA_NONE && !reply.done)
 		{
 			if (!req->last_try)
@@ -271,7 +289,8 @@ kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline)
 		kafka_write_int32(req->response, 0);
 	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
 					  kafka_group_heartbeat(group, short_string(hr.member_id),
-											hr.generation_id));
+											hr.generation_id,
+											kafka_conn_role(req->conn)));
 	return KAFKA_ANSWER;
 }
 
@@ -288,7 +307,8 @@ kafka_leave_group(KafkaRequest *req, TimestampTz *deadline)
 	if (req->api_version >= 1)
 		kafka_write_int32(req->response, 0);
 	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
-					  kafka_group_leave(group, short_string(lr.member_id)));
+					  kafka_group_leave(group, short_string(lr.member_id),
+										kafka_conn_role(req->conn)));
 	return KAFKA_ANSWER;
 }
 
@@ -304,15 +324,27 @@ name_listed(List *names, const char *name)
 	return false;
 }
 
-/* Collects the groups with positions of the Kafka schema's topics */
+/*
+ * Collects the groups with positions of the Kafka schema's topics that the
+ * role may read and control
+ */
 static void
 collect_group(void *arg, Oid topic, const char *group, Oid owner,
 			  int32 generation, int nmembers)
 {
 	List	  **names = (List **) arg;
+	Relation	rel;
+	bool		controls;
 
 	if (get_rel_namespace(topic) != get_namespace_oid(pg_topics_kafka_schema, true) ||
-		!topic_may_describe(topic) || !has_privs_of_role(GetUserId(), owner))
+		!kafka_topic_allowed(topic, ACL_SELECT))
+		return;
+	rel = topic_try_open(topic, AccessShareLock, TOPIC_NO_ACL_CHECK);
+	if (rel == NULL)
+		return;
+	controls = topic_role_controls_group(GetUserId(), rel->rd_rel->relowner, owner);
+	relation_close(rel, AccessShareLock);
+	if (!controls)
 		return;
 	if (!name_listed(*names, group))
 		*names = lappend(*names, pstrdup(group));
@@ -369,11 +401,9 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 			known = true;
 		}
 
+		/* another role's group is answered as one that does not exist */
 		if (known && OidIsValid(owner) && !has_privs_of_role(GetUserId(), owner))
-		{
-			error = KAFKA_GROUP_AUTHORIZATION_FAILED;
 			known = false;
-		}
 		kafka_write_int16(out, error);
 		kafka_write_string_len(out, ids[i].data, Max(ids[i].len, 0));
 		/* an unknown group is reported Dead, as Kafka does */

@@ -103,8 +103,7 @@ write_named_topic(KafkaRequest *req, KafkaBytes name)
 		error = KAFKA_LEADER_NOT_AVAILABLE;
 
 	if (topic != NULL &&
-		pg_class_aclcheck(RelationGetRelid(topic), GetUserId(),
-						  ACL_SELECT | ACL_INSERT) != ACLCHECK_OK)
+		!kafka_topic_allowed(RelationGetRelid(topic), ACL_SELECT | ACL_INSERT))
 	{
 		relation_close(topic, AccessShareLock);
 		topic = NULL;
@@ -134,7 +133,7 @@ write_all_topics(KafkaRequest *req)
 		KafkaBytes	name;
 
 		if (get_rel_namespace(relid) != nspid ||
-			pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+			!kafka_topic_allowed(relid, ACL_SELECT))
 			continue;
 		if (!ConditionalLockRelationOid(relid, AccessShareLock))
 		{

@@ -66,7 +66,7 @@ commit_error(int16 error, Relation topic, const char *group)
 		return error;
 	/* the topic's SELECT was checked when it was opened: the group's owner */
 	if (topic_group_exists(RelationGetRelid(topic), group, &owner) &&
-		!has_privs_of_role(GetUserId(), owner))
+		!topic_role_controls_group(GetUserId(), topic->rd_rel->relowner, owner))
 		return KAFKA_GROUP_AUTHORIZATION_FAILED;
 	return error;
 }
@@ -92,7 +92,7 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		group_error = KAFKA_INVALID_GROUP_ID;
 	else
 		group_error = kafka_group_check_member(group, member_id,
-											   cr.generation_id);
+											   cr.generation_id, GetUserId());
 
 	if (req->api_version >= 3)
 		kafka_write_int32(out, 0);	/* throttle_time_ms */
@@ -166,7 +166,7 @@ fetch_error(Relation topic, const char *group)
 	Oid			owner;
 
 	if (topic_group_exists(RelationGetRelid(topic), group, &owner) &&
-		!has_privs_of_role(GetUserId(), owner))
+		!topic_role_controls_group(GetUserId(), topic->rd_rel->relowner, owner))
 		return KAFKA_GROUP_AUTHORIZATION_FAILED;
 	return KAFKA_NONE;
 }
@@ -192,7 +192,7 @@ write_all_positions(KafkaRequest *req, const char *group)
 		int32		written = 0;
 
 		if (get_rel_namespace(relid) != nspid ||
-			pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+			!kafka_topic_allowed(relid, ACL_SELECT))
 			continue;
 		topic = topic_try_open(relid, AccessShareLock, TOPIC_NO_ACL_CHECK);
 		if (topic == NULL)

@@ -189,6 +189,14 @@ sasl_step(KafkaConn *conn, const char *in, int inlen, StringInfo out)
 		kafka_scram_free(conn->scram);
 		conn->scram = NULL;
 	}
+	/* as PostgreSQL's own login: the role must be allowed to connect */
+	if (result == KAFKA_SASL_SUCCESS &&
+		pg_database_aclcheck(MyDatabaseId, conn->role, ACL_CONNECT) != ACLCHECK_OK)
+	{
+		log_failure(conn, conn->role_name,
+					"The role has no CONNECT privilege on the database.");
+		result = KAFKA_SASL_FAILURE;
+	}
 	if (result == KAFKA_SASL_SUCCESS)
 		conn->auth = KAFKA_AUTH_DONE;
 	else if (result == KAFKA_SASL_FAILURE)

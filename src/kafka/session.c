@@ -26,6 +26,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_database.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
@@ -34,6 +35,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
@@ -56,6 +58,36 @@ static int	ntimed_out = 0;
 /* the role the running request acts as, and what to restore */
 static Oid	saved_user;
 static int	saved_sec_context;
+
+/* The trust role as this process last found it (kafka_conn_role) */
+static Oid	last_trust_role = InvalidOid;
+
+/*
+ * An authenticated connection lasts, unlike the checks made when it
+ * authenticated: its role must still exist, may still log in and may still
+ * connect to the database, or the connection is closed (the error closes
+ * it, kafka_serve_frames).  A dropped role's connection would otherwise
+ * act as an OID that any role created later could get.
+ */
+static void
+check_still_allowed(KafkaConn *conn)
+{
+	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(conn->role));
+	bool		can_login = false;
+
+	if (HeapTupleIsValid(tuple))
+	{
+		can_login = ((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin;
+		ReleaseSysCache(tuple);
+	}
+	if (!can_login ||
+		pg_database_aclcheck(MyDatabaseId, conn->role, ACL_CONNECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION),
+				 errmsg("role \"%s\" may no longer use this Kafka connection",
+						conn->role_name ? conn->role_name : "?"),
+				 errdetail("Since the connection authenticated, the role was dropped, lost LOGIN, or lost CONNECT on the database.")));
+}
 
 /* The role unauthenticated connections act as under trust */
 static Oid
@@ -101,13 +133,44 @@ kafka_xact_begin(KafkaConn *conn)
 
 	GetUserIdAndSecContext(&saved_user, &saved_sec_context);
 	if (conn->auth == KAFKA_AUTH_DONE)
+	{
 		role = conn->role;
+		check_still_allowed(conn);
+	}
 	else if (pg_topics_kafka_auth == TOPIC_KAFKA_AUTH_TRUST)
-		role = trust_role();
+		role = last_trust_role = trust_role();
 	if (OidIsValid(role))
 		SetUserIdAndSecContext(role, saved_sec_context |
 							   SECURITY_LOCAL_USERID_CHANGE |
 							   SECURITY_RESTRICTED_OPERATION);
+}
+
+/*
+ * The role conn's requests act as, for the group requests that run outside
+ * a transaction (and so cannot look it up): InvalidOid while unknown
+ */
+Oid
+kafka_conn_role(KafkaConn *conn)
+{
+	if (conn->auth == KAFKA_AUTH_DONE)
+		return conn->role;
+	if (pg_topics_kafka_auth == TOPIC_KAFKA_AUTH_TRUST)
+		return last_trust_role;
+	return InvalidOid;
+}
+
+/*
+ * May the request's role use topic relid with privilege?  As in SQL, which
+ * needs USAGE on a table's schema to name it at all.
+ */
+bool
+kafka_topic_allowed(Oid relid, AclMode privilege)
+{
+	Oid			nspid = get_rel_namespace(relid);
+
+	return OidIsValid(nspid) &&
+		pg_namespace_aclcheck(nspid, GetUserId(), ACL_USAGE) == ACLCHECK_OK &&
+		pg_class_aclcheck(relid, GetUserId(), privilege) == ACLCHECK_OK;
 }
 
 /*
@@ -300,8 +363,10 @@ open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege, bool wait,
 		return NULL;
 	}
 	if (privilege != TOPIC_NO_ACL_CHECK &&
-		pg_class_aclcheck_ext(relid, GetUserId(), privilege,
-							  &is_missing) != ACLCHECK_OK)
+		(pg_namespace_aclcheck(get_namespace_oid(pg_topics_kafka_schema, false),
+							   GetUserId(), ACL_USAGE) != ACLCHECK_OK ||
+		 pg_class_aclcheck_ext(relid, GetUserId(), privilege,
+							   &is_missing) != ACLCHECK_OK))
 	{
 		*error = is_missing ? KAFKA_UNKNOWN_TOPIC_OR_PARTITION :
 			KAFKA_TOPIC_AUTHORIZATION_FAILED;

@@ -577,6 +577,9 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 			KAFKA_UNKNOWN_MEMBER_ID;
 	}
 	i = join->member_id[0] ? find_member(g, join->member_id) : -1;
+	/* another role's member id is no member of ours (check_member) */
+	if (i >= 0 && member_of(g, i)->role != join->role)
+		i = -1;
 
 	if (retry)
 	{
@@ -640,6 +643,7 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 		else
 		{
 			new_member_id(m->id, join->client_id);
+			m->role = join->role;
 			if (g->nmembers == 0)
 			{
 				g->owner = join->role;
@@ -721,11 +725,18 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 	return error;
 }
 
-/* The member of group name with id and generation, or an error */
+/*
+ * The member of group name with id and generation, or an error.  A member
+ * answers only to the role that joined as it: to any other, it does not
+ * exist (its id is in topics.group_members for whoever may read the
+ * topic, and must not let them act as it).
+ */
 static int16
-check_member(GroupSlot *g, const char *member_id, int32 generation, int *index)
+check_member(GroupSlot *g, const char *member_id, int32 generation, Oid role,
+			 int *index)
 {
-	if (g == NULL || (*index = find_member(g, member_id)) < 0)
+	if (g == NULL || (*index = find_member(g, member_id)) < 0 ||
+		member_of(g, *index)->role != role)
 		return KAFKA_UNKNOWN_MEMBER_ID;
 	if (generation != g->generation)
 		return KAFKA_ILLEGAL_GENERATION;
@@ -739,8 +750,8 @@ check_member(GroupSlot *g, const char *member_id, int32 generation, int *index)
  */
 int16
 kafka_group_sync(const char *group, const char *member_id, int32 generation,
-				 bool retry, const KafkaAssignment *assignments, int n,
-				 KafkaGroupReply *reply)
+				 Oid role, bool retry, const KafkaAssignment *assignments,
+				 int n, KafkaGroupReply *reply)
 {
 	GroupSlot  *g;
 	MemberSlot *m;
@@ -751,7 +762,7 @@ kafka_group_sync(const char *group, const char *member_id, int32 generation,
 	reply->done = true;
 	lock_groups();
 	g = find_group(group, false);
-	error = check_member(g, member_id, generation, &i);
+	error = check_member(g, member_id, generation, role, &i);
 	if (error == KAFKA_NONE && g->state == KAFKA_GROUP_PREPARING)
 		error = KAFKA_REBALANCE_IN_PROGRESS;
 	if (error != KAFKA_NONE)
@@ -806,7 +817,8 @@ kafka_group_sync(const char *group, const char *member_id, int32 generation,
 
 /* Heartbeat: alive; REBALANCE_IN_PROGRESS tells the member to join again */
 int16
-kafka_group_heartbeat(const char *group, const char *member_id, int32 generation)
+kafka_group_heartbeat(const char *group, const char *member_id, int32 generation,
+					  Oid role)
 {
 	GroupSlot  *g;
 	int			i;
@@ -814,7 +826,7 @@ kafka_group_heartbeat(const char *group, const char *member_id, int32 generation
 
 	lock_groups();
 	g = find_group(group, false);
-	error = check_member(g, member_id, generation, &i);
+	error = check_member(g, member_id, generation, role, &i);
 	if (error == KAFKA_NONE || error == KAFKA_ILLEGAL_GENERATION)
 		member_of(g, i)->last_heartbeat = GetCurrentTimestamp();
 	if (error == KAFKA_NONE && g->state == KAFKA_GROUP_PREPARING)
@@ -825,14 +837,15 @@ kafka_group_heartbeat(const char *group, const char *member_id, int32 generation
 
 /* LeaveGroup: the member goes; the others rebalance */
 int16
-kafka_group_leave(const char *group, const char *member_id)
+kafka_group_leave(const char *group, const char *member_id, Oid role)
 {
 	GroupSlot  *g;
 	int			i;
 
 	lock_groups();
 	g = find_group(group, false);
-	if (g == NULL || (i = find_member(g, member_id)) < 0)
+	if (g == NULL || (i = find_member(g, member_id)) < 0 ||
+		member_of(g, i)->role != role)
 	{
 		unlock_groups();
 		return KAFKA_UNKNOWN_MEMBER_ID;
@@ -857,7 +870,7 @@ kafka_group_leave(const char *group, const char *member_id)
  */
 int16
 kafka_group_check_member(const char *group, const char *member_id,
-						 int32 generation)
+						 int32 generation, Oid role)
 {
 	GroupSlot  *g;
 	int			i;
@@ -877,7 +890,7 @@ kafka_group_check_member(const char *group, const char *member_id,
 		 * a member revoking its partitions commits then, as Kafka allows.
 		 * Between the new generation and the leader's assignment nobody may.
 		 */
-		error = check_member(g, member_id, generation, &i);
+		error = check_member(g, member_id, generation, role, &i);
 		if (error == KAFKA_NONE && g->state == KAFKA_GROUP_COMPLETING)
 			error = KAFKA_REBALANCE_IN_PROGRESS;
 		if (error == KAFKA_NONE)

@@ -35,6 +35,7 @@ extern void topic_groups_topic_appeared(void);
 
 /* poll.c, for group_admin.c: checks and the transaction's positions */
 extern char *topic_groups_group_arg(text *arg);
+extern bool topic_role_controls_group(Oid role, Oid topic_owner, Oid owner);
 extern void topic_groups_check_control(Relation topic, const char *group,
 									   Oid owner);
 extern void topic_groups_evict_unauthorized(Relation topic, const char *group,

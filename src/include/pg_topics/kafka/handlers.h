@@ -46,6 +46,8 @@ extern KafkaOutcome kafka_list_offsets(KafkaRequest *req, TimestampTz *deadline)
 /* session.c: the request's transaction, topics by Kafka name, errors */
 extern void kafka_session_init(void);
 extern void kafka_xact_begin(KafkaConn *conn);
+extern Oid	kafka_conn_role(KafkaConn *conn);
+extern bool kafka_topic_allowed(Oid relid, AclMode privilege);
 extern void kafka_xact_commit(XLogRecPtr *hold_lsn, int *hold_mode);
 extern void kafka_xact_abort(void);
 extern void kafka_hold_for_standbys(KafkaRequest *req, int mode);

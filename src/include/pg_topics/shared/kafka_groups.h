@@ -102,14 +102,15 @@ extern void kafka_groups_shmem_startup(void);
 extern int16 kafka_group_join(const KafkaJoin *join, bool retry,
 							  KafkaGroupReply *reply);
 extern int16 kafka_group_sync(const char *group, const char *member_id,
-							  int32 generation, bool retry,
+							  int32 generation, Oid role, bool retry,
 							  const KafkaAssignment *assignments, int n,
 							  KafkaGroupReply *reply);
 extern int16 kafka_group_heartbeat(const char *group, const char *member_id,
-								   int32 generation);
-extern int16 kafka_group_leave(const char *group, const char *member_id);
+								   int32 generation, Oid role);
+extern int16 kafka_group_leave(const char *group, const char *member_id,
+							   Oid role);
 extern int16 kafka_group_check_member(const char *group, const char *member_id,
-									  int32 generation);
+									  int32 generation, Oid role);
 extern bool kafka_group_describe(const char *group, KafkaGroupReply *reply);
 extern List *kafka_group_names(void);
 extern Oid	kafka_group_owner(const char *group);

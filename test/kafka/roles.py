@@ -1,0 +1,193 @@
+"""Kafka requests of several roles against one listener, for
+test/t/038_kafka_roles.pl: what one role may and may not do to another's
+topics, groups and members.
+
+Run with Debian's /usr/bin/python3 (kafka-python 2.0.2 provides the
+request classes and SCRAM):
+
+    roles.py BOOTSTRAP COMMAND [ARGS...]
+
+Each command prints one JSON document; the test compares it with what SQL
+shows.  Connections authenticate with SCRAM-SHA-256 as the role named, with
+the password "<role>pw".
+"""
+import io
+import json
+import socket
+import struct
+import subprocess
+import sys
+
+from kafka.coordinator.protocol import (ConsumerProtocolMemberAssignment,
+                                        ConsumerProtocolMemberMetadata)
+from kafka.protocol.admin import (DescribeGroupsRequest,
+                                  SaslAuthenticateRequest,
+                                  SaslHandShakeRequest)
+from kafka.protocol.commit import OffsetCommitRequest, OffsetFetchRequest
+from kafka.protocol.fetch import FetchRequest
+from kafka.protocol.group import (HeartbeatRequest, JoinGroupRequest,
+                                  LeaveGroupRequest, SyncGroupRequest)
+from kafka.protocol.metadata import MetadataRequest
+from kafka.scram import ScramClient
+
+
+class Conn:
+    """One connection, authenticated as role (auth_error: 0 on success)"""
+
+    def __init__(self, bootstrap, role):
+        host, port = bootstrap.rsplit(':', 1)
+        self.sock = socket.create_connection((host, int(port)), timeout=30)
+        self.corr = 0
+        hs = self.call(SaslHandShakeRequest[1]('SCRAM-SHA-256'))
+        assert hs.error_code == 0, hs
+        scram = ScramClient(role, role + 'pw', 'SCRAM-SHA-256')
+        r = self.call(SaslAuthenticateRequest[1](scram.first_message().encode()))
+        if r.error_code == 0:
+            scram.process_server_first_message(r.sasl_auth_bytes.decode())
+            r = self.call(SaslAuthenticateRequest[1](scram.final_message().encode()))
+        self.auth_error = r.error_code
+
+    def _read(self, n):
+        data = b''
+        while len(data) < n:
+            chunk = self.sock.recv(n - len(data))
+            if not chunk:
+                raise EOFError('the server closed the connection')
+            data += chunk
+        return data
+
+    def call(self, req):
+        self.corr += 1
+        client = b'roles-test'
+        payload = struct.pack('>hhih', req.API_KEY, req.API_VERSION, self.corr,
+                              len(client)) + client + req.encode()
+        self.sock.sendall(struct.pack('>i', len(payload)) + payload)
+        body = self._read(struct.unpack('>i', self._read(4))[0])
+        assert struct.unpack('>i', body[:4])[0] == self.corr
+        return req.RESPONSE_TYPE.decode(io.BytesIO(body[4:]))
+
+
+def subscription(topics):
+    # kept in a variable: encode() holds its object only weakly
+    metadata = ConsumerProtocolMemberMetadata(0, topics, b'')
+    return metadata.encode()
+
+
+def assignment(parts):
+    assigned = ConsumerProtocolMemberAssignment(0, parts, b'')
+    return assigned.encode()
+
+
+def join(conn, group, topics, metadata=None):
+    """JoinGroup v2 then, if it worked, the leader's SyncGroup: the member"""
+    r = conn.call(JoinGroupRequest[2](
+        group, 30000, 30000, '', 'consumer',
+        [('range', metadata if metadata is not None else subscription(topics))]))
+    if r.error_code != 0:
+        return {'error': r.error_code}
+    s = conn.call(SyncGroupRequest[1](group, r.generation_id, r.member_id,
+                                      [(r.member_id, assignment([]))]))
+    return {'error': s.error_code, 'member': r.member_id,
+            'generation': r.generation_id}
+
+
+def squat(bootstrap, topic):
+    """A role that may not read topic joins groups "billing" (subscribing
+    to it) and "anything" (with a subscription that cannot be read), and
+    stays"""
+    c = Conn(bootstrap, 'carol')
+    return {'billing': join(c, 'billing', [topic]),
+            'garbage': join(c, 'anything', [], b'\xff\xff not a subscription')}
+
+
+def join_as(bootstrap, role, group, topic):
+    """role joins group subscribing to topic; the error"""
+    return join(Conn(bootstrap, role), group, [topic])['error']
+
+
+def impersonate(bootstrap, topic, group, psql):
+    """alice's consumer is a member of group; bob, who may read topic, finds
+    its id in topics.group_members and acts as it"""
+    a = Conn(bootstrap, 'alice')
+    member = join(a, group, [topic])
+    seen = subprocess.run(
+        psql + ['-Atc', "SET ROLE bob; SELECT member "
+                "FROM topics.group_members WHERE group_name = '%s'" % group],
+        capture_output=True, text=True, check=True).stdout.split()
+    b = Conn(bootstrap, 'bob')
+    # generations count from 1: no secret
+    mid, gen = seen[-1], member['generation']
+    return {
+        'bob_sees_member': mid == member['member'],
+        'heartbeat': b.call(HeartbeatRequest[1](group, gen, mid)).error_code,
+        'commit': b.call(OffsetCommitRequest[2](
+            group, gen, mid, -1, [(topic, [(0, 1, 'bob')])])).topics[0][1][0][1],
+        'leave': b.call(LeaveGroupRequest[1](group, mid)).error_code,
+        'alice_heartbeat': a.call(HeartbeatRequest[1](group, gen, mid)).error_code,
+    }
+
+
+def commit_alone(bootstrap, role, group, topic, offset):
+    """role commits a position for group outside any membership"""
+    c = Conn(bootstrap, role)
+    r = c.call(OffsetCommitRequest[2](group, -1, '', -1,
+                                      [(topic, [(0, int(offset), 'm')])]))
+    return r.topics[0][1][0][1]
+
+
+def fetch_position(bootstrap, role, group, topic):
+    """role's OffsetFetch of partition 0: [error, offset]"""
+    c = Conn(bootstrap, role)
+    r = c.call(OffsetFetchRequest[1](group, [(topic, [0])]))
+    p = r.topics[0][1][0]
+    return [p[3], p[1]]
+
+
+def reads(bootstrap, role, topic):
+    """What role sees of topic: listed in Metadata, and Fetch's error"""
+    c = Conn(bootstrap, role)
+    listed = [t[1] for t in c.call(MetadataRequest[1](None)).topics]
+    f = c.call(FetchRequest[4](-1, 100, 1, 1 << 20, 0,
+                               [(topic, [(0, 0, 1 << 20)])]))
+    return {'listed': topic in listed, 'fetch': f.topics[0][1][0][1]}
+
+
+def auth(bootstrap, role):
+    """role's SCRAM exchange: the error (0: authenticated)"""
+    try:
+        return Conn(bootstrap, role).auth_error
+    except EOFError:
+        return 'closed'
+
+
+def lose_login(bootstrap, role, psql):
+    """role authenticates, then loses LOGIN: does its connection go on?"""
+    c = Conn(bootstrap, role)
+    before = len(c.call(MetadataRequest[1](None)).topics) >= 0
+    subprocess.run(psql + ['-c', 'ALTER ROLE %s NOLOGIN' % role], check=True,
+                   capture_output=True)
+    try:
+        c.call(MetadataRequest[1](None))
+        after = 'answered'
+    except (EOFError, ConnectionResetError):
+        after = 'closed'
+    return {'before': before, 'after': after}
+
+
+def describe(bootstrap, role, group):
+    """role's DescribeGroups of group: [error, state]"""
+    g = Conn(bootstrap, role).call(DescribeGroupsRequest[1]([group])).groups[0]
+    return [g[0], g[2]]
+
+
+COMMANDS = {f.__name__: f for f in (squat, join_as, impersonate, commit_alone,
+                                    fetch_position, reads, auth, lose_login,
+                                    describe)}
+
+if __name__ == '__main__':
+    bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if command in ('impersonate', 'lose_login'):
+        # the last arguments are the psql command line
+        n = {'impersonate': 2, 'lose_login': 1}[command]
+        args = args[:n] + [args[n:]]
+    print(json.dumps(COMMANDS[command](bootstrap, *args)))
