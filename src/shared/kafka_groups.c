@@ -31,8 +31,13 @@
  * the consumer protocol's) live in a dynamic shared area of 8 kB per
  * group, created in place so that it never asks for more memory.  A full
  * table, member pool or area is GROUP_MAX_SIZE_REACHED for the one
- * joining; and one role cannot own more than pg_topics.max_groups_per_role
- * Kafka groups.
+ * joining.  One role cannot take them all from the others: it may own at
+ * most pg_topics.max_groups_per_role Kafka groups, and its members (in any
+ * group) may hold at most a quarter of the member pool and a quarter of the
+ * area (ROLE_SHARE_DIVISOR); superusers are not counted.  Members that
+ * stop coming keep their share until their session times out, as in
+ * Kafka, so the share is what one role's abandoned members can cost the
+ * others.
  *
  * Committed positions are not kept here: a Kafka group G reading topic T
  * is the pg_topics group G of T, whose positions group_state.c keeps.
@@ -60,6 +65,8 @@
 #define MAX_SESSION_TIMEOUT		1800000
 #define AREA_BYTES_PER_GROUP	8192
 #define MEMBERS_PER_GROUP_SLOT	4
+/* the part of the member pool, and of the area, one role's members may hold */
+#define ROLE_SHARE_DIVISOR		4
 
 typedef struct MemberSlot
 {
@@ -68,6 +75,7 @@ typedef struct MemberSlot
 	char		client_id[KAFKA_MEMBER_ID_LEN];
 	char		client_host[KAFKA_MEMBER_ID_LEN];
 	Oid			role;
+	bool		unlimited;		/* a superuser's: no role share */
 	int32		session_timeout;
 	int32		rebalance_timeout;
 	TimestampTz last_heartbeat;
@@ -479,6 +487,41 @@ groups_owned_by(Oid role)
 	return n;
 }
 
+/* Bytes of the area a member holds */
+static Size
+member_bytes(const MemberSlot *m)
+{
+	Size		bytes = Max(m->assignment_len, 0);
+
+	for (int p = 0; p < m->nprotocols; p++)
+		bytes += m->metadata_len[p];
+	return bytes;
+}
+
+/*
+ * Would role's members, with more_members more members and more_bytes
+ * more of the area, hold more than a role's share?  A superuser's
+ * (unlimited, found at JoinGroup: SyncGroup runs without catalog access)
+ * have no share.
+ */
+static bool
+over_role_share(Oid role, bool unlimited, int more_members, Size more_bytes)
+{
+	int			members = more_members;
+	Size		bytes = more_bytes;
+
+	if (unlimited)
+		return false;
+	for (int i = 0; i < shared->nmembers; i++)
+		if (shared->members[i].in_use && shared->members[i].role == role)
+		{
+			members++;
+			bytes += member_bytes(&shared->members[i]);
+		}
+	return members > Max(shared->nmembers / ROLE_SHARE_DIVISOR, 1) ||
+		bytes > shared->area_size / ROLE_SHARE_DIVISOR;
+}
+
 /* A free member slot, or NULL */
 static MemberSlot *
 new_member_slot(int *index)
@@ -526,11 +569,17 @@ join_reply(GroupSlot *g, MemberSlot *m, KafkaGroupReply *reply)
 	}
 }
 
-/* Set m's protocols from join; false if the area is full */
+/* Set m's protocols from join; false if the area or the role's share is full */
 static bool
 set_protocols(MemberSlot *m, const KafkaJoin *join)
 {
+	Size		needed = 0;
+
+	for (int p = 0; p < join->nprotocols; p++)
+		needed += join->protocols[p].len;
 	free_member_data(m);
+	if (over_role_share(join->role, m->unlimited, 0, needed))
+		return false;
 	for (int p = 0; p < join->nprotocols; p++)
 	{
 		m->metadata[p] = store_bytes(join->protocols[p].metadata,
@@ -561,12 +610,15 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 	MemberSlot *m;
 	int			i;
 	int16		error = KAFKA_NONE;
+	bool		unlimited;
 
 	memset(reply, 0, sizeof(*reply));
 	reply->done = true;
 	if (!retry && (join->session_timeout < MIN_SESSION_TIMEOUT ||
 				   join->session_timeout > MAX_SESSION_TIMEOUT))
 		return KAFKA_INVALID_SESSION_TIMEOUT;
+	/* JoinGroup runs in a transaction: the catalog is read here */
+	unlimited = superuser_arg(join->role);
 
 	lock_groups();
 	g = find_group(join->group, join->member_id[0] == '\0' && !retry);
@@ -618,7 +670,12 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 				MemberSlot *o = member_of(g, j);
 				bool		found = false;
 
-				if (j == i)
+				/*
+				 * Not itself, and not a member that has only been given its
+				 * id (MEMBER_ID_REQUIRED) and offers nothing yet: Kafka keeps
+				 * those apart, as pending members
+				 */
+				if (j == i || o->nprotocols == 0)
 					continue;
 				for (int q = 0; q < o->nprotocols && !found; q++)
 					found = strcmp(o->protocols[q], join->protocols[p].name) == 0;
@@ -637,13 +694,15 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 		if (g->nmembers >= GROUP_MAX_MEMBERS ||
 			(g->nmembers == 0 && pg_topics_max_groups_per_role > 0 &&
 			 groups_owned_by(join->role) >= pg_topics_max_groups_per_role &&
-			 !superuser_arg(join->role)) ||
+			 !unlimited) ||
+			over_role_share(join->role, unlimited, 1, 0) ||
 			(m = new_member_slot(&index)) == NULL)
 			error = KAFKA_GROUP_MAX_SIZE_REACHED;
 		else
 		{
 			new_member_id(m->id, join->client_id);
 			m->role = join->role;
+			m->unlimited = unlimited;
 			if (g->nmembers == 0)
 			{
 				g->owner = join->role;
@@ -669,6 +728,7 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 		strlcpy(m->client_id, join->client_id, KAFKA_MEMBER_ID_LEN);
 		strlcpy(m->client_host, join->client_host, KAFKA_MEMBER_ID_LEN);
 		m->role = join->role;
+		m->unlimited = unlimited;
 		m->session_timeout = join->session_timeout;
 		m->rebalance_timeout = join->rebalance_timeout;
 		m->last_heartbeat = now;
@@ -787,6 +847,13 @@ kafka_group_sync(const char *group, const char *member_id, int32 generation,
 			o = member_of(g, j);
 			if (DsaPointerIsValid(o->assignment))
 				dsa_free(area, o->assignment);
+			o->assignment = InvalidDsaPointer;
+			o->assignment_len = 0;
+			if (over_role_share(o->role, o->unlimited, 0, assignments[a].len))
+			{
+				error = KAFKA_GROUP_MAX_SIZE_REACHED;
+				continue;
+			}
 			o->assignment = store_bytes(assignments[a].data, assignments[a].len);
 			o->assignment_len = DsaPointerIsValid(o->assignment) ? assignments[a].len : 0;
 			if (!DsaPointerIsValid(o->assignment))

@@ -56,10 +56,13 @@ class Conn:
             data += chunk
         return data
 
-    def call(self, req):
+    def call(self, req, version=None):
+        """req, sent as version (its own by default) when the two versions
+        have the same layout"""
         self.corr += 1
         client = b'roles-test'
-        payload = struct.pack('>hhih', req.API_KEY, req.API_VERSION, self.corr,
+        version = req.API_VERSION if version is None else version
+        payload = struct.pack('>hhih', req.API_KEY, version, self.corr,
                               len(client)) + client + req.encode()
         self.sock.sendall(struct.pack('>i', len(payload)) + payload)
         body = self._read(struct.unpack('>i', self._read(4))[0])
@@ -180,9 +183,41 @@ def describe(bootstrap, role, group):
     return [g[0], g[2]]
 
 
+def fill_members(bootstrap, role, group, count):
+    """role's JoinGroup v4 with no member id, count times: each leaves a
+    member behind (MEMBER_ID_REQUIRED, 79) that never comes back; the
+    errors"""
+    c = Conn(bootstrap, role)
+    # JoinGroup v4 has v2's layout
+    return [c.call(JoinGroupRequest[2](group, 30000, 30000, '', 'consumer',
+                                       [('range', subscription([]))]),
+                   4).error_code
+            for _ in range(int(count))]
+
+
+def pending_then_join(bootstrap, role, group):
+    """A JoinGroup v4 that is told MEMBER_ID_REQUIRED and does not come
+    back, then another member's JoinGroup (1 s rebalance timeouts): the
+    two errors"""
+    first = Conn(bootstrap, role).call(
+        JoinGroupRequest[2](group, 30000, 1000, '', 'consumer',
+                            [('range', subscription([]))]), 4).error_code
+    second = Conn(bootstrap, role).call(
+        JoinGroupRequest[2](group, 30000, 1000, '', 'consumer',
+                            [('range', subscription([]))])).error_code
+    return [first, second]
+
+
+def fat_join(bootstrap, role, group, nbytes):
+    """role joins group with nbytes of subscription user data"""
+    metadata = ConsumerProtocolMemberMetadata(0, [], b'x' * int(nbytes))
+    return join(Conn(bootstrap, role), group, [], metadata.encode())['error']
+
+
 COMMANDS = {f.__name__: f for f in (squat, join_as, impersonate, commit_alone,
                                     fetch_position, reads, auth, lose_login,
-                                    describe)}
+                                    describe, fill_members, fat_join,
+                                    pending_then_join)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -20,6 +20,7 @@ $node->append_conf('postgresql.conf', kafka_node_conf($kport) . q{
 pg_topics.kafka_auth = 'scram-sha-256'
 password_encryption = 'scram-sha-256'
 pg_topics.kafka_group_initial_rebalance_delay = 0
+pg_topics.max_groups = 16
 });
 $node->start;
 $node->safe_psql('postgres', q{
@@ -88,6 +89,23 @@ is_deeply(roles('fetch_position', 'carol', 'bg', 'alice_t'), [ 29, -1 ],
 # ---- DescribeGroups does not tell another role's group from no group
 is_deeply(roles('describe', 'carol', 'billing-k'), roles('describe', 'carol', 'no-such-group'),
 	"DescribeGroups of another role's live group answers as for a group that does not exist");
+
+# ---- a member that was only given its id (JoinGroup v4 and later) offers
+# no protocol yet, and does not make the next member's protocols
+# inconsistent
+is_deeply(roles('pending_then_join', 'alice', 'pend'), [ 79, 0 ],
+	'a member joins a group whose other member is waiting to join with its new id');
+
+# ---- one role's members cannot take the member pool or the shared area:
+# with pg_topics.max_groups = 16 the pool has 64 members and the area 1 MB,
+# and a role's members may hold a quarter of each
+my $filled = roles('fill_members', 'carol', 'cg', 20);
+my $left = grep { $_ == 79 } @$filled;
+ok($left >= 1 && $left <= 16 && $filled->[-1] == 81,
+	"a role's members that never come back stop at its share of the pool: GROUP_MAX_SIZE_REACHED (@$filled)");
+is(roles('fat_join', 'carol', 'fat', 300 * 1024), 81,
+	"a member with more than the role's share of the area is GROUP_MAX_SIZE_REACHED");
+is(roles('join_as', 'alice', 'after-fill', 'alice_t'), 0, 'another role still joins a group');
 
 # ---- USAGE on the Kafka schema, as SQL needs it
 $node->safe_psql('postgres', q{REVOKE USAGE ON SCHEMA public FROM PUBLIC; GRANT USAGE ON SCHEMA public TO alice});
