@@ -12,12 +12,40 @@ import json
 import sys
 import time
 
+# kafka-python gives a broker 2 s to answer its first ApiVersions probe by
+# default, too little for a busy test machine
+PROBE = dict(api_version_auto_timeout_ms=30000)
+
+
+def poll_until(c, done, timeout=60):
+    """kafka-python: the records of c.poll() until done(records), or the
+    deadline.  (Iterating a consumer with consumer_timeout_ms instead would
+    stop early when a join or the first fetch is slow.)"""
+    records = []
+    deadline = time.time() + timeout
+    while time.time() < deadline and not done(records):
+        for batch in c.poll(timeout_ms=1000).values():
+            records.extend(batch)
+    return records
+
+
+def at_end(c):
+    """done() for poll_until: c is assigned partitions and has read each
+    to its end"""
+    def done(records):
+        tps = list(c.assignment())
+        if not tps:
+            return False
+        end = c.end_offsets(tps)
+        return all(c.position(tp) >= end[tp] for tp in tps)
+    return done
+
 
 def kp_produce(bootstrap, topic, count, acks='all'):
     """kafka-python KafkaProducer: send keyed records, report metadata"""
     from kafka import KafkaProducer
     p = KafkaProducer(bootstrap_servers=bootstrap,
-                      acks=acks if acks == 'all' else int(acks))
+                      acks=acks if acks == 'all' else int(acks), **PROBE)
     futures = [p.send(topic, key=b'kp-%d' % i, value=b'kp-value-%d' % i,
                       headers=[('n', str(i).encode())])
                for i in range(int(count))]
@@ -34,7 +62,7 @@ def kp_read(bootstrap, topic):
     """kafka-python KafkaConsumer without a group: offsets and every record"""
     from kafka import KafkaConsumer, TopicPartition
     c = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                      consumer_timeout_ms=3000, check_crcs=True)
+                      check_crcs=True, **PROBE)
     parts = sorted(c.partitions_for_topic(topic))
     tps = [TopicPartition(topic, p) for p in parts]
     c.assign(tps)
@@ -42,7 +70,7 @@ def kp_read(bootstrap, topic):
     end = c.end_offsets(tps)
     c.seek_to_beginning()
     records = []
-    for m in c:
+    for m in poll_until(c, at_end(c)):
         records.append([m.partition, m.offset, m.timestamp,
                         m.key.decode('latin-1') if m.key is not None else None,
                         m.value.decode('latin-1') if m.value is not None else None,
@@ -67,8 +95,8 @@ def kp_read(bootstrap, topic):
             target = begin[tp] + (end[tp] - begin[tp]) // 2
             c.assign([tp])
             c.seek(tp, target)
-            batch = c.poll(timeout_ms=5000, max_records=1)
-            got = [m.offset for ms in batch.values() for m in ms]
+            got = [m.offset for m in poll_until(c, lambda records: records,
+                                                 timeout=30)]
             sought = [tp.partition, target, got[0] if got else None]
             break
     c.close()
@@ -160,23 +188,18 @@ def kp_group(bootstrap, topic, group, partition, offset, metadata):
     def consumer():
         return KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
                              auto_offset_reset='earliest',
-                             enable_auto_commit=False, consumer_timeout_ms=5000)
+                             enable_auto_commit=False, **PROBE)
     c = consumer()
-    read = 0
-    for _ in c:
-        read += 1
-        if read == 3:
-            break
+    poll_until(c, lambda records: len(records) >= 3)
     assigned = sorted(t.partition for t in c.assignment())
     c.commit({tp: OffsetAndMetadata(int(offset), metadata)})
     committed = c._coordinator.fetch_committed_offsets([tp])[tp]
     c.close()
     c = consumer()
-    resumed = None
-    for m in c:
-        if m.partition == int(partition):
-            resumed = m.offset
-            break
+    mine = [m.offset for m in poll_until(
+        c, lambda records: any(m.partition == int(partition) for m in records))
+        if m.partition == int(partition)]
+    resumed = mine[0] if mine else None
     c.close()
     return {'assigned': assigned, 'committed': [committed.offset, committed.metadata],
             'resumed': resumed}
@@ -198,7 +221,7 @@ def kp_committed(bootstrap, topic, group, partition):
     metadata (OffsetFetch), without joining the group"""
     from kafka import KafkaConsumer, TopicPartition
     c = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group,
-                      enable_auto_commit=False)
+                      enable_auto_commit=False, **PROBE)
     committed = c.committed(TopicPartition(topic, int(partition)),
                             metadata=True)
     c.close()
@@ -262,7 +285,7 @@ def ck_rebalance(bootstrap, topic, group, total):
 
 def ck_first_assignment(bootstrap, topic, group):
     """A confluent consumer alone in a new group: seconds from subscribe to
-    its first assignment with partitions (null if none within 20 s)"""
+    its first assignment with partitions (null if none within 40 s)"""
     from confluent_kafka import Consumer
     assigned = []
     c = Consumer({'bootstrap.servers': bootstrap, 'group.id': group,
@@ -273,7 +296,7 @@ def ck_first_assignment(bootstrap, topic, group):
         if partitions and not assigned:
             assigned.append(time.time() - start)
     c.subscribe([topic], on_assign=on_assign)
-    while not assigned and time.time() - start < 20:
+    while not assigned and time.time() - start < 40:
         c.poll(0.1)
     c.close()
     return assigned[0] if assigned else None
@@ -293,14 +316,13 @@ def kp_sasl(bootstrap, mechanism, user, password, topic):
     from kafka import KafkaProducer, KafkaConsumer
     conf = dict(bootstrap_servers=bootstrap, security_protocol='SASL_PLAINTEXT',
                 sasl_mechanism=mechanism, sasl_plain_username=user,
-                sasl_plain_password=password)
+                sasl_plain_password=password, **PROBE)
     try:
         p = KafkaProducer(acks='all', **conf)
         m = p.send(topic, b'from kafka-python').get(timeout=30)
         p.close()
-        c = KafkaConsumer(topic, auto_offset_reset='earliest',
-                          consumer_timeout_ms=3000, **conf)
-        n = sum(1 for _ in c)
+        c = KafkaConsumer(topic, auto_offset_reset='earliest', **conf)
+        n = len(poll_until(c, at_end(c)))
         c.close()
         return {'partition': m.partition, 'offset': m.offset, 'read': n}
     except Exception as e:
@@ -699,16 +721,15 @@ def kp_tls(bootstrap, cafile, topic, mechanism='', user='', password=''):
     from kafka import KafkaProducer, KafkaConsumer
     conf = dict(bootstrap_servers=bootstrap, ssl_cafile=cafile,
                 ssl_check_hostname=False,
-                security_protocol='SASL_SSL' if mechanism else 'SSL')
+                security_protocol='SASL_SSL' if mechanism else 'SSL', **PROBE)
     if mechanism:
         conf.update(sasl_mechanism=mechanism, sasl_plain_username=user,
                     sasl_plain_password=password)
     p = KafkaProducer(acks='all', **conf)
     m = p.send(topic, b'over tls').get(timeout=30)
     p.close()
-    c = KafkaConsumer(topic, auto_offset_reset='earliest',
-                      consumer_timeout_ms=3000, **conf)
-    n = sum(1 for _ in c)
+    c = KafkaConsumer(topic, auto_offset_reset='earliest', **conf)
+    n = len(poll_until(c, at_end(c)))
     c.close()
     return {'offset': m.offset, 'read': n}
 

@@ -63,8 +63,21 @@ for my $p (1 .. $nproducers)
 		'>', $outfile[$p], '2>', $node->basedir . "/producer$p.err");
 }
 
-# let them run, then crash every server process at once
-sleep 3;
+# let them run until enough is acknowledged to check (a fixed pause may be
+# too short on a busy machine), then crash every server process at once
+my $deadline = time + 120;
+while (time < $deadline)
+{
+	my $acks = 0;
+	for my $file (grep { defined } @outfile)
+	{
+		open my $fh, '<', $file or next;
+		$acks += grep { /^ack / } <$fh>;
+		close $fh;
+	}
+	last if $acks > 100;
+	sleep 1;
+}
 my @killed = kill9_server($node);
 $_->finish for @harness;
 

@@ -37,7 +37,10 @@ SELECT topics.drop_topic('gone');
 SELECT topics.create_topic('gone', 1, 'text', 'text');
 });
 
-# a deleted group stays deleted (the session that polled it has ended)
+# a deleted group stays deleted (the session that polled it has ended; its
+# member leaves as the session exits, just after psql does)
+$node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM topics.group_members WHERE group_name = 'd'})
+  or die 'the session member never left';
 $node->safe_psql('postgres', q{SELECT topics.delete_group('deleted', 'd')});
 
 $node->restart;
@@ -51,8 +54,10 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM topics.consumer_groups WH
 	'0', 'a deleted group does not come back after a restart');
 
 # durable members expire, and then the group can be deleted
-$node->safe_psql('postgres', q{SELECT count(*) FROM topics.poll(NULL::orders_v2, 'pool', consumer => 'worker-a')});
-my ($ret, $out, $err) = $node->psql('postgres', q{SELECT topics.delete_group('orders_v2', 'pool')});
+# (in one session: the member expires 1 s after its poll)
+my ($ret, $out, $err) = $node->psql('postgres', q{
+SELECT count(*) FROM topics.poll(NULL::orders_v2, 'pool', consumer => 'worker-a');
+SELECT topics.delete_group('orders_v2', 'pool');});
 like($err, qr/has active members/, 'a group with a live durable member cannot be deleted');
 sleep 2;
 is($node->safe_psql('postgres', q{SELECT topics.delete_group('orders_v2', 'pool')}), '',

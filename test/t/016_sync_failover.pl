@@ -146,7 +146,23 @@ for my $i (1 .. 3000)
 my ($consumer, $consumer_out) = start_psql_script($primary, 'consumer', $consumer_script);
 push @harness, $consumer;
 
-sleep 3;
+# Lines of $file matching $re, so far
+sub count_lines
+{
+	my ($file, $re) = @_;
+	open my $fh, '<', $file or return 0;
+	my $n = grep { /$re/ } <$fh>;
+	close $fh;
+	return $n;
+}
+# let them run until the checks below have something to check (a fixed
+# pause may be too short on a busy machine), then crash the primary
+my $deadline = time + 120;
+sleep 1 while time < $deadline
+  && (count_lines($consumer_out, qr/^got /) <= 100
+	|| (grep { count_lines($outfile[$_], qr/^ack /) } 1 .. 3) < 3
+	|| count_lines($outfile[1], qr/^ack /) + count_lines($outfile[2], qr/^ack /)
+	+ count_lines($outfile[3], qr/^ack /) <= 100);
 kill9_server($primary);
 $_->finish for @harness;
 

@@ -197,6 +197,8 @@ $node->safe_psql('other', q{
 SELECT topics.create_topic('w8', 8, 'text', 'text');
 GRANT SELECT ON w8 TO carol;
 });
+$node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM topics.group_members WHERE group_name = 'c1'})
+  or die "carol's session member never left";
 $node->safe_psql('postgres', q{SELECT topics.delete_group('one', 'c1')},
 	extra_params => [ '-U', 'carol' ]);
 is($fill_other->(), '', 'carol fills her share in the other database again');

@@ -20,6 +20,7 @@ $node->init;
 $node->append_conf('postgresql.conf', kafka_node_conf($kport)
 	  . "pg_topics.kafka_group_initial_rebalance_delay = 0\n");
 $node->start;
+wait_for_kafka_listener($kport);
 $node->safe_psql('postgres', q{
 CREATE EXTENSION pg_topics;
 SELECT topics.create_topic('orders', 3, 'bytea', 'bytea');

@@ -21,6 +21,7 @@ pg_topics.kafka_auth = 'scram-sha-256'
 password_encryption = 'scram-sha-256'
 });
 $node->start;
+wait_for_kafka_listener($kport);
 $node->safe_psql('postgres', q{
 CREATE EXTENSION pg_topics;
 SELECT topics.create_topic('orders', 1, 'text', 'text');

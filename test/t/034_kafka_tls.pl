@@ -26,6 +26,7 @@ ssl = on
 pg_topics.kafka_auth = 'scram-sha-256'
 });
 $node->start;
+wait_for_kafka_listener($kport);
 $node->safe_psql('postgres', q{
 CREATE EXTENSION pg_topics;
 SELECT topics.create_topic('secure', 1, 'text', 'text');

@@ -22,6 +22,7 @@ pg_topics.kafka_max_request_bytes = '10MB'
 authentication_timeout = '2s'
 });
 $node->start;
+wait_for_kafka_listener($kport);
 $node->safe_psql('postgres', q{
 CREATE EXTENSION pg_topics;
 SELECT topics.create_topic('t', 1, 'bytea', 'bytea');

@@ -19,6 +19,7 @@ $primary->init(allows_streaming => 1);
 $primary->append_conf('postgresql.conf', kafka_node_conf($kport)
 	  . "pg_topics.kafka_workers = 1\n");
 $primary->start;
+wait_for_kafka_listener($kport);
 $primary->safe_psql('postgres', q{
 CREATE EXTENSION pg_topics;
 SELECT topics.create_topic('t', 1, 'text', 'text');
@@ -32,7 +33,8 @@ sub kcat
 
 my ($ok, $out, $err) = kcat("one\n", '-P', '-t', 't', '-X', 'acks=all');
 ok($ok, 'acks=all is answered while the synchronous standby is there');
-is($standby->safe_psql('postgres', 'SELECT count(*) FROM t'), '1', 'and the standby has the record');
+# (the answer waited for the standby's flush; its replay follows)
+ok($standby->poll_query_until('postgres', 'SELECT count(*) = 1 FROM t'), 'and the standby has the record');
 
 # the standby goes away: an acks=all producer waits, everyone else is served
 $standby->stop;
@@ -64,6 +66,7 @@ ok($producer->result == 0, 'once the standby is back, the acks=all producer is a
 diag(sprintf('answered %.1f s after the standby started again', time() - $t2));
 $primary->poll_query_until('postgres',
 	q{SELECT sync_state = 'sync' FROM pg_stat_replication}) or die 'standby not back';
+$primary->wait_for_catchup($standby);
 is($standby->safe_psql('postgres', q{SELECT string_agg(value, ',' ORDER BY "offset") FROM t}),
 	'one,two,three', 'every record is on the standby');
 
