@@ -18,6 +18,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "catalog/pg_type_d.h"
+#include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "tcop/utility.h"
@@ -26,9 +27,11 @@
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
+#include "pg_topics/base/internal_sql.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/read/read.h"
@@ -103,11 +106,54 @@ keep_value(TopicStableRead *read, Relation seg, Buffer buffer, int32 partition,
 }
 
 /*
+ * The metadata of the copy compaction made of the position record first
+ * written at version (compaction.c: a copy carries its original's offset
+ * as "v"), or NULL.  The log after compaction is a few segments; this runs
+ * only for a position not committed again since its record was compacted.
+ */
+static char *
+copied_position_metadata(int64 version)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	TopicInternalSql internal;
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1] = {Int64GetDatum(version)};
+	char	   *metadata = NULL;
+	SPIPlanPtr	plan;
+	int			rc;
+
+	topic_internal_sql_begin(&internal);
+	plan = SPI_prepare("SELECT value->>'metadata' FROM topics.consumer_offsets "
+					   "WHERE (value->>'v')::bigint = $1 LIMIT 1",
+					   1, argtypes);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare a read of topics.consumer_offsets: %s",
+			 SPI_result_code_string(SPI_result));
+	/* the latest snapshot, as the cache's */
+	rc = SPI_execute_snapshot(plan, args, NULL, GetLatestSnapshot(),
+							  InvalidSnapshot, true, false, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "could not read topics.consumer_offsets: %s",
+			 SPI_result_code_string(rc));
+	if (SPI_processed > 0)
+	{
+		char	   *found = SPI_getvalue(SPI_tuptable->vals[0],
+										 SPI_tuptable->tupdesc, 1);
+
+		if (found != NULL)
+			metadata = MemoryContextStrdup(caller, found);
+	}
+	topic_internal_sql_end(&internal);
+	return metadata;
+}
+
+/*
  * The metadata a Kafka consumer committed with a position (NULL if none),
  * read back from the position's record in topics.consumer_offsets, at
- * offset version.  The cache holds the latest committed positions, so
- * their records are read with the latest snapshot, whatever the
- * transaction's isolation.
+ * offset version, or from compaction's copy of it once the record itself
+ * is below the log start.  The cache holds the latest committed
+ * positions, so their records are read with the latest snapshot, whatever
+ * the transaction's isolation.
  */
 static char *
 position_metadata(int64 version)
@@ -121,12 +167,17 @@ position_metadata(int64 version)
 		return NULL;
 	log = table_open(topic_offsets_log_relid(), AccessShareLock);
 	topic_log_end(log, &end);
+	if (version < end.log_start_offset)
+	{
+		table_close(log, AccessShareLock);
+		return copied_position_metadata(version);
+	}
 	memset(&read, 0, sizeof(read));
 	read.sink = keep_value;
 	read.max_records = 1;
 	read.passed_ok = true;
 	read.latest = true;
-	if (version >= end.log_start_offset && version < end.next_offset)
+	if (version < end.next_offset)
 		topic_read_partition(log, 0, version, &end, &read);
 	if (read.returned > 0 && read.first_returned == version && read.sink_arg)
 	{
