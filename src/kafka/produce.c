@@ -18,7 +18,10 @@
  * refuses records (NOT_ENOUGH_REPLICAS) when too few are streaming.
  *
  * An idempotent producer's batch sent again is answered with the offset it
- * was stored at and not stored twice (shared/kafka_producers.c).
+ * was stored at and not stored twice (shared/kafka_producers.c).  Its
+ * producer id is bound to the role that got it from InitProducerId (the
+ * role every request of the connection runs as): a batch with another
+ * role's id is refused for its partition, and nothing of it is stored.
  * Transactional producers are refused (TRANSACTIONAL_ID_AUTHORIZATION_FAILED):
  * a Kafka transaction spans requests and connections, which a request's
  * transaction cannot.
@@ -32,6 +35,7 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "executor/tuptable.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -258,7 +262,7 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		bool		duplicate;
 		PendingBatch *pb = add_pending_batch(relid, batch);
 
-		error = kafka_producer_begin(relid, batch->producer_id,
+		error = kafka_producer_begin(GetUserId(), relid, batch->producer_id,
 									 batch->producer_epoch,
 									 batch->base_sequence, batch->nrecords,
 									 &duplicate, &pp->base_offset,
@@ -363,21 +367,25 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 	return pr.acks == 0 ? KAFKA_NO_ANSWER : KAFKA_ANSWER;
 }
 
-/* InitProducerId v0-1: an id for an idempotent producer */
+/*
+ * InitProducerId v0-1: an id for an idempotent producer, bound to the
+ * request's role (it runs in a transaction for that: kafka/request.c)
+ */
 KafkaOutcome
 kafka_init_producer_id(KafkaRequest *req, TimestampTz *deadline)
 {
 	StringInfo	out = req->response;
 	KafkaInitProducerIdRequest ir;
-	bool		transactional;
+	int16		error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	int64		producer_id = -1;
 
 	if (!kafka_parse_init_producer_id_request(&req->body, req->api_version, &ir))
 		return KAFKA_CLOSE;
-	transactional = ir.transactional_id.len >= 0;
+	if (ir.transactional_id.len < 0)
+		error = kafka_producer_new_id(GetUserId(), &producer_id);
 	kafka_write_int32(out, 0);	/* throttle_time_ms */
-	kafka_write_int16(out, transactional ?
-					  KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED : KAFKA_NONE);
-	kafka_write_int64(out, transactional ? -1 : kafka_producer_new_id());
-	kafka_write_int16(out, transactional ? -1 : 0);
+	kafka_write_int16(out, error);
+	kafka_write_int64(out, producer_id);
+	kafka_write_int16(out, error == KAFKA_NONE ? 0 : -1);
 	return KAFKA_ANSWER;
 }

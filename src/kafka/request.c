@@ -76,7 +76,7 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_API_VERSIONS, KAFKA_API_VERSIONS_VERSIONS, KAFKA_API_VERSIONS_FIRST_FLEXIBLE, true, false, kafka_api_versions, "ApiVersions"},
 	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS, -1, false, true, kafka_create_topics, "CreateTopics"},
 	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS, -1, false, true, kafka_delete_topics, "DeleteTopics"},
-	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS, -1, false, false, kafka_init_producer_id, "InitProducerId"},
+	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS, -1, false, true, kafka_init_producer_id, "InitProducerId"},
 	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
 };
 
