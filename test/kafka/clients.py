@@ -478,6 +478,9 @@ def idempotent_retry_held(bootstrap, topic):
     retry = socket.create_connection((host, int(port)), timeout=120)
     start = time.time()
     retry.sendall(frame)
+    # the test starts the standby only once the retry is on its way
+    sys.stderr.write('retry sent\n')
+    sys.stderr.flush()
     corr, body = _read_response(retry)
     waited = time.time() - start
     part, perr, base, ts = _first_partition(topic, body)

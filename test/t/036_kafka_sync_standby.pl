@@ -77,10 +77,12 @@ is($standby->safe_psql('postgres', q{SELECT string_agg(value, ',' ORDER BY "offs
 $standby->stop;
 my ($hout, $herr) = ('', '');
 my $held = start([ '/usr/bin/python3', PgTopicsTest::kafka_script_path('clients.py'),
-		$bootstrap, 'idempotent_retry_held', 't' ], '>', \$hout, '2>', \$herr);
+		$bootstrap, 'idempotent_retry_held', 't' ], '>', \$hout, '2>', \$herr, timeout(180));
 $primary->poll_query_until('postgres', q{SELECT count(*) = 2 FROM t WHERE key = 'held'})
   or die 'the first try never committed on the primary';
-usleep(3_000_000);
+# the retry must be waiting before the standby comes back
+$held->pump until $herr =~ /retry sent/;
+usleep(2_000_000);
 $standby->start;
 $held->finish or die "idempotent_retry_held failed: $herr";
 my $h = decode_json($hout);
