@@ -166,6 +166,9 @@ sub kill9_server
 {
 	my ($node) = @_;
 	my $postmaster = $node->{_pid};
+	# stopped first, so that no child is forked between listing them and
+	# killing them (such a backend would outlive its postmaster and hang)
+	kill 'STOP', $postmaster;
 	my @pids = ($postmaster, grep { /^\d+$/ } split /\s+/, `pgrep -P $postmaster`);
 	kill 9, @pids;
 	$node->{_pid} = undef;

@@ -63,8 +63,10 @@ for my $p (1 .. $nproducers)
 		'>', $outfile[$p], '2>', $node->basedir . "/producer$p.err");
 }
 
-# let them run until enough is acknowledged to check (a fixed pause may be
-# too short on a busy machine), then crash every server process at once
+# let them run for a while, and until enough is acknowledged to check (3 s
+# may be too short on a busy machine), then crash every server process at
+# once
+sleep 3;
 my $deadline = time + 120;
 while (time < $deadline)
 {

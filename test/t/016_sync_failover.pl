@@ -155,8 +155,9 @@ sub count_lines
 	close $fh;
 	return $n;
 }
-# let them run until the checks below have something to check (a fixed
-# pause may be too short on a busy machine), then crash the primary
+# let them run for a while, and until the checks below have something to
+# check (3 s may be too short on a busy machine), then crash the primary
+sleep 3;
 my $deadline = time + 120;
 sleep 1 while time < $deadline
   && (count_lines($consumer_out, qr/^got /) <= 100
