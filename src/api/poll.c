@@ -723,6 +723,7 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	static bool exit_hook = false;
 	Relation	topic;
 	Oid			owner;
+	Oid			kafka_owner;
 
 	if (nulls[0] || nulls[2])
 		ereport(ERROR,
@@ -744,8 +745,16 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	topic_groups_ensure_loaded();
 	if (topic_group_exists(RelationGetRelid(topic), args->group, &owner))
 		topic_groups_check_control(topic, args->group, owner);
-	/* one group, one kind of member at a time: Kafka consumers or poll */
-	if (kafka_group_reads_topic(args->group, RelationGetRelid(topic)))
+	/*
+	 * One group, one kind of member at a time: Kafka consumers or poll.  A
+	 * Kafka group whose subscription is too long to record reads, at most,
+	 * the topics its owner may read.
+	 */
+	if (kafka_group_reads_topic(args->group, RelationGetRelid(topic),
+								&kafka_owner) &&
+		(!OidIsValid(kafka_owner) ||
+		 pg_class_aclcheck(RelationGetRelid(topic), kafka_owner,
+						   ACL_SELECT) == ACLCHECK_OK))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_IN_USE),
 				 errmsg("consumer group \"%s\" of topic \"%s\" has Kafka consumers",

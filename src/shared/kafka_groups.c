@@ -1109,22 +1109,31 @@ kafka_groups_tick(void)
 	return any ? 100 : -1;
 }
 
-/* Does group (of this database) have Kafka members reading topic? */
+/*
+ * Does group (of this database) have Kafka members reading topic?  A group
+ * subscribing to more topics than it records may read any: then
+ * *unlisted_owner is its owner, whose privileges its members have.
+ */
 bool
-kafka_group_reads_topic(const char *group, Oid topic)
+kafka_group_reads_topic(const char *group, Oid topic, Oid *unlisted_owner)
 {
 	GroupSlot  *g;
 	bool		result = false;
 
+	*unlisted_owner = InvalidOid;
 	if (shared == NULL)
 		return false;			/* no Kafka listener */
 	lock_groups();
 	g = find_group(group, false);
 	if (g != NULL && g->nmembers > 0)
 	{
-		result = g->ntopics < 0;
 		for (int t = 0; t < g->ntopics && !result; t++)
 			result = g->topics[t] == topic;
+		if (g->ntopics < 0)
+		{
+			result = true;
+			*unlisted_owner = g->owner;
+		}
 	}
 	unlock_groups();
 	return result;

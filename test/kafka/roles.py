@@ -108,6 +108,11 @@ def join_as(bootstrap, role, group, topic):
     return join(Conn(bootstrap, role), group, [topic])['error']
 
 
+def join_many(bootstrap, role, group, *topics):
+    """role joins group subscribing to every topic named; the error"""
+    return join(Conn(bootstrap, role), group, list(topics))['error']
+
+
 def impersonate(bootstrap, topic, group, psql):
     """alice's consumer is a member of group; bob, who may read topic, finds
     its id in topics.group_members and acts as it"""
@@ -214,7 +219,7 @@ def fat_join(bootstrap, role, group, nbytes):
     return join(Conn(bootstrap, role), group, [], metadata.encode())['error']
 
 
-COMMANDS = {f.__name__: f for f in (squat, join_as, impersonate, commit_alone,
+COMMANDS = {f.__name__: f for f in (squat, join_as, join_many, impersonate, commit_alone,
                                     fetch_position, reads, auth, lose_login,
                                     describe, fill_members, fat_join,
                                     pending_then_join)}

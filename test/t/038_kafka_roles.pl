@@ -63,6 +63,19 @@ is(poll_as('alice', 'billing'), 'polled',
 	"the topic's owner polls group billing: the squatter's subscription to a topic it may not read does not count");
 is(poll_as('alice', 'anything'), 'polled', 'and group anything, which the garbage subscription does not hold');
 
+# ---- a Kafka group subscribing to more topics than it records keeps poll
+# only from the topics its owner may read
+$node->safe_psql('postgres', join('', "SET ROLE alice;\n",
+	map { "SELECT topics.create_topic('wide$_', 1, 'text', 'text'); GRANT SELECT ON wide$_ TO bob;\n" } 0 .. 32)
+	  . "SELECT topics.create_topic('alice_secret', 1, 'text', 'text');\nRESET ROLE;\n");
+is(roles('join_many', 'bob', 'wide', map { "wide$_" } 0 .. 32), 0, 'a role joins a group subscribing to 33 topics');
+my ($wrc, $wout, $werr) = $node->psql('postgres',
+	q{SET ROLE alice; SELECT count(*) FROM topics.poll(NULL::alice_secret, 'wide', max_records => 1)});
+is($wrc, 0, 'its group name does not keep poll from a topic its owner may not read') or diag($werr);
+($wrc, $wout, $werr) = $node->psql('postgres',
+	q{SET ROLE alice; SELECT count(*) FROM topics.poll(NULL::wide0, 'wide', max_records => 1)});
+like($werr, qr/has Kafka consumers/, 'but does from one it may read');
+
 # ---- a group the topic's owner created is not joined by a role that may
 # only read the topic
 is(roles('join_as', 'bob', 'anything', 'alice_t'), 30,

@@ -117,8 +117,13 @@ extern Oid	kafka_group_owner(const char *group);
 extern bool kafka_group_changed(int slot, uint64 seen);
 extern long kafka_groups_tick(void);
 
-/* for SQL: does group have live Kafka members reading topic? */
-extern bool kafka_group_reads_topic(const char *group, Oid topic);
+/*
+ * for SQL: does group have live Kafka members reading topic?  When the
+ * group subscribes to more topics than it records, *unlisted_owner is its
+ * owner (for the caller to judge), else InvalidOid.
+ */
+extern bool kafka_group_reads_topic(const char *group, Oid topic,
+									Oid *unlisted_owner);
 
 /* for the views: every Kafka member, with its assignment */
 typedef void (*KafkaMemberVisitor) (void *arg, const char *group,
