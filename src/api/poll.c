@@ -724,6 +724,7 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	Relation	topic;
 	Oid			owner;
 	Oid			kafka_owner;
+	bool		exists;
 
 	if (nulls[0] || nulls[2])
 		ereport(ERROR,
@@ -743,8 +744,10 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 
 	topic = topic_open_by_rowtype(rowtype, ACL_SELECT);
 	topic_groups_ensure_loaded();
-	if (topic_group_exists(RelationGetRelid(topic), args->group, &owner))
+	exists = topic_group_exists(RelationGetRelid(topic), args->group, &owner);
+	if (exists)
 		topic_groups_check_control(topic, args->group, owner);
+
 	/*
 	 * One group, one kind of member at a time: Kafka consumers or poll.  A
 	 * Kafka group whose subscription is too long to record reads, at most,
@@ -761,7 +764,7 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 						args->group, RelationGetRelationName(topic)),
 				 errdetail("Kafka clients divide the group's partitions among themselves, so poll cannot take part."),
 				 errhint("Stop the group's Kafka consumers, or poll with another group.")));
-	if (topic_group_exists(RelationGetRelid(topic), args->group, &owner))
+	if (exists)
 		topic_groups_evict_unauthorized(topic, args->group, owner);
 	if (!exit_hook)
 	{

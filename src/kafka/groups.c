@@ -20,11 +20,13 @@
  */
 #include "postgres.h"
 
-#include "access/relation.h"
+#include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
@@ -76,6 +78,20 @@ park(KafkaRequest *req, const KafkaGroupReply *reply, int32 timeout_ms,
 	return KAFKA_PARK;
 }
 
+/* The owner of relation relid, or InvalidOid if it is gone (no lock taken) */
+static Oid
+relation_owner(Oid relid)
+{
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tuple))
+		return InvalidOid;
+	owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	return owner;
+}
+
 /*
  * The topics a consumer's subscription names that are topics here and that
  * the joining role may read (a subscription to others reads nothing, and
@@ -101,8 +117,7 @@ subscribed_topics(KafkaJoin *join, const KafkaProtocol *protocol)
 	{
 		Oid			relid;
 		Oid			owner;
-		Relation	topic;
-		bool		controls;
+		Oid			topic_owner;
 
 		if (!kafka_topic_name_valid(names[i]))
 			continue;
@@ -112,14 +127,10 @@ subscribed_topics(KafkaJoin *join, const KafkaProtocol *protocol)
 			continue;
 		if (topic_group_exists(relid, join->group, &owner))
 		{
-			topic = topic_try_open(relid, AccessShareLock, TOPIC_NO_ACL_CHECK);
-			if (topic == NULL)
+			topic_owner = relation_owner(relid);
+			if (!OidIsValid(topic_owner))
 				continue;
-			controls = topic_role_controls_group(join->role,
-												 topic->rd_rel->relowner,
-												 owner);
-			relation_close(topic, AccessShareLock);
-			if (!controls)
+			if (!topic_role_controls_group(join->role, topic_owner, owner))
 				return KAFKA_GROUP_AUTHORIZATION_FAILED;
 		}
 		if (topic_group_has_members(relid, join->group))
@@ -324,43 +335,57 @@ name_listed(List *names, const char *name)
 	return false;
 }
 
-/*
- * Collects the groups with positions of the Kafka schema's topics that the
- * role may read and control
- */
+/* A pg_topics group, as collect_group copies it */
+typedef struct CollectedGroup
+{
+	Oid			topic;
+	Oid			owner;
+	char		name[GROUP_NAME_LEN];
+} CollectedGroup;
+
+/* Copies a pg_topics group (visitors run under the groups' lock: copy only) */
 static void
 collect_group(void *arg, Oid topic, const char *group, Oid owner,
 			  int32 generation, int nmembers)
 {
-	List	  **names = (List **) arg;
-	Relation	rel;
-	bool		controls;
+	List	  **groups = (List **) arg;
+	CollectedGroup *g = palloc(sizeof(CollectedGroup));
 
-	if (get_rel_namespace(topic) != get_namespace_oid(pg_topics_kafka_schema, true) ||
-		!kafka_topic_allowed(topic, ACL_SELECT))
-		return;
-	rel = topic_try_open(topic, AccessShareLock, TOPIC_NO_ACL_CHECK);
-	if (rel == NULL)
-		return;
-	controls = topic_role_controls_group(GetUserId(), rel->rd_rel->relowner, owner);
-	relation_close(rel, AccessShareLock);
-	if (!controls)
-		return;
-	if (!name_listed(*names, group))
-		*names = lappend(*names, pstrdup(group));
+	g->topic = topic;
+	g->owner = owner;
+	strlcpy(g->name, group, GROUP_NAME_LEN);
+	*groups = lappend(*groups, g);
 }
 
 /*
  * The names of the groups a client may see: those with Kafka members, and
- * those that only have positions (Kafka's Empty groups)
+ * those that only have positions (Kafka's Empty groups) of the Kafka
+ * schema's topics that the role may read and control
  */
 static List *
 visible_groups(void)
 {
 	List	   *names = kafka_group_names();
+	List	   *groups = NIL;
+	Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
+	ListCell   *lc;
 
 	topic_groups_ensure_loaded();
-	topic_groups_visit(collect_group, NULL, NULL, &names);
+	topic_groups_visit(collect_group, NULL, NULL, &groups);
+	foreach(lc, groups)
+	{
+		CollectedGroup *g = lfirst(lc);
+		Oid			topic_owner;
+
+		if (get_rel_namespace(g->topic) != nspid ||
+			!kafka_topic_allowed(g->topic, ACL_SELECT) ||
+			!OidIsValid(topic_owner = relation_owner(g->topic)) ||
+			!topic_role_controls_group(GetUserId(), topic_owner, g->owner) ||
+			name_listed(names, g->name))
+			continue;
+		names = lappend(names, pstrdup(g->name));
+	}
+	list_free_deep(groups);
 	return names;
 }
 

@@ -161,16 +161,19 @@ kafka_conn_role(KafkaConn *conn)
 
 /*
  * May the request's role use topic relid with privilege?  As in SQL, which
- * needs USAGE on a table's schema to name it at all.
+ * needs USAGE on a table's schema to name it at all.  A topic dropped
+ * meanwhile may not be used.
  */
 bool
 kafka_topic_allowed(Oid relid, AclMode privilege)
 {
 	Oid			nspid = get_rel_namespace(relid);
+	bool		is_missing = false;
 
 	return OidIsValid(nspid) &&
 		pg_namespace_aclcheck(nspid, GetUserId(), ACL_USAGE) == ACLCHECK_OK &&
-		pg_class_aclcheck(relid, GetUserId(), privilege) == ACLCHECK_OK;
+		pg_class_aclcheck_ext(relid, GetUserId(), privilege,
+							  &is_missing) == ACLCHECK_OK;
 }
 
 /*
@@ -348,7 +351,6 @@ open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege, bool wait,
 	char	   *relname;
 	Oid			relid;
 	Relation	rel;
-	bool		is_missing = false;
 
 	if (!kafka_topic_name_valid(name))
 	{
@@ -362,14 +364,11 @@ open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege, bool wait,
 		*error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
 		return NULL;
 	}
-	if (privilege != TOPIC_NO_ACL_CHECK &&
-		(pg_namespace_aclcheck(get_namespace_oid(pg_topics_kafka_schema, false),
-							   GetUserId(), ACL_USAGE) != ACLCHECK_OK ||
-		 pg_class_aclcheck_ext(relid, GetUserId(), privilege,
-							   &is_missing) != ACLCHECK_OK))
+	if (privilege != TOPIC_NO_ACL_CHECK && !kafka_topic_allowed(relid, privilege))
 	{
-		*error = is_missing ? KAFKA_UNKNOWN_TOPIC_OR_PARTITION :
-			KAFKA_TOPIC_AUTHORIZATION_FAILED;
+		/* a topic dropped since it was looked up is unknown */
+		*error = OidIsValid(get_rel_namespace(relid)) ?
+			KAFKA_TOPIC_AUTHORIZATION_FAILED : KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
 		return NULL;
 	}
 	if (wait)
