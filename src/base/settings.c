@@ -16,6 +16,7 @@
 #include "postmaster/postmaster.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/varlena.h"
 
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
@@ -42,6 +43,7 @@ int			pg_topics_kafka_group_initial_rebalance_delay = 3000;
 int			pg_topics_kafka_max_connections = 1000;
 int			pg_topics_kafka_idle_timeout = 600000;
 int			pg_topics_kafka_max_request_bytes = 100 * 1024 * 1024;
+char	   *pg_topics_kafka_brokers = NULL;
 
 static const struct config_enum_entry offset_reset_options[] = {
 	{"earliest", TOPIC_RESET_EARLIEST, false},
@@ -56,6 +58,67 @@ static const struct config_enum_entry kafka_auth_options[] = {
 	{"plain", TOPIC_KAFKA_AUTH_PLAIN, false},
 	{NULL, 0, false}
 };
+
+/*
+ * One entry of pg_topics.kafka_brokers: host:port, or [address]:port for an
+ * IPv6 address.  False if it is not one; else *host (palloc'd) and *port.
+ */
+bool
+topic_kafka_broker_parse(const char *entry, char **host, int *port)
+{
+	const char *colon = strrchr(entry, ':');
+	const char *start = entry;
+	const char *end = colon;
+	char	   *endptr;
+	long		p;
+
+	if (colon == NULL || colon == entry)
+		return false;
+	if (entry[0] == '[')
+	{
+		if (colon[-1] != ']' || colon - entry < 3)
+			return false;
+		start = entry + 1;
+		end = colon - 1;
+	}
+	else if (memchr(entry, ':', colon - entry) != NULL)
+		return false;			/* an IPv6 address without brackets */
+	errno = 0;
+	p = strtol(colon + 1, &endptr, 10);
+	if (colon[1] == '\0' || *endptr != '\0' || errno != 0 || p < 1 || p > 65535)
+		return false;
+	*host = pnstrdup(start, end - start);
+	*port = (int) p;
+	return true;
+}
+
+/* pg_topics.kafka_brokers: a comma-separated list of host:port */
+static bool
+check_kafka_brokers(char **newval, void **extra, GucSource source)
+{
+	char	   *raw = pstrdup(*newval);
+	List	   *entries;
+	ListCell   *lc;
+
+	if (!SplitGUCList(raw, ',', &entries))
+	{
+		GUC_check_errdetail("List syntax is invalid.");
+		return false;
+	}
+	foreach(lc, entries)
+	{
+		char	   *host;
+		int			port;
+
+		if (!topic_kafka_broker_parse((char *) lfirst(lc), &host, &port))
+		{
+			GUC_check_errdetail("\"%s\" is not host:port (an IPv6 address in brackets).",
+								(char *) lfirst(lc));
+			return false;
+		}
+	}
+	return true;
+}
 
 /*
  * The Kafka listener's settings (src/kafka/).  Where it listens, how many
@@ -143,6 +206,13 @@ define_kafka_settings(void)
 							100 * 1024 * 1024, 1024, 256 * 1024 * 1024,
 							PGC_SIGHUP, GUC_UNIT_BYTE,
 							NULL, NULL, NULL);
+	DefineCustomStringVariable("pg_topics.kafka_brokers",
+							   "Kafka listeners of every node of the formation, as clients reach them.",
+							   "A comma-separated list of host:port, the same on every node; Metadata lists each as a broker.",
+							   &pg_topics_kafka_brokers,
+							   "",
+							   PGC_SIGHUP, GUC_LIST_INPUT,
+							   check_kafka_brokers, NULL, NULL);
 }
 
 /*

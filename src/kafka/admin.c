@@ -12,7 +12,9 @@
  * and the configs retention.ms, retention.bytes and cleanup.policy=delete;
  * anything else is refused rather than ignored.  validate_only runs the
  * creation and rolls it back, so it fails exactly as the creation would.
- * DeleteTopics is topics.drop_topic, which needs ownership.
+ * DeleteTopics is topics.drop_topic, which needs ownership.  A node that
+ * refuses writes (fence.c) is no controller: both answer NOT_CONTROLLER
+ * for every topic, and admin clients look for the controller again.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,6 +29,8 @@
 #include "pg_topics/api/topics.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/brokers.h"
+#include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
@@ -105,11 +109,15 @@ kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 	int16	   *errors;
 	char	  **messages;
 	NewTopic   *topics;
+	int32		node_id;
+	bool		refused;
 
 	/* timeout_ms: the creation is done when the answer goes out */
 	if (!kafka_parse_create_topics_request(&req->body, req->api_version, &cr))
 		return KAFKA_CLOSE;
 	ntopics = cr.ntopics;
+	node_id = kafka_self_broker(req->conn).node_id;
+	refused = kafka_writes_refused();
 	errors = palloc(sizeof(int16) * Max(ntopics, 1));
 	messages = palloc0(sizeof(char *) * Max(ntopics, 1));
 	topics = palloc0(sizeof(NewTopic) * Max(ntopics, 1));
@@ -122,7 +130,7 @@ kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 		errors[i] = KAFKA_NONE;
 		for (int32 a = 0; a < t->nassignments; a++)
 			for (int32 b = 0; b < t->assignments[a].nbrokers; b++)
-				if (t->assignments[a].broker_ids[b] != KAFKA_NODE_ID)
+				if (t->assignments[a].broker_ids[b] != node_id)
 					errors[i] = KAFKA_INVALID_REPLICA_ASSIGNMENT;
 		if (t->nassignments > 0 && topics[i].partitions == -1)
 			topics[i].partitions = t->nassignments;
@@ -151,7 +159,12 @@ kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 	{
 		KafkaBytes	name = cr.topics[i].name;
 
-		if (errors[i] == KAFKA_NONE)
+		if (refused)
+		{
+			errors[i] = KAFKA_NOT_CONTROLLER;
+			messages[i] = NULL;
+		}
+		else if (errors[i] == KAFKA_NONE)
 		{
 			char	   *relname = kafka_bytes_cstring(name);
 			Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
@@ -192,6 +205,7 @@ kafka_delete_topics(KafkaRequest *req, TimestampTz *deadline)
 	KafkaDeleteTopicsRequest dr;
 	int32		ntopics;
 	KafkaBytes *names;
+	bool		refused = kafka_writes_refused();
 
 	/* timeout_ms: the drop is done when the answer goes out */
 	if (!kafka_parse_delete_topics_request(&req->body, req->api_version, &dr))
@@ -204,9 +218,10 @@ kafka_delete_topics(KafkaRequest *req, TimestampTz *deadline)
 	kafka_write_array_len(out, ntopics);
 	for (int32 i = 0; i < ntopics; i++)
 	{
-		int16		error;
-		Relation	topic = kafka_open_topic(names[i], AccessShareLock,
-											 TOPIC_NO_ACL_CHECK, &error);
+		int16		error = KAFKA_NOT_CONTROLLER;
+		Relation	topic = refused ? NULL :
+			kafka_open_topic(names[i], AccessShareLock, TOPIC_NO_ACL_CHECK,
+							 &error);
 
 		if (topic != NULL)
 		{

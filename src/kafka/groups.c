@@ -14,7 +14,10 @@
  * refuses while Kafka consumers read; and only a role with the privileges
  * of the group's owner (the role of its first member) may join it
  * (GROUP_AUTHORIZATION_FAILED).  Static membership (group.instance.id) is
- * not offered: such members are treated as dynamic ones.
+ * not offered: such members are treated as dynamic ones.  A fenced node
+ * (fence.c) coordinates no group: JoinGroup, SyncGroup, Heartbeat and
+ * LeaveGroup get NOT_COORDINATOR, and members look for the coordinator
+ * again.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,6 +34,7 @@
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/shared/group_state.h"
 #include "pg_topics/shared/kafka_groups.h"
@@ -212,6 +216,8 @@ kafka_join_group(KafkaRequest *req, TimestampTz *deadline)
 
 	if (join.group == NULL)
 		error = KAFKA_INVALID_GROUP_ID;
+	else if (kafka_node_fenced())
+		error = KAFKA_NOT_COORDINATOR;
 	else if (join.nprotocols == 0)
 		error = KAFKA_INCONSISTENT_GROUP_PROTOCOL;
 	else if (!retry)
@@ -265,6 +271,8 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 	memset(&reply, 0, sizeof(reply));
 	if (group == NULL)
 		error = KAFKA_INVALID_GROUP_ID;
+	else if (kafka_node_fenced())
+		error = KAFKA_NOT_COORDINATOR;
 	else
 	{
 		error = kafka_group_sync(group, short_string(sr.member_id),
@@ -299,6 +307,7 @@ kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline)
 	if (req->api_version >= 1)
 		kafka_write_int32(req->response, 0);
 	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
+					  kafka_node_fenced() ? KAFKA_NOT_COORDINATOR :
 					  kafka_group_heartbeat(group, short_string(hr.member_id),
 											hr.generation_id,
 											kafka_conn_role(req->conn)));
@@ -318,6 +327,7 @@ kafka_leave_group(KafkaRequest *req, TimestampTz *deadline)
 	if (req->api_version >= 1)
 		kafka_write_int32(req->response, 0);
 	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
+					  kafka_node_fenced() ? KAFKA_NOT_COORDINATOR :
 					  kafka_group_leave(group, short_string(lr.member_id),
 										kafka_conn_role(req->conn)));
 	return KAFKA_ANSWER;

@@ -69,6 +69,8 @@
 
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/kafka/brokers.h"
+#include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/listener.h"
 #include "pg_topics/kafka/request.h"
@@ -879,6 +881,8 @@ topic_kafka_main(Datum main_arg)
 	BackgroundWorkerInitializeConnection(pg_topics_kafka_database, NULL, 0);
 	pgstat_report_appname("pg_topics kafka listener");
 	kafka_session_init();
+	kafka_fence_reload(worker_number == 0);
+	kafka_brokers_init(listen_fds, nlisten);
 
 	listener_context = AllocSetContextCreate(TopMemoryContext,
 											 "Kafka listener",
@@ -914,6 +918,8 @@ topic_kafka_main(Datum main_arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 			update_listening();
+			kafka_fence_reload(worker_number == 0);
+			kafka_brokers_reload();
 		}
 		handle_ready_sockets();
 		timeout = sweep_connections();

@@ -4,21 +4,22 @@
  *	  Metadata (v0-4) and FindCoordinator (v0-2): the cluster as Kafka
  *	  clients see it.
  *
- * pg_topics is a one-broker cluster: node 0, at the address the listener
- * advertises, leads every partition, is its only replica and in-sync
- * replica, is the controller (where the admin client sends CreateTopics)
- * and coordinates every group.  The topics are the topics of
- * pg_topics.kafka_schema, by name.  A client asking for every topic sees
- * those it may SELECT; a client naming a topic also gets it if it may
- * INSERT (a producer needs the partitions), and TOPIC_AUTHORIZATION_FAILED
- * if it may do neither.  Topics are never created by asking for them.
+ * The brokers are the nodes of the formation (brokers.c).  A writable
+ * primary leads every partition, is its only replica and in-sync replica,
+ * is the controller (where the admin client sends CreateTopics) and
+ * coordinates every group.  A fenced node (fence.c) leads nothing
+ * (LEADER_NOT_AVAILABLE, leader -1, for each partition), is no controller
+ * (-1) and coordinates nothing (COORDINATOR_NOT_AVAILABLE): its clients ask
+ * again, until the fence lifts or another node is the primary.  The topics
+ * are the topics of pg_topics.kafka_schema, by name.  A client asking for
+ * every topic sees those it may SELECT; a client naming a topic also gets
+ * it if it may INSERT (a producer needs the partitions), and
+ * TOPIC_AUTHORIZATION_FAILED if it may do neither.  Topics are never
+ * created by asking for them.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-
-#include <netdb.h>
-#include <sys/socket.h>
 
 #include "access/relation.h"
 #include "access/xlog.h"
@@ -28,45 +29,23 @@
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
-#include "utils/varlena.h"
 
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/brokers.h"
+#include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/wire/codec.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 
 /*
- * The host name the broker advertises in Metadata and FindCoordinator: the
- * first of pg_topics.kafka_listen_addresses, unless that is every address
- * (*), then the address this client reached (palloc'd)
+ * Write one topic's entry: its partitions, or an error.  leader is this
+ * node's id, or -1 while it is fenced.
  */
-static char *
-advertised_host(KafkaConn *conn)
-{
-	char	   *raw = pstrdup(pg_topics_kafka_listen_addresses);
-	List	   *hosts;
-	struct sockaddr_storage addr;
-	socklen_t	len = sizeof(addr);
-	char		host[NI_MAXHOST];
-
-	if (SplitGUCList(raw, ',', &hosts) && hosts != NIL &&
-		strcmp((char *) linitial(hosts), "*") != 0 &&
-		strcmp((char *) linitial(hosts), "0.0.0.0") != 0 &&
-		strcmp((char *) linitial(hosts), "::") != 0)
-		return pstrdup((char *) linitial(hosts));
-	if (getsockname(conn->fd, (struct sockaddr *) &addr, &len) == 0 &&
-		getnameinfo((struct sockaddr *) &addr, len, host, sizeof(host), NULL, 0,
-					NI_NUMERICHOST) == 0)
-		return pstrdup(host);
-	return pstrdup("localhost");
-}
-
-/* Write one topic's entry: its partitions, or an error */
 static void
 write_topic(KafkaRequest *req, const char *name, int namelen, int16 error,
-			int32 nparts)
+			int32 nparts, int32 leader)
 {
 	StringInfo	out = req->response;
 
@@ -77,19 +56,27 @@ write_topic(KafkaRequest *req, const char *name, int namelen, int16 error,
 	kafka_write_array_len(out, nparts);
 	for (int32 p = 0; p < nparts; p++)
 	{
-		kafka_write_int16(out, KAFKA_NONE);
+		kafka_write_int16(out, leader >= 0 ? KAFKA_NONE : KAFKA_LEADER_NOT_AVAILABLE);
 		kafka_write_int32(out, p);
-		kafka_write_int32(out, KAFKA_NODE_ID);	/* leader */
-		kafka_write_array_len(out, 1);	/* replicas */
-		kafka_write_int32(out, KAFKA_NODE_ID);
-		kafka_write_array_len(out, 1);	/* in-sync replicas */
-		kafka_write_int32(out, KAFKA_NODE_ID);
+		kafka_write_int32(out, leader);
+		if (leader >= 0)
+		{
+			kafka_write_array_len(out, 1);	/* replicas */
+			kafka_write_int32(out, leader);
+			kafka_write_array_len(out, 1);	/* in-sync replicas */
+			kafka_write_int32(out, leader);
+		}
+		else
+		{
+			kafka_write_array_len(out, 0);
+			kafka_write_array_len(out, 0);
+		}
 	}
 }
 
 /* Write the entry of a topic a client named */
 static void
-write_named_topic(KafkaRequest *req, KafkaBytes name)
+write_named_topic(KafkaRequest *req, KafkaBytes name, int32 leader)
 {
 	int16		error;
 	Relation	topic = kafka_open_topic_nowait(name, AccessShareLock,
@@ -110,14 +97,14 @@ write_named_topic(KafkaRequest *req, KafkaBytes name)
 		error = KAFKA_TOPIC_AUTHORIZATION_FAILED;
 	}
 	write_topic(req, name.data, Max(name.len, 0), error,
-				topic ? topic_partition_count(topic) : 0);
+				topic ? topic_partition_count(topic) : 0, leader);
 	if (topic != NULL)
 		relation_close(topic, AccessShareLock);
 }
 
 /* Write every topic of the schema the role may SELECT */
 static void
-write_all_topics(KafkaRequest *req)
+write_all_topics(KafkaRequest *req, int32 leader)
 {
 	Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
 	List	   *topics = OidIsValid(nspid) ? topic_list_topics() : NIL;
@@ -146,7 +133,7 @@ write_all_topics(KafkaRequest *req)
 			if (name.data != NULL && kafka_topic_name_valid(name))
 			{
 				write_topic(req, name.data, name.len,
-							KAFKA_LEADER_NOT_AVAILABLE, 0);
+							KAFKA_LEADER_NOT_AVAILABLE, 0, leader);
 				n++;
 			}
 			continue;
@@ -161,7 +148,7 @@ write_all_topics(KafkaRequest *req)
 		if (kafka_topic_name_valid(name))
 		{
 			write_topic(req, name.data, name.len, KAFKA_NONE,
-						topic_partition_count(topic));
+						topic_partition_count(topic), leader);
 			n++;
 		}
 		relation_close(topic, AccessShareLock);
@@ -176,19 +163,28 @@ kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 	StringInfo	out = req->response;
 	KafkaMetadataRequest mr;
 	char		cluster_id[64];
+	KafkaBroker *brokers;
+	int			self;
+	int			nbrokers;
+	int32		leader;
 
 	/* allow_auto_topic_creation (v4): topics are never created by asking */
 	if (!kafka_parse_metadata_request(&req->body, req->api_version, &mr))
 		return KAFKA_CLOSE;
+	nbrokers = kafka_brokers(req->conn, &brokers, &self);
+	leader = kafka_node_fenced() ? -1 : brokers[self].node_id;
 
 	if (req->api_version >= 3)
 		kafka_write_int32(out, 0);	/* throttle_time_ms */
-	kafka_write_array_len(out, 1);	/* brokers */
-	kafka_write_int32(out, KAFKA_NODE_ID);
-	kafka_write_string(out, advertised_host(req->conn));
-	kafka_write_int32(out, pg_topics_kafka_port);
-	if (req->api_version >= 1)
-		kafka_write_string(out, NULL);	/* rack */
+	kafka_write_array_len(out, nbrokers);
+	for (int i = 0; i < nbrokers; i++)
+	{
+		kafka_write_int32(out, brokers[i].node_id);
+		kafka_write_string(out, brokers[i].host);
+		kafka_write_int32(out, brokers[i].port);
+		if (req->api_version >= 1)
+			kafka_write_string(out, NULL);	/* rack */
+	}
 	if (req->api_version >= 2)
 	{
 		snprintf(cluster_id, sizeof(cluster_id), "pg_topics-" UINT64_FORMAT,
@@ -196,36 +192,45 @@ kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 		kafka_write_string(out, cluster_id);
 	}
 	if (req->api_version >= 1)
-		kafka_write_int32(out, KAFKA_NODE_ID);	/* controller */
+		kafka_write_int32(out, leader); /* controller */
 
 	if (mr.all_topics)
-		write_all_topics(req);
+		write_all_topics(req, leader);
 	else
 	{
 		kafka_write_array_len(out, mr.ntopics);
 		for (int32 i = 0; i < mr.ntopics; i++)
-			write_named_topic(req, mr.topics[i]);
+			write_named_topic(req, mr.topics[i], leader);
 	}
 	return KAFKA_ANSWER;
 }
 
-/* FindCoordinator v0-2: this broker coordinates every group */
+/*
+ * FindCoordinator v0-2: a writable primary coordinates every group, a
+ * fenced node none
+ */
 KafkaOutcome
 kafka_find_coordinator(KafkaRequest *req, TimestampTz *deadline)
 {
 	StringInfo	out = req->response;
 	KafkaFindCoordinatorRequest fr;
+	int16		error = KAFKA_NONE;
+	KafkaBroker self = kafka_self_broker(req->conn);
 
 	if (!kafka_parse_find_coordinator_request(&req->body, req->api_version, &fr))
 		return KAFKA_CLOSE;
+	/* groups only: transactions are not offered */
+	if (fr.key_type != 0)
+		error = KAFKA_INVALID_REQUEST;
+	else if (kafka_node_fenced())
+		error = KAFKA_COORDINATOR_NOT_AVAILABLE;
 	if (req->api_version >= 1)
 		kafka_write_int32(out, 0);	/* throttle_time_ms */
-	/* groups only: transactions are not offered */
-	kafka_write_int16(out, fr.key_type == 0 ? KAFKA_NONE : KAFKA_INVALID_REQUEST);
+	kafka_write_int16(out, error);
 	if (req->api_version >= 1)
 		kafka_write_string(out, NULL);	/* error_message */
-	kafka_write_int32(out, KAFKA_NODE_ID);
-	kafka_write_string(out, advertised_host(req->conn));
-	kafka_write_int32(out, pg_topics_kafka_port);
+	kafka_write_int32(out, error == KAFKA_NONE ? self.node_id : -1);
+	kafka_write_string(out, error == KAFKA_NONE ? self.host : "");
+	kafka_write_int32(out, error == KAFKA_NONE ? self.port : -1);
 	return KAFKA_ANSWER;
 }

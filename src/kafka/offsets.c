@@ -15,7 +15,9 @@
  * (GROUP_AUTHORIZATION_FAILED), and the topic's SELECT
  * (TOPIC_AUTHORIZATION_FAILED).  A member's commit must carry the current
  * generation; a consumer outside any group (generation -1) may commit
- * while the group has no Kafka members.
+ * while the group has no Kafka members.  A node that refuses writes
+ * (fence.c) answers commits NOT_COORDINATOR: the consumer looks for the
+ * coordinator again and commits there.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,6 +33,7 @@
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/shared/group_state.h"
 #include "pg_topics/shared/kafka_groups.h"
@@ -90,6 +93,8 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		pnstrdup(cr.member_id.data, cr.member_id.len) : "";
 	if (group == NULL)
 		group_error = KAFKA_INVALID_GROUP_ID;
+	else if (kafka_writes_refused())
+		group_error = KAFKA_NOT_COORDINATOR;
 	else
 		group_error = kafka_group_check_member(group, member_id,
 											   cr.generation_id, GetUserId());

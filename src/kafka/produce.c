@@ -22,6 +22,9 @@
  * producer id is bound to the role that got it from InitProducerId (the
  * role every request of the connection runs as): a batch with another
  * role's id is refused for its partition, and nothing of it is stored.
+ * A node that refuses writes (fence.c) stores nothing and answers every
+ * partition NOT_LEADER_OR_FOLLOWER, which producers retry wherever
+ * Metadata then names the leader.
  * Transactional producers are refused (TRANSACTIONAL_ID_AUTHORIZATION_FAILED):
  * a Kafka transaction spans requests and connections, which a request's
  * transaction cannot.
@@ -44,6 +47,7 @@
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/record_map.h"
 #include "pg_topics/segments/segment.h"
@@ -338,6 +342,8 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 
 		if (pr.transactional_id.len >= 0)
 			topic_error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+		else if (kafka_writes_refused())
+			topic_error = KAFKA_NOT_LEADER_OR_FOLLOWER;
 		else
 			topic = kafka_open_topic(tr->name, RowExclusiveLock, ACL_INSERT,
 									 &topic_error);
@@ -381,7 +387,10 @@ kafka_init_producer_id(KafkaRequest *req, TimestampTz *deadline)
 
 	if (!kafka_parse_init_producer_id_request(&req->body, req->api_version, &ir))
 		return KAFKA_CLOSE;
-	if (ir.transactional_id.len < 0)
+	/* a node that takes no writes hands out no producer ids: ask another */
+	if (ir.transactional_id.len < 0 && kafka_writes_refused())
+		error = KAFKA_COORDINATOR_NOT_AVAILABLE;
+	else if (ir.transactional_id.len < 0)
 		error = kafka_producer_new_id(GetUserId(), &producer_id);
 	kafka_write_int32(out, 0);	/* throttle_time_ms */
 	kafka_write_int16(out, error);

@@ -108,13 +108,18 @@ trust_role(void)
 
 /*
  * Set up the listener process's session for serving requests: every
- * request's lock waits end after 1 s
+ * request's lock waits end after 1 s; and its transactions are not made
+ * read-only by default_transaction_read_only, which fence.c reads for
+ * every request instead (this process's own value may be a database's or
+ * role's setting as of its start)
  */
 void
 kafka_session_init(void)
 {
 	(void) set_config_option("lock_timeout", KAFKA_LOCK_TIMEOUT_MS, PGC_SUSET,
 							 PGC_S_SESSION, GUC_ACTION_SET, true, 0, false);
+	(void) set_config_option("default_transaction_read_only", "off", PGC_SUSET,
+							 PGC_S_OVERRIDE, GUC_ACTION_SET, true, 0, false);
 }
 
 /*

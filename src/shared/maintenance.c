@@ -8,9 +8,12 @@
  * background worker (worker.c).  When it cannot run, that must not go
  * unnoticed: the reason is kept in shared memory, shown by the view, and
  * said once in the server log when it starts and once when it ends, never
- * per attempt.  The two reasons are a max_worker_processes with no slot
- * left for the launcher at server start, and no free slot for a database
- * worker when the launcher asks for one.  topics.enforce_retention()
+ * per attempt.  The reasons are a max_worker_processes with no slot left
+ * for the launcher at server start, no free slot for a database worker
+ * when the launcher asks for one, and a database that is read-only
+ * (default_transaction_read_only, set in the server's configuration as
+ * pg_auto_failover fences a node, or by ALTER DATABASE or ALTER ROLE),
+ * where the worker waits until it is writable.  topics.enforce_retention()
  * reads the reason for its error when it needs the worker.
  *
  *-------------------------------------------------------------------------
@@ -46,6 +49,7 @@ typedef struct DatabaseRound
 {
 	Oid			dboid;
 	TimestampTz last_round;
+	TimestampTz read_only_since;	/* 0: writable when the worker last looked */
 } DatabaseRound;
 
 typedef struct MaintenanceShared
@@ -178,28 +182,64 @@ topic_maintenance_worker_started(void)
 						(long long) failed)));
 }
 
+/*
+ * dboid's entry, taking the one of the database visited longest ago if it
+ * has none (the mutex held)
+ */
+static DatabaseRound *
+database_round(Oid dboid)
+{
+	int			victim = 0;
+
+	for (int i = 0; i < MAINTENANCE_DATABASES; i++)
+	{
+		if (maint->rounds[i].dboid == dboid)
+			return &maint->rounds[i];
+		if (maint->rounds[i].last_round < maint->rounds[victim].last_round)
+			victim = i;
+	}
+	memset(&maint->rounds[victim], 0, sizeof(DatabaseRound));
+	maint->rounds[victim].dboid = dboid;
+	return &maint->rounds[victim];
+}
+
 /* A database worker finished its round in dboid */
 void
 topic_maintenance_round_done(Oid dboid)
 {
-	int			i;
-	int			victim = 0;
 	TimestampTz now = GetCurrentTimestamp();
 
 	SpinLockAcquire(&maint->mutex);
-	for (i = 0; i < MAINTENANCE_DATABASES; i++)
-	{
-		if (maint->rounds[i].dboid == dboid)
-		{
-			victim = i;
-			break;
-		}
-		if (maint->rounds[i].last_round < maint->rounds[victim].last_round)
-			victim = i;
-	}
-	maint->rounds[victim].dboid = dboid;
-	maint->rounds[victim].last_round = now;
+	database_round(dboid)->last_round = now;
 	SpinLockRelease(&maint->mutex);
+}
+
+/*
+ * A database worker found dboid (named dbname) read-only (and does
+ * nothing there), or writable.  Said once when it starts being read-only and once when it
+ * ends, whatever the number of rounds between.
+ */
+void
+topic_maintenance_read_only(Oid dboid, const char *dbname, bool read_only)
+{
+	DatabaseRound *round;
+	bool		changed;
+
+	SpinLockAcquire(&maint->mutex);
+	round = database_round(dboid);
+	changed = (round->read_only_since != 0) != read_only;
+	if (changed)
+		round->read_only_since = read_only ? GetCurrentTimestamp() : 0;
+	SpinLockRelease(&maint->mutex);
+	if (changed && read_only)
+		ereport(LOG,
+				(errmsg("pg_topics background worker waits: database \"%s\" is read-only",
+						dbname),
+				 errdetail("default_transaction_read_only is on for it; until it is off, retention is not applied and no segments are created ahead of need. topics.maintenance shows this, and this message is not repeated.")));
+	else if (changed)
+		ereport(LOG,
+				(errmsg("pg_topics background worker resumes: database \"%s\" is writable again",
+						dbname)));
 }
 
 /*
@@ -211,12 +251,16 @@ topic_maintenance_problem(void)
 {
 	MaintenanceProblem problem;
 	pid_t		launcher;
+	bool		read_only = false;
 
 	if (maint == NULL)
 		return "pg_topics is not in shared_preload_libraries, so its background worker is not running.";
 	SpinLockAcquire(&maint->mutex);
 	problem = maint->problem;
 	launcher = maint->launcher_pid;
+	for (int i = 0; i < MAINTENANCE_DATABASES; i++)
+		if (maint->rounds[i].dboid == MyDatabaseId)
+			read_only = maint->rounds[i].read_only_since != 0;
 	SpinLockRelease(&maint->mutex);
 	switch (problem)
 	{
@@ -231,6 +275,8 @@ topic_maintenance_problem(void)
 		return RecoveryInProgress() ?
 			"The server is in recovery; the pg_topics launcher starts when it ends." :
 			"The pg_topics launcher is not running (it is restarted after 10 seconds if it stopped).";
+	if (read_only)
+		return "The database is read-only (default_transaction_read_only is on for it): the pg_topics background worker waits until it is writable.";
 	return NULL;
 }
 
@@ -259,7 +305,11 @@ topic_maintenance_info(PG_FUNCTION_ARGS)
 		since = maint->problem_since;
 		for (i = 0; i < MAINTENANCE_DATABASES; i++)
 			if (maint->rounds[i].dboid == MyDatabaseId)
+			{
 				last_round = maint->rounds[i].last_round;
+				if (since == 0)
+					since = maint->rounds[i].read_only_since;
+			}
 		SpinLockRelease(&maint->mutex);
 	}
 	values[0] = BoolGetDatum(problem == NULL);

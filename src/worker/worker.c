@@ -32,7 +32,11 @@
  *
  * Short-lived database workers keep no connection open, so DROP DATABASE
  * is not held up for long; an error in one log is reported and the worker
- * goes on with the next.
+ * goes on with the next.  In a database that is read-only (the server's
+ * default_transaction_read_only, as pg_auto_failover fences a node, or the
+ * database's) a worker does nothing at all: every change would fail, each
+ * with its error in the log, round after round.  It is said once, and
+ * once when the database is writable again (maintenance.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -47,6 +51,7 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_database.h"
+#include "commands/dbcommands.h"
 #include "commands/extension.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -430,6 +435,23 @@ sweep_orphan(Oid relid)
 	topic_segment_drop_if_orphan(relid);
 }
 
+/*
+ * Would this worker's transactions be read-only (as a session's would)?
+ * And the database's name, for the log.
+ */
+static bool
+database_read_only(char **dbname)
+{
+	bool		read_only;
+
+	StartTransactionCommand();
+	read_only = XactReadOnly;
+	*dbname = MemoryContextStrdup(TopMemoryContext,
+								  get_database_name(MyDatabaseId));
+	CommitTransactionCommand();
+	return read_only;
+}
+
 static bool
 extension_installed(void)
 {
@@ -452,6 +474,7 @@ topic_db_worker_main(Datum main_arg)
 	List	   *logs;
 	Oid			offsets_log;
 	ListCell   *lc;
+	char	   *dbname;
 
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
@@ -462,6 +485,12 @@ topic_db_worker_main(Datum main_arg)
 
 	if (!extension_installed())
 		proc_exit(0);
+	if (database_read_only(&dbname))
+	{
+		topic_maintenance_read_only(dboid, dbname, true);
+		proc_exit(0);
+	}
+	topic_maintenance_read_only(dboid, dbname, false);
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();

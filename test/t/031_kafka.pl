@@ -57,7 +57,9 @@ sub sql_records
 my $meta = decode_json(kcat('', '-L', '-J'));
 is_deeply([ map { $_->{name} } @{ $meta->{brokers} } ], ["127.0.0.1:$kport"],
 	'one broker, at the listen address and port');
-is($meta->{controllerid}, 0, 'the broker is the controller');
+is($meta->{controllerid}, $meta->{brokers}[0]{id}, 'the broker is the controller');
+my %leaders = map { $_->{leader} => 1 } map { @{ $_->{partitions} } } @{ $meta->{topics} };
+is_deeply([ keys %leaders ], [ $meta->{brokers}[0]{id} ], 'and leads every partition');
 my %parts = map { $_->{topic} => scalar @{ $_->{partitions} } } @{ $meta->{topics} };
 is_deeply(\%parts, { orders => 3, events => 2, logs => 1 },
 	'every topic of the schema with its partitions, and nothing internal');

@@ -153,7 +153,7 @@ ok($open->wait_for_log(qr/Kafka listener does not accept connections: pg_topics.
 	'trust with a non-loopback listen address: the listener says why it accepts nobody');
 ($out, $err) = ('', '');
 run([ 'kcat', '-b', "127.0.0.1:$oport", '-L', '-m', '3' ], '>', \$out, '2>', \$err, timeout(30));
-unlike($out, qr/broker 0/, 'and no client gets an answer');
+unlike($out, qr/broker \d+ at/, 'and no client gets an answer');
 $open->append_conf('postgresql.conf', "pg_topics.kafka_auth = 'scram-sha-256'\n");
 $open->reload;
 sleep 1;

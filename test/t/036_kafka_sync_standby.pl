@@ -51,7 +51,7 @@ ok($producer->pumpable,
 	'without the standby, an acks=all producer is not answered, though its record committed locally');
 my $t1 = time();
 ($ok, $out, $err) = kcat('', '-L');
-like($out, qr/broker 0/, 'while it waits, another client is served') or diag($err);
+like($out, qr/broker \d+ at/, 'while it waits, another client is served') or diag($err);
 ($ok, $out, $err) = kcat("three\n", '-P', '-t', 't', '-X', 'acks=1');
 ok($ok, 'and an acks=1 producer is answered at once');
 diag(sprintf('other clients served in %.1f s while the acks=all answer waited', time() - $t1));

@@ -43,6 +43,7 @@ extern int	pg_topics_kafka_group_initial_rebalance_delay;
 extern int	pg_topics_kafka_max_connections;
 extern int	pg_topics_kafka_idle_timeout;
 extern int	pg_topics_kafka_max_request_bytes;
+extern char *pg_topics_kafka_brokers;
 
 /* pg_topics.kafka_auth */
 typedef enum TopicKafkaAuth
@@ -60,5 +61,6 @@ typedef enum TopicOffsetReset
 	TOPIC_RESET_ERROR
 } TopicOffsetReset;
 extern void topic_guc_init(void);
+extern bool topic_kafka_broker_parse(const char *entry, char **host, int *port);
 
 #endif							/* TOPIC_SETTINGS_H */

@@ -19,6 +19,8 @@ extern void topic_maintenance_launcher_stopped(void);
 extern void topic_maintenance_worker_start_failed(Oid dboid);
 extern void topic_maintenance_worker_started(void);
 extern void topic_maintenance_round_done(Oid dboid);
+extern void topic_maintenance_read_only(Oid dboid, const char *dbname,
+										bool read_only);
 extern const char *topic_maintenance_problem(void);
 
 #endif							/* TOPIC_MAINTENANCE_H */

@@ -93,7 +93,4 @@
 #define KAFKA_READ_UNCOMMITTED		0
 #define KAFKA_READ_COMMITTED		1
 
-/* the one broker pg_topics is: its node id */
-#define KAFKA_NODE_ID				0
-
 #endif							/* TOPIC_WIRE_PROTOCOL_H */
