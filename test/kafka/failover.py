@@ -228,9 +228,10 @@ class Events:
         self.f.write(json.dumps(kw) + '\n')
 
 
-def _ck_producer(bootstrap, name, topic, events, stopped):
+def _ck_producer(bootstrap, name, topic, events, stopped, idempotent):
     from confluent_kafka import Producer
-    p = Producer({'bootstrap.servers': bootstrap, 'enable.idempotence': True,
+    p = Producer({'bootstrap.servers': bootstrap,
+                  'enable.idempotence': idempotent,
                   'acks': 'all', 'linger.ms': 5,
                   'partitioner': 'murmur2_random',
                   'message.timeout.ms': 300000,
@@ -311,8 +312,9 @@ def _kp_consumer(bootstrap, name, topic, group, events, stopped):
 
 
 def run(bootstrap, client, name, topic, group, outdir):
-    """A client (ck_producer, ck_consumer, kp_producer, kp_consumer) that
-    runs until OUTDIR/stop exists.  Producers send a record every 50 ms
+    """A client (ck_producer, an idempotent one, ck_idempotent_producer,
+    ck_consumer, kp_producer, kp_consumer) that runs until OUTDIR/stop
+    exists.  Producers send a record every 50 ms
     (keys NAME-1, NAME-2, ...); consumers are members of GROUP.  Events go
     to OUTDIR/NAME.events: sent, ack (key, partition p, offset o), nack,
     rec (a record consumed), assign, revoke, error (with fatal), and a
@@ -323,8 +325,9 @@ def run(bootstrap, client, name, topic, group, outdir):
     def stopped():
         return os.path.exists(stop)
     events('start', client=client)
-    if client == 'ck_producer':
-        _ck_producer(bootstrap, name, topic, events, stopped)
+    if client in ('ck_producer', 'ck_idempotent_producer'):
+        _ck_producer(bootstrap, name, topic, events, stopped,
+                     client == 'ck_idempotent_producer')
     elif client == 'kp_producer':
         _kp_producer(bootstrap, name, topic, events, stopped)
     elif client == 'ck_consumer':
