@@ -150,14 +150,29 @@ fi
 
 psql_demo() { run_as_user "$PG_BINDIR/psql" -X -h "$dir" -p "$port" -U postgres -d postgres "$@"; }
 
+# The demo makes its topic orders and its table orders_db again on every run,
+# and leaves everything else in the database alone: a table of those names
+# that the demo did not make (it marks its own with a comment) stops it.
+demo_mark="made by scripts/demo.sh"
+foreign=$(psql_demo -Atq -v ON_ERROR_STOP=1 -c "
+SELECT string_agg(name, ' and ') FROM unnest(ARRAY['orders', 'orders_db']) name
+WHERE to_regclass('public.' || name) IS NOT NULL
+  AND obj_description(to_regclass('public.' || name), 'pg_class') IS DISTINCT FROM '$demo_mark'")
+if [ -n "$foreign" ]; then
+	echo "demo.sh: database postgres of the demo's instance has tables the demo did not make (or an earlier version of demo.sh made): $foreign; the demo would replace them, so it does not run." >&2
+	echo "Rename or drop them, or keep the demo in another instance with PGTOPICS_DEMO_DIR; the server is running (port $port)." >&2
+	exit 1
+fi
+
 echo "+++ demo"
-psql_demo -v ON_ERROR_STOP=1 -e <<'SQL'
--- the demo database starts afresh each time
+psql_demo -v ON_ERROR_STOP=1 -v mark="$demo_mark" -e <<'SQL'
+-- the demo's own topic and table are made again; other topics stay
+CREATE EXTENSION IF NOT EXISTS pg_topics;
 DROP TABLE IF EXISTS orders_db;
-DROP EXTENSION IF EXISTS pg_topics CASCADE;
-CREATE EXTENSION pg_topics;
+SELECT topics.drop_topic('orders') WHERE to_regclass('public.orders') IS NOT NULL;
 -- a topic with 4 partitions, text keys and jsonb values
 SELECT topics.create_topic('orders', partitions => 4, value_type => 'jsonb');
+COMMENT ON TABLE orders IS :'mark';
 -- the key picks the partition (Kafka's partitioner); the log assigns the offset
 SELECT * FROM topics.produce('orders', '{"item": "book"}', key => 'customer-1');
 SELECT * FROM topics.produce_batch('orders',
@@ -165,6 +180,7 @@ SELECT * FROM topics.produce_batch('orders',
 INSERT INTO orders (key, value) VALUES ('customer-3', '{"item": "lamp"}') RETURNING partition, "offset";
 -- the outbox pattern without an outbox: a row and its event commit together, or not at all
 CREATE TABLE orders_db (id int PRIMARY KEY, item text);
+COMMENT ON TABLE orders_db IS :'mark';
 BEGIN;
 INSERT INTO orders_db VALUES (1, 'chair');
 SELECT * FROM topics.produce('orders', '{"item": "chair", "id": 1}', key => 'customer-1');

@@ -6,7 +6,8 @@
 #     PGTOPICS_DEMO_PORT;
 #  2. with PGTOPICS_DEMO_PORT set to a free port it succeeds (what the first
 #     run wrote does not pin the default port), and the server answers there
-#     with the demo's records; a second run restarts it; Kafka clients read
+#     with the demo's records; a second run restarts it, keeping a topic a
+#     user made in database postgres meanwhile; Kafka clients read
 #     them (kcat, also in groups), and the kafka-python and confluent-kafka
 #     examples of docs/kafka.md run there as written;
 #  3. `demo.sh stop` stops it.
@@ -80,7 +81,14 @@ for run in first second; do
 	check "it says where the data is ($run run)" grep -q "data in $dir/data" "$out"
 	check "the server answers on port $port with the demo's 4 records ($run run)" \
 		[ "$("$PG_BINDIR/psql" -X -Atq -h localhost -p "$port" -U postgres -d postgres -c 'SELECT count(*) FROM orders' 2>&1)" = 4 ]
+	if [ $run = first ]; then
+		# a user's own topic, next to the demo's
+		"$PG_BINDIR/psql" -X -Atq -h localhost -p "$port" -U postgres -d postgres \
+			-c "SELECT topics.create_topic('mine', 1, 'text', 'text')" -c "SELECT topics.produce('mine', 'kept'::text)" >/dev/null
+	fi
 done
+check "the second run kept the user's topic in database postgres, with its record" \
+	[ "$("$PG_BINDIR/psql" -X -Atq -h localhost -p "$port" -U postgres -d postgres -c 'SELECT value FROM mine' 2>&1)" = kept ]
 kafka_records() { kcat -b "localhost:$PGTOPICS_DEMO_KAFKA_PORT" -C -t orders -e -q -f '%k\n' 2>/dev/null | sort | tr '\n' ' '; }
 check "a Kafka consumer (kcat) reads the demo's 4 records at the Kafka port it names" \
 	[ "$(kafka_records)" = "customer-1 customer-1 customer-2 customer-3 " ]

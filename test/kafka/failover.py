@@ -244,15 +244,24 @@ def _ck_producer(bootstrap, name, topic, events, stopped, idempotent):
         else:
             events('ack', key=msg.key().decode(), p=msg.partition(),
                    o=msg.offset())
+    from confluent_kafka import KafkaException
     i = 0
-    while not stopped():
-        i += 1
-        p.produce(topic, key=b'%s-%d' % (name.encode(), i), value=b'v',
-                  on_delivery=report)
-        events('sent', key='%s-%d' % (name, i))
-        p.poll(0.05)
-    events('flushing', left=len(p))
-    events('flushed', left=p.flush(120))
+    next_send = time.time()
+    try:
+        while not stopped():
+            if time.time() >= next_send:
+                i += 1
+                p.produce(topic, key=b'%s-%d' % (name.encode(), i),
+                          value=b'v', on_delivery=report)
+                events('sent', key='%s-%d' % (name, i))
+                next_send += 0.05
+            p.poll(max(0, min(0.05, next_send - time.time())))
+        events('flushing', left=len(p))
+        events('flushed', left=p.flush(120))
+    except KafkaException as e:
+        # a fatal error: the producer can do nothing more
+        events('error', err=e.args[0].name(), fatal=e.args[0].fatal(),
+               msg=e.args[0].str())
 
 
 def _ck_consumer(bootstrap, name, topic, group, events, stopped):

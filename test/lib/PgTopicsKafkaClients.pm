@@ -13,7 +13,7 @@ use PostgreSQL::Test::Utils;
 use PgTopicsTest;
 
 our @EXPORT = qw(start_kafka_clients stop_kafka_clients client_events first_event_after
-  wait_for_events_after);
+  wait_for_events_after wait_for_resume client_trouble);
 
 # Start the clients [client, name, topic, group] of failover.py against
 # $bootstrap, their events in $dir/NAME.events; returns the harnesses
@@ -91,6 +91,61 @@ sub wait_for_events_after
 		select(undef, undef, undef, 0.2);
 	}
 	return \%after;
+}
+
+# Wait up to $timeout s until every producer of @$producers has had a
+# record acknowledged that it sent after time $t, and every consumer of
+# @$consumers has got a record that a producer sent after $t; a client
+# that had a fatal error, or that ended, is given up on.  Returns name => seconds
+# from $t to that event (undef for a client that had none).
+sub wait_for_resume
+{
+	my ($dir, $t, $timeout, $producers, $consumers) = @_;
+	my %after;
+	my $deadline = time + $timeout;
+	while (1)
+	{
+		my %sent_after;
+		my %events = map { $_ => [ client_events($dir, $_) ] } @$producers, @$consumers;
+		foreach my $p (@$producers)
+		{
+			$sent_after{ $_->{key} } = 1
+			  foreach grep { $_->{ev} eq 'sent' && $_->{t} > $t } @{ $events{$p} };
+		}
+		my $pending = 0;
+		foreach my $c (@$producers, @$consumers)
+		{
+			next if exists $after{$c};
+			my $kind = (grep { $_ eq $c } @$producers) ? 'ack' : 'rec';
+			my ($e) = grep { $_->{ev} eq $kind && $_->{t} > $t && $sent_after{ $_->{key} } }
+			  @{ $events{$c} };
+			if ($e)
+			{
+				$after{$c} = $e->{t} - $t;
+			}
+			elsif (grep { ($_->{ev} eq 'error' && $_->{fatal}) || $_->{ev} eq 'end' } @{ $events{$c} })
+			{
+				$after{$c} = undef;
+			}
+			else
+			{
+				$pending++;
+			}
+		}
+		last if !$pending || time > $deadline;
+		select(undef, undef, undef, 0.2);
+	}
+	return \%after;
+}
+
+# What went wrong with client $name: its errors, and the end of its stderr
+sub client_trouble
+{
+	my ($dir, $name) = @_;
+	my @errors = grep { $_->{ev} eq 'error' || $_->{ev} eq 'nack' } client_events($dir, $name);
+	my $err = -e "$dir/$name.err" ? slurp_file("$dir/$name.err") : '';
+	$err = substr($err, -2000) if length($err) > 2000;
+	return { errors => [ @errors[ ($#errors > 9 ? $#errors - 9 : 0) .. $#errors ] ], stderr => $err };
 }
 
 1;
