@@ -58,6 +58,10 @@ foreach my $name (qw(a b))
 		[ sort("$id{a} 127.0.0.1:$kport{a}", "$id{b} 127.0.0.1:$kport{b}") ],
 		"node $name lists both nodes as brokers, each at its address");
 }
+my ($ret, $out, $err) = $node{a}->psql('postgres',
+	q{ALTER SYSTEM SET pg_topics.kafka_brokers = '127.0.0.1:9092,node2.example.com'});
+like($err, qr/invalid value for parameter "pg_topics.kafka_brokers".*\n.*"node2.example.com" is not host:port/,
+	'pg_topics.kafka_brokers takes only host:port entries');
 $node{b}->stop;
 
 my $dir = PostgreSQL::Test::Utils::tempdir;
