@@ -42,6 +42,7 @@
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/kafka/budget.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/record_map.h"
 #include "pg_topics/read/read.h"
@@ -196,7 +197,7 @@ write_empty_partition(StringInfo out, int16 api_version, int32 partition,
  */
 static Size
 fetch_partition(KafkaRequest *req, Relation topic, int32 partition,
-				int64 fetch_offset, Size budget, int isolation, int watch_slot)
+				int64 fetch_offset, Size budget, int isolation)
 {
 	StringInfo	out = req->response;
 	Relation	router;
@@ -223,15 +224,7 @@ fetch_partition(KafkaRequest *req, Relation topic, int32 partition,
 	}
 	routerid = RelationGetRelid(router);
 	/* what a parked request waits for: noted before the read */
-	if (watch_slot < KAFKA_MAX_WATCHED)
-	{
-		uint64		unused[TOPIC_WATCH_WORDS];
-
-		req->watch->relids[watch_slot] = routerid;
-		req->watch->seen[watch_slot] = topic_registry_watch(unused, routerid);
-	}
-	else
-		req->watch->overflow = true;
+	kafka_watch_partition(req->watch, routerid);
 
 	/* the watermark first, then the snapshot (the reader's) */
 	topic_log_end(router, &end);
@@ -345,15 +338,15 @@ kafka_fetch(KafkaRequest *req, TimestampTz *deadline)
 	KafkaFetchRequest fr;
 	int32		max_bytes;
 	Size		total = 0;
-	int			watched = 0;
 
 	/* sessions are not offered: session_id, epoch and forgotten are unused */
 	if (!kafka_parse_fetch_request(&req->body, req->api_version, &fr))
 		return KAFKA_CLOSE;
 	max_bytes = Min((uint32) fr.max_bytes, FETCH_MAX_RESPONSE_BYTES);
+	/* and what the listener's memory and answer bounds allow (budget.c) */
+	max_bytes = Min((Size) max_bytes, kafka_budget_answer_room());
 
-	req->watch->n = 0;
-	req->watch->overflow = false;
+	kafka_watch_reset(req->watch);
 	kafka_write_int32(out, 0);	/* throttle_time_ms */
 	if (req->api_version >= 7)
 	{
@@ -387,12 +380,11 @@ kafka_fetch(KafkaRequest *req, TimestampTz *deadline)
 			if (total == 0 && budget == 0)
 				budget = 1;
 			total += fetch_partition(req, topic, part->partition, part->offset,
-									 budget, fr.isolation_level, watched++);
+									 budget, fr.isolation_level);
 		}
 		if (topic != NULL)
 			relation_close(topic, NoLock);
 	}
-	req->watch->n = Min(watched, KAFKA_MAX_WATCHED);
 
 	if (total < (Size) Max(fr.min_bytes, 1) && fr.max_wait_ms > 0 &&
 		!req->last_try)

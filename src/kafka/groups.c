@@ -69,8 +69,7 @@ static KafkaOutcome
 park(KafkaRequest *req, const KafkaGroupReply *reply, int32 timeout_ms,
 	 TimestampTz *deadline)
 {
-	req->watch->n = 0;
-	req->watch->overflow = false;
+	kafka_watch_reset(req->watch);
 	req->watch->group_slot = reply->slot;
 	req->watch->group_seen = reply->version;
 	*deadline = TimestampTzPlusMilliseconds(req->received,
@@ -398,6 +397,7 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 	KafkaBytes *ids;
 	int32		n;
 	List	   *positions = NIL;
+	bool		positions_read = false;
 
 	/* include_authorized_operations (v3): never answered (below) */
 	if (!kafka_parse_describe_groups_request(&req->body, req->api_version, &dr))
@@ -417,8 +417,12 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 		int16		error = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
 
 		/* a group with positions only is Empty, without members */
-		if (!known && group != NULL && positions == NIL)
+		if (!known && group != NULL && !positions_read)
+		{
+			/* once: a request naming millions of groups costs no more */
 			positions = visible_groups();
+			positions_read = true;
+		}
 		if (!known && group != NULL && name_listed(positions, group))
 		{
 			memset(&reply, 0, sizeof(reply));

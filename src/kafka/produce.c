@@ -44,6 +44,7 @@
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/kafka/budget.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/record_map.h"
 #include "pg_topics/segments/segment.h"
@@ -234,6 +235,7 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 {
 	int16		error;
 	KafkaRecordBatch *batch;
+	Size		room;
 
 	if (topic == NULL)
 		return topic_error;
@@ -241,9 +243,20 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		return KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
 	if (records.len <= 0)
 		return KAFKA_INVALID_RECORD;
+	/*
+	 * Decoded, a batch takes what its records inflate to and up to nine
+	 * times the bytes of the tiniest records: at most what a request may
+	 * take (MESSAGE_TOO_LARGE, as Kafka's max.message.bytes), and at most
+	 * what the listener's memory has left, else a retriable error
+	 */
+	room = kafka_budget_room();
 	error = kafka_batches_decode(records.data, records.len,
-								 (Size) pg_topics_kafka_max_request_bytes,
+								 Min((Size) pg_topics_kafka_max_request_bytes,
+									 room),
 								 &pp->batches);
+	if (error == KAFKA_MESSAGE_TOO_LARGE &&
+		room < (Size) pg_topics_kafka_max_request_bytes)
+		return KAFKA_REQUEST_TIMED_OUT;
 	if (error != KAFKA_NONE)
 		return error;
 	/* one batch per partition, as Kafka takes since Produce v3 */

@@ -15,7 +15,12 @@
  * A request of an unknown API or an unsupported version closes the
  * connection, as Kafka does, except ApiVersions, which is answered in its
  * version-0 form with UNSUPPORTED_VERSION and the versions offered, so
- * that the client can retry with one of them.
+ * that the client can retry with one of them.  Every connection closed
+ * for a protocol reason (that, a malformed request, a request before
+ * authentication, one that needs more memory than the listener has left)
+ * leaves a line in the server log naming the client, the API and the
+ * version, rate-limited per client address (kafka/log_limit.c): the client
+ * itself sees only the connection close.
  *
  * A request that reaches the database runs in a transaction, as the
  * connection's role, and its answer goes out once the commit is as safe as
@@ -35,7 +40,9 @@
 #include "pgstat.h"
 #include "utils/memutils.h"
 
+#include "pg_topics/kafka/budget.h"
 #include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/log_limit.h"
 #include "pg_topics/kafka/request.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/codec.h"
@@ -90,6 +97,35 @@ find_api(int16 key)
 		if (kafka_apis[i].key == key)
 			return &kafka_apis[i];
 	return NULL;
+}
+
+/* The name of the API of key, or NULL if it is not one pg_topics serves */
+static const char *
+api_name(int16 key)
+{
+	const KafkaApi *api = find_api(key);
+
+	return api ? api->name : NULL;
+}
+
+/*
+ * "Metadata (API key 3) version 9", for the log: in a buffer of its own,
+ * valid until the next call (the listener's loop calls it outside any
+ * memory context that is reset)
+ */
+const char *
+kafka_api_label(int16 api_key, int16 api_version)
+{
+	static char label[64];
+	const char *name = api_name(api_key);
+
+	if (name == NULL)
+		snprintf(label, sizeof(label), "API key %d version %d",
+				 api_key, api_version);
+	else
+		snprintf(label, sizeof(label), "%s (API key %d) version %d",
+				 name, api_key, api_version);
+	return label;
 }
 
 /* ApiVersions' list of what is offered */
@@ -147,8 +183,8 @@ static const KafkaApi raw_sasl_api = {
 /*
  * Parse the request header of frame into req and find its API; write the
  * response frame's size (patched later) and header.  NULL if the
- * connection must close, or *answered if the answer is written already
- * (ApiVersions of a version not offered).
+ * connection must close (logged), or *answered if the answer is written
+ * already (ApiVersions of a version not offered).
  */
 static const KafkaApi *
 begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
@@ -168,7 +204,17 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 	}
 
 	if (!kafka_parse_request_header(&header, &h))
+	{
+		/* the API key and version come first: name them if they came */
+		if (len >= 4)
+			kafka_protocol_close(conn, ERRCODE_PROTOCOL_VIOLATION, NULL,
+								 "malformed header of %s request",
+								 kafka_api_label(h.api_key, h.api_version));
+		else
+			kafka_protocol_close(conn, ERRCODE_PROTOCOL_VIOLATION, NULL,
+								 "malformed request header");
 		return NULL;
+	}
 	req->api_key = h.api_key;
 	req->api_version = h.api_version;
 	req->correlation_id = h.correlation_id;
@@ -183,21 +229,70 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 		*answered = true;
 		return api;
 	}
-	if (api == NULL || req->api_version < api->min_version ||
-		req->api_version > api->max_version ||
-		(!api->before_auth && !kafka_sasl_authenticated(conn)))
+	if (api == NULL)
+	{
+		kafka_protocol_close(conn, ERRCODE_FEATURE_NOT_SUPPORTED,
+							 "ApiVersions lists the APIs served.",
+							 "%s is not an API pg_topics serves",
+							 kafka_api_label(req->api_key, req->api_version));
 		return NULL;
+	}
+	if (req->api_version < api->min_version ||
+		req->api_version > api->max_version)
+	{
+		kafka_protocol_close(conn, ERRCODE_FEATURE_NOT_SUPPORTED,
+							 psprintf("Versions %d to %d are offered.",
+									  api->min_version, api->max_version),
+							 "%s is not offered",
+							 kafka_api_label(req->api_key, req->api_version));
+		return NULL;
+	}
+	if (!api->before_auth && !kafka_sasl_authenticated(conn))
+	{
+		kafka_protocol_close(conn, ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION,
+							 "Only ApiVersions, SaslHandshake and SaslAuthenticate may come before authentication.",
+							 "%s request before authentication",
+							 kafka_api_label(req->api_key, req->api_version));
+		return NULL;
+	}
 	req->flexible = api->first_flexible >= 0 &&
 		req->api_version >= api->first_flexible;
 	if (req->flexible)
 		kafka_skip_tagged_fields(&header);
 	if (header.error)
+	{
+		kafka_protocol_close(conn, ERRCODE_PROTOCOL_VIOLATION, NULL,
+							 "malformed header of %s request",
+							 kafka_api_label(req->api_key, req->api_version));
 		return NULL;
+	}
 	req->body = header;
 	/* ApiVersions answers with header v0 whatever its version */
 	if (req->flexible && req->api_key != KAFKA_API_API_VERSIONS)
 		kafka_write_empty_tagged_fields(&conn->out);
 	return api;
+}
+
+/*
+ * The log line of a request whose handler closes the connection without
+ * an answer: it did not parse, or its parse needed more memory than the
+ * listener had left (a failed kafka-python SASL token is logged by
+ * sasl.c as a failed authentication)
+ */
+static void
+log_refused(KafkaConn *conn, const KafkaApi *api, const KafkaRequest *req)
+{
+	if (api == &raw_sasl_api)
+		return;
+	if (req->body.over_budget)
+		kafka_protocol_close(conn, ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
+							 kafka_budget_describe(),
+							 "%s needs more memory than the listener has left",
+							 kafka_api_label(req->api_key, req->api_version));
+	else
+		kafka_protocol_close(conn, ERRCODE_PROTOCOL_VIOLATION, NULL,
+							 "malformed %s request",
+							 kafka_api_label(req->api_key, req->api_version));
 }
 
 /*
@@ -228,6 +323,7 @@ kafka_frame_produce_acks(KafkaConn *conn, const char *frame, int len,
 											 ALLOCSET_SMALL_SIZES);
 	oldcontext = MemoryContextSwitchTo(peek_context);
 	kafka_reader_init(&r, frame, len);
+	r.alloc_left = kafka_budget_room();
 	if (kafka_parse_request_header(&r, &h) && h.api_key == KAFKA_API_PRODUCE)
 	{
 		KafkaReader body = r;	/* read again whole, below */
@@ -282,10 +378,10 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 	if (!conn->parked)
 	{
 		/* a new request waits for nothing yet */
-		conn->watch.n = 0;
-		conn->watch.overflow = false;
+		kafka_watch_reset(&conn->watch);
 		conn->watch.group_slot = -1;
 	}
+	kafka_budget_request_begin(conn, request_context);
 	*hold_lsn = InvalidXLogRecPtr;
 	*hold_mode = 0;
 
@@ -310,6 +406,8 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 			starts[i] = conn->out.len;
 			api = begin_request(conn, &req, frames[i].data, frames[i].len,
 								&answered);
+			/* what its parse may allocate: what the budget has left */
+			req.body.alloc_left = kafka_budget_room();
 			if (api == NULL)
 				outcome = KAFKA_CLOSE;
 			else if (answered)
@@ -323,6 +421,8 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 					in_xact = true;
 				}
 				outcome = api->handler(&req, deadline);
+				if (outcome == KAFKA_CLOSE && !conn->closing)
+					log_refused(conn, api, &req);
 				/* an answer the handler holds for the standbys */
 				if (req.hold_lsn != InvalidXLogRecPtr)
 				{
@@ -349,16 +449,21 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 		FlushErrorState();
 		AbortOutOfAnyTransaction();
 		RESUME_INTERRUPTS();
-		ereport(LOG,
-				(errcode(edata->sqlerrcode),
-				 errmsg("closing Kafka connection from %s after its %s request failed: %s",
-						conn->peer, api ? api->name : "Kafka", edata->message),
-				 nframes > 1 ?
-				 errdetail("None of the %d Produce requests served in its transaction was stored.",
-						   nframes) : 0));
+		/* one line per cause in a while: a full disk fails every request */
+		if (kafka_log_allowed(KAFKA_LOG_FAILURE,
+							  unpack_sql_state(edata->sqlerrcode),
+							  edata->sqlerrcode))
+			ereport(LOG,
+					(errcode(edata->sqlerrcode),
+					 errmsg("closing Kafka connection from %s after its %s request failed: %s",
+							conn->peer, api ? api->name : "Kafka", edata->message),
+					 nframes > 1 ?
+					 errdetail("None of the %d Produce requests served in its transaction was stored.",
+							   nframes) : 0));
 		outcome = KAFKA_CLOSE;
 	}
 	PG_END_TRY();
+	kafka_budget_request_end();
 	MemoryContextSwitchTo(oldcontext);
 
 	if (outcome == KAFKA_CLOSE)

@@ -35,6 +35,8 @@
 #include "utils/syscache.h"
 
 #include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/log_limit.h"
+#include "pg_topics/kafka/role_slots.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/codec.h"
 #include "pg_topics/wire/protocol.h"
@@ -88,10 +90,18 @@ login_role(const char *user)
 	return role;
 }
 
-/* Log a failed authentication, as PostgreSQL does for a failed login */
+/*
+ * Log a failed authentication, as PostgreSQL does for a failed login (at
+ * most one line per client address in a while: kafka/log_limit.c)
+ */
 static void
 log_failure(KafkaConn *conn, const char *user, const char *why)
 {
+	char		host[sizeof(conn->peer)];
+
+	kafka_log_peer_host(conn->peer, host, sizeof(host));
+	if (!kafka_log_allowed(KAFKA_LOG_CLOSE, host, ERRCODE_INVALID_PASSWORD))
+		return;
 	ereport(LOG,
 			(errcode(ERRCODE_INVALID_PASSWORD),
 			 errmsg("Kafka client authentication failed for user \"%s\" from %s",
@@ -197,6 +207,9 @@ sasl_step(KafkaConn *conn, const char *in, int inlen, StringInfo out)
 					"The role has no CONNECT privilege on the database.");
 		result = KAFKA_SASL_FAILURE;
 	}
+	/* within the role's share of connections and its CONNECTION LIMIT */
+	if (result == KAFKA_SASL_SUCCESS && !kafka_role_slot_claim(conn))
+		result = KAFKA_SASL_FAILURE;
 	if (result == KAFKA_SASL_SUCCESS)
 		conn->auth = KAFKA_AUTH_DONE;
 	else if (result == KAFKA_SASL_FAILURE)

@@ -45,6 +45,7 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
 #include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/log_limit.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/protocol.h"
 
@@ -445,6 +446,7 @@ kafka_error_of(ErrorData *edata)
 		case ERRCODE_READ_ONLY_SQL_TRANSACTION:
 			return KAFKA_NOT_LEADER_OR_FOLLOWER;
 		case ERRCODE_LOCK_NOT_AVAILABLE:
+		case ERRCODE_CONFIGURATION_LIMIT_EXCEEDED:	/* the listener's memory */
 		case ERRCODE_QUERY_CANCELED:
 		case ERRCODE_T_R_SERIALIZATION_FAILURE:
 		case ERRCODE_T_R_DEADLOCK_DETECTED:
@@ -491,8 +493,14 @@ run_subtransaction(KafkaGuardedFn fn, void *arg, char **message, bool keep)
 		CurrentResourceOwner = oldowner;
 
 		error = kafka_error_of(edata);
-		/* what is not the client's doing, the operator should see */
-		if (error == KAFKA_KAFKA_STORAGE_ERROR)
+		/*
+		 * What is not the client's doing, the operator should see: once per
+		 * cause in a while (a full disk fails every request)
+		 */
+		if (error == KAFKA_KAFKA_STORAGE_ERROR &&
+			kafka_log_allowed(KAFKA_LOG_FAILURE,
+							  unpack_sql_state(edata->sqlerrcode),
+							  edata->sqlerrcode))
 			ereport(LOG,
 					(errcode(edata->sqlerrcode),
 					 errmsg("Kafka request failed: %s", edata->message),

@@ -249,12 +249,32 @@ group_changed(GroupSlot *g)
 	}
 }
 
+/* Make free_slot this database's group name, Empty (lock held) */
+static GroupSlot *
+claim_slot(GroupSlot *free_slot, const char *name)
+{
+	free_slot->in_use = true;
+	pg_atomic_fetch_add_u32(&shared->groups_in_use, 1);
+	free_slot->dbid = MyDatabaseId;
+	strlcpy(free_slot->name, name, KAFKA_GROUP_NAME_LEN);
+	free_slot->state = KAFKA_GROUP_EMPTY;
+	free_slot->generation = 0;
+	free_slot->nmembers = 0;
+	free_slot->ntopics = 0;
+	free_slot->protocol_type[0] = free_slot->protocol[0] = free_slot->leader[0] = '\0';
+	return free_slot;
+}
+
 /* This database's group name, or NULL; with create, a new one (or NULL if full) */
 static GroupSlot *
 find_group(const char *name, bool create)
 {
 	GroupSlot  *free_slot = NULL;
+	uint32		in_use = pg_atomic_read_u32(&shared->groups_in_use);
 
+	if (in_use == 0)
+		return create && shared->ngroups > 0 ?
+			claim_slot(&shared->groups[0], name) : NULL;
 	for (int i = 0; i < shared->ngroups; i++)
 	{
 		GroupSlot  *g = &shared->groups[i];
@@ -267,19 +287,17 @@ find_group(const char *name, bool create)
 		}
 		if (g->dbid == MyDatabaseId && strcmp(g->name, name) == 0)
 			return g;
+
+		/*
+		 * Every group in use seen: only a free slot is left to find (a
+		 * DescribeGroups naming millions of groups looks each up)
+		 */
+		if (--in_use == 0 && (!create || free_slot != NULL))
+			return create ? claim_slot(free_slot, name) : NULL;
 	}
 	if (!create || free_slot == NULL)
 		return NULL;
-	free_slot->in_use = true;
-	pg_atomic_fetch_add_u32(&shared->groups_in_use, 1);
-	free_slot->dbid = MyDatabaseId;
-	strlcpy(free_slot->name, name, KAFKA_GROUP_NAME_LEN);
-	free_slot->state = KAFKA_GROUP_EMPTY;
-	free_slot->generation = 0;
-	free_slot->nmembers = 0;
-	free_slot->ntopics = 0;
-	free_slot->protocol_type[0] = free_slot->protocol[0] = free_slot->leader[0] = '\0';
-	return free_slot;
+	return claim_slot(free_slot, name);
 }
 
 /* The member of g with id, as an index into g->members, or -1 */

@@ -14,7 +14,9 @@
  * parsers leave their memory to the server's per-request context, which
  * frontend code does not have, so the walk frees it instead, and
  * LeakSanitizer then reports anything a parser allocated and did not hang
- * on its struct.
+ * on its struct.  Each input is parsed twice: without a limit on what the
+ * parser may allocate, and within one of up to three times the body's size
+ * (the reader's alloc_left, as the server sets it from its memory budget).
  *
  *-------------------------------------------------------------------------
  */
@@ -349,6 +351,19 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 	if (ok && (version < min || version > max))
 		abort();				/* a version no parser reads */
 	if (ok && (r.error || r.pos > r.len))
+		abort();
+	if (r.over_budget)
+		abort();				/* no limit was set */
+
+	/*
+	 * Again within a memory budget of about the body's size, as the server
+	 * sets one: a parse that runs out of it fails, its struct as walkable
+	 * as after any failure
+	 */
+	kafka_reader_init(&r, body, body_len);
+	r.alloc_left = (Size) body_len * (data[size - 1] % 4);
+	ok = run(key, version, &r);
+	if (ok && (r.error || r.over_budget))
 		abort();
 	pfree(copy);
 	return 0;

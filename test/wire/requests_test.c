@@ -240,6 +240,25 @@ check_vectors(void)
 	kafka_reader_init(&r, "\x7f\xff\xff\xff\x00\x00", 6);
 	CHECK(!kafka_parse_metadata_request(&r, 1, &mr),
 		  "an array count that cannot fit is refused");
+
+	/* what the arrays may take: the reader's alloc_left */
+	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b", 10);
+	r.alloc_left = 2 * sizeof(KafkaBytes);
+	CHECK(kafka_parse_metadata_request(&r, 1, &mr) && mr.ntopics == 2 &&
+		  !r.over_budget && r.alloc_left == 0,
+		  "two topic names fit in the room of two");
+	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b", 10);
+	r.alloc_left = 2 * sizeof(KafkaBytes) - 1;
+	CHECK(!kafka_parse_metadata_request(&r, 1, &mr) && r.over_budget &&
+		  mr.ntopics == 0 && mr.topics == NULL,
+		  "not in less: over budget, and nothing allocated");
+	kafka_reader_init(&r, fetch_v11, sizeof(fetch_v11) - 1);
+	r.alloc_left = sizeof(KafkaTopicRequest) + sizeof(KafkaPartitionRequest) +
+		sizeof(KafkaTopicRequest);
+	CHECK(!kafka_parse_fetch_request(&r, 11, &fr) && r.over_budget &&
+		  fr.nforgotten == 1 && fr.forgotten[0].npartitions == 0 &&
+		  fr.forgotten[0].partitions == NULL,
+		  "a Fetch whose forgotten topics' partitions do not fit: the count is 0");
 }
 
 int

@@ -9,6 +9,8 @@
  * version asked for, in order, including the fields pg_topics ignores,
  * and returns false when the body does not parse (a truncated body, a
  * negative length, an array count that cannot fit in what is left), when
+ * its arrays would take more than the reader's alloc_left (then with the
+ * reader's over_budget set), when
  * a field is outside its domain, or when the version is not one the
  * parser reads; the caller then closes the connection, as Kafka does.
  * What the struct holds is palloc'd into the current memory context and
