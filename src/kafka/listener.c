@@ -99,6 +99,8 @@ PGDLLEXPORT void topic_kafka_main(Datum main_arg);
 #define PREAUTH_MAX_REQUEST		(512 * 1024)
 /* requests of one connection served before the others get a turn */
 #define REQUESTS_PER_TURN		8
+/* or, for requests that take long, this much time (ms) */
+#define TURN_MS					50
 /* Produce requests of a connection served together take up to this */
 #define GROUP_BYTES				(1024 * 1024)
 #define GROUP_PARTITIONS		32
@@ -728,12 +730,15 @@ group_frames(KafkaConn *conn, int32 first_len, KafkaFrame *frames, int *used)
 }
 
 /*
- * Serve conn's complete requests (a few, then the others get a turn);
- * false if the connection must close
+ * Serve conn's complete requests (a few, or for TURN_MS, then the others
+ * get a turn); false if the connection must close
  */
 static bool
 serve_requests(KafkaConn *conn, bool last_try)
 {
+	TimestampTz turn_end = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   TURN_MS);
+
 	for (int i = 0; i < REQUESTS_PER_TURN; i++)
 	{
 		int32		frame_len;
@@ -795,6 +800,8 @@ serve_requests(KafkaConn *conn, bool last_try)
 		kafka_budget_track(conn);
 		conn->last_request = GetCurrentTimestamp();
 		last_try = false;
+		if (conn->last_request >= turn_end)
+			break;
 	}
 	/* more may be waiting: come back before sleeping */
 	work_pending = true;

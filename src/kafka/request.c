@@ -276,8 +276,9 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 /*
  * The log line of a request whose handler closes the connection without
  * an answer: it did not parse, or its parse needed more memory than the
- * listener had left (a failed kafka-python SASL token is logged by
- * sasl.c as a failed authentication)
+ * listener had left, or it named more than KAFKA_MAX_REQUEST_ELEMENTS (a
+ * failed kafka-python SASL token is logged by sasl.c as a failed
+ * authentication)
  */
 static void
 log_refused(KafkaConn *conn, const KafkaApi *api, const KafkaRequest *req)
@@ -288,6 +289,11 @@ log_refused(KafkaConn *conn, const KafkaApi *api, const KafkaRequest *req)
 		kafka_protocol_close(conn, ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
 							 kafka_budget_describe(),
 							 "%s needs more memory than the listener has left",
+							 kafka_api_label(req->api_key, req->api_version));
+	else if (req->body.too_many)
+		kafka_protocol_close(conn, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+							 "A request may name at most 100000 topics, partitions, groups or other list elements in all.",
+							 "%s names too many topics, partitions or groups",
 							 kafka_api_label(req->api_key, req->api_version));
 	else
 		kafka_protocol_close(conn, ERRCODE_PROTOCOL_VIOLATION, NULL,
@@ -324,6 +330,7 @@ kafka_frame_produce_acks(KafkaConn *conn, const char *frame, int len,
 	oldcontext = MemoryContextSwitchTo(peek_context);
 	kafka_reader_init(&r, frame, len);
 	r.alloc_left = kafka_budget_room();
+	r.elements_left = KAFKA_MAX_REQUEST_ELEMENTS;
 	if (kafka_parse_request_header(&r, &h) && h.api_key == KAFKA_API_PRODUCE)
 	{
 		KafkaReader body = r;	/* read again whole, below */
@@ -408,6 +415,7 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 								&answered);
 			/* what its parse may allocate: what the budget has left */
 			req.body.alloc_left = kafka_budget_room();
+			req.body.elements_left = KAFKA_MAX_REQUEST_ELEMENTS;
 			if (api == NULL)
 				outcome = KAFKA_CLOSE;
 			else if (answered)

@@ -16,7 +16,8 @@
  * bounded by a small multiple of the request's size; and all of its arrays
  * together by the reader's alloc_left, which the server sets from the
  * memory its listener process has left (a request of 20 million topic
- * names fails there, over budget, rather than taking 300 MB).
+ * names fails there, over budget, rather than taking 300 MB), and their
+ * element count by its elements_left.
  *
  * A parser reads only the versions offered, so fields that exist in other
  * versions only (ListOffsets v0's max_num_offsets, OffsetCommit v1's
@@ -53,7 +54,8 @@ version_in(int16 version, int16 min, int16 max)
 
 /*
  * *n zeroed elements of size bytes each, or NULL for none.  Beyond what r
- * may still allocate, none: *n becomes 0 and r fails, over budget.
+ * may still allocate, or beyond the elements it may still read, none: *n
+ * becomes 0 and r fails, over budget or with too many.
  */
 static void *
 alloc_array(KafkaReader *r, int32 *n, Size size)
@@ -62,14 +64,20 @@ alloc_array(KafkaReader *r, int32 *n, Size size)
 
 	if (*n <= 0)
 		return NULL;
-	if (bytes > r->alloc_left)
+	if (bytes > r->alloc_left ||
+		(r->elements_left >= 0 && *n > r->elements_left))
 	{
 		r->error = true;
-		r->over_budget = true;
+		if (bytes > r->alloc_left)
+			r->over_budget = true;
+		else
+			r->too_many = true;
 		*n = 0;
 		return NULL;
 	}
 	r->alloc_left -= bytes;
+	if (r->elements_left >= 0)
+		r->elements_left -= *n;
 	return palloc0(bytes);
 }
 

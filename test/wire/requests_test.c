@@ -259,6 +259,21 @@ check_vectors(void)
 		  fr.nforgotten == 1 && fr.forgotten[0].npartitions == 0 &&
 		  fr.forgotten[0].partitions == NULL,
 		  "a Fetch whose forgotten topics' partitions do not fit: the count is 0");
+
+	/* how many elements the arrays may have: the reader's elements_left */
+	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b", 10);
+	r.elements_left = 2;
+	CHECK(kafka_parse_metadata_request(&r, 1, &mr) && r.elements_left == 0,
+		  "two topic names are two elements");
+	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b", 10);
+	r.elements_left = 1;
+	CHECK(!kafka_parse_metadata_request(&r, 1, &mr) && r.too_many &&
+		  !r.over_budget && mr.ntopics == 0,
+		  "more than elements_left: too many");
+	kafka_reader_init(&r, fetch_v11, sizeof(fetch_v11) - 1);
+	r.elements_left = 3;
+	CHECK(!kafka_parse_fetch_request(&r, 11, &fr) && r.too_many,
+		  "a Fetch's topics, partitions and forgotten topics all count");
 }
 
 int

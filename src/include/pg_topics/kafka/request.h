@@ -134,6 +134,15 @@ typedef struct KafkaFrame
 	int			len;
 } KafkaFrame;
 
+/*
+ * The topics, partitions, groups and other list elements one request may
+ * name in all: its work is a lookup or a read per element, so this bounds
+ * how long it holds up the other clients of its listener process (a
+ * second or so), far above what a client sends (a Fetch names the
+ * partitions its consumer is assigned)
+ */
+#define KAFKA_MAX_REQUEST_ELEMENTS	100000
+
 /* Produce requests served in one transaction at most */
 #define KAFKA_MAX_GROUPED		8
 #define KAFKA_NOT_GROUPED		(-2)

@@ -22,8 +22,10 @@
 /*
  * A request (or any byte string in Kafka's encoding) being read.
  * alloc_left bounds what the parsers of wire/requests.c allocate for the
- * arrays they read with it (the server sets it from its memory budget): an
- * array beyond it fails the reader, with over_budget set.
+ * arrays they read with it (the server sets it from its memory budget), and
+ * elements_left how many elements all those arrays may have together (the
+ * server bounds the work of a request with it): an array beyond either
+ * fails the reader, with over_budget or too_many set.
  */
 typedef struct KafkaReader
 {
@@ -32,7 +34,9 @@ typedef struct KafkaReader
 	int			pos;
 	bool		error;			/* something did not fit: the rest reads as 0 */
 	bool		over_budget;	/* an array needed more than alloc_left */
+	bool		too_many;		/* arrays had more than elements_left */
 	Size		alloc_left;		/* SIZE_MAX: no limit */
+	int32		elements_left;	/* -1: no limit */
 } KafkaReader;
 
 /* A string or byte string of a request: len -1 is null */
@@ -50,7 +54,9 @@ kafka_reader_init(KafkaReader *r, const char *data, int len)
 	r->pos = 0;
 	r->error = false;
 	r->over_budget = false;
+	r->too_many = false;
 	r->alloc_left = SIZE_MAX;
+	r->elements_left = -1;
 }
 
 static inline int

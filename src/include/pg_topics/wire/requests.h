@@ -9,8 +9,9 @@
  * version asked for, in order, including the fields pg_topics ignores,
  * and returns false when the body does not parse (a truncated body, a
  * negative length, an array count that cannot fit in what is left), when
- * its arrays would take more than the reader's alloc_left (then with the
- * reader's over_budget set), when
+ * its arrays would take more than the reader's alloc_left or have more
+ * elements than its elements_left (then with the reader's over_budget or
+ * too_many set), when
  * a field is outside its domain, or when the version is not one the
  * parser reads; the caller then closes the connection, as Kafka does.
  * What the struct holds is palloc'd into the current memory context and
