@@ -546,6 +546,23 @@ def logins(addr, user, password, n, hold):
     return {'ok': len(kept), 'alive': alive}
 
 
+def stale_role(addr, user, password, n, go):
+    """n connections log in as user; once the file go exists (the test
+    takes LOGIN from the role meanwhile) each sends a Metadata: how many
+    the server closed"""
+    socks = [login(addr, user, password) for _ in range(int(n))]
+    print('ready', flush=True)
+    deadline = time.time() + 60
+    while not os.path.exists(go) and time.time() < deadline:
+        time.sleep(0.1)
+    closed = 0
+    for s in socks:
+        s.sendall(frame(3, 1, 5, struct.pack('>i', -1)))
+        if closed_within(s, 5):
+            closed += 1
+    return {'closed': closed}
+
+
 def fetch_frame(topic, partitions, max_wait_ms, corr=11):
     """Fetch v4 of partitions of topic from offset 0, waiting max_wait_ms
     for 1 byte"""
@@ -687,7 +704,7 @@ COMMANDS = {f.__name__: f for f in (slowloris, idle, flood, garbage, bomb,
                                     truncated_produce, preauth_big, unread,
                                     big_list, tiny_records, preauth_slots,
                                     logins, parked_idle, parked_cpu,
-                                    refusals, fuzz)}
+                                    refusals, stale_role, fuzz)}
 
 if __name__ == '__main__':
     addr, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -257,6 +257,23 @@ is($r->{ok}, 0, 'thirty logins with a wrong password fail');
 is(log_lines(qr/Kafka client authentication failed for user "app" from 127\.0\.0\.10:/),
 	1, 'with one line in the log');
 
+# issue 28 item 10: failed requests, one line per cause in a while
+$bnode->safe_psql('postgres', q{CREATE ROLE stale LOGIN PASSWORD 'secret'});
+my $go = $bnode->basedir . '/stale_go';
+my $stale = IPC::Run::start(
+	[ '/usr/bin/python3', kafka_script_path('hostile.py'), $baddr, 'stale_role', 'stale',
+		'secret', 10, $go ],
+	'>', \my $stale_out, '2>', \my $stale_err, IPC::Run::timeout(120));
+$stale->pump until $stale_out =~ /ready/;
+$bnode->safe_psql('postgres', 'ALTER ROLE stale NOLOGIN');
+open my $go_fh, '>', $go or die;
+close $go_fh;
+$stale->finish;
+$r = decode_json((split /\n/, $stale_out)[-1]);
+is($r->{closed}, 10, 'ten requests of a role that lost LOGIN (its quarter of the slots) close their connections');
+is(log_lines(qr/after its Metadata request failed: role "stale" may no longer use this Kafka connection/),
+	1, 'with one line in the log');
+
 # the fuzzer before authentication and with unread answers
 my $seeds = kafka_script_path('../fuzz/corpus/requests');
 $r = bounds(11, 'fuzz', $pid, $seeds, 2000, 1, 'preauth');
@@ -272,6 +289,8 @@ is(listener_pid(), $pid, 'and it is the same listener process');
 # what was held back is counted when its window ends
 ok(wait_for_log_line(qr/29 more Kafka connections from 127\.0\.0\.10 were closed/),
 	'so are the failed logins');
+ok(wait_for_log_line(qr/9 more Kafka requests failed with SQLSTATE 28000/),
+	'and the failed requests');
 
 $bnode->stop;
 done_testing();
