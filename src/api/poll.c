@@ -33,7 +33,7 @@
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_authid_d.h"
-#include "catalog/pg_class_d.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_database_d.h"
 #include "catalog/pg_type_d.h"
 #include "common/hashfn.h"
@@ -222,6 +222,112 @@ topic_groups_evict_unauthorized(Relation topic, const char *group, Oid owner)
 	if (nevict > 0)
 		topic_group_evict(topicid, group, members, nevict);
 	pfree(members);
+}
+
+/*
+ * Kafka's JoinGroup by a role with the privileges of the topic's owner:
+ * the group's members that poll with SQL and whose role lacks them leave
+ * it (with those that may no longer use it), since Kafka consumers and
+ * poll cannot share a group and the topic's owner always keeps control of
+ * her topic's groups.
+ */
+void
+topic_groups_yield_to_topic_owner(Relation topic, const char *group, Oid owner)
+{
+	Oid			topicid = RelationGetRelid(topic);
+	Oid			topic_owner = topic->rd_rel->relowner;
+	TopicGroupMemberInfo *members;
+	int			n;
+	int			nevict = 0;
+
+	topic_groups_evict_unauthorized(topic, group, owner);
+	if (!has_privs_of_role(GetUserId(), topic_owner))
+		return;
+	n = topic_group_member_roles(topicid, group, &members);
+	for (int i = 0; i < n; i++)
+		if (!has_privs_of_role(members[i].role, topic_owner))
+			members[nevict++] = members[i];
+	if (nevict > 0)
+		topic_group_evict(topicid, group, members, nevict);
+	pfree(members);
+}
+
+/*
+ * May role be a member of Kafka group group, reading topics (ntopics -1:
+ * more than a member records), the group's first member being of role
+ * kafka_owner?  As poll would let it read each topic with the group: USAGE
+ * on the topic's schema and SELECT on the topic, and control of the
+ * topic's pg_topics group of that name (whose creator, until it has
+ * positions, is the Kafka group's owner).  A member that reads no topic
+ * here, or more than it records, needs the owner's privileges.
+ */
+bool
+topic_role_may_use_kafka_group(Oid role, const char *group, const Oid *topics,
+							   int ntopics, Oid kafka_owner)
+{
+	if (superuser_arg(role))
+		return true;
+	if (ntopics <= 0)
+		return !OidIsValid(kafka_owner) || has_privs_of_role(role, kafka_owner);
+	topic_groups_ensure_loaded();
+	for (int t = 0; t < ntopics; t++)
+	{
+		HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(topics[t]));
+		Oid			nspid;
+		Oid			topic_owner;
+		Oid			creator = kafka_owner;
+
+		if (!HeapTupleIsValid(tuple))
+			continue;			/* dropped meanwhile: read by nobody */
+		nspid = ((Form_pg_class) GETSTRUCT(tuple))->relnamespace;
+		topic_owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
+		ReleaseSysCache(tuple);
+		(void) topic_group_exists(topics[t], group, &creator);
+		if (pg_namespace_aclcheck(nspid, role, ACL_USAGE) != ACLCHECK_OK ||
+			pg_class_aclcheck(topics[t], role, ACL_SELECT) != ACLCHECK_OK ||
+			!topic_role_controls_group(role, topic_owner, creator))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Before poll looks for a Kafka group reading topic: the group's Kafka
+ * members whose role may no longer use it (REVOKE) leave it, and so, when
+ * the caller has the privileges of the topic's owner, do the members
+ * reading the topic whose role lacks them: the owner's poll takes
+ * precedence, as Kafka consumers and poll cannot share a group.
+ */
+static void
+evict_kafka_members(Relation topic, const char *group)
+{
+	Oid			topicid = RelationGetRelid(topic);
+	Oid			topic_owner = topic->rd_rel->relowner;
+	bool		owner_wins = has_privs_of_role(GetUserId(), topic_owner);
+	KafkaGroupRights *rights = palloc(sizeof(KafkaGroupRights));
+	int			nevict = 0;
+
+	if (kafka_group_rights(group, rights))
+	{
+		for (int i = 0; i < rights->nmembers; i++)
+		{
+			KafkaMemberRights *m = &rights->members[i];
+			bool		reads = false;
+
+			/* one reading more topics than it records reads what it may */
+			for (int t = 0; t < m->ntopics && !reads; t++)
+				reads = m->topics[t] == topicid;
+			if (m->ntopics < 0)
+				reads = pg_class_aclcheck(topicid, m->role, ACL_SELECT) == ACLCHECK_OK;
+			if (!topic_role_may_use_kafka_group(m->role, group, m->topics,
+												m->ntopics, rights->owner) ||
+				(owner_wins && reads && !has_privs_of_role(m->role, topic_owner)))
+				rights->members[nevict++] = *m;
+		}
+		if (nevict > 0)
+			kafka_group_evict(group, rights->members, nevict);
+	}
+	pfree(rights);
 }
 
 /* Lock a partition for the group, for the rest of the transaction */
@@ -747,6 +853,8 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	exists = topic_group_exists(RelationGetRelid(topic), args->group, &owner);
 	if (exists)
 		topic_groups_check_control(topic, args->group, owner);
+
+	evict_kafka_members(topic, args->group);
 
 	/*
 	 * One group, one kind of member at a time: Kafka consumers or poll.  A

@@ -21,6 +21,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
@@ -92,6 +93,32 @@ relation_owner(Oid relid)
 	return owner;
 }
 
+/* Is relid one of the topics join lists already? */
+static bool
+topic_listed(const KafkaJoin *join, Oid relid)
+{
+	for (int t = 0; t < join->ntopics; t++)
+		if (join->topics[t] == relid)
+			return true;
+	return false;
+}
+
+/*
+ * The pg_topics group of topic relid has members that poll: those whose
+ * role may not use it, and (when the joining role has the privileges of
+ * the topic's owner) those whose role lacks them, leave it
+ */
+static void
+yield_to_topic_owner(Oid relid, const char *group, Oid owner)
+{
+	Relation	topic = try_relation_open(relid, AccessShareLock);
+
+	if (topic == NULL)
+		return;
+	topic_groups_yield_to_topic_owner(topic, group, owner);
+	relation_close(topic, AccessShareLock);
+}
+
 /*
  * The topics a consumer's subscription names that are topics here and that
  * the joining role may read (a subscription to others reads nothing, and
@@ -132,13 +159,96 @@ subscribed_topics(KafkaJoin *join, const KafkaProtocol *protocol)
 				continue;
 			if (!topic_role_controls_group(join->role, topic_owner, owner))
 				return KAFKA_GROUP_AUTHORIZATION_FAILED;
+			if (topic_group_has_members(relid, join->group))
+				yield_to_topic_owner(relid, join->group, owner);
 		}
 		if (topic_group_has_members(relid, join->group))
 			return KAFKA_INCONSISTENT_GROUP_PROTOCOL;
+		if (topic_listed(join, relid))
+			continue;
 		if (join->ntopics >= 0 && join->ntopics < KAFKA_GROUP_MAX_TOPICS)
 			join->topics[join->ntopics++] = relid;
 		else
 			join->ntopics = -1;
+	}
+	return KAFKA_NONE;
+}
+
+/*
+ * May the role that joins (with the topics it reads) be a member of the
+ * Kafka group, as it is now?  A role with the privileges of the group's
+ * owner may, as before.  Any other needs a claim of its own: it reads
+ * topics, and controls the pg_topics group of that name of each of them
+ * and of each topic the group reads already (as poll would let it read
+ * them); the group's members that then have no right to the topics it
+ * reads leave (the topic's owner takes her group back from a role that
+ * took its name first).  Members whose role may no longer use the group
+ * leave either way.  GROUP_AUTHORIZATION_FAILED if it may not join.
+ */
+static int16
+judge_join(const KafkaJoin *join)
+{
+	KafkaGroupRights *rights = palloc(sizeof(KafkaGroupRights));
+	bool		claim;
+	int			nevict = 0;
+
+	if (!kafka_group_rights(join->group, rights))
+		return KAFKA_NONE;
+	claim = !has_privs_of_role(join->role, rights->owner);
+	if (claim &&
+		(join->ntopics <= 0 || rights->ntopics < 0 ||
+		 !topic_role_may_use_kafka_group(join->role, join->group,
+										 join->topics, join->ntopics,
+										 rights->owner) ||
+		 (rights->ntopics > 0 &&
+		  !topic_role_may_use_kafka_group(join->role, join->group,
+										  rights->topics, rights->ntopics,
+										  rights->owner))))
+		return KAFKA_GROUP_AUTHORIZATION_FAILED;
+	for (int i = 0; i < rights->nmembers; i++)
+	{
+		KafkaMemberRights *m = &rights->members[i];
+
+		if (m->role == join->role)
+			continue;
+		if (!topic_role_may_use_kafka_group(m->role, join->group, m->topics,
+											m->ntopics, rights->owner) ||
+			(claim &&
+			 !topic_role_may_use_kafka_group(m->role, join->group,
+											 join->topics, join->ntopics,
+											 rights->owner)))
+			rights->members[nevict++] = *m;
+	}
+	if (nevict > 0)
+		kafka_group_evict(join->group, rights->members, nevict);
+	return KAFKA_NONE;
+}
+
+/*
+ * May the member member_id of group, of the connection's role, still use
+ * the group?  A REVOKE (or the role no longer being a member of the
+ * group's owner) ends its rights at its next request: it leaves the group,
+ * and the request is GROUP_AUTHORIZATION_FAILED.
+ */
+int16
+kafka_group_member_rights(const char *group, const char *member_id)
+{
+	KafkaGroupRights *rights = palloc(sizeof(KafkaGroupRights));
+	Oid			role = GetUserId();
+
+	if (!kafka_group_rights(group, rights))
+		return KAFKA_NONE;
+	for (int i = 0; i < rights->nmembers; i++)
+	{
+		KafkaMemberRights *m = &rights->members[i];
+
+		if (m->role != role || strcmp(m->id, member_id) != 0)
+			continue;
+		if (topic_role_may_use_kafka_group(role, group, m->topics, m->ntopics,
+										   rights->owner))
+			return KAFKA_NONE;
+		kafka_group_evict(group, m, 1);
+		return KAFKA_GROUP_AUTHORIZATION_FAILED;
 	}
 	return KAFKA_NONE;
 }
@@ -216,12 +326,10 @@ kafka_join_group(KafkaRequest *req, TimestampTz *deadline)
 		error = KAFKA_INCONSISTENT_GROUP_PROTOCOL;
 	else if (!retry)
 	{
-		Oid			owner = kafka_group_owner(join.group);
-
-		if (OidIsValid(owner) && !has_privs_of_role(join.role, owner))
-			error = KAFKA_GROUP_AUTHORIZATION_FAILED;
-		else if (strcmp(join.protocol_type, "consumer") == 0)
+		if (strcmp(join.protocol_type, "consumer") == 0)
 			error = subscribed_topics(&join, &join.protocols[0]);
+		if (error == KAFKA_NONE)
+			error = judge_join(&join);
 	}
 	if (error == KAFKA_NONE)
 	{
@@ -246,7 +354,7 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 	KafkaAssignment *assignments;
 	KafkaGroupReply reply;
 	char	   *group;
-	int16		error;
+	int16		error = KAFKA_NONE;
 	StringInfo	out = req->response;
 
 	if (!kafka_parse_sync_group_request(&req->body, req->api_version, &sr))
@@ -265,7 +373,9 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 	memset(&reply, 0, sizeof(reply));
 	if (group == NULL)
 		error = KAFKA_INVALID_GROUP_ID;
-	else
+	else if (!req->conn->parked)
+		error = kafka_group_member_rights(group, short_string(sr.member_id));
+	if (group != NULL && error == KAFKA_NONE)
 	{
 		error = kafka_group_sync(group, short_string(sr.member_id),
 								 sr.generation_id, kafka_conn_role(req->conn),
@@ -292,16 +402,21 @@ kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaHeartbeatRequest hr;
 	char	   *group;
+	char	   *member_id;
+	int16		error;
 
 	if (!kafka_parse_heartbeat_request(&req->body, req->api_version, &hr))
 		return KAFKA_CLOSE;
 	group = group_name(hr.group_id);
+	member_id = short_string(hr.member_id);
+	if (group == NULL)
+		error = KAFKA_INVALID_GROUP_ID;
+	else if ((error = kafka_group_member_rights(group, member_id)) == KAFKA_NONE)
+		error = kafka_group_heartbeat(group, member_id, hr.generation_id,
+									  kafka_conn_role(req->conn));
 	if (req->api_version >= 1)
 		kafka_write_int32(req->response, 0);
-	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
-					  kafka_group_heartbeat(group, short_string(hr.member_id),
-											hr.generation_id,
-											kafka_conn_role(req->conn)));
+	kafka_write_int16(req->response, error);
 	return KAFKA_ANSWER;
 }
 

@@ -90,7 +90,9 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		pnstrdup(cr.member_id.data, cr.member_id.len) : "";
 	if (group == NULL)
 		group_error = KAFKA_INVALID_GROUP_ID;
-	else
+	else if (member_id[0] != '\0')
+		group_error = kafka_group_member_rights(group, member_id);
+	if (group != NULL && group_error == KAFKA_NONE)
 		group_error = kafka_group_check_member(group, member_id,
 											   cr.generation_id, GetUserId());
 

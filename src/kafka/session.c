@@ -21,6 +21,8 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
@@ -28,12 +30,16 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_database.h"
+#include "catalog/pg_db_role_setting.h"
+#include "catalog/pg_type_d.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "replication/syncrep.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -107,6 +113,77 @@ trust_role(void)
 }
 
 /*
+ * The settings of a role (ALTER ROLE ... SET, also IN DATABASE) that a
+ * Kafka request applies as a session of the role would: the limits one
+ * role's groups may reach.  The listener is a process of its own, logged
+ * in as no client role, so PostgreSQL applied none of them.
+ */
+static const char *const role_limits[] = {
+	"pg_topics.max_groups_per_role",
+	"pg_topics.max_group_partitions_per_role",
+};
+
+/*
+ * Apply, for the current transaction (as SET LOCAL), the role_limits that
+ * pg_db_role_setting gives role in this database, or else everywhere
+ */
+static void
+apply_role_limits(Oid role)
+{
+	Relation	rel = table_open(DbRoleSettingRelationId, AccessShareLock);
+	bool		applied[lengthof(role_limits)] = {false};
+	Oid			databases[2] = {MyDatabaseId, InvalidOid};
+
+	for (int d = 0; d < lengthof(databases); d++)
+	{
+		ScanKeyData keys[2];
+		SysScanDesc scan;
+		HeapTuple	tuple;
+
+		ScanKeyInit(&keys[0], Anum_pg_db_role_setting_setdatabase,
+					BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(databases[d]));
+		ScanKeyInit(&keys[1], Anum_pg_db_role_setting_setrole,
+					BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(role));
+		scan = systable_beginscan(rel, DbRoleSettingDatidRolidIndexId, true,
+								  NULL, 2, keys);
+		while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+		{
+			bool		isnull;
+			Datum		config = heap_getattr(tuple, Anum_pg_db_role_setting_setconfig,
+											  RelationGetDescr(rel), &isnull);
+			Datum	   *items;
+			int			nitems;
+
+			if (isnull)
+				continue;
+			deconstruct_array(DatumGetArrayTypeP(config), TEXTOID, -1, false,
+							  TYPALIGN_INT, &items, NULL, &nitems);
+			for (int i = 0; i < nitems; i++)
+			{
+				char	   *name;
+				char	   *value;
+
+				ParseLongOption(TextDatumGetCString(items[i]), &name, &value);
+				for (int l = 0; l < lengthof(role_limits); l++)
+					if (!applied[l] && value != NULL &&
+						pg_strcasecmp(name, role_limits[l]) == 0)
+					{
+						/* as a superuser set it (the limits are SUSET) */
+						(void) set_config_option(role_limits[l], value,
+												 PGC_SUSET, PGC_S_SESSION,
+												 GUC_ACTION_LOCAL, true,
+												 WARNING, false);
+						applied[l] = true;
+					}
+			}
+		}
+		systable_endscan(scan);
+	}
+	table_close(rel, AccessShareLock);
+}
+
+/*
  * Set up the listener process's session for serving requests: every
  * request's lock waits end after 1 s
  */
@@ -140,9 +217,12 @@ kafka_xact_begin(KafkaConn *conn)
 	else if (pg_topics_kafka_auth == TOPIC_KAFKA_AUTH_TRUST)
 		role = last_trust_role = trust_role();
 	if (OidIsValid(role))
+	{
+		apply_role_limits(role);
 		SetUserIdAndSecContext(role, saved_sec_context |
 							   SECURITY_LOCAL_USERID_CHANGE |
 							   SECURITY_RESTRICTED_OPERATION);
+	}
 }
 
 /*

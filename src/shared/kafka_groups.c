@@ -88,6 +88,8 @@ typedef struct MemberSlot
 	int32		metadata_len[KAFKA_MAX_PROTOCOLS];
 	dsa_pointer assignment;
 	int32		assignment_len;
+	int			ntopics;		/* the topics it reads; -1: more than fit */
+	Oid			topics[KAFKA_GROUP_MAX_TOPICS];
 } MemberSlot;
 
 typedef struct GroupSlot
@@ -339,7 +341,26 @@ drop_if_empty(GroupSlot *g)
 	}
 }
 
-/* Remove member i of g */
+/* Add the topics a member reads to those g reads */
+static void
+add_group_topics(GroupSlot *g, const MemberSlot *m)
+{
+	if (m->ntopics < 0)
+		g->ntopics = -1;
+	for (int t = 0; t < m->ntopics && g->ntopics >= 0; t++)
+	{
+		bool		known = false;
+
+		for (int u = 0; u < g->ntopics && !known; u++)
+			known = g->topics[u] == m->topics[t];
+		if (!known && g->ntopics == KAFKA_GROUP_MAX_TOPICS)
+			g->ntopics = -1;
+		else if (!known)
+			g->topics[g->ntopics++] = m->topics[t];
+	}
+}
+
+/* Remove member i of g: the group reads what the others read */
 static void
 remove_member(GroupSlot *g, int i)
 {
@@ -348,6 +369,9 @@ remove_member(GroupSlot *g, int i)
 	free_member_data(m);
 	m->in_use = false;
 	g->members[i] = g->members[--g->nmembers];
+	g->ntopics = 0;
+	for (int j = 0; j < g->nmembers; j++)
+		add_group_topics(g, member_of(g, j));
 	if (g->nmembers == 0)
 	{
 		g->state = KAFKA_GROUP_EMPTY;
@@ -740,20 +764,16 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 		}
 		else
 		{
-			/* the topics the group reads, for the guard against SQL poll */
-			for (int t = 0; t < join->ntopics && g->ntopics >= 0; t++)
-			{
-				bool		known = false;
-
-				for (int u = 0; u < g->ntopics && !known; u++)
-					known = g->topics[u] == join->topics[t];
-				if (!known && g->ntopics == KAFKA_GROUP_MAX_TOPICS)
-					g->ntopics = -1;
-				else if (!known)
-					g->topics[g->ntopics++] = join->topics[t];
-			}
-			if (join->ntopics < 0)
-				g->ntopics = -1;
+			/*
+			 * the topics the member reads, for judging its rights, and the
+			 * group's, for the guard against SQL poll
+			 */
+			m->ntopics = join->ntopics;
+			if (join->ntopics > 0)
+				memcpy(m->topics, join->topics, sizeof(Oid) * join->ntopics);
+			g->ntopics = 0;
+			for (int j = 0; j < g->nmembers; j++)
+				add_group_topics(g, member_of(g, j));
 			m->joining = true;
 			m->join_answered = false;
 			strlcpy(reply->member_id, m->id, KAFKA_MEMBER_ID_LEN);
@@ -1048,6 +1068,88 @@ kafka_group_owner(const char *group)
 		owner = g->owner;
 	unlock_groups();
 	return owner;
+}
+
+/*
+ * What judging the rights of group's members needs, copied under the lock
+ * (the judging reads the catalog, outside it): the group's owner, the
+ * topics it reads, and each member's id, role and topics.  False if the
+ * group has no members.
+ */
+bool
+kafka_group_rights(const char *group, KafkaGroupRights *rights)
+{
+	GroupSlot  *g;
+
+	memset(rights, 0, sizeof(*rights));
+	if (shared == NULL)
+		return false;			/* no Kafka listener */
+	lock_groups();
+	g = find_group(group, false);
+	if (g != NULL && g->nmembers > 0)
+	{
+		rights->owner = g->owner;
+		rights->ntopics = g->ntopics;
+		if (g->ntopics > 0)
+			memcpy(rights->topics, g->topics, sizeof(Oid) * g->ntopics);
+		rights->nmembers = g->nmembers;
+		for (int i = 0; i < g->nmembers; i++)
+		{
+			MemberSlot *m = member_of(g, i);
+			KafkaMemberRights *r = &rights->members[i];
+
+			strlcpy(r->id, m->id, KAFKA_MEMBER_ID_LEN);
+			r->role = m->role;
+			r->ntopics = m->ntopics;
+			if (m->ntopics > 0)
+				memcpy(r->topics, m->topics, sizeof(Oid) * m->ntopics);
+		}
+	}
+	unlock_groups();
+	return rights->nmembers > 0;
+}
+
+/*
+ * Remove the members of group that evict names (by id and role: one that
+ * left meanwhile is not there; a new one of the same id cannot be); the
+ * others rebalance.  A group none of whose members is its owner's comes to
+ * be owned by the role of its first member.
+ */
+void
+kafka_group_evict(const char *group, const KafkaMemberRights *evict, int n)
+{
+	GroupSlot  *g;
+	bool		removed = false;
+	bool		owner_stays = false;
+
+	lock_groups();
+	g = find_group(group, false);
+	for (int e = 0; g != NULL && e < n; e++)
+	{
+		int			i = find_member(g, evict[e].id);
+
+		if (i >= 0 && member_of(g, i)->role == evict[e].role)
+		{
+			remove_member(g, i);
+			removed = true;
+		}
+	}
+	if (removed)
+	{
+		for (int i = 0; i < g->nmembers && !owner_stays; i++)
+			owner_stays = member_of(g, i)->role == g->owner;
+		if (g->nmembers > 0 && !owner_stays)
+			g->owner = member_of(g, 0)->role;
+		if (g->nmembers > 0 && g->state != KAFKA_GROUP_PREPARING)
+			prepare_rebalance(g, GetCurrentTimestamp());
+		else
+		{
+			group_changed(g);
+			maybe_complete_join(g, GetCurrentTimestamp());
+		}
+		drop_if_empty(g);
+	}
+	unlock_groups();
 }
 
 /* Has the group in slot changed since a parked request saw version seen? */

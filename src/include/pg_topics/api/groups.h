@@ -40,6 +40,11 @@ extern void topic_groups_check_control(Relation topic, const char *group,
 									   Oid owner);
 extern void topic_groups_evict_unauthorized(Relation topic, const char *group,
 											Oid owner);
+extern void topic_groups_yield_to_topic_owner(Relation topic,
+											  const char *group, Oid owner);
+extern bool topic_role_may_use_kafka_group(Oid role, const char *group,
+										   const Oid *topics, int ntopics,
+										   Oid kafka_owner);
 extern bool topic_groups_lock_partition(Oid topic, const char *group,
 										int32 partition, bool wait);
 extern bool topic_groups_positions_replicated(void);

@@ -32,6 +32,7 @@ extern KafkaOutcome kafka_fetch(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_join_group(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_sync_group(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline);
+extern int16 kafka_group_member_rights(const char *group, const char *member_id);
 extern KafkaOutcome kafka_leave_group(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_list_groups(KafkaRequest *req, TimestampTz *deadline);
