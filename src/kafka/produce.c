@@ -178,6 +178,8 @@ write_partition(void *arg)
 			Datum		headers = (Datum) 0;
 			bool		have_headers;
 
+			/* a request may hold millions of records: stay stoppable */
+			CHECK_FOR_INTERRUPTS();
 			if (rec->key.len >= 0)
 				key = kafka_bytes_datum(key_type, rec->key, "key");
 			if (rec->value.len >= 0)
