@@ -1145,38 +1145,59 @@ groups_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/*
+ * The entries of list made at nest level level or deeper: its tail from
+ * the index returned.  Entries are appended at the current level, which is
+ * at least that of every entry already there (deeper ones were handed up
+ * or dropped when their subtransaction ended), so the levels never go down
+ * along a list and a subtransaction's entries are its tail: found from the
+ * end, so that a request of many subtransactions (a Kafka OffsetCommit of
+ * many partitions) costs in proportion to them and not to their square.
+ */
+static int
+deeper_tail(List *list, int level, size_t level_offset)
+{
+	int			i = list_length(list);
+
+	while (i > 0 &&
+		   *(int *) ((char *) list_nth(list, i - 1) + level_offset) >= level)
+		i--;
+	return i;
+}
+
+/* A subtransaction ended: its entries of list go, or go up to its parent */
+static List *
+end_subxact_entries(List *list, bool commit, int level, size_t level_offset)
+{
+	int			from = deeper_tail(list, level, level_offset);
+
+	if (!commit)
+		return list_truncate(list, from);
+	for (int i = from; i < list_length(list); i++)
+		*(int *) ((char *) list_nth(list, i) + level_offset) = level - 1;
+	return list;
+}
+
 /* A rolled-back savepoint takes its positions back; a released one hands them up */
 static void
 groups_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 						SubTransactionId parentSubid, void *arg)
 {
 	int			level = GetCurrentTransactionNestLevel();
-	ListCell   *lc;
+	bool		commit;
 
 	if (event == SUBXACT_EVENT_ABORT_SUB)
-	{
-		foreach(lc, pending)
-			if (((PendingOffset *) lfirst(lc))->nest_level >= level)
-				pending = foreach_delete_current(pending, lc);
-		foreach(lc, polled)
-			if (((PolledPartition *) lfirst(lc))->nest_level >= level)
-				polled = foreach_delete_current(polled, lc);
-		foreach(lc, dropped)
-			if (((DroppedObject *) lfirst(lc))->nest_level >= level)
-				dropped = foreach_delete_current(dropped, lc);
-	}
+		commit = false;
 	else if (event == SUBXACT_EVENT_COMMIT_SUB)
-	{
-		foreach(lc, pending)
-			if (((PendingOffset *) lfirst(lc))->nest_level >= level)
-				((PendingOffset *) lfirst(lc))->nest_level = level - 1;
-		foreach(lc, polled)
-			if (((PolledPartition *) lfirst(lc))->nest_level >= level)
-				((PolledPartition *) lfirst(lc))->nest_level = level - 1;
-		foreach(lc, dropped)
-			if (((DroppedObject *) lfirst(lc))->nest_level >= level)
-				((DroppedObject *) lfirst(lc))->nest_level = level - 1;
-	}
+		commit = true;
+	else
+		return;
+	pending = end_subxact_entries(pending, commit, level,
+								  offsetof(PendingOffset, nest_level));
+	polled = end_subxact_entries(polled, commit, level,
+								 offsetof(PolledPartition, nest_level));
+	dropped = end_subxact_entries(dropped, commit, level,
+								  offsetof(DroppedObject, nest_level));
 }
 
 /*
