@@ -249,7 +249,13 @@ def squat_then_owner(bootstrap, topic):
     first = join(c, 'squat', [topic])['error']
     a = Conn(bootstrap, 'alice')
     owner = join(a, 'squat', [topic])['error']
-    again = join(Conn(bootstrap, 'carol'), 'squat', [topic])['error']
+    try:
+        # joined, it would wait for the rebalance (30 s): not answered
+        again_conn = Conn(bootstrap, 'carol')
+        again_conn.sock.settimeout(5)
+        again = join(again_conn, 'squat', [topic])['error']
+    except TimeoutError:
+        again = 'admitted'
     g = a.call(DescribeGroupsRequest[1](['squat'])).groups[0]
     return {'carol': first, 'alice': owner, 'carol_again': again,
             'members': len(g[5])}

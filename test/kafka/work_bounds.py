@@ -87,10 +87,11 @@ def timed(addr, fn):
 
 def headers(addr, topic, count, repeat):
     """One Produce of one record with count headers, each name repeat
-    times (names 0, 1, 2...; null values): the partition's error"""
+    times (names 000000, 000001, ...: of one length, so that comparing two
+    compares their bytes; null values): the partition's error"""
     from kafka.record.default_records import DefaultRecordBatchBuilder
     count, repeat = int(count), int(repeat)
-    hs = [(str(i // repeat), None) for i in range(count)]
+    hs = [('%06d' % (i // repeat), None) for i in range(count)]
     b = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 30)
     b.append(0, timestamp=None, key=b'headers', value=b'v', headers=hs)
     records = bytes(b.build())
