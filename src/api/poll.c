@@ -818,6 +818,23 @@ leave_groups_at_exit(int code, Datum arg)
 }
 
 /*
+ * Does group have Kafka members reading topic?  A Kafka group whose
+ * subscription is too long to record reads, at most, the topics its owner
+ * may read.
+ */
+static bool
+kafka_members_read(Relation topic, const char *group)
+{
+	Oid			kafka_owner;
+
+	return kafka_group_reads_topic(group, RelationGetRelid(topic),
+								   &kafka_owner) &&
+		(!OidIsValid(kafka_owner) ||
+		 pg_class_aclcheck(RelationGetRelid(topic), kafka_owner,
+						   ACL_SELECT) == ACLCHECK_OK);
+}
+
+/*
  * Check poll's arguments (values and nulls of group_name, consumer,
  * max_records and wait) into *args, and open the topic whose row type is
  * rowtype.  Shared by the function and the TopicPoll scan (read_scan.c),
@@ -829,7 +846,6 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	static bool exit_hook = false;
 	Relation	topic;
 	Oid			owner;
-	Oid			kafka_owner;
 	bool		exists;
 
 	if (nulls[0] || nulls[2])
@@ -854,24 +870,21 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	if (exists)
 		topic_groups_check_control(topic, args->group, owner);
 
-	evict_kafka_members(topic, args->group);
-
 	/*
-	 * One group, one kind of member at a time: Kafka consumers or poll.  A
-	 * Kafka group whose subscription is too long to record reads, at most,
-	 * the topics its owner may read.
+	 * One group, one kind of member at a time: Kafka consumers or poll
+	 * (unless the Kafka members must leave first)
 	 */
-	if (kafka_group_reads_topic(args->group, RelationGetRelid(topic),
-								&kafka_owner) &&
-		(!OidIsValid(kafka_owner) ||
-		 pg_class_aclcheck(RelationGetRelid(topic), kafka_owner,
-						   ACL_SELECT) == ACLCHECK_OK))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_IN_USE),
-				 errmsg("consumer group \"%s\" of topic \"%s\" has Kafka consumers",
-						args->group, RelationGetRelationName(topic)),
-				 errdetail("Kafka clients divide the group's partitions among themselves, so poll cannot take part."),
-				 errhint("Stop the group's Kafka consumers, or poll with another group.")));
+	if (kafka_members_read(topic, args->group))
+	{
+		evict_kafka_members(topic, args->group);
+		if (kafka_members_read(topic, args->group))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_IN_USE),
+					 errmsg("consumer group \"%s\" of topic \"%s\" has Kafka consumers",
+							args->group, RelationGetRelationName(topic)),
+					 errdetail("Kafka clients divide the group's partitions among themselves, so poll cannot take part."),
+					 errhint("Stop the group's Kafka consumers, or poll with another group.")));
+	}
 	if (exists)
 		topic_groups_evict_unauthorized(topic, args->group, owner);
 	if (!exit_hook)
