@@ -824,6 +824,61 @@ check_member(GroupSlot *g, const char *member_id, int32 generation, Oid role,
 }
 
 /*
+ * Order pointers to a request's assignments by member id, then by place in
+ * the request (the pointers' order: they point into its array)
+ */
+static int
+assignment_cmp(const void *a, const void *b)
+{
+	const KafkaAssignment *x = *(const KafkaAssignment *const *) a;
+	const KafkaAssignment *y = *(const KafkaAssignment *const *) b;
+	int			c = strcmp(x->member_id, y->member_id);
+
+	if (c != 0)
+		return c;
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/*
+ * A leader's n assignments (as many as the client says), sorted before the
+ * lock is taken: pointers to them
+ */
+static const KafkaAssignment **
+sort_assignments(const KafkaAssignment *assignments, int n)
+{
+	const KafkaAssignment **sorted;
+
+	if (n <= 0)
+		return NULL;
+	sorted = palloc_extended(sizeof(KafkaAssignment *) * n, MCXT_ALLOC_HUGE);
+	for (int i = 0; i < n; i++)
+		sorted[i] = &assignments[i];
+	qsort(sorted, n, sizeof(KafkaAssignment *), assignment_cmp);
+	return sorted;
+}
+
+/* The last of the n sorted assignments for id, or NULL */
+static const KafkaAssignment *
+last_assignment(const KafkaAssignment **sorted, int n, const char *id)
+{
+	int			lo = 0;
+	int			hi = n;
+
+	/* the first entry whose id is greater than id */
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (strcmp(sorted[mid]->member_id, id) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && strcmp(sorted[lo - 1]->member_id, id) == 0 ?
+		sorted[lo - 1] : NULL;
+}
+
+/*
  * SyncGroup.  The leader's hands over every member's assignment; every
  * member's gets its own, a follower's once the leader's came (until then
  * reply->done is false: park).
@@ -837,9 +892,11 @@ kafka_group_sync(const char *group, const char *member_id, int32 generation,
 	MemberSlot *m;
 	int			i;
 	int16		error;
+	const KafkaAssignment **sorted;
 
 	memset(reply, 0, sizeof(*reply));
 	reply->done = true;
+	sorted = sort_assignments(assignments, n);
 	lock_groups();
 	g = find_group(group, false);
 	error = check_member(g, member_id, generation, role, &i);
@@ -856,26 +913,30 @@ kafka_group_sync(const char *group, const char *member_id, int32 generation,
 	if (g->state == KAFKA_GROUP_COMPLETING && strcmp(g->leader, member_id) == 0 &&
 		!retry)
 	{
-		/* the leader: every member's part, then the group is stable */
-		for (int a = 0; a < n; a++)
+		/*
+		 * the leader: every member's part (the last one named, as Kafka
+		 * reads the list into a map), then the group is stable.  Members
+		 * look up their part in the sorted list: the work under the lock
+		 * grows with the group, not with the request.
+		 */
+		for (int j = 0; j < g->nmembers; j++)
 		{
-			int			j = find_member(g, assignments[a].member_id);
-			MemberSlot *o;
+			MemberSlot *o = member_of(g, j);
+			const KafkaAssignment *a = last_assignment(sorted, n, o->id);
 
-			if (j < 0)
+			if (a == NULL)
 				continue;
-			o = member_of(g, j);
 			if (DsaPointerIsValid(o->assignment))
 				dsa_free(area, o->assignment);
 			o->assignment = InvalidDsaPointer;
 			o->assignment_len = 0;
-			if (over_role_share(o->role, o->unlimited, 0, assignments[a].len))
+			if (over_role_share(o->role, o->unlimited, 0, a->len))
 			{
 				error = KAFKA_GROUP_MAX_SIZE_REACHED;
 				continue;
 			}
-			o->assignment = store_bytes(assignments[a].data, assignments[a].len);
-			o->assignment_len = DsaPointerIsValid(o->assignment) ? assignments[a].len : 0;
+			o->assignment = store_bytes(a->data, a->len);
+			o->assignment_len = DsaPointerIsValid(o->assignment) ? a->len : 0;
 			if (!DsaPointerIsValid(o->assignment))
 				error = KAFKA_GROUP_MAX_SIZE_REACHED;
 		}

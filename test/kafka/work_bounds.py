@@ -158,7 +158,47 @@ def create_topics(addr, partitions, *names):
     return out
 
 
-COMMANDS = {f.__name__: f for f in (headers, offset_commit, create_topics)}
+def sync_assignments(addr, group, count):
+    """A consumer joins group alone, and as its leader sends a SyncGroup
+    naming itself count times: the SyncGroup's error"""
+    from kafka.protocol.group import JoinGroupRequest
+    from kafka.coordinator.protocol import ConsumerProtocolMemberMetadata
+    count = int(count)
+    # kept in a variable: encode() holds its object only weakly
+    subscription = ConsumerProtocolMemberMetadata(0, [], b'')
+    metadata = subscription.encode()
+    s = connect(addr)
+    r = JoinGroupRequest[2](group, 30000, 30000, '', 'consumer',
+                            [('range', metadata)])
+    body = request(s, 11, 2, 1, r.encode())
+    j = r.RESPONSE_TYPE.decode(__import__('io').BytesIO(body))
+    assert j.error_code == 0, j
+    member = j.member_id.encode()
+    one = struct.pack('>h', len(member)) + member + struct.pack('>i', 0)
+    req = (string(group) + struct.pack('>i', j.generation_id)
+           + struct.pack('>h', len(member)) + member
+           + struct.pack('>i', count) + one * count)
+
+    def sync(sock):
+        body = request(sock, 14, 1, 2, req)
+        return struct.unpack('>h', body[4:6])[0]
+
+    b = Bystander(addr)
+    b.start()
+    time.sleep(0.3)
+    t0 = time.time()
+    error = sync(s)
+    seconds = time.time() - t0
+    b.stop.set()
+    b.join()
+    s.close()
+    return {'result': error, 'seconds': round(seconds, 3),
+            'bystander_longest': round(b.longest, 3),
+            'request_bytes': len(req)}
+
+
+COMMANDS = {f.__name__: f for f in (headers, offset_commit, create_topics,
+                                    sync_assignments)}
 
 if __name__ == '__main__':
     addr, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

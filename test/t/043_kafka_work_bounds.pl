@@ -23,10 +23,16 @@ pg_topics.kafka_workers = 1
 max_connections = 20
 max_locks_per_transaction = 16
 pg_topics.worker_naptime = 200
+pg_topics.kafka_trust_role = 'app'
+pg_topics.max_groups = 4096
 });
 $node->start;
+# Kafka clients act as app, which is no superuser: role shares apply
 $node->safe_psql('postgres', q{
 CREATE EXTENSION pg_topics;
+CREATE ROLE app;
+GRANT CREATE ON SCHEMA public TO app;
+SET ROLE app;
 SELECT topics.create_topic('t', 1, 'text', 'text');
 });
 wait_for_kafka_listener($kport);
@@ -77,6 +83,14 @@ is_deeply($r->{result}, [ 0, 20000 ], 'an OffsetCommit of 20,000 partitions is a
 ok($r->{seconds} < 30, "in $r->{seconds} s");
 ok($r->{bystander_answers} > 0, 'and a bystander was answered meanwhile');
 note("OffsetCommit of 20,000 partitions: $r->{seconds} s; bystander's longest wait $r->{bystander_longest} s");
+
+# ---- a leader's SyncGroup naming many members: each assignment was
+# checked against the whole member pool (16,384 slots), under the lock
+# that every listener's group requests take
+$r = work('sync_assignments', 'sg', 300000);
+is($r->{result}, 0, "a leader's SyncGroup of 300,000 assignments ($r->{request_bytes} bytes) is answered");
+ok($r->{seconds} < 6, "in $r->{seconds} s");
+note("SyncGroup of 300,000 assignments: $r->{seconds} s; bystander's longest wait $r->{bystander_longest} s");
 
 # ---- CreateTopics: as many partitions in one request as create_topic
 # allows one topic, since the request's transaction holds a lock on each
