@@ -31,6 +31,7 @@
 #include "access/relation.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
+#include "miscadmin.h"
 #include "storage/lock.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -164,6 +165,7 @@ kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 	{
 		KafkaBytes	name = cr.topics[i].name;
 
+		CHECK_FOR_INTERRUPTS();
 		if (errors[i] == KAFKA_NONE)
 		{
 			char	   *relname = kafka_bytes_cstring(name);
@@ -236,6 +238,7 @@ kafka_delete_topics(KafkaRequest *req, TimestampTz *deadline)
 		Relation	topic = kafka_open_topic(names[i], AccessShareLock,
 											 TOPIC_NO_ACL_CHECK, &error);
 
+		CHECK_FOR_INTERRUPTS();
 		if (topic != NULL)
 		{
 			text	   *qualified = cstring_to_text(quote_qualified_identifier(get_namespace_name(RelationGetNamespace(topic)),

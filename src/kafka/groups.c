@@ -365,6 +365,7 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 	{
 		KafkaBytes	data = sr.assignments[i].assignment;
 
+		CHECK_FOR_INTERRUPTS();
 		assignments[i].member_id = short_string(sr.assignments[i].member_id);
 		assignments[i].data = data.data;
 		assignments[i].len = Max(data.len, 0);
@@ -531,6 +532,7 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 		Oid			owner = known ? kafka_group_owner(group) : InvalidOid;
 		int16		error = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
 
+		CHECK_FOR_INTERRUPTS();
 		/* a group with positions only is Empty, without members */
 		if (!known && group != NULL && positions == NIL)
 			positions = visible_groups();

@@ -116,6 +116,7 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 			PartitionCommit pc;
 			int16		error = topic_error;
 
+			CHECK_FOR_INTERRUPTS();
 			pc.partition = part->partition;
 			pc.offset = part->offset;
 			if (topic != NULL)
@@ -263,6 +264,7 @@ kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 			{
 				int32		partition = tr->partitions[p].partition;
 
+				CHECK_FOR_INTERRUPTS();
 				if (topic != NULL)
 					write_position(req, topic, group, partition, error);
 				else
