@@ -11,8 +11,12 @@
  * JoinGroup also keeps a group to one kind of consumer: a Kafka group G
  * subscribing to topic T while the pg_topics group G of T has members
  * that poll with SQL is refused (INCONSISTENT_GROUP_PROTOCOL), as poll
- * refuses while Kafka consumers read; and only a role with the privileges
- * of the group's owner (the role of its first member) may join it
+ * refuses while Kafka consumers read (the topic's owner excepted: her
+ * consumers' join makes other roles' SQL members leave).  Who may be a
+ * member follows SQL's rule for groups (judge_join): a role with the
+ * privileges of the Kafka group's owner (the role of its first member), or
+ * one that controls the pg_topics groups of every topic the group reads;
+ * a member whose role lost its rights leaves at its next request
  * (GROUP_AUTHORIZATION_FAILED).  Static membership (group.instance.id) is
  * not offered: such members are treated as dynamic ones.
  *
