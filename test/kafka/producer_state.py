@@ -1,5 +1,5 @@
 """Idempotent producers through restarts, crashes and failovers, and Kafka
-batches that must get dense offsets (test/t/041).
+batches that must get dense offsets (test/t/042).
 
 Run with Debian's /usr/bin/python3:
 
