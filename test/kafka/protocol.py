@@ -1,0 +1,182 @@
+"""Kafka protocol details the listener must get right, for
+test/t/041_kafka_protocol.pl (and the login and TLS checks of 033 and 034):
+Fetch's byte limits, OffsetCommit of any offset, Produce versions and
+compression, transactional producers refused at once, group listings,
+members whose role may no longer log in, PLAIN's timing, TLS settings.
+
+Run with Debian's /usr/bin/python3 (kafka-python 2.0.2, confluent-kafka
+1.7.0):
+
+    protocol.py BOOTSTRAP COMMAND [ARGS...]
+
+Each command prints one JSON document: what the server (or the client)
+did.  Requests are written byte by byte where the test measures or checks
+the bytes themselves.
+"""
+import json
+import socket
+import ssl
+import statistics
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+
+def connect(bootstrap, timeout=30):
+    host, port = bootstrap.rsplit(':', 1)
+    return socket.create_connection((host, int(port)), timeout=timeout)
+
+
+def read_exactly(sock, n):
+    data = b''
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError('the server closed the connection')
+        data += chunk
+    return data
+
+
+def frame(key, version, corr, body):
+    client = b'protocol-test'
+    payload = struct.pack('>hhih', key, version, corr, len(client)) + client + body
+    return struct.pack('>i', len(payload)) + payload
+
+
+def call(sock, key, version, corr, body):
+    """One request: the response's size (the whole frame) and body"""
+    sock.sendall(frame(key, version, corr, body))
+    n = struct.unpack('>i', read_exactly(sock, 4))[0]
+    data = read_exactly(sock, n)
+    assert struct.unpack('>i', data[:4])[0] == corr
+    return 4 + n, data[4:]
+
+
+def string(s):
+    b = s.encode()
+    return struct.pack('>h', len(b)) + b
+
+
+class Reader:
+    def __init__(self, data):
+        self.data = data
+        self.pos = 0
+
+    def take(self, fmt):
+        v = struct.unpack_from(fmt, self.data, self.pos)
+        self.pos += struct.calcsize(fmt)
+        return v[0] if len(v) == 1 else v
+
+    def string(self):
+        n = self.take('>h')
+        if n < 0:
+            return None
+        s = self.data[self.pos:self.pos + n].decode()
+        self.pos += n
+        return s
+
+    def bytes(self):
+        n = self.take('>i')
+        if n < 0:
+            return None
+        b = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return b
+
+
+def batches(records):
+    """The record batches of a partition's records: [(base offset, count,
+    size, codec)]"""
+    out = []
+    pos = 0
+    while records is not None and pos + 61 <= len(records):
+        base, length = struct.unpack_from('>qi', records, pos)
+        attributes = struct.unpack_from('>h', records, pos + 21)[0]
+        count = struct.unpack_from('>i', records, pos + 57)[0]
+        out.append((base, count, 12 + length, attributes & 7))
+        pos += 12 + length
+    return out
+
+
+# ---- Fetch within max_bytes and partition_max_bytes
+
+def fetch_sizes(bootstrap, topic, max_bytes, partition_max, *offsets):
+    """A raw Fetch v4 of partitions 0..n-1 of topic at the offsets given:
+    the answer's size, and per partition [partition, error, records'
+    bytes, records]"""
+    s = connect(bootstrap)
+    name = topic.encode()
+    parts = b''.join(struct.pack('>iqi', p, int(o), int(partition_max))
+                     for p, o in enumerate(offsets))
+    body = (struct.pack('>iiiib', -1, 0, 1, int(max_bytes), 0)
+            + struct.pack('>i', 1) + struct.pack('>h', len(name)) + name
+            + struct.pack('>i', len(offsets)) + parts)
+    size, data = call(s, 1, 4, 1, body)
+    s.close()
+    r = Reader(data)
+    r.take('>i')                 # throttle
+    out = []
+    for _ in range(r.take('>i')):
+        r.string()
+        for _ in range(r.take('>i')):
+            partition, error = r.take('>ih')
+            r.take('>qq')        # high watermark, last stable offset
+            for _ in range(max(r.take('>i'), 0)):
+                r.take('>qq')    # aborted transactions
+            records = r.bytes()
+            found = batches(records)
+            out.append([partition, error, len(records or b''),
+                        sum(b[1] for b in found)])
+    return {'size': size, 'partitions': out}
+
+
+def ck_fetch_budget(bootstrap, topic, nparts, fetch_max_bytes, expected):
+    """A confluent-kafka consumer of every partition from the beginning
+    with fetch.max.bytes and the receive buffer librdkafka sizes from it
+    (the smallest it allows: 512 bytes more): the records it gets within
+    60 s, and whether librdkafka dropped an answer as too large"""
+    from confluent_kafka import Consumer, TopicPartition, OFFSET_BEGINNING
+    errors = []
+    c = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'budget',
+                  'enable.auto.commit': False,
+                  'fetch.max.bytes': int(fetch_max_bytes),
+                  'receive.message.max.bytes': int(fetch_max_bytes) + 512,
+                  # librdkafka wants it no larger than fetch.max.bytes
+                  'message.max.bytes': int(fetch_max_bytes),
+                  'error_cb': lambda e: errors.append(str(e))},
+                 logger=_Log(errors))
+    c.assign([TopicPartition(topic, p, OFFSET_BEGINNING)
+              for p in range(int(nparts))])
+    got = 0
+    start = time.time()
+    while got < int(expected) and time.time() - start < 60:
+        m = c.poll(1.0)
+        if m is not None and not m.error():
+            got += 1
+    seconds = time.time() - start
+    c.close()
+    return {'records': got, 'seconds': round(seconds, 1),
+            'invalid_size': any('Invalid response size' in e for e in errors)}
+
+
+class _Log:
+    """A logging.Logger stand-in collecting librdkafka's log lines"""
+
+    def __init__(self, lines):
+        self.lines = lines
+
+    def log(self, level, fmt, *args):
+        self.lines.append(fmt % args if args else fmt)
+
+    def isEnabledFor(self, level):
+        return True
+
+
+COMMANDS = {f.__name__: f for f in (
+    fetch_sizes, ck_fetch_budget)}
+
+if __name__ == '__main__':
+    bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    print(json.dumps(COMMANDS[command](bootstrap, *args)))

@@ -1,0 +1,95 @@
+# Kafka protocol rules that clients depend on: Fetch answers within
+# max_bytes and partition_max_bytes (only the first record of the first
+# partition with records may go over), OffsetCommit stores any offset and
+# poll and Kafka consumers reset from one outside the log, ApiVersions
+# lists Produce from v0 so that librdkafka compresses while Produce v0-2 are
+# refused with an answer, transactional producers are refused at once,
+# DescribeGroups agrees with ListGroups, and a member whose role may no
+# longer log in loses its group at its next request.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use PgTopicsTest;
+use JSON::PP;
+
+my $node = PostgreSQL::Test::Cluster->new('kafka_protocol');
+my $kport = PostgreSQL::Test::Cluster::get_free_port();
+my $bootstrap = "127.0.0.1:$kport";
+$node->init;
+$node->append_conf('postgresql.conf', kafka_node_conf($kport) . q{
+pg_topics.kafka_group_initial_rebalance_delay = 0
+password_encryption = 'scram-sha-256'
+});
+$node->start;
+wait_for_kafka_listener($kport);
+$node->safe_psql('postgres', q{
+CREATE EXTENSION pg_topics;
+SELECT topics.create_topic('wide', 4, 'bytea', 'bytea');
+DO $$
+BEGIN
+	FOR p IN 0 .. 3 LOOP
+		PERFORM topics.produce_batch('wide',
+			ARRAY(SELECT convert_to(repeat(chr(65 + p), 200000), 'UTF8')
+				  FROM generate_series(1, 3)), partition => p);
+	END LOOP;
+END $$;
+SELECT topics.create_topic('pos', 2, 'text', 'text');
+SELECT count(*) FROM topics.produce_batch('pos', ARRAY['a', 'b', 'c', 'd', 'e'], partition => 0);
+SELECT count(*) FROM topics.produce_batch('pos', ARRAY['f', 'g', 'h', 'i', 'j'], partition => 1);
+SELECT topics.create_topic('zipped', 1, 'bytea', 'bytea');
+CREATE ROLE mallory LOGIN PASSWORD 'mallorypw';
+GRANT SELECT ON pos TO mallory;
+});
+my @psql = ('psql', '-X', '-h', $node->host, '-p', $node->port, '-d', 'postgres');
+
+sub proto
+{
+	return kafka_script('protocol.py', $bootstrap, @_);
+}
+
+# ---- Fetch within max_bytes and partition_max_bytes: each partition of
+# topic wide holds three records of 200,000 bytes
+sub records_of
+{
+	my ($answer) = @_;
+	return [ map { $_->[3] } @{ $answer->{partitions} } ];
+}
+
+sub bytes_of
+{
+	my ($answer) = @_;
+	my $sum = 0;
+	$sum += $_->[2] for @{ $answer->{partitions} };
+	return $sum;
+}
+
+my $f = proto('fetch_sizes', 'wide', 300000, 1048576, 0, 0, 0, 0);
+note("Fetch max_bytes 300000 over four partitions: answer of $f->{size} bytes, records "
+	  . bytes_of($f));
+is_deeply(records_of($f), [ 1, 0, 0, 0 ],
+	'max_bytes 300000: one record of the first partition, none of the others (no second first record)');
+ok(bytes_of($f) <= 300000 && $f->{size} <= 300000 + 512,
+	"the records' bytes stay within max_bytes ($f->{size} bytes answered)");
+
+$f = proto('fetch_sizes', 'wide', 10000000, 100000, 0, 0, 0, 0);
+note("Fetch partition_max_bytes 100000: answer of $f->{size} bytes");
+is_deeply(records_of($f), [ 1, 0, 0, 0 ],
+	'partition_max_bytes 100000: the first partition answers its first record though larger, the others nothing');
+
+$f = proto('fetch_sizes', 'wide', 10000000, 100000, 3, 0, 0, 0);
+is_deeply(records_of($f), [ 0, 1, 0, 0 ],
+	'the first partition that has records is the one whose first record may go over');
+
+$f = proto('fetch_sizes', 'wide', 100000, 1048576, 0, 0, 0, 0);
+is_deeply(records_of($f), [ 1, 0, 0, 0 ],
+	'a first record larger than max_bytes is answered alone');
+
+my $ck = proto('ck_fetch_budget', 'wide', 4, 300000, 12);
+note("confluent-kafka with fetch.max.bytes 300000: $ck->{records} records in $ck->{seconds} s");
+is($ck->{records}, 12,
+	'a confluent-kafka consumer with fetch.max.bytes 300000 reads all twelve records');
+ok(!$ck->{invalid_size}, 'and librdkafka never sees an answer larger than it asked for');
+
+done_testing();
