@@ -174,8 +174,69 @@ class _Log:
         return True
 
 
+# ---- OffsetCommit of any offset
+
+def commit(bootstrap, group, topic, *pairs):
+    """OffsetCommit v2 outside any membership of PARTITION:OFFSET pairs:
+    the error of each"""
+    s = connect(bootstrap)
+    parts = b''
+    for pair in pairs:
+        p, o = pair.split(':')
+        parts += struct.pack('>iq', int(p), int(o)) + string('tool')
+    body = (string(group) + struct.pack('>i', -1) + string('')
+            + struct.pack('>q', -1) + struct.pack('>i', 1) + string(topic)
+            + struct.pack('>i', len(pairs)) + parts)
+    size, data = call(s, 8, 2, 1, body)
+    s.close()
+    r = Reader(data)
+    errors = []
+    for _ in range(r.take('>i')):
+        r.string()
+        for _ in range(r.take('>i')):
+            errors.append(list(r.take('>ih')))
+    return errors
+
+
+def committed(bootstrap, group, topic, nparts):
+    """OffsetFetch v1 of partitions 0..n-1: [partition, offset, error]"""
+    s = connect(bootstrap)
+    body = (string(group) + struct.pack('>i', 1) + string(topic)
+            + struct.pack('>i', int(nparts))
+            + b''.join(struct.pack('>i', p) for p in range(int(nparts))))
+    size, data = call(s, 9, 1, 1, body)
+    s.close()
+    r = Reader(data)
+    out = []
+    for _ in range(r.take('>i')):
+        r.string()
+        for _ in range(r.take('>i')):
+            p, o = r.take('>iq')
+            r.string()
+            out.append([p, o, r.take('>h')])
+    return out
+
+
+def ck_group_reads(bootstrap, topic, group, reset, expected):
+    """A confluent-kafka member of group with auto.offset.reset: the
+    [partition, offset] of the records it reads (up to expected, 60 s)"""
+    from confluent_kafka import Consumer
+    c = Consumer({'bootstrap.servers': bootstrap, 'group.id': group,
+                  'auto.offset.reset': reset, 'enable.auto.commit': False})
+    c.subscribe([topic])
+    got = []
+    start = time.time()
+    while len(got) < int(expected) and time.time() - start < 60:
+        m = c.poll(1.0)
+        if m is not None and not m.error():
+            got.append([m.partition(), m.offset()])
+    c.close()
+    return sorted(got)
+
+
 COMMANDS = {f.__name__: f for f in (
-    fetch_sizes, ck_fetch_budget)}
+    fetch_sizes, ck_fetch_budget, commit, committed,
+    ck_group_reads)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

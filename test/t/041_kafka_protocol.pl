@@ -92,4 +92,52 @@ is($ck->{records}, 12,
 	'a confluent-kafka consumer with fetch.max.bytes 300000 reads all twelve records');
 ok(!$ck->{invalid_size}, 'and librdkafka never sees an answer larger than it asked for');
 
+# ---- OffsetCommit stores any offset, as Kafka does
+is_deeply(proto('commit', 'tool', 'pos', '0:1000', '1:3'), [ [ 0, 0 ], [ 1, 0 ] ],
+	'OffsetCommit of an offset past the high watermark is stored');
+is_deeply(proto('committed', 'tool', 'pos', 2), [ [ 0, 1000, 0 ], [ 1, 3, 0 ] ],
+	'and OffsetFetch answers it');
+is($node->safe_psql('postgres',
+		q{SELECT string_agg(partition || ':' || committed_offset, ',' ORDER BY partition) FROM topics.consumer_lag WHERE group_name = 'tool'}),
+	'0:1000,1:3', 'topics.consumer_lag shows it');
+is($node->safe_psql('postgres',
+		q{SELECT string_agg(partition || ':' || "offset", ',' ORDER BY partition, "offset") FROM topics.poll(NULL::pos, 'tool', max_records => 100)}),
+	'0:0,0:1,0:2,0:3,0:4,1:3,1:4',
+	'poll resets a position past the end by pg_topics.auto_offset_reset (earliest) and reads on');
+is($node->safe_psql('postgres',
+		q{SELECT string_agg(partition || ':' || committed_offset, ',' ORDER BY partition) FROM topics.consumer_lag WHERE group_name = 'tool'}),
+	'0:5,1:5', 'and stores where it got to');
+
+proto('commit', 'tool', 'pos', '0:1000');
+is($node->safe_psql('postgres', q{
+SET pg_topics.auto_offset_reset = latest;
+SELECT count(*) FROM topics.poll(NULL::pos, 'tool', max_records => 100);
+SELECT committed_offset FROM topics.consumer_lag WHERE group_name = 'tool' AND partition = 0}),
+	"0\n5", 'with latest, poll moves such a position to the high watermark and reads nothing');
+proto('commit', 'tool', 'pos', '0:1000');
+my ($rc, $out, $err) = $node->psql('postgres', q{
+SET pg_topics.auto_offset_reset = error;
+SELECT count(*) FROM topics.poll(NULL::pos, 'tool', max_records => 100)});
+like($err, qr/consumer group "tool" has no valid position in partition 0 of topic "pos"/,
+	'with error, poll refuses it');
+
+$node->safe_psql('postgres', q{SELECT topics.delete_records('pos', 1, 2)});
+is_deeply(proto('commit', 'tool2', 'pos', '0:1000', '1:0'), [ [ 0, 0 ], [ 1, 0 ] ],
+	'OffsetCommit below the log start is stored too');
+is_deeply(proto('ck_group_reads', 'pos', 'tool2', 'earliest', 8),
+	[ [ 0, 0 ], [ 0, 1 ], [ 0, 2 ], [ 0, 3 ], [ 0, 4 ], [ 1, 2 ], [ 1, 3 ], [ 1, 4 ] ],
+	'a Kafka consumer of the group resets from positions outside the log by its auto.offset.reset');
+
+is_deeply(proto('commit', 'tool', 'pos', '0:-1'), [ [ 0, 0 ] ], 'OffsetCommit of -1 is taken');
+is_deeply(proto('committed', 'tool', 'pos', 2), [ [ 0, -1, 0 ], [ 1, 5, 0 ] ],
+	'it clears that partition\'s position (OffsetFetch answers -1) and keeps the others');
+is($node->safe_psql('postgres',
+		q{SELECT string_agg(partition || ':' || coalesce(committed_offset::text, 'none'), ',' ORDER BY partition) FROM topics.consumer_lag WHERE group_name = 'tool'}),
+	'0:none,1:5', 'as topics.consumer_lag shows');
+is_deeply(proto('commit', 'tool', 'pos', '7:3'), [ [ 7, 3 ] ],
+	'a partition that does not exist is UNKNOWN_TOPIC_OR_PARTITION');
+($rc, $out, $err) = $node->psql('postgres', q{SELECT topics.commit('pos', 'tool', 0, 1000)});
+like($err, qr/offset 1000 is out of range for partition 0 of topic "pos"/,
+	'topics.commit still refuses an offset outside the log');
+
 done_testing();
