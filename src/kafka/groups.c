@@ -444,6 +444,8 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 			if (req->api_version >= 4)
 				kafka_write_string(out, NULL);
 			kafka_write_string(out, v->client_id);
+			/* positions are a consumer group's, as ListGroups says */
+			strlcpy(reply.protocol_type, "consumer", KAFKA_PROTOCOL_NAME_LEN);
 			kafka_write_string(out, v->client_host);
 			kafka_write_bytes(out, v->metadata, v->metadata_len);
 			kafka_write_bytes(out, v->assignment, v->assignment_len);

@@ -234,9 +234,220 @@ def ck_group_reads(bootstrap, topic, group, reset, expected):
     return sorted(got)
 
 
+# ---- Produce versions and compression
+
+def api_versions(bootstrap):
+    """ApiVersions v0: {api key: [min, max]}"""
+    s = connect(bootstrap)
+    size, data = call(s, 18, 0, 1, b'')
+    s.close()
+    r = Reader(data)
+    assert r.take('>h') == 0
+    return {str(k): [lo, hi] for k, lo, hi in
+            (r.take('>hhh') for _ in range(r.take('>i')))}
+
+
+def legacy_produce(bootstrap, version, acks, topic):
+    """A Produce of version 0, 1 or 2 (a message set v0 of one message):
+    its answer, parsed in that version's layout, or "closed"; then whether
+    the connection still answers ApiVersions"""
+    version = int(version)
+    s = connect(bootstrap, timeout=10)
+    message = struct.pack('>bbii', 0, 0, -1, 1) + b'x'
+    crc = __import__('zlib').crc32(message) & 0xffffffff
+    message = struct.pack('>I', crc) + message
+    message_set = struct.pack('>qi', 0, len(message)) + message
+    body = (struct.pack('>hi', int(acks), 30000) + struct.pack('>i', 1)
+            + string(topic) + struct.pack('>i', 1) + struct.pack('>i', 0)
+            + struct.pack('>i', len(message_set)) + message_set)
+    try:
+        size, data = call(s, 0, version, 7, body)
+    except (EOFError, ConnectionResetError, socket.timeout) as e:
+        return {'answer': 'closed' if not isinstance(e, socket.timeout)
+                else 'timeout'}
+    r = Reader(data)
+    answer = []
+    for _ in range(r.take('>i')):
+        name = r.string()
+        for _ in range(r.take('>i')):
+            entry = [name] + list(r.take('>ihq'))
+            if version >= 2:
+                entry.append(r.take('>q'))
+            answer.append(entry)
+    if version >= 1:
+        r.take('>i')             # throttle_time_ms
+    rest = len(data) - r.pos
+    try:
+        call(s, 18, 0, 8, b'')
+        after = 'answered'
+    except (EOFError, ConnectionResetError):
+        after = 'closed'
+    s.close()
+    return {'answer': answer, 'bytes_left': rest, 'after': after}
+
+
+class ProduceSpy:
+    """A TCP proxy in front of the listener that notes the compression
+    codec of every record batch clients produce through it, and points
+    Metadata's broker at itself so that clients stay behind it"""
+
+    def __init__(self, bootstrap):
+        host, port = bootstrap.rsplit(':', 1)
+        self.upstream = (host, int(port))
+        self.server = socket.socket()
+        self.server.bind(('127.0.0.1', 0))
+        self.server.listen(16)
+        self.port = self.server.getsockname()[1]
+        self.codecs = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            client, _ = self.server.accept()
+            upstream = socket.create_connection(self.upstream)
+            metadata = {}
+            threading.Thread(target=self._requests, daemon=True,
+                             args=(client, upstream, metadata)).start()
+            threading.Thread(target=self._responses, daemon=True,
+                             args=(upstream, client, metadata)).start()
+
+    @staticmethod
+    def _frames(src):
+        while True:
+            try:
+                size = read_exactly(src, 4)
+                yield size + read_exactly(src, struct.unpack('>i', size)[0])
+            except (EOFError, OSError):
+                return
+
+    def _requests(self, client, upstream, metadata):
+        for f in self._frames(client):
+            key, version, corr = struct.unpack_from('>hhi', f, 4)
+            if key == 3:
+                metadata[corr] = version
+            elif key == 0 and version >= 3:
+                self._note_codecs(f, version)
+            upstream.sendall(f)
+        upstream.close()
+
+    def _note_codecs(self, f, version):
+        r = Reader(f[12:])
+        r.string()               # client id
+        r.string()               # transactional id
+        r.take('>hi')            # acks, timeout
+        for _ in range(r.take('>i')):
+            r.string()
+            for _ in range(r.take('>i')):
+                r.take('>i')
+                for b in batches(r.bytes()):
+                    self.codecs.append(b[3])
+
+    def _responses(self, upstream, client, metadata):
+        for f in self._frames(upstream):
+            corr = struct.unpack_from('>i', f, 4)[0]
+            if corr in metadata:
+                f = self._rewrite_metadata(f, metadata.pop(corr))
+            client.sendall(f)
+        client.close()
+
+    def _rewrite_metadata(self, f, version):
+        r = Reader(f[8:])
+        head = b''
+        if version >= 3:
+            head = struct.pack('>i', r.take('>i'))
+        brokers = []
+        for _ in range(r.take('>i')):
+            node = r.take('>i')
+            r.string()
+            r.take('>i')
+            rack = r.string() if version >= 1 else None
+            brokers.append(struct.pack('>i', node) + string('127.0.0.1')
+                           + struct.pack('>i', self.port)
+                           + (struct.pack('>h', -1) if version >= 1 and rack is None
+                              else (string(rack) if version >= 1 else b'')))
+        body = (f[4:8] + head + struct.pack('>i', len(brokers))
+                + b''.join(brokers) + f[8 + r.pos:])
+        return struct.pack('>i', len(body)) + body
+
+
+def ck_compressed(bootstrap, topic, codec, count):
+    """A confluent-kafka producer with compression.type codec, behind a
+    ProduceSpy: the codecs of the batches it sent, and its delivery
+    reports' errors"""
+    from confluent_kafka import Producer
+    spy = ProduceSpy(bootstrap)
+    errors = []
+    delivered = []
+    p = Producer({'bootstrap.servers': '127.0.0.1:%d' % spy.port,
+                  'compression.type': codec, 'linger.ms': 100,
+                  'partitioner': 'murmur2_random'})
+    for i in range(int(count)):
+        # compressible, so that librdkafka keeps the compressed batch
+        p.produce(topic, key=b'%s-%d' % (codec.encode(), i),
+                  value=(b'%s record %d ' % (codec.encode(), i)) * 40,
+                  on_delivery=lambda err, msg: (errors if err else delivered)
+                  .append(str(err) if err else msg.offset()))
+    p.flush(60)
+    return {'codecs': sorted(set(spy.codecs)), 'batches': len(spy.codecs),
+            'delivered': len(delivered), 'errors': errors}
+
+
+# ---- transactional producers
+
+def ck_init_transactions(bootstrap, timeout):
+    """confluent-kafka's init_transactions(timeout): the error and how long
+    it took"""
+    from confluent_kafka import Producer, KafkaException
+    p = Producer({'bootstrap.servers': bootstrap, 'transactional.id': 'tx-1'})
+    start = time.time()
+    try:
+        p.init_transactions(float(timeout))
+        error = None
+    except KafkaException as e:
+        error = e.args[0].name()
+    return {'error': error, 'seconds': round(time.time() - start, 2)}
+
+
+def find_coordinator(bootstrap, key, key_type):
+    """FindCoordinator v1: the error code"""
+    s = connect(bootstrap)
+    size, data = call(s, 10, 1, 1, string(key) + struct.pack('>b', int(key_type)))
+    s.close()
+    return struct.unpack_from('>h', data, 4)[0]
+
+
+def init_producer_id(bootstrap, transactional_id):
+    """InitProducerId v0 with a transactional id: the error code"""
+    s = connect(bootstrap)
+    size, data = call(s, 22, 0, 1, string(transactional_id) + struct.pack('>i', 60000))
+    s.close()
+    return struct.unpack_from('>h', data, 4)[0]
+
+
+# ---- groups
+
+def groups(bootstrap, group):
+    """ListGroups v1's [group, protocol type] pairs, and DescribeGroups v1
+    of group: [error, state, protocol type]"""
+    s = connect(bootstrap)
+    size, data = call(s, 16, 1, 1, b'')
+    r = Reader(data)
+    r.take('>ih')
+    listed = [[r.string(), r.string()] for _ in range(r.take('>i'))]
+    size, data = call(s, 15, 1, 2, struct.pack('>i', 1) + string(group))
+    s.close()
+    r = Reader(data)
+    r.take('>ii')
+    error = r.take('>h')
+    r.string()
+    return {'listed': sorted(listed),
+            'described': [error, r.string(), r.string()]}
+
+
 COMMANDS = {f.__name__: f for f in (
     fetch_sizes, ck_fetch_budget, commit, committed,
-    ck_group_reads)}
+    ck_group_reads, api_versions, legacy_produce, ck_compressed,
+    ck_init_transactions, find_coordinator, init_producer_id, groups)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -140,4 +140,53 @@ is_deeply(proto('commit', 'tool', 'pos', '7:3'), [ [ 7, 3 ] ],
 like($err, qr/offset 1000 is out of range for partition 0 of topic "pos"/,
 	'topics.commit still refuses an offset outside the log');
 
+# ---- Produce: listed from v0, v0-2 refused with an answer
+is_deeply(proto('api_versions')->{0}, [ 0, 7 ], 'ApiVersions lists Produce from version 0');
+for my $version (0 .. 2)
+{
+	my $answer = proto('legacy_produce', $version, 1, 'pos');
+	is_deeply($answer,
+		{ answer => [ [ 'pos', 0, 35, -1, ($version >= 2 ? (-1) : ()) ] ], bytes_left => 0,
+		  after => 'answered' },
+		"Produce v$version is answered UNSUPPORTED_VERSION in its own layout, and the connection goes on");
+}
+is(proto('legacy_produce', 0, 0, 'pos')->{answer}, 'closed',
+	'Produce v0 with acks=0 closes the connection (no answer can carry the error)');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM pos WHERE value = 'x'}), '0',
+	'nothing of them is stored');
+
+for my $codec ([ 'gzip', 1 ], [ 'snappy', 2 ], [ 'lz4', 3 ])
+{
+	my ($name, $id) = @$codec;
+	my $sent = proto('ck_compressed', 'zipped', $name, 50);
+	is_deeply($sent->{codecs}, [$id],
+		"confluent-kafka with compression.type $name sends $name batches ($sent->{batches} seen on the wire)");
+	is($sent->{delivered}, 50, "and all 50 records are acknowledged") or diag(encode_json($sent));
+	is($node->safe_psql('postgres', qq{
+SELECT count(*) FROM zipped
+WHERE convert_from(key, 'UTF8') LIKE '$name-%'
+  AND value = convert_to(repeat(replace(convert_from(key, 'UTF8'), '-', ' record ') || ' ', 40), 'UTF8')}),
+		'50', "the $name records are stored as produced");
+}
+
+# ---- transactional producers refused at once
+is(proto('find_coordinator', 'tx-1', 1), 53,
+	'FindCoordinator of a transactional id is TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
+is(proto('find_coordinator', 'g', 0), 0, 'of a group it is answered');
+is(proto('init_producer_id', 'tx-1'), 53,
+	'InitProducerId with a transactional id is TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
+my $tx = proto('ck_init_transactions', 20);
+note("init_transactions() failed after $tx->{seconds} s with " . ($tx->{error} // 'no error'));
+is($tx->{error}, 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
+	"confluent-kafka's init_transactions() fails with TRANSACTIONAL_ID_AUTHORIZATION_FAILED");
+ok($tx->{seconds} < 10, "at once, not after its timeout ($tx->{seconds} s)");
+
+# ---- DescribeGroups and ListGroups agree on a group with positions only
+$node->safe_psql('postgres', q{SELECT count(*) FROM topics.poll(NULL::pos, 'sqlgroup', max_records => 1)});
+my $g = proto('groups', 'sqlgroup');
+ok((grep { $_->[0] eq 'sqlgroup' && $_->[1] eq 'consumer' } @{ $g->{listed} }),
+	'ListGroups lists a group with positions only as a consumer group');
+is_deeply($g->{described}, [ 0, 'Empty', 'consumer' ],
+	'DescribeGroups reports it Empty, of protocol type consumer');
+
 done_testing();
