@@ -444,10 +444,62 @@ def groups(bootstrap, group):
             'described': [error, r.string(), r.string()]}
 
 
+def member_role_lost(bootstrap, role, group, topic, request, *command):
+    """role joins group (SCRAM, password "<role>pw"), command runs (psql
+    taking the role's rights away; what it prints is returned), then the
+    member sends request (heartbeat, sync or leave): its error, or
+    "closed" """
+    sys.path.insert(0, __import__('os').path.dirname(__file__))
+    from roles import Conn, join
+    from kafka.protocol.group import (HeartbeatRequest, LeaveGroupRequest,
+                                      SyncGroupRequest)
+    c = Conn(bootstrap, role)
+    member = join(c, group, [topic])
+    shown = subprocess.run(list(command), check=True, capture_output=True,
+                           text=True).stdout.split()
+    req = {'heartbeat': HeartbeatRequest[1](group, member['generation'],
+                                            member['member']),
+           'sync': SyncGroupRequest[1](group, member['generation'],
+                                       member['member'], []),
+           'leave': LeaveGroupRequest[1](group, member['member'])}[request]
+    try:
+        after = c.call(req).error_code
+    except (EOFError, ConnectionResetError):
+        after = 'closed'
+    return {'joined': member['error'], 'shown': shown, 'after': after}
+
+
+# ---- PLAIN's timing
+
+def plain_logins(bootstrap, rounds, *users):
+    """rounds PLAIN logins of each USER:PASSWORD, in turn: per user, the
+    answers [error, message] seen and the median milliseconds of the
+    SaslAuthenticate round trip"""
+    times = {u: [] for u in users}
+    answers = {u: set() for u in users}
+    for _ in range(int(rounds)):
+        for u in users:
+            user, password = u.split(':', 1)
+            s = connect(bootstrap)
+            size, data = call(s, 17, 1, 1, string('PLAIN'))
+            assert struct.unpack_from('>h', data)[0] == 0
+            token = b'\0' + user.encode() + b'\0' + password.encode()
+            start = time.perf_counter()
+            size, data = call(s, 36, 0, 2, struct.pack('>i', len(token)) + token)
+            times[u].append((time.perf_counter() - start) * 1000)
+            s.close()
+            r = Reader(data)
+            answers[u].add((r.take('>h'), r.string()))
+    return {u: {'answers': sorted(list(a) for a in answers[u]),
+                'median_ms': round(statistics.median(times[u]), 3)}
+            for u in users}
+
+
 COMMANDS = {f.__name__: f for f in (
     fetch_sizes, ck_fetch_budget, commit, committed,
     ck_group_reads, api_versions, legacy_produce, ck_compressed,
-    ck_init_transactions, find_coordinator, init_producer_id, groups)}
+    ck_init_transactions, find_coordinator, init_producer_id, groups,
+    member_role_lost, plain_logins)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -189,4 +189,29 @@ ok((grep { $_->[0] eq 'sqlgroup' && $_->[1] eq 'consumer' } @{ $g->{listed} }),
 is_deeply($g->{described}, [ 0, 'Empty', 'consumer' ],
 	'DescribeGroups reports it Empty, of protocol type consumer');
 
+# ---- a member whose role may no longer log in loses its group at its
+# next request, whichever it is
+sub members
+{
+	my ($group) = @_;
+	return $node->safe_psql('postgres',
+		qq{SELECT count(*) FROM topics.group_members WHERE group_name = '$group'});
+}
+for my $case ([ 'heartbeat', 'mg1', 'ALTER ROLE mallory NOLOGIN', 'ALTER ROLE mallory LOGIN', 'lost LOGIN' ],
+	[ 'sync', 'mg2', 'REVOKE CONNECT ON DATABASE postgres FROM PUBLIC',
+		'GRANT CONNECT ON DATABASE postgres TO PUBLIC', 'lost CONNECT' ],
+	[ 'leave', 'mg3', 'REVOKE ALL ON pos FROM mallory; DROP ROLE mallory', '', 'was dropped' ])
+{
+	my ($request, $group, $take, $give, $what) = @$case;
+	my $r = proto('member_role_lost', 'mallory', $group, 'pos', $request, @psql, '-qAt',
+		'-c', "SELECT count(*) FROM topics.group_members WHERE group_name = '$group'",
+		'-c', $take);
+	is_deeply($r, { joined => 0, shown => [1], after => 'closed' },
+		"a member whose role $what: its $request request closes the connection");
+	is(members($group), '0', 'and it is no longer a member of its group');
+	$node->safe_psql('postgres', $give) if $give ne '';
+}
+ok($node->log_contains(qr/role "mallory" may no longer use this Kafka connection/),
+	'the server log says why');
+
 done_testing();
