@@ -495,11 +495,37 @@ def plain_logins(bootstrap, rounds, *users):
             for u in users}
 
 
+# ---- TLS settings
+
+def tls_probe(bootstrap, cafile, minimum, maximum, ciphers):
+    """A TLS handshake limited to versions minimum..maximum ("" for no
+    limit, else TLSv1_2 or TLSv1_3) and ciphers ("" for the default), then
+    ApiVersions: "ok <version> <cipher>" or the error"""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.load_verify_locations(cafile)
+    ctx.check_hostname = False
+    if minimum:
+        ctx.minimum_version = getattr(ssl.TLSVersion, minimum)
+    if maximum:
+        ctx.maximum_version = getattr(ssl.TLSVersion, maximum)
+    if ciphers:
+        ctx.set_ciphers(ciphers)
+    raw = connect(bootstrap, timeout=10)
+    try:
+        s = ctx.wrap_socket(raw)
+        call(s, 18, 0, 1, b'')
+        answer = 'ok %s %s' % (s.version(), s.cipher()[0])
+        s.close()
+        return answer
+    except (ssl.SSLError, OSError, EOFError) as e:
+        return 'refused: %s' % e
+
+
 COMMANDS = {f.__name__: f for f in (
     fetch_sizes, ck_fetch_budget, commit, committed,
     ck_group_reads, api_versions, legacy_produce, ck_compressed,
     ck_init_transactions, find_coordinator, init_producer_id, groups,
-    member_role_lost, plain_logins)}
+    member_role_lost, plain_logins, tls_probe)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]
