@@ -143,6 +143,24 @@ subscribed_topics(KafkaJoin *join, const KafkaProtocol *protocol)
 	return KAFKA_NONE;
 }
 
+/*
+ * A member's request outside a transaction (SyncGroup, Heartbeat,
+ * LeaveGroup) on a connection whose role may no longer log in: the member
+ * leaves its group at once, so that its partitions go to the others, and
+ * the connection closes, as for any other request of such a connection
+ * (kafka_xact_begin checks those)
+ */
+static void
+check_member_role(KafkaRequest *req, const char *group, KafkaBytes member_id)
+{
+	if (kafka_conn_still_allowed(req->conn))
+		return;
+	if (group != NULL)
+		(void) kafka_group_leave(group, short_string(member_id),
+								 kafka_conn_role(req->conn));
+	kafka_conn_refuse(req->conn);
+}
+
 /* Write a JoinGroup response */
 static void
 write_join(KafkaRequest *req, int16 error, const KafkaGroupReply *reply)
@@ -252,6 +270,7 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 	if (!kafka_parse_sync_group_request(&req->body, req->api_version, &sr))
 		return KAFKA_CLOSE;
 	group = group_name(sr.group_id);
+	check_member_role(req, group, sr.member_id);
 	assignments = palloc(sizeof(KafkaAssignment) * Max(sr.nassignments, 1));
 	for (int32 i = 0; i < sr.nassignments; i++)
 	{
@@ -296,6 +315,7 @@ kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline)
 	if (!kafka_parse_heartbeat_request(&req->body, req->api_version, &hr))
 		return KAFKA_CLOSE;
 	group = group_name(hr.group_id);
+	check_member_role(req, group, hr.member_id);
 	if (req->api_version >= 1)
 		kafka_write_int32(req->response, 0);
 	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
@@ -315,6 +335,7 @@ kafka_leave_group(KafkaRequest *req, TimestampTz *deadline)
 	if (!kafka_parse_leave_group_request(&req->body, req->api_version, &lr))
 		return KAFKA_CLOSE;
 	group = group_name(lr.group_id);
+	check_member_role(req, group, lr.member_id);
 	if (req->api_version >= 1)
 		kafka_write_int32(req->response, 0);
 	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
@@ -423,6 +444,8 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 		{
 			memset(&reply, 0, sizeof(reply));
 			reply.state = KAFKA_GROUP_EMPTY;
+			/* positions are a consumer group's, as ListGroups says */
+			strlcpy(reply.protocol_type, "consumer", KAFKA_PROTOCOL_NAME_LEN);
 			known = true;
 		}
 
