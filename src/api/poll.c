@@ -82,7 +82,9 @@ typedef struct PendingOffset
 	Oid			owner;
 	int64		version;		/* its record's offset in consumer_offsets */
 	char	   *metadata;		/* a Kafka consumer's OffsetCommit metadata */
-	bool		arrived;		/* brought by replication or a restore */
+	bool		arrived;		/* applied by version as the log says: brought
+								 * by replication or a restore, or one
+								 * partition's position cleared */
 	int			nest_level;
 } PendingOffset;
 
@@ -485,6 +487,22 @@ append_position_record(Datum key, Datum value, bool value_null)
 	return version;
 }
 
+/* The key of group's position of partition of topic in consumer_offsets */
+static Datum
+position_key(Relation topic, const char *group, int32 partition)
+{
+	StringInfoData key;
+
+	initStringInfo(&key);
+	appendStringInfoChar(&key, '{');
+	json_field(&key, "group", group, true);
+	json_field(&key, "topic",
+			   quote_qualified_identifier(get_namespace_name(RelationGetNamespace(topic)),
+										  RelationGetRelationName(topic)), false);
+	appendStringInfo(&key, ", \"partition\": %d}", partition);
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(key.data));
+}
+
 /*
  * Record a group position in topics.consumer_offsets, in the current
  * transaction, and remember it for this transaction and for the cache.
@@ -494,18 +512,10 @@ topic_groups_commit_position(Relation topic, const char *group,
 							 int32 partition, int64 offset, Oid owner,
 							 const char *metadata)
 {
-	StringInfoData key;
 	StringInfoData value;
 	int64		version;
 
 	topic_groups_check_writable();
-	initStringInfo(&key);
-	appendStringInfoChar(&key, '{');
-	json_field(&key, "group", group, true);
-	json_field(&key, "topic",
-			   quote_qualified_identifier(get_namespace_name(RelationGetNamespace(topic)),
-										  RelationGetRelationName(topic)), false);
-	appendStringInfo(&key, ", \"partition\": %d}", partition);
 
 	initStringInfo(&value);
 	if (offset >= 0)
@@ -519,8 +529,7 @@ topic_groups_commit_position(Relation topic, const char *group,
 		appendStringInfoChar(&value, '}');
 	}
 
-	version = append_position_record(DirectFunctionCall1(jsonb_in,
-														 CStringGetDatum(key.data)),
+	version = append_position_record(position_key(topic, group, partition),
 									 offset >= 0 ?
 									 DirectFunctionCall1(jsonb_in,
 														 CStringGetDatum(value.data)) :
@@ -529,6 +538,26 @@ topic_groups_commit_position(Relation topic, const char *group,
 
 	add_pending(RelationGetRelid(topic), group, partition, offset, owner,
 				version, metadata, false);
+}
+
+/*
+ * Clear group's position of one partition, in the current transaction: a
+ * tombstone of its key, applied to the cache at commit as a replicated
+ * one is (the partition has no position any more, and the group goes with
+ * its last position unless it has members).  A Kafka consumer's commit of
+ * offset -1, which Kafka answers back as no position.
+ */
+void
+topic_groups_clear_position(Relation topic, const char *group,
+							int32 partition)
+{
+	int64		version;
+
+	topic_groups_check_writable();
+	version = append_position_record(position_key(topic, group, partition),
+									 (Datum) 0, true);
+	add_pending(RelationGetRelid(topic), group, partition, -1, InvalidOid,
+				version, NULL, true);
 }
 
 /*

@@ -26,11 +26,13 @@
 
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "pg_topics/api/groups.h"
@@ -229,32 +231,65 @@ judge_join(const KafkaJoin *join)
 }
 
 /*
- * May the member member_id of group, of the connection's role, still use
- * the group?  A REVOKE (or the role no longer being a member of the
- * group's owner) ends its rights at its next request: it leaves the group,
- * and the request is GROUP_AUTHORIZATION_FAILED.
+ * May member member_id of group, of role, still use the group?  A REVOKE
+ * (or role no longer being a member of the group's owner) ends its rights
+ * at its next request: it leaves the group, and the request is
+ * GROUP_AUTHORIZATION_FAILED.  The catalog is read in the request's
+ * transaction, or, for the requests that run outside one (Heartbeat,
+ * SyncGroup), in a transaction of its own, and only for a member.
  */
 int16
-kafka_group_member_rights(const char *group, const char *member_id)
+kafka_group_member_rights(const char *group, const char *member_id, Oid role)
 {
+	MemoryContext caller = CurrentMemoryContext;
 	KafkaGroupRights *rights = palloc(sizeof(KafkaGroupRights));
-	Oid			role = GetUserId();
+	KafkaMemberRights *m = NULL;
+	bool		own_xact = !IsTransactionState();
+	bool		allowed;
 
 	if (!kafka_group_rights(group, rights))
 		return KAFKA_NONE;
-	for (int i = 0; i < rights->nmembers; i++)
+	for (int i = 0; i < rights->nmembers && m == NULL; i++)
+		if (rights->members[i].role == role &&
+			strcmp(rights->members[i].id, member_id) == 0)
+			m = &rights->members[i];
+	if (m == NULL)
+		return KAFKA_NONE;		/* the coordinator answers for it */
+	if (own_xact)
 	{
-		KafkaMemberRights *m = &rights->members[i];
-
-		if (m->role != role || strcmp(m->id, member_id) != 0)
-			continue;
-		if (topic_role_may_use_kafka_group(role, group, m->topics, m->ntopics,
-										   rights->owner))
-			return KAFKA_NONE;
-		kafka_group_evict(group, m, 1);
-		return KAFKA_GROUP_AUTHORIZATION_FAILED;
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
 	}
-	return KAFKA_NONE;
+	allowed = topic_role_may_use_kafka_group(role, group, m->topics,
+											 m->ntopics, rights->owner);
+	if (own_xact)
+	{
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		MemoryContextSwitchTo(caller);
+	}
+	if (allowed)
+		return KAFKA_NONE;
+	kafka_group_evict(group, m, 1);
+	return KAFKA_GROUP_AUTHORIZATION_FAILED;
+}
+
+/*
+ * A member's request outside a transaction (SyncGroup, Heartbeat,
+ * LeaveGroup) on a connection whose role may no longer log in: the member
+ * leaves its group at once, so that its partitions go to the others, and
+ * the connection closes, as for any other request of such a connection
+ * (kafka_xact_begin checks those)
+ */
+static void
+check_member_role(KafkaRequest *req, const char *group, KafkaBytes member_id)
+{
+	if (kafka_conn_still_allowed(req->conn))
+		return;
+	if (group != NULL)
+		(void) kafka_group_leave(group, short_string(member_id),
+								 kafka_conn_role(req->conn));
+	kafka_conn_refuse(req->conn);
 }
 
 /* Write a JoinGroup response */
@@ -364,6 +399,7 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 	if (!kafka_parse_sync_group_request(&req->body, req->api_version, &sr))
 		return KAFKA_CLOSE;
 	group = group_name(sr.group_id);
+	check_member_role(req, group, sr.member_id);
 	assignments = palloc(sizeof(KafkaAssignment) * Max(sr.nassignments, 1));
 	for (int32 i = 0; i < sr.nassignments; i++)
 	{
@@ -379,7 +415,8 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 	if (group == NULL)
 		error = KAFKA_INVALID_GROUP_ID;
 	else if (!req->conn->parked)
-		error = kafka_group_member_rights(group, short_string(sr.member_id));
+		error = kafka_group_member_rights(group, short_string(sr.member_id),
+										  kafka_conn_role(req->conn));
 	if (group != NULL && error == KAFKA_NONE)
 	{
 		error = kafka_group_sync(group, short_string(sr.member_id),
@@ -413,10 +450,12 @@ kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline)
 	if (!kafka_parse_heartbeat_request(&req->body, req->api_version, &hr))
 		return KAFKA_CLOSE;
 	group = group_name(hr.group_id);
+	check_member_role(req, group, hr.member_id);
 	member_id = short_string(hr.member_id);
 	if (group == NULL)
 		error = KAFKA_INVALID_GROUP_ID;
-	else if ((error = kafka_group_member_rights(group, member_id)) == KAFKA_NONE)
+	else if ((error = kafka_group_member_rights(group, member_id,
+												kafka_conn_role(req->conn))) == KAFKA_NONE)
 		error = kafka_group_heartbeat(group, member_id, hr.generation_id,
 									  kafka_conn_role(req->conn));
 	if (req->api_version >= 1)
@@ -435,6 +474,7 @@ kafka_leave_group(KafkaRequest *req, TimestampTz *deadline)
 	if (!kafka_parse_leave_group_request(&req->body, req->api_version, &lr))
 		return KAFKA_CLOSE;
 	group = group_name(lr.group_id);
+	check_member_role(req, group, lr.member_id);
 	if (req->api_version >= 1)
 		kafka_write_int32(req->response, 0);
 	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
@@ -544,6 +584,8 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 		{
 			memset(&reply, 0, sizeof(reply));
 			reply.state = KAFKA_GROUP_EMPTY;
+			/* positions are a consumer group's, as ListGroups says */
+			strlcpy(reply.protocol_type, "consumer", KAFKA_PROTOCOL_NAME_LEN);
 			known = true;
 		}
 

@@ -10,12 +10,14 @@
  * from v3, Fetch from v4) and kafka-python infers a broker new enough to
  * use them (docs/architecture.md, Kafka protocol).  The minimum versions
  * matter as much as the maximums: librdkafka switches a feature on only if
- * the versions it needs overlap ours.
+ * the versions it needs overlap ours (which is why Produce is listed from
+ * v0, kafka_produce_legacy).
  *
  * A request of an unknown API or an unsupported version closes the
  * connection, as Kafka does, except ApiVersions, which is answered in its
  * version-0 form with UNSUPPORTED_VERSION and the versions offered, so
- * that the client can retry with one of them.
+ * that the client can retry with one of them, and Produce v0-2, which
+ * ApiVersions offers without serving them (kafka_produce_legacy).
  *
  * A request that reaches the database runs in a transaction, as the
  * connection's role, and its answer goes out once the commit is as safe as
@@ -43,6 +45,7 @@
 #include "pg_topics/wire/requests.h"
 
 static KafkaOutcome kafka_api_versions(KafkaRequest *req, TimestampTz *deadline);
+static KafkaOutcome kafka_produce_legacy(KafkaRequest *req, TimestampTz *deadline);
 
 /* One API pg_topics serves */
 typedef struct KafkaApi
@@ -67,9 +70,9 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_OFFSET_FETCH, KAFKA_OFFSET_FETCH_VERSIONS, -1, false, true, kafka_offset_fetch, "OffsetFetch"},
 	{KAFKA_API_FIND_COORDINATOR, KAFKA_FIND_COORDINATOR_VERSIONS, -1, false, false, kafka_find_coordinator, "FindCoordinator"},
 	{KAFKA_API_JOIN_GROUP, KAFKA_JOIN_GROUP_VERSIONS, -1, false, true, kafka_join_group, "JoinGroup"},
-	{KAFKA_API_HEARTBEAT, KAFKA_HEARTBEAT_VERSIONS, -1, false, true, kafka_heartbeat, "Heartbeat"},
+	{KAFKA_API_HEARTBEAT, KAFKA_HEARTBEAT_VERSIONS, -1, false, false, kafka_heartbeat, "Heartbeat"},
 	{KAFKA_API_LEAVE_GROUP, KAFKA_LEAVE_GROUP_VERSIONS, -1, false, false, kafka_leave_group, "LeaveGroup"},
-	{KAFKA_API_SYNC_GROUP, KAFKA_SYNC_GROUP_VERSIONS, -1, false, true, kafka_sync_group, "SyncGroup"},
+	{KAFKA_API_SYNC_GROUP, KAFKA_SYNC_GROUP_VERSIONS, -1, false, false, kafka_sync_group, "SyncGroup"},
 	{KAFKA_API_DESCRIBE_GROUPS, KAFKA_DESCRIBE_GROUPS_VERSIONS, -1, false, true, kafka_describe_groups, "DescribeGroups"},
 	{KAFKA_API_LIST_GROUPS, KAFKA_LIST_GROUPS_VERSIONS, -1, false, true, kafka_list_groups, "ListGroups"},
 	{KAFKA_API_SASL_HANDSHAKE, KAFKA_SASL_HANDSHAKE_VERSIONS, -1, true, false, kafka_sasl_handshake, "SaslHandshake"},
@@ -78,6 +81,12 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS, -1, false, true, kafka_delete_topics, "DeleteTopics"},
 	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS, -1, false, true, kafka_init_producer_id, "InitProducerId"},
 	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
+};
+
+/* Produce v0-2, offered by ApiVersions and refused (kafka_produce_legacy) */
+static const KafkaApi legacy_produce_api = {
+	KAFKA_API_PRODUCE, KAFKA_LEGACY_PRODUCE_VERSIONS, -1, false, false,
+	kafka_produce_legacy, "Produce"
 };
 
 static MemoryContext request_context = NULL;
@@ -103,7 +112,9 @@ write_api_ranges(StringInfo buf, bool compact)
 	for (int i = 0; i < lengthof(kafka_apis); i++)
 	{
 		kafka_write_int16(buf, kafka_apis[i].key);
-		kafka_write_int16(buf, kafka_apis[i].min_version);
+		kafka_write_int16(buf, kafka_apis[i].key == KAFKA_API_PRODUCE ?
+						  legacy_produce_api.min_version :
+						  kafka_apis[i].min_version);
 		kafka_write_int16(buf, kafka_apis[i].max_version);
 		if (compact)
 			kafka_write_empty_tagged_fields(buf);
@@ -136,6 +147,46 @@ api_versions_unsupported(StringInfo out)
 {
 	kafka_write_int16(out, KAFKA_UNSUPPORTED_VERSION);
 	write_api_ranges(out, false);
+}
+
+/*
+ * Produce v0-2.  ApiVersions offers Produce from version 0, as Apache
+ * Kafka 4.0 does (KAFKA-18659): librdkafka compresses with gzip, snappy or
+ * lz4 only for a broker whose Produce versions reach down to 0, and sends
+ * uncompressed batches to any other.  The old message formats these
+ * versions carry are not served: every partition is answered
+ * UNSUPPORTED_VERSION in the request's own version, and nothing is
+ * stored.  A request with acks=0 has no answer to carry the error: its
+ * connection closes, as Kafka closes one whose acks=0 request failed.
+ */
+static KafkaOutcome
+kafka_produce_legacy(KafkaRequest *req, TimestampTz *deadline)
+{
+	StringInfo	out = req->response;
+	KafkaProduceRequest pr;
+
+	if (!kafka_parse_legacy_produce_request(&req->body, req->api_version, &pr) ||
+		pr.acks == 0)
+		return KAFKA_CLOSE;
+	kafka_write_array_len(out, pr.ntopics);
+	for (int32 t = 0; t < pr.ntopics; t++)
+	{
+		KafkaTopicRequest *tr = &pr.topics[t];
+
+		kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
+		kafka_write_array_len(out, tr->npartitions);
+		for (int32 p = 0; p < tr->npartitions; p++)
+		{
+			kafka_write_int32(out, tr->partitions[p].partition);
+			kafka_write_int16(out, KAFKA_UNSUPPORTED_VERSION);
+			kafka_write_int64(out, -1);	/* base_offset */
+			if (req->api_version >= 2)
+				kafka_write_int64(out, -1); /* log_append_time_ms */
+		}
+	}
+	if (req->api_version >= 1)
+		kafka_write_int32(out, 0);	/* throttle_time_ms */
+	return KAFKA_ANSWER;
 }
 
 /* kafka-python's SASL tokens after a version-0 handshake: no header at all */
@@ -176,6 +227,10 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 	kafka_write_int32(&conn->out, req->correlation_id);
 
 	api = find_api(req->api_key);
+	if (api != NULL && req->api_key == KAFKA_API_PRODUCE &&
+		req->api_version >= legacy_produce_api.min_version &&
+		req->api_version <= legacy_produce_api.max_version)
+		api = &legacy_produce_api;
 	if (api != NULL && req->api_key == KAFKA_API_API_VERSIONS &&
 		req->api_version > api->max_version)
 	{

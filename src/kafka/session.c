@@ -75,10 +75,10 @@ static Oid	last_trust_role = InvalidOid;
  * it, kafka_serve_frames).  A dropped role's connection would otherwise
  * act as an OID that any role created later could get.
  */
-static void
-check_still_allowed(KafkaConn *conn)
+static bool
+role_still_allowed(Oid role)
 {
-	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(conn->role));
+	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(role));
 	bool		can_login = false;
 
 	if (HeapTupleIsValid(tuple))
@@ -86,13 +86,47 @@ check_still_allowed(KafkaConn *conn)
 		can_login = ((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin;
 		ReleaseSysCache(tuple);
 	}
-	if (!can_login ||
-		pg_database_aclcheck(MyDatabaseId, conn->role, ACL_CONNECT) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION),
-				 errmsg("role \"%s\" may no longer use this Kafka connection",
-						conn->role_name ? conn->role_name : "?"),
-				 errdetail("Since the connection authenticated, the role was dropped, lost LOGIN, or lost CONNECT on the database.")));
+	return can_login &&
+		pg_database_aclcheck(MyDatabaseId, role, ACL_CONNECT) == ACLCHECK_OK;
+}
+
+/* Close conn (by an error) because its role may no longer use it */
+void
+kafka_conn_refuse(KafkaConn *conn)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION),
+			 errmsg("role \"%s\" may no longer use this Kafka connection",
+					conn->role_name ? conn->role_name : "?"),
+			 errdetail("Since the connection authenticated, the role was dropped, lost LOGIN, or lost CONNECT on the database.")));
+}
+
+static void
+check_still_allowed(KafkaConn *conn)
+{
+	if (!role_still_allowed(conn->role))
+		kafka_conn_refuse(conn);
+}
+
+/*
+ * The same check for the group coordinator's requests, which run outside
+ * a transaction (so that heartbeats cost little): may conn's role still
+ * use it?  Checked in a transaction of its own.
+ */
+bool
+kafka_conn_still_allowed(KafkaConn *conn)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	bool		allowed;
+
+	if (conn->auth != KAFKA_AUTH_DONE)
+		return true;
+	StartTransactionCommand();
+	allowed = role_still_allowed(conn->role);
+	CommitTransactionCommand();
+	/* the commit left TopMemoryContext current: the request's allocates */
+	MemoryContextSwitchTo(caller);
+	return allowed;
 }
 
 /* The role unauthenticated connections act as under trust */

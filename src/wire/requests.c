@@ -163,6 +163,27 @@ kafka_parse_produce_request(KafkaReader *r, int16 version,
 	return !r->error;
 }
 
+/*
+ * Produce v0-2 (message sets of format v0 or v1), which have no
+ * transactional id: read only to be answered UNSUPPORTED_VERSION
+ */
+bool
+kafka_parse_legacy_produce_request(KafkaReader *r, int16 version,
+								   KafkaProduceRequest *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!version_in(version, KAFKA_LEGACY_PRODUCE_VERSIONS))
+		return false;
+	out->transactional_id.len = -1;
+	out->acks = kafka_read_int16(r);
+	out->timeout_ms = kafka_read_int32(r);
+	if (r->error || out->acks < -1 || out->acks > 1)
+		return false;
+	read_topics(r, version, 8, read_produce_partition, NULL,
+				&out->ntopics, &out->topics);
+	return !r->error;
+}
+
 /* Fetch's partition */
 static void
 read_fetch_partition(KafkaReader *r, int16 version, KafkaPartitionRequest *p)

@@ -52,6 +52,8 @@ extern void topic_groups_check_writable(void);
 extern void topic_groups_commit_position(Relation topic, const char *group,
 										 int32 partition, int64 offset,
 										 Oid owner, const char *metadata);
+extern void topic_groups_clear_position(Relation topic, const char *group,
+										int32 partition);
 extern void topic_groups_tombstone_name(const char *old_name);
 extern List *topic_groups_renamed_positions(Oid topic);
 
@@ -59,7 +61,7 @@ extern List *topic_groups_renamed_positions(Oid topic);
 extern void topic_groups_topic_renamed(Oid topicid, const char *old_name);
 extern void topic_groups_set_position(Relation topic, const char *group,
 									  int32 partition, int64 offset,
-									  const char *metadata, bool create);
+									  const char *metadata, bool kafka_commit);
 extern bool topic_groups_committed_position(Relation topic, const char *group,
 											int32 partition, int64 *offset,
 											char **metadata);

@@ -75,6 +75,7 @@ typedef struct KafkaConn
 	bool		raw_sasl;		/* SaslHandshake v0: tokens come unframed */
 	KafkaScram *scram;
 	char	   *scram_user;
+	const char *auth_failure;	/* why the SCRAM exchange must fail, or NULL */
 	Oid			role;			/* authenticated as, under kafka_auth */
 	char	   *role_name;
 

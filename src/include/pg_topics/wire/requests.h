@@ -35,6 +35,8 @@
  * reaches the first flexible version of its API.
  */
 #define KAFKA_PRODUCE_VERSIONS			3, 7
+/* Produce versions read only to be refused (UNSUPPORTED_VERSION) */
+#define KAFKA_LEGACY_PRODUCE_VERSIONS	0, 2
 #define KAFKA_FETCH_VERSIONS			4, 11
 #define KAFKA_LIST_OFFSETS_VERSIONS		1, 2
 #define KAFKA_METADATA_VERSIONS			0, 4
@@ -92,7 +94,7 @@ typedef struct KafkaTopicRequest
 	KafkaPartitionRequest *partitions;
 } KafkaTopicRequest;
 
-/* Produce v3-7 */
+/* Produce v3-7 (and v0-2, read to be refused) */
 typedef struct KafkaProduceRequest
 {
 	KafkaBytes	transactional_id;	/* null unless transactional */
@@ -323,6 +325,8 @@ extern bool kafka_parse_produce_head(KafkaReader *r, int16 version,
 									 KafkaProduceRequest *out);
 extern bool kafka_parse_produce_request(KafkaReader *r, int16 version,
 										KafkaProduceRequest *out);
+extern bool kafka_parse_legacy_produce_request(KafkaReader *r, int16 version,
+											   KafkaProduceRequest *out);
 extern bool kafka_parse_fetch_request(KafkaReader *r, int16 version,
 									  KafkaFetchRequest *out);
 extern bool kafka_parse_list_offsets_request(KafkaReader *r, int16 version,
