@@ -1132,6 +1132,8 @@ topic_kafka_main(Datum main_arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			/* the server's TLS settings, reloaded as the postmaster does */
+			(void) kafka_tls_init();
 			update_listening();
 		}
 		handle_ready_sockets();

@@ -220,8 +220,17 @@ kafka_find_coordinator(KafkaRequest *req, TimestampTz *deadline)
 		return KAFKA_CLOSE;
 	if (req->api_version >= 1)
 		kafka_write_int32(out, 0);	/* throttle_time_ms */
-	/* groups only: transactions are not offered */
-	kafka_write_int16(out, fr.key_type == 0 ? KAFKA_NONE : KAFKA_INVALID_REQUEST);
+	/*
+	 * Groups only.  Transactions are not offered: a transactional id's
+	 * coordinator is refused as Kafka refuses a transactional id the
+	 * principal may not use, which clients take as final at once
+	 * (librdkafka's init_transactions() fails instead of looking for a
+	 * coordinator until its timeout)
+	 */
+	kafka_write_int16(out, fr.key_type == KAFKA_COORDINATOR_GROUP ? KAFKA_NONE :
+					  fr.key_type == KAFKA_COORDINATOR_TRANSACTION ?
+					  KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED :
+					  KAFKA_INVALID_REQUEST);
 	if (req->api_version >= 1)
 		kafka_write_string(out, NULL);	/* error_message */
 	kafka_write_int32(out, KAFKA_NODE_ID);

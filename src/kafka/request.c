@@ -10,17 +10,20 @@
  * from v3, Fetch from v4) and kafka-python infers a broker new enough to
  * use them (docs/architecture.md, Kafka protocol).  The minimum versions
  * matter as much as the maximums: librdkafka switches a feature on only if
- * the versions it needs overlap ours.
+ * the versions it needs overlap ours (which is why Produce is listed from
+ * v0, kafka_produce_legacy).
  *
  * A request of an unknown API or an unsupported version closes the
  * connection, as Kafka does, except ApiVersions, which is answered in its
  * version-0 form with UNSUPPORTED_VERSION and the versions offered, so
- * that the client can retry with one of them.  Every connection closed
- * for a protocol reason (that, a malformed request, a request before
- * authentication, one that needs more memory than the listener has left)
- * leaves a line in the server log naming the client, the API and the
- * version, rate-limited per client address (kafka/log_limit.c): the client
- * itself sees only the connection close.
+ * that the client can retry with one of them, and Produce v0-2, which
+ * ApiVersions offers without serving them (kafka_produce_legacy).  Every
+ * connection closed for a protocol reason (that, a malformed request, a
+ * request before authentication, one that needs more memory than the
+ * listener has left or names too many elements) leaves a line in the
+ * server log naming the client, the API and the version, rate-limited per
+ * client address (kafka/log_limit.c): the client itself sees only the
+ * connection close.
  *
  * A request that reaches the database runs in a transaction, as the
  * connection's role, and its answer goes out once the commit is as safe as
@@ -50,6 +53,7 @@
 #include "pg_topics/wire/requests.h"
 
 static KafkaOutcome kafka_api_versions(KafkaRequest *req, TimestampTz *deadline);
+static KafkaOutcome kafka_produce_legacy(KafkaRequest *req, TimestampTz *deadline);
 
 /* One API pg_topics serves */
 typedef struct KafkaApi
@@ -85,6 +89,12 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS, -1, false, true, kafka_delete_topics, "DeleteTopics"},
 	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS, -1, false, true, kafka_init_producer_id, "InitProducerId"},
 	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
+};
+
+/* Produce v0-2, offered by ApiVersions and refused (kafka_produce_legacy) */
+static const KafkaApi legacy_produce_api = {
+	KAFKA_API_PRODUCE, KAFKA_LEGACY_PRODUCE_VERSIONS, -1, false, false,
+	kafka_produce_legacy, "Produce"
 };
 
 static MemoryContext request_context = NULL;
@@ -139,7 +149,9 @@ write_api_ranges(StringInfo buf, bool compact)
 	for (int i = 0; i < lengthof(kafka_apis); i++)
 	{
 		kafka_write_int16(buf, kafka_apis[i].key);
-		kafka_write_int16(buf, kafka_apis[i].min_version);
+		kafka_write_int16(buf, kafka_apis[i].key == KAFKA_API_PRODUCE ?
+						  legacy_produce_api.min_version :
+						  kafka_apis[i].min_version);
 		kafka_write_int16(buf, kafka_apis[i].max_version);
 		if (compact)
 			kafka_write_empty_tagged_fields(buf);
@@ -172,6 +184,55 @@ api_versions_unsupported(StringInfo out)
 {
 	kafka_write_int16(out, KAFKA_UNSUPPORTED_VERSION);
 	write_api_ranges(out, false);
+}
+
+/*
+ * Produce v0-2.  ApiVersions offers Produce from version 0, as Apache
+ * Kafka 4.0 does (KAFKA-18659): librdkafka compresses with gzip, snappy or
+ * lz4 only for a broker whose Produce versions reach down to 0, and sends
+ * uncompressed batches to any other.  The old message formats these
+ * versions carry are not served: every partition is answered
+ * UNSUPPORTED_VERSION in the request's own version, and nothing is
+ * stored.  A request with acks=0 has no answer to carry the error: its
+ * connection closes, as Kafka closes one whose acks=0 request failed.
+ */
+static KafkaOutcome
+kafka_produce_legacy(KafkaRequest *req, TimestampTz *deadline)
+{
+	StringInfo	out = req->response;
+	KafkaProduceRequest pr;
+
+	if (!kafka_parse_legacy_produce_request(&req->body, req->api_version, &pr))
+		return KAFKA_CLOSE;
+	if (pr.acks == 0)
+	{
+		/* no answer can say so: the connection closes, the log says why */
+		kafka_protocol_close(req->conn, ERRCODE_FEATURE_NOT_SUPPORTED,
+							 "Produce versions 0 to 2 are answered UNSUPPORTED_VERSION, which a request with acks=0 does not wait for.",
+							 "%s with acks=0 is not served",
+							 kafka_api_label(req->api_key, req->api_version));
+		req->conn->closing = true;
+		return KAFKA_CLOSE;
+	}
+	kafka_write_array_len(out, pr.ntopics);
+	for (int32 t = 0; t < pr.ntopics; t++)
+	{
+		KafkaTopicRequest *tr = &pr.topics[t];
+
+		kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
+		kafka_write_array_len(out, tr->npartitions);
+		for (int32 p = 0; p < tr->npartitions; p++)
+		{
+			kafka_write_int32(out, tr->partitions[p].partition);
+			kafka_write_int16(out, KAFKA_UNSUPPORTED_VERSION);
+			kafka_write_int64(out, -1);	/* base_offset */
+			if (req->api_version >= 2)
+				kafka_write_int64(out, -1); /* log_append_time_ms */
+		}
+	}
+	if (req->api_version >= 1)
+		kafka_write_int32(out, 0);	/* throttle_time_ms */
+	return KAFKA_ANSWER;
 }
 
 /* kafka-python's SASL tokens after a version-0 handshake: no header at all */
@@ -222,6 +283,10 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 	kafka_write_int32(&conn->out, req->correlation_id);
 
 	api = find_api(req->api_key);
+	if (api != NULL && req->api_key == KAFKA_API_PRODUCE &&
+		req->api_version >= legacy_produce_api.min_version &&
+		req->api_version <= legacy_produce_api.max_version)
+		api = &legacy_produce_api;
 	if (api != NULL && req->api_key == KAFKA_API_API_VERSIONS &&
 		req->api_version > api->max_version)
 	{
@@ -242,6 +307,8 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 	{
 		kafka_protocol_close(conn, ERRCODE_FEATURE_NOT_SUPPORTED,
 							 psprintf("Versions %d to %d are offered.",
+									  api->key == KAFKA_API_PRODUCE ?
+									  legacy_produce_api.min_version :
 									  api->min_version, api->max_version),
 							 "%s is not offered",
 							 kafka_api_label(req->api_key, req->api_version));
@@ -292,7 +359,7 @@ log_refused(KafkaConn *conn, const KafkaApi *api, const KafkaRequest *req)
 							 kafka_api_label(req->api_key, req->api_version));
 	else if (req->body.too_many)
 		kafka_protocol_close(conn, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-							 "A request may name at most 100000 topics, partitions, groups or other list elements in all.",
+							 "A request may name at most 100000 topics, partitions and topic or group names in all.",
 							 "%s names too many topics, partitions or groups",
 							 kafka_api_label(req->api_key, req->api_version));
 	else

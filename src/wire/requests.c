@@ -16,8 +16,9 @@
  * bounded by a small multiple of the request's size; and all of its arrays
  * together by the reader's alloc_left, which the server sets from the
  * memory its listener process has left (a request of 20 million topic
- * names fails there, over budget, rather than taking 300 MB), and their
- * element count by its elements_left.
+ * names fails there, over budget, rather than taking 300 MB); and the
+ * topics, partitions and names it lists, each a lookup or a read for the
+ * server, by the reader's elements_left.
  *
  * A parser reads only the versions offered, so fields that exist in other
  * versions only (ListOffsets v0's max_num_offsets, OffsetCommit v1's
@@ -54,8 +55,7 @@ version_in(int16 version, int16 min, int16 max)
 
 /*
  * *n zeroed elements of size bytes each, or NULL for none.  Beyond what r
- * may still allocate, or beyond the elements it may still read, none: *n
- * becomes 0 and r fails, over budget or with too many.
+ * may still allocate, none: *n becomes 0 and r fails, over budget.
  */
 static void *
 alloc_array(KafkaReader *r, int32 *n, Size size)
@@ -64,21 +64,37 @@ alloc_array(KafkaReader *r, int32 *n, Size size)
 
 	if (*n <= 0)
 		return NULL;
-	if (bytes > r->alloc_left ||
-		(r->elements_left >= 0 && *n > r->elements_left))
+	if (bytes > r->alloc_left)
 	{
 		r->error = true;
-		if (bytes > r->alloc_left)
-			r->over_budget = true;
-		else
-			r->too_many = true;
+		r->over_budget = true;
 		*n = 0;
 		return NULL;
 	}
 	r->alloc_left -= bytes;
-	if (r->elements_left >= 0)
-		r->elements_left -= *n;
 	return palloc0(bytes);
+}
+
+/*
+ * *n more elements of a list whose elements cost a lookup or a read each
+ * (topics, partitions, topic and group names): within r's elements_left,
+ * or *n becomes 0 and r fails, with too many.  The other lists (a
+ * SyncGroup's assignments, a JoinGroup's protocols, configs) cost what
+ * their bytes cost.
+ */
+static void
+take_elements(KafkaReader *r, int32 *n)
+{
+	if (r->elements_left < 0 || *n <= 0)
+		return;
+	if (*n > r->elements_left)
+	{
+		r->error = true;
+		r->too_many = true;
+		*n = 0;
+		return;
+	}
+	r->elements_left -= *n;
 }
 
 /* A string of a flexible version (compact) or of an older one */
@@ -107,6 +123,7 @@ read_topics(KafkaReader *r, int16 version, int min_partition_size,
 			int32 *ntopics, KafkaTopicRequest **topics)
 {
 	*ntopics = kafka_read_array_len(r, TOPIC_MIN_SIZE, isnull);
+	take_elements(r, ntopics);
 	*topics = alloc_array(r, ntopics, sizeof(KafkaTopicRequest));
 	for (int32 t = 0; t < *ntopics && !r->error; t++)
 	{
@@ -114,6 +131,7 @@ read_topics(KafkaReader *r, int16 version, int min_partition_size,
 
 		topic->name = kafka_read_string(r);
 		topic->npartitions = kafka_read_array_len(r, min_partition_size, NULL);
+		take_elements(r, &topic->npartitions);
 		topic->partitions = alloc_array(r, &topic->npartitions,
 										sizeof(KafkaPartitionRequest));
 		for (int32 p = 0; p < topic->npartitions && !r->error; p++)
@@ -133,6 +151,7 @@ static void
 read_strings(KafkaReader *r, bool *isnull, int32 *n, KafkaBytes **strings)
 {
 	*n = kafka_read_array_len(r, STRING_MIN_SIZE, isnull);
+	take_elements(r, n);
 	*strings = alloc_array(r, n, sizeof(KafkaBytes));
 	for (int32 i = 0; i < *n && !r->error; i++)
 		(*strings)[i] = kafka_read_string(r);
@@ -183,6 +202,27 @@ kafka_parse_produce_request(KafkaReader *r, int16 version,
 							KafkaProduceRequest *out)
 {
 	if (!kafka_parse_produce_head(r, version, out))
+		return false;
+	read_topics(r, version, 8, read_produce_partition, NULL,
+				&out->ntopics, &out->topics);
+	return !r->error;
+}
+
+/*
+ * Produce v0-2 (message sets of format v0 or v1), which have no
+ * transactional id: read only to be answered UNSUPPORTED_VERSION
+ */
+bool
+kafka_parse_legacy_produce_request(KafkaReader *r, int16 version,
+								   KafkaProduceRequest *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!version_in(version, KAFKA_LEGACY_PRODUCE_VERSIONS))
+		return false;
+	out->transactional_id.len = -1;
+	out->acks = kafka_read_int16(r);
+	out->timeout_ms = kafka_read_int32(r);
+	if (r->error || out->acks < -1 || out->acks > 1)
 		return false;
 	read_topics(r, version, 8, read_produce_partition, NULL,
 				&out->ntopics, &out->topics);
@@ -468,6 +508,7 @@ kafka_parse_create_topics_request(KafkaReader *r, int16 version,
 		return false;
 	/* name, partitions, replication factor, assignments, configs */
 	out->ntopics = kafka_read_array_len(r, 16, NULL);
+	take_elements(r, &out->ntopics);
 	out->topics = alloc_array(r, &out->ntopics, sizeof(KafkaNewTopicRequest));
 	for (int32 i = 0; i < out->ntopics && !r->error; i++)
 	{

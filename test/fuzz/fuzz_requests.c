@@ -90,7 +90,9 @@ run(int16 key, int16 version, KafkaReader *r)
 			{
 				KafkaProduceRequest x;
 
-				ok = kafka_parse_produce_request(r, version, &x);
+				ok = version < 3 ?
+					kafka_parse_legacy_produce_request(r, version, &x) :
+					kafka_parse_produce_request(r, version, &x);
 				touch(x.transactional_id);
 				walk_topics(x.topics, x.ntopics);
 				if (ok && (x.acks < -1 || x.acks > 1))
@@ -291,6 +293,12 @@ run(int16 key, int16 version, KafkaReader *r)
 	return ok;
 }
 
+/* the first and second of a *_VERSIONS pair */
+#define FIRST_OF(...)	first_of_(__VA_ARGS__)
+#define first_of_(a, b)	(a)
+#define SECOND_OF(...)	second_of_(__VA_ARGS__)
+#define second_of_(a, b)	(b)
+
 /* Each parser's versions (requests.h) */
 static const struct
 {
@@ -298,7 +306,9 @@ static const struct
 	int16		min;
 	int16		max;
 }			ranges[] = {
-	{KAFKA_API_PRODUCE, KAFKA_PRODUCE_VERSIONS},
+	/* Produce: v0-2 read by the legacy parser (to be refused), v3-7 served */
+	{KAFKA_API_PRODUCE, FIRST_OF(KAFKA_LEGACY_PRODUCE_VERSIONS),
+	SECOND_OF(KAFKA_PRODUCE_VERSIONS)},
 	{KAFKA_API_FETCH, KAFKA_FETCH_VERSIONS},
 	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS},
 	{KAFKA_API_METADATA, KAFKA_METADATA_VERSIONS},

@@ -83,6 +83,7 @@ typedef struct KafkaConn
 	bool		raw_sasl;		/* SaslHandshake v0: tokens come unframed */
 	KafkaScram *scram;
 	char	   *scram_user;
+	const char *auth_failure;	/* why the SCRAM exchange must fail, or NULL */
 	Oid			role;			/* authenticated as, under kafka_auth */
 	char	   *role_name;
 
@@ -135,11 +136,11 @@ typedef struct KafkaFrame
 } KafkaFrame;
 
 /*
- * The topics, partitions, groups and other list elements one request may
- * name in all: its work is a lookup or a read per element, so this bounds
- * how long it holds up the other clients of its listener process (a
- * second or so), far above what a client sends (a Fetch names the
- * partitions its consumer is assigned)
+ * The topics, partitions and topic or group names one request may list in
+ * all: its work is a lookup or a read for each, so this bounds how long it
+ * holds up the other clients of its listener process (a second or so), far
+ * above what a client sends (a Fetch names the partitions its consumer is
+ * assigned)
  */
 #define KAFKA_MAX_REQUEST_ELEMENTS	100000
 

@@ -23,9 +23,10 @@
  * A request (or any byte string in Kafka's encoding) being read.
  * alloc_left bounds what the parsers of wire/requests.c allocate for the
  * arrays they read with it (the server sets it from its memory budget), and
- * elements_left how many elements all those arrays may have together (the
- * server bounds the work of a request with it): an array beyond either
- * fails the reader, with over_budget or too_many set.
+ * elements_left how many topics, partitions and topic or group names they
+ * may read in all (each costs the server a lookup or a read: it bounds a
+ * request's work with it); an array beyond either fails the reader, with
+ * over_budget or too_many set.
  */
 typedef struct KafkaReader
 {

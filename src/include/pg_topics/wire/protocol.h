@@ -93,6 +93,10 @@
 #define KAFKA_READ_UNCOMMITTED		0
 #define KAFKA_READ_COMMITTED		1
 
+/* FindCoordinator's key types */
+#define KAFKA_COORDINATOR_GROUP			0
+#define KAFKA_COORDINATOR_TRANSACTION	1
+
 /* the one broker pg_topics is: its node id */
 #define KAFKA_NODE_ID				0
 
