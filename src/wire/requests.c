@@ -15,10 +15,10 @@
  * allocated for it (kafka_read_array_len), so what a parser allocates is
  * bounded by a small multiple of the request's size; and all of its arrays
  * together by the reader's alloc_left, which the server sets from the
- * memory its listener process has left (a request of 20 million topic
- * names fails there, over budget, rather than taking 300 MB); and the
- * topics, partitions and names it lists, each a lookup or a read for the
- * server, by the reader's elements_left.
+ * memory its listener process has left; and the topics, partitions and
+ * names it lists, each a lookup or a read for the server, by the reader's
+ * elements_left (20 million topic names, 300 MB as an array, fail there
+ * before anything is allocated for them).
  *
  * A parser reads only the versions offered, so fields that exist in other
  * versions only (ListOffsets v0's max_num_offsets, OffsetCommit v1's
