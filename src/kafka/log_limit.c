@@ -7,7 +7,9 @@
  * reconnects in a loop with an unsupported version, a fuzzer), or a cause
  * that fails every request (a full disk), would otherwise write a line per
  * connection or per request: ten thousand lines in a disk-full episode.
- * Each key (a client's address, a SQLSTATE) gets one line, then a window
+ * Each key (a client's address; for a failed login, the address, mechanism
+ * and user, so that each different failure is told; a SQLSTATE for a
+ * failed request) gets one line, then a window
  * of KAFKA_LOG_INTERVAL_MS in which its lines are only counted; when the
  * window ends, one line says how many were held back, and the next event
  * is logged in full again.  So a flood leaves a line saying what happens
@@ -27,7 +29,7 @@
 #include "pg_topics/kafka/log_limit.h"
 
 #define LOG_LIMIT_KEYS		64
-#define LOG_LIMIT_KEY_LEN	64
+#define LOG_LIMIT_KEY_LEN	160
 
 typedef struct LogLimitEntry
 {
@@ -54,6 +56,14 @@ log_held(LogLimitEntry *e)
 							   "%d more Kafka connections from %s were closed",
 							   e->held, e->held, e->key),
 				 errdetail("Such lines are logged once per %d s per client address; the first of them says why.",
+						   KAFKA_LOG_INTERVAL_MS / 1000)));
+	else if (e->kind == KAFKA_LOG_LOGIN)
+		ereport(LOG,
+				(errcode(e->sqlerrcode),
+				 errmsg_plural("%d more Kafka login failed (client address, mechanism, user: %s)",
+							   "%d more Kafka logins failed (client address, mechanism, user: %s)",
+							   e->held, e->held, e->key),
+				 errdetail("Such lines are logged once per %d s per client address, mechanism and user; the first of them says why.",
 						   KAFKA_LOG_INTERVAL_MS / 1000)));
 	else
 		ereport(LOG,

@@ -168,16 +168,22 @@ plain_verify(KafkaConn *conn, char *user, const char *password,
 }
 
 /*
- * Log a failed authentication, as PostgreSQL does for a failed login (at
- * most one line per client address in a while: kafka/log_limit.c)
+ * Log a failed authentication, as PostgreSQL does for a failed login: at
+ * most one line per client address, mechanism and user name in a while
+ * (kafka/log_limit.c), so that a client retrying the same login in a loop
+ * does not flood the log, and each different failure is told
  */
 static void
 log_failure(KafkaConn *conn, const char *user, const char *why)
 {
 	char		host[sizeof(conn->peer)];
+	char		key[sizeof(conn->peer) + NAMEDATALEN + 16];
 
 	kafka_log_peer_host(conn->peer, host, sizeof(host));
-	if (!kafka_log_allowed(KAFKA_LOG_CLOSE, host, ERRCODE_INVALID_PASSWORD))
+	snprintf(key, sizeof(key), "%s %s %s", host,
+			 conn->mechanism == KAFKA_SASL_PLAIN ? "PLAIN" : "SCRAM",
+			 user ? user : "");
+	if (!kafka_log_allowed(KAFKA_LOG_LOGIN, key, ERRCODE_INVALID_PASSWORD))
 		return;
 	ereport(LOG,
 			(errcode(ERRCODE_INVALID_PASSWORD),

@@ -287,7 +287,7 @@ ok($r->{alive} && defined $r->{bystander} && $r->{peak_kb} < 80 * $mb,
 is(listener_pid(), $pid, 'and it is the same listener process');
 
 # what was held back is counted when its window ends
-ok(wait_for_log_line(qr/29 more Kafka connections from 127\.0\.0\.10 were closed/),
+ok(wait_for_log_line(qr/29 more Kafka logins failed \(client address, mechanism, user: 127\.0\.0\.10 PLAIN app\)/),
 	'so are the failed logins');
 ok(wait_for_log_line(qr/9 more Kafka requests failed with SQLSTATE 28000/),
 	'and the failed requests');

@@ -16,6 +16,8 @@ typedef enum KafkaLogKind
 {
 	KAFKA_LOG_CLOSE,			/* a connection closed for a protocol reason,
 								 * keyed by the client's address */
+	KAFKA_LOG_LOGIN,			/* a failed login, keyed by the client's
+								 * address, the mechanism and the user */
 	KAFKA_LOG_FAILURE			/* a request failed, keyed by SQLSTATE */
 } KafkaLogKind;
 
