@@ -458,19 +458,18 @@ record_position(Relation rel, PreparedRecord *rec, bool keep_supplied,
 static int
 fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 		   int n, bool keep_supplied, bool any_order, TimestampTz now,
-		   TransactionId xid, CommandId cid, char *batch, Size *len,
-		   int64 *offsets, TimestampTz *timestamps)
+		   TransactionId xid, CommandId cid, TopicBatchProducerData *producer,
+		   char *batch, Size *len, int64 *offsets, TimestampTz *timestamps)
 {
 	TopicBatchHeader hdr = (TopicBatchHeader) batch;
 	uint8		flags = keep_supplied ? 0 : (TB_CONTIGUOUS | TB_SAME_TIMESTAMP);
 	TimestampTz append_time = Max(now, tail->max_timestamp);
 	int64		next = tail->next_offset;
 	TimestampTz newest = tail->max_timestamp;
-	Size		pos = sizeof(TopicBatchHeaderData);
+	Size		pos;
 	int			count = 0;
 
 	memset(hdr, 0, sizeof(TopicBatchHeaderData));
-	hdr->flags = flags;
 	hdr->xid = xid;
 	hdr->cid = cid;
 	hdr->partition = recs[first].partition;
@@ -478,6 +477,12 @@ fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 	if (recs[first].marker)
 		return fill_marker_batch(tail, &recs[first], batch, len,
 								 &offsets[first], &timestamps[first]);
+
+	/* an idempotent producer's records carry its batch's description */
+	if (producer != NULL)
+		flags |= TB_PRODUCER;
+	hdr->flags = flags;
+	pos = topic_batch_records_start(hdr);
 
 	while (first + count < n && count < tail->free_records)
 	{
@@ -516,6 +521,16 @@ fill_batch(Relation rel, TopicTail *tail, PreparedRecord *recs, int first,
 		count++;
 	}
 
+	if (producer != NULL && count > 0)
+	{
+		/* dense (topic_writer): the first batch's first offset is the base */
+		if (producer->first_offset < 0)
+			producer->first_offset = hdr->base_offset;
+		Assert(hdr->base_offset >= producer->first_offset &&
+			   hdr->base_offset + count <= producer->first_offset + producer->count);
+		memcpy(batch + sizeof(TopicBatchHeaderData), producer,
+			   sizeof(TopicBatchProducerData));
+	}
 	hdr->length = pos;
 	hdr->nrecords = count;
 	*len = pos;
@@ -632,7 +647,8 @@ prepare_chunk(Relation router, Relation seg, TupleTableSlot **slots,
 /*
  * Open the LIVE segment of router, for writing, with its tail locked in
  * *tail, and prepare the records from first on for it (up to *end, see
- * prepare_chunk: at its size, plus slack blocks if it is slack_relid).
+ * prepare_chunk: at its size, plus slack blocks if it is slack_relid;
+ * dense: all of them, whatever the segment's size).
  * The records are prepared (and TOASTed into that segment) first, without
  * any buffer lock; if the
  * segment stopped being LIVE meanwhile (another writer rolled), they are
@@ -641,9 +657,10 @@ prepare_chunk(Relation router, Relation seg, TupleTableSlot **slots,
 static Relation
 lock_live_segment(Relation router, TupleTableSlot **slots, int first,
 				  int nslots, Oid slack_relid, BlockNumber slack,
-				  bool any_order, PreparedRecord *recs, TopicTail *tail,
-				  BufferAccessStrategy strategy, TopicSegmentEntry *entry,
-				  BlockNumber *roll_blocks, int *end, bool *due)
+				  bool any_order, bool dense, PreparedRecord *recs,
+				  TopicTail *tail, BufferAccessStrategy strategy,
+				  TopicSegmentEntry *entry, BlockNumber *roll_blocks,
+				  int *end, bool *due)
 {
 	int			stale = 0;
 
@@ -682,6 +699,9 @@ lock_live_segment(Relation router, TupleTableSlot **slots, int first,
 		limit = *roll_blocks;
 		if (live->relid == slack_relid)
 			limit += Min(slack, MaxBlockNumber - limit);
+		/* a writer's records stay together, past the segment's size */
+		if (dense)
+			limit = 0;
 		pfree(dir);
 
 		*end = prepare_chunk(router, seg, slots, first, nslots, any_order,
@@ -769,6 +789,7 @@ typedef struct InsertCall
 	Oid			topic;
 	int			slot;			/* our writer slot in the registry */
 	BufferAccessStrategy strategy;
+	TopicBatchProducerData *producer;	/* whose records, or NULL */
 } InsertCall;
 
 /*
@@ -810,6 +831,7 @@ insert_begin(Relation rel, int nslots, CommandId cid, bool preserve,
 	call->slack_relid = InvalidOid;
 	call->slack = 0;
 	call->strategy = bistate ? bistate->strategy : NULL;
+	call->producer = NULL;
 
 	call->recs = palloc(sizeof(PreparedRecord) * nslots);
 	call->offsets = palloc(sizeof(int64) * nslots);
@@ -881,7 +903,8 @@ insert_batches(Relation rel, Relation seg, TopicTail *tail,
 
 		count = fill_batch(rel, tail, call->recs, done, end, keep_supplied,
 						   call->any_order, call->now, call->xid, call->cid,
-						   call->batch, &len, call->offsets, call->timestamps);
+						   call->producer, call->batch, &len, call->offsets,
+						   call->timestamps);
 		if (count == 0)
 		{
 			if (tail->init_page)
@@ -967,7 +990,7 @@ insert_chunk(Relation rel, TupleTableSlot **slots, int first, int nslots,
 	int			end;
 
 	seg = lock_live_segment(rel, slots, first, nslots, call->slack_relid,
-							call->slack, call->any_order,
+							call->slack, call->any_order, false,
 							call->recs, &tail, call->strategy, &entry,
 							&roll_blocks, &end, &due);
 	keep_supplied = call->preserve && any_supplied(call->recs + first, end - first);
@@ -1066,4 +1089,133 @@ topic_insert_rows(Relation rel, TupleTableSlot **slots, int nslots,
 
 	MemoryContextSwitchTo(call.oldcontext);
 	MemoryContextDelete(call.context);
+}
+
+/*
+ * A writer: records appended in several calls that get dense offsets,
+ * one after the other with nobody else's in between, as a Kafka batch
+ * must (its answer gives the first offset, and the client numbers the
+ * rest from it).  The LIVE segment's tail stays locked from the first
+ * append to the end, so the partition's other writers wait for it, and
+ * the segment does not roll in between: it may grow past its size by the
+ * writer's records, as a Kafka segment does by a batch.  The caller
+ * builds each append's slots while the tail is locked, so it appends in
+ * chunks of bounded size and does nothing there that waits for another
+ * writer of the partition.  An error in between releases the lock with
+ * the (sub)transaction; topic_writer_end is then not called.
+ */
+struct TopicWriter
+{
+	InsertCall	call;
+	Relation	rel;
+	int			capacity;		/* of the call's per-record arrays */
+	bool		locked;			/* the tail is locked: seg, tail, entry */
+	Relation	seg;
+	TopicTail	tail;
+	TopicSegmentEntry entry;
+	BlockNumber roll_blocks;
+	int64		nrecords;
+	TopicBatchProducerData producer;
+};
+
+/*
+ * Begin writing to rel (a partition's log) as command cid of the current
+ * (sub)transaction; producer, if not NULL, describes the idempotent Kafka
+ * batch the records are (its first_offset is filled in)
+ */
+TopicWriter *
+topic_writer_begin(Relation rel, CommandId cid,
+				   const TopicBatchProducerData *producer)
+{
+	TopicWriter *writer = palloc0(sizeof(TopicWriter));
+	MemoryContext oldcontext = CurrentMemoryContext;
+
+	insert_begin(rel, 0, cid, false, NULL, &writer->call);
+	MemoryContextSwitchTo(oldcontext);
+	writer->rel = rel;
+	if (producer != NULL)
+	{
+		writer->producer = *producer;
+		writer->producer.first_offset = -1;
+		writer->call.producer = &writer->producer;
+	}
+	return writer;
+}
+
+/*
+ * Append nslots records, after the writer's earlier ones; their slots show
+ * their offsets and timestamps
+ */
+void
+topic_writer_append(TopicWriter *writer, TupleTableSlot **slots, int nslots)
+{
+	InsertCall *call = &writer->call;
+	Relation	rel = writer->rel;
+	MemoryContext oldcontext;
+
+	if (nslots <= 0)
+		return;
+	for (int i = 0; i < nslots; i++)
+		topic_insert_check_row(rel, slots[i], false);
+	oldcontext = MemoryContextSwitchTo(call->context);
+	if (nslots > writer->capacity)
+	{
+		call->recs = repalloc(call->recs, sizeof(PreparedRecord) * nslots);
+		call->offsets = repalloc(call->offsets, sizeof(int64) * nslots);
+		call->timestamps = repalloc(call->timestamps, sizeof(TimestampTz) * nslots);
+		writer->capacity = nslots;
+	}
+	if (!writer->locked)
+	{
+		int			end;
+		bool		due;
+
+		writer->seg = lock_live_segment(rel, slots, 0, nslots, InvalidOid, 0,
+										false, true, call->recs,
+										&writer->tail, call->strategy,
+										&writer->entry, &writer->roll_blocks,
+										&end, &due);
+		Assert(end == nslots);
+		writer->locked = true;
+		if (writer->tail.blkno == TOPIC_LOG_METAPAGE_BLKNO)
+			insert_start_segment(rel, writer->seg, &writer->tail,
+								 &writer->entry, &call->recs[0], false, false);
+	}
+	else
+	{
+		/* the segment is ours until the end: prepare for it, locked */
+		for (int i = 0; i < nslots; i++)
+		{
+			prepare_record(rel, slots[i], false, &call->recs[i]);
+			toast_record(writer->seg, &call->recs[i]);
+		}
+	}
+	(void) insert_batches(rel, writer->seg, &writer->tail, &writer->entry,
+						  slots, 0, nslots, false, call);
+	pgstat_count_heap_insert(writer->seg, nslots);
+	writer->nrecords += nslots;
+	MemoryContextSwitchTo(oldcontext);
+}
+
+/* Finish the writer: unlock the tail, and roll the segment if it is due */
+void
+topic_writer_end(TopicWriter *writer)
+{
+	InsertCall *call = &writer->call;
+
+	if (writer->locked)
+	{
+		BlockNumber nblocks;
+
+		topic_tail_release(&writer->tail);
+		nblocks = segment_nblocks(writer->seg);
+		if (nblocks >= writer->roll_blocks)
+			insert_roll_segment(writer->rel, writer->seg, &writer->entry,
+								writer->roll_blocks, false, call);
+		relation_close(writer->seg, NoLock);
+		writer->locked = false;
+	}
+	pgstat_count_heap_insert(writer->rel, writer->nrecords);
+	MemoryContextDelete(call->context);
+	pfree(writer);
 }

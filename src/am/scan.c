@@ -204,7 +204,7 @@ load_page(TopicScanDesc scan, int seg, BlockNumber blkno)
 		if (batch_wanted(scan, scan->cbuf, hdr))
 		{
 			const char *bytes = (const char *) hdr;
-			Size		rpos = sizeof(TopicBatchHeaderData);
+			Size		rpos = topic_batch_records_start(hdr);
 			int			i;
 
 			for (i = 0; i < hdr->nrecords; i++)
@@ -803,7 +803,7 @@ locate(Relation seg, BlockNumber blkno, int want, Buffer *buffer,
 		if (want < index + hdr->nrecords)
 		{
 			const char *bytes = (const char *) hdr;
-			Size		rpos = sizeof(TopicBatchHeaderData);
+			Size		rpos = topic_batch_records_start(hdr);
 			int			i;
 
 			for (i = 0; i <= want - index; i++)

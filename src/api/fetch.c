@@ -275,7 +275,7 @@ offset_for_time(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
 						   nblocks, NULL, 0);
 	while (search->offset < 0 && (hdr = topic_batch_iter_next(&it)) != NULL)
 	{
-		Size		rpos = sizeof(TopicBatchHeaderData);
+		Size		rpos = topic_batch_records_start(hdr);
 		int			r;
 
 		for (r = 0; r < hdr->nrecords; r++)

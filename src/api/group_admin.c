@@ -66,34 +66,49 @@ require_group(Relation topic, const char *group)
 
 /*
  * Move group's position of partition of topic (open) to offset, as
- * topics.commit and topics.seek do, and as a Kafka consumer's OffsetCommit
- * does (with its metadata, creating the group, owned by the current role,
- * if it has no positions yet).  A member polling the partition is waited
- * for.
+ * topics.commit and topics.seek do (offset within the log: 22023
+ * otherwise), or as a Kafka consumer's OffsetCommit does (kafka_commit):
+ * with its metadata, creating the group, owned by the current role, if it
+ * has no positions yet, and taking any offset, as Kafka does.  An offset
+ * outside the log is kept as it is (poll and Kafka consumers follow their
+ * reset rule from it, as from a position retention passed); a negative one
+ * clears the partition's position, which is what Kafka answers a stored
+ * -1 as.  A member polling the partition is waited for.
  */
 void
 topic_groups_set_position(Relation topic, const char *group, int32 partition,
-						  int64 offset, const char *metadata, bool create)
+						  int64 offset, const char *metadata, bool kafka_commit)
 {
 	Oid			owner = GetUserId();
-	Relation	router;
-	TopicLogEnd end;
+	bool		exists;
 
 	PreventCommandIfReadOnly("commit");
 	topic_groups_check_writable();
 	topic_groups_ensure_loaded();
-	if (!create || topic_group_exists(RelationGetRelid(topic), group, &owner))
+	exists = topic_group_exists(RelationGetRelid(topic), group, &owner);
+	if (!kafka_commit || exists)
 		owner = require_group(topic, group);
 	topic_check_partition(topic, partition);
-	router = table_open(topic_partition_relid(topic, partition), AccessShareLock);
-	topic_log_end(router, &end);
-	topic_check_position(topic, partition, offset, &end);
-	table_close(router, NoLock);
+	if (!kafka_commit)
+	{
+		Relation	router = table_open(topic_partition_relid(topic, partition),
+										AccessShareLock);
+		TopicLogEnd end;
+
+		topic_log_end(router, &end);
+		topic_check_position(topic, partition, offset, &end);
+		table_close(router, NoLock);
+	}
+	else if (offset < 0 && !exists)
+		return;					/* no position to clear */
 
 	/* wait for a member that is processing the partition */
 	topic_groups_lock_partition(RelationGetRelid(topic), group, partition, true);
-	topic_groups_commit_position(topic, group, partition, offset, owner,
-								 metadata);
+	if (offset < 0)
+		topic_groups_clear_position(topic, group, partition);
+	else
+		topic_groups_commit_position(topic, group, partition, offset, owner,
+									 metadata);
 }
 
 /* The reader's sink for a position record: keep a copy of its value */

@@ -33,7 +33,7 @@
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_authid_d.h"
-#include "catalog/pg_class_d.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_database_d.h"
 #include "catalog/pg_type_d.h"
 #include "common/hashfn.h"
@@ -82,7 +82,9 @@ typedef struct PendingOffset
 	Oid			owner;
 	int64		version;		/* its record's offset in consumer_offsets */
 	char	   *metadata;		/* a Kafka consumer's OffsetCommit metadata */
-	bool		arrived;		/* brought by replication or a restore */
+	bool		arrived;		/* applied by version as the log says: brought
+								 * by replication or a restore, or one
+								 * partition's position cleared */
 	int			nest_level;
 } PendingOffset;
 
@@ -222,6 +224,112 @@ topic_groups_evict_unauthorized(Relation topic, const char *group, Oid owner)
 	if (nevict > 0)
 		topic_group_evict(topicid, group, members, nevict);
 	pfree(members);
+}
+
+/*
+ * Kafka's JoinGroup by a role with the privileges of the topic's owner:
+ * the group's members that poll with SQL and whose role lacks them leave
+ * it (with those that may no longer use it), since Kafka consumers and
+ * poll cannot share a group and the topic's owner always keeps control of
+ * her topic's groups.
+ */
+void
+topic_groups_yield_to_topic_owner(Relation topic, const char *group, Oid owner)
+{
+	Oid			topicid = RelationGetRelid(topic);
+	Oid			topic_owner = topic->rd_rel->relowner;
+	TopicGroupMemberInfo *members;
+	int			n;
+	int			nevict = 0;
+
+	topic_groups_evict_unauthorized(topic, group, owner);
+	if (!has_privs_of_role(GetUserId(), topic_owner))
+		return;
+	n = topic_group_member_roles(topicid, group, &members);
+	for (int i = 0; i < n; i++)
+		if (!has_privs_of_role(members[i].role, topic_owner))
+			members[nevict++] = members[i];
+	if (nevict > 0)
+		topic_group_evict(topicid, group, members, nevict);
+	pfree(members);
+}
+
+/*
+ * May role be a member of Kafka group group, reading topics (ntopics -1:
+ * more than a member records), the group's first member being of role
+ * kafka_owner?  As poll would let it read each topic with the group: USAGE
+ * on the topic's schema and SELECT on the topic, and control of the
+ * topic's pg_topics group of that name (whose creator, until it has
+ * positions, is the Kafka group's owner).  A member that reads no topic
+ * here, or more than it records, needs the owner's privileges.
+ */
+bool
+topic_role_may_use_kafka_group(Oid role, const char *group, const Oid *topics,
+							   int ntopics, Oid kafka_owner)
+{
+	if (superuser_arg(role))
+		return true;
+	if (ntopics <= 0)
+		return !OidIsValid(kafka_owner) || has_privs_of_role(role, kafka_owner);
+	topic_groups_ensure_loaded();
+	for (int t = 0; t < ntopics; t++)
+	{
+		HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(topics[t]));
+		Oid			nspid;
+		Oid			topic_owner;
+		Oid			creator = kafka_owner;
+
+		if (!HeapTupleIsValid(tuple))
+			continue;			/* dropped meanwhile: read by nobody */
+		nspid = ((Form_pg_class) GETSTRUCT(tuple))->relnamespace;
+		topic_owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
+		ReleaseSysCache(tuple);
+		(void) topic_group_exists(topics[t], group, &creator);
+		if (pg_namespace_aclcheck(nspid, role, ACL_USAGE) != ACLCHECK_OK ||
+			pg_class_aclcheck(topics[t], role, ACL_SELECT) != ACLCHECK_OK ||
+			!topic_role_controls_group(role, topic_owner, creator))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Before poll looks for a Kafka group reading topic: the group's Kafka
+ * members whose role may no longer use it (REVOKE) leave it, and so, when
+ * the caller has the privileges of the topic's owner, do the members
+ * reading the topic whose role lacks them: the owner's poll takes
+ * precedence, as Kafka consumers and poll cannot share a group.
+ */
+static void
+evict_kafka_members(Relation topic, const char *group)
+{
+	Oid			topicid = RelationGetRelid(topic);
+	Oid			topic_owner = topic->rd_rel->relowner;
+	bool		owner_wins = has_privs_of_role(GetUserId(), topic_owner);
+	KafkaGroupRights *rights = palloc(sizeof(KafkaGroupRights));
+	int			nevict = 0;
+
+	if (kafka_group_rights(group, rights))
+	{
+		for (int i = 0; i < rights->nmembers; i++)
+		{
+			KafkaMemberRights *m = &rights->members[i];
+			bool		reads = false;
+
+			/* one reading more topics than it records reads what it may */
+			for (int t = 0; t < m->ntopics && !reads; t++)
+				reads = m->topics[t] == topicid;
+			if (m->ntopics < 0)
+				reads = pg_class_aclcheck(topicid, m->role, ACL_SELECT) == ACLCHECK_OK;
+			if (!topic_role_may_use_kafka_group(m->role, group, m->topics,
+												m->ntopics, rights->owner) ||
+				(owner_wins && reads && !has_privs_of_role(m->role, topic_owner)))
+				rights->members[nevict++] = *m;
+		}
+		if (nevict > 0)
+			kafka_group_evict(group, rights->members, nevict);
+	}
+	pfree(rights);
 }
 
 /* Lock a partition for the group, for the rest of the transaction */
@@ -379,6 +487,22 @@ append_position_record(Datum key, Datum value, bool value_null)
 	return version;
 }
 
+/* The key of group's position of partition of topic in consumer_offsets */
+static Datum
+position_key(Relation topic, const char *group, int32 partition)
+{
+	StringInfoData key;
+
+	initStringInfo(&key);
+	appendStringInfoChar(&key, '{');
+	json_field(&key, "group", group, true);
+	json_field(&key, "topic",
+			   quote_qualified_identifier(get_namespace_name(RelationGetNamespace(topic)),
+										  RelationGetRelationName(topic)), false);
+	appendStringInfo(&key, ", \"partition\": %d}", partition);
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(key.data));
+}
+
 /*
  * Record a group position in topics.consumer_offsets, in the current
  * transaction, and remember it for this transaction and for the cache.
@@ -388,18 +512,10 @@ topic_groups_commit_position(Relation topic, const char *group,
 							 int32 partition, int64 offset, Oid owner,
 							 const char *metadata)
 {
-	StringInfoData key;
 	StringInfoData value;
 	int64		version;
 
 	topic_groups_check_writable();
-	initStringInfo(&key);
-	appendStringInfoChar(&key, '{');
-	json_field(&key, "group", group, true);
-	json_field(&key, "topic",
-			   quote_qualified_identifier(get_namespace_name(RelationGetNamespace(topic)),
-										  RelationGetRelationName(topic)), false);
-	appendStringInfo(&key, ", \"partition\": %d}", partition);
 
 	initStringInfo(&value);
 	if (offset >= 0)
@@ -413,8 +529,7 @@ topic_groups_commit_position(Relation topic, const char *group,
 		appendStringInfoChar(&value, '}');
 	}
 
-	version = append_position_record(DirectFunctionCall1(jsonb_in,
-														 CStringGetDatum(key.data)),
+	version = append_position_record(position_key(topic, group, partition),
 									 offset >= 0 ?
 									 DirectFunctionCall1(jsonb_in,
 														 CStringGetDatum(value.data)) :
@@ -423,6 +538,26 @@ topic_groups_commit_position(Relation topic, const char *group,
 
 	add_pending(RelationGetRelid(topic), group, partition, offset, owner,
 				version, metadata, false);
+}
+
+/*
+ * Clear group's position of one partition, in the current transaction: a
+ * tombstone of its key, applied to the cache at commit as a replicated
+ * one is (the partition has no position any more, and the group goes with
+ * its last position unless it has members).  A Kafka consumer's commit of
+ * offset -1, which Kafka answers back as no position.
+ */
+void
+topic_groups_clear_position(Relation topic, const char *group,
+							int32 partition)
+{
+	int64		version;
+
+	topic_groups_check_writable();
+	version = append_position_record(position_key(topic, group, partition),
+									 (Datum) 0, true);
+	add_pending(RelationGetRelid(topic), group, partition, -1, InvalidOid,
+				version, NULL, true);
 }
 
 /*
@@ -712,6 +847,23 @@ leave_groups_at_exit(int code, Datum arg)
 }
 
 /*
+ * Does group have Kafka members reading topic?  A Kafka group whose
+ * subscription is too long to record reads, at most, the topics its owner
+ * may read.
+ */
+static bool
+kafka_members_read(Relation topic, const char *group)
+{
+	Oid			kafka_owner;
+
+	return kafka_group_reads_topic(group, RelationGetRelid(topic),
+								   &kafka_owner) &&
+		(!OidIsValid(kafka_owner) ||
+		 pg_class_aclcheck(RelationGetRelid(topic), kafka_owner,
+						   ACL_SELECT) == ACLCHECK_OK);
+}
+
+/*
  * Check poll's arguments (values and nulls of group_name, consumer,
  * max_records and wait) into *args, and open the topic whose row type is
  * rowtype.  Shared by the function and the TopicPoll scan (read_scan.c),
@@ -723,7 +875,6 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 	static bool exit_hook = false;
 	Relation	topic;
 	Oid			owner;
-	Oid			kafka_owner;
 	bool		exists;
 
 	if (nulls[0] || nulls[2])
@@ -749,21 +900,20 @@ topic_poll_begin(Oid rowtype, Datum *values, bool *nulls, TopicPollArgs *args)
 		topic_groups_check_control(topic, args->group, owner);
 
 	/*
-	 * One group, one kind of member at a time: Kafka consumers or poll.  A
-	 * Kafka group whose subscription is too long to record reads, at most,
-	 * the topics its owner may read.
+	 * One group, one kind of member at a time: Kafka consumers or poll
+	 * (unless the Kafka members must leave first)
 	 */
-	if (kafka_group_reads_topic(args->group, RelationGetRelid(topic),
-								&kafka_owner) &&
-		(!OidIsValid(kafka_owner) ||
-		 pg_class_aclcheck(RelationGetRelid(topic), kafka_owner,
-						   ACL_SELECT) == ACLCHECK_OK))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_IN_USE),
-				 errmsg("consumer group \"%s\" of topic \"%s\" has Kafka consumers",
-						args->group, RelationGetRelationName(topic)),
-				 errdetail("Kafka clients divide the group's partitions among themselves, so poll cannot take part."),
-				 errhint("Stop the group's Kafka consumers, or poll with another group.")));
+	if (kafka_members_read(topic, args->group))
+	{
+		evict_kafka_members(topic, args->group);
+		if (kafka_members_read(topic, args->group))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_IN_USE),
+					 errmsg("consumer group \"%s\" of topic \"%s\" has Kafka consumers",
+							args->group, RelationGetRelationName(topic)),
+					 errdetail("Kafka clients divide the group's partitions among themselves, so poll cannot take part."),
+					 errhint("Stop the group's Kafka consumers, or poll with another group.")));
+	}
 	if (exists)
 		topic_groups_evict_unauthorized(topic, args->group, owner);
 	if (!exit_hook)
@@ -1037,38 +1187,59 @@ groups_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/*
+ * The entries of list made at nest level level or deeper: its tail from
+ * the index returned.  Entries are appended at the current level, which is
+ * at least that of every entry already there (deeper ones were handed up
+ * or dropped when their subtransaction ended), so the levels never go down
+ * along a list and a subtransaction's entries are its tail: found from the
+ * end, so that a request of many subtransactions (a Kafka OffsetCommit of
+ * many partitions) costs in proportion to them and not to their square.
+ */
+static int
+deeper_tail(List *list, int level, size_t level_offset)
+{
+	int			i = list_length(list);
+
+	while (i > 0 &&
+		   *(int *) ((char *) list_nth(list, i - 1) + level_offset) >= level)
+		i--;
+	return i;
+}
+
+/* A subtransaction ended: its entries of list go, or go up to its parent */
+static List *
+end_subxact_entries(List *list, bool commit, int level, size_t level_offset)
+{
+	int			from = deeper_tail(list, level, level_offset);
+
+	if (!commit)
+		return list_truncate(list, from);
+	for (int i = from; i < list_length(list); i++)
+		*(int *) ((char *) list_nth(list, i) + level_offset) = level - 1;
+	return list;
+}
+
 /* A rolled-back savepoint takes its positions back; a released one hands them up */
 static void
 groups_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 						SubTransactionId parentSubid, void *arg)
 {
 	int			level = GetCurrentTransactionNestLevel();
-	ListCell   *lc;
+	bool		commit;
 
 	if (event == SUBXACT_EVENT_ABORT_SUB)
-	{
-		foreach(lc, pending)
-			if (((PendingOffset *) lfirst(lc))->nest_level >= level)
-				pending = foreach_delete_current(pending, lc);
-		foreach(lc, polled)
-			if (((PolledPartition *) lfirst(lc))->nest_level >= level)
-				polled = foreach_delete_current(polled, lc);
-		foreach(lc, dropped)
-			if (((DroppedObject *) lfirst(lc))->nest_level >= level)
-				dropped = foreach_delete_current(dropped, lc);
-	}
+		commit = false;
 	else if (event == SUBXACT_EVENT_COMMIT_SUB)
-	{
-		foreach(lc, pending)
-			if (((PendingOffset *) lfirst(lc))->nest_level >= level)
-				((PendingOffset *) lfirst(lc))->nest_level = level - 1;
-		foreach(lc, polled)
-			if (((PolledPartition *) lfirst(lc))->nest_level >= level)
-				((PolledPartition *) lfirst(lc))->nest_level = level - 1;
-		foreach(lc, dropped)
-			if (((DroppedObject *) lfirst(lc))->nest_level >= level)
-				((DroppedObject *) lfirst(lc))->nest_level = level - 1;
-	}
+		commit = true;
+	else
+		return;
+	pending = end_subxact_entries(pending, commit, level,
+								  offsetof(PendingOffset, nest_level));
+	polled = end_subxact_entries(polled, commit, level,
+								 offsetof(PolledPartition, nest_level));
+	dropped = end_subxact_entries(dropped, commit, level,
+								  offsetof(DroppedObject, nest_level));
 }
 
 /*

@@ -163,7 +163,7 @@ check_partition_count(int32 partitions)
  * others hold their usual locks.  It is an estimate: a transaction that
  * holds many locks already can still run out.
  */
-static int64
+int64
 topic_width_limit(void)
 {
 	int64		table = (int64) max_locks_per_xact *

@@ -60,6 +60,7 @@ typedef struct VerifyState
 	bool		unordered;		/* a subscriber's (its directory entry says) */
 	int64		page_next;		/* running summary of the pages so far */
 	TimestampTz page_max_ts;
+	uint8		page_version;	/* of the data page being checked */
 } VerifyState;
 
 static void report(VerifyState *state, BlockNumber blkno, const char *fmt,...)
@@ -116,10 +117,11 @@ check_identity(VerifyState *state, BlockNumber blkno, Page page, uint16 kind)
 			   opaque->page_id, TOPIC_LOG_PAGE_ID);
 		return false;
 	}
-	if (opaque->version != TOPIC_LOG_FORMAT_VERSION)
+	if (!TopicLogFormatVersionIsReadable(opaque->version))
 	{
-		report(state, blkno, "format version is %u, expected %u",
-			   opaque->version, TOPIC_LOG_FORMAT_VERSION);
+		report(state, blkno, "format version is %u, expected %u to %u",
+			   opaque->version, TOPIC_LOG_MIN_FORMAT_VERSION,
+			   TOPIC_LOG_FORMAT_VERSION);
 		return false;
 	}
 	if ((opaque->flags & ~TL_PAGE_HINTS) != kind)
@@ -157,9 +159,10 @@ check_metapage(VerifyState *state, Page page)
 	if (meta->magic != TOPIC_LOG_META_MAGIC)
 		report(state, TOPIC_LOG_METAPAGE_BLKNO, "magic number is 0x%08X, expected 0x%08X",
 			   meta->magic, TOPIC_LOG_META_MAGIC);
-	if (meta->version != TOPIC_LOG_FORMAT_VERSION)
-		report(state, TOPIC_LOG_METAPAGE_BLKNO, "metapage format version is %u, expected %u",
-			   meta->version, TOPIC_LOG_FORMAT_VERSION);
+	if (!TopicLogFormatVersionIsReadable(meta->version))
+		report(state, TOPIC_LOG_METAPAGE_BLKNO, "metapage format version is %u, expected %u to %u",
+			   meta->version, TOPIC_LOG_MIN_FORMAT_VERSION,
+			   TOPIC_LOG_FORMAT_VERSION);
 	/* a router's own page summary only says where its log began */
 	if (meta->log_start_offset < 0 ||
 		(!(meta->flags & TL_META_ROUTER) && opaque->next_offset < meta->log_start_offset))
@@ -219,7 +222,7 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 			TimestampTz *min_ts, TimestampTz *max_ts)
 {
 	const char *bytes = (const char *) hdr;
-	Size		pos = sizeof(TopicBatchHeaderData);
+	Size		pos = topic_batch_records_start(hdr);
 	int			i;
 
 	if (hdr->flags & ~TB_KNOWN_FLAGS ||
@@ -245,6 +248,21 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 		*min_ts = Min(*min_ts, hdr->base_timestamp);
 		*max_ts = Max(*max_ts, hdr->base_timestamp);
 		return;
+	}
+
+	if (hdr->flags & TB_PRODUCER)
+	{
+		TopicBatchProducerData producer;
+
+		topic_batch_producer(hdr, &producer);
+		if (state->page_version < TOPIC_LOG_FORMAT_VERSION)
+			report(state, blkno, "batch %d of a producer is on a page of format version %u",
+				   batchno, state->page_version);
+		if (!(hdr->flags & TB_CONTIGUOUS) || producer.count <= 0 ||
+			producer.first_sequence < 0 || producer.reserved != 0 ||
+			hdr->base_offset < producer.first_offset ||
+			hdr->base_offset + hdr->nrecords > producer.first_offset + producer.count)
+			report(state, blkno, "batch %d does not lie within its producer batch", batchno);
 	}
 
 	for (i = 0; i < hdr->nrecords; i++)
@@ -297,6 +315,7 @@ check_data_page(VerifyState *state, BlockNumber blkno, Page page)
 	if (!check_identity(state, blkno, page, TL_PAGE_DATA))
 		return;
 	opaque = TopicLogPageGetOpaque(page);
+	state->page_version = opaque->version;
 
 	while ((hdr = topic_page_next_batch(page, &pos)) != NULL)
 	{

@@ -44,6 +44,7 @@ int			pg_topics_kafka_max_connections = 1000;
 int			pg_topics_kafka_idle_timeout = 600000;
 int			pg_topics_kafka_max_request_bytes = 100 * 1024 * 1024;
 char	   *pg_topics_kafka_brokers = NULL;
+int			pg_topics_kafka_listener_memory = 256 * 1024;
 
 static const struct config_enum_entry offset_reset_options[] = {
 	{"earliest", TOPIC_RESET_EARLIEST, false},
@@ -213,6 +214,13 @@ define_kafka_settings(void)
 							   "",
 							   PGC_SIGHUP, GUC_LIST_INPUT,
 							   check_kafka_brokers, NULL, NULL);
+	DefineCustomIntVariable("pg_topics.kafka_listener_memory",
+							"Memory each Kafka listener process may use for its clients' requests and answers.",
+							"A request that would need more waits, or fails with a retriable error.",
+							&pg_topics_kafka_listener_memory,
+							256 * 1024, 1024, INT_MAX / 2,
+							PGC_SIGHUP, GUC_UNIT_KB,
+							NULL, NULL, NULL);
 }
 
 /*

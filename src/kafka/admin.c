@@ -16,6 +16,16 @@
  * refuses writes (fence.c) is no controller: both answer NOT_CONTROLLER
  * for every topic, and admin clients look for the controller again.
  *
+ * The topics of one CreateTopics are created in the request's transaction,
+ * whose locks on every new partition last until it ends.  So the request
+ * creates, together, at most as many partitions as create_topic allows one
+ * topic (topic_width_limit: what the shared lock table can hold while
+ * others hold their usual locks); a topic beyond that is POLICY_VIOLATION,
+ * to be sent again in a request of its own, and one wider than that alone
+ * is INVALID_PARTITIONS.  Otherwise one request would fill the lock table,
+ * and every other session would fail with "out of shared memory".
+ *
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -23,6 +33,8 @@
 #include "access/relation.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "storage/lock.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
@@ -111,6 +123,8 @@ kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 	NewTopic   *topics;
 	int32		node_id;
 	bool		refused;
+	int64		width = topic_width_limit();
+	int64		budget = width;
 
 	/* timeout_ms: the creation is done when the answer goes out */
 	if (!kafka_parse_create_topics_request(&req->body, req->api_version, &cr))
@@ -159,6 +173,7 @@ kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 	{
 		KafkaBytes	name = cr.topics[i].name;
 
+		CHECK_FOR_INTERRUPTS();
 		if (refused)
 		{
 			errors[i] = KAFKA_NOT_CONTROLLER;
@@ -171,6 +186,18 @@ kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 
 			if (OidIsValid(nspid) && OidIsValid(get_relname_relid(relname, nspid)))
 				errors[i] = KAFKA_TOPIC_ALREADY_EXISTS;
+			else if (topics[i].partitions > width)
+			{
+				errors[i] = KAFKA_INVALID_PARTITIONS;
+				messages[i] = psprintf("a topic can have at most about %lld partitions with max_locks_per_transaction = %d",
+									   (long long) width, max_locks_per_xact);
+			}
+			else if (topics[i].partitions > budget && !cr.validate_only)
+			{
+				errors[i] = KAFKA_POLICY_VIOLATION;
+				messages[i] = psprintf("the topics before it in this request already lock %lld of the about %lld partitions one request may create; create it in a request of its own",
+									   (long long) (width - budget), (long long) width);
+			}
 			else
 			{
 				topics[i].name = cstring_to_text(quote_qualified_identifier(pg_topics_kafka_schema,
@@ -180,6 +207,9 @@ kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 					kafka_run_guarded(create_topic, &topics[i], &messages[i]);
 				if (errors[i] == KAFKA_INVALID_RECORD)
 					errors[i] = KAFKA_INVALID_REQUEST;
+				/* what it created keeps its locks until the request ends */
+				if (errors[i] == KAFKA_NONE && !cr.validate_only)
+					budget -= topics[i].partitions;
 			}
 		}
 		kafka_write_string_len(out, name.data, Max(name.len, 0));
@@ -223,6 +253,7 @@ kafka_delete_topics(KafkaRequest *req, TimestampTz *deadline)
 			kafka_open_topic(names[i], AccessShareLock, TOPIC_NO_ACL_CHECK,
 							 &error);
 
+		CHECK_FOR_INTERRUPTS();
 		if (topic != NULL)
 		{
 			text	   *qualified = cstring_to_text(quote_qualified_identifier(get_namespace_name(RelationGetNamespace(topic)),

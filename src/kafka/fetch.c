@@ -22,6 +22,14 @@
  * same as its high watermark: it cannot read further either, and its end
  * of partition is where it stops.
  *
+ * The answer keeps within the request's max_bytes and each partition's
+ * partition_max_bytes, as Kafka's does: records stop before the first
+ * that would go over either, except that the first record of the first
+ * partition that has one is answered whatever its size, so that a
+ * consumer always gets on.  A client sizes its receive buffer from its
+ * max_bytes (librdkafka drops a larger answer and fetches it again, for
+ * ever), so no other record may go over.
+ *
  * A fetch that finds fewer than min_bytes parks until a partition it reads
  * sees a commit, or max_wait_ms passes (the long-poll of topics.fetch,
  * without holding the process).
@@ -42,6 +50,7 @@
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/kafka/budget.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/record_map.h"
 #include "pg_topics/read/read.h"
@@ -63,6 +72,7 @@ typedef struct FetchSink
 	Oid			key_type;
 	Oid			value_type;
 	Size		budget;			/* bytes this partition may add */
+	bool		min_one;		/* its first record may go over the budget */
 	Size		used;
 	bool		full;			/* a record did not fit: stop before it */
 	int64		stopped_at;
@@ -102,8 +112,9 @@ add_record(FetchSink *fs, TopicStableRead *read, const TopicRecord *rec)
 	}
 	size = kafka_batch_record_size(&fs->writer, rec->offset, ts, key, value,
 								   headers, nheaders);
-	/* past the budget: not this one, unless it is the first */
-	if (fs->writer.nrecords > 0 && fs->used + size > fs->budget)
+	/* past the budget: not this one, unless it is the answer's first */
+	if ((fs->writer.nrecords > 0 || !fs->min_one) &&
+		fs->used + size > fs->budget)
 	{
 		fs->full = true;
 		fs->stopped_at = rec->offset;
@@ -191,12 +202,13 @@ write_empty_partition(StringInfo out, int16 api_version, int32 partition,
 }
 
 /*
- * Read one partition from fetch_offset into its response entry; returns
- * the bytes of records added
+ * Read one partition from fetch_offset into its response entry, within
+ * budget bytes (unless min_one: its first record whatever its size);
+ * returns the bytes of records added
  */
 static Size
 fetch_partition(KafkaRequest *req, Relation topic, int32 partition,
-				int64 fetch_offset, Size budget, int isolation, int watch_slot)
+				int64 fetch_offset, Size budget, bool min_one, int isolation)
 {
 	StringInfo	out = req->response;
 	Relation	router;
@@ -223,15 +235,7 @@ fetch_partition(KafkaRequest *req, Relation topic, int32 partition,
 	}
 	routerid = RelationGetRelid(router);
 	/* what a parked request waits for: noted before the read */
-	if (watch_slot < KAFKA_MAX_WATCHED)
-	{
-		uint64		unused[TOPIC_WATCH_WORDS];
-
-		req->watch->relids[watch_slot] = routerid;
-		req->watch->seen[watch_slot] = topic_registry_watch(unused, routerid);
-	}
-	else
-		req->watch->overflow = true;
+	kafka_watch_partition(req->watch, routerid);
 
 	/* the watermark first, then the snapshot (the reader's) */
 	topic_log_end(router, &end);
@@ -251,6 +255,7 @@ fetch_partition(KafkaRequest *req, Relation topic, int32 partition,
 	fs.key_type = topic_column_type(topic, Anum_topic_key);
 	fs.value_type = topic_column_type(topic, Anum_topic_value);
 	fs.budget = budget;
+	fs.min_one = min_one;
 	fs.record_context = AllocSetContextCreate(CurrentMemoryContext,
 											  "Kafka fetch record",
 											  ALLOCSET_SMALL_SIZES);
@@ -272,8 +277,11 @@ fetch_partition(KafkaRequest *req, Relation topic, int32 partition,
 	records_at = out->len;
 	kafka_write_int32(out, 0);	/* records' size, patched */
 
-	/* read; a TOASTed record ends a read, is added, and the read goes on */
-	while (budget > 0 && !fs.full)
+	/*
+	 * Read; a TOASTed record ends a read, is added, and the read goes on.
+	 * A budget too small for a batch reads nothing.
+	 */
+	while ((min_one || budget >= KAFKA_BATCH_HEADER_SIZE) && !fs.full)
 	{
 		memset(&read, 0, sizeof(read));
 		read.sink = fetch_sink;
@@ -315,8 +323,10 @@ fetch_partition(KafkaRequest *req, Relation topic, int32 partition,
 	}
 	else
 	{
+		/* a batch without records is a batch too: it keeps to the budget */
 		out->len = records_at + 4;
-		if (last >= fetch_offset)
+		if (last >= fetch_offset &&
+			(min_one || budget >= KAFKA_BATCH_HEADER_SIZE))
 			kafka_write_gap_batch(out, fetch_offset, last,
 								  kafka_timestamp_ms(end.max_timestamp));
 	}
@@ -345,15 +355,15 @@ kafka_fetch(KafkaRequest *req, TimestampTz *deadline)
 	KafkaFetchRequest fr;
 	int32		max_bytes;
 	Size		total = 0;
-	int			watched = 0;
 
 	/* sessions are not offered: session_id, epoch and forgotten are unused */
 	if (!kafka_parse_fetch_request(&req->body, req->api_version, &fr))
 		return KAFKA_CLOSE;
 	max_bytes = Min((uint32) fr.max_bytes, FETCH_MAX_RESPONSE_BYTES);
+	/* and what the listener's memory and answer bounds allow (budget.c) */
+	max_bytes = Min((Size) max_bytes, kafka_budget_answer_room());
 
-	req->watch->n = 0;
-	req->watch->overflow = false;
+	kafka_watch_reset(req->watch);
 	kafka_write_int32(out, 0);	/* throttle_time_ms */
 	if (req->api_version >= 7)
 	{
@@ -381,18 +391,18 @@ kafka_fetch(KafkaRequest *req, TimestampTz *deadline)
 									  error, -1, -1, -1);
 				continue;
 			}
-			/* at least one record in all, then the limits */
+			/*
+			 * The limits; until a partition has answered records, the
+			 * next one's first record goes whatever its size
+			 */
 			budget = Min((Size) Max(part->max_bytes, 0),
 						 total >= (Size) max_bytes ? 0 : (Size) max_bytes - total);
-			if (total == 0 && budget == 0)
-				budget = 1;
 			total += fetch_partition(req, topic, part->partition, part->offset,
-									 budget, fr.isolation_level, watched++);
+									 budget, total == 0, fr.isolation_level);
 		}
 		if (topic != NULL)
 			relation_close(topic, NoLock);
 	}
-	req->watch->n = Min(watched, KAFKA_MAX_WATCHED);
 
 	if (total < (Size) Max(fr.min_bytes, 1) && fr.max_wait_ms > 0 &&
 		!req->last_try)

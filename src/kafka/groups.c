@@ -11,8 +11,12 @@
  * JoinGroup also keeps a group to one kind of consumer: a Kafka group G
  * subscribing to topic T while the pg_topics group G of T has members
  * that poll with SQL is refused (INCONSISTENT_GROUP_PROTOCOL), as poll
- * refuses while Kafka consumers read; and only a role with the privileges
- * of the group's owner (the role of its first member) may join it
+ * refuses while Kafka consumers read (the topic's owner excepted: her
+ * consumers' join makes other roles' SQL members leave).  Who may be a
+ * member follows SQL's rule for groups (judge_join): a role with the
+ * privileges of the Kafka group's owner (the role of its first member), or
+ * one that controls the pg_topics groups of every topic the group reads;
+ * a member whose role lost its rights leaves at its next request
  * (GROUP_AUTHORIZATION_FAILED).  Static membership (group.instance.id) is
  * not offered: such members are treated as dynamic ones.  A fenced node
  * (fence.c) coordinates no group: JoinGroup, SyncGroup, Heartbeat and
@@ -24,11 +28,14 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "pg_topics/api/groups.h"
@@ -73,8 +80,7 @@ static KafkaOutcome
 park(KafkaRequest *req, const KafkaGroupReply *reply, int32 timeout_ms,
 	 TimestampTz *deadline)
 {
-	req->watch->n = 0;
-	req->watch->overflow = false;
+	kafka_watch_reset(req->watch);
 	req->watch->group_slot = reply->slot;
 	req->watch->group_seen = reply->version;
 	*deadline = TimestampTzPlusMilliseconds(req->received,
@@ -94,6 +100,32 @@ relation_owner(Oid relid)
 	owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
 	ReleaseSysCache(tuple);
 	return owner;
+}
+
+/* Is relid one of the topics join lists already? */
+static bool
+topic_listed(const KafkaJoin *join, Oid relid)
+{
+	for (int t = 0; t < join->ntopics; t++)
+		if (join->topics[t] == relid)
+			return true;
+	return false;
+}
+
+/*
+ * The pg_topics group of topic relid has members that poll: those whose
+ * role may not use it, and (when the joining role has the privileges of
+ * the topic's owner) those whose role lacks them, leave it
+ */
+static void
+yield_to_topic_owner(Oid relid, const char *group, Oid owner)
+{
+	Relation	topic = try_relation_open(relid, AccessShareLock);
+
+	if (topic == NULL)
+		return;
+	topic_groups_yield_to_topic_owner(topic, group, owner);
+	relation_close(topic, AccessShareLock);
 }
 
 /*
@@ -136,15 +168,131 @@ subscribed_topics(KafkaJoin *join, const KafkaProtocol *protocol)
 				continue;
 			if (!topic_role_controls_group(join->role, topic_owner, owner))
 				return KAFKA_GROUP_AUTHORIZATION_FAILED;
+			if (topic_group_has_members(relid, join->group))
+				yield_to_topic_owner(relid, join->group, owner);
 		}
 		if (topic_group_has_members(relid, join->group))
 			return KAFKA_INCONSISTENT_GROUP_PROTOCOL;
+		if (topic_listed(join, relid))
+			continue;
 		if (join->ntopics >= 0 && join->ntopics < KAFKA_GROUP_MAX_TOPICS)
 			join->topics[join->ntopics++] = relid;
 		else
 			join->ntopics = -1;
 	}
 	return KAFKA_NONE;
+}
+
+/*
+ * May the role that joins (with the topics it reads) be a member of the
+ * Kafka group, as it is now?  A role with the privileges of the group's
+ * owner may, as before.  Any other needs a claim of its own: it reads
+ * topics, and controls the pg_topics group of that name of each of them
+ * and of each topic the group reads already (as poll would let it read
+ * them); the group's members that then have no right to the topics it
+ * reads leave (the topic's owner takes her group back from a role that
+ * took its name first).  Members whose role may no longer use the group
+ * leave either way.  GROUP_AUTHORIZATION_FAILED if it may not join.
+ */
+static int16
+judge_join(const KafkaJoin *join)
+{
+	KafkaGroupRights *rights = palloc(sizeof(KafkaGroupRights));
+	bool		claim;
+	int			nevict = 0;
+
+	if (!kafka_group_rights(join->group, rights))
+		return KAFKA_NONE;
+	claim = !has_privs_of_role(join->role, rights->owner);
+	if (claim &&
+		(join->ntopics <= 0 || rights->ntopics < 0 ||
+		 !topic_role_may_use_kafka_group(join->role, join->group,
+										 join->topics, join->ntopics,
+										 rights->owner) ||
+		 (rights->ntopics > 0 &&
+		  !topic_role_may_use_kafka_group(join->role, join->group,
+										  rights->topics, rights->ntopics,
+										  rights->owner))))
+		return KAFKA_GROUP_AUTHORIZATION_FAILED;
+	for (int i = 0; i < rights->nmembers; i++)
+	{
+		KafkaMemberRights *m = &rights->members[i];
+
+		if (m->role == join->role)
+			continue;
+		if (!topic_role_may_use_kafka_group(m->role, join->group, m->topics,
+											m->ntopics, rights->owner) ||
+			(claim &&
+			 !topic_role_may_use_kafka_group(m->role, join->group,
+											 join->topics, join->ntopics,
+											 rights->owner)))
+			rights->members[nevict++] = *m;
+	}
+	if (nevict > 0)
+		kafka_group_evict(join->group, rights->members, nevict);
+	return KAFKA_NONE;
+}
+
+/*
+ * May member member_id of group, of role, still use the group?  A REVOKE
+ * (or role no longer being a member of the group's owner) ends its rights
+ * at its next request: it leaves the group, and the request is
+ * GROUP_AUTHORIZATION_FAILED.  The catalog is read in the request's
+ * transaction, or, for the requests that run outside one (Heartbeat,
+ * SyncGroup), in a transaction of its own, and only for a member.
+ */
+int16
+kafka_group_member_rights(const char *group, const char *member_id, Oid role)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	KafkaGroupRights *rights = palloc(sizeof(KafkaGroupRights));
+	KafkaMemberRights *m = NULL;
+	bool		own_xact = !IsTransactionState();
+	bool		allowed;
+
+	if (!kafka_group_rights(group, rights))
+		return KAFKA_NONE;
+	for (int i = 0; i < rights->nmembers && m == NULL; i++)
+		if (rights->members[i].role == role &&
+			strcmp(rights->members[i].id, member_id) == 0)
+			m = &rights->members[i];
+	if (m == NULL)
+		return KAFKA_NONE;		/* the coordinator answers for it */
+	if (own_xact)
+	{
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+	}
+	allowed = topic_role_may_use_kafka_group(role, group, m->topics,
+											 m->ntopics, rights->owner);
+	if (own_xact)
+	{
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		MemoryContextSwitchTo(caller);
+	}
+	if (allowed)
+		return KAFKA_NONE;
+	kafka_group_evict(group, m, 1);
+	return KAFKA_GROUP_AUTHORIZATION_FAILED;
+}
+
+/*
+ * A member's request outside a transaction (SyncGroup, Heartbeat,
+ * LeaveGroup) on a connection whose role may no longer log in: the member
+ * leaves its group at once, so that its partitions go to the others, and
+ * the connection closes, as for any other request of such a connection
+ * (kafka_xact_begin checks those)
+ */
+static void
+check_member_role(KafkaRequest *req, const char *group, KafkaBytes member_id)
+{
+	if (kafka_conn_still_allowed(req->conn))
+		return;
+	if (group != NULL)
+		(void) kafka_group_leave(group, short_string(member_id),
+								 kafka_conn_role(req->conn));
+	kafka_conn_refuse(req->conn);
 }
 
 /* Write a JoinGroup response */
@@ -222,12 +370,10 @@ kafka_join_group(KafkaRequest *req, TimestampTz *deadline)
 		error = KAFKA_INCONSISTENT_GROUP_PROTOCOL;
 	else if (!retry)
 	{
-		Oid			owner = kafka_group_owner(join.group);
-
-		if (OidIsValid(owner) && !has_privs_of_role(join.role, owner))
-			error = KAFKA_GROUP_AUTHORIZATION_FAILED;
-		else if (strcmp(join.protocol_type, "consumer") == 0)
+		if (strcmp(join.protocol_type, "consumer") == 0)
 			error = subscribed_topics(&join, &join.protocols[0]);
+		if (error == KAFKA_NONE)
+			error = judge_join(&join);
 	}
 	if (error == KAFKA_NONE)
 	{
@@ -252,17 +398,19 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 	KafkaAssignment *assignments;
 	KafkaGroupReply reply;
 	char	   *group;
-	int16		error;
+	int16		error = KAFKA_NONE;
 	StringInfo	out = req->response;
 
 	if (!kafka_parse_sync_group_request(&req->body, req->api_version, &sr))
 		return KAFKA_CLOSE;
 	group = group_name(sr.group_id);
+	check_member_role(req, group, sr.member_id);
 	assignments = palloc(sizeof(KafkaAssignment) * Max(sr.nassignments, 1));
 	for (int32 i = 0; i < sr.nassignments; i++)
 	{
 		KafkaBytes	data = sr.assignments[i].assignment;
 
+		CHECK_FOR_INTERRUPTS();
 		assignments[i].member_id = short_string(sr.assignments[i].member_id);
 		assignments[i].data = data.data;
 		assignments[i].len = Max(data.len, 0);
@@ -273,7 +421,10 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 		error = KAFKA_INVALID_GROUP_ID;
 	else if (kafka_node_fenced())
 		error = KAFKA_NOT_COORDINATOR;
-	else
+	else if (!req->conn->parked)
+		error = kafka_group_member_rights(group, short_string(sr.member_id),
+										  kafka_conn_role(req->conn));
+	if (group != NULL && error == KAFKA_NONE)
 	{
 		error = kafka_group_sync(group, short_string(sr.member_id),
 								 sr.generation_id, kafka_conn_role(req->conn),
@@ -300,17 +451,25 @@ kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaHeartbeatRequest hr;
 	char	   *group;
+	char	   *member_id;
+	int16		error;
 
 	if (!kafka_parse_heartbeat_request(&req->body, req->api_version, &hr))
 		return KAFKA_CLOSE;
 	group = group_name(hr.group_id);
+	check_member_role(req, group, hr.member_id);
+	member_id = short_string(hr.member_id);
+	if (group == NULL)
+		error = KAFKA_INVALID_GROUP_ID;
+	else if (kafka_node_fenced())
+		error = KAFKA_NOT_COORDINATOR;
+	else if ((error = kafka_group_member_rights(group, member_id,
+												kafka_conn_role(req->conn))) == KAFKA_NONE)
+		error = kafka_group_heartbeat(group, member_id, hr.generation_id,
+									  kafka_conn_role(req->conn));
 	if (req->api_version >= 1)
 		kafka_write_int32(req->response, 0);
-	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
-					  kafka_node_fenced() ? KAFKA_NOT_COORDINATOR :
-					  kafka_group_heartbeat(group, short_string(hr.member_id),
-											hr.generation_id,
-											kafka_conn_role(req->conn)));
+	kafka_write_int16(req->response, error);
 	return KAFKA_ANSWER;
 }
 
@@ -324,6 +483,7 @@ kafka_leave_group(KafkaRequest *req, TimestampTz *deadline)
 	if (!kafka_parse_leave_group_request(&req->body, req->api_version, &lr))
 		return KAFKA_CLOSE;
 	group = group_name(lr.group_id);
+	check_member_role(req, group, lr.member_id);
 	if (req->api_version >= 1)
 		kafka_write_int32(req->response, 0);
 	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
@@ -408,6 +568,7 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 	KafkaBytes *ids;
 	int32		n;
 	List	   *positions = NIL;
+	bool		positions_read = false;
 
 	/* include_authorized_operations (v3): never answered (below) */
 	if (!kafka_parse_describe_groups_request(&req->body, req->api_version, &dr))
@@ -426,13 +587,20 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 		Oid			owner = known ? kafka_group_owner(group) : InvalidOid;
 		int16		error = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
 
+		CHECK_FOR_INTERRUPTS();
 		/* a group with positions only is Empty, without members */
-		if (!known && group != NULL && positions == NIL)
+		if (!known && group != NULL && !positions_read)
+		{
+			/* once: a request naming millions of groups costs no more */
 			positions = visible_groups();
+			positions_read = true;
+		}
 		if (!known && group != NULL && name_listed(positions, group))
 		{
 			memset(&reply, 0, sizeof(reply));
 			reply.state = KAFKA_GROUP_EMPTY;
+			/* positions are a consumer group's, as ListGroups says */
+			strlcpy(reply.protocol_type, "consumer", KAFKA_PROTOCOL_NAME_LEN);
 			known = true;
 		}
 

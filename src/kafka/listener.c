@@ -25,14 +25,22 @@
  * passes.  Nothing in the loop blocks except the request being served.
  *
  * Bad clients are bounded: frames larger than
- * pg_topics.kafka_max_request_bytes or of negative size close the
- * connection before anything is allocated for them, a frame is buffered
- * only as fast as its bytes arrive, an incomplete frame older than
- * authentication_timeout closes the connection (slowloris), as does an
- * unauthenticated connection older than that and an idle one older than
- * pg_topics.kafka_idle_timeout; connections beyond a worker's share of
- * pg_topics.kafka_max_connections are closed at once.  A connection whose
- * responses pile up unread is not read from until they drain.
+ * pg_topics.kafka_max_request_bytes (512 kB before authentication, as
+ * Kafka's sasl.server.max.receive.size) or of negative size close the
+ * connection before anything is allocated for them, a frame is read only
+ * once the process's memory budget has room for it (kafka/budget.c), an
+ * incomplete frame older than authentication_timeout closes the
+ * connection (slowloris), as does an unauthenticated connection older than
+ * that, and one with neither a request answered nor a byte of its answers
+ * taken for pg_topics.kafka_idle_timeout (answers nobody reads), and one
+ * whose parked request has waited that long.  A worker serves at most its
+ * share of pg_topics.kafka_max_connections, at most half of them not yet
+ * authenticated (a new one takes the place of the oldest of those), and a
+ * role at most a quarter of pg_topics.kafka_max_connections and its
+ * CONNECTION LIMIT (shared/kafka_connections.c).  A connection whose
+ * responses pile up unread is not read from until they drain.  Each
+ * connection closed for a protocol reason leaves one log line
+ * (rate-limited per client address, kafka/log_limit.c).
  *
  * Only a primary listens: the workers start when recovery ends, so after
  * a failover the promoted standby's listener takes over, and clients that
@@ -70,10 +78,14 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
 #include "pg_topics/kafka/brokers.h"
+#include "pg_topics/kafka/budget.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/listener.h"
+#include "pg_topics/kafka/log_limit.h"
 #include "pg_topics/kafka/request.h"
+#include "pg_topics/kafka/role_slots.h"
+#include "pg_topics/kafka/sasl.h"
 #include "pg_topics/kafka/tls.h"
 #include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/shared/registry.h"
@@ -85,8 +97,12 @@ PGDLLEXPORT void topic_kafka_main(Datum main_arg);
 #define READ_CHUNK				65536
 /* stop reading a connection while this much of its output is unsent */
 #define OUT_HIGH_WATER			(4 * 1024 * 1024)
+/* the largest frame before authentication (Kafka's sasl.server.max.receive.size) */
+#define PREAUTH_MAX_REQUEST		(512 * 1024)
 /* requests of one connection served before the others get a turn */
 #define REQUESTS_PER_TURN		8
+/* or, for requests that take long, this much time (ms) */
+#define TURN_MS					50
 /* Produce requests of a connection served together take up to this */
 #define GROUP_BYTES				(1024 * 1024)
 #define GROUP_PARTITIONS		32
@@ -103,6 +119,8 @@ static int	nlisten = 0;
 static bool listening = false;
 static dlist_head connections = DLIST_STATIC_INIT(connections);
 static int	nconnections = 0;
+static int	nunauthenticated = 0;	/* of them, counted in their share */
+static bool retry_reads = false;	/* memory came back: read the waiting */
 static MemoryContext listener_context;
 /* connections with a complete request to serve: served before waiting */
 static bool work_pending = false;
@@ -296,24 +314,69 @@ init_buffer(KafkaConn *conn, StringInfo buf)
 	MemoryContextSwitchTo(oldcontext);
 }
 
-/* Forget conn: close its socket, free its memory */
+/* Forget conn: close its socket, free its memory, give back its slots */
 static void
 close_connection(KafkaConn *conn)
 {
 	dlist_delete(&conn->node);
-	nconnections--;
+	if (!conn->evicted)
+		nconnections--;
+	if (conn->unauthenticated)
+		nunauthenticated--;
+	kafka_role_slot_release(conn);
+	kafka_budget_untrack(conn);
 	if (conn->tls)
 		kafka_tls_end(conn->tls);
 	close(conn->fd);
 	MemoryContextDelete(conn->context);
 }
 
+/* This process's share of pg_topics.kafka_max_connections */
+static int
+connection_cap(void)
+{
+	return Max(1, (pg_topics_kafka_max_connections + pg_topics_kafka_workers - 1) /
+			   pg_topics_kafka_workers);
+}
+
+/*
+ * Make room for a new connection by evicting the oldest one that has not
+ * authenticated yet; false if there is none.  A client that opens
+ * connections and never authenticates holds at most half of the slots,
+ * each only until newer ones need it: a client that authenticates at once
+ * gets in.  The evicted connection no longer counts and is not watched;
+ * the sweep frees it (events of this turn may still name it).
+ */
+static bool
+evict_oldest_unauthenticated(void)
+{
+	dlist_iter	iter;
+
+	dlist_foreach(iter, &connections)
+	{
+		KafkaConn  *conn = dlist_container(KafkaConn, node, iter.cur);
+
+		if (conn->unauthenticated)
+		{
+			kafka_protocol_close(conn, ERRCODE_TOO_MANY_CONNECTIONS,
+								 "At most half of a listener process's connections may be waiting to authenticate; the oldest of them makes room for a new one.",
+								 "not authenticated when its slot was needed");
+			(void) epoll_ctl(epoll_fd, EPOLL_CTL_DEL, conn->fd, NULL);
+			conn->evicted = true;
+			conn->unauthenticated = false;
+			nunauthenticated--;
+			nconnections--;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Accept every pending connection of listening socket lfd */
 static void
 accept_connections(int lfd)
 {
-	int			cap = Max(1, (pg_topics_kafka_max_connections + pg_topics_kafka_workers - 1) /
-						  pg_topics_kafka_workers);
+	int			cap = connection_cap();
 
 	for (;;)
 	{
@@ -326,6 +389,7 @@ accept_connections(int lfd)
 		MemoryContext context;
 		char		host[NI_MAXHOST];
 		char		serv[NI_MAXSERV];
+		bool		authenticates;
 
 		if (fd < 0)
 		{
@@ -336,9 +400,28 @@ accept_connections(int lfd)
 						 errmsg("could not accept Kafka connection: %m")));
 			return;
 		}
-		if (nconnections >= cap)
+		if (getnameinfo((struct sockaddr *) &addr, addrlen, host, sizeof(host),
+						serv, sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+		{
+			strlcpy(host, "?", sizeof(host));
+			strlcpy(serv, "?", sizeof(serv));
+		}
+		/* under trust a connection acts as the trust role at once */
+		authenticates = pg_topics_kafka_auth != TOPIC_KAFKA_AUTH_TRUST;
+		if ((nconnections >= cap ||
+			 (authenticates && nunauthenticated >= Max(1, cap / 2))) &&
+			!evict_oldest_unauthenticated() && nconnections >= cap)
 		{
 			/* over the cap: closed at once, so the backlog does not fill */
+			if (kafka_log_allowed(KAFKA_LOG_CLOSE, host,
+								  ERRCODE_TOO_MANY_CONNECTIONS))
+				ereport(LOG,
+						(errcode(ERRCODE_TOO_MANY_CONNECTIONS),
+						 errmsg("refusing Kafka connection from %s:%s: this listener process serves %d connections already",
+								host, serv, nconnections),
+						 errdetail("Each of the %d listener processes serves at most its share of pg_topics.kafka_max_connections (%d).",
+								   pg_topics_kafka_workers,
+								   pg_topics_kafka_max_connections)));
 			close(fd);
 			continue;
 		}
@@ -351,11 +434,13 @@ accept_connections(int lfd)
 		conn->context = context;
 		init_buffer(conn, &conn->in);
 		init_buffer(conn, &conn->out);
-		conn->connected_at = conn->last_request = GetCurrentTimestamp();
-		if (getnameinfo((struct sockaddr *) &addr, addrlen, host, sizeof(host),
-						serv, sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV) == 0)
-			snprintf(conn->peer, sizeof(conn->peer), "%s:%s", host, serv);
+		conn->connected_at = conn->last_request = conn->last_sent =
+			GetCurrentTimestamp();
+		snprintf(conn->peer, sizeof(conn->peer), "%s:%s", host, serv);
 		conn->auth = KAFKA_AUTH_NONE;
+		conn->unauthenticated = authenticates;
+		if (authenticates)
+			nunauthenticated++;
 		conn->events = EPOLLIN | EPOLLRDHUP;
 		epoll_watch(EPOLL_CTL_ADD, fd, conn->events, conn);
 		dlist_push_tail(&connections, &conn->node);
@@ -370,7 +455,7 @@ update_events(KafkaConn *conn)
 	uint32		events = conn->peer_closed ? 0 : EPOLLRDHUP;
 
 	if (!conn->parked && !conn->closing && !conn->peer_closed &&
-		conn->hold_lsn == InvalidXLogRecPtr &&
+		!conn->wait_memory && conn->hold_lsn == InvalidXLogRecPtr &&
 		conn->out.len - conn->out_sent < OUT_HIGH_WATER)
 		events |= EPOLLIN;
 	if ((conn->hold_lsn == InvalidXLogRecPtr ? conn->out.len : conn->hold_from) >
@@ -409,6 +494,7 @@ send_output(KafkaConn *conn)
 			return false;
 		}
 		conn->out_sent += n;
+		conn->last_sent = GetCurrentTimestamp();
 	}
 	if (end < conn->out.len)
 		return true;
@@ -417,11 +503,22 @@ send_output(KafkaConn *conn)
 	{
 		pfree(conn->out.data);
 		init_buffer(conn, &conn->out);
+		kafka_budget_track(conn);
 	}
 	else
 		resetStringInfo(&conn->out);
 	conn->out_sent = 0;
 	return !conn->closing;
+}
+
+/* The largest frame conn may send now */
+static uint32
+frame_limit(KafkaConn *conn)
+{
+	if (!kafka_sasl_authenticated(conn))
+		return PREAUTH_MAX_REQUEST;
+	return (uint32) Min((Size) pg_topics_kafka_max_request_bytes,
+						kafka_budget_limit());
 }
 
 /*
@@ -439,16 +536,59 @@ frame_needs(KafkaConn *conn, int32 *frame_len)
 		return 4;
 	memcpy(&n, conn->in.data, 4);
 	n = pg_ntoh32(n);
-	if (n > (uint32) pg_topics_kafka_max_request_bytes)
+	if (n > frame_limit(conn))
 		return -1;
 	*frame_len = (int32) n;
 	return 4 + (int) n;
 }
 
-/* Read what conn's socket has; false if the connection is gone or refused */
+/* Log why conn's next frame is refused (frame_needs said -1) */
+static void
+log_refused_frame(KafkaConn *conn)
+{
+	uint32		n;
+	const char *what = "request";
+
+	memcpy(&n, conn->in.data, 4);
+	n = pg_ntoh32(n);
+	/* the API key and version come first: name them if they came */
+	if (conn->in.len >= 8 && !conn->raw_sasl)
+	{
+		int16		key;
+		int16		version;
+
+		memcpy(&key, conn->in.data + 4, 2);
+		memcpy(&version, conn->in.data + 6, 2);
+		what = kafka_api_label((int16) pg_ntoh16(key),
+							   (int16) pg_ntoh16(version));
+	}
+	if ((int32) n < 0)
+		kafka_protocol_close(conn, ERRCODE_PROTOCOL_VIOLATION, NULL,
+							 "%s of negative size %d", what, (int32) n);
+	else if (!kafka_sasl_authenticated(conn))
+		kafka_protocol_close(conn, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+							 "A request before authentication (ApiVersions, SaslHandshake, SaslAuthenticate) is small, as in Kafka (sasl.server.max.receive.size).",
+							 "%s of %u bytes before authentication, more than %d bytes",
+							 what, n, PREAUTH_MAX_REQUEST);
+	else if (n > (uint32) pg_topics_kafka_max_request_bytes)
+		kafka_protocol_close(conn, ERRCODE_PROGRAM_LIMIT_EXCEEDED, NULL,
+							 "%s of %u bytes is larger than pg_topics.kafka_max_request_bytes (%d bytes)",
+							 what, n, pg_topics_kafka_max_request_bytes);
+	else
+		kafka_protocol_close(conn, ERRCODE_PROGRAM_LIMIT_EXCEEDED, NULL,
+							 "%s of %u bytes is larger than pg_topics.kafka_listener_memory (%d kB)",
+							 what, n, pg_topics_kafka_listener_memory);
+}
+
+/*
+ * Read what conn's socket has; false if the connection is gone or refused.
+ * A frame's buffer must fit in the memory budget: until it does, conn is
+ * not read (wait_memory).
+ */
 static bool
 read_input(KafkaConn *conn)
 {
+	conn->wait_memory = false;
 	for (;;)
 	{
 		int32		frame_len;
@@ -458,17 +598,30 @@ read_input(KafkaConn *conn)
 
 		if (need < 0)
 		{
-			ereport(LOG,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("closing Kafka connection from %s: request larger than pg_topics.kafka_max_request_bytes",
-							conn->peer)));
+			log_refused_frame(conn);
 			return false;
 		}
 		/* a whole frame and a chunk more is enough: serve before reading on */
 		if (conn->in.len >= need + READ_CHUNK)
 			return true;
 		room = Max(need - conn->in.len, READ_CHUNK);
-		enlargeStringInfo(&conn->in, room);
+		if (conn->in.len + room >= conn->in.maxlen)
+		{
+			Size		exact = (Size) conn->in.len + room + 1;
+			Size		maxlen = 2 * (Size) conn->in.maxlen;
+
+			/* a large frame takes its own size, not the next power of 2 */
+			if (maxlen < exact || exact > 4 * READ_CHUNK)
+				maxlen = exact;
+			if (!kafka_budget_fits(conn, maxlen))
+			{
+				conn->wait_memory = true;
+				return true;
+			}
+			conn->in.data = repalloc(conn->in.data, maxlen);
+			conn->in.maxlen = (int) maxlen;
+			kafka_budget_track(conn);
+		}
 		if (!conn->tls_checked)
 		{
 			char		first;
@@ -579,12 +732,15 @@ group_frames(KafkaConn *conn, int32 first_len, KafkaFrame *frames, int *used)
 }
 
 /*
- * Serve conn's complete requests (a few, then the others get a turn);
- * false if the connection must close
+ * Serve conn's complete requests (a few, or for TURN_MS, then the others
+ * get a turn); false if the connection must close
  */
 static bool
 serve_requests(KafkaConn *conn, bool last_try)
 {
+	TimestampTz turn_end = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   TURN_MS);
+
 	for (int i = 0; i < REQUESTS_PER_TURN; i++)
 	{
 		int32		frame_len;
@@ -598,8 +754,14 @@ serve_requests(KafkaConn *conn, bool last_try)
 		int			nframes;
 		int			used;
 
-		if (need < 0 || conn->in.len < need || conn->closing)
-			return need >= 0;
+		if (need < 0)
+		{
+			/* a frame read ahead of the one served is too large */
+			log_refused_frame(conn);
+			return false;
+		}
+		if (conn->in.len < need || conn->closing)
+			return true;
 		if (conn->out.len - conn->out_sent >= OUT_HIGH_WATER ||
 			conn->hold_lsn != InvalidXLogRecPtr)
 			return true;
@@ -610,6 +772,11 @@ serve_requests(KafkaConn *conn, bool last_try)
 		outcome = kafka_serve_frames(conn, frames, nframes, last_try,
 									 conn->parked_since, &deadline,
 									 &hold_lsn, &hold_mode);
+		if (conn->unauthenticated && kafka_sasl_authenticated(conn))
+		{
+			conn->unauthenticated = false;
+			nunauthenticated--;
+		}
 		/* the answer waits until the synchronous standbys have its commit */
 		if (hold_lsn != InvalidXLogRecPtr &&
 			!topic_sync_standby_reached(hold_lsn, hold_mode))
@@ -632,8 +799,11 @@ serve_requests(KafkaConn *conn, bool last_try)
 			return true;
 		}
 		consume_input(conn, used);
+		kafka_budget_track(conn);
 		conn->last_request = GetCurrentTimestamp();
 		last_try = false;
+		if (conn->last_request >= turn_end)
+			break;
 	}
 	/* more may be waiting: come back before sleeping */
 	work_pending = true;
@@ -682,15 +852,11 @@ handle_events(KafkaConn *conn, uint32 events)
 static bool
 watch_fired(const KafkaWatch *watch)
 {
-	if (watch->overflow)
-		return true;
 	if (watch->group_slot >= 0 &&
 		kafka_group_changed(watch->group_slot, watch->group_seen))
 		return true;
-	for (int i = 0; i < watch->n; i++)
-		if (topic_registry_watch_changed(watch->relids[i], watch->seen[i]))
-			return true;
-	return false;
+	return watch->partitions &&
+		topic_registry_watch_count(watch->buckets) != watch->seen;
 }
 
 /*
@@ -709,16 +875,25 @@ sweep_connections(void)
 	dlist_mutable_iter iter;
 	dlist_iter	iter2;
 	bool		pending = work_pending;
+	bool		retry = retry_reads || kafka_budget_given_back();
+	int			waiting = 0;
 	KafkaConn  *held = NULL;
+	long		log_wait;
 
 	memset(set, 0, sizeof(set));
 	work_pending = false;
+	retry_reads = false;
 	dlist_foreach_modify(iter, &connections)
 	{
 		KafkaConn  *conn = dlist_container(KafkaConn, node, iter.cur);
 		TimestampTz limit;
 		bool		ok = true;
 
+		if (conn->evicted)
+		{
+			close_connection(conn);
+			continue;
+		}
 		if (conn->hold_lsn != InvalidXLogRecPtr &&
 			topic_sync_standby_reached(conn->hold_lsn, conn->hold_mode))
 		{
@@ -738,6 +913,9 @@ sweep_connections(void)
 		}
 		else if (pending)
 			ok = serve_requests(conn, false) && send_output(conn);
+		/* memory came back: what waited for it may be read now */
+		if (ok && retry && conn->wait_memory && !conn->parked)
+			ok = handle_events(conn, EPOLLIN);
 		/* TLS may hold decrypted bytes the socket will not signal again */
 		if (ok && !conn->parked && !conn->peer_closed && conn->tls &&
 			kafka_tls_pending(conn->tls))
@@ -757,7 +935,8 @@ sweep_connections(void)
 				else
 					wake = wake == 0 ? limit : Min(wake, limit);
 			}
-			if (conn->frame_started != 0)
+			/* a frame that waits for memory is not the client's doing */
+			if (conn->frame_started != 0 && !conn->wait_memory)
 			{
 				limit = TimestampTzPlusMilliseconds(conn->frame_started, auth_ms);
 				if (now >= limit)
@@ -765,9 +944,29 @@ sweep_connections(void)
 				else
 					wake = wake == 0 ? limit : Min(wake, limit);
 			}
-			limit = TimestampTzPlusMilliseconds(conn->last_request,
+
+			/*
+			 * Idle: no request answered and no byte of the answers taken
+			 * (a client that does not read its answers is idle too)
+			 */
+			limit = TimestampTzPlusMilliseconds(Max(conn->last_request,
+													conn->last_sent),
 												pg_topics_kafka_idle_timeout);
-			if (now >= limit && conn->out_sent == conn->out.len)
+			if (now >= limit)
+				ok = false;
+			else
+				wake = wake == 0 ? limit : Min(wake, limit);
+		}
+		else if (ok && conn->parked)
+		{
+			/*
+			 * A parked request keeps its connection alive only as long as an
+			 * answered one would: a Fetch waiting 24 days (max_wait_ms
+			 * INT32_MAX) on an otherwise idle connection does not
+			 */
+			limit = TimestampTzPlusMilliseconds(conn->parked_since,
+												pg_topics_kafka_idle_timeout);
+			if (now >= limit)
 				ok = false;
 			else
 				wake = wake == 0 ? limit : Min(wake, limit);
@@ -779,10 +978,12 @@ sweep_connections(void)
 		}
 		if (conn->parked)
 		{
-			for (int i = 0; i < conn->watch.n; i++)
-				(void) topic_registry_watch(set, conn->watch.relids[i]);
+			for (int i = 0; i < TOPIC_WATCH_WORDS; i++)
+				set[i] |= conn->watch.buckets[i];
 			wake = wake == 0 ? conn->park_deadline : Min(wake, conn->park_deadline);
 		}
+		if (conn->wait_memory)
+			waiting++;
 		if (conn->hold_lsn != InvalidXLogRecPtr &&
 			(held == NULL || conn->hold_lsn < held->hold_lsn))
 			held = conn;
@@ -810,6 +1011,20 @@ sweep_connections(void)
 
 		if (conn->parked && watch_fired(&conn->watch))
 			work_pending = true;
+	}
+
+	/* memory given back during the sweep: the waiting read next turn */
+	if (waiting > 0 && kafka_budget_given_back())
+		retry_reads = work_pending = true;
+
+	/* rate-limited log lines: the counts of windows that ended */
+	log_wait = kafka_log_flush();
+	if (log_wait >= 0)
+	{
+		TimestampTz at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													 log_wait);
+
+		wake = wake == 0 ? at : Min(wake, at);
 	}
 
 	if (work_pending)
@@ -859,6 +1074,8 @@ handle_ready_sockets(void)
 		{
 			KafkaConn  *conn = (KafkaConn *) ptr;
 
+			if (conn->evicted)
+				continue;
 			if (!handle_events(conn, events[i].events))
 				close_connection(conn);
 			else
@@ -887,6 +1104,8 @@ topic_kafka_main(Datum main_arg)
 	listener_context = AllocSetContextCreate(TopMemoryContext,
 											 "Kafka listener",
 											 ALLOCSET_DEFAULT_SIZES);
+	kafka_budget_init();
+	kafka_role_slots_start(worker_number);
 	raise_open_files_limit();
 	(void) kafka_tls_init();
 	watcher = topic_registry_watcher_attach();
@@ -917,6 +1136,8 @@ topic_kafka_main(Datum main_arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			/* the server's TLS settings, reloaded as the postmaster does */
+			(void) kafka_tls_init();
 			update_listening();
 			kafka_fence_reload(worker_number == 0);
 			kafka_brokers_reload();

@@ -219,8 +219,16 @@ kafka_find_coordinator(KafkaRequest *req, TimestampTz *deadline)
 
 	if (!kafka_parse_find_coordinator_request(&req->body, req->api_version, &fr))
 		return KAFKA_CLOSE;
-	/* groups only: transactions are not offered */
-	if (fr.key_type != 0)
+	/*
+	 * Groups only.  Transactions are not offered: a transactional id's
+	 * coordinator is refused as Kafka refuses a transactional id the
+	 * principal may not use, which clients take as final at once
+	 * (librdkafka's init_transactions() fails instead of looking for a
+	 * coordinator until its timeout)
+	 */
+	if (fr.key_type == KAFKA_COORDINATOR_TRANSACTION)
+		error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	else if (fr.key_type != KAFKA_COORDINATOR_GROUP)
 		error = KAFKA_INVALID_REQUEST;
 	else if (kafka_node_fenced())
 		error = KAFKA_COORDINATOR_NOT_AVAILABLE;

@@ -10,7 +10,12 @@
  * topics.commit (topic_groups_set_position), in the request's
  * transaction, each partition in a subtransaction of its own; its
  * metadata string is kept in the position's record and read back from it
- * by OffsetFetch.  The first commit of a group makes the committing role
+ * by OffsetFetch.  Unlike topics.commit, and as Kafka does, it stores any
+ * offset: one outside the log (a consumer lagging behind retention, a
+ * tool moving a group ahead) is kept, and the group's consumers, Kafka's
+ * and poll alike, reset from it as from a position retention passed; a
+ * negative one (-1) clears the partition's position, which Kafka answers
+ * back as none.  The first commit of a group makes the committing role
  * the group's owner; later ones need its privileges
  * (GROUP_AUTHORIZATION_FAILED), and the topic's SELECT
  * (TOPIC_AUTHORIZATION_FAILED).  A member's commit must carry the current
@@ -95,7 +100,9 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		group_error = KAFKA_INVALID_GROUP_ID;
 	else if (kafka_writes_refused())
 		group_error = KAFKA_NOT_COORDINATOR;
-	else
+	else if (member_id[0] != '\0')
+		group_error = kafka_group_member_rights(group, member_id, GetUserId());
+	if (group != NULL && group_error == KAFKA_NONE)
 		group_error = kafka_group_check_member(group, member_id,
 											   cr.generation_id, GetUserId());
 
@@ -119,6 +126,7 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 			PartitionCommit pc;
 			int16		error = topic_error;
 
+			CHECK_FOR_INTERRUPTS();
 			pc.partition = part->partition;
 			pc.offset = part->offset;
 			if (topic != NULL)
@@ -128,8 +136,9 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 				pc.metadata = kafka_bytes_cstring(part->data);
 				error = commit_error(kafka_run_guarded(commit_partition, &pc, NULL),
 									 topic, group);
+				/* 22023: the partition does not exist */
 				if (error == KAFKA_INVALID_RECORD)
-					error = KAFKA_OFFSET_OUT_OF_RANGE;
+					error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
 			}
 			kafka_write_int32(out, pc.partition);
 			kafka_write_int16(out, error);
@@ -266,6 +275,7 @@ kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 			{
 				int32		partition = tr->partitions[p].partition;
 
+				CHECK_FOR_INTERRUPTS();
 				if (topic != NULL)
 					write_position(req, topic, group, partition, error);
 				else

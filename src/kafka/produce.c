@@ -43,12 +43,15 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "pg_topics/am/insert.h"
 #include "pg_topics/api/produce.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/kafka/budget.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/producer_log.h"
 #include "pg_topics/kafka/record_map.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/shared/kafka_producers.h"
@@ -141,13 +144,23 @@ typedef struct PartitionProduce
 	Relation	topic;
 	int32		partition;
 	KafkaBatches batches;
+	/* an idempotent producer's batch: its description, for the log */
+	bool		idempotent;
+	TopicBatchProducerData producer;
 	/* the outcome */
 	int64		base_offset;
 	int64		log_append_time;	/* ms since the Unix epoch */
 	int64		log_start_offset;
 } PartitionProduce;
 
-/* Write one partition's decoded records (run guarded) */
+/*
+ * Write one partition's decoded records (run guarded).  A Kafka batch gets
+ * dense offsets, whatever the other writers of the partition do and
+ * wherever its segment fills (a topic_writer), since the answer gives only
+ * its first offset and the client numbers the rest from it.  Its records
+ * are converted and appended a chunk at a time, so that what is held at
+ * once stays bounded however many records the batch has.
+ */
 static void
 write_partition(void *arg)
 {
@@ -162,6 +175,7 @@ write_partition(void *arg)
 	MemoryContext chunk_context;
 	int			n = 0;
 	TopicLogEnd end;
+	TopicWriter *writer;
 
 	for (int i = 0; i < cap; i++)
 		slots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
@@ -169,6 +183,8 @@ write_partition(void *arg)
 										  "Kafka produce chunk",
 										  ALLOCSET_DEFAULT_SIZES);
 	pp->base_offset = -1;
+	writer = topic_writer_begin(router, cid,
+								pp->idempotent ? &pp->producer : NULL);
 	for (int b = 0; b < pp->batches.nbatches; b++)
 	{
 		KafkaRecordBatch *batch = &pp->batches.batches[b];
@@ -182,6 +198,8 @@ write_partition(void *arg)
 			Datum		headers = (Datum) 0;
 			bool		have_headers;
 
+			/* a request may hold millions of records: stay stoppable */
+			CHECK_FOR_INTERRUPTS();
 			if (rec->key.len >= 0)
 				key = kafka_bytes_datum(key_type, rec->key, "key");
 			if (rec->value.len >= 0)
@@ -196,7 +214,7 @@ write_partition(void *arg)
 			if (++n == cap ||
 				(b == pp->batches.nbatches - 1 && r == batch->nrecords - 1))
 			{
-				table_multi_insert(router, slots, n, cid, 0, NULL);
+				topic_writer_append(writer, slots, n);
 				if (pp->base_offset < 0)
 				{
 					pp->base_offset = DatumGetInt64(slots[0]->tts_values[Anum_topic_offset - 1]);
@@ -207,6 +225,7 @@ write_partition(void *arg)
 			}
 		}
 	}
+	topic_writer_end(writer);
 	topic_log_end(router, &end);
 	pp->log_start_offset = end.log_start_offset;
 
@@ -238,6 +257,7 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 {
 	int16		error;
 	KafkaRecordBatch *batch;
+	Size		room;
 
 	if (topic == NULL)
 		return topic_error;
@@ -245,9 +265,20 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		return KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
 	if (records.len <= 0)
 		return KAFKA_INVALID_RECORD;
+	/*
+	 * Decoded, a batch takes what its records inflate to and up to nine
+	 * times the bytes of the tiniest records: at most what a request may
+	 * take (MESSAGE_TOO_LARGE, as Kafka's max.message.bytes), and at most
+	 * what the listener's memory has left, else a retriable error
+	 */
+	room = kafka_budget_room();
 	error = kafka_batches_decode(records.data, records.len,
-								 (Size) pg_topics_kafka_max_request_bytes,
+								 Min((Size) pg_topics_kafka_max_request_bytes,
+									 room),
 								 &pp->batches);
+	if (error == KAFKA_MESSAGE_TOO_LARGE &&
+		room < (Size) pg_topics_kafka_max_request_bytes)
+		return KAFKA_REQUEST_TIMED_OUT;
 	if (error != KAFKA_NONE)
 		return error;
 	/* one batch per partition, as Kafka takes since Produce v3 */
@@ -269,8 +300,30 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		error = kafka_producer_begin(GetUserId(), relid, batch->producer_id,
 									 batch->producer_epoch,
 									 batch->base_sequence, batch->nrecords,
-									 &duplicate, &pp->base_offset,
+									 NULL, &duplicate, &pp->base_offset,
 									 &pp->log_append_time);
+		if (error == KAFKA_PRODUCER_NEEDS_HISTORY)
+		{
+			/* not known here since the start: where the log says it stood */
+			KafkaProducerHistory history;
+			Relation	router = kafka_open_partition(topic, partition,
+													  &error);
+
+			if (router == NULL)
+			{
+				drop_last_pending_batch();
+				return error;
+			}
+			kafka_producer_history(router, batch->producer_id, &history);
+			table_close(router, NoLock);
+			error = kafka_producer_begin(GetUserId(), relid,
+										 batch->producer_id,
+										 batch->producer_epoch,
+										 batch->base_sequence,
+										 batch->nrecords, &history,
+										 &duplicate, &pp->base_offset,
+										 &pp->log_append_time);
+		}
 		if (error != KAFKA_NONE || duplicate)
 		{
 			drop_last_pending_batch();
@@ -294,6 +347,12 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 			}
 			return error;
 		}
+		pp->idempotent = true;
+		pp->producer.producer_id = batch->producer_id;
+		pp->producer.epoch = batch->producer_epoch;
+		pp->producer.first_sequence = batch->base_sequence;
+		pp->producer.count = batch->nrecords;
+		pp->producer.role = GetUserId();
 		error = kafka_run_guarded(write_partition, pp, NULL);
 		if (error != KAFKA_NONE)
 		{

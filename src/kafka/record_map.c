@@ -32,10 +32,12 @@
 #include "common/base64.h"
 #include "fmgr.h"
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
 
+#include "pg_topics/base/settings.h"
 #include "pg_topics/kafka/record_map.h"
 
 /* Is b valid UTF-8 that the database encoding can hold, without NULs? */
@@ -144,22 +146,66 @@ push_bytes(JsonbParseState **state, KafkaBytes b, JsonbIteratorToken token)
 	}
 }
 
-/* Can headers take the object form (see the top of the file)? */
+/* Order headers by name: length first, then bytes (any total order will do) */
+static int
+header_name_cmp(const void *a, const void *b)
+{
+	const KafkaBytes *x = &((const KafkaHeader *) a)->key;
+	const KafkaBytes *y = &((const KafkaHeader *) b)->key;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->data, y->data, x->len);
+}
+
+/*
+ * Can headers take the object form (see the top of the file)?  Whether the
+ * names are unique is found on a sorted copy, in O(n log n): a producer
+ * sends as many headers as fit in its request.
+ */
 static bool
 headers_fit_object(const KafkaHeader *headers, int n)
 {
+	KafkaHeader *sorted;
+	bool		unique = true;
+
 	for (int i = 0; i < n; i++)
 	{
+		CHECK_FOR_INTERRUPTS();
 		if (!text_compatible(headers[i].key) ||
 			(headers[i].value.len >= 0 && !text_compatible(headers[i].value)))
 			return false;
-		for (int j = 0; j < i; j++)
-			if (headers[j].key.len == headers[i].key.len &&
-				memcmp(headers[j].key.data, headers[i].key.data,
-					   headers[i].key.len) == 0)
-				return false;
 	}
-	return true;
+	if (n < 2)
+		return true;
+	sorted = palloc_extended(sizeof(KafkaHeader) * n, MCXT_ALLOC_HUGE);
+	memcpy(sorted, headers, sizeof(KafkaHeader) * n);
+	qsort(sorted, n, sizeof(KafkaHeader), header_name_cmp);
+	for (int i = 1; i < n && unique; i++)
+		unique = header_name_cmp(&sorted[i - 1], &sorted[i]) != 0;
+	pfree(sorted);
+	return unique;
+}
+
+/*
+ * Refuse headers whose jsonb would be over pg_topics.max_message_bytes,
+ * before any work on them.  Either form holds every name and value's bytes
+ * (base64 only adds) and at least 8 bytes of entries per header, so this
+ * is a lower bound of its size: what passes here is still measured
+ * exactly when the row is inserted.
+ */
+static void
+check_headers_size(const KafkaHeader *headers, int n)
+{
+	Size		least = (Size) n * 2 * sizeof(JEntry);
+
+	for (int i = 0; i < n; i++)
+		least += headers[i].key.len + Max(headers[i].value.len, 0);
+	if (least > (Size) pg_topics_max_message_bytes)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("headers of at least %zu bytes are larger than pg_topics.max_message_bytes (%d bytes)",
+						least, pg_topics_max_message_bytes)));
 }
 
 /* A producer's headers as the headers column; false (null) if none */
@@ -171,6 +217,7 @@ kafka_headers_datum(const KafkaHeader *headers, int n, Datum *result)
 
 	if (n == 0)
 		return false;
+	check_headers_size(headers, n);
 	if (headers_fit_object(headers, n))
 	{
 		(void) pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
@@ -178,6 +225,7 @@ kafka_headers_datum(const KafkaHeader *headers, int n, Datum *result)
 		{
 			JsonbValue	key = string_value(headers[i].key);
 
+			CHECK_FOR_INTERRUPTS();
 			(void) pushJsonbValue(&state, WJB_KEY, &key);
 			push_bytes(&state, headers[i].value, WJB_VALUE);
 		}
@@ -188,6 +236,7 @@ kafka_headers_datum(const KafkaHeader *headers, int n, Datum *result)
 		(void) pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 		for (int i = 0; i < n; i++)
 		{
+			CHECK_FOR_INTERRUPTS();
 			(void) pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 			push_bytes(&state, headers[i].key, WJB_ELEM);
 			push_bytes(&state, headers[i].value, WJB_ELEM);

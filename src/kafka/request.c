@@ -10,12 +10,20 @@
  * from v3, Fetch from v4) and kafka-python infers a broker new enough to
  * use them (docs/architecture.md, Kafka protocol).  The minimum versions
  * matter as much as the maximums: librdkafka switches a feature on only if
- * the versions it needs overlap ours.
+ * the versions it needs overlap ours (which is why Produce is listed from
+ * v0, kafka_produce_legacy).
  *
  * A request of an unknown API or an unsupported version closes the
  * connection, as Kafka does, except ApiVersions, which is answered in its
  * version-0 form with UNSUPPORTED_VERSION and the versions offered, so
- * that the client can retry with one of them.
+ * that the client can retry with one of them, and Produce v0-2, which
+ * ApiVersions offers without serving them (kafka_produce_legacy).  Every
+ * connection closed for a protocol reason (that, a malformed request, a
+ * request before authentication, one that needs more memory than the
+ * listener has left or names too many elements) leaves a line in the
+ * server log naming the client, the API and the version, rate-limited per
+ * client address (kafka/log_limit.c): the client itself sees only the
+ * connection close.
  *
  * A request that reaches the database runs in a transaction, as the
  * connection's role, and its answer goes out once the commit is as safe as
@@ -35,7 +43,9 @@
 #include "pgstat.h"
 #include "utils/memutils.h"
 
+#include "pg_topics/kafka/budget.h"
 #include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/log_limit.h"
 #include "pg_topics/kafka/request.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/codec.h"
@@ -43,6 +53,7 @@
 #include "pg_topics/wire/requests.h"
 
 static KafkaOutcome kafka_api_versions(KafkaRequest *req, TimestampTz *deadline);
+static KafkaOutcome kafka_produce_legacy(KafkaRequest *req, TimestampTz *deadline);
 
 /* One API pg_topics serves */
 typedef struct KafkaApi
@@ -80,6 +91,12 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
 };
 
+/* Produce v0-2, offered by ApiVersions and refused (kafka_produce_legacy) */
+static const KafkaApi legacy_produce_api = {
+	KAFKA_API_PRODUCE, KAFKA_LEGACY_PRODUCE_VERSIONS, -1, false, false,
+	kafka_produce_legacy, "Produce"
+};
+
 static MemoryContext request_context = NULL;
 
 /* The API of key, or NULL */
@@ -90,6 +107,35 @@ find_api(int16 key)
 		if (kafka_apis[i].key == key)
 			return &kafka_apis[i];
 	return NULL;
+}
+
+/* The name of the API of key, or NULL if it is not one pg_topics serves */
+static const char *
+api_name(int16 key)
+{
+	const KafkaApi *api = find_api(key);
+
+	return api ? api->name : NULL;
+}
+
+/*
+ * "Metadata (API key 3) version 9", for the log: in a buffer of its own,
+ * valid until the next call (the listener's loop calls it outside any
+ * memory context that is reset)
+ */
+const char *
+kafka_api_label(int16 api_key, int16 api_version)
+{
+	static char label[64];
+	const char *name = api_name(api_key);
+
+	if (name == NULL)
+		snprintf(label, sizeof(label), "API key %d version %d",
+				 api_key, api_version);
+	else
+		snprintf(label, sizeof(label), "%s (API key %d) version %d",
+				 name, api_key, api_version);
+	return label;
 }
 
 /* ApiVersions' list of what is offered */
@@ -103,7 +149,9 @@ write_api_ranges(StringInfo buf, bool compact)
 	for (int i = 0; i < lengthof(kafka_apis); i++)
 	{
 		kafka_write_int16(buf, kafka_apis[i].key);
-		kafka_write_int16(buf, kafka_apis[i].min_version);
+		kafka_write_int16(buf, kafka_apis[i].key == KAFKA_API_PRODUCE ?
+						  legacy_produce_api.min_version :
+						  kafka_apis[i].min_version);
 		kafka_write_int16(buf, kafka_apis[i].max_version);
 		if (compact)
 			kafka_write_empty_tagged_fields(buf);
@@ -138,6 +186,55 @@ api_versions_unsupported(StringInfo out)
 	write_api_ranges(out, false);
 }
 
+/*
+ * Produce v0-2.  ApiVersions offers Produce from version 0, as Apache
+ * Kafka 4.0 does (KAFKA-18659): librdkafka compresses with gzip, snappy or
+ * lz4 only for a broker whose Produce versions reach down to 0, and sends
+ * uncompressed batches to any other.  The old message formats these
+ * versions carry are not served: every partition is answered
+ * UNSUPPORTED_VERSION in the request's own version, and nothing is
+ * stored.  A request with acks=0 has no answer to carry the error: its
+ * connection closes, as Kafka closes one whose acks=0 request failed.
+ */
+static KafkaOutcome
+kafka_produce_legacy(KafkaRequest *req, TimestampTz *deadline)
+{
+	StringInfo	out = req->response;
+	KafkaProduceRequest pr;
+
+	if (!kafka_parse_legacy_produce_request(&req->body, req->api_version, &pr))
+		return KAFKA_CLOSE;
+	if (pr.acks == 0)
+	{
+		/* no answer can say so: the connection closes, the log says why */
+		kafka_protocol_close(req->conn, ERRCODE_FEATURE_NOT_SUPPORTED,
+							 "Produce versions 0 to 2 are answered UNSUPPORTED_VERSION, which a request with acks=0 does not wait for.",
+							 "%s with acks=0 is not served",
+							 kafka_api_label(req->api_key, req->api_version));
+		req->conn->closing = true;
+		return KAFKA_CLOSE;
+	}
+	kafka_write_array_len(out, pr.ntopics);
+	for (int32 t = 0; t < pr.ntopics; t++)
+	{
+		KafkaTopicRequest *tr = &pr.topics[t];
+
+		kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
+		kafka_write_array_len(out, tr->npartitions);
+		for (int32 p = 0; p < tr->npartitions; p++)
+		{
+			kafka_write_int32(out, tr->partitions[p].partition);
+			kafka_write_int16(out, KAFKA_UNSUPPORTED_VERSION);
+			kafka_write_int64(out, -1);	/* base_offset */
+			if (req->api_version >= 2)
+				kafka_write_int64(out, -1); /* log_append_time_ms */
+		}
+	}
+	if (req->api_version >= 1)
+		kafka_write_int32(out, 0);	/* throttle_time_ms */
+	return KAFKA_ANSWER;
+}
+
 /* kafka-python's SASL tokens after a version-0 handshake: no header at all */
 static const KafkaApi raw_sasl_api = {
 	KAFKA_API_SASL_AUTHENTICATE, 0, 0, -1, true, true, kafka_sasl_raw_token,
@@ -147,8 +244,8 @@ static const KafkaApi raw_sasl_api = {
 /*
  * Parse the request header of frame into req and find its API; write the
  * response frame's size (patched later) and header.  NULL if the
- * connection must close, or *answered if the answer is written already
- * (ApiVersions of a version not offered).
+ * connection must close (logged), or *answered if the answer is written
+ * already (ApiVersions of a version not offered).
  */
 static const KafkaApi *
 begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
@@ -168,7 +265,17 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 	}
 
 	if (!kafka_parse_request_header(&header, &h))
+	{
+		/* the API key and version come first: name them if they came */
+		if (len >= 4)
+			kafka_protocol_close(conn, ERRCODE_PROTOCOL_VIOLATION, NULL,
+								 "malformed header of %s request",
+								 kafka_api_label(h.api_key, h.api_version));
+		else
+			kafka_protocol_close(conn, ERRCODE_PROTOCOL_VIOLATION, NULL,
+								 "malformed request header");
 		return NULL;
+	}
 	req->api_key = h.api_key;
 	req->api_version = h.api_version;
 	req->correlation_id = h.correlation_id;
@@ -176,6 +283,10 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 	kafka_write_int32(&conn->out, req->correlation_id);
 
 	api = find_api(req->api_key);
+	if (api != NULL && req->api_key == KAFKA_API_PRODUCE &&
+		req->api_version >= legacy_produce_api.min_version &&
+		req->api_version <= legacy_produce_api.max_version)
+		api = &legacy_produce_api;
 	if (api != NULL && req->api_key == KAFKA_API_API_VERSIONS &&
 		req->api_version > api->max_version)
 	{
@@ -183,21 +294,78 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 		*answered = true;
 		return api;
 	}
-	if (api == NULL || req->api_version < api->min_version ||
-		req->api_version > api->max_version ||
-		(!api->before_auth && !kafka_sasl_authenticated(conn)))
+	if (api == NULL)
+	{
+		kafka_protocol_close(conn, ERRCODE_FEATURE_NOT_SUPPORTED,
+							 "ApiVersions lists the APIs served.",
+							 "%s is not an API pg_topics serves",
+							 kafka_api_label(req->api_key, req->api_version));
 		return NULL;
+	}
+	if (req->api_version < api->min_version ||
+		req->api_version > api->max_version)
+	{
+		kafka_protocol_close(conn, ERRCODE_FEATURE_NOT_SUPPORTED,
+							 psprintf("Versions %d to %d are offered.",
+									  api->key == KAFKA_API_PRODUCE ?
+									  legacy_produce_api.min_version :
+									  api->min_version, api->max_version),
+							 "%s is not offered",
+							 kafka_api_label(req->api_key, req->api_version));
+		return NULL;
+	}
+	if (!api->before_auth && !kafka_sasl_authenticated(conn))
+	{
+		kafka_protocol_close(conn, ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION,
+							 "Only ApiVersions, SaslHandshake and SaslAuthenticate may come before authentication.",
+							 "%s request before authentication",
+							 kafka_api_label(req->api_key, req->api_version));
+		return NULL;
+	}
 	req->flexible = api->first_flexible >= 0 &&
 		req->api_version >= api->first_flexible;
 	if (req->flexible)
 		kafka_skip_tagged_fields(&header);
 	if (header.error)
+	{
+		kafka_protocol_close(conn, ERRCODE_PROTOCOL_VIOLATION, NULL,
+							 "malformed header of %s request",
+							 kafka_api_label(req->api_key, req->api_version));
 		return NULL;
+	}
 	req->body = header;
 	/* ApiVersions answers with header v0 whatever its version */
 	if (req->flexible && req->api_key != KAFKA_API_API_VERSIONS)
 		kafka_write_empty_tagged_fields(&conn->out);
 	return api;
+}
+
+/*
+ * The log line of a request whose handler closes the connection without
+ * an answer: it did not parse, or its parse needed more memory than the
+ * listener had left, or it named more than KAFKA_MAX_REQUEST_ELEMENTS (a
+ * failed kafka-python SASL token is logged by sasl.c as a failed
+ * authentication)
+ */
+static void
+log_refused(KafkaConn *conn, const KafkaApi *api, const KafkaRequest *req)
+{
+	if (api == &raw_sasl_api)
+		return;
+	if (req->body.over_budget)
+		kafka_protocol_close(conn, ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
+							 kafka_budget_describe(),
+							 "%s needs more memory than the listener has left",
+							 kafka_api_label(req->api_key, req->api_version));
+	else if (req->body.too_many)
+		kafka_protocol_close(conn, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+							 "A request may name at most 100000 topics, partitions and topic or group names in all.",
+							 "%s names too many topics, partitions or groups",
+							 kafka_api_label(req->api_key, req->api_version));
+	else
+		kafka_protocol_close(conn, ERRCODE_PROTOCOL_VIOLATION, NULL,
+							 "malformed %s request",
+							 kafka_api_label(req->api_key, req->api_version));
 }
 
 /*
@@ -228,6 +396,8 @@ kafka_frame_produce_acks(KafkaConn *conn, const char *frame, int len,
 											 ALLOCSET_SMALL_SIZES);
 	oldcontext = MemoryContextSwitchTo(peek_context);
 	kafka_reader_init(&r, frame, len);
+	r.alloc_left = kafka_budget_room();
+	r.elements_left = KAFKA_MAX_REQUEST_ELEMENTS;
 	if (kafka_parse_request_header(&r, &h) && h.api_key == KAFKA_API_PRODUCE)
 	{
 		KafkaReader body = r;	/* read again whole, below */
@@ -282,10 +452,10 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 	if (!conn->parked)
 	{
 		/* a new request waits for nothing yet */
-		conn->watch.n = 0;
-		conn->watch.overflow = false;
+		kafka_watch_reset(&conn->watch);
 		conn->watch.group_slot = -1;
 	}
+	kafka_budget_request_begin(conn, request_context);
 	*hold_lsn = InvalidXLogRecPtr;
 	*hold_mode = 0;
 
@@ -310,6 +480,9 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 			starts[i] = conn->out.len;
 			api = begin_request(conn, &req, frames[i].data, frames[i].len,
 								&answered);
+			/* what its parse may allocate: what the budget has left */
+			req.body.alloc_left = kafka_budget_room();
+			req.body.elements_left = KAFKA_MAX_REQUEST_ELEMENTS;
 			if (api == NULL)
 				outcome = KAFKA_CLOSE;
 			else if (answered)
@@ -323,6 +496,8 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 					in_xact = true;
 				}
 				outcome = api->handler(&req, deadline);
+				if (outcome == KAFKA_CLOSE && !conn->closing)
+					log_refused(conn, api, &req);
 				/* an answer the handler holds for the standbys */
 				if (req.hold_lsn != InvalidXLogRecPtr)
 				{
@@ -349,16 +524,21 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 		FlushErrorState();
 		AbortOutOfAnyTransaction();
 		RESUME_INTERRUPTS();
-		ereport(LOG,
-				(errcode(edata->sqlerrcode),
-				 errmsg("closing Kafka connection from %s after its %s request failed: %s",
-						conn->peer, api ? api->name : "Kafka", edata->message),
-				 nframes > 1 ?
-				 errdetail("None of the %d Produce requests served in its transaction was stored.",
-						   nframes) : 0));
+		/* one line per cause in a while: a full disk fails every request */
+		if (kafka_log_allowed(KAFKA_LOG_FAILURE,
+							  unpack_sql_state(edata->sqlerrcode),
+							  edata->sqlerrcode))
+			ereport(LOG,
+					(errcode(edata->sqlerrcode),
+					 errmsg("closing Kafka connection from %s after its %s request failed: %s",
+							conn->peer, api ? api->name : "Kafka", edata->message),
+					 nframes > 1 ?
+					 errdetail("None of the %d Produce requests served in its transaction was stored.",
+							   nframes) : 0));
 		outcome = KAFKA_CLOSE;
 	}
 	PG_END_TRY();
+	kafka_budget_request_end();
 	MemoryContextSwitchTo(oldcontext);
 
 	if (outcome == KAFKA_CLOSE)

@@ -13,11 +13,16 @@
  * as a role of its own instead of acting as pg_topics.kafka_trust_role.
  * Nothing new is stored: SCRAM runs against the role's SCRAM secret in
  * pg_authid (src/wire/sasl.c does the arithmetic).  A role that is
- * unknown, cannot log in, has expired (VALID UNTIL) or has no SCRAM secret
- * gets a mock exchange that fails at the end, so that a client cannot
- * probe which roles exist.  A failed exchange is answered
- * SASL_AUTHENTICATION_FAILED and the connection closed; the server log
- * says why, as for a failed PostgreSQL login.
+ * unknown, has no password, has expired (VALID UNTIL) or has no SCRAM
+ * secret gets a mock exchange that fails at the end, so that a client
+ * cannot probe which roles exist; PLAIN likewise checks the password
+ * against a mock secret as costly as a real one, so that its answer takes
+ * as long for a role that does not exist as for a wrong password.  As
+ * after PostgreSQL's own authentication, the role must then be allowed to
+ * log in (LOGIN) and to connect to the database (CONNECT).  A failed
+ * exchange is answered SASL_AUTHENTICATION_FAILED, the same whatever the
+ * reason, and the connection closed; the server log gives the reason in
+ * the words of PostgreSQL's own failed logins.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,6 +32,8 @@
 #include "access/xlog.h"
 #include "catalog/pg_control.h"
 #include "catalog/pg_authid.h"
+#include "commands/dbcommands.h"
+#include "common/scram-common.h"
 #include "libpq/crypt.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
@@ -35,6 +42,8 @@
 #include "utils/syscache.h"
 
 #include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/log_limit.h"
+#include "pg_topics/kafka/role_slots.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/codec.h"
 #include "pg_topics/wire/protocol.h"
@@ -70,28 +79,112 @@ mechanism_offered(int mechanism)
 	}
 }
 
-/* The login-capable role named user, or InvalidOid */
+/*
+ * The role named user if it may log in, or InvalidOid and *why (as
+ * PostgreSQL's login says it, after the password was checked)
+ */
 static Oid
-login_role(const char *user)
+login_role(const char *user, const char **why)
 {
 	HeapTuple	tuple = SearchSysCache1(AUTHNAME, CStringGetDatum(user));
 	Oid			role = InvalidOid;
 
-	if (HeapTupleIsValid(tuple))
+	if (!HeapTupleIsValid(tuple))
 	{
-		Form_pg_authid form = (Form_pg_authid) GETSTRUCT(tuple);
-
-		if (form->rolcanlogin)
-			role = form->oid;
-		ReleaseSysCache(tuple);
+		*why = psprintf("Role \"%s\" does not exist.", user);
+		return InvalidOid;
 	}
+	if (((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin)
+		role = ((Form_pg_authid) GETSTRUCT(tuple))->oid;
+	else
+		*why = psprintf("Role \"%s\" is not permitted to log in.", user);
+	ReleaseSysCache(tuple);
 	return role;
 }
 
-/* Log a failed authentication, as PostgreSQL does for a failed login */
+/*
+ * A SCRAM secret of a random password, with the default salt length and
+ * iterations, made once per process: PLAIN checks a password against it
+ * when the role has no secret of its own, which takes as long as checking
+ * a role's (the secrets PostgreSQL makes have the same iterations)
+ */
+static const char *
+mock_secret(void)
+{
+	static char *secret = NULL;
+
+	if (secret == NULL)
+	{
+		char		salt[SCRAM_DEFAULT_SALT_LEN];
+		uint8		bytes[16];
+		char		password[2 * sizeof(bytes) + 1];
+		const char *errstr = NULL;
+		char	   *made;
+
+		if (!pg_strong_random(salt, sizeof(salt)) ||
+			!pg_strong_random(bytes, sizeof(bytes)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("could not generate random bytes for a mock SCRAM secret")));
+		for (int i = 0; i < sizeof(bytes); i++)
+			sprintf(password + 2 * i, "%02x", bytes[i]);
+		made = scram_build_secret(salt, sizeof(salt), SCRAM_DEFAULT_ITERATIONS,
+								  password, &errstr);
+		if (made == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("could not make a mock SCRAM secret: %s", errstr)));
+		secret = MemoryContextStrdup(TopMemoryContext, made);
+		pfree(made);
+	}
+	return secret;
+}
+
+/*
+ * PLAIN's check of user's password: on success conn's role; otherwise why
+ * not.  Whatever is wrong with the role (none, no password, an expired
+ * one), a password is checked, against the mock secret if need be, so that
+ * the answer comes as late as for a wrong password.
+ */
+static KafkaSaslResult
+plain_verify(KafkaConn *conn, char *user, const char *password,
+			 const char **why)
+{
+	const char *shadow = get_role_password(user, why);
+
+	if (shadow == NULL)
+	{
+		const char *ignored;
+
+		(void) plain_crypt_verify(user, mock_secret(), password, &ignored);
+		return KAFKA_SASL_FAILURE;
+	}
+	if (plain_crypt_verify(user, shadow, password, why) != STATUS_OK)
+		return KAFKA_SASL_FAILURE;
+	if (!OidIsValid(conn->role = login_role(user, why)))
+		return KAFKA_SASL_FAILURE;
+	conn->role_name = user;
+	return KAFKA_SASL_SUCCESS;
+}
+
+/*
+ * Log a failed authentication, as PostgreSQL does for a failed login: at
+ * most one line per client address, mechanism and user name in a while
+ * (kafka/log_limit.c), so that a client retrying the same login in a loop
+ * does not flood the log, and each different failure is told
+ */
 static void
 log_failure(KafkaConn *conn, const char *user, const char *why)
 {
+	char		host[sizeof(conn->peer)];
+	char		key[sizeof(conn->peer) + NAMEDATALEN + 16];
+
+	kafka_log_peer_host(conn->peer, host, sizeof(host));
+	snprintf(key, sizeof(key), "%s %s %s", host,
+			 conn->mechanism == KAFKA_SASL_PLAIN ? "PLAIN" : "SCRAM",
+			 user ? user : "");
+	if (!kafka_log_allowed(KAFKA_LOG_LOGIN, key, ERRCODE_INVALID_PASSWORD))
+		return;
 	ereport(LOG,
 			(errcode(ERRCODE_INVALID_PASSWORD),
 			 errmsg("Kafka client authentication failed for user \"%s\" from %s",
@@ -116,19 +209,12 @@ sasl_step(KafkaConn *conn, const char *in, int inlen, StringInfo out)
 	{
 		char	   *user;
 		char	   *password;
-		const char *shadow;
 
 		result = KAFKA_SASL_FAILURE;
 		if (!kafka_plain_parse(in, inlen, &user, &password))
 			why = "The PLAIN message is malformed.";
-		else if (!OidIsValid(conn->role = login_role(user)))
-			why = "The role does not exist or cannot log in.";
-		else if ((shadow = get_role_password(user, &why)) != NULL &&
-				 plain_crypt_verify(user, shadow, password, &why) == STATUS_OK)
-		{
-			conn->role_name = user;
-			result = KAFKA_SASL_SUCCESS;
-		}
+		else
+			result = plain_verify(conn, user, password, &why);
 		if (result != KAFKA_SASL_SUCCESS)
 			log_failure(conn, user, why);
 		/* the connection's memory outlives it: no password kept there */
@@ -152,14 +238,21 @@ sasl_step(KafkaConn *conn, const char *in, int inlen, StringInfo out)
 
 			conn->scram_user = user;
 			/*
-			 * No secret: the exchange goes on, and fails at its end.  A role
-			 * that cannot log in gets its real exchange, as from PostgreSQL's
-			 * own port, and fails after it, so the two ports tell nothing
-			 * apart.
+			 * No secret: the exchange goes on, and fails at its end, for the
+			 * reason kept here for the log.  A role that cannot log in gets
+			 * its real exchange, as from PostgreSQL's own port, and fails
+			 * after it, so the two ports tell nothing apart.
 			 */
-			if ((shadow = get_role_password(user, &why)) != NULL &&
-				get_password_type(shadow) == PASSWORD_TYPE_SCRAM_SHA_256)
-				secret = shadow;
+			conn->auth_failure = NULL;
+			if ((shadow = get_role_password(user, &conn->auth_failure)) != NULL)
+			{
+				if (get_password_type(shadow) == PASSWORD_TYPE_SCRAM_SHA_256)
+					secret = shadow;
+				else
+					conn->auth_failure =
+						psprintf("User \"%s\" does not have a valid SCRAM secret.",
+								 user);
+			}
 			result = kafka_scram_server_first(conn->scram, secret, out, &why);
 			conn->auth = KAFKA_AUTH_EXCHANGE;
 		}
@@ -169,17 +262,23 @@ sasl_step(KafkaConn *conn, const char *in, int inlen, StringInfo out)
 	else
 	{
 		result = kafka_scram_client_final(conn->scram, in, inlen, out, &why);
-		if (result == KAFKA_SASL_SUCCESS)
+		/* a mock exchange fails for the reason found when it began */
+		if (result == KAFKA_SASL_FAILURE && conn->auth_failure != NULL)
+			why = conn->auth_failure;
+		else if (result == KAFKA_SASL_FAILURE &&
+				 (why == NULL || strcmp(why, KAFKA_SCRAM_PROOF_FAILED) == 0))
+			why = psprintf("Password does not match for user \"%s\".",
+						   conn->scram_user);
+		else if (result == KAFKA_SASL_SUCCESS)
 		{
-			/* the role may have gone meanwhile */
-			conn->role = login_role(conn->scram_user);
+			/* the password holds: may the role log in (it may be gone)? */
+			conn->role = login_role(conn->scram_user, &why);
 			if (!OidIsValid(conn->role))
 				result = KAFKA_SASL_FAILURE;
 			conn->role_name = conn->scram_user;
 		}
 		if (result != KAFKA_SASL_SUCCESS)
-			log_failure(conn, conn->scram_user, why ? why :
-						"The password does not match, or the role has no SCRAM secret.");
+			log_failure(conn, conn->scram_user, why);
 	}
 	MemoryContextSwitchTo(oldcontext);
 
@@ -194,9 +293,13 @@ sasl_step(KafkaConn *conn, const char *in, int inlen, StringInfo out)
 		pg_database_aclcheck(MyDatabaseId, conn->role, ACL_CONNECT) != ACLCHECK_OK)
 	{
 		log_failure(conn, conn->role_name,
-					"The role has no CONNECT privilege on the database.");
+					psprintf("Role \"%s\" has no CONNECT privilege on database \"%s\".",
+							 conn->role_name, get_database_name(MyDatabaseId)));
 		result = KAFKA_SASL_FAILURE;
 	}
+	/* within the role's share of connections and its CONNECTION LIMIT */
+	if (result == KAFKA_SASL_SUCCESS && !kafka_role_slot_claim(conn))
+		result = KAFKA_SASL_FAILURE;
 	if (result == KAFKA_SASL_SUCCESS)
 		conn->auth = KAFKA_AUTH_DONE;
 	else if (result == KAFKA_SASL_FAILURE)

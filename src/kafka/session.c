@@ -21,6 +21,8 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
@@ -28,12 +30,16 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_database.h"
+#include "catalog/pg_db_role_setting.h"
+#include "catalog/pg_type_d.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "replication/syncrep.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -45,6 +51,7 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
 #include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/log_limit.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/protocol.h"
 
@@ -69,10 +76,10 @@ static Oid	last_trust_role = InvalidOid;
  * it, kafka_serve_frames).  A dropped role's connection would otherwise
  * act as an OID that any role created later could get.
  */
-static void
-check_still_allowed(KafkaConn *conn)
+static bool
+role_still_allowed(Oid role)
 {
-	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(conn->role));
+	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(role));
 	bool		can_login = false;
 
 	if (HeapTupleIsValid(tuple))
@@ -80,13 +87,47 @@ check_still_allowed(KafkaConn *conn)
 		can_login = ((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin;
 		ReleaseSysCache(tuple);
 	}
-	if (!can_login ||
-		pg_database_aclcheck(MyDatabaseId, conn->role, ACL_CONNECT) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION),
-				 errmsg("role \"%s\" may no longer use this Kafka connection",
-						conn->role_name ? conn->role_name : "?"),
-				 errdetail("Since the connection authenticated, the role was dropped, lost LOGIN, or lost CONNECT on the database.")));
+	return can_login &&
+		pg_database_aclcheck(MyDatabaseId, role, ACL_CONNECT) == ACLCHECK_OK;
+}
+
+/* Close conn (by an error) because its role may no longer use it */
+void
+kafka_conn_refuse(KafkaConn *conn)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION),
+			 errmsg("role \"%s\" may no longer use this Kafka connection",
+					conn->role_name ? conn->role_name : "?"),
+			 errdetail("Since the connection authenticated, the role was dropped, lost LOGIN, or lost CONNECT on the database.")));
+}
+
+static void
+check_still_allowed(KafkaConn *conn)
+{
+	if (!role_still_allowed(conn->role))
+		kafka_conn_refuse(conn);
+}
+
+/*
+ * The same check for the group coordinator's requests, which run outside
+ * a transaction (so that heartbeats cost little): may conn's role still
+ * use it?  Checked in a transaction of its own.
+ */
+bool
+kafka_conn_still_allowed(KafkaConn *conn)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	bool		allowed;
+
+	if (conn->auth != KAFKA_AUTH_DONE)
+		return true;
+	StartTransactionCommand();
+	allowed = role_still_allowed(conn->role);
+	CommitTransactionCommand();
+	/* the commit left TopMemoryContext current: the request's allocates */
+	MemoryContextSwitchTo(caller);
+	return allowed;
 }
 
 /* The role unauthenticated connections act as under trust */
@@ -104,6 +145,77 @@ trust_role(void)
 	owner = ((Form_pg_database) GETSTRUCT(tuple))->datdba;
 	ReleaseSysCache(tuple);
 	return owner;
+}
+
+/*
+ * The settings of a role (ALTER ROLE ... SET, also IN DATABASE) that a
+ * Kafka request applies as a session of the role would: the limits one
+ * role's groups may reach.  The listener is a process of its own, logged
+ * in as no client role, so PostgreSQL applied none of them.
+ */
+static const char *const role_limits[] = {
+	"pg_topics.max_groups_per_role",
+	"pg_topics.max_group_partitions_per_role",
+};
+
+/*
+ * Apply, for the current transaction (as SET LOCAL), the role_limits that
+ * pg_db_role_setting gives role in this database, or else everywhere
+ */
+static void
+apply_role_limits(Oid role)
+{
+	Relation	rel = table_open(DbRoleSettingRelationId, AccessShareLock);
+	bool		applied[lengthof(role_limits)] = {false};
+	Oid			databases[2] = {MyDatabaseId, InvalidOid};
+
+	for (int d = 0; d < lengthof(databases); d++)
+	{
+		ScanKeyData keys[2];
+		SysScanDesc scan;
+		HeapTuple	tuple;
+
+		ScanKeyInit(&keys[0], Anum_pg_db_role_setting_setdatabase,
+					BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(databases[d]));
+		ScanKeyInit(&keys[1], Anum_pg_db_role_setting_setrole,
+					BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(role));
+		scan = systable_beginscan(rel, DbRoleSettingDatidRolidIndexId, true,
+								  NULL, 2, keys);
+		while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+		{
+			bool		isnull;
+			Datum		config = heap_getattr(tuple, Anum_pg_db_role_setting_setconfig,
+											  RelationGetDescr(rel), &isnull);
+			Datum	   *items;
+			int			nitems;
+
+			if (isnull)
+				continue;
+			deconstruct_array(DatumGetArrayTypeP(config), TEXTOID, -1, false,
+							  TYPALIGN_INT, &items, NULL, &nitems);
+			for (int i = 0; i < nitems; i++)
+			{
+				char	   *name;
+				char	   *value;
+
+				ParseLongOption(TextDatumGetCString(items[i]), &name, &value);
+				for (int l = 0; l < lengthof(role_limits); l++)
+					if (!applied[l] && value != NULL &&
+						pg_strcasecmp(name, role_limits[l]) == 0)
+					{
+						/* as a superuser set it (the limits are SUSET) */
+						(void) set_config_option(role_limits[l], value,
+												 PGC_SUSET, PGC_S_SESSION,
+												 GUC_ACTION_LOCAL, true,
+												 WARNING, false);
+						applied[l] = true;
+					}
+			}
+		}
+		systable_endscan(scan);
+	}
+	table_close(rel, AccessShareLock);
 }
 
 /*
@@ -145,9 +257,12 @@ kafka_xact_begin(KafkaConn *conn)
 	else if (pg_topics_kafka_auth == TOPIC_KAFKA_AUTH_TRUST)
 		role = last_trust_role = trust_role();
 	if (OidIsValid(role))
+	{
+		apply_role_limits(role);
 		SetUserIdAndSecContext(role, saved_sec_context |
 							   SECURITY_LOCAL_USERID_CHANGE |
 							   SECURITY_RESTRICTED_OPERATION);
+	}
 }
 
 /*
@@ -450,6 +565,7 @@ kafka_error_of(ErrorData *edata)
 		case ERRCODE_READ_ONLY_SQL_TRANSACTION:
 			return KAFKA_NOT_LEADER_OR_FOLLOWER;
 		case ERRCODE_LOCK_NOT_AVAILABLE:
+		case ERRCODE_CONFIGURATION_LIMIT_EXCEEDED:	/* the listener's memory */
 		case ERRCODE_QUERY_CANCELED:
 		case ERRCODE_T_R_SERIALIZATION_FAILURE:
 		case ERRCODE_T_R_DEADLOCK_DETECTED:
@@ -496,8 +612,14 @@ run_subtransaction(KafkaGuardedFn fn, void *arg, char **message, bool keep)
 		CurrentResourceOwner = oldowner;
 
 		error = kafka_error_of(edata);
-		/* what is not the client's doing, the operator should see */
-		if (error == KAFKA_KAFKA_STORAGE_ERROR)
+		/*
+		 * What is not the client's doing, the operator should see: once per
+		 * cause in a while (a full disk fails every request)
+		 */
+		if (error == KAFKA_KAFKA_STORAGE_ERROR &&
+			kafka_log_allowed(KAFKA_LOG_FAILURE,
+							  unpack_sql_state(edata->sqlerrcode),
+							  edata->sqlerrcode))
 			ereport(LOG,
 					(errcode(edata->sqlerrcode),
 					 errmsg("Kafka request failed: %s", edata->message),

@@ -105,13 +105,13 @@ topic_page_check(Relation rel, BlockNumber blkno, Page page, uint16 kind)
 	opaque = TopicLogPageGetOpaque(page);
 	if (opaque->page_id != TOPIC_LOG_PAGE_ID)
 		report_bad_page(rel, blkno, BAD_PAGE_ID);
-	if (opaque->version != TOPIC_LOG_FORMAT_VERSION)
+	if (!TopicLogFormatVersionIsReadable(opaque->version))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("topic_log relation \"%s\" has unsupported on-disk format version %u",
 						RelationGetRelationName(rel), opaque->version),
-				 errdetail("This version of pg_topics reads format version %u.",
-						   TOPIC_LOG_FORMAT_VERSION),
+				 errdetail("This version of pg_topics reads format versions %u to %u.",
+						   TOPIC_LOG_MIN_FORMAT_VERSION, TOPIC_LOG_FORMAT_VERSION),
 				 errhint("Install the pg_topics version that wrote this relation.")));
 	if ((opaque->flags & kind) == 0)
 		report_bad_page(rel, blkno, kind == TL_PAGE_META ?
@@ -837,7 +837,7 @@ topic_batch_summary(const TopicBatchHeaderData *hdr, int64 *last_offset,
 					TimestampTz *min_ts, TimestampTz *max_ts)
 {
 	const char *bytes = (const char *) hdr;
-	Size		pos = sizeof(TopicBatchHeaderData);
+	Size		pos = topic_batch_records_start(hdr);
 	int			i;
 
 	/* a marker covers no offsets, but the log's end reaches its own */
@@ -899,6 +899,7 @@ batch_fits(Page page, const char *batch, Size len, bool init_page)
 			hdr->nrecords == 0 && lower + MAXALIGN(len) <= upper &&
 			hdr->base_offset >= 0 && hdr->base_offset < TOPIC_OFFSET_MAX;
 	return len >= sizeof(TopicBatchHeaderData) && hdr->length == len &&
+		len > topic_batch_records_start(hdr) &&
 		hdr->nrecords > 0 && lower + MAXALIGN(len) <= upper &&
 		nrecords + hdr->nrecords <= TOPIC_LOG_MAX_RECORDS_PER_PAGE &&
 		hdr->base_offset >= 0 &&
@@ -940,6 +941,9 @@ topic_page_append_batch(Page page, const char *batch, Size len,
 		opaque->page_id = TOPIC_LOG_PAGE_ID;
 	}
 	opaque = TopicLogPageGetOpaque(page);
+	/* a version 2 page holds no producer batches: it becomes version 3 */
+	if (hdr->flags & TB_PRODUCER)
+		opaque->version = TOPIC_LOG_FORMAT_VERSION;
 
 	memcpy((char *) page + phdr->pd_lower, batch, len);
 	/* zero the alignment padding, so pages compare equal byte for byte */
@@ -981,7 +985,7 @@ topic_page_next_batch(Page page, Size *pos)
 	if (p + sizeof(TopicBatchHeaderData) > phdr->pd_lower)
 		return NULL;
 	hdr = (TopicBatchHeader) ((char *) page + p);
-	if (hdr->length < sizeof(TopicBatchHeaderData) ||
+	if (hdr->length < topic_batch_records_start(hdr) ||
 		p + hdr->length > phdr->pd_lower ||
 		(hdr->nrecords == 0 && !TopicBatchIsMarker(hdr)))
 		return NULL;

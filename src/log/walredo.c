@@ -42,9 +42,10 @@ topic_insert_record_parse(XLogReaderState *record, TopicInsertRecord *parsed)
 
 	if (len < SizeOfTopicLogInsert)
 		elog(PANIC, "pg_topics WAL record is truncated");
-	if (xlrec->version != TOPIC_LOG_FORMAT_VERSION)
-		elog(PANIC, "pg_topics WAL record has format version %u, expected %u",
-			 xlrec->version, TOPIC_LOG_FORMAT_VERSION);
+	if (!TopicLogFormatVersionIsReadable(xlrec->version))
+		elog(PANIC, "pg_topics WAL record has format version %u, expected %u to %u",
+			 xlrec->version, TOPIC_LOG_MIN_FORMAT_VERSION,
+			 TOPIC_LOG_FORMAT_VERSION);
 	parsed->flags = xlrec->flags;
 	parsed->router = NULL;
 	parsed->start = NULL;

@@ -108,7 +108,7 @@ read_batch(void *arg, Relation rel, BlockNumber blkno, Buffer buffer,
 	SegmentRead *sr = (SegmentRead *) arg;
 	TopicStableRead *read = sr->read;
 	int64		last;
-	Size		rpos = sizeof(TopicBatchHeaderData);
+	Size		rpos = topic_batch_records_start(hdr);
 	int			i;
 
 	if (TopicBatchIsMarker(hdr))

@@ -149,7 +149,7 @@ collect_batch(void *arg, Relation seg, BlockNumber blkno, Buffer buffer,
 	UnorderedRead *u = (UnorderedRead *) arg;
 	TopicBatchFate	fate = topic_batch_fate(buffer, hdr, u->snapshot, resolved,
 										flush_to);
-	Size		rpos = sizeof(TopicBatchHeaderData);
+	Size		rpos = topic_batch_records_start(hdr);
 	int			i;
 
 	if (*flush_to != InvalidXLogRecPtr || fate == TOPIC_BATCH_SKIP)

@@ -172,7 +172,7 @@ decode_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 	const TopicBatchHeaderData *hdr;
 	TupleDesc	desc = topic_physical_desc();
 	RelFileNode segment;
-	Size		pos = sizeof(TopicBatchHeaderData);
+	Size		pos;
 	int			i;
 
 	XLogRecGetBlockTag(r, 0, &segment, NULL, NULL);
@@ -201,6 +201,7 @@ decode_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 		return;
 	}
 
+	pos = topic_batch_records_start(hdr);
 	for (i = 0; i < hdr->nrecords; i++)
 	{
 		TopicRecord rec;

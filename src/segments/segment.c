@@ -206,7 +206,7 @@ topic_segdir_read_tolerant(Relation router)
 		PageGetSpecialSize(page) == MAXALIGN(sizeof(TopicLogPageOpaqueData)) &&
 		TopicLogPageGetOpaque(page)->page_id == TOPIC_LOG_PAGE_ID &&
 		meta->magic == TOPIC_LOG_META_MAGIC &&
-		meta->version == TOPIC_LOG_FORMAT_VERSION &&
+		TopicLogFormatVersionIsReadable(meta->version) &&
 		(meta->flags & TL_META_ROUTER) &&
 		meta->nsegments <= TOPIC_LOG_MAX_SEGMENTS)
 		dir = copy_directory(router, page);

@@ -88,6 +88,8 @@ typedef struct MemberSlot
 	int32		metadata_len[KAFKA_MAX_PROTOCOLS];
 	dsa_pointer assignment;
 	int32		assignment_len;
+	int			ntopics;		/* the topics it reads; -1: more than fit */
+	Oid			topics[KAFKA_GROUP_MAX_TOPICS];
 } MemberSlot;
 
 typedef struct GroupSlot
@@ -249,12 +251,32 @@ group_changed(GroupSlot *g)
 	}
 }
 
+/* Make free_slot this database's group name, Empty (lock held) */
+static GroupSlot *
+claim_slot(GroupSlot *free_slot, const char *name)
+{
+	free_slot->in_use = true;
+	pg_atomic_fetch_add_u32(&shared->groups_in_use, 1);
+	free_slot->dbid = MyDatabaseId;
+	strlcpy(free_slot->name, name, KAFKA_GROUP_NAME_LEN);
+	free_slot->state = KAFKA_GROUP_EMPTY;
+	free_slot->generation = 0;
+	free_slot->nmembers = 0;
+	free_slot->ntopics = 0;
+	free_slot->protocol_type[0] = free_slot->protocol[0] = free_slot->leader[0] = '\0';
+	return free_slot;
+}
+
 /* This database's group name, or NULL; with create, a new one (or NULL if full) */
 static GroupSlot *
 find_group(const char *name, bool create)
 {
 	GroupSlot  *free_slot = NULL;
+	uint32		in_use = pg_atomic_read_u32(&shared->groups_in_use);
 
+	if (in_use == 0)
+		return create && shared->ngroups > 0 ?
+			claim_slot(&shared->groups[0], name) : NULL;
 	for (int i = 0; i < shared->ngroups; i++)
 	{
 		GroupSlot  *g = &shared->groups[i];
@@ -267,19 +289,17 @@ find_group(const char *name, bool create)
 		}
 		if (g->dbid == MyDatabaseId && strcmp(g->name, name) == 0)
 			return g;
+
+		/*
+		 * Every group in use seen: only a free slot is left to find (a
+		 * DescribeGroups naming millions of groups looks each up)
+		 */
+		if (--in_use == 0 && (!create || free_slot != NULL))
+			return create ? claim_slot(free_slot, name) : NULL;
 	}
 	if (!create || free_slot == NULL)
 		return NULL;
-	free_slot->in_use = true;
-	pg_atomic_fetch_add_u32(&shared->groups_in_use, 1);
-	free_slot->dbid = MyDatabaseId;
-	strlcpy(free_slot->name, name, KAFKA_GROUP_NAME_LEN);
-	free_slot->state = KAFKA_GROUP_EMPTY;
-	free_slot->generation = 0;
-	free_slot->nmembers = 0;
-	free_slot->ntopics = 0;
-	free_slot->protocol_type[0] = free_slot->protocol[0] = free_slot->leader[0] = '\0';
-	return free_slot;
+	return claim_slot(free_slot, name);
 }
 
 /* The member of g with id, as an index into g->members, or -1 */
@@ -339,7 +359,26 @@ drop_if_empty(GroupSlot *g)
 	}
 }
 
-/* Remove member i of g */
+/* Add the topics a member reads to those g reads */
+static void
+add_group_topics(GroupSlot *g, const MemberSlot *m)
+{
+	if (m->ntopics < 0)
+		g->ntopics = -1;
+	for (int t = 0; t < m->ntopics && g->ntopics >= 0; t++)
+	{
+		bool		known = false;
+
+		for (int u = 0; u < g->ntopics && !known; u++)
+			known = g->topics[u] == m->topics[t];
+		if (!known && g->ntopics == KAFKA_GROUP_MAX_TOPICS)
+			g->ntopics = -1;
+		else if (!known)
+			g->topics[g->ntopics++] = m->topics[t];
+	}
+}
+
+/* Remove member i of g: the group reads what the others read */
 static void
 remove_member(GroupSlot *g, int i)
 {
@@ -348,6 +387,9 @@ remove_member(GroupSlot *g, int i)
 	free_member_data(m);
 	m->in_use = false;
 	g->members[i] = g->members[--g->nmembers];
+	g->ntopics = 0;
+	for (int j = 0; j < g->nmembers; j++)
+		add_group_topics(g, member_of(g, j));
 	if (g->nmembers == 0)
 	{
 		g->state = KAFKA_GROUP_EMPTY;
@@ -740,20 +782,16 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 		}
 		else
 		{
-			/* the topics the group reads, for the guard against SQL poll */
-			for (int t = 0; t < join->ntopics && g->ntopics >= 0; t++)
-			{
-				bool		known = false;
-
-				for (int u = 0; u < g->ntopics && !known; u++)
-					known = g->topics[u] == join->topics[t];
-				if (!known && g->ntopics == KAFKA_GROUP_MAX_TOPICS)
-					g->ntopics = -1;
-				else if (!known)
-					g->topics[g->ntopics++] = join->topics[t];
-			}
-			if (join->ntopics < 0)
-				g->ntopics = -1;
+			/*
+			 * the topics the member reads, for judging its rights, and the
+			 * group's, for the guard against SQL poll
+			 */
+			m->ntopics = join->ntopics;
+			if (join->ntopics > 0)
+				memcpy(m->topics, join->topics, sizeof(Oid) * join->ntopics);
+			g->ntopics = 0;
+			for (int j = 0; j < g->nmembers; j++)
+				add_group_topics(g, member_of(g, j));
 			m->joining = true;
 			m->join_answered = false;
 			strlcpy(reply->member_id, m->id, KAFKA_MEMBER_ID_LEN);
@@ -804,6 +842,61 @@ check_member(GroupSlot *g, const char *member_id, int32 generation, Oid role,
 }
 
 /*
+ * Order pointers to a request's assignments by member id, then by place in
+ * the request (the pointers' order: they point into its array)
+ */
+static int
+assignment_cmp(const void *a, const void *b)
+{
+	const KafkaAssignment *x = *(const KafkaAssignment *const *) a;
+	const KafkaAssignment *y = *(const KafkaAssignment *const *) b;
+	int			c = strcmp(x->member_id, y->member_id);
+
+	if (c != 0)
+		return c;
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/*
+ * A leader's n assignments (as many as the client says), sorted before the
+ * lock is taken: pointers to them
+ */
+static const KafkaAssignment **
+sort_assignments(const KafkaAssignment *assignments, int n)
+{
+	const KafkaAssignment **sorted;
+
+	if (n <= 0)
+		return NULL;
+	sorted = palloc_extended(sizeof(KafkaAssignment *) * n, MCXT_ALLOC_HUGE);
+	for (int i = 0; i < n; i++)
+		sorted[i] = &assignments[i];
+	qsort(sorted, n, sizeof(KafkaAssignment *), assignment_cmp);
+	return sorted;
+}
+
+/* The last of the n sorted assignments for id, or NULL */
+static const KafkaAssignment *
+last_assignment(const KafkaAssignment **sorted, int n, const char *id)
+{
+	int			lo = 0;
+	int			hi = n;
+
+	/* the first entry whose id is greater than id */
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (strcmp(sorted[mid]->member_id, id) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && strcmp(sorted[lo - 1]->member_id, id) == 0 ?
+		sorted[lo - 1] : NULL;
+}
+
+/*
  * SyncGroup.  The leader's hands over every member's assignment; every
  * member's gets its own, a follower's once the leader's came (until then
  * reply->done is false: park).
@@ -817,9 +910,11 @@ kafka_group_sync(const char *group, const char *member_id, int32 generation,
 	MemberSlot *m;
 	int			i;
 	int16		error;
+	const KafkaAssignment **sorted;
 
 	memset(reply, 0, sizeof(*reply));
 	reply->done = true;
+	sorted = sort_assignments(assignments, n);
 	lock_groups();
 	g = find_group(group, false);
 	error = check_member(g, member_id, generation, role, &i);
@@ -836,26 +931,30 @@ kafka_group_sync(const char *group, const char *member_id, int32 generation,
 	if (g->state == KAFKA_GROUP_COMPLETING && strcmp(g->leader, member_id) == 0 &&
 		!retry)
 	{
-		/* the leader: every member's part, then the group is stable */
-		for (int a = 0; a < n; a++)
+		/*
+		 * the leader: every member's part (the last one named, as Kafka
+		 * reads the list into a map), then the group is stable.  Members
+		 * look up their part in the sorted list: the work under the lock
+		 * grows with the group, not with the request.
+		 */
+		for (int j = 0; j < g->nmembers; j++)
 		{
-			int			j = find_member(g, assignments[a].member_id);
-			MemberSlot *o;
+			MemberSlot *o = member_of(g, j);
+			const KafkaAssignment *a = last_assignment(sorted, n, o->id);
 
-			if (j < 0)
+			if (a == NULL)
 				continue;
-			o = member_of(g, j);
 			if (DsaPointerIsValid(o->assignment))
 				dsa_free(area, o->assignment);
 			o->assignment = InvalidDsaPointer;
 			o->assignment_len = 0;
-			if (over_role_share(o->role, o->unlimited, 0, assignments[a].len))
+			if (over_role_share(o->role, o->unlimited, 0, a->len))
 			{
 				error = KAFKA_GROUP_MAX_SIZE_REACHED;
 				continue;
 			}
-			o->assignment = store_bytes(assignments[a].data, assignments[a].len);
-			o->assignment_len = DsaPointerIsValid(o->assignment) ? assignments[a].len : 0;
+			o->assignment = store_bytes(a->data, a->len);
+			o->assignment_len = DsaPointerIsValid(o->assignment) ? a->len : 0;
 			if (!DsaPointerIsValid(o->assignment))
 				error = KAFKA_GROUP_MAX_SIZE_REACHED;
 		}
@@ -1048,6 +1147,88 @@ kafka_group_owner(const char *group)
 		owner = g->owner;
 	unlock_groups();
 	return owner;
+}
+
+/*
+ * What judging the rights of group's members needs, copied under the lock
+ * (the judging reads the catalog, outside it): the group's owner, the
+ * topics it reads, and each member's id, role and topics.  False if the
+ * group has no members.
+ */
+bool
+kafka_group_rights(const char *group, KafkaGroupRights *rights)
+{
+	GroupSlot  *g;
+
+	memset(rights, 0, sizeof(*rights));
+	if (shared == NULL)
+		return false;			/* no Kafka listener */
+	lock_groups();
+	g = find_group(group, false);
+	if (g != NULL && g->nmembers > 0)
+	{
+		rights->owner = g->owner;
+		rights->ntopics = g->ntopics;
+		if (g->ntopics > 0)
+			memcpy(rights->topics, g->topics, sizeof(Oid) * g->ntopics);
+		rights->nmembers = g->nmembers;
+		for (int i = 0; i < g->nmembers; i++)
+		{
+			MemberSlot *m = member_of(g, i);
+			KafkaMemberRights *r = &rights->members[i];
+
+			strlcpy(r->id, m->id, KAFKA_MEMBER_ID_LEN);
+			r->role = m->role;
+			r->ntopics = m->ntopics;
+			if (m->ntopics > 0)
+				memcpy(r->topics, m->topics, sizeof(Oid) * m->ntopics);
+		}
+	}
+	unlock_groups();
+	return rights->nmembers > 0;
+}
+
+/*
+ * Remove the members of group that evict names (by id and role: one that
+ * left meanwhile is not there; a new one of the same id cannot be); the
+ * others rebalance.  A group none of whose members is its owner's comes to
+ * be owned by the role of its first member.
+ */
+void
+kafka_group_evict(const char *group, const KafkaMemberRights *evict, int n)
+{
+	GroupSlot  *g;
+	bool		removed = false;
+	bool		owner_stays = false;
+
+	lock_groups();
+	g = find_group(group, false);
+	for (int e = 0; g != NULL && e < n; e++)
+	{
+		int			i = find_member(g, evict[e].id);
+
+		if (i >= 0 && member_of(g, i)->role == evict[e].role)
+		{
+			remove_member(g, i);
+			removed = true;
+		}
+	}
+	if (removed)
+	{
+		for (int i = 0; i < g->nmembers && !owner_stays; i++)
+			owner_stays = member_of(g, i)->role == g->owner;
+		if (g->nmembers > 0 && !owner_stays)
+			g->owner = member_of(g, 0)->role;
+		if (g->nmembers > 0 && g->state != KAFKA_GROUP_PREPARING)
+			prepare_rebalance(g, GetCurrentTimestamp());
+		else
+		{
+			group_changed(g);
+			maybe_complete_join(g, GetCurrentTimestamp());
+		}
+		drop_if_empty(g);
+	}
+	unlock_groups();
 }
 
 /* Has the group in slot changed since a parked request saw version seen? */

@@ -38,11 +38,20 @@
  * partition entry carries the owner too, so that the check on a batch is
  * one Oid comparison on the entry the batch needs anyway.
  *
- * The state is in shared memory and does not survive a restart: a producer
- * the table does not know may only start a partition at sequence 0
- * (UNKNOWN_PRODUCER_ID otherwise: librdkafka then bumps its epoch and
- * starts over at 0), and the id is then bound to the role that used it
- * first.
+ * The table is a cache of what the logs hold.  Every batch an idempotent
+ * producer writes carries its producer id, epoch, sequence numbers and
+ * role in the partition's log (topic_log.h, TB_PRODUCER), so the state is
+ * as durable as the records, replayed by standbys with them, and rolled
+ * back with them.  A producer the table does not know in a partition, after
+ * a restart, a crash, a failover or an eviction, has its state read back
+ * from the log (kafka/producer_log.c) before its batch is checked: a retry
+ * of a batch stored before the crash is answered as a duplicate, and the
+ * next batch goes on.  Only ids issued since the start and never evicted
+ * from a partition skip that read: what they wrote is all in the table.  A
+ * producer the log knows nothing of either may only start a partition at
+ * sequence 0 (UNKNOWN_PRODUCER_ID otherwise: librdkafka then bumps its
+ * epoch and starts over at 0), and an id nobody holds is then bound to the
+ * role that used it first.
  *
  * The table holds 8 entries per allowed Kafka connection, ids and
  * partitions together.  When it is full, one role must not be able to
@@ -73,7 +82,7 @@
 #include "pg_topics/shared/kafka_producers.h"
 #include "pg_topics/wire/protocol.h"
 
-#define CACHED_BATCHES	5
+#define CACHED_BATCHES	KAFKA_PRODUCER_BATCHES
 
 /* what a batch with an id bound to another role is told */
 #define PRODUCER_NOT_YOURS	KAFKA_INVALID_PRODUCER_ID_MAPPING
@@ -85,13 +94,7 @@ typedef struct ProducerKey
 	int64		producer_id;
 } ProducerKey;
 
-typedef struct CachedBatch
-{
-	int32		first_seq;
-	int32		last_seq;
-	int64		base_offset;
-	int64		timestamp;
-} CachedBatch;
+typedef KafkaProducerBatch CachedBatch;
 
 /* A role holding entries */
 typedef struct ProducerRole
@@ -109,6 +112,10 @@ typedef struct ProducerEntry
 	ProducerRole *role;			/* owner's, for its list */
 	dlist_node	lru_node;		/* in role->lru, unless an id with nrefs > 0 */
 	int			nrefs;			/* the id's entry: its partition entries */
+	bool		fresh;			/* the id's entry: issued since the start, and
+								 * none of its partition entries given up, so
+								 * that the logs know nothing the table does
+								 * not */
 	/* the rest is a partition entry's */
 	int16		epoch;
 	int			ncached;
@@ -246,7 +253,11 @@ forget(ProducerEntry *e)
 
 		Assert(id != NULL);
 		if (id != NULL)
+		{
+			/* its state there is in the log only, from now on */
+			id->fresh = false;
 			unpin_id(id);
+		}
 	}
 	(void) hash_search(producers, &e->key, HASH_REMOVE, NULL);
 }
@@ -333,6 +344,7 @@ create_entry(const ProducerKey *key, Oid roleid)
 	e->owner = roleid;
 	e->role = role;
 	e->nrefs = 0;
+	e->fresh = false;
 	e->epoch = 0;
 	e->ncached = 0;
 	e->nin_flight = 0;
@@ -342,21 +354,30 @@ create_entry(const ProducerKey *key, Oid roleid)
 
 /*
  * The entry of key (a partition) for a producer the table does not know
- * there, starting at first_seq, for roleid: its id must be bound to
- * roleid, or not bound at all (then it is bound to roleid now).  *e is set
- * unless an error code is returned (lock held).
+ * there, starting at first_seq, for roleid.  Unless its id was issued
+ * since the start and the table has all it wrote, its state there is read
+ * from the log first: with history NULL, KAFKA_PRODUCER_NEEDS_HISTORY
+ * asks the caller for it.  The id must be bound to roleid (by the table, or
+ * by the log's batches), or not bound at all (then it is bound to roleid
+ * now).  *e is set unless an error code is returned (lock held).
  */
 static int16
 create_partition_entry(const ProducerKey *key, Oid roleid, int16 epoch,
-					   int32 first_seq, ProducerEntry **e)
+					   int32 first_seq, const KafkaProducerHistory *history,
+					   ProducerEntry **e)
 {
 	ProducerKey ikey = id_key(key->producer_id);
 	ProducerEntry *id = hash_search(producers, &ikey, HASH_FIND, NULL);
+	bool		logged = history != NULL && OidIsValid(history->role);
 
 	if (id != NULL && id->owner != roleid)
 		return PRODUCER_NOT_YOURS;
-	/* an unknown producer must start at 0 */
-	if (first_seq != 0)
+	if ((id == NULL || !id->fresh) && history == NULL)
+		return KAFKA_PRODUCER_NEEDS_HISTORY;
+	if (logged && history->role != roleid)
+		return PRODUCER_NOT_YOURS;
+	/* a producer unknown to the log too must start at 0 */
+	if (!logged && first_seq != 0)
 		return KAFKA_UNKNOWN_PRODUCER_ID;
 	if (id == NULL)
 	{
@@ -375,6 +396,15 @@ create_partition_entry(const ProducerKey *key, Oid roleid, int16 epoch,
 		return KAFKA_REQUEST_TIMED_OUT;
 	}
 	(*e)->epoch = epoch;
+	if (logged)
+	{
+		/* where the producer stood in the log: its batch is checked on that */
+		Assert(history->nbatches <= CACHED_BATCHES);
+		(*e)->epoch = history->epoch;
+		(*e)->ncached = history->nbatches;
+		memcpy((*e)->cached, history->batches,
+			   sizeof(CachedBatch) * history->nbatches);
+	}
 	return KAFKA_NONE;
 }
 
@@ -408,6 +438,8 @@ kafka_producer_new_id(Oid roleid, int64 *producer_id)
 			continue;
 		}
 		e = create_entry(&key, roleid);
+		if (e != NULL)
+			e->fresh = true;
 		LWLockRelease(&shared->lock);
 		if (e == NULL)
 			return KAFKA_COORDINATOR_LOAD_IN_PROGRESS;
@@ -427,11 +459,15 @@ next_seq(int32 seq)
  * Check a batch of count records from producer_id/epoch starting at
  * first_seq for partition relid, sent by roleid.  KAFKA_NONE: write it (it
  * is in flight until kafka_producer_end); *duplicate set: it was written
- * already, at *base_offset and *timestamp; otherwise the error to answer.
+ * already, at *base_offset and *timestamp; KAFKA_PRODUCER_NEEDS_HISTORY:
+ * call again with the producer's history in the partition's log (history
+ * is used only when the table does not know the producer there);
+ * otherwise the error to answer.
  */
 int16
 kafka_producer_begin(Oid roleid, Oid relid, int64 producer_id, int16 epoch,
-					 int32 first_seq, int32 count, bool *duplicate,
+					 int32 first_seq, int32 count,
+					 const KafkaProducerHistory *history, bool *duplicate,
 					 int64 *base_offset, int64 *timestamp)
 {
 	ProducerKey key;
@@ -450,7 +486,8 @@ kafka_producer_begin(Oid roleid, Oid relid, int64 producer_id, int16 epoch,
 	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
 	e = hash_search(producers, &key, HASH_FIND, NULL);
 	if (e == NULL)
-		error = create_partition_entry(&key, roleid, epoch, first_seq, &e);
+		error = create_partition_entry(&key, roleid, epoch, first_seq,
+									   history, &e);
 	else if (e->owner != roleid)
 		error = PRODUCER_NOT_YOURS; /* nothing of its state is touched */
 	if (error != KAFKA_NONE)

@@ -47,6 +47,7 @@
 #include "catalog/partition.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "storage/condition_variable.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
@@ -267,25 +268,45 @@ topic_registry_watcher_attach(void)
 }
 
 /*
- * Add relid's bucket to a watch set (TOPIC_WATCH_WORDS words), and return
- * the bucket's commit count now: a reader compares it later with
- * topic_registry_watch_changed.  The set takes effect with
+ * Add relid's bucket to a watch set (TOPIC_WATCH_WORDS words).  Returns
+ * the bucket's commit count now if the bucket was not in the set yet, 0 if
+ * it was: the sum of what a reader's calls return is its set's count as
+ * each bucket was first noted, which it compares later with
+ * topic_registry_watch_count (counts only grow, so the sums differ once any
+ * bucket saw a commit since).  The set takes effect with
  * topic_registry_watch_set, which must come before the reader reads.
  */
 uint64
-topic_registry_watch(uint64 *set, Oid relid)
+topic_registry_watch_note(uint64 *set, Oid relid)
 {
 	int			b = wakeup_bucket(MyDatabaseId, relid);
+	uint64		bit = UINT64CONST(1) << (b % 64);
 
-	set[b / 64] |= UINT64CONST(1) << (b % 64);
+	if (set[b / 64] & bit)
+		return 0;
+	set[b / 64] |= bit;
 	return pg_atomic_read_u64(&registry->commits[b]);
 }
 
-/* Did relid's bucket see a commit since topic_registry_watch said seen? */
-bool
-topic_registry_watch_changed(Oid relid, uint64 seen)
+/* The commit counts of set's buckets, summed */
+uint64
+topic_registry_watch_count(const uint64 *set)
 {
-	return pg_atomic_read_u64(&registry->commits[wakeup_bucket(MyDatabaseId, relid)]) != seen;
+	uint64		sum = 0;
+
+	for (int w = 0; w < TOPIC_WATCH_WORDS; w++)
+	{
+		uint64		word = set[w];
+
+		while (word != 0)
+		{
+			int			b = w * 64 + pg_rightmost_one_pos64(word);
+
+			sum += pg_atomic_read_u64(&registry->commits[b]);
+			word &= word - 1;
+		}
+	}
+	return sum;
 }
 
 /* Make set the buckets whose commits set watcher's latch */

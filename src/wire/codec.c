@@ -285,9 +285,36 @@ kafka_bytes_equal(KafkaBytes b, const char *s)
 	return b.len >= 0 && (size_t) b.len == len && memcmp(b.data, s, len) == 0;
 }
 
+KafkaWriteHook kafka_write_hook = NULL;
+
+/* writes since kafka_write_hook was last called */
+static int	writes_unchecked = 0;
+
+/* Before n bytes are appended to buf: the hook, when it is due */
+static inline void
+before_write(StringInfo buf, int n)
+{
+	if (unlikely(buf->len + n >= buf->maxlen ||
+				 ++writes_unchecked >= KAFKA_WRITE_HOOK_EVERY) &&
+		kafka_write_hook != NULL)
+	{
+		writes_unchecked = 0;
+		kafka_write_hook(buf, n);
+	}
+}
+
+/* n bytes at data onto buf */
+static inline void
+append(StringInfo buf, const char *data, int n)
+{
+	before_write(buf, n);
+	appendBinaryStringInfoNT(buf, data, n);
+}
+
 void
 kafka_write_int8(StringInfo buf, int8 v)
 {
+	before_write(buf, 1);
 	appendStringInfoCharMacro(buf, (char) v);
 }
 
@@ -296,7 +323,7 @@ kafka_write_int16(StringInfo buf, int16 v)
 {
 	uint16		n = pg_hton16((uint16) v);
 
-	appendBinaryStringInfoNT(buf, (const char *) &n, 2);
+	append(buf, (const char *) &n, 2);
 }
 
 void
@@ -304,7 +331,7 @@ kafka_write_int32(StringInfo buf, int32 v)
 {
 	uint32		n = pg_hton32((uint32) v);
 
-	appendBinaryStringInfoNT(buf, (const char *) &n, 4);
+	append(buf, (const char *) &n, 4);
 }
 
 void
@@ -312,7 +339,7 @@ kafka_write_int64(StringInfo buf, int64 v)
 {
 	uint64		n = pg_hton64((uint64) v);
 
-	appendBinaryStringInfoNT(buf, (const char *) &n, 8);
+	append(buf, (const char *) &n, 8);
 }
 
 static void
@@ -327,7 +354,7 @@ write_uvarint64(StringInfo buf, uint64 v)
 		v >>= 7;
 	}
 	tmp[n++] = (char) v;
-	appendBinaryStringInfoNT(buf, tmp, n);
+	append(buf, tmp, n);
 }
 
 void
@@ -377,7 +404,7 @@ void
 kafka_write_string_len(StringInfo buf, const char *s, int len)
 {
 	kafka_write_int16(buf, (int16) len);
-	appendBinaryStringInfoNT(buf, s, len);
+	append(buf, s, len);
 }
 
 void
@@ -399,7 +426,7 @@ kafka_write_compact_string(StringInfo buf, const char *s)
 		int			len = (int) strlen(s);
 
 		kafka_write_uvarint(buf, (uint32) len + 1);
-		appendBinaryStringInfoNT(buf, s, len);
+		append(buf, s, len);
 	}
 }
 
@@ -408,7 +435,7 @@ kafka_write_bytes(StringInfo buf, const char *data, int32 len)
 {
 	kafka_write_int32(buf, len);
 	if (len > 0)
-		appendBinaryStringInfoNT(buf, data, len);
+		append(buf, data, len);
 }
 
 void
@@ -416,7 +443,7 @@ kafka_write_compact_bytes(StringInfo buf, const char *data, int32 len)
 {
 	kafka_write_uvarint(buf, (uint32) (len + 1));
 	if (len > 0)
-		appendBinaryStringInfoNT(buf, data, len);
+		append(buf, data, len);
 }
 
 void

@@ -12,8 +12,11 @@
  * one by one.  Nothing the producer states is trusted for a size: a
  * record count beyond what the bytes could hold (a record is at least 7
  * bytes) is refused before anything is allocated for it, a header count
- * likewise (a header is at least 2 bytes), and compressed records inflate
- * within the max_inflated budget shared by all batches of the call.
+ * likewise (a header is at least 2 bytes), and what decoding allocates
+ * (inflated records, and the decoded records and headers, which take up to
+ * nine times the bytes of the tiniest records) stays within the
+ * max_decoded budget shared by all batches of the call: 7 million records
+ * of 7 bytes fail there rather than taking 450 MB.
  *
  * The error codes: what breaks the framing is 2 CORRUPT_MESSAGE (a batch
  * cut short or longer than the data, a CRC that does not match, compressed
@@ -24,7 +27,7 @@
  * n-1, a record whose fields do not fill its length exactly, a length or
  * count below -1, a null header key, a control batch).  Besides, 43 for a
  * magic other than 2, 76 for a codec above 4, and 10 for records that
- * inflate beyond the budget.
+ * inflate or decode beyond the budget.
  *
  * Writing: kafka_batch_begin leaves room for the header, kafka_batch_add
  * appends records, kafka_batch_finish fills the header in and computes the
@@ -49,6 +52,7 @@
 #define UNSUPPORTED_FOR_MESSAGE_FORMAT	43
 #define UNSUPPORTED_COMPRESSION_TYPE	76
 #define INVALID_RECORD					87
+#define MESSAGE_TOO_LARGE				10
 
 /* where the header's fields are */
 #define MAGIC_AT			16
@@ -109,7 +113,7 @@ payload_size(KafkaBytes b)
  */
 static int
 decode_record(KafkaReader *r, int32 index, KafkaRecord *rec, Size *payload,
-			  const char **msg)
+			  Size max_decoded, Size *decoded, const char **msg)
 {
 	KafkaReader body;
 	int32		len;
@@ -138,6 +142,8 @@ decode_record(KafkaReader *r, int32 index, KafkaRecord *rec, Size *payload,
 		return fail(msg, INVALID_RECORD, "a record's fields run past its length");
 
 	size = payload_size(rec->key) + payload_size(rec->value);
+	if ((Size) rec->nheaders * sizeof(KafkaHeader) > max_decoded - *decoded)
+		return fail(msg, MESSAGE_TOO_LARGE, "the batch's record headers take more memory than allowed");
 	if (rec->nheaders > 0)
 		rec->headers = palloc(rec->nheaders * sizeof(KafkaHeader));
 	for (int i = 0; i < rec->nheaders && !body.error && !invalid && !why; i++)
@@ -165,18 +171,20 @@ decode_record(KafkaReader *r, int32 index, KafkaRecord *rec, Size *payload,
 		return fail(msg, INVALID_RECORD, why);
 	}
 	*payload += size;
+	*decoded += (Size) rec->nheaders * sizeof(KafkaHeader);
 	return 0;
 }
 
 /*
  * The batch at the start of data (avail bytes) into *b, its size in bytes
- * into *size; 0 or an error code.  *inflated counts the bytes inflated by
- * all batches so far.  On an error, what stays allocated is in *b (its
+ * into *size; 0 or an error code.  *decoded counts what all batches so
+ * far allocated (inflated bytes, records, headers), within max_decoded.
+ * On an error, what stays allocated is in *b (its
  * inflated records and its first b->nrecords records).
  */
 static int
 decode_batch(const char *data, int avail, KafkaRecordBatch *b, int *size,
-			 Size max_inflated, Size *inflated, Size *payload,
+			 Size max_decoded, Size *decoded, Size *payload,
 			 const char **msg)
 {
 	KafkaReader r;
@@ -235,21 +243,24 @@ decode_batch(const char *data, int avail, KafkaRecordBatch *b, int *size,
 		int			result;
 
 		result = kafka_inflate(codec, records.data, records.len,
-							   max_inflated - *inflated, &b->inflated, &len,
+							   max_decoded - *decoded, &b->inflated, &len,
 							   msg);
 		if (result != 0)
 			return result;
-		*inflated += len;
+		*decoded += len;
 		kafka_reader_init(&records, b->inflated, (int) len);
 	}
 
 	if (count > records.len / MIN_RECORD_SIZE)
 		return fail(msg, INVALID_RECORD, "a record batch's record count is more than its records");
+	if ((Size) count * sizeof(KafkaRecord) > max_decoded - *decoded)
+		return fail(msg, MESSAGE_TOO_LARGE, "the batch's records take more memory than allowed");
+	*decoded += (Size) count * sizeof(KafkaRecord);
 	b->records = palloc_extended(count * sizeof(KafkaRecord), MCXT_ALLOC_HUGE);
 	for (int i = 0; i < count; i++)
 	{
 		int			result = decode_record(&records, i, &b->records[i],
-										   payload, msg);
+										   payload, max_decoded, decoded, msg);
 
 		if (result != 0)
 			return result;
@@ -281,12 +292,12 @@ kafka_batches_free(KafkaBatches *batches)
 }
 
 int
-kafka_batches_decode(const char *data, int len, Size max_inflated,
+kafka_batches_decode(const char *data, int len, Size max_decoded,
 					 KafkaBatches *out)
 {
 	int			allocated = 0;
 	int			pos = 0;
-	Size		inflated = 0;
+	Size		decoded = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (len <= 0)
@@ -309,8 +320,8 @@ kafka_batches_decode(const char *data, int len, Size max_inflated,
 		}
 		b = &out->batches[out->nbatches++];
 		memset(b, 0, sizeof(*b));
-		result = decode_batch(data + pos, len - pos, b, &size, max_inflated,
-							  &inflated, &out->payload_bytes,
+		result = decode_batch(data + pos, len - pos, b, &size, max_decoded,
+							  &decoded, &out->payload_bytes,
 							  &out->error_message);
 		if (result != 0)
 		{

@@ -13,7 +13,12 @@
  * another.  Every array count is checked against the bytes left, at the
  * smallest size an element can have on the wire, before anything is
  * allocated for it (kafka_read_array_len), so what a parser allocates is
- * bounded by a small multiple of the request's size.
+ * bounded by a small multiple of the request's size; and all of its arrays
+ * together by the reader's alloc_left, which the server sets from the
+ * memory its listener process has left; and the topics, partitions and
+ * names it lists, each a lookup or a read for the server, by the reader's
+ * elements_left (20 million topic names, 300 MB as an array, fail there
+ * before anything is allocated for them).
  *
  * A parser reads only the versions offered, so fields that exist in other
  * versions only (ListOffsets v0's max_num_offsets, OffsetCommit v1's
@@ -48,11 +53,48 @@ version_in(int16 version, int16 min, int16 max)
 	return version >= min && version <= max;
 }
 
-/* n zeroed elements of size bytes each, or NULL for none */
+/*
+ * *n zeroed elements of size bytes each, or NULL for none.  Beyond what r
+ * may still allocate, none: *n becomes 0 and r fails, over budget.
+ */
 static void *
-alloc_array(int32 n, Size size)
+alloc_array(KafkaReader *r, int32 *n, Size size)
 {
-	return n > 0 ? palloc0(size * n) : NULL;
+	Size		bytes = size * (Size) Max(*n, 0);
+
+	if (*n <= 0)
+		return NULL;
+	if (bytes > r->alloc_left)
+	{
+		r->error = true;
+		r->over_budget = true;
+		*n = 0;
+		return NULL;
+	}
+	r->alloc_left -= bytes;
+	return palloc0(bytes);
+}
+
+/*
+ * *n more elements of a list whose elements cost a lookup or a read each
+ * (topics, partitions, topic and group names): within r's elements_left,
+ * or *n becomes 0 and r fails, with too many.  The other lists (a
+ * SyncGroup's assignments, a JoinGroup's protocols, configs) cost what
+ * their bytes cost.
+ */
+static void
+take_elements(KafkaReader *r, int32 *n)
+{
+	if (r->elements_left < 0 || *n <= 0)
+		return;
+	if (*n > r->elements_left)
+	{
+		r->error = true;
+		r->too_many = true;
+		*n = 0;
+		return;
+	}
+	r->elements_left -= *n;
 }
 
 /* A string of a flexible version (compact) or of an older one */
@@ -81,14 +123,16 @@ read_topics(KafkaReader *r, int16 version, int min_partition_size,
 			int32 *ntopics, KafkaTopicRequest **topics)
 {
 	*ntopics = kafka_read_array_len(r, TOPIC_MIN_SIZE, isnull);
-	*topics = alloc_array(*ntopics, sizeof(KafkaTopicRequest));
+	take_elements(r, ntopics);
+	*topics = alloc_array(r, ntopics, sizeof(KafkaTopicRequest));
 	for (int32 t = 0; t < *ntopics && !r->error; t++)
 	{
 		KafkaTopicRequest *topic = &(*topics)[t];
 
 		topic->name = kafka_read_string(r);
 		topic->npartitions = kafka_read_array_len(r, min_partition_size, NULL);
-		topic->partitions = alloc_array(topic->npartitions,
+		take_elements(r, &topic->npartitions);
+		topic->partitions = alloc_array(r, &topic->npartitions,
 										sizeof(KafkaPartitionRequest));
 		for (int32 p = 0; p < topic->npartitions && !r->error; p++)
 		{
@@ -107,7 +151,8 @@ static void
 read_strings(KafkaReader *r, bool *isnull, int32 *n, KafkaBytes **strings)
 {
 	*n = kafka_read_array_len(r, STRING_MIN_SIZE, isnull);
-	*strings = alloc_array(*n, sizeof(KafkaBytes));
+	take_elements(r, n);
+	*strings = alloc_array(r, n, sizeof(KafkaBytes));
 	for (int32 i = 0; i < *n && !r->error; i++)
 		(*strings)[i] = kafka_read_string(r);
 }
@@ -117,7 +162,7 @@ static void
 read_int32s(KafkaReader *r, int32 *n, int32 **values)
 {
 	*n = kafka_read_array_len(r, 4, NULL);
-	*values = alloc_array(*n, sizeof(int32));
+	*values = alloc_array(r, n, sizeof(int32));
 	for (int32 i = 0; i < *n && !r->error; i++)
 		(*values)[i] = kafka_read_int32(r);
 }
@@ -157,6 +202,27 @@ kafka_parse_produce_request(KafkaReader *r, int16 version,
 							KafkaProduceRequest *out)
 {
 	if (!kafka_parse_produce_head(r, version, out))
+		return false;
+	read_topics(r, version, 8, read_produce_partition, NULL,
+				&out->ntopics, &out->topics);
+	return !r->error;
+}
+
+/*
+ * Produce v0-2 (message sets of format v0 or v1), which have no
+ * transactional id: read only to be answered UNSUPPORTED_VERSION
+ */
+bool
+kafka_parse_legacy_produce_request(KafkaReader *r, int16 version,
+								   KafkaProduceRequest *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!version_in(version, KAFKA_LEGACY_PRODUCE_VERSIONS))
+		return false;
+	out->transactional_id.len = -1;
+	out->acks = kafka_read_int16(r);
+	out->timeout_ms = kafka_read_int32(r);
+	if (r->error || out->acks < -1 || out->acks > 1)
 		return false;
 	read_topics(r, version, 8, read_produce_partition, NULL,
 				&out->ntopics, &out->topics);
@@ -318,7 +384,8 @@ kafka_parse_join_group_request(KafkaReader *r, int16 version,
 		out->group_instance_id = kafka_read_string(r);
 	out->protocol_type = kafka_read_string(r);
 	out->nprotocols = kafka_read_array_len(r, 6, NULL);
-	out->protocols = alloc_array(out->nprotocols, sizeof(KafkaProtocolRequest));
+	out->protocols = alloc_array(r, &out->nprotocols,
+								 sizeof(KafkaProtocolRequest));
 	for (int32 i = 0; i < out->nprotocols && !r->error; i++)
 	{
 		out->protocols[i].name = kafka_read_string(r);
@@ -369,7 +436,7 @@ kafka_parse_sync_group_request(KafkaReader *r, int16 version,
 	if (version >= 3)
 		out->group_instance_id = kafka_read_string(r);
 	out->nassignments = kafka_read_array_len(r, 6, NULL);
-	out->assignments = alloc_array(out->nassignments,
+	out->assignments = alloc_array(r, &out->nassignments,
 								   sizeof(KafkaAssignmentRequest));
 	for (int32 i = 0; i < out->nassignments && !r->error; i++)
 	{
@@ -441,7 +508,8 @@ kafka_parse_create_topics_request(KafkaReader *r, int16 version,
 		return false;
 	/* name, partitions, replication factor, assignments, configs */
 	out->ntopics = kafka_read_array_len(r, 16, NULL);
-	out->topics = alloc_array(out->ntopics, sizeof(KafkaNewTopicRequest));
+	take_elements(r, &out->ntopics);
+	out->topics = alloc_array(r, &out->ntopics, sizeof(KafkaNewTopicRequest));
 	for (int32 i = 0; i < out->ntopics && !r->error; i++)
 	{
 		KafkaNewTopicRequest *t = &out->topics[i];
@@ -450,7 +518,7 @@ kafka_parse_create_topics_request(KafkaReader *r, int16 version,
 		t->num_partitions = kafka_read_int32(r);
 		t->replication_factor = kafka_read_int16(r);
 		t->nassignments = kafka_read_array_len(r, 8, NULL);
-		t->assignments = alloc_array(t->nassignments,
+		t->assignments = alloc_array(r, &t->nassignments,
 									 sizeof(KafkaReplicaAssignment));
 		for (int32 a = 0; a < t->nassignments && !r->error; a++)
 		{
@@ -459,7 +527,7 @@ kafka_parse_create_topics_request(KafkaReader *r, int16 version,
 						&t->assignments[a].broker_ids);
 		}
 		t->nconfigs = kafka_read_array_len(r, 4, NULL);
-		t->configs = alloc_array(t->nconfigs, sizeof(KafkaConfigRequest));
+		t->configs = alloc_array(r, &t->nconfigs, sizeof(KafkaConfigRequest));
 		for (int32 c = 0; c < t->nconfigs && !r->error; c++)
 		{
 			t->configs[c].name = kafka_read_string(r);

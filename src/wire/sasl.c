@@ -53,7 +53,7 @@
 #define GS2_HEADER_BASE64	"biws"
 
 /* what a client is told when its proof does not hold, or the role is unknown */
-#define AUTH_FAILED			"authentication failed"
+#define AUTH_FAILED			KAFKA_SCRAM_PROOF_FAILED
 
 typedef enum ScramStep
 {

@@ -173,7 +173,8 @@ launcher_exit(int code, Datum arg)
 void
 topic_launcher_main(Datum main_arg)
 {
-	TimestampTz last_round = 0;
+	volatile TimestampTz last_round = 0;
+	MemoryContext turn_context;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
@@ -183,12 +184,16 @@ topic_launcher_main(Datum main_arg)
 	topic_wakeup_set_launcher(MyLatch);
 	topic_maintenance_launcher_started();
 	before_shmem_exit(launcher_exit, (Datum) 0);
+	turn_context = AllocSetContextCreate(TopMemoryContext,
+										 "pg_topics launcher turn",
+										 ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(turn_context);
 
 	for (;;)
 	{
 		Oid			wake;
 		TimestampTz now;
-		long		next_expiry;
+		volatile long next_expiry;
 
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
@@ -197,24 +202,44 @@ topic_launcher_main(Datum main_arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 
-		wake = topic_wakeup_take_database();
-		if (OidIsValid(wake))
-			run_database(wake);
-
-		now = GetCurrentTimestamp();
-		if (TimestampDifferenceExceeds(last_round, now, pg_topics_worker_naptime))
+		/*
+		 * An error here is someone else's doing (the shared lock table
+		 * filled by another transaction: "out of shared memory"): report
+		 * it, and try again next time rather than exit
+		 */
+		next_expiry = -1;
+		PG_TRY();
 		{
-			List	   *dbs = databases();
-			ListCell   *lc;
+			wake = topic_wakeup_take_database();
+			if (OidIsValid(wake))
+				run_database(wake);
 
-			foreach(lc, dbs)
-				run_database(lfirst_oid(lc));
-			list_free(dbs);
+			now = GetCurrentTimestamp();
+			if (TimestampDifferenceExceeds(last_round, now, pg_topics_worker_naptime))
+			{
+				List	   *dbs = databases();
+				ListCell   *lc;
+
+				foreach(lc, dbs)
+					run_database(lfirst_oid(lc));
+				list_free(dbs);
+				last_round = GetCurrentTimestamp();
+			}
+
+			/* producers holding readers back too long; sleep until the next one would */
+			next_expiry = topic_registry_end_old_producers();
+		}
+		PG_CATCH();
+		{
+			MemoryContextSwitchTo(turn_context);
+			EmitErrorReport();
+			FlushErrorState();
+			AbortOutOfAnyTransaction();
 			last_round = GetCurrentTimestamp();
 		}
-
-		/* producers holding readers back too long; sleep until the next one would */
-		next_expiry = topic_registry_end_old_producers();
+		PG_END_TRY();
+		MemoryContextSwitchTo(turn_context);
+		MemoryContextReset(turn_context);
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 next_expiry >= 0 ? Min(next_expiry, pg_topics_worker_naptime) :
@@ -267,11 +292,11 @@ in_transaction(void (*fn) (Oid), Oid relid)
 	MemoryContext context = CurrentMemoryContext;
 	bool		committed = false;
 
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
 	PG_TRY();
 	{
+		SetCurrentStatementStartTimestamp();
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
 		fn(relid);
 		PopActiveSnapshot();
 		CommitTransactionCommand();
@@ -435,33 +460,44 @@ sweep_orphan(Oid relid)
 	topic_segment_drop_if_orphan(relid);
 }
 
-/*
- * Would this worker's transactions be read-only (as a session's would)?
- * And the database's name, for the log.
- */
-static bool
-database_read_only(char **dbname)
-{
-	bool		read_only;
+/* What the round's first and last transactions found */
+static bool installed = false;
+static bool read_only = false;
+static char *database_name = NULL;
+static List *found_logs = NIL;
+static MemoryContext round_context = NULL;
 
-	StartTransactionCommand();
+/*
+ * Are this worker's transactions read-only, as a session's would be?  And
+ * the database's name, for the log.
+ */
+static void
+find_read_only(Oid unused)
+{
 	read_only = XactReadOnly;
-	*dbname = MemoryContextStrdup(TopMemoryContext,
-								  get_database_name(MyDatabaseId));
-	CommitTransactionCommand();
-	return read_only;
+	database_name = MemoryContextStrdup(round_context,
+										get_database_name(MyDatabaseId));
 }
 
-static bool
-extension_installed(void)
+static void
+find_installed(Oid unused)
 {
-	bool		installed;
-
-	StartTransactionCommand();
 	installed = OidIsValid(get_extension_oid("pg_topics", true)) &&
 		OidIsValid(get_namespace_oid(TOPIC_SEGMENT_SCHEMA, true));
-	CommitTransactionCommand();
-	return installed;
+}
+
+static Oid	found_offsets_log = InvalidOid;
+
+/*
+ * The partitions' logs (segments false; and topics.consumer_offsets' log)
+ * or the segments, into found_logs
+ */
+static void
+find_logs(Oid segments)
+{
+	found_logs = log_relations(OidIsValid(segments), round_context);
+	if (!OidIsValid(segments))
+		found_offsets_log = topic_offsets_log_relid();
 }
 
 void
@@ -474,7 +510,22 @@ topic_db_worker_main(Datum main_arg)
 	List	   *logs;
 	Oid			offsets_log;
 	ListCell   *lc;
-	char	   *dbname;
+	sigjmp_buf	local_sigjmp_buf;
+
+	/*
+	 * An error that ends the round (connecting, when another transaction
+	 * has filled the shared lock table: "out of shared memory") is
+	 * reported, and the worker ends as after a round: the launcher starts
+	 * the next one, and the postmaster does not log a failed worker.
+	 */
+	if (sigsetjmp(local_sigjmp_buf, 1) != 0)
+	{
+		error_context_stack = NULL;
+		HOLD_INTERRUPTS();
+		EmitErrorReport();
+		proc_exit(0);
+	}
+	PG_exception_stack = &local_sigjmp_buf;
 
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
@@ -483,22 +534,21 @@ topic_db_worker_main(Datum main_arg)
 	/* never wait long for anyone: what is busy now is done next round */
 	SetConfigOption("lock_timeout", "1000", PGC_SUSET, PGC_S_OVERRIDE);
 
-	if (!extension_installed())
+	/*
+	 * Every transaction of the round runs in_transaction: an error, even
+	 * one that is someone else's doing (another transaction filling the
+	 * shared lock table: "out of shared memory"), is reported and ends
+	 * only its step, or the round, never with the process failing
+	 */
+	round_context = context;
+	if (!in_transaction(find_installed, InvalidOid) || !installed ||
+		!in_transaction(find_read_only, InvalidOid))
 		proc_exit(0);
-	if (database_read_only(&dbname))
-	{
-		topic_maintenance_read_only(dboid, dbname, true);
+	topic_maintenance_read_only(dboid, database_name, read_only);
+	if (read_only || !in_transaction(find_logs, InvalidOid))
 		proc_exit(0);
-	}
-	topic_maintenance_read_only(dboid, dbname, false);
-
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	logs = log_relations(false, context);
-	offsets_log = topic_offsets_log_relid();
-	PopActiveSnapshot();
-	CommitTransactionCommand();
+	logs = found_logs;
+	offsets_log = found_offsets_log;
 
 	/*
 	 * A spare before retention, so that a LIVE segment due to roll rolls in
@@ -530,16 +580,9 @@ topic_db_worker_main(Datum main_arg)
 	}
 
 	/* orphans: cheap to look for (no locks), so every round */
+	if (in_transaction(find_logs, (Oid) 1))
 	{
-		List	   *segments;
-
-		SetCurrentStatementStartTimestamp();
-		StartTransactionCommand();
-		PushActiveSnapshot(GetTransactionSnapshot());
-		segments = log_relations(true, context);
-		PopActiveSnapshot();
-		CommitTransactionCommand();
-		foreach(lc, segments)
+		foreach(lc, found_logs)
 			in_transaction(sweep_orphan, lfirst_oid(lc));
 	}
 	topic_maintenance_round_done(dboid);

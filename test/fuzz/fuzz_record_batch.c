@@ -6,7 +6,7 @@
  * Each input is decoded twice: as it is, and with the CRC of every batch
  * whose length fits made to match, since almost every mutation breaks the
  * CRC and would otherwise stop at it.  Records may be compressed with any
- * codec (1 MB inflated at most).  What decodes is written again with our
+ * codec (1 MB decoded at most).  What decodes is written again with our
  * writer and must decode to the same records, with kafka_batch_record_size
  * equal to what each record took.  Everything decoded is freed, so that
  * LeakSanitizer sees a leak of the decoder.
@@ -60,7 +60,7 @@ round_trip(const KafkaRecordBatch *b)
 	}
 	kafka_batch_finish(&w);
 
-	if (kafka_batches_decode(buf.data, buf.len, 0, &again) != 0 ||
+	if (kafka_batches_decode(buf.data, buf.len, MAX_INFLATED, &again) != 0 ||
 		again.nbatches != 1 || again.batches[0].nrecords != b->nrecords ||
 		((again.batches[0].attributes & KAFKA_ATTR_LOG_APPEND_TIME) != 0) != same_timestamp)
 		abort();

@@ -14,7 +14,9 @@
  * parsers leave their memory to the server's per-request context, which
  * frontend code does not have, so the walk frees it instead, and
  * LeakSanitizer then reports anything a parser allocated and did not hang
- * on its struct.
+ * on its struct.  Each input is parsed twice: without a limit on what the
+ * parser may allocate, and within one of up to three times the body's size
+ * (the reader's alloc_left, as the server sets it from its memory budget).
  *
  *-------------------------------------------------------------------------
  */
@@ -88,7 +90,9 @@ run(int16 key, int16 version, KafkaReader *r)
 			{
 				KafkaProduceRequest x;
 
-				ok = kafka_parse_produce_request(r, version, &x);
+				ok = version < 3 ?
+					kafka_parse_legacy_produce_request(r, version, &x) :
+					kafka_parse_produce_request(r, version, &x);
 				touch(x.transactional_id);
 				walk_topics(x.topics, x.ntopics);
 				if (ok && (x.acks < -1 || x.acks > 1))
@@ -289,6 +293,12 @@ run(int16 key, int16 version, KafkaReader *r)
 	return ok;
 }
 
+/* the first and second of a *_VERSIONS pair */
+#define FIRST_OF(...)	first_of_(__VA_ARGS__)
+#define first_of_(a, b)	(a)
+#define SECOND_OF(...)	second_of_(__VA_ARGS__)
+#define second_of_(a, b)	(b)
+
 /* Each parser's versions (requests.h) */
 static const struct
 {
@@ -296,7 +306,9 @@ static const struct
 	int16		min;
 	int16		max;
 }			ranges[] = {
-	{KAFKA_API_PRODUCE, KAFKA_PRODUCE_VERSIONS},
+	/* Produce: v0-2 read by the legacy parser (to be refused), v3-7 served */
+	{KAFKA_API_PRODUCE, FIRST_OF(KAFKA_LEGACY_PRODUCE_VERSIONS),
+	SECOND_OF(KAFKA_PRODUCE_VERSIONS)},
 	{KAFKA_API_FETCH, KAFKA_FETCH_VERSIONS},
 	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS},
 	{KAFKA_API_METADATA, KAFKA_METADATA_VERSIONS},
@@ -349,6 +361,19 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 	if (ok && (version < min || version > max))
 		abort();				/* a version no parser reads */
 	if (ok && (r.error || r.pos > r.len))
+		abort();
+	if (r.over_budget)
+		abort();				/* no limit was set */
+
+	/*
+	 * Again within a memory budget of about the body's size, as the server
+	 * sets one: a parse that runs out of it fails, its struct as walkable
+	 * as after any failure
+	 */
+	kafka_reader_init(&r, body, body_len);
+	r.alloc_left = (Size) body_len * (data[size - 1] % 4);
+	ok = run(key, version, &r);
+	if (ok && (r.error || r.over_budget))
 		abort();
 	pfree(copy);
 	return 0;

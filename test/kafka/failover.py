@@ -1,5 +1,5 @@
 """Kafka clients through fences and failovers, driven by the TAP tests
-test/t/040_kafka_fence.pl, 041_kafka_brokers.pl and 042_kafka_failover.pl.
+test/t/040_kafka_fence.pl, 044_kafka_brokers.pl and 045_kafka_failover.pl.
 
 Run with Debian's /usr/bin/python3, where kafka-python 2.0.2 and
 confluent-kafka 1.7.0 (librdkafka 2.0.2) are installed:

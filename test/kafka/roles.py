@@ -219,15 +219,58 @@ def fat_join(bootstrap, role, group, nbytes):
     return join(Conn(bootstrap, role), group, [], metadata.encode())['error']
 
 
+def member_then(bootstrap, role, group, topic, psql):
+    """role's consumer joins group reading topic and stays; then the SQL
+    given as the last argument runs (as the superuser); then the member
+    heartbeats and commits.  The errors, and what the SQL said."""
+    *psql, sql = psql
+    c = Conn(bootstrap, role)
+    member = join(c, group, [topic])
+    out = subprocess.run(psql + ['-Atc', sql], capture_output=True, text=True)
+    # the last line of the answer (after SET's), or the error
+    said = out.stdout.strip().split('\n')[-1] if out.returncode == 0 else \
+        out.stderr.strip().split('\n')[0]
+    result = {'join': member['error'], 'sql': said}
+    if member['error'] == 0:
+        result['heartbeat'] = c.call(HeartbeatRequest[1](
+            group, member['generation'], member['member'])).error_code
+        result['commit'] = c.call(OffsetCommitRequest[2](
+            group, member['generation'], member['member'], -1,
+            [(topic, [(0, 0, '')])])).topics[0][1][0][1]
+    return result
+
+
+def squat_then_owner(bootstrap, topic):
+    """carol, who may not read topic, joins group "squat" first and stays;
+    then alice (the topic's owner) joins it reading topic; then carol joins
+    again.  The three errors, and the members' roles DescribeGroups shows
+    alice."""
+    c = Conn(bootstrap, 'carol')
+    first = join(c, 'squat', [topic])['error']
+    a = Conn(bootstrap, 'alice')
+    owner = join(a, 'squat', [topic])['error']
+    try:
+        # joined, it would wait for the rebalance (30 s): not answered
+        again_conn = Conn(bootstrap, 'carol')
+        again_conn.sock.settimeout(5)
+        again = join(again_conn, 'squat', [topic])['error']
+    except TimeoutError:
+        again = 'admitted'
+    g = a.call(DescribeGroupsRequest[1](['squat'])).groups[0]
+    return {'carol': first, 'alice': owner, 'carol_again': again,
+            'members': len(g[5])}
+
+
 COMMANDS = {f.__name__: f for f in (squat, join_as, join_many, impersonate, commit_alone,
                                     fetch_position, reads, auth, lose_login,
                                     describe, fill_members, fat_join,
-                                    pending_then_join)}
+                                    pending_then_join, member_then,
+                                    squat_then_owner)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]
-    if command in ('impersonate', 'lose_login'):
+    if command in ('impersonate', 'lose_login', 'member_then'):
         # the last arguments are the psql command line
-        n = {'impersonate': 2, 'lose_login': 1}[command]
+        n = {'impersonate': 2, 'lose_login': 1, 'member_then': 3}[command]
         args = args[:n] + [args[n:]]
     print(json.dumps(COMMANDS[command](bootstrap, *args)))

@@ -1,6 +1,6 @@
 # Kafka clients that run in the background through failovers
 # (test/kafka/failover.py's `run` command), and what they saw: for
-# test/t/041_kafka_brokers.pl and 042_kafka_failover.pl.
+# test/t/044_kafka_brokers.pl and 045_kafka_failover.pl.
 package PgTopicsKafkaClients;
 
 use strict;

@@ -15,7 +15,7 @@ use Time::HiRes ();
 use PgTopicsServerLog qw(log_problems);
 
 our @EXPORT = qw(start_logical_node start_sync_standby start_psql_script kill9_server expect_in_log
-  kafka_node_conf wait_for_kafka_listener kcat_run kafka_script);
+  kafka_node_conf wait_for_kafka_listener kcat_run kafka_script kafka_script_path);
 
 # Every node logs its errors' SQLSTATEs, so that the check at the end of the
 # test (below) sees internal errors.  Every TAP test uses this module (the

@@ -30,6 +30,7 @@ SELECT topics.create_topic('hidden', 1, 'text', 'text');
 CREATE ROLE alice LOGIN PASSWORD 'alice-pw';
 CREATE ROLE nologin NOLOGIN PASSWORD 'pw';
 CREATE ROLE expired LOGIN PASSWORD 'pw' VALID UNTIL '2000-01-01';
+CREATE ROLE nopw LOGIN;
 SET password_encryption = 'md5';
 CREATE ROLE md5user LOGIN PASSWORD 'md5-pw';
 RESET password_encryption;
@@ -84,6 +85,27 @@ for my $case ([ 'alice', 'wrong', 'a wrong password' ],
 	like($err, qr/Authentication failed|SASL authentication error|invalid credentials/i,
 		"$what does not authenticate");
 }
+($st, $out, $err) = kcat_as('SCRAM-SHA-256', 'nopw', 'pw', '', '-L');
+like($err, qr/Authentication failed|SASL authentication error|invalid credentials/i,
+	'a role without a password does not authenticate');
+
+# The server log gives each failure's real reason, in the words of
+# PostgreSQL's own failed logins
+sub logged_reason
+{
+	my ($user, $reason, $offset) = @_;
+	return slurp_file($node->logfile, $offset // 0) =~
+	  qr/Kafka client authentication failed for user "\Q$user\E" from [^\n]*\n[^\n]*DETAIL:  \Q$reason\E/;
+}
+for my $case ([ 'alice', 'Password does not match for user "alice".' ],
+	[ 'nobody', 'Role "nobody" does not exist.' ],
+	[ 'nologin', 'Role "nologin" is not permitted to log in.' ],
+	[ 'expired', 'User "expired" has an expired password.' ],
+	[ 'md5user', 'User "md5user" does not have a valid SCRAM secret.' ],
+	[ 'nopw', 'User "nopw" has no password assigned.' ])
+{
+	ok(logged_reason(@$case), "SCRAM: the server log says \"$case->[1]\"");
+}
 
 # ---- SCRAM with kafka-python (SaslHandshake v0 and unframed tokens)
 my $kp = client('kp_sasl', 'SCRAM-SHA-256', 'alice', 'alice-pw', 'orders');
@@ -135,6 +157,38 @@ like($err, qr/Authentication failed|SASL authentication error|invalid credential
 like($err, qr/mechanism|Authentication failed|SASL/i, 'under plain, SCRAM-SHA-256 is not offered');
 $kp = client('kp_sasl', 'PLAIN', 'alice', 'alice-pw', 'orders');
 is($kp->{read}, 4, 'kafka-python authenticates with PLAIN') or diag(encode_json($kp));
+
+# PLAIN answers every failure alike and as late: a role that does not
+# exist (or cannot use its password) costs a password check as a wrong
+# password does, as SCRAM's mock exchange does
+my @plain = ('alice:wrong', 'nobody:wrong', 'nologin:pw', 'expired:pw', 'nopw:pw');
+# a failed login is logged once per client address, mechanism and user every
+# 10 s (kafka/log_limit.c): alice's failed PLAIN login above must not be in
+# the window of these
+sleep(10);
+my $log_offset = -s $node->logfile;
+my $logins = kafka_script('protocol.py', $bootstrap, 'plain_logins', 15, @plain);
+my $alice_ms = $logins->{'alice:wrong'}{median_ms};
+for my $login (@plain)
+{
+	is_deeply($logins->{$login}{answers}, [ [ 58, 'Authentication failed: invalid credentials' ] ],
+		"PLAIN $login is answered as every failed login is");
+}
+note(join(', ', map { "$_: $logins->{$_}{median_ms} ms" } @plain)
+	  . ' (median SaslAuthenticate round trips of 15 PLAIN logins)');
+for my $login (@plain[ 1 .. $#plain ])
+{
+	ok($logins->{$login}{median_ms} >= $alice_ms / 3,
+		"PLAIN $login takes about as long as a wrong password ($logins->{$login}{median_ms} ms vs $alice_ms ms)");
+}
+for my $case ([ 'alice', 'Password does not match for user "alice".' ],
+	[ 'nologin', 'Role "nologin" is not permitted to log in.' ],
+	[ 'expired', 'User "expired" has an expired password.' ],
+	[ 'nopw', 'User "nopw" has no password assigned.' ],
+	[ 'nobody', 'Role "nobody" does not exist.' ])
+{
+	ok(logged_reason(@$case, $log_offset), "PLAIN: the server log says \"$case->[1]\"");
+}
 $node->stop;
 
 # ---- trust only on loopback

@@ -8,6 +8,7 @@ use Test::More;
 use PgTopicsTest;
 use IPC::Run qw(run timeout);
 use JSON::PP;
+use Time::HiRes qw(usleep);
 
 my $node = PostgreSQL::Test::Cluster->new('kafka_tls');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
@@ -59,6 +60,56 @@ is($kp->{read}, 3, 'kafka-python over SASL_SSL produces and consumes');
 
 ($ok, $out, $err) = kcat('', '-L', '-J', '-X', 'security.protocol=SASL_PLAINTEXT', @sasl);
 is(scalar @{ decode_json($out)->{topics} }, 1, 'plaintext clients share the port');
+
+# ---- the server's TLS settings (ssl_min_protocol_version,
+# ssl_max_protocol_version, ssl_ciphers) apply to the Kafka port as to
+# PostgreSQL's own, and follow a reload as the postmaster's do
+sub probe
+{
+	my ($min, $max, $ciphers) = @_;
+	return kafka_script('protocol.py', $bootstrap, 'tls_probe', $ca, $min, $max, $ciphers);
+}
+
+# probe until the listeners have reloaded: the answer matching $expected
+sub probe_after_reload
+{
+	my ($expected, @args) = @_;
+	my $answer;
+	for (1 .. 40)
+	{
+		$answer = probe(@args);
+		last if $answer =~ $expected;
+		usleep(250_000);
+	}
+	return $answer;
+}
+
+like(probe('', 'TLSv1_2', ''), qr/^ok TLSv1\.2 /,
+	'by default (ssl_min_protocol_version TLSv1.2) a TLS 1.2 client connects');
+$node->append_conf('postgresql.conf', "ssl_min_protocol_version = 'TLSv1.3'\n");
+$node->reload;
+like(probe_after_reload(qr/^refused/, '', 'TLSv1_2', ''), qr/^refused/,
+	'with ssl_min_protocol_version TLSv1.3, a client that speaks at most TLS 1.2 is refused');
+like(probe('TLSv1_3', '', ''), qr/^ok TLSv1\.3 /, 'a TLS 1.3 client connects');
+
+$node->append_conf('postgresql.conf', q{
+ssl_min_protocol_version = 'TLSv1.2'
+ssl_max_protocol_version = 'TLSv1.2'
+ssl_ciphers = 'ECDHE-RSA-AES256-GCM-SHA384'
+});
+$node->reload;
+like(probe_after_reload(qr/^ok TLSv1\.2/, '', '', ''), qr/^ok TLSv1\.2 ECDHE-RSA-AES256-GCM-SHA384$/,
+	'with ssl_max_protocol_version TLSv1.2 and one cipher in ssl_ciphers, a client gets TLS 1.2 and that cipher');
+like(probe('', '', 'ECDHE-RSA-AES128-GCM-SHA256'), qr/^refused/,
+	'a client without that cipher is refused');
+like(probe('TLSv1_3', '', ''), qr/^refused/, 'a client that speaks only TLS 1.3 is refused');
+
+$node->append_conf('postgresql.conf', "ssl_ciphers = 'NO-SUCH-CIPHER'\n");
+$node->reload;
+ok($node->wait_for_log(qr/Kafka listener cannot use these TLS settings: ssl_ciphers "NO-SUCH-CIPHER" names no cipher available/),
+	'settings that cannot be used are logged');
+like(probe('', '', ''), qr/^ok TLSv1\.2 ECDHE-RSA-AES256-GCM-SHA384$/,
+	'and the listener keeps the TLS settings it had, as the postmaster does');
 
 $node->stop;
 done_testing();

@@ -63,6 +63,46 @@ is(poll_as('alice', 'billing'), 'polled',
 	"the topic's owner polls group billing: the squatter's subscription to a topic it may not read does not count");
 is(poll_as('alice', 'anything'), 'polled', 'and group anything, which the garbage subscription does not hold');
 
+# ---- the topic's owner takes her group back from a role that took its
+# name first: through Kafka as with poll
+my $so = roles('squat_then_owner', 'alice_t');
+is($so->{carol}, 0, 'a role that may not read the topic joins Kafka group squat first');
+is($so->{alice}, 0, "the topic's owner then joins it, reading her topic (not GROUP_AUTHORIZATION_FAILED)");
+is($so->{members}, 1, "and the other role's member has left the group");
+is($so->{carol_again}, 30, 'which it cannot join again: GROUP_AUTHORIZATION_FAILED');
+
+my $mt = roles('member_then', 'bob', 'bobs', 'alice_t', @psql,
+	q{SET ROLE alice; SELECT 'polled' FROM topics.poll(NULL::alice_t, 'bobs', max_records => 1) LIMIT 1});
+is($mt->{join}, 0, 'a role with SELECT only joins a Kafka group reading the topic');
+is($mt->{sql}, 'polled', "the topic's owner polls that group: her poll takes precedence over the Kafka consumer")
+  or diag($mt->{sql});
+is_deeply([ $mt->{heartbeat}, $mt->{commit} ], [ 25, 25 ],
+	'whose member has left the group (UNKNOWN_MEMBER_ID)');
+
+$node->safe_psql('postgres',
+	q{SET ROLE bob; SELECT count(*) FROM topics.poll(NULL::alice_t, 'sqlg', consumer => 'b1', max_records => 1)});
+is(roles('join_as', 'alice', 'sqlg', 'alice_t'), 0,
+	"the topic's owner joins a Kafka group whose name a SELECT-only role polls with SQL");
+is($node->safe_psql('postgres', q{SELECT count(*) FROM topics.group_members WHERE group_name = 'sqlg' AND member = 'b1'}),
+	'0', "whose durable member has left the group");
+
+# ---- REVOKE ends a Kafka member's rights at its next request
+$mt = roles('member_then', 'bob', 'bobs2', 'alice_t', @psql, q{REVOKE SELECT ON alice_t FROM bob});
+is($mt->{join}, 0, 'a role with SELECT joins a Kafka group reading the topic');
+is_deeply([ $mt->{heartbeat}, $mt->{commit} ], [ 30, 25 ],
+	'after REVOKE its next Heartbeat is GROUP_AUTHORIZATION_FAILED, and its member has left the group');
+$node->safe_psql('postgres', q{GRANT SELECT ON alice_t TO bob});
+
+# ---- per-role settings reach Kafka groups: ALTER ROLE ... SET applies to
+# a role's Kafka requests as to its sessions (IN DATABASE first)
+$node->safe_psql('postgres', q{
+CREATE ROLE erin LOGIN PASSWORD 'erinpw';
+ALTER ROLE erin SET pg_topics.max_groups_per_role = 1;
+ALTER ROLE erin IN DATABASE postgres SET pg_topics.max_groups_per_role = 2;
+});
+is_deeply([ map { roles('join_as', 'erin', "erin$_", 'none') } 1 .. 3 ], [ 0, 0, 81 ],
+	'a role set to own at most 2 groups in this database joins 2 Kafka groups; the third is GROUP_MAX_SIZE_REACHED');
+
 # ---- a Kafka group subscribing to more topics than it records keeps poll
 # only from the topics its owner may read
 $node->safe_psql('postgres', join('', "SET ROLE alice;\n",
@@ -73,7 +113,7 @@ my ($wrc, $wout, $werr) = $node->psql('postgres',
 	q{SET ROLE alice; SELECT count(*) FROM topics.poll(NULL::alice_secret, 'wide', max_records => 1)});
 is($wrc, 0, 'its group name does not keep poll from a topic its owner may not read') or diag($werr);
 ($wrc, $wout, $werr) = $node->psql('postgres',
-	q{SET ROLE alice; SELECT count(*) FROM topics.poll(NULL::wide0, 'wide', max_records => 1)});
+	q{SET ROLE bob; SELECT count(*) FROM topics.poll(NULL::wide0, 'wide', max_records => 1)});
 like($werr, qr/has Kafka consumers/, 'but does from one it may read');
 
 # ---- a group the topic's owner created is not joined by a role that may

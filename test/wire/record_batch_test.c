@@ -137,17 +137,17 @@ reseal(char *data, int len)
 }
 
 static int
-decode(const char *data, int len, Size max_inflated, KafkaBatches *out)
+decode(const char *data, int len, Size max_decoded, KafkaBatches *out)
 {
-	return kafka_batches_decode(data, len, max_inflated, out);
+	return kafka_batches_decode(data, len, max_decoded, out);
 }
 
 /* The decode error of data (0 if it decodes), freeing the result */
 static int
-decode_error(const char *data, int len, Size max_inflated)
+decode_error(const char *data, int len, Size max_decoded)
 {
 	KafkaBatches out;
-	int			result = decode(data, len, max_inflated, &out);
+	int			result = decode(data, len, max_decoded, &out);
 
 	kafka_batches_free(&out);
 	return result;
@@ -1195,6 +1195,46 @@ test_bombs(void)
 	pfree(raw.data);
 }
 
+/*
+ * The records and headers decoding makes count in max_decoded: a batch of
+ * many tiny records takes about nine times its bytes decoded, and is
+ * refused (10) before it is allocated
+ */
+static void
+test_decoded_budget(void)
+{
+	StringInfoData buf;
+	TestRecord *recs = palloc0(1000 * sizeof(TestRecord));
+	KafkaHeader h = {{"k", 1}, {"v", 1}};
+	Size		need = 1000 * sizeof(KafkaRecord);
+
+	for (int i = 0; i < 1000; i++)
+	{
+		recs[i].offset = i;
+		recs[i].timestamp = 1000;
+		recs[i].key = null_bytes;
+		recs[i].value = null_bytes;
+	}
+	initStringInfo(&buf);
+	write_batch(&buf, 0, 1000, recs, 1000);
+	CHECK(decode_error(buf.data, buf.len, need) == 0,
+		  "1000 tiny records decode within %zu bytes", need);
+	CHECK(decode_error(buf.data, buf.len, need - 1) == 10,
+		  "and are MESSAGE_TOO_LARGE within one byte less (the batch is %d bytes)",
+		  buf.len);
+
+	/* a header counts too */
+	recs[999].headers = &h;
+	recs[999].nheaders = 1;
+	resetStringInfo(&buf);
+	write_batch(&buf, 0, 1000, recs, 1000);
+	CHECK(decode_error(buf.data, buf.len, need + sizeof(KafkaHeader)) == 0 &&
+		  decode_error(buf.data, buf.len, need + sizeof(KafkaHeader) - 1) == 10,
+		  "a record's header counts in the budget");
+	pfree(buf.data);
+	pfree(recs);
+}
+
 /* Records compressed by each codec (ours, by the libraries) round-trip */
 static void
 test_compressed_round_trip(void)
@@ -1433,6 +1473,7 @@ main(int argc, char **argv)
 	test_inflate();
 	test_round_trip();
 	test_compressed_round_trip();
+	test_decoded_budget();
 	test_gap_batch();
 	test_malformed();
 	test_vectors(getenv("WIRE_VECTORS"));

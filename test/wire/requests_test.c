@@ -108,6 +108,16 @@ check_corpus(const char *dir)
 	CHECK(seeds >= 19, "a seed for every API");
 }
 
+/* Produce v0 (no transactional_id): acks 1, one topic, one partition */
+static const char produce_v0[] =
+	"\x00\x01"					/* acks 1 */
+	"\x00\x00\x75\x30"			/* timeout_ms 30000 */
+	"\x00\x00\x00\x01"			/* one topic */
+	"\x00\x06orders"
+	"\x00\x00\x00\x01"			/* one partition */
+	"\x00\x00\x00\x02"			/* partition 2 */
+	"\x00\x00\x00\x03" "abc";	/* its message set */
+
 /* Produce v7: transactional_id null, acks -1, one topic, two partitions */
 static const char produce_v7[] =
 	"\xff\xff"					/* transactional_id: null */
@@ -176,6 +186,22 @@ check_vectors(void)
 	CHECK(!kafka_parse_produce_request(&r, 2, &pr), "Produce v2 is refused");
 	kafka_reader_init(&r, produce_v7, sizeof(produce_v7) - 1);
 	CHECK(!kafka_parse_produce_request(&r, 8, &pr), "Produce v8 is refused");
+	kafka_reader_init(&r, produce_v0, sizeof(produce_v0) - 1);
+	CHECK(kafka_parse_legacy_produce_request(&r, 0, &pr) && r.pos == r.len,
+		  "Produce v0 parses, to be refused");
+	CHECK(pr.transactional_id.len == -1 && pr.acks == 1 &&
+		  pr.timeout_ms == 30000 && pr.ntopics == 1 &&
+		  kafka_bytes_equal(pr.topics[0].name, "orders") &&
+		  pr.topics[0].npartitions == 1 &&
+		  pr.topics[0].partitions[0].partition == 2 &&
+		  pr.topics[0].partitions[0].data.len == 3,
+		  "Produce v0's fields");
+	kafka_reader_init(&r, produce_v0, sizeof(produce_v0) - 1);
+	CHECK(!kafka_parse_produce_request(&r, 0, &pr),
+		  "Produce v0 is not read as a version served");
+	kafka_reader_init(&r, produce_v7, sizeof(produce_v7) - 1);
+	CHECK(!kafka_parse_legacy_produce_request(&r, 3, &pr),
+		  "the legacy parser refuses Produce v3");
 	{
 		char		acks2[sizeof(produce_v7)];
 
@@ -240,6 +266,40 @@ check_vectors(void)
 	kafka_reader_init(&r, "\x7f\xff\xff\xff\x00\x00", 6);
 	CHECK(!kafka_parse_metadata_request(&r, 1, &mr),
 		  "an array count that cannot fit is refused");
+
+	/* what the arrays may take: the reader's alloc_left */
+	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b", 10);
+	r.alloc_left = 2 * sizeof(KafkaBytes);
+	CHECK(kafka_parse_metadata_request(&r, 1, &mr) && mr.ntopics == 2 &&
+		  !r.over_budget && r.alloc_left == 0,
+		  "two topic names fit in the room of two");
+	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b", 10);
+	r.alloc_left = 2 * sizeof(KafkaBytes) - 1;
+	CHECK(!kafka_parse_metadata_request(&r, 1, &mr) && r.over_budget &&
+		  mr.ntopics == 0 && mr.topics == NULL,
+		  "not in less: over budget, and nothing allocated");
+	kafka_reader_init(&r, fetch_v11, sizeof(fetch_v11) - 1);
+	r.alloc_left = sizeof(KafkaTopicRequest) + sizeof(KafkaPartitionRequest) +
+		sizeof(KafkaTopicRequest);
+	CHECK(!kafka_parse_fetch_request(&r, 11, &fr) && r.over_budget &&
+		  fr.nforgotten == 1 && fr.forgotten[0].npartitions == 0 &&
+		  fr.forgotten[0].partitions == NULL,
+		  "a Fetch whose forgotten topics' partitions do not fit: the count is 0");
+
+	/* how many elements the arrays may have: the reader's elements_left */
+	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b", 10);
+	r.elements_left = 2;
+	CHECK(kafka_parse_metadata_request(&r, 1, &mr) && r.elements_left == 0,
+		  "two topic names are two elements");
+	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b", 10);
+	r.elements_left = 1;
+	CHECK(!kafka_parse_metadata_request(&r, 1, &mr) && r.too_many &&
+		  !r.over_budget && mr.ntopics == 0,
+		  "more than elements_left: too many");
+	kafka_reader_init(&r, fetch_v11, sizeof(fetch_v11) - 1);
+	r.elements_left = 3;
+	CHECK(!kafka_parse_fetch_request(&r, 11, &fr) && r.too_many,
+		  "a Fetch's topics, partitions and forgotten topics all count");
 }
 
 int

@@ -12,6 +12,8 @@
 #include "executor/tuptable.h"
 #include "utils/rel.h"
 
+#include "pg_topics/log/topic_log.h"
+
 extern void topic_insert(Relation rel, TupleTableSlot **slots, int nslots,
 						 CommandId cid, BulkInsertState bistate);
 extern void topic_insert_rows(Relation rel, TupleTableSlot **slots, int nslots,
@@ -19,6 +21,15 @@ extern void topic_insert_rows(Relation rel, TupleTableSlot **slots, int nslots,
 							  BulkInsertState bistate);
 extern void topic_insert_check_row(Relation rel, TupleTableSlot *slot,
 								   bool preserve);
+
+/* Records appended in several calls with dense offsets (insert.c) */
+typedef struct TopicWriter TopicWriter;
+
+extern TopicWriter *topic_writer_begin(Relation rel, CommandId cid,
+									   const TopicBatchProducerData *producer);
+extern void topic_writer_append(TopicWriter *writer, TupleTableSlot **slots,
+								int nslots);
+extern void topic_writer_end(TopicWriter *writer);
 
 /*
  * Called with the rows that logical replication's apply (or a restore)

@@ -40,6 +40,11 @@ extern void topic_groups_check_control(Relation topic, const char *group,
 									   Oid owner);
 extern void topic_groups_evict_unauthorized(Relation topic, const char *group,
 											Oid owner);
+extern void topic_groups_yield_to_topic_owner(Relation topic,
+											  const char *group, Oid owner);
+extern bool topic_role_may_use_kafka_group(Oid role, const char *group,
+										   const Oid *topics, int ntopics,
+										   Oid kafka_owner);
 extern bool topic_groups_lock_partition(Oid topic, const char *group,
 										int32 partition, bool wait);
 extern bool topic_groups_positions_replicated(void);
@@ -47,6 +52,8 @@ extern void topic_groups_check_writable(void);
 extern void topic_groups_commit_position(Relation topic, const char *group,
 										 int32 partition, int64 offset,
 										 Oid owner, const char *metadata);
+extern void topic_groups_clear_position(Relation topic, const char *group,
+										int32 partition);
 extern void topic_groups_tombstone_name(const char *old_name);
 extern List *topic_groups_renamed_positions(Oid topic);
 
@@ -54,7 +61,7 @@ extern List *topic_groups_renamed_positions(Oid topic);
 extern void topic_groups_topic_renamed(Oid topicid, const char *old_name);
 extern void topic_groups_set_position(Relation topic, const char *group,
 									  int32 partition, int64 offset,
-									  const char *metadata, bool create);
+									  const char *metadata, bool kafka_commit);
 extern bool topic_groups_committed_position(Relation topic, const char *group,
 											int32 partition, int64 *offset,
 											char **metadata);

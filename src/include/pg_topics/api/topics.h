@@ -16,5 +16,6 @@ extern Oid	topic_create(text *name, int32 partitions, Oid key_type,
 						 Oid value_type, Interval *retention,
 						 bool has_retention_bytes, int64 retention_bytes);
 extern void topic_drop(text *name);
+extern int64 topic_width_limit(void);
 
 #endif							/* TOPIC_TOPICS_H */

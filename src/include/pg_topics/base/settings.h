@@ -44,6 +44,7 @@ extern int	pg_topics_kafka_max_connections;
 extern int	pg_topics_kafka_idle_timeout;
 extern int	pg_topics_kafka_max_request_bytes;
 extern char *pg_topics_kafka_brokers;
+extern int	pg_topics_kafka_listener_memory;
 
 /* pg_topics.kafka_auth */
 typedef enum TopicKafkaAuth

@@ -32,6 +32,8 @@ extern KafkaOutcome kafka_fetch(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_join_group(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_sync_group(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline);
+extern int16 kafka_group_member_rights(const char *group, const char *member_id,
+										Oid role);
 extern KafkaOutcome kafka_leave_group(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_list_groups(KafkaRequest *req, TimestampTz *deadline);
@@ -47,6 +49,8 @@ extern KafkaOutcome kafka_list_offsets(KafkaRequest *req, TimestampTz *deadline)
 extern void kafka_session_init(void);
 extern void kafka_xact_begin(KafkaConn *conn);
 extern Oid	kafka_conn_role(KafkaConn *conn);
+extern bool kafka_conn_still_allowed(KafkaConn *conn);
+extern void kafka_conn_refuse(KafkaConn *conn) pg_attribute_noreturn();
 extern bool kafka_topic_allowed(Oid relid, AclMode privilege);
 extern void kafka_xact_commit(XLogRecPtr *hold_lsn, int *hold_mode);
 extern void kafka_xact_abort(void);

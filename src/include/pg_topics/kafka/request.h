@@ -37,14 +37,16 @@ typedef enum KafkaAuthState
 #define KAFKA_SASL_PLAIN		1
 #define KAFKA_SASL_SCRAM		2
 
-/* What a parked request waits for: commits to these partitions */
-#define KAFKA_MAX_WATCHED		64
+/*
+ * What a parked request waits for: commits to its partitions, as the
+ * registry's wake-up buckets they fall in (any number of partitions: a
+ * bucket set is a bit each), or a Kafka group's changes
+ */
 typedef struct KafkaWatch
 {
-	int			n;
-	Oid			relids[KAFKA_MAX_WATCHED];
-	uint64		seen[KAFKA_MAX_WATCHED];
-	bool		overflow;		/* more partitions than fit: try on any wake */
+	bool		partitions;		/* any partition noted */
+	uint64		buckets[TOPIC_WATCH_WORDS];
+	uint64		seen;			/* their commit counts when noted, summed */
 	int			group_slot;		/* a Kafka group's changes, or -1 */
 	uint64		group_seen;
 	char		member_id[NAMEDATALEN]; /* who joins, when parked in JoinGroup */
@@ -62,8 +64,14 @@ typedef struct KafkaConn
 	char		peer[64];		/* the client's address, for the log */
 	TimestampTz connected_at;
 	TimestampTz last_request;	/* when the last request was answered */
+	TimestampTz last_sent;		/* when bytes of out last went out */
 	TimestampTz frame_started;	/* first byte of an incomplete frame, or 0 */
 	bool		closing;		/* close once out is sent */
+	bool		wait_memory;	/* not read until the budget has room */
+	bool		evicted;		/* made room for a newer one: to be freed */
+	Size		budgeted;		/* what its buffers count in the budget */
+	bool		unauthenticated;	/* counted in the listener's share */
+	Oid			slot_role;		/* counted as one of this role's */
 	bool		peer_closed;	/* the client sends no more */
 	bool		tls_checked;	/* its first byte said whether it speaks TLS */
 	struct KafkaTls *tls;		/* TLS, or NULL */
@@ -75,6 +83,7 @@ typedef struct KafkaConn
 	bool		raw_sasl;		/* SaslHandshake v0: tokens come unframed */
 	KafkaScram *scram;
 	char	   *scram_user;
+	const char *auth_failure;	/* why the SCRAM exchange must fail, or NULL */
 	Oid			role;			/* authenticated as, under kafka_auth */
 	char	   *role_name;
 
@@ -126,11 +135,25 @@ typedef struct KafkaFrame
 	int			len;
 } KafkaFrame;
 
+/*
+ * The topics, partitions and topic or group names one request may list in
+ * all: its work is a lookup or a read for each, so this bounds how long it
+ * holds up the other clients of its listener process (a second or so), far
+ * above what a client sends (a Fetch names the partitions its consumer is
+ * assigned)
+ */
+#define KAFKA_MAX_REQUEST_ELEMENTS	100000
+
 /* Produce requests served in one transaction at most */
 #define KAFKA_MAX_GROUPED		8
 #define KAFKA_NOT_GROUPED		(-2)
 
+/* watch.c: what a parked request waits for */
+extern void kafka_watch_reset(KafkaWatch *watch);
+extern void kafka_watch_partition(KafkaWatch *watch, Oid relid);
+
 /* request.c */
+extern const char *kafka_api_label(int16 api_key, int16 api_version);
 extern int	kafka_frame_produce_acks(KafkaConn *conn, const char *frame,
 									 int len, int *npartitions);
 extern KafkaOutcome kafka_serve_frames(KafkaConn *conn,

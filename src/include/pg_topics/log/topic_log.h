@@ -43,7 +43,16 @@
 /* On-disk identity */
 #define TOPIC_LOG_PAGE_ID			0xFF91
 #define TOPIC_LOG_META_MAGIC		0x70745F6C	/* "pt_l" */
-#define TOPIC_LOG_FORMAT_VERSION	2
+#define TOPIC_LOG_FORMAT_VERSION	3
+/*
+ * Pages of version 2 differ only in having no TB_PRODUCER batches, so they
+ * are read as they are; a page gets version 3 with its first such batch
+ * (topic_page_append_batch), so that a release reading only version 2
+ * refuses it instead of misreading it.
+ */
+#define TOPIC_LOG_MIN_FORMAT_VERSION	2
+#define TopicLogFormatVersionIsReadable(v) \
+	((v) >= TOPIC_LOG_MIN_FORMAT_VERSION && (v) <= TOPIC_LOG_FORMAT_VERSION)
 
 #define TOPIC_LOG_METAPAGE_BLKNO	0
 #define TOPIC_LOG_FIRST_DATA_BLKNO	1
@@ -223,9 +232,53 @@ typedef TopicBatchHeaderData *TopicBatchHeader;
  * the marker passes on to the subscriber's own subscribers.
  */
 #define TB_STABLE			0x08
-#define TB_KNOWN_FLAGS		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP | TB_ABORTED | TB_STABLE)
+/*
+ * Records of an idempotent Kafka producer's batch: a TopicBatchProducerData
+ * follows the header, before the records.  It makes the producer's state
+ * durable and replicated with the records themselves, as Kafka keeps it in
+ * its log: after a crash, a restart or a failover, the last batches of a
+ * producer are found in the partition's log (kafka/producer_log.c).
+ */
+#define TB_PRODUCER			0x10
+#define TB_KNOWN_FLAGS		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP | TB_ABORTED | \
+							 TB_STABLE | TB_PRODUCER)
 
 #define TopicBatchIsMarker(hdr)	(((hdr)->flags & TB_STABLE) != 0)
+
+/*
+ * The idempotent producer batch a TB_PRODUCER batch holds records of.  A
+ * producer batch gets dense offsets, first_offset to first_offset + count
+ * - 1, and may span several batches (pages, segments); each carries the
+ * whole description, so that any one of them tells the producer's state.
+ */
+typedef struct TopicBatchProducerData
+{
+	int64		producer_id;
+	int64		first_offset;	/* offset of the producer batch's first record */
+	int32		first_sequence; /* and its sequence number */
+	int32		count;			/* records in the producer batch */
+	int16		epoch;
+	uint16		reserved;		/* zero */
+	Oid			role;			/* the role the producer id is bound to */
+} TopicBatchProducerData;
+
+/* Where a batch's records start: after the header and its producer */
+static inline Size
+topic_batch_records_start(const TopicBatchHeaderData *hdr)
+{
+	return sizeof(TopicBatchHeaderData) +
+		((hdr->flags & TB_PRODUCER) ? sizeof(TopicBatchProducerData) : 0);
+}
+
+/* The producer batch of a TB_PRODUCER batch */
+static inline void
+topic_batch_producer(const TopicBatchHeaderData *hdr,
+					 TopicBatchProducerData *producer)
+{
+	Assert(hdr->flags & TB_PRODUCER);
+	memcpy(producer, (const char *) hdr + sizeof(TopicBatchHeaderData),
+		   sizeof(TopicBatchProducerData));
+}
 
 /* Length of a marker batch that carries its publisher's log start */
 #define TOPIC_MARKER_LENGTH_WITH_START	(sizeof(TopicBatchHeaderData) + sizeof(int64))

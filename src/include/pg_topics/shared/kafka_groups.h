@@ -13,6 +13,8 @@
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 
+#include "pg_topics/shared/group_state.h"
+
 #define KAFKA_GROUP_NAME_LEN		NAMEDATALEN
 #define KAFKA_MEMBER_ID_LEN			NAMEDATALEN
 #define KAFKA_PROTOCOL_NAME_LEN		32
@@ -99,6 +101,25 @@ extern Size kafka_groups_shmem_size(void);
 extern void kafka_groups_shmem_request(void);
 extern void kafka_groups_shmem_startup(void);
 
+/* A member's rights, as judged outside the groups' lock */
+typedef struct KafkaMemberRights
+{
+	char		id[KAFKA_MEMBER_ID_LEN];
+	Oid			role;
+	int			ntopics;		/* the topics it reads; -1: more than fit */
+	Oid			topics[KAFKA_GROUP_MAX_TOPICS];
+} KafkaMemberRights;
+
+/* A group's, and its members' */
+typedef struct KafkaGroupRights
+{
+	Oid			owner;			/* the role of its first member */
+	int			ntopics;		/* the topics its members read; -1: more */
+	Oid			topics[KAFKA_GROUP_MAX_TOPICS];
+	int			nmembers;
+	KafkaMemberRights members[GROUP_MAX_MEMBERS];
+} KafkaGroupRights;
+
 extern int16 kafka_group_join(const KafkaJoin *join, bool retry,
 							  KafkaGroupReply *reply);
 extern int16 kafka_group_sync(const char *group, const char *member_id,
@@ -115,6 +136,9 @@ extern bool kafka_group_describe(const char *group, KafkaGroupReply *reply);
 extern List *kafka_group_names(void);
 extern Oid	kafka_group_owner(const char *group);
 extern bool kafka_group_changed(int slot, uint64 seen);
+extern bool kafka_group_rights(const char *group, KafkaGroupRights *rights);
+extern void kafka_group_evict(const char *group, const KafkaMemberRights *evict,
+							  int n);
 extern long kafka_groups_tick(void);
 
 /*

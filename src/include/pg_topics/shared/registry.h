@@ -42,8 +42,8 @@ extern long topic_registry_end_old_producers(void);
 /* long-poll for many readers at once: a watcher's set of buckets */
 #define TOPIC_WATCH_WORDS	(1024 / 64)
 extern int	topic_registry_watcher_attach(void);
-extern uint64 topic_registry_watch(uint64 *set, Oid relid);
-extern bool topic_registry_watch_changed(Oid relid, uint64 seen);
+extern uint64 topic_registry_watch_note(uint64 *set, Oid relid);
+extern uint64 topic_registry_watch_count(const uint64 *set);
 extern void topic_registry_watch_set(int watcher, const uint64 *set);
 
 #endif							/* TOPIC_REGISTRY_H */

@@ -19,13 +19,25 @@
 
 #include "lib/stringinfo.h"
 
-/* A request (or any byte string in Kafka's encoding) being read */
+/*
+ * A request (or any byte string in Kafka's encoding) being read.
+ * alloc_left bounds what the parsers of wire/requests.c allocate for the
+ * arrays they read with it (the server sets it from its memory budget), and
+ * elements_left how many topics, partitions and topic or group names they
+ * may read in all (each costs the server a lookup or a read: it bounds a
+ * request's work with it); an array beyond either fails the reader, with
+ * over_budget or too_many set.
+ */
 typedef struct KafkaReader
 {
 	const char *data;
 	int			len;
 	int			pos;
 	bool		error;			/* something did not fit: the rest reads as 0 */
+	bool		over_budget;	/* an array needed more than alloc_left */
+	bool		too_many;		/* arrays had more than elements_left */
+	Size		alloc_left;		/* SIZE_MAX: no limit */
+	int32		elements_left;	/* -1: no limit */
 } KafkaReader;
 
 /* A string or byte string of a request: len -1 is null */
@@ -42,6 +54,10 @@ kafka_reader_init(KafkaReader *r, const char *data, int len)
 	r->len = len;
 	r->pos = 0;
 	r->error = false;
+	r->over_budget = false;
+	r->too_many = false;
+	r->alloc_left = SIZE_MAX;
+	r->elements_left = -1;
 }
 
 static inline int
@@ -88,7 +104,19 @@ extern void kafka_skip_tagged_fields(KafkaReader *r);
 extern char *kafka_bytes_cstring(KafkaBytes b);
 extern bool kafka_bytes_equal(KafkaBytes b, const char *s);
 
-/* Writing: big-endian into a StringInfo */
+/*
+ * Writing: big-endian into a StringInfo.
+ *
+ * kafka_write_hook, when set (the server sets it; frontend code does not),
+ * is called by every writer below before buf grows, and once every
+ * KAFKA_WRITE_HOOK_EVERY writes: the server checks its memory budget and
+ * its interrupts there, and may throw.  Bytes appended to buf otherwise
+ * (appendBinaryStringInfo) are seen at the next write that grows it.
+ */
+typedef void (*KafkaWriteHook) (StringInfo buf, int more);
+extern KafkaWriteHook kafka_write_hook;
+#define KAFKA_WRITE_HOOK_EVERY	4096
+
 extern void kafka_write_int8(StringInfo buf, int8 v);
 extern void kafka_write_int16(StringInfo buf, int16 v);
 extern void kafka_write_int32(StringInfo buf, int32 v);

@@ -93,4 +93,8 @@
 #define KAFKA_READ_UNCOMMITTED		0
 #define KAFKA_READ_COMMITTED		1
 
+/* FindCoordinator's key types */
+#define KAFKA_COORDINATOR_GROUP			0
+#define KAFKA_COORDINATOR_TRANSACTION	1
+
 #endif							/* TOPIC_WIRE_PROTOCOL_H */

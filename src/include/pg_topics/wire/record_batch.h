@@ -94,8 +94,10 @@ typedef struct KafkaBatches
  *	2  CORRUPT_MESSAGE: a batch cut short or whose length does not fit the
  *	   data, a CRC that does not match, compressed records that do not
  *	   inflate, a record whose length runs past its batch
- *	10 MESSAGE_TOO_LARGE: inflated records beyond max_inflated bytes in all
- *	   (decompression stops there: a bomb costs at most that much memory)
+ *	10 MESSAGE_TOO_LARGE: more than max_decoded bytes in all for the
+ *	   inflated records and the decoded records and headers (decompression
+ *	   stops there: a bomb, or millions of tiny records, cost at most that
+ *	   much memory)
  *	43 UNSUPPORTED_FOR_MESSAGE_FORMAT: magic other than 2
  *	76 UNSUPPORTED_COMPRESSION_TYPE: a codec other than 0-4
  *	87 INVALID_RECORD: no batches, a batch without records or with another
@@ -108,7 +110,7 @@ typedef struct KafkaBatches
  * into data or into the batches' inflated copies; kafka_batches_free
  * frees what decoding allocated (for callers without a memory context).
  */
-extern int	kafka_batches_decode(const char *data, int len, Size max_inflated,
+extern int	kafka_batches_decode(const char *data, int len, Size max_decoded,
 								 KafkaBatches *out);
 extern void kafka_batches_free(KafkaBatches *batches);
 

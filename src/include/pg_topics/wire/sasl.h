@@ -49,6 +49,9 @@ typedef struct KafkaScram KafkaScram;	/* one exchange, palloc'd */
 /* The longest SCRAM or PLAIN message taken, in bytes */
 #define KAFKA_SASL_MAX_MESSAGE	4096
 
+/* error_message of a client-final-message whose proof does not hold */
+#define KAFKA_SCRAM_PROOF_FAILED	"authentication failed"
+
 /*
  * Start an exchange with the client-first-message: *state must be NULL and
  * is set to the new exchange whatever the message (else that exchange

@@ -10,7 +10,7 @@
 # new node within seconds (measured and printed), and every record a
 # producer was told is stored is at the partition and offset it was told.
 # (Failover itself, with replication and pg_auto_failover, is
-# 042_kafka_failover.pl; this one is about how clients find the brokers.)
+# 045_kafka_failover.pl; this one is about how clients find the brokers.)
 #
 # Metadata lists both nodes, each with a node id of its own, derived from
 # its address: clients keep both addresses, and ask the other when one is
