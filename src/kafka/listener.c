@@ -44,7 +44,9 @@
  *
  * Only a primary listens: the workers start when recovery ends, so after
  * a failover the promoted standby's listener takes over, and clients that
- * list every node as a bootstrap server find it.
+ * list every node as a bootstrap server find it (kafka/brokers.c).  A
+ * primary that refuses writes takes no Kafka writes either
+ * (kafka/fence.c, read again at each reload).
  *
  *-------------------------------------------------------------------------
  */
