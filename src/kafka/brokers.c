@@ -23,7 +23,7 @@
  * that a client that has learned the brokers knows where to look when the
  * primary is gone: kafka-python keeps only the brokers of the last
  * Metadata, forgetting its bootstrap servers, and librdkafka does too from
- * 2.10 on.  This node is the entry at an address and port it listens on,
+ * 2.9 on.  This node is the entry at an address and port it listens on,
  * resolved when the listener starts and at each reload.  Without the
  * setting, or if the setting does not name this node, this node is listed
  * at the address it advertises: the first of
