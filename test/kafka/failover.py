@@ -18,6 +18,8 @@ import struct
 import sys
 import time
 
+from clients import _read_response
+
 # kafka-python gives a broker 2 s to answer its first ApiVersions probe by
 # default, too little for a busy test machine
 PROBE = dict(api_version_auto_timeout_ms=30000)
@@ -29,16 +31,8 @@ def _socket(bootstrap):
 
 
 def _read_frame(sock):
-    def read(n):
-        data = b''
-        while len(data) < n:
-            chunk = sock.recv(n - len(data))
-            if not chunk:
-                raise EOFError('connection closed')
-            data += chunk
-        return data
-    n = struct.unpack('>i', read(4))[0]
-    return read(n)[4:]
+    """One response frame's body, after its correlation id"""
+    return _read_response(sock)[1]
 
 
 def _call(sock, request, corr=1):
