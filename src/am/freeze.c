@@ -36,7 +36,9 @@
 #include "storage/bufmgr.h"
 #include "storage/procarray.h"
 #include "utils/lsyscache.h"
+#include "utils/timestamp.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/am/freeze.h"
 #include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
@@ -90,6 +92,12 @@ static void
 freeze_horizons(Relation rel, struct VacuumParams *params,
 				TransactionId *oldest_xmin, MultiXactId *oldest_mxact)
 {
+#if PG_VERSION_NUM >= 160000
+	struct VacuumCutoffs cutoffs;
+
+	vacuum_get_cutoffs(rel, params, &cutoffs);
+	*oldest_mxact = cutoffs.OldestMxact;
+#else
 	TransactionId freeze_limit;
 	MultiXactId multi_cutoff;
 
@@ -99,6 +107,7 @@ freeze_horizons(Relation rel, struct VacuumParams *params,
 						  params->multixact_freeze_table_age,
 						  oldest_xmin, oldest_mxact,
 						  &freeze_limit, &multi_cutoff);
+#endif
 	*oldest_xmin = GetOldestNonRemovableTransactionId(rel);
 }
 
@@ -115,11 +124,20 @@ report_vacuum(Relation rel, BlockNumber pages, const TopicLogEnd *end,
 	bool		frozenxid_updated;
 	bool		minmulti_updated;
 
+#if PG_VERSION_NUM >= 180000
+	/* no page is all-visible or all-frozen in the visibility map's sense */
+	vac_update_relstats(rel, pages, (double) records, 0, 0, false, frozen_xid,
+						oldest_mxact, &frozenxid_updated, &minmulti_updated,
+						false);
+	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
+						 records, 0, GetCurrentTimestamp());
+#else
 	vac_update_relstats(rel, pages, (double) records, 0, false, frozen_xid,
 						oldest_mxact, &frozenxid_updated, &minmulti_updated,
 						false);
 	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
 						 records, 0);
+#endif
 	return frozenxid_updated;
 }
 

@@ -256,7 +256,11 @@ subscription_replicates_topics_only(void)
 	}
 	if (MySubscription == NULL)
 		return false;
+#if PG_VERSION_NUM >= 160000
+	rels = GetSubscriptionRelations(MySubscription->oid, false);
+#else
 	rels = GetSubscriptionRelations(MySubscription->oid);
+#endif
 	foreach(lc, rels)
 	{
 		SubscriptionRelState *state = lfirst(lc);

@@ -38,13 +38,17 @@
 #include "access/relscan.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "commands/vacuum.h"
+#include "common/pg_prng.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/pg_bitutils.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
+#include "utils/sampling.h"
 #include "utils/snapmgr.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/am/scan.h"
 #include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
@@ -92,6 +96,10 @@ typedef struct TopicScanDescData
 	int			nvisible;
 	int			current;
 	double		pending_dead;	/* ANALYZE: dead records of the page */
+	bool		sampling;		/* ANALYZE of a router: sampler is set */
+	BlockSamplerData sampler;	/* its blocks, numbered across segments */
+	double		sample_weight;	/* records each sampled record stands for */
+	BufferAccessStrategy analyze_strategy;	/* ANALYZE's, not ours to free */
 	VisibleRecord visible[TOPIC_LOG_MAX_RECORDS_PER_PAGE];
 } TopicScanDescData;
 
@@ -586,7 +594,11 @@ topic_parallelscan_initialize(Relation rel, ParallelTableScanDesc ppscan)
 	int			nsegs;
 	ScanSegment *segs;
 
+#if PG_VERSION_NUM >= 180000
+	pscan->base.phs_locator = RelationGetLocator(rel);
+#else
 	pscan->base.phs_relid = RelationGetRelid(rel);
+#endif
 	pscan->base.phs_syncscan = false;
 	/* the segments stay locked until the transaction ends */
 	pscan->is_router = read_segments(rel, &segs, &nsegs, &pscan->log_start);
@@ -671,6 +683,11 @@ topic_scan_end(TableScanDesc sscan)
 		ReleaseBuffer(scan->cbuf);
 	if (scan->strategy != NULL)
 		FreeAccessStrategy(scan->strategy);
+#if PG_VERSION_NUM >= 170000
+	/* ANALYZE's own strategy is not ours until 17's read streams */
+	if (scan->analyze_strategy != NULL)
+		FreeAccessStrategy(scan->analyze_strategy);
+#endif
 	if (scan->base.rs_flags & SO_TEMP_SNAPSHOT)
 		UnregisterSnapshot(scan->base.rs_snapshot);
 	close_segments(scan);
@@ -890,39 +907,117 @@ topic_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 	return fetch_tid(rel, &slot->tts_tid, snapshot, NULL);
 }
 
+/*
+ * ANALYZE of a partition.  A router's own file holds only its metapage,
+ * which is all ANALYZE itself reads of it (the table AM's relation_size is
+ * the file's), so ANALYZE asks for that one block and the records come
+ * from a sample of the segments' blocks that we draw here, as ANALYZE draws
+ * blocks: as many as the rows it wants by default_statistics_target.  Each
+ * sampled record then counts for the blocks not sampled (sample_weight), so
+ * that ANALYZE's row count -- its live rows per block it read, times the
+ * one block -- is the estimate for the whole log.  A segment relation is
+ * sampled block by block as ANALYZE chooses, as a heap is.
+ */
+static bool
+analyze_block(TopicScanDesc scan, BlockNumber blockno)
+{
+	scan->pending_dead = 0;
+	scan->nvisible = 0;
+	scan->current = -1;
+
+	if (scan->is_router)
+	{
+		uint64		total = 0;
+
+		/* the segments' sample is drawn once, at the metapage */
+		if (scan->sampling)
+			return true;
+		for (int seg = 0; seg < scan->nsegs; seg++)
+			total += scan->segs[seg].nblocks;
+		total = Min(total, (uint64) MaxBlockNumber);
+		scan->sample_weight = 1.0;
+		if (total > 0)
+		{
+			BlockNumber n = BlockSampler_Init(&scan->sampler,
+											  (BlockNumber) total,
+											  300 * Max(default_statistics_target, 1),
+											  pg_prng_uint32(&pg_global_prng_state));
+
+			if (n > 0)
+				scan->sample_weight = (double) total / n;
+			scan->sampling = true;
+		}
+		return true;
+	}
+
+	scan->sample_weight = 1.0;
+	if (blockno < scan->segs[0].nblocks)
+	{
+		scan->strategy = scan->analyze_strategy;
+		load_page(scan, 0, blockno);
+		scan->strategy = NULL;
+	}
+	scan->current = -1;
+	return true;
+}
+
+/* Make the next sampled block of a router's segments the current page */
+static bool
+analyze_next_sampled(TopicScanDesc scan)
+{
+	BlockNumber blockno;
+	int			seg = 0;
+
+	if (!scan->sampling || !BlockSampler_HasMore(&scan->sampler))
+		return false;
+	VACUUM_DELAY_POINT(true);
+	blockno = BlockSampler_Next(&scan->sampler);
+	while (seg < scan->nsegs && blockno >= scan->segs[seg].nblocks)
+		blockno -= scan->segs[seg++].nblocks;
+	scan->pending_dead = 0;
+	scan->nvisible = 0;
+	if (seg < scan->nsegs)
+	{
+		scan->strategy = scan->analyze_strategy;
+		load_page(scan, seg, blockno);
+		scan->strategy = NULL;
+	}
+	scan->current = -1;
+	return true;
+}
+
+#if PG_VERSION_NUM >= 170000
+/*
+ * ANALYZE reads the blocks it chose through a read stream: the buffer tells
+ * which block, and we read its records ourselves (the pin is kept by
+ * load_page's own read).
+ */
+bool
+topic_scan_analyze_next_block(TableScanDesc sscan, ReadStream *stream)
+{
+	TopicScanDesc scan = (TopicScanDesc) sscan;
+	Buffer		buffer = read_stream_next_buffer(stream, NULL);
+	BlockNumber blockno;
+
+	if (!BufferIsValid(buffer))
+		return false;
+	blockno = BufferGetBlockNumber(buffer);
+	ReleaseBuffer(buffer);
+	if (scan->analyze_strategy == NULL)
+		scan->analyze_strategy = GetAccessStrategy(BAS_VACUUM);
+	return analyze_block(scan, blockno);
+}
+#else
 bool
 topic_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 							  BufferAccessStrategy bstrategy)
 {
 	TopicScanDesc scan = (TopicScanDesc) sscan;
-	uint64		total = 0;
-	int			seg;
 
-	/*
-	 * ANALYZE numbers the blocks of all segments one after the other, up to
-	 * TOPIC_ROUTER_BLOCKS_SEEN: past that, its numbers are stretched over
-	 * them (see topic_relation_size)
-	 */
-	for (seg = 0; seg < scan->nsegs; seg++)
-		total += scan->segs[seg].nblocks;
-	if (scan->is_router && total > TOPIC_ROUTER_BLOCKS_SEEN)
-		blockno = (BlockNumber) ((uint64) blockno * total / TOPIC_ROUTER_BLOCKS_SEEN);
-	seg = 0;
-	while (seg < scan->nsegs && blockno >= scan->segs[seg].nblocks)
-		blockno -= scan->segs[seg++].nblocks;
-	scan->pending_dead = 0;
-	scan->nvisible = 0;
-	scan->current = -1;
-	if (seg >= scan->nsegs)
-		return true;
-
-	/* read with ANALYZE's strategy, which is not ours to free */
-	scan->strategy = bstrategy;
-	load_page(scan, seg, blockno);
-	scan->strategy = NULL;
-	scan->current = -1;
-	return true;
+	scan->analyze_strategy = bstrategy;
+	return analyze_block(scan, blockno);
 }
+#endif
 
 bool
 topic_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
@@ -932,17 +1027,21 @@ topic_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 	TopicScanDesc scan = (TopicScanDesc) sscan;
 	VisibleRecord *v;
 
-	*deadrows += scan->pending_dead;
-	scan->pending_dead = 0;
-
-	if (scan->current + 1 >= scan->nvisible)
+	for (;;)
 	{
-		ExecClearTuple(slot);
-		return false;
+		*deadrows += scan->pending_dead * scan->sample_weight;
+		scan->pending_dead = 0;
+		if (scan->current + 1 < scan->nvisible)
+			break;
+		if (!analyze_next_sampled(scan))
+		{
+			ExecClearTuple(slot);
+			return false;
+		}
 	}
 	v = &scan->visible[++scan->current];
 	store_record(scan->base.rs_rd, slot, &v->rec, v->partition,
 				 tid_block(scan, scan->cseg, scan->cblock), v->index);
-	*liverows += 1;
+	*liverows += scan->sample_weight;
 	return true;
 }

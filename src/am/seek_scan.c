@@ -28,6 +28,9 @@
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
 #include "commands/explain.h"
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#endif
 #include "executor/executor.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
@@ -42,6 +45,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/am/scan.h"
 #include "pg_topics/am/seek_scan.h"
 #include "pg_topics/base/catalog.h"

@@ -19,12 +19,14 @@
 #include "catalog/storage.h"
 #include "catalog/storage_xlog.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "postmaster/autovacuum.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/am/freeze.h"
 #include "pg_topics/am/insert.h"
 #include "pg_topics/am/insert_buffer.h"
@@ -179,7 +181,11 @@ static TM_Result
 topic_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				   CommandId cid, Snapshot snapshot, Snapshot crosscheck,
 				   bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
+#if PG_VERSION_NUM >= 160000
+				   TU_UpdateIndexes *update_indexes)
+#else
 				   bool *update_indexes)
+#endif
 {
 	topic_refuse_dml(RelationGetRelid(rel), CMD_UPDATE);
 	return TM_Invisible;
@@ -200,7 +206,7 @@ topic_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
  * describes the old storage: the new log starts where the old one ended.
  */
 static void
-topic_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
+topic_relation_set_new_filelocator(Relation rel, const RelFileLocator *newrnode,
 								char persistence, TransactionId *freezeXid,
 								MultiXactId *minmulti)
 {
@@ -218,7 +224,7 @@ topic_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
 				 errhint("Remove UNLOGGED or TEMPORARY.")));
 	topic_check_columns(rel);
 
-	if (!RelFileNodeEquals(*newrnode, rel->rd_node))
+	if (!RelFileLocatorEquals(*newrnode, RelationGetLocator(rel)))
 	{
 		/*
 		 * TRUNCATE: the log goes on where it was, in a fresh segment.  Rows
@@ -258,7 +264,7 @@ topic_relation_nontransactional_truncate(Relation rel)
 
 /* ALTER TABLE SET TABLESPACE: pages move as they are */
 static void
-topic_relation_copy_data(Relation rel, const RelFileNode *newrnode)
+topic_relation_copy_data(Relation rel, const RelFileLocator *newrnode)
 {
 	SMgrRelation dstrel;
 
@@ -320,36 +326,31 @@ topic_relation_toast_am(Relation rel)
 	return HEAP_TABLE_AM_OID;
 }
 
+/*
+ * The planner's size of a partition: its segments' blocks (the router's
+ * own file holds only its metapage), and as many records as the log holds
+ * offsets -- exact but for rolled-back records, which are rare, and cheaper
+ * than any sample.  A segment is sized as a heap is.
+ */
 static void
 topic_relation_estimate_size(Relation rel, int32 *attr_widths,
 							 BlockNumber *pages, double *tuples,
 							 double *allvisfrac)
 {
-	/*
-	 * A record costs its data plus about two bytes (flags, batch share).
-	 * The estimate counts the segments' blocks, as ANALYZE does.
-	 */
-	topic_logical_size_begin();
-	PG_TRY();
+	TopicLogEnd end;
+
+	if (!topic_log_is_router(rel))
 	{
+		/* a record costs its data plus about two bytes (flags, batch share) */
 		table_block_relation_estimate_size(rel, attr_widths, pages, tuples,
 										   allvisfrac, 2,
 										   TOPIC_LOG_PAGE_CAPACITY);
+		return;
 	}
-	PG_FINALLY();
-	{
-		topic_logical_size_end();
-	}
-	PG_END_TRY();
-
-	/* a router's size stops at TOPIC_ROUTER_BLOCKS_SEEN; the density holds */
-	if (*pages == TOPIC_ROUTER_BLOCKS_SEEN && topic_log_is_router(rel))
-	{
-		uint64		real = topic_router_blocks(rel);
-
-		*tuples *= (double) real / *pages;
-		*pages = (BlockNumber) Min(real, MaxBlockNumber);
-	}
+	topic_log_end(rel, &end);
+	*pages = (BlockNumber) Min(topic_router_blocks(rel), MaxBlockNumber);
+	*tuples = (double) Max(end.next_offset - end.log_start_offset, 0);
+	*allvisfrac = 0;
 }
 
 static bool
@@ -390,51 +391,6 @@ topic_router_blocks(Relation rel)
 	return blocks;
 }
 
-/*
- * Callers running now that see a router as its segments' blocks: ANALYZE
- * (a statement, topic_ProcessUtility says so; or autovacuum) and the
- * planner's estimate.  Everyone else reads a router's blocks from the
- * router's own file, so must be given its size: pg_prewarm, pageinspect,
- * pg_visibility.
- */
-static int	logical_size_users = 0;
-
-void
-topic_logical_size_begin(void)
-{
-	logical_size_users++;
-}
-
-void
-topic_logical_size_end(void)
-{
-	Assert(logical_size_users > 0);
-	logical_size_users--;
-}
-
-/*
- * Size of a router, for ANALYZE and the planner: its segments' blocks, one
- * after the other, which is how ANALYZE samples the partition
- * (topic_scan_analyze_next_block maps them back), but no more than fit in
- * the router's first file: ANALYZE also prefetches the blocks it samples
- * from the router itself, and asking md.c for a block past the first file
- * of a relation whose first file is not full is an error, so a partition of
- * more than 1 GB could not be analyzed.  Past that, ANALYZE samples a
- * stretched numbering of the segments' blocks; the planner asks for the
- * real size (topic_relation_estimate_size).  For anyone else, and for a
- * segment, the relation's own size.
- */
-static uint64
-topic_relation_size(Relation rel, ForkNumber forkNumber)
-{
-	if (!topic_log_is_router(rel) ||
-		(forkNumber != MAIN_FORKNUM && forkNumber != InvalidForkNumber) ||
-		(logical_size_users == 0 && !IsAutoVacuumWorkerProcess()))
-		return table_block_relation_size(rel, forkNumber);
-
-	return Min(topic_router_blocks(rel), TOPIC_ROUTER_BLOCKS_SEEN) * BLCKSZ;
-}
-
 static const TableAmRoutine topic_log_methods = {
 	.type = T_TableAmRoutine,
 
@@ -468,7 +424,11 @@ static const TableAmRoutine topic_log_methods = {
 	.tuple_update = topic_tuple_update,
 	.tuple_lock = topic_tuple_lock,
 
-	.relation_set_new_filenode = topic_relation_set_new_filenode,
+#if PG_VERSION_NUM >= 160000
+	.relation_set_new_filelocator = topic_relation_set_new_filelocator,
+#else
+	.relation_set_new_filenode = topic_relation_set_new_filelocator,
+#endif
 	.relation_nontransactional_truncate = topic_relation_nontransactional_truncate,
 	.relation_copy_data = topic_relation_copy_data,
 	.relation_copy_for_cluster = topic_relation_copy_for_cluster,
@@ -478,7 +438,7 @@ static const TableAmRoutine topic_log_methods = {
 	.index_build_range_scan = topic_index_build_range_scan,
 	.index_validate_scan = topic_index_validate_scan,
 
-	.relation_size = topic_relation_size,
+	.relation_size = table_block_relation_size,
 	.relation_needs_toast_table = topic_relation_needs_toast_table,
 	.relation_toast_am = topic_relation_toast_am,
 

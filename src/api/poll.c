@@ -55,6 +55,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/am/insert.h"
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/api/groups.h"
@@ -740,6 +741,7 @@ topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
 		Oid			owner = InvalidOid;
 		bool		isnull;
 		Datum		d;
+		List	   *names;
 
 		if (skip[i])
 			continue;
@@ -757,8 +759,12 @@ topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
 			!jsonb_int_field(key, "partition", &partition) ||
 			partition < 0 || partition > PG_INT32_MAX)
 			continue;
-		topic = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(topic_name)),
-								 NoLock, true);
+#if PG_VERSION_NUM >= 160000
+		names = stringToQualifiedNameList(topic_name, NULL);
+#else
+		names = stringToQualifiedNameList(topic_name);
+#endif
+		topic = RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, true);
 		if (!OidIsValid(topic))
 			continue;
 		if (value != NULL)

@@ -44,6 +44,9 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type_d.h"
 #include "commands/explain.h"
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#endif
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
@@ -66,6 +69,7 @@
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/api/groups.h"
 #include "pg_topics/log/topic_log.h"

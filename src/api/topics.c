@@ -41,6 +41,7 @@
 #include "utils/timestamp.h"
 #include "utils/varlena.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/api/groups.h"
 #include "pg_topics/api/topics.h"
 #include "pg_topics/base/catalog.h"

@@ -38,6 +38,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
@@ -202,7 +203,7 @@ check_batch_xid(VerifyState *state, BlockNumber blkno, int batchno,
 
 		/* flagged ones do not hold relfrozenxid back: ask only if known */
 		LWLockAcquire(XactTruncationLock, LW_SHARED);
-		if (TransactionIdFollowsOrEquals(xid, ShmemVariableCache->oldestClogXid))
+		if (TransactionIdFollowsOrEquals(xid, TransamVariables->oldestClogXid))
 			committed = TransactionIdDidCommit(xid);
 		LWLockRelease(XactTruncationLock);
 		if (committed)

@@ -14,10 +14,14 @@
 #include <limits.h>
 
 #include "postmaster/postmaster.h"
+#if PG_VERSION_NUM >= 180000
+#include "storage/procnumber.h"
+#endif
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/varlena.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
 

@@ -65,6 +65,30 @@ int			pg_topics_min_insync_replicas = 0;
 static bool
 queue_for(XLogRecPtr target, int mode)
 {
+#if PG_VERSION_NUM >= 160000
+	dlist_head *queue = &WalSndCtl->SyncRepQueue[mode];
+	dlist_iter	iter;
+
+	/* most waiters wait for the newest WAL: look from the tail */
+	dlist_reverse_foreach(iter, queue)
+	{
+		PGPROC	   *proc = dlist_container(PGPROC, syncRepLinks, iter.cur);
+
+		if (proc->waitLSN == target)
+			return false;
+		if (proc->waitLSN < target)
+		{
+			MyProc->waitLSN = target;
+			MyProc->syncRepState = SYNC_REP_WAITING;
+			dlist_insert_after(&proc->syncRepLinks, &MyProc->syncRepLinks);
+			return true;
+		}
+	}
+	MyProc->waitLSN = target;
+	MyProc->syncRepState = SYNC_REP_WAITING;
+	dlist_push_head(queue, &MyProc->syncRepLinks);
+	return true;
+#else
 	SHM_QUEUE  *queue = &WalSndCtl->SyncRepQueue[mode];
 	PGPROC	   *proc;
 
@@ -82,6 +106,7 @@ queue_for(XLogRecPtr target, int mode)
 	SHMQueueInsertAfter(proc != NULL ? &proc->syncRepLinks : queue,
 						&MyProc->syncRepLinks);
 	return true;
+#endif
 }
 
 /* Leave the queue (unless a WAL sender took us off it already) */
@@ -89,8 +114,13 @@ static void
 leave_flush_queue(void)
 {
 	LWLockAcquire(SyncRepLock, LW_EXCLUSIVE);
+#if PG_VERSION_NUM >= 160000
+	if (!dlist_node_is_detached(&MyProc->syncRepLinks))
+		dlist_delete_thoroughly(&MyProc->syncRepLinks);
+#else
 	if (!SHMQueueIsDetached(&MyProc->syncRepLinks))
 		SHMQueueDelete(&MyProc->syncRepLinks);
+#endif
 	MyProc->syncRepState = SYNC_REP_NOT_WAITING;
 	MyProc->waitLSN = InvalidXLogRecPtr;
 	LWLockRelease(SyncRepLock);
@@ -330,7 +360,13 @@ topic_sync_standby_notify(XLogRecPtr lsn, int mode)
 void
 topic_sync_standby_notify_cancel(void)
 {
+#if PG_VERSION_NUM >= 160000
+	if (MyProc->syncRepState != SYNC_REP_NOT_WAITING ||
+		!dlist_node_is_detached(&MyProc->syncRepLinks))
+		leave_flush_queue();
+#else
 	if (MyProc->syncRepState != SYNC_REP_NOT_WAITING ||
 		!SHMQueueIsDetached(&MyProc->syncRepLinks))
 		leave_flush_queue();
+#endif
 }

@@ -367,16 +367,21 @@ alter_table_refusal(AlterTableType subtype)
 	{
 			/* the layout is fixed */
 		case AT_AddColumn:
+#if PG_VERSION_NUM < 160000
 		case AT_AddColumnRecurse:
+		case AT_DropColumnRecurse:
+#endif
 		case AT_AddColumnToView:
 		case AT_DropColumn:
-		case AT_DropColumnRecurse:
 		case AT_AlterColumnType:
 		case AT_AlterColumnGenericOptions:
 		case AT_AddIdentity:
 		case AT_SetIdentity:
 		case AT_DropIdentity:
 		case AT_DropExpression:
+#if PG_VERSION_NUM >= 170000
+		case AT_SetExpression:
+#endif
 		case AT_AddOf:
 		case AT_DropOf:
 		case AT_SetStorage:
@@ -391,7 +396,9 @@ alter_table_refusal(AlterTableType subtype)
 			return DDL_CHANGE_DEFAULT;
 		case AT_SetNotNull:
 		case AT_DropNotNull:
+#if PG_VERSION_NUM < 180000
 		case AT_CheckNotNull:
+#endif
 			return DDL_CHANGE_NOT_NULL;
 		case AT_SetCompression:
 			return DDL_CHANGE_COMPRESSION;
@@ -417,7 +424,9 @@ alter_table_refusal(AlterTableType subtype)
 			return DDL_ATTACH_DETACH;
 
 		case AT_AddConstraint:
+#if PG_VERSION_NUM < 160000
 		case AT_AddConstraintRecurse:
+#endif
 		case AT_ReAddConstraint:
 		case AT_ReAddDomainConstraint:
 		case AT_AddIndex:
@@ -458,9 +467,11 @@ alter_table_refusal(AlterTableType subtype)
 		case AT_NoForceRowSecurity:
 		case AT_AlterConstraint:
 		case AT_ValidateConstraint:
-		case AT_ValidateConstraintRecurse:
 		case AT_DropConstraint:
+#if PG_VERSION_NUM < 160000
+		case AT_ValidateConstraintRecurse:
 		case AT_DropConstraintRecurse:
+#endif
 		case AT_EnableTrigAll:
 		case AT_DisableTrigAll:
 		case AT_EnableTrigUser:
@@ -1182,7 +1193,6 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	List	   *outer_touched;
 	List	   *outer_dropped = dropped_partitions;
 	List	   *my_dropped;
-	bool		analyzing;
 
 	/* run inside an INSERT (by a function it calls): it sees the rows so far */
 	topic_buffer_flush();
@@ -1196,10 +1206,6 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	topic_segment_ddl_begin(&segments);
 	topic_internal_deps_begin(&outer_touched);
 	dropped_partitions = NIL;
-	/* ANALYZE samples a partition's segments as one run of blocks */
-	analyzing = IsA(pstmt->utilityStmt, VacuumStmt);
-	if (analyzing)
-		topic_logical_size_begin();
 	PG_TRY();
 	{
 		if (prev_ProcessUtility)
@@ -1211,16 +1217,12 @@ topic_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_CATCH();
 	{
-		if (analyzing)
-			topic_logical_size_end();
 		dropped_partitions = outer_dropped;
 		topic_segment_ddl_abort(&segments);
 		topic_internal_deps_abort(&outer_touched);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	if (analyzing)
-		topic_logical_size_end();
 	my_dropped = dropped_partitions;
 	dropped_partitions = outer_dropped;
 	/*

@@ -22,6 +22,7 @@
 #include "executor/executor.h"
 #include "nodes/plannodes.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/am/insert_buffer.h"
 #include "pg_topics/hooks/insert_statement.h"
 
@@ -53,9 +54,20 @@ rows_may_wait(QueryDesc *queryDesc)
 	return true;
 }
 
+/* 18 dropped ExecutorRun's execute_once */
+#if PG_VERSION_NUM >= 180000
+#define EXECUTOR_RUN_ARGS(q, d, c, e)	(q), (d), (c)
+#else
+#define EXECUTOR_RUN_ARGS(q, d, c, e)	(q), (d), (c), (e)
+#endif
+
 static void
+#if PG_VERSION_NUM >= 180000
+topic_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
+#else
 topic_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction,
 				  uint64 count, bool execute_once)
+#endif
 {
 	TopicBufferScope outer;
 
@@ -63,9 +75,11 @@ topic_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction,
 	PG_TRY();
 	{
 		if (prev_ExecutorRun)
-			prev_ExecutorRun(queryDesc, direction, count, execute_once);
+			prev_ExecutorRun(EXECUTOR_RUN_ARGS(queryDesc, direction, count,
+											   execute_once));
 		else
-			standard_ExecutorRun(queryDesc, direction, count, execute_once);
+			standard_ExecutorRun(EXECUTOR_RUN_ARGS(queryDesc, direction, count,
+												   execute_once));
 	}
 	PG_CATCH();
 	{

@@ -55,6 +55,7 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/kafka/fence.h"
 
 /* a role's refusals are logged at most this often (ms) per process */
@@ -255,9 +256,9 @@ kafka_writes_refused(void)
 		return true;
 	if (!IsTransactionState())
 		return false;
-	if (MyProc->lxid != lxid || GetUserId() != role)
+	if (MyProcLocalTransactionId != lxid || GetUserId() != role)
 	{
-		lxid = MyProc->lxid;
+		lxid = MyProcLocalTransactionId;
 		role = GetUserId();
 		refused = role_read_only(role);
 		if (refused)

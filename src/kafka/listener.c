@@ -1119,7 +1119,12 @@ topic_kafka_main(Datum main_arg)
 				 errmsg("could not create epoll set for the Kafka listener: %m")));
 	update_listening();
 
+	/* lives as long as the listener: no resource owner (17) or context */
+#if PG_VERSION_NUM >= 170000
+	wes = CreateWaitEventSet(NULL, 3);
+#else
 	wes = CreateWaitEventSet(TopMemoryContext, 3);
+#endif
 	AddWaitEventToSet(wes, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(wes, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
 	AddWaitEventToSet(wes, WL_SOCKET_READABLE, epoll_fd, NULL, NULL);

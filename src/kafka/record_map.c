@@ -132,7 +132,7 @@ push_bytes(JsonbParseState **state, KafkaBytes b, JsonbIteratorToken token)
 		char	   *enc = palloc(enclen + 1);
 		JsonbValue	key;
 
-		enclen = pg_b64_encode(b.data, b.len, enc, enclen);
+		enclen = pg_b64_encode((const void *) b.data, b.len, enc, enclen);
 		(void) pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 		key.type = jbvString;
 		key.val.string.val = "base64";
@@ -314,7 +314,7 @@ value_bytes(JsonbValue *v, bool pair_form, KafkaBytes *out)
 					char	   *dec = palloc(maxlen + 1);
 					int			len = pg_b64_decode(enc->val.string.val,
 												enc->val.string.len,
-												dec, maxlen);
+												(void *) dec, maxlen);
 
 					if (len < 0)
 						return false;

@@ -41,6 +41,7 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/kafka/log_limit.h"
 #include "pg_topics/kafka/role_slots.h"
@@ -128,7 +129,7 @@ mock_secret(void)
 					 errmsg("could not generate random bytes for a mock SCRAM secret")));
 		for (int i = 0; i < sizeof(bytes); i++)
 			sprintf(password + 2 * i, "%02x", bytes[i]);
-		made = scram_build_secret(salt, sizeof(salt), SCRAM_DEFAULT_ITERATIONS,
+		made = SCRAM_BUILD_SECRET_SHA256(salt, sizeof(salt), SCRAM_SHA256_ITERATIONS,
 								  password, &errstr);
 		if (made == NULL)
 			ereport(ERROR,

@@ -47,6 +47,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"

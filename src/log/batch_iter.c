@@ -27,6 +27,7 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 
@@ -109,7 +110,7 @@ topic_batch_iter_next_page(TopicBatchIter *it)
 		Page		page;
 
 		if (it->flags & TOPIC_BATCH_ITER_VACUUM)
-			vacuum_delay_point();
+			VACUUM_DELAY_POINT(false);
 		else
 			CHECK_FOR_INTERRUPTS();
 		it->next += backward ? -1 : 1;

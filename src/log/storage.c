@@ -42,6 +42,7 @@
 #include "storage/lmgr.h"
 #include "storage/smgr.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/wal.h"
 
@@ -176,7 +177,7 @@ write_metapage(Buffer buffer, bool needwal, int64 log_start_offset,
  * max_timestamp.  Storage must exist already.
  */
 void
-topic_storage_create(const RelFileNode *rnode, int64 log_start_offset,
+topic_storage_create(const RelFileLocator *rnode, int64 log_start_offset,
 					 TimestampTz max_timestamp, uint32 flags, Oid owner,
 					 uint32 segno)
 {
@@ -780,7 +781,7 @@ topic_tail_append(Relation rel, TopicTail *tail, char *batch, Size len,
 		if (xlrec.flags & XLTL_ROUTER)
 		{
 			memset(&xlrouter, 0, sizeof(xlrouter));
-			xlrouter.node = router->rd_node;
+			xlrouter.node = RelationGetLocator(router);
 			XLogRegisterData((char *) &xlrouter, sizeof(xlrouter));
 		}
 		if (xlrec.flags & XLTL_PAGE_START)

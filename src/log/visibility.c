@@ -31,6 +31,7 @@
 #include "storage/procarray.h"
 #include "utils/snapmgr.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/visibility.h"
 
@@ -63,7 +64,7 @@ topic_batch_commit_status(TopicBatchHeader hdr)
 		return TOPIC_COMMIT_NO;
 	LWLockAcquire(XactTruncationLock, LW_SHARED);
 	if (TransactionIdIsNormal(hdr->xid) &&
-		TransactionIdPrecedes(hdr->xid, ShmemVariableCache->oldestClogXid))
+		TransactionIdPrecedes(hdr->xid, TransamVariables->oldestClogXid))
 		status = TOPIC_COMMIT_FORGOTTEN;
 	else
 		status = TransactionIdDidCommit(hdr->xid) ? TOPIC_COMMIT_YES : TOPIC_COMMIT_NO;

@@ -24,6 +24,7 @@
 #include "storage/bufmgr.h"
 #include "storage/standby.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/log/wal.h"
@@ -153,10 +154,16 @@ redo_resolve(XLogReaderState *record)
 	/* as heap's freezing: cancel snapshots that see less, before the page */
 	if (InHotStandby && TransactionIdIsValid(xlrec.latest_committed))
 	{
-		RelFileNode rnode;
+		RelFileLocator rnode;
 
 		XLogRecGetBlockTag(record, 0, &rnode, NULL, NULL);
+#if PG_VERSION_NUM >= 160000
+		/* topics are never catalog relations */
+		ResolveRecoveryConflictWithSnapshot(xlrec.latest_committed, false,
+											rnode);
+#else
 		ResolveRecoveryConflictWithSnapshot(xlrec.latest_committed, rnode);
+#endif
 	}
 
 	if (XLogReadBufferForRedo(record, 0, &buffer) == BLK_NEEDS_REDO)
@@ -253,9 +260,9 @@ topic_desc(StringInfo buf, XLogReaderState *record)
 			appendStringInfoString(buf, ", last in multi");
 		if (parsed.router)
 			appendStringInfo(buf, ", partition relation %u/%u/%u",
-							 parsed.router->node.spcNode,
-							 parsed.router->node.dbNode,
-							 parsed.router->node.relNode);
+							 RelFileLocatorSpcOid(parsed.router->node),
+							 RelFileLocatorDbOid(parsed.router->node),
+							 RelFileLocatorRelNumber(parsed.router->node));
 	}
 	else if ((info & XLOG_TOPIC_LOG_OPMASK) == XLOG_TOPIC_LOG_MARK_ABORTED)
 	{
@@ -297,8 +304,8 @@ topic_desc(StringInfo buf, XLogReaderState *record)
 						 ", partition relation %u/%u/%u",
 						 xlrec.partition, xlrec.npartitions, xlrec.stable_offset,
 						 xlrec.log_start,
-						 xlrec.router.spcNode, xlrec.router.dbNode,
-						 xlrec.router.relNode);
+						 RelFileLocatorSpcOid(xlrec.router), RelFileLocatorDbOid(xlrec.router),
+						 RelFileLocatorRelNumber(xlrec.router));
 	}
 }
 

@@ -20,8 +20,10 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "executor/tuptable.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/read/read.h"
 
 typedef struct TopicRecordSlot
@@ -56,6 +58,29 @@ record_slot_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 	TTSOpsVirtual.copyslot(dstslot, srcslot);
 }
 
+/*
+ * 18 lets the caller ask for extra zeroed bytes before the tuple (a hash
+ * join keeps its own header there).
+ */
+#if PG_VERSION_NUM >= 180000
+static MinimalTuple
+record_slot_copy_minimal_tuple(TupleTableSlot *slot, Size extra)
+{
+	TopicRecordSlot *rslot = (TopicRecordSlot *) slot;
+	MinimalTuple tuple;
+	MinimalTuple copy;
+
+	if (rslot->record == NULL)
+		return TTSOpsVirtual.copy_minimal_tuple(slot, extra);
+	tuple = topic_record_minimal_tuple(slot->tts_tupleDescriptor,
+									   rslot->partition, rslot->record);
+	if (extra == 0)
+		return tuple;
+	copy = heap_copy_minimal_tuple(tuple, extra);
+	pfree(tuple);
+	return copy;
+}
+#else
 static MinimalTuple
 record_slot_copy_minimal_tuple(TupleTableSlot *slot)
 {
@@ -66,6 +91,7 @@ record_slot_copy_minimal_tuple(TupleTableSlot *slot)
 	return topic_record_minimal_tuple(slot->tts_tupleDescriptor,
 									  rslot->partition, rslot->record);
 }
+#endif
 
 /* The slot type, for MakeTupleTableSlot() and ExecInitExtraTupleSlot() */
 const TupleTableSlotOps *

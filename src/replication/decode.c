@@ -49,6 +49,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/log/wal.h"
 #include "pg_topics/replication/decode.h"
@@ -104,23 +105,46 @@ topic_physical_desc(void)
 /* Queue tuple as an insert into the relation with relfilenode node */
 static void
 queue_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf,
-			 const RelFileNode *node, HeapTuple tuple, bool clear_toast)
+			 const RelFileLocator *node, HeapTuple tuple, bool clear_toast)
 {
 	XLogReaderState *r = buf->record;
-	ReorderBufferChange *change = ReorderBufferGetChange(ctx->reorder);
+	ReorderBufferChange *change;
 	Size		datalen = tuple->t_len - SizeofHeapTupleHeader;
+	HeapTuple	newtuple;
 	HeapTupleHeader header;
+
+	/*
+	 * The change and its tuple as heap's DecodeInsert makes them: 17 made
+	 * the change's tuple a plain HeapTuple (it was a ReorderBufferTupleBuf
+	 * holding one), and 18 renamed the allocators.
+	 */
+#if PG_VERSION_NUM >= 180000
+	change = ReorderBufferAllocChange(ctx->reorder);
+	newtuple = ReorderBufferAllocTupleBuf(ctx->reorder, datalen);
+	change->data.tp.newtuple = newtuple;
+#elif PG_VERSION_NUM >= 170000
+	change = ReorderBufferGetChange(ctx->reorder);
+	newtuple = ReorderBufferGetTupleBuf(ctx->reorder, datalen);
+	change->data.tp.newtuple = newtuple;
+#else
+	change = ReorderBufferGetChange(ctx->reorder);
+	change->data.tp.newtuple = ReorderBufferGetTupleBuf(ctx->reorder, datalen);
+	newtuple = &change->data.tp.newtuple->tuple;
+#endif
 
 	change->action = REORDER_BUFFER_CHANGE_INSERT;
 	change->origin_id = XLogRecGetOrigin(r);
+#if PG_VERSION_NUM >= 160000
+	change->data.tp.rlocator = *node;
+#else
 	change->data.tp.relnode = *node;
-	change->data.tp.newtuple = ReorderBufferGetTupleBuf(ctx->reorder, datalen);
+#endif
 
 	/* as heap's decoding rebuilds a logged tuple: header fields zeroed */
-	change->data.tp.newtuple->tuple.t_len = tuple->t_len;
-	ItemPointerSetInvalid(&change->data.tp.newtuple->tuple.t_self);
-	change->data.tp.newtuple->tuple.t_tableOid = InvalidOid;
-	header = change->data.tp.newtuple->tuple.t_data;
+	newtuple->t_len = tuple->t_len;
+	ItemPointerSetInvalid(&newtuple->t_self);
+	newtuple->t_tableOid = InvalidOid;
+	header = newtuple->t_data;
 	memset(header, 0, SizeofHeapTupleHeader);
 	memcpy((char *) header + SizeofHeapTupleHeader,
 		   (char *) tuple->t_data + SizeofHeapTupleHeader, datalen);
@@ -136,7 +160,7 @@ queue_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf,
 /* The marker row of a partition's stable offset and log start (or -1) */
 static void
 queue_marker(LogicalDecodingContext *ctx, XLogRecordBuffer *buf,
-			 const RelFileNode *node, int32 partition, int32 npartitions,
+			 const RelFileLocator *node, int32 partition, int32 npartitions,
 			 int64 stable_offset, int64 log_start, bool clear_toast)
 {
 	Datum		values[Natts_topic];
@@ -171,12 +195,12 @@ decode_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 	TopicInsertRecord parsed;
 	const TopicBatchHeaderData *hdr;
 	TupleDesc	desc = topic_physical_desc();
-	RelFileNode segment;
+	RelFileLocator segment;
 	Size		pos;
 	int			i;
 
 	XLogRecGetBlockTag(r, 0, &segment, NULL, NULL);
-	if (segment.dbNode != ctx->slot->data.database)
+	if (RelFileLocatorDbOid(segment) != ctx->slot->data.database)
 		return;
 
 	topic_insert_record_parse(r, &parsed);
@@ -246,7 +270,7 @@ decode_stable(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 	/* a record of an earlier version does not carry the log start */
 	xlrec.log_start = -1;
 	memcpy(&xlrec, XLogRecGetData(buf->record), Min(len, sizeof(xlrec)));
-	if (xlrec.router.dbNode != ctx->slot->data.database)
+	if (RelFileLocatorDbOid(xlrec.router) != ctx->slot->data.database)
 		return;
 	/* written at pre-commit, after every insert call of the transaction */
 	queue_marker(ctx, buf, &xlrec.router, xlrec.partition, xlrec.npartitions,

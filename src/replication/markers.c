@@ -56,6 +56,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/subscription.h"
@@ -175,11 +176,11 @@ topic_markers_round_committed(List *logs)
 			(void) hash_search(sent_markers, &entry->key, HASH_REMOVE, NULL);
 	for (i = 0; i < round_nsent; i++)
 	{
-		MarkerSent *entry = hash_search(sent_markers, &round_sent[i].key,
-										HASH_ENTER_NULL, NULL);
+		MarkerSent *sent = hash_search(sent_markers, &round_sent[i].key,
+									   HASH_ENTER_NULL, NULL);
 
-		if (entry != NULL)
-			*entry = round_sent[i];
+		if (sent != NULL)
+			*sent = round_sent[i];
 	}
 	LWLockRelease(sent_lock);
 	pfree(round_sent);
@@ -221,7 +222,7 @@ log_marker(Relation router, int32 partition, int32 npartitions, bool at_commit)
 	/* the high watermark before the writers: see registry.c */
 	topic_log_end(router, &end);
 	memset(&xlrec, 0, sizeof(xlrec));
-	xlrec.router = router->rd_node;
+	xlrec.router = RelationGetLocator(router);
 	xlrec.partition = partition;
 	xlrec.npartitions = npartitions;
 	xlrec.log_start = end.log_start_offset;

@@ -55,6 +55,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/shared/group_state.h"
 #include "pg_topics/shared/kafka_groups.h"
@@ -242,7 +243,7 @@ group_changed(GroupSlot *g)
 	for (int i = 0; i < g->nmembers; i++)
 	{
 		int			pgprocno = member_of(g, i)->pgprocno;
-		bool		seen = pgprocno == MyProc->pgprocno;
+		bool		seen = pgprocno == MyProcNumber;
 
 		for (int j = 0; j < nwake && !seen; j++)
 			seen = wake[j] == pgprocno;
@@ -683,7 +684,7 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 		else
 		{
 			m = member_of(g, i);
-			m->pgprocno = MyProc->pgprocno;
+			m->pgprocno = MyProcNumber;
 			maybe_complete_join(g, now);
 			if (m->join_answered)
 			{
@@ -774,7 +775,7 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 		m->session_timeout = join->session_timeout;
 		m->rebalance_timeout = join->rebalance_timeout;
 		m->last_heartbeat = now;
-		m->pgprocno = MyProc->pgprocno;
+		m->pgprocno = MyProcNumber;
 		if (!set_protocols(m, join))
 		{
 			remove_member(g, i);
@@ -926,7 +927,7 @@ kafka_group_sync(const char *group, const char *member_id, int32 generation,
 		return error;
 	}
 	m = member_of(g, i);
-	m->pgprocno = MyProc->pgprocno;
+	m->pgprocno = MyProcNumber;
 	m->last_heartbeat = GetCurrentTimestamp();
 	if (g->state == KAFKA_GROUP_COMPLETING && strcmp(g->leader, member_id) == 0 &&
 		!retry)

@@ -31,6 +31,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/shared/maintenance.h"
 
 PG_FUNCTION_INFO_V1(topic_maintenance_info);
@@ -100,11 +101,19 @@ topic_maintenance_shmem_startup(void)
 bool
 topic_maintenance_register_launcher(void)
 {
-	slist_iter	iter;
 	int			registered = 0;
+
+#if PG_VERSION_NUM >= 180000
+	dlist_iter	iter;
+
+	dlist_foreach(iter, &BackgroundWorkerList)
+		registered++;
+#else
+	slist_iter	iter;
 
 	slist_foreach(iter, &BackgroundWorkerList)
 		registered++;
+#endif
 	if (registered < max_worker_processes)
 		return true;
 	launcher_unregistered = true;

@@ -58,6 +58,7 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/wakeup.h"
 #include "pg_topics/shared/registry.h"
@@ -180,7 +181,7 @@ static int64 registry_stable_offset(Oid relid, int64 high_watermark,
 static inline WriterSlot *
 my_slots(void)
 {
-	return &registry->slots[MyProc->pgprocno * registry->slots_per_proc];
+	return &registry->slots[MyProcNumber * registry->slots_per_proc];
 }
 
 StaticAssertDecl(TOPIC_WATCH_WORDS * 64 == TOPIC_WAKEUP_BUCKETS,
@@ -256,7 +257,7 @@ topic_registry_watcher_attach(void)
 		}
 	if (slot >= 0)
 	{
-		registry->watchers[slot].pgprocno = MyProc->pgprocno;
+		registry->watchers[slot].pgprocno = MyProcNumber;
 		if (pg_atomic_read_u32(&registry->nwatchers) <= (uint32) slot)
 			pg_atomic_write_u32(&registry->nwatchers, slot + 1);
 	}
@@ -400,7 +401,7 @@ topic_registry_add_writer(Relation rel, Oid topic)
 	slots[free_slot].first_offset = PG_INT64_MAX;
 	slots[free_slot].since = GetCurrentTransactionStartTimestamp();
 	my_nslots = Max(my_nslots, free_slot + 1);
-	registry->nused[MyProc->pgprocno] = my_nslots;
+	registry->nused[MyProcNumber] = my_nslots;
 	LWLockRelease(registry->lock);
 	return free_slot;
 }
@@ -487,7 +488,7 @@ registry_stable_offset(Oid relid, int64 high_watermark, TopicHolder *holder,
 		WriterSlot *slots = &registry->slots[p * registry->slots_per_proc];
 		int			i;
 
-		if (skip_mine && p == MyProc->pgprocno)
+		if (skip_mine && p == MyProcNumber)
 			continue;
 
 		for (i = 0; i < registry->nused[p]; i++)
@@ -549,7 +550,7 @@ topic_registry_end_old_producers(void)
 
 			/* a slot holds readers back once its first offset is set */
 			if (!OidIsValid(slots[i].dbid) || slots[i].first_offset == PG_INT64_MAX ||
-				proc->isBackgroundWorker || proc->pid == 0)
+				!PROC_IS_CLIENT_BACKEND(proc) || proc->pid == 0)
 				continue;
 			age = now - slots[i].since;
 			if (age >= max_age_us)
@@ -643,7 +644,7 @@ release_slots(bool committed)
 		slots[i].dbid = InvalidOid;
 		slots[i].relid = InvalidOid;
 	}
-	registry->nused[MyProc->pgprocno] = 0;
+	registry->nused[MyProcNumber] = 0;
 	LWLockRelease(registry->lock);
 	my_nslots = 0;
 

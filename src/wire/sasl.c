@@ -43,10 +43,11 @@
 #include "common/scram-common.h"
 #include "common/sha2.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/wire/sasl.h"
 
 /* iterations of a mock exchange: what PostgreSQL 15 stores for every role */
-#define MOCK_ITERATIONS		SCRAM_DEFAULT_ITERATIONS
+#define MOCK_ITERATIONS		SCRAM_SHA256_ITERATIONS
 
 /* the only GS2 header taken, and its base64, which the client repeats in c= */
 #define GS2_HEADER			"n,,"
@@ -74,8 +75,8 @@ struct KafkaScram
 	char	   *nonce;			/* client's nonce and ours: r= of the final */
 	char	   *server_first;
 	uint8		mock_salt[SCRAM_DEFAULT_SALT_LEN];
-	uint8		stored_key[SCRAM_KEY_LEN];
-	uint8		server_key[SCRAM_KEY_LEN];
+	uint8		stored_key[SCRAM_SHA256_KEY_LEN];
+	uint8		server_key[SCRAM_SHA256_KEY_LEN];
 };
 
 /* Fail the exchange for good */
@@ -90,8 +91,8 @@ fail(KafkaScram *st, const char *why, const char **error_message)
 			st->error = why;
 		}
 		why = st->error;
-		explicit_bzero(st->stored_key, SCRAM_KEY_LEN);
-		explicit_bzero(st->server_key, SCRAM_KEY_LEN);
+		explicit_bzero(st->stored_key, SCRAM_SHA256_KEY_LEN);
+		explicit_bzero(st->server_key, SCRAM_SHA256_KEY_LEN);
 	}
 	*error_message = why;
 	return KAFKA_SASL_FAILURE;
@@ -189,7 +190,7 @@ base64(const uint8 *data, int len)
 	int			enclen = pg_b64_enc_len(len);
 	char	   *s = palloc(enclen + 1);
 
-	enclen = pg_b64_encode((const char *) data, len, s, enclen);
+	enclen = pg_b64_encode((const void *) data, len, s, enclen);
 	s[Max(enclen, 0)] = '\0';
 	return s;
 }
@@ -206,7 +207,7 @@ decode_exact(const char *s, int len, uint8 *dst, int want)
 	bool		ok;
 
 	ok = len == (want + 2) / 3 * 4 &&
-		pg_b64_decode(s, len, buf, declen) == want;
+		pg_b64_decode(s, len, (void *) buf, declen) == want;
 	if (ok)
 		memcpy(dst, buf, want);
 	pfree(buf);
@@ -252,14 +253,14 @@ parse_secret(const char *secret, int *iterations, uint8 **salt,
 		return false;
 	declen = pg_b64_dec_len(dollar - p);
 	*salt = palloc(declen);
-	*saltlen = pg_b64_decode(p, dollar - p, (char *) *salt, declen);
+	*saltlen = pg_b64_decode(p, dollar - p, (void *) *salt, declen);
 
 	/* StoredKey:ServerKey, to the end */
 	p = dollar + 1;
 	colon = strchr(p, ':');
 	if (*saltlen <= 0 || colon == NULL ||
-		!decode_exact(p, colon - p, stored_key, SCRAM_KEY_LEN) ||
-		!decode_exact(colon + 1, strlen(colon + 1), server_key, SCRAM_KEY_LEN))
+		!decode_exact(p, colon - p, stored_key, SCRAM_SHA256_KEY_LEN) ||
+		!decode_exact(colon + 1, strlen(colon + 1), server_key, SCRAM_SHA256_KEY_LEN))
 	{
 		pfree(*salt);
 		*salt = NULL;
@@ -305,7 +306,7 @@ auth_message_hmac(KafkaScram *st, const uint8 *key, const char *final,
 	bool		ok;
 
 	ok = ctx != NULL &&
-		pg_hmac_init(ctx, key, SCRAM_KEY_LEN) == 0 &&
+		pg_hmac_init(ctx, key, SCRAM_SHA256_KEY_LEN) == 0 &&
 		pg_hmac_update(ctx, (const uint8 *) st->client_first_bare,
 					   strlen(st->client_first_bare)) == 0 &&
 		pg_hmac_update(ctx, (const uint8 *) ",", 1) == 0 &&
@@ -313,7 +314,7 @@ auth_message_hmac(KafkaScram *st, const uint8 *key, const char *final,
 					   strlen(st->server_first)) == 0 &&
 		pg_hmac_update(ctx, (const uint8 *) ",", 1) == 0 &&
 		pg_hmac_update(ctx, (const uint8 *) final, final_len) == 0 &&
-		pg_hmac_final(ctx, result, SCRAM_KEY_LEN) == 0;
+		pg_hmac_final(ctx, result, SCRAM_SHA256_KEY_LEN) == 0;
 	pg_hmac_free(ctx);
 	return ok;
 }
@@ -424,8 +425,8 @@ kafka_scram_server_first(KafkaScram *st, const char *secret, StringInfo out,
 		salt = st->mock_salt;
 		saltlen = SCRAM_DEFAULT_SALT_LEN;
 		iterations = MOCK_ITERATIONS;
-		memset(st->stored_key, 0, SCRAM_KEY_LEN);
-		memset(st->server_key, 0, SCRAM_KEY_LEN);
+		memset(st->stored_key, 0, SCRAM_SHA256_KEY_LEN);
+		memset(st->server_key, 0, SCRAM_SHA256_KEY_LEN);
 	}
 
 	salt64 = base64(salt, saltlen);
@@ -474,10 +475,10 @@ check_client_final(KafkaScram *st, const char *msg, StringInfo out,
 	int			len;
 	char		attr;
 	int			without_proof_len;
-	uint8		proof[SCRAM_KEY_LEN];
-	uint8		signature[SCRAM_KEY_LEN];
-	uint8		client_key[SCRAM_KEY_LEN];
-	uint8		client_stored_key[SCRAM_KEY_LEN];
+	uint8		proof[SCRAM_SHA256_KEY_LEN];
+	uint8		signature[SCRAM_SHA256_KEY_LEN];
+	uint8		client_key[SCRAM_SHA256_KEY_LEN];
+	uint8		client_stored_key[SCRAM_SHA256_KEY_LEN];
 	const char *errstr = NULL;
 	bool		proof_holds;
 	char	   *signature64;
@@ -512,7 +513,7 @@ check_client_final(KafkaScram *st, const char *msg, StringInfo out,
 		return fail(st, "malformed SCRAM message", error_message);
 	if (attr != 'p')
 		return fail(st, "SCRAM extensions are not supported", error_message);
-	if (*p != '\0' || !decode_exact(value, len, proof, SCRAM_KEY_LEN))
+	if (*p != '\0' || !decode_exact(value, len, proof, SCRAM_SHA256_KEY_LEN))
 		return fail(st, "malformed SCRAM proof", error_message);
 
 	/*
@@ -524,13 +525,13 @@ check_client_final(KafkaScram *st, const char *msg, StringInfo out,
 						   signature))
 		return fail(st, "could not compute the SCRAM client signature",
 					error_message);
-	for (int i = 0; i < SCRAM_KEY_LEN; i++)
+	for (int i = 0; i < SCRAM_SHA256_KEY_LEN; i++)
 		client_key[i] = proof[i] ^ signature[i];
-	if (scram_H(client_key, SCRAM_KEY_LEN, client_stored_key, &errstr) < 0)
+	if (SCRAM_H_SHA256(client_key, client_stored_key, &errstr) < 0)
 		return fail(st, "could not compute the SCRAM client signature",
 					error_message);
 	proof_holds = equal_in_constant_time(client_stored_key, st->stored_key,
-										 SCRAM_KEY_LEN);
+										 SCRAM_SHA256_KEY_LEN);
 	explicit_bzero(client_key, sizeof(client_key));
 	if (!proof_holds || st->doomed)
 		return fail(st, AUTH_FAILED, error_message);
@@ -540,11 +541,11 @@ check_client_final(KafkaScram *st, const char *msg, StringInfo out,
 						   signature))
 		return fail(st, "could not compute the SCRAM server signature",
 					error_message);
-	signature64 = base64(signature, SCRAM_KEY_LEN);
+	signature64 = base64(signature, SCRAM_SHA256_KEY_LEN);
 	appendStringInfo(out, "v=%s", signature64);
 	pfree(signature64);
-	explicit_bzero(st->stored_key, SCRAM_KEY_LEN);
-	explicit_bzero(st->server_key, SCRAM_KEY_LEN);
+	explicit_bzero(st->stored_key, SCRAM_SHA256_KEY_LEN);
+	explicit_bzero(st->server_key, SCRAM_SHA256_KEY_LEN);
 	st->step = SCRAM_AUTHENTICATED;
 	return KAFKA_SASL_SUCCESS;
 }

@@ -58,6 +58,7 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/internal_sql.h"
 #include "pg_topics/base/settings.h"
@@ -257,7 +258,7 @@ retention_start(Relation router, const RetentionPolicy *policy,
 static void
 log_start_moved(void)
 {
-	if (XLogLogicalInfoActive() && !IsBackgroundWorker)
+	if (XLogLogicalInfoActive() && !AmBackgroundWorkerProcess())
 		topic_worker_wake();
 }
 

@@ -11,6 +11,9 @@
 #include "access/relscan.h"
 #include "access/sdir.h"
 #include "executor/tuptable.h"
+#if PG_VERSION_NUM >= 170000
+#include "storage/read_stream.h"
+#endif
 #include "utils/timestamp.h"
 
 extern TableScanDesc topic_scan_begin(Relation rel, Snapshot snapshot,
@@ -34,9 +37,14 @@ extern bool topic_fetch_row_version(Relation rel, ItemPointer tid,
 extern bool topic_tid_valid(TableScanDesc sscan, ItemPointer tid);
 extern bool topic_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 										   Snapshot snapshot);
+#if PG_VERSION_NUM >= 170000
+extern bool topic_scan_analyze_next_block(TableScanDesc sscan,
+										  ReadStream *stream);
+#else
 extern bool topic_scan_analyze_next_block(TableScanDesc sscan,
 										  BlockNumber blockno,
 										  BufferAccessStrategy bstrategy);
+#endif
 extern bool topic_scan_analyze_next_tuple(TableScanDesc sscan,
 										  TransactionId OldestXmin,
 										  double *liverows, double *deadrows,

@@ -11,9 +11,9 @@
 #include "nodes/nodes.h"
 #include "utils/relcache.h"
 
-extern void topic_refuse_dml(Oid relid, CmdType command) pg_attribute_noreturn();
+#include "pg_topics/base/compat.h"
+
+pg_noreturn extern void topic_refuse_dml(Oid relid, CmdType command) pg_attribute_noreturn();
 extern uint64 topic_router_blocks(Relation rel);
-extern void topic_logical_size_begin(void);
-extern void topic_logical_size_end(void);
 
 #endif							/* TOPIC_TABLEAM_H */

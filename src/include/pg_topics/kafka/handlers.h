@@ -11,6 +11,7 @@
 
 #include "utils/rel.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/kafka/request.h"
 
 /* metadata.c */
@@ -50,7 +51,7 @@ extern void kafka_session_init(void);
 extern void kafka_xact_begin(KafkaConn *conn);
 extern Oid	kafka_conn_role(KafkaConn *conn);
 extern bool kafka_conn_still_allowed(KafkaConn *conn);
-extern void kafka_conn_refuse(KafkaConn *conn) pg_attribute_noreturn();
+pg_noreturn extern void kafka_conn_refuse(KafkaConn *conn) pg_attribute_noreturn();
 extern bool kafka_topic_allowed(Oid relid, AclMode privilege);
 extern void kafka_xact_commit(XLogRecPtr *hold_lsn, int *hold_mode);
 extern void kafka_xact_abort(void);

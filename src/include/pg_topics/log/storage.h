@@ -14,7 +14,7 @@
 #define TOPIC_STORAGE_H
 
 #include "storage/bufmgr.h"
-#include "storage/relfilenode.h"
+#include "pg_topics/base/compat.h"
 #include "utils/rel.h"
 
 #include "pg_topics/log/topic_log.h"
@@ -43,7 +43,7 @@ typedef struct TopicLogEnd
 	TopicLogPosition resolved;
 } TopicLogEnd;
 
-extern void topic_storage_create(const RelFileNode *rnode,
+extern void topic_storage_create(const RelFileLocator *rnode,
 								 int64 log_start_offset,
 								 TimestampTz max_timestamp, uint32 flags,
 								 Oid owner, uint32 segno);

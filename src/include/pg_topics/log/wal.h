@@ -14,7 +14,7 @@
 #include "access/xlogreader.h"
 #include "datatype/timestamp.h"
 #include "lib/stringinfo.h"
-#include "storage/relfilenode.h"
+#include "pg_topics/base/compat.h"
 
 /*
  * IDs 128-255 belong to extensions (128 is for experiments).  163 is to be
@@ -61,7 +61,7 @@ typedef struct xl_topic_log_insert
  */
 typedef struct xl_topic_log_router
 {
-	RelFileNode node;
+	RelFileLocator node;
 	uint32		reserved;
 } xl_topic_log_router;
 
@@ -122,7 +122,7 @@ typedef struct xl_topic_log_start
  */
 typedef struct xl_topic_log_stable
 {
-	RelFileNode router;
+	RelFileLocator router;
 	int32		partition;
 	int32		npartitions;	/* of the topic; subscribers must match */
 	int64		stable_offset;

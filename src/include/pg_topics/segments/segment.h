@@ -39,11 +39,6 @@ topic_segment_readable(const TopicSegmentEntry *e)
 
 extern bool topic_log_is_router(Relation rel);
 
-/*
- * A router's size as ANALYZE sees it stops at the blocks of one file (the
- * table AM's relation_size, scan.c's sampling); its segments hold the rest
- */
-#define TOPIC_ROUTER_BLOCKS_SEEN	((uint64) RELSEG_SIZE)
 extern uint32 topic_segment_kind_for_new_relation(Oid *owner, uint32 *segno);
 extern Oid	topic_segment_namespace(void);
 
