@@ -1,12 +1,26 @@
 # Shared by scripts/demo.sh and scripts/test.sh: packages, build, users.
 
-PG_MAJOR=15
-# PostgreSQL's programs: Debian's unless PG_BINDIR names another installation
-# of PostgreSQL 15 (its pg_config builds and installs the extension there)
+# The PostgreSQL major to build for and run: PG_MAJOR, else the one this
+# Debian release ships (12: 15, 13: 17, testing: 18), else 15.  PG_BINDIR
+# may name another installation of that major (its pg_config builds and
+# installs the extension there).
+default_pg_major() {
+	local codename=
+	[ -r /etc/os-release ] && codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	case "$codename" in
+		bookworm) echo 15 ;;
+		trixie) echo 17 ;;
+		forky|sid) echo 18 ;;
+		*) echo 15 ;;
+	esac
+}
+PG_MAJOR=${PG_MAJOR:-$(default_pg_major)}
 PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/$PG_MAJOR/bin}
 PACKAGES="build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR \
 libipc-run-perl postgresql-$PG_MAJOR-pgq3 postgresql-$PG_MAJOR-auto-failover procps python3-psycopg2 gnuplot-nox sudo \
-zlib1g-dev liblz4-dev libzstd-dev libsnappy-dev kcat python3-kafka python3-confluent-kafka clang libclang-rt-14-dev"
+zlib1g-dev liblz4-dev libzstd-dev libsnappy-dev libssl-dev kcat python3-kafka python3-confluent-kafka"
+# the wire layer's fuzzer (scripts/test.sh runs it on Debian 12 only)
+FUZZ_PACKAGES="clang libclang-rt-14-dev"
 
 sudo_if_needed() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -26,9 +40,10 @@ run_as_user() {
 	fi
 }
 
+# install_packages [MORE PACKAGES...]
 install_packages() {
 	local missing=()
-	for p in $PACKAGES; do
+	for p in $PACKAGES "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then

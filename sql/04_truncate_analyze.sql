@@ -36,9 +36,10 @@ SELECT attname, n_distinct < 0 AS estimated FROM pg_stats WHERE tablename = 'eve
 SELECT abs(reltuples - (SELECT count(*) FROM events)) < 100 AS estimate_close
 FROM pg_class WHERE relname = 'events';
 
--- tools that read a relation's pages by number (pg_prewarm, pageinspect)
--- see a topic_log table's own file, which is its metapage: its records are
--- in its segments, which only ANALYZE and the planner count as its blocks
+-- tools that read a relation's pages by number (pg_prewarm, pageinspect,
+-- ANALYZE itself) see a topic_log table's own file, which is its metapage:
+-- its records are in its segments, which ANALYZE samples by itself and the
+-- planner counts as its blocks
 CREATE EXTENSION pg_prewarm;
 CREATE EXTENSION pageinspect;
 SELECT pg_prewarm('events') AS prewarmed_blocks;
@@ -46,7 +47,19 @@ SELECT length(get_raw_page('events', 0)) AS metapage_bytes;
 SELECT get_raw_page('events', 1);
 DROP EXTENSION pageinspect;
 DROP EXTENSION pg_prewarm;
-SELECT relpages > 1 AS analyze_counted_segments FROM pg_class WHERE relname = 'events';
+SELECT relpages AS analyze_read_blocks, reltuples > 4900 AS analyze_sampled_segments
+FROM pg_class WHERE relname = 'events';
+CREATE FUNCTION planned_rows(query text) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE
+    plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan;
+    RETURN (plan->0->'Plan'->>'Plan Rows')::numeric;
+END
+$$;
+-- the planner counts the offsets the log holds (the 100 rolled back included)
+SELECT planned_rows('SELECT * FROM events') - (SELECT count(*) FROM events) AS planned_minus_rows;
+DROP FUNCTION planned_rows(text);
 
 SELECT * FROM topics.verify('events');
 SELECT * FROM topics.verify('fresh');

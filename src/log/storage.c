@@ -184,8 +184,20 @@ topic_storage_create(const RelFileLocator *rnode, int64 log_start_offset,
 	Buffer		buffer;
 	bool		needwal;
 
+	/*
+	 * No one else can see the new storage yet: no extension lock.  From 16
+	 * a new block comes from ExtendBufferedRel, which ReadBuffer's P_NEW
+	 * only forwards to when there is a relcache entry.
+	 */
+#if PG_VERSION_NUM >= 160000
+	buffer = ExtendBufferedRel(BMR_SMGR(smgropen(*rnode, INVALID_PROC_NUMBER),
+										RELPERSISTENCE_PERMANENT),
+							   MAIN_FORKNUM, NULL,
+							   EB_LOCK_FIRST | EB_SKIP_EXTENSION_LOCK);
+#else
 	buffer = ReadBufferWithoutRelcache(*rnode, MAIN_FORKNUM, P_NEW,
 									   RBM_ZERO_AND_LOCK, NULL, true);
+#endif
 	/* With wal_level = minimal the new relfilenode is synced at commit */
 	needwal = XLogIsNeeded();
 	write_metapage(buffer, needwal, log_start_offset, max_timestamp, flags,

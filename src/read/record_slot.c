@@ -77,7 +77,7 @@ record_slot_copy_minimal_tuple(TupleTableSlot *slot, Size extra)
 	if (extra == 0)
 		return tuple;
 	copy = heap_copy_minimal_tuple(tuple, extra);
-	pfree(tuple);
+	pfree_current(tuple);
 	return copy;
 }
 #else

@@ -23,6 +23,7 @@
 #include "access/htup_details.h"
 #include "utils/tuplestore.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/read/read.h"
 
@@ -117,12 +118,16 @@ check_row_layout(TupleDesc desc, HeapTuple tuple, int32 partition,
 		nulls[Anum_topic_key - 1 + f] = (fields[f] == NULL);
 		values[Anum_topic_key - 1 + f] = PointerGetDatum(fields[f]);
 	}
+#if PG_VERSION_NUM >= 180000
+	expected = heap_form_minimal_tuple(desc, values, nulls, 0);
+#else
 	expected = heap_form_minimal_tuple(desc, values, nulls);
+#endif
 	if (expected->t_len != tuple->t_len - MINIMAL_TUPLE_OFFSET ||
 		memcmp((char *) expected + from, ours + from, expected->t_len - from) != 0)
 		elog(ERROR, "row of offset %lld is laid out unlike heap_form_minimal_tuple's",
 			 (long long) rec->offset);
-	pfree(expected);
+	pfree_current(expected);
 }
 #endif
 

@@ -65,6 +65,7 @@ typedef RelFileNode RelFileLocator;
 #endif
 
 #if PG_VERSION_NUM < 170000
+#define INVALID_PROC_NUMBER				InvalidBackendId
 #define MyProcNumber					(MyProc->pgprocno)
 #define MyProcLocalTransactionId		(MyProc->lxid)
 #define TransamVariables				ShmemVariableCache
@@ -124,6 +125,21 @@ typedef RelFileNode RelFileLocator;
 #define VACUUM_DELAY_POINT(is_analyze)	vacuum_delay_point(is_analyze)
 #else
 #define VACUUM_DELAY_POINT(is_analyze)	vacuum_delay_point()
+#endif
+
+/*
+ * Free p, just allocated in CurrentMemoryContext -- unless that is a bump
+ * context (17), which frees only as a whole: a tuplesort keeps the tuples
+ * it copies in one, and frees them with it.
+ */
+#if PG_VERSION_NUM >= 170000
+#define pfree_current(p) \
+	do { \
+		if (!IsA(CurrentMemoryContext, BumpContext)) \
+			pfree(p); \
+	} while (0)
+#else
+#define pfree_current(p)				pfree(p)
 #endif
 
 /*
