@@ -5,24 +5,43 @@
 # failure, including an internal error, assertion failure, PANIC or crash
 # in a server log that the test does not declare (docs/testing.md).
 #
+# On Debian 12 as root it then runs the suite for PostgreSQL 17 and 18, each
+# in a Debian root of its own (scripts/test-major.sh; PGTOPICS_TEST_MAJORS
+# lists them, empty for none).  PGTOPICS_TEST_SCOPE=major is that run: all
+# of pg_regress and isolation, the TAP files of test/every_major, the demo.
+#
 # Installs what is missing (Debian packages), builds the extension with
 # assertions (make CASSERT=1) and installs it (with sudo when not root),
 # checks that the source tree keeps its layers (make check-layers),
 # then runs the tests as an unprivileged user: PostgreSQL refuses to run as
 # root.  `make install` (or scripts/demo.sh) puts the normal build back.
-# PG_BINDIR may name another installation of PostgreSQL 15 to test with;
+# PG_MAJOR and PG_BINDIR name the PostgreSQL to test with (scripts/common.sh);
 # arguments go to `make installcheck` (e.g. PROVE_TESTS=test/t/001_crash.pl).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/scripts/common.sh"
+scope=${PGTOPICS_TEST_SCOPE:-all}
+started=$(date +%s)
 
-install_packages
+if [ "$scope" = all ]; then
+	install_packages $FUZZ_PACKAGES
+else
+	install_packages
+fi
 build_and_install "$top" CASSERT=1
-make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" check-layers
+make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" CASSERT=1 check-layers
+# released SQL scripts never change, and the library serves every release
+make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" CASSERT=1 check-release-sql
 # the Kafka wire layer's unit tests, and its parser under libFuzzer for a while
-make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" check-wire
-make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" fuzz-wire FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" CASSERT=1 check-wire
+if [ "$scope" = all ]; then
+	make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" CASSERT=1 fuzz-wire FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+fi
+# on another major: the TAP files that reach code guarded by version
+if [ "$scope" = major ] && [ $# -eq 0 ]; then
+	set -- PROVE_TESTS="$(sed -e 's/#.*//' "$top/test/every_major" | xargs)"
+fi
 
 # run from a copy the test user owns, so that root-owned checkouts work
 work=$(mktemp -d /tmp/pg_topics-test.XXXXXX)
@@ -52,9 +71,17 @@ fi
 echo "+++ the demo, from a checkout only its owner can enter"
 "$top/test/demo_test.sh" || status=1
 
-if [ $status -eq 0 ] && [ -x "$top/bench/run" ]; then
+if [ $status -eq 0 ] && [ "$scope" = all ] && [ -x "$top/bench/run" ]; then
 	echo "+++ benchmark smoke run"
 	run_as_user env PATH="$PG_BINDIR:$PATH" "$work/bench/run" --smoke || status=$?
+fi
+echo "+++ PostgreSQL $PG_MAJOR: $(( $(date +%s) - started )) s"
+
+# the other majors, each in a Debian root of its own
+if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ]; then
+	for major in ${PGTOPICS_TEST_MAJORS-17 18}; do
+		"$top/scripts/test-major.sh" "$major" || status=1
+	done
 fi
 
 if [ $status -eq 0 ]; then
