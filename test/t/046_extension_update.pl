@@ -49,7 +49,7 @@ WHERE name = 'pg_topics' AND version IN ('0.1', '$default_version')}),
 
 $node->safe_psql('postgres', q{CREATE EXTENSION pg_topics VERSION '0.1'});
 is($node->safe_psql('postgres', q{SELECT extversion FROM pg_extension WHERE extname = 'pg_topics'}),
-	'0.1', 'CREATE EXTENSION … VERSION 0.1 installs 0.1');
+	'0.1', q{CREATE EXTENSION pg_topics VERSION '0.1' installs 0.1});
 
 # --- the database at 0.1 ---------------------------------------------------
 
@@ -118,8 +118,6 @@ SET ROLE app_reader;
 SELECT count(*) FROM topics.poll(NULL::kv_text_text, 'readers', max_records => 25);
 RESET ROLE;
 });
-# a producing transaction open over the update would hold the stable
-# offsets back: none here, so that the numbers compare
 my $n_topics = $node->safe_psql('postgres', q{SELECT count(*) FROM topics.topics});
 is($n_topics, scalar(@topics) + 1, 'the topics exist');
 
@@ -437,8 +435,11 @@ WHERE e.extname = 'pg_topics' ORDER BY 1});
 	  or diag("functions this test does not call (add them to %exercise): @missing");
 	is_deeply([ sort @exercise_order ], [ sort keys %exercise ], 'the calls have an order');
 
+	# the functions of the database's release: a later release's new ones
+	# are called once a database has them
+	my %present = map { $_ => 1 } @functions;
 	$node->safe_psql($db, 'SELECT pg_stat_reset()');
-	$exercise{$_}->($db, $t) for @exercise_order;
+	$exercise{$_}->($db, $t) for grep { $present{$_} } @exercise_order;
 	# every backend that called them has ended, and so reported its counts
 	my $uncalled = $node->safe_psql($db, q{
 SELECT string_agg(p.oid::regprocedure::text, ', ' ORDER BY 1)
@@ -546,7 +547,9 @@ sub schema_dump
 {
 	my ($db) = @_;
 	my ($stdout, $stderr);
-	IPC::Run::run([ 'pg_dump', '--binary-upgrade', '--schema-only', '-d', $node->connstr($db) ],
+	# statistics (pg_dump 18 has them) are the planner's, not the extension's
+	my @no_stats = `pg_dump --help` =~ /--no-statistics/ ? ('--no-statistics') : ();
+	IPC::Run::run([ 'pg_dump', '--binary-upgrade', '--schema-only', @no_stats, '-d', $node->connstr($db) ],
 		'>', \$stdout, '2>', \$stderr) or die "pg_dump $db failed: $stderr";
 	$stdout =~ s/(?<!\d)\d{5,}(?!\d)/<oid>/g;
 	$stdout =~ s/(rel(frozenxid|minmxid) = )'\d+'/$1'<xid>'/g;
