@@ -9,7 +9,11 @@ OBJS = $(foreach layer,$(LAYERS),$(patsubst %.c,%.o,$(sort $(wildcard src/$(laye
 	$(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 
 EXTENSION = pg_topics
-DATA = pg_topics--0.1.sql
+# The base script of the first release and the upgrade scripts since, each
+# frozen once released (sql-released.sha256, `make check-release-sql`):
+# CREATE EXTENSION runs pg_topics--0.1.sql, then the chain of upgrade
+# scripts up to the control file's default_version
+DATA = $(notdir $(wildcard $(srcdir)/pg_topics--*.sql))
 PGFILEDESC = "pg_topics - Kafka-style topics as tables"
 
 # Tests run on temporary instances with the library preloaded.  Their server
@@ -52,6 +56,13 @@ include $(PGXS)
 check-layers:
 	@$(srcdir)/scripts/check-layers $(LAYERS)
 .PHONY: check-layers
+
+# Released SQL scripts never change (their sha256 are in sql-released.sha256),
+# default_version is reached from every release, and the built library has
+# the C functions of every script: see scripts/check-release-sql
+check-release-sql:
+	@$(srcdir)/scripts/check-release-sql $(srcdir) pg_topics$(DLSUFFIX)
+.PHONY: check-release-sql
 
 # The wire layer (src/wire/) builds as frontend code too, for its unit tests
 # and fuzz targets: with every file of src/wire/, against PostgreSQL's
