@@ -143,13 +143,20 @@ CREATE PUBLICATION pub FOR TABLE pub;
 SELECT count(*) FROM topics.produce('pub', 'x', partition => 0);
 SELECT pg_create_logical_replication_slot('watch', 'test_decoding');});
 
+# pg_walinspect's records from $lsn to the end of WAL: 15 has a function of
+# its own for that; 16 and later read to the end when the end LSN is past it
+my $wal_to_end = $node->safe_psql('postgres', 'SHOW server_version_num') >= 160000
+  ? "pg_get_wal_records_info('%s', 'FFFFFFFF/FFFFFFFF')"
+  : "pg_get_wal_records_info_till_end_of_wal('%s')";
+sub wal_records_from { return sprintf($wal_to_end, $_[0]); }
+
 # pg_topics STABLE records logged since $lsn (none if no WAL at all)
 sub markers_since
 {
 	my ($lsn) = @_;
 	return $node->safe_psql('postgres', qq{
 SELECT CASE WHEN pg_current_wal_insert_lsn() = '$lsn' THEN 0 ELSE
-	(SELECT count(*) FROM pg_get_wal_records_info_till_end_of_wal('$lsn')
+	(SELECT count(*) FROM @{[ wal_records_from($lsn) ]}
 	 WHERE resource_manager = 'pg_topics' AND record_type = 'STABLE') END});
 }
 sub round_after
@@ -175,7 +182,7 @@ is(markers_since($lsn), '0', 'five worker rounds on an idle published topic log 
 $lsn = $node->safe_psql('postgres', q{SELECT pg_current_wal_insert_lsn()});
 $node->safe_psql('postgres', q{BEGIN; SELECT count(*) FROM topics.produce('pub', 'y', partition => 1); ROLLBACK;});
 ok($node->poll_query_until('postgres', qq{
-SELECT count(*) > 0 FROM pg_get_wal_records_info_till_end_of_wal('$lsn')
+SELECT count(*) > 0 FROM @{[ wal_records_from($lsn) ]}
 WHERE resource_manager = 'pg_topics' AND record_type = 'STABLE'}),
 	'after a rollback the worker sends a marker');
 # a new logical slot (a new subscription, a table sync) gets markers too
@@ -184,7 +191,7 @@ round_after($ts);
 $lsn = $node->safe_psql('postgres', q{SELECT pg_current_wal_insert_lsn()});
 $node->safe_psql('postgres', q{SELECT pg_create_logical_replication_slot('late', 'test_decoding')});
 ok($node->poll_query_until('postgres', qq{
-SELECT count(*) = 2 FROM pg_get_wal_records_info_till_end_of_wal('$lsn')
+SELECT count(*) = 2 FROM @{[ wal_records_from($lsn) ]}
 WHERE resource_manager = 'pg_topics' AND record_type = 'STABLE'}),
 	'a new logical slot gets one marker per published partition');
 my $late = $node->safe_psql('postgres', q{
