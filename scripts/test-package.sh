@@ -10,7 +10,7 @@
 #  4. runs scripts/demo.sh there with PGTOPICS_DEMO_SKIP_BUILD=1, on the
 #     installed extension, with no compiler or server headers in the root;
 #     checks what the demo's server holds, and stops it;
-#  5. makes a cluster there as the server package would, and runs
+#  5. starts the cluster the server package made there, and runs
 #     docs/install.md's commands that enable pg_topics in it, as written;
 #  6. installs the autopkgtest's Depends (debian/tests/control) there and
 #     runs its test, debian/tests/installcheck: pg_regress and the isolation
@@ -62,13 +62,27 @@ cleanup() {
 		fi
 	fi
 	if [ -d "$root/proc" ]; then
-		if [ -x "$root/src/pg_topics/scripts/demo.sh" ] && mountpoint -q "$root/proc"; then
-			chroot "$root" /src/pg_topics/scripts/demo.sh stop >/dev/null 2>&1 || true
+		# servers a failed step left running: stopped cleanly if they can be
+		# (a killed postmaster leaves its System V shared memory behind)
+		if mountpoint -q "$root/proc"; then
+			if [ -x "$root/src/pg_topics/scripts/demo.sh" ]; then
+				chroot "$root" /src/pg_topics/scripts/demo.sh stop >/dev/null 2>&1 || true
+			fi
+			if [ -x "$root/usr/bin/pg_ctlcluster" ]; then
+				chroot "$root" pg_ctlcluster --force "$pg_major" main stop >/dev/null 2>&1 || true
+			fi
 		fi
 		pids=$(root_pids)
 		if [ -n "$pids" ]; then
 			# shellcheck disable=SC2086
-			kill -KILL $pids 2>/dev/null || true
+			kill -TERM $pids 2>/dev/null || true
+			for _ in $(seq 20); do
+				[ -n "$(root_pids)" ] || break
+				sleep 0.5
+			done
+			pids=$(root_pids)
+			# shellcheck disable=SC2086
+			[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
 			sleep 1
 		fi
 		if mountpoint -q "$root/proc"; then
@@ -169,13 +183,10 @@ deb $mirror $suite main
 deb $mirror $suite-updates main
 deb http://deb.debian.org/debian-security $suite-security main
 EOF
-# no service starts inside the root (the server package's would start a
-# cluster in this machine's network), and no cluster made by the package:
-# the demo makes its own
+# no service starts inside the root: the server package would start its
+# cluster 15/main on port 5432 of this machine's network
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 755 "$root/usr/sbin/policy-rc.d"
-mkdir -p "$root/etc/postgresql-common"
-echo "create_main_cluster = false" >"$root/etc/postgresql-common/createcluster.conf"
 mount -t proc proc "$root/proc"
 end
 
@@ -220,11 +231,11 @@ logged in_root /src/pg_topics/scripts/demo.sh stop
 end
 
 begin "docs/install.md's setup of a Debian cluster"
-# a cluster as the server package makes it on a user's machine (but on a free
-# port), running; then the guide's commands as they are written, with sudo
+# the cluster the server package made, as on a user's machine, running (on
+# a free port); then the guide's commands as they are written, with sudo
 # dropped (we are root) and sudo -u postgres as runuser
-cluster_port=$(free_port)
-logged in_root pg_createcluster "$pg_major" main -p "$cluster_port" --start
+logged in_root pg_conftool "$pg_major" main set port "$(free_port)"
+logged in_root pg_ctlcluster "$pg_major" main start
 commands=$(sed -n '/^## Enable it in a cluster/,/^## /p' "$top/docs/install.md" |
 	sed -n '/^```sh$/,/^```$/p' | sed '/^```/d; s/^sudo -u postgres /runuser -u postgres -- /; s/^sudo //; s/| sudo /| /')
 [ -n "$commands" ] || fail "docs/install.md has no commands under \"Enable it in a cluster\""
@@ -235,8 +246,8 @@ got=$(in_root runuser -u postgres -- psql -X -Atq -v ON_ERROR_STOP=1 -d postgres
 	-c "SELECT count(*) FROM topics.produce_batch('t', ARRAY['a', 'b', 'c']::bytea[])" \
 	-c "SELECT count(*) FROM t") 2>>"$log" || fail "topics do not work in the cluster docs/install.md set up"
 [ "$(echo "$got" | tail -n 1)" = 3 ] || fail "the topic made in the cluster holds $(echo "$got" | tail -n 1) records, not 3"
-logged in_root pg_dropcluster "$pg_major" main --stop
-[ -z "$(root_pids)" ] || fail "processes are left in the root after pg_dropcluster: $(root_pids)"
+logged in_root pg_ctlcluster "$pg_major" main stop
+[ -z "$(root_pids)" ] || fail "processes are left in the root after pg_ctlcluster stop: $(root_pids)"
 end
 
 begin "the autopkgtest (debian/tests/installcheck)"
