@@ -85,10 +85,13 @@ cleanup() {
 			[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
 			sleep 1
 		fi
-		if mountpoint -q "$root/proc"; then
-			umount "$root/proc" || umount -l "$root/proc" || true
-		fi
 	fi
+	# our /proc, and whatever an interrupted debootstrap left mounted (it
+	# mounts /proc and /sys in the root while it installs), innermost first
+	local mnt
+	for mnt in $(awk -v root="$root/" 'index($2, root) == 1 { print $2 }' /proc/mounts | sort -r); do
+		umount "$mnt" || umount -l "$mnt" || true
+	done
 	if grep -q " $root/" /proc/mounts; then
 		echo "$me: something is still mounted under $root; not removing $work" >&2
 		status=1
