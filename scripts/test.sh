@@ -82,6 +82,13 @@ if [ $status -eq 0 ] && [ "$scope" = all ] && [ -x "$top/bench/run" ]; then
 fi
 echo "+++ PostgreSQL $PG_MAJOR: $(( $(date +%s) - started )) s"
 
+# the Debian package, built and installed into a fresh Debian 12 root
+if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] &&
+	[ -z "${PGTOPICS_TEST_SKIP_PACKAGE:-}" ]; then
+	echo "+++ the Debian package in a fresh Debian 12 root"
+	"$top/scripts/test-package.sh" || status=1
+fi
+
 # The other majors, each in a Debian root of its own, side by side: their
 # tests wait more than they compute.  They share a directory of port locks
 # (PostgreSQL::Test::Cluster's) and take turns at the demo, whose port is
