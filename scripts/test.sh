@@ -96,6 +96,7 @@ fi
 majors=${PGTOPICS_TEST_MAJORS-17 18}
 if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] && [ -n "$majors" ]; then
 	shared=$(mktemp -d /var/tmp/pg_topics-majors.XXXXXX)
+	chmod 755 "$shared"
 	mkdir -m 1777 "$shared/portlock"
 	pids=()
 	for major in $majors; do
