@@ -311,7 +311,9 @@ like($toc, qr/Dumped from database version: $old_major\..*\n.*Dumped by pg_dump 
 # --- pg_upgrade ---------------------------------------------------------------
 
 with_old_libs { $old->stop };
-$new->init;
+# as the earlier cluster: without data checksums, which initdb turns on by
+# default from 18
+$new->init($new_major >= 18 ? (extra => ['--no-data-checksums']) : ());
 $new->append_conf('postgresql.conf', $conf);
 
 # pg_upgrade writes its logs in its working directory; --no-sync only
