@@ -286,7 +286,6 @@ sub settle
 	die 'the background worker does not settle';
 }
 my $before = with_old_libs { settle($old, 'postgres'); snapshot($old, 'postgres') };
-note("$_:\n$before->{$_}") for sort keys %$before;
 like($before->{records}, qr/^emptied\|0\|\n/m, 'a topic has no records left');
 like($before->{offsets}, qr/^blobs \(0,[1-9]\d*,300,300\)$/m, 'retention moved the log start of blobs');
 like($before->{offsets}, qr/^shop\."Audit" \(0,1,2,2\)$/m, 'TRUNCATE moved the log start of shop."Audit"');
