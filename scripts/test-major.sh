@@ -74,20 +74,29 @@ if [ "$major" = 17 ] && [ -f "$old_bindir/postgres" ] &&
 	tar -C "$(dirname "$old_bindir")" --exclude='./lib/llvmjit*' --exclude=./lib/bitcode -cf - . |
 		tar -C "$root$old/usr/lib/postgresql/15" -xf -
 	cp -a "$("$old_bindir/pg_config" --sharedir)" "$root$old/usr/share/postgresql/15"
-	# what ldd in the root does not find, from the host, until it finds all
-	# (a copied library may need another one)
-	for pass in 1 2 3 4; do
+	# The root's packages first (scripts/test.sh would install them next), so
+	# that only what they lack is copied: no library of Debian 12 stands in
+	# for one of Debian 13 where the test's LD_LIBRARY_PATH reaches programs
+	# of 17 (pg_upgrade, and the servers it starts).  Then what ldd in the
+	# root does not find, from the host, until it finds everything (a copied
+	# library may need another one).
+	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+		PG_MAJOR="$major" bash -c '. /pg_topics/scripts/common.sh && install_packages'
+	missing= previous=
+	while :; do
 		missing=$(for f in "$root$old"/usr/lib/postgresql/15/bin/* "$root$old"/usr/lib/postgresql/15/lib/pg_topics.so; do
 			chroot "$root" env LD_LIBRARY_PATH="$old/lib" ldd "${f#"$root"}" 2>/dev/null || true
-		done | sed -n 's/^[[:space:]]*\([^[:space:]]*\) => not found$/\1/p' | sort -u)
+		done | sed -n 's/^[[:space:]]*\([^[:space:]]*\) => not found$/\1/p' | sort -u | xargs)
 		[ -z "$missing" ] && break
+		[ "$missing" != "$previous" ] ||
+			{ echo "test-major.sh: PostgreSQL 15 in the root still lacks $missing" >&2; exit 1; }
+		previous=$missing
 		for lib in $missing; do
 			path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64/ { print $NF; exit }')
 			[ -n "$path" ] || { echo "test-major.sh: $lib, which PostgreSQL 15 needs, is not on this host" >&2; exit 1; }
 			cp -L "$path" "$root$old/lib/$lib"
 		done
 	done
-	[ -z "$missing" ] || { echo "test-major.sh: PostgreSQL 15 in the root still lacks $missing" >&2; exit 1; }
 	old_env=(PGTOPICS_OLD_BINDIR="$old/usr/lib/postgresql/15/bin" PGTOPICS_OLD_LIBS="$old/lib")
 	echo "+++ PostgreSQL $major: PostgreSQL 15 with pg_topics from $old_bindir in $old, with $(ls "$root$old/lib" | xargs)"
 elif [ "$major" = 17 ]; then
