@@ -111,6 +111,9 @@ freeze_horizons(Relation rel, struct VacuumParams *params,
 	*oldest_xmin = GetOldestNonRemovableTransactionId(rel);
 }
 
+/* when the running VACUUM of a relation began: 18's statistics time it */
+static TimestampTz vacuum_started;
+
 /*
  * Record what VACUUM found in pg_class and pgstat: pages, the records of
  * the log (aborted ones are not dead: nothing for autovacuum to chase) and
@@ -130,7 +133,7 @@ report_vacuum(Relation rel, BlockNumber pages, const TopicLogEnd *end,
 						oldest_mxact, &frozenxid_updated, &minmulti_updated,
 						false);
 	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
-						 records, 0, GetCurrentTimestamp());
+						 records, 0, vacuum_started);
 #else
 	vac_update_relstats(rel, pages, (double) records, 0, false, frozen_xid,
 						oldest_mxact, &frozenxid_updated, &minmulti_updated,
@@ -346,6 +349,7 @@ void
 topic_vacuum(Relation rel, struct VacuumParams *params,
 			 BufferAccessStrategy bstrategy)
 {
+	vacuum_started = GetCurrentTimestamp();
 	if (topic_log_is_router(rel))
 		vacuum_router(rel, params, bstrategy);
 	else

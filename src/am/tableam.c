@@ -330,7 +330,10 @@ topic_relation_toast_am(Relation rel)
  * The planner's size of a partition: its segments' blocks (the router's
  * own file holds only its metapage), and as many records as the log holds
  * offsets -- exact but for rolled-back records, which are rare, and cheaper
- * than any sample.  A segment is sized as a heap is.
+ * than any sample.  A segment is sized as a heap is, and so is a small
+ * partition never vacuumed or analyzed: as heap guesses for a new table, 10
+ * blocks of rows of its columns' widths, so that a plan made while a topic
+ * is new (a seek, say) does not turn bad as it fills.
  */
 static void
 topic_relation_estimate_size(Relation rel, int32 *attr_widths,
@@ -338,8 +341,12 @@ topic_relation_estimate_size(Relation rel, int32 *attr_widths,
 							 double *allvisfrac)
 {
 	TopicLogEnd end;
+	uint64		blocks = 0;
 
-	if (!topic_log_is_router(rel))
+	if (topic_log_is_router(rel))
+		blocks = topic_router_blocks(rel);
+	if (!topic_log_is_router(rel) ||
+		(blocks < 10 && rel->rd_rel->relpages == 0))
 	{
 		/* a record costs its data plus about two bytes (flags, batch share) */
 		table_block_relation_estimate_size(rel, attr_widths, pages, tuples,
@@ -348,7 +355,7 @@ topic_relation_estimate_size(Relation rel, int32 *attr_widths,
 		return;
 	}
 	topic_log_end(rel, &end);
-	*pages = (BlockNumber) Min(topic_router_blocks(rel), MaxBlockNumber);
+	*pages = (BlockNumber) Min(blocks, MaxBlockNumber);
 	*tuples = (double) Max(end.next_offset - end.log_start_offset, 0);
 	*allvisfrac = 0;
 }

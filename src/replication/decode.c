@@ -70,6 +70,10 @@ set_attribute(TupleDesc desc, AttrNumber attno, int16 len, bool byval,
 	att->attalign = align;
 	att->attstorage = storage;
 	att->atttypmod = -1;
+#if PG_VERSION_NUM >= 180000
+	/* 18's tuple forming reads the compact copy of each attribute */
+	populate_compact_attribute(desc, attno - 1);
+#endif
 }
 
 /* The physical shape of every topic's rows */

@@ -29,7 +29,8 @@ expect_in_log($node, qr/FATAL:  XX000: resource manager with ID 163 not register
 ok(!$node->start(fail_ok => 1), 'server without the library refuses to start');
 ok($node->log_contains('resource manager with ID 163 not registered'),
 	'the log names the missing resource manager');
-ok($node->log_contains('Include the extension module that implements this resource manager in shared_preload_libraries'),
+# (17 and later quote the setting's name)
+ok($node->log_contains('Include the extension module that implements this resource manager in "?shared_preload_libraries"?'),
 	'the log says what to do');
 
 $node->adjust_conf('postgresql.conf', 'shared_preload_libraries', "'pg_topics'");

@@ -35,6 +35,8 @@
 #include "common/scram-common.h"
 #include "lib/stringinfo.h"
 
+#include "pg_topics/base/compat.h"
+
 #include "pg_topics/wire/sasl.h"
 #include "unit_check.h"
 
@@ -77,7 +79,7 @@ b64(const uint8 *data, int len)
 	int			n = pg_b64_enc_len(len);
 	char	   *s = palloc(n + 1);
 
-	n = pg_b64_encode((const char *) data, len, s, n);
+	n = pg_b64_encode((const void *) data, len, s, n);
 
 	s[n] = '\0';
 	return s;
@@ -89,9 +91,9 @@ hmac(const uint8 *key, const char *msg, uint8 *result)
 {
 	pg_hmac_ctx *ctx = pg_hmac_create(PG_SHA256);
 
-	if (pg_hmac_init(ctx, key, SCRAM_KEY_LEN) < 0 ||
+	if (pg_hmac_init(ctx, key, SCRAM_SHA256_KEY_LEN) < 0 ||
 		pg_hmac_update(ctx, (const uint8 *) msg, strlen(msg)) < 0 ||
-		pg_hmac_final(ctx, result, SCRAM_KEY_LEN) < 0)
+		pg_hmac_final(ctx, result, SCRAM_SHA256_KEY_LEN) < 0)
 	{
 		fprintf(stderr, "HMAC failed\n");
 		exit(2);
@@ -126,25 +128,25 @@ client_final(const char *first_bare, const char *password,
 	char	   *iter = attr_of(server_first, 'i');
 	char		salt[64];
 	int			saltlen;
-	uint8		salted[SCRAM_KEY_LEN];
-	uint8		client_key[SCRAM_KEY_LEN];
-	uint8		stored_key[SCRAM_KEY_LEN];
-	uint8		server_key[SCRAM_KEY_LEN];
-	uint8		signature[SCRAM_KEY_LEN];
-	uint8		proof[SCRAM_KEY_LEN];
+	uint8		salted[SCRAM_SHA256_KEY_LEN];
+	uint8		client_key[SCRAM_SHA256_KEY_LEN];
+	uint8		stored_key[SCRAM_SHA256_KEY_LEN];
+	uint8		server_key[SCRAM_SHA256_KEY_LEN];
+	uint8		signature[SCRAM_SHA256_KEY_LEN];
+	uint8		proof[SCRAM_SHA256_KEY_LEN];
 	const char *errstr;
 	char	   *without_proof;
 	char	   *auth_message;
 
 	if (!nonce || !salt_b64 || !iter)
 		return NULL;
-	saltlen = pg_b64_decode(salt_b64, strlen(salt_b64), salt, sizeof(salt));
+	saltlen = pg_b64_decode(salt_b64, strlen(salt_b64), (void *) salt, sizeof(salt));
 	if (saltlen <= 0 ||
-		scram_SaltedPassword(password, salt, saltlen, atoi(iter), salted,
+		SCRAM_SALTED_PASSWORD_SHA256(password, salt, saltlen, atoi(iter), salted,
 							 &errstr) < 0 ||
-		scram_ClientKey(salted, client_key, &errstr) < 0 ||
-		scram_H(client_key, SCRAM_KEY_LEN, stored_key, &errstr) < 0 ||
-		scram_ServerKey(salted, server_key, &errstr) < 0)
+		SCRAM_CLIENT_KEY_SHA256(salted, client_key, &errstr) < 0 ||
+		SCRAM_H_SHA256(client_key, stored_key, &errstr) < 0 ||
+		SCRAM_SERVER_KEY_SHA256(salted, server_key, &errstr) < 0)
 		return NULL;
 
 	/* librdkafka sends its own nonce once more in front of the server's */
@@ -154,10 +156,10 @@ client_final(const char *first_bare, const char *password,
 	auth_message = psprintf("%s,%s,%s", first_bare, server_first,
 							without_proof);
 	hmac(stored_key, auth_message, signature);
-	for (int i = 0; i < SCRAM_KEY_LEN; i++)
+	for (int i = 0; i < SCRAM_SHA256_KEY_LEN; i++)
 		proof[i] = client_key[i] ^ signature[i];
 	hmac(server_key, auth_message, server_sig);
-	return psprintf("%s,p=%s", without_proof, b64(proof, SCRAM_KEY_LEN));
+	return psprintf("%s,p=%s", without_proof, b64(proof, SCRAM_SHA256_KEY_LEN));
 }
 
 /* One exchange's messages and results */
@@ -171,7 +173,7 @@ typedef struct Exchange
 	const char *error;
 	StringInfoData server_first;
 	StringInfoData server_final;
-	uint8		expected_sig[SCRAM_KEY_LEN];
+	uint8		expected_sig[SCRAM_SHA256_KEY_LEN];
 } Exchange;
 
 /*
@@ -267,7 +269,7 @@ test_real_secrets(void)
 		  "server-first carries the stored salt and iterations");
 	CHECK(strncmp(ex.server_final.data, "v=", 2) == 0 &&
 		  strcmp(ex.server_final.data + 2,
-				 b64(ex.expected_sig, SCRAM_KEY_LEN)) == 0,
+				 b64(ex.expected_sig, SCRAM_SHA256_KEY_LEN)) == 0,
 		  "server signature verifies");
 	CHECK(finish(&ex, "c=biws", 6) == KAFKA_SASL_FAILURE,
 		  "no message after success");
@@ -289,13 +291,13 @@ test_real_secrets(void)
 		  "librdkafka's final nonce (its own nonce twice) authenticates");
 	CHECK(strncmp(ex.server_final.data, "v=", 2) == 0 &&
 		  strcmp(ex.server_final.data + 2,
-				 b64(ex.expected_sig, SCRAM_KEY_LEN)) == 0,
+				 b64(ex.expected_sig, SCRAM_SHA256_KEY_LEN)) == 0,
 		  "and the server signature verifies for it");
 	CHECK(run(&ex, "n=alice,r=" CNONCE, ALICE_SECRET, "Tr0ub4dor&3")
 		  == KAFKA_SASL_FAILURE, "librdkafka's form with a wrong password fails");
 	librdkafka_nonce = false;
 
-	built = scram_build_secret(salt, sizeof(salt), 4096, "secret", &errstr);
+	built = SCRAM_BUILD_SECRET_SHA256(salt, sizeof(salt), 4096, "secret", &errstr);
 	CHECK(built != NULL, "scram_build_secret");
 	CHECK(run(&ex, "n=bob,r=x", built, "secret") == KAFKA_SASL_SUCCESS,
 		  "built secret, one-character nonce");
@@ -514,7 +516,7 @@ test_bad_client_final(void)
 	char	   *nonce;
 	char	   *proof;
 	char	   *msg;
-	uint8		sig[SCRAM_KEY_LEN];
+	uint8		sig[SCRAM_SHA256_KEY_LEN];
 	char	   *huge = palloc(KAFKA_SASL_MAX_MESSAGE + 1);
 	const char *malformed = "malformed SCRAM message";
 	const char *bad_cbind = "SCRAM channel binding data does not match";
@@ -629,7 +631,7 @@ test_order(void)
 	const char *err;
 	StringInfoData out;
 	char	   *final;
-	uint8		sig[SCRAM_KEY_LEN];
+	uint8		sig[SCRAM_SHA256_KEY_LEN];
 
 	initStringInfo(&out);
 	CHECK(kafka_scram_client_final(NULL, "c=biws", 6, &out, &err)

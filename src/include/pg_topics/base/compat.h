@@ -108,6 +108,14 @@ typedef RelFileNode RelFileLocator;
 	scram_build_secret(PG_SHA256, SCRAM_SHA_256_KEY_LEN, \
 					   (const void *) (salt), (saltlen), \
 					   (iterations), (password), (errstr))
+#define SCRAM_SALTED_PASSWORD_SHA256(password, salt, saltlen, iterations, out, errstr) \
+	scram_SaltedPassword((password), PG_SHA256, SCRAM_SHA_256_KEY_LEN, \
+						 (const void *) (salt), (saltlen), (iterations), \
+						 (out), (errstr))
+#define SCRAM_CLIENT_KEY_SHA256(salted, out, errstr) \
+	scram_ClientKey((salted), PG_SHA256, SCRAM_SHA_256_KEY_LEN, (out), (errstr))
+#define SCRAM_SERVER_KEY_SHA256(salted, out, errstr) \
+	scram_ServerKey((salted), PG_SHA256, SCRAM_SHA_256_KEY_LEN, (out), (errstr))
 #else
 #define SCRAM_SHA256_KEY_LEN			SCRAM_KEY_LEN
 #define SCRAM_SHA256_ITERATIONS			SCRAM_DEFAULT_ITERATIONS
@@ -115,6 +123,13 @@ typedef RelFileNode RelFileLocator;
 	scram_H((in), SCRAM_KEY_LEN, (out), (errstr))
 #define SCRAM_BUILD_SECRET_SHA256(salt, saltlen, iterations, password, errstr) \
 	scram_build_secret((salt), (saltlen), (iterations), (password), (errstr))
+#define SCRAM_SALTED_PASSWORD_SHA256(password, salt, saltlen, iterations, out, errstr) \
+	scram_SaltedPassword((password), (salt), (saltlen), (iterations), (out), \
+						 (errstr))
+#define SCRAM_CLIENT_KEY_SHA256(salted, out, errstr) \
+	scram_ClientKey((salted), (out), (errstr))
+#define SCRAM_SERVER_KEY_SHA256(salted, out, errstr) \
+	scram_ServerKey((salted), (out), (errstr))
 #endif
 
 /*
