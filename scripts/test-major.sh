@@ -33,6 +33,8 @@ command -v debootstrap >/dev/null ||
 	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
 
 root=$(mktemp -d /var/tmp/pg_topics-pg$major.XXXXXX)
+# the root's / (mktemp's directory is private) must let the test user in
+chmod 755 "$root"
 cleanup() {
 	umount "$root/proc" 2>/dev/null || true
 	umount "$root/pg_topics-shared" 2>/dev/null || true
