@@ -182,9 +182,9 @@ is(scalar(@topics), 13, 'the earlier cluster has its topics');
 # each role may do: a relation's ACL reads differently on 17, whose owners
 # also have MAINTAIN.
 my %state_sql = (
-	records => join("\nUNION ALL ", map { qq{
-SELECT '$_', count(*), md5(string_agg(format('%s/%s/%s/%s/%s/%s', partition, "offset", "timestamp",
-	key, value, headers), ',' ORDER BY partition, "offset")) FROM $_} } @topics),
+	records => "SELECT * FROM (" . join("\nUNION ALL ", map { qq{
+SELECT '$_'::text AS topic, count(*), md5(string_agg(format('%s/%s/%s/%s/%s/%s', partition, "offset", "timestamp",
+	key, value, headers), ',' ORDER BY partition, "offset")) FROM $_} } @topics) . ") r ORDER BY topic",
 	offsets => q{
 SELECT string_agg(format('%s %s', t.topic, o), E'\n' ORDER BY t.topic::text, o.partition)
 FROM topics.topics t, LATERAL topics.offsets(t.topic::text) o},
