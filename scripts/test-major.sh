@@ -72,11 +72,59 @@ mkdir -p "$root/pg_topics"
 tar -C "$top" --exclude=./.git --exclude=./demo --exclude=./bench/.work \
 	--exclude=./tmp_check --exclude=./tmp_server_log --exclude='*.o' --exclude='*.bc' \
 	--exclude='*.so' -cf - . | tar -C "$root/pg_topics" -xf -
+
+# pg_upgrade and pg_dump from 15 (TAP 047_upgrade_major.pl) need PostgreSQL
+# 15 in the 17 root, and Debian 13 has none: the host's, with the pg_topics
+# build scripts/test.sh has just installed in it, is copied to /opt/pg15
+# (the same layout under another prefix: PostgreSQL finds its share and lib
+# directories relative to its bin directory), and the shared libraries its
+# programs need that Debian 13 lacks (Debian 12's ICU and LDAP sonames) to
+# /opt/pg15/lib, which the test puts in LD_LIBRARY_PATH for the 15 programs
+# only.  Its JIT provider stays behind (it needs Debian 12's LLVM): without
+# it, PostgreSQL runs without JIT.  PG_BINDIR names another 15 installation
+# than Debian's.
+old_env=()
+old_bindir=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
+if [ "$major" = 17 ] && [ -f "$old_bindir/postgres" ] &&
+	[ -f "$("$old_bindir/pg_config" --pkglibdir)/pg_topics.so" ]; then
+	old=/opt/pg15
+	mkdir -p "$root$old/usr/lib/postgresql/15" "$root$old/usr/share/postgresql" "$root$old/lib"
+	tar -C "$(dirname "$old_bindir")" --exclude='./lib/llvmjit*' --exclude=./lib/bitcode -cf - . |
+		tar -C "$root$old/usr/lib/postgresql/15" -xf -
+	cp -a "$("$old_bindir/pg_config" --sharedir)" "$root$old/usr/share/postgresql/15"
+	# The root's packages first (scripts/test.sh would install them next), so
+	# that only what they lack is copied: no library of Debian 12 stands in
+	# for one of Debian 13 where the test's LD_LIBRARY_PATH reaches programs
+	# of 17 (pg_upgrade, and the servers it starts).  Then what ldd in the
+	# root does not find, from the host, until it finds everything (a copied
+	# library may need another one).
+	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+		PG_MAJOR="$major" bash -c '. /pg_topics/scripts/common.sh && install_packages'
+	missing= previous=
+	while :; do
+		missing=$(for f in "$root$old"/usr/lib/postgresql/15/bin/* "$root$old"/usr/lib/postgresql/15/lib/pg_topics.so; do
+			chroot "$root" env LD_LIBRARY_PATH="$old/lib" ldd "${f#"$root"}" 2>/dev/null || true
+		done | sed -n 's/^[[:space:]]*\([^[:space:]]*\) => not found$/\1/p' | sort -u | xargs)
+		[ -z "$missing" ] && break
+		[ "$missing" != "$previous" ] ||
+			{ echo "test-major.sh: PostgreSQL 15 in the root still lacks $missing" >&2; exit 1; }
+		previous=$missing
+		for lib in $missing; do
+			path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64/ { print $NF; exit }')
+			[ -n "$path" ] || { echo "test-major.sh: $lib, which PostgreSQL 15 needs, is not on this host" >&2; exit 1; }
+			cp -L "$path" "$root$old/lib/$lib"
+		done
+	done
+	old_env=(PGTOPICS_OLD_BINDIR="$old/usr/lib/postgresql/15/bin" PGTOPICS_OLD_LIBS="$old/lib")
+	echo "+++ PostgreSQL $major: PostgreSQL 15 with pg_topics from $old_bindir in $old, with $(ls "$root$old/lib" | xargs)"
+elif [ "$major" = 17 ]; then
+	echo "+++ PostgreSQL $major: no PostgreSQL 15 with pg_topics in $old_bindir: the upgrade from 15 is not tested"
+fi
 echo "+++ PostgreSQL $major: root ready after $(( $(date +%s) - started )) s"
 
 status=0
 chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-	PG_MAJOR="$major" PGTOPICS_TEST_SCOPE=major "${shared_env[@]}" \
+	PG_MAJOR="$major" PGTOPICS_TEST_SCOPE=major "${shared_env[@]}" "${old_env[@]}" \
 	/pg_topics/scripts/test.sh || status=$?
 echo "+++ PostgreSQL $major: $( [ $status -eq 0 ] && echo passed || echo FAILED ) after $(( $(date +%s) - started )) s"
 exit $status
