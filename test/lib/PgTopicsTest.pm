@@ -15,7 +15,8 @@ use Time::HiRes ();
 use PgTopicsServerLog qw(log_problems);
 
 our @EXPORT = qw(start_logical_node start_sync_standby start_psql_script kill9_server expect_in_log
-  kafka_node_conf wait_for_kafka_listener kcat_run kafka_script kafka_script_path);
+  kafka_node_conf wait_for_kafka_listener kcat_run kafka_script kafka_script_path
+  type_literal topic_state_sql);
 
 # Every node logs its errors' SQLSTATEs, so that the check at the end of the
 # test (below) sees internal errors.  Every TAP test uses this module (the
@@ -235,6 +236,45 @@ sub kafka_script
 		'2>', \$err, IPC::Run::timeout(180))
 	  or die "$script @args failed: $err";
 	return decode_json($out);
+}
+
+# A literal of a topic's key or value type (bytea, text or jsonb), from a
+# number: different numbers give different values
+sub type_literal
+{
+	my ($type, $n) = @_;
+	return $type eq 'bytea' ? "'\\x" . sprintf('%04x', $n) . "'::bytea"
+	  : $type eq 'jsonb' ? qq{jsonb_build_object('n', $n)}
+	  : "'v$n'::text";
+}
+
+# Queries, by name, whose answers are what a database keeps of its topics,
+# for tests that compare a database before and after an update, upgrade or
+# restore: the records of each of @topics (count and checksum of every
+# column, one row per topic in the order of their names), offsets, the
+# topics, their settings, log starts, group positions and groups
+sub topic_state_sql
+{
+	my @topics = @_;
+	return (
+		records => "SELECT * FROM (" . join("\nUNION ALL ", map { qq{
+SELECT '$_'::text AS topic, count(*), md5(string_agg(format('%s/%s/%s/%s/%s/%s', partition, "offset", "timestamp",
+	key, value, headers), ',' ORDER BY partition, "offset")) FROM $_} } @topics) . ") r ORDER BY topic",
+		offsets => q{
+SELECT string_agg(format('%s %s', t.topic, o), E'\n' ORDER BY t.topic::text, o.partition)
+FROM topics.topics t, LATERAL topics.offsets(t.topic::text) o},
+		topics => q{
+SELECT string_agg(format('%s', t), E'\n' ORDER BY t.topic::text) FROM topics.topics t},
+		config => q{
+SELECT string_agg(format('%s', c), E'\n' ORDER BY c.topic::text) FROM topics.topic_config c},
+		log_starts => q{
+SELECT string_agg(format('%s', s), E'\n' ORDER BY s.partition::text) FROM topics.log_starts s},
+		positions => q{
+SELECT string_agg(format('%s', l), E'\n' ORDER BY group_name, topic::text, partition)
+FROM topics.consumer_lag l},
+		groups => q{
+SELECT string_agg(format('%s %s %s', group_name, topic, owner), E'\n' ORDER BY group_name, topic::text)
+FROM topics.consumer_groups});
 }
 
 1;

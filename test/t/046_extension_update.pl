@@ -55,14 +55,6 @@ is($node->safe_psql('postgres', q{SELECT extversion FROM pg_extension WHERE extn
 
 my @types = ('bytea', 'text', 'jsonb');
 my @topics;
-# a literal of each type, from a number
-sub lit
-{
-	my ($type, $n) = @_;
-	return $type eq 'bytea' ? "'\\x" . sprintf('%04x', $n) . "'::bytea"
-	  : $type eq 'jsonb' ? qq{jsonb_build_object('n', $n)}
-	  : "'v$n'::text";
-}
 for my $k (@types)
 {
 	for my $v (@types)
@@ -80,12 +72,12 @@ SELECT topics.create_topic('$t', 3, '$k', '$v'$settings);
 SELECT count(*) FROM topics.produce_batch('$t',
 	(SELECT array_agg($value ORDER BY g) FROM generate_series(1, 60) g),
 	(SELECT array_agg($key ORDER BY g) FROM generate_series(1, 60) g));
-SELECT topics.produce('$t', @{[ lit($v, 1000) ]}, NULL, 1, '{"trace": "t-1", "n": "1"}');
+SELECT topics.produce('$t', @{[ type_literal($v, 1000) ]}, NULL, 1, '{"trace": "t-1", "n": "1"}');
 BEGIN;
-SELECT topics.produce('$t', @{[ lit($v, 1001) ]}, NULL, 2);
+SELECT topics.produce('$t', @{[ type_literal($v, 1001) ]}, NULL, 2);
 ROLLBACK;
-SELECT topics.produce('$t', @{[ lit($v, 1002) ]}, NULL, 2, '{"after": "gap"}');
-INSERT INTO $t (key, value) VALUES (NULL, @{[ lit($v, 1003) ]});
+SELECT topics.produce('$t', @{[ type_literal($v, 1002) ]}, NULL, 2, '{"after": "gap"}');
+INSERT INTO $t (key, value) VALUES (NULL, @{[ type_literal($v, 1003) ]});
 });
 	}
 }
@@ -125,14 +117,7 @@ is($n_topics, scalar(@topics) + 1, 'the topics exist');
 # log starts, group positions and owners, privileges) and, separately, what
 # lives in shared memory until a restart (group generations and members)
 my %state_sql = (
-	records => join("\nUNION ALL ", map { qq{
-SELECT '$_', count(*), md5(string_agg(format('%s/%s/%s/%s/%s/%s', partition, "offset", "timestamp",
-	key, value, headers), ',' ORDER BY partition, "offset")) FROM $_} } @topics, 'orders'),
-	offsets => q{
-SELECT string_agg(format('%s %s', t.topic, o), E'\n' ORDER BY t.topic::text, o.partition)
-FROM topics.topics t, LATERAL topics.offsets(t.topic::text) o},
-	topics => q{
-SELECT string_agg(format('%s', t), E'\n' ORDER BY t.topic::text) FROM topics.topics t},
+	topic_state_sql(@topics, 'orders'),
 	partitions => q{
 SELECT string_agg(format('%s %s %s %s %s %s %s %s %s %s', topic, partition, relation,
 	log_start_offset, high_watermark, last_stable_offset, records, oldest_timestamp,
@@ -142,16 +127,6 @@ FROM topics.partitions},
 SELECT string_agg(format('%s %s %s %s %s', topic, partition, segment, base_offset, relation),
 	E'\n' ORDER BY topic::text, partition, segment)
 FROM topics.segments WHERE state <> 'spare'},
-	config => q{
-SELECT string_agg(format('%s', c), E'\n' ORDER BY c.topic::text) FROM topics.topic_config c},
-	log_starts => q{
-SELECT string_agg(format('%s', s), E'\n' ORDER BY s.partition::text) FROM topics.log_starts s},
-	positions => q{
-SELECT string_agg(format('%s', l), E'\n' ORDER BY group_name, topic::text, partition)
-FROM topics.consumer_lag l},
-	groups => q{
-SELECT string_agg(format('%s %s %s', group_name, topic, owner), E'\n' ORDER BY group_name, topic::text)
-FROM topics.consumer_groups},
 	privileges => q{
 SELECT string_agg(format('%s %s %s %s', c.oid::regclass, r.rolname, p.priv,
 	has_table_privilege(r.oid, c.oid, p.priv)), E'\n' ORDER BY c.oid::regclass::text, r.rolname, p.priv)
