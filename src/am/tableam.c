@@ -341,12 +341,10 @@ topic_relation_estimate_size(Relation rel, int32 *attr_widths,
 							 double *allvisfrac)
 {
 	TopicLogEnd end;
-	uint64		blocks = 0;
+	bool		router = topic_log_is_router(rel);
+	uint64		blocks = router ? topic_router_blocks(rel) : 0;
 
-	if (topic_log_is_router(rel))
-		blocks = topic_router_blocks(rel);
-	if (!topic_log_is_router(rel) ||
-		(blocks < 10 && rel->rd_rel->relpages == 0))
+	if (!router || (blocks < 10 && rel->rd_rel->relpages == 0))
 	{
 		/* a record costs its data plus about two bytes (flags, batch share) */
 		table_block_relation_estimate_size(rel, attr_widths, pages, tuples,
