@@ -128,10 +128,17 @@ def ck_produce_mixed(bootstrap, topic):
     """confluent-kafka: a record that is not JSON to partition 0, good ones to 1.
     The two records of partition 0 must travel in one batch: a linger longer
     than any pause of a busy machine keeps them together, and flush() sends
-    at once whatever the linger (with 50 ms, a slow CI run sent them apart)"""
+    at once whatever the linger (with 50 ms, a slow CI run sent them apart).
+    The topic's metadata is fetched first: records produced before the
+    producer knows the topic wait unassigned, and if flush() is already
+    under way when the metadata comes, librdkafka moves them to their
+    partition one at a time and sends the first alone (seen once in CI)"""
     from confluent_kafka import Producer
     p = Producer({'bootstrap.servers': bootstrap, 'linger.ms': 10000,
                   'retries': 0})
+    known = p.list_topics(topic, timeout=30).topics.get(topic)
+    if known is None or known.error is not None or len(known.partitions) < 2:
+        raise RuntimeError('no metadata for topic %s: %r' % (topic, known))
     reports = []
 
     def report(err, msg):
