@@ -29,38 +29,17 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "test-major.sh: needs root (debootstrap and chroot)" >&2
 	exit 1
 fi
-command -v debootstrap >/dev/null ||
-	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
+. "$top/scripts/debian-root.sh"
 
 root=$(mktemp -d /var/tmp/pg_topics-pg$major.XXXXXX)
-# the root's / (mktemp's directory is private) must let the test user in
-chmod 755 "$root"
-cleanup() {
-	umount "$root/proc" 2>/dev/null || true
-	umount "$root/pg_topics-shared" 2>/dev/null || true
-	rm -rf --one-file-system "$root"
-}
-trap cleanup EXIT
+trap 'debian_root_remove "$root"' EXIT
 
 started=$(date +%s)
 echo "+++ PostgreSQL $major: making a Debian $suite root in $root"
-if ! debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$root.debootstrap.log" 2>&1; then
-	tail -n 30 "$root.debootstrap.log"
-	rm -f "$root.debootstrap.log"
-	echo "test-major.sh: debootstrap of $suite failed" >&2
-	exit 1
-fi
-rm -f "$root.debootstrap.log"
-mount -t proc proc "$root/proc"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-# The root installs only what the suite names (recommended packages bring a
-# mail server and systemd units, whose scripts fail in a bare chroot), and
-# takes the mirror's release files as they are: a mirror of testing may
-# serve files past their Valid-Until date, which debootstrap took anyway.
-cat >"$root/etc/apt/apt.conf.d/90pg-topics-test" <<'EOF'
-APT::Install-Recommends "false";
-Acquire::Check-Valid-Until "false";
-EOF
+debootstrap_log=$(mktemp /var/tmp/pg_topics-pg$major-debootstrap.XXXXXX)
+debian_root_make "$root" "$suite" "$mirror" "$debootstrap_log" ||
+	{ rm -f "$debootstrap_log"; exit 1; }
+rm -f "$debootstrap_log"
 # runs beside another major's (scripts/test.sh): ports and the demo's turn
 shared_env=()
 if [ -n "${PGTOPICS_TEST_SHARED:-}" ]; then

@@ -33,6 +33,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
+. "$top/scripts/debian-root.sh"
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/pg_topics-package.XXXXXX")
 root=$work/root
 logs=$work/logs
@@ -41,18 +42,8 @@ step=
 log=
 times=()
 
-# Processes whose root directory is the debootstrap root: only the demo's
-# server, unless a step failed half-way
-root_pids() {
-	local p
-	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && echo "${p#/proc/}"
-	done
-	return 0
-}
-
 cleanup() {
-	local status=$? pids
+	local status=$?
 	trap - EXIT
 	if [ $status -ne 0 ]; then
 		echo "$me: FAILED at the step \"$step\" (exit status $status)" >&2
@@ -72,31 +63,11 @@ cleanup() {
 				chroot "$root" pg_ctlcluster --force "$pg_major" main stop >/dev/null 2>&1 || true
 			fi
 		fi
-		pids=$(root_pids)
-		if [ -n "$pids" ]; then
-			# shellcheck disable=SC2086
-			kill -TERM $pids 2>/dev/null || true
-			for _ in $(seq 20); do
-				[ -n "$(root_pids)" ] || break
-				sleep 0.5
-			done
-			pids=$(root_pids)
-			# shellcheck disable=SC2086
-			[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
-			sleep 1
-		fi
 	fi
-	# our /proc, and whatever an interrupted debootstrap left mounted (it
-	# mounts /proc and /sys in the root while it installs), innermost first
-	local mnt
-	for mnt in $(awk -v root="$root/" 'index($2, root) == 1 { print $2 }' /proc/mounts | sort -r); do
-		umount "$mnt" || umount -l "$mnt" || true
-	done
-	if grep -q " $root/" /proc/mounts; then
-		echo "$me: something is still mounted under $root; not removing $work" >&2
+	if ! debian_root_remove "$root"; then
+		echo "$me: not removing $work" >&2
 		status=1
 	else
-		# never into another file system, whatever happened above
 		rm -rf --one-file-system "$work"
 	fi
 	exit $status
@@ -178,7 +149,7 @@ echo "    $(basename "$deb"): $(dpkg-deb -f "$deb" Depends)"
 end
 
 begin "debootstrap a fresh Debian 12 root"
-logged timeout 900 debootstrap --variant=minbase "$suite" "$root" "$mirror"
+debian_root_make "$root" "$suite" "$mirror" "$log"
 # a Debian 12 system as users have it: with its updates and security updates
 # (the package wants the point release of postgresql-15 it was built against)
 cat >"$root/etc/apt/sources.list" <<EOF
@@ -186,11 +157,6 @@ deb $mirror $suite main
 deb $mirror $suite-updates main
 deb http://deb.debian.org/debian-security $suite-security main
 EOF
-# no service starts inside the root: the server package would start its
-# cluster 15/main on port 5432 of this machine's network
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod 755 "$root/usr/sbin/policy-rc.d"
-mount -t proc proc "$root/proc"
 end
 
 begin "apt-get install ./$(basename "$deb")"
@@ -230,7 +196,7 @@ got=$(psql_root "SELECT setting FROM pg_settings WHERE name = 'shared_preload_li
 in_root bash -c "exec 3<>/dev/tcp/127.0.0.1/$kafka_port" 2>>"$log" ||
 	fail "nothing listens on the demo's Kafka port $kafka_port"
 logged in_root /src/pg_topics/scripts/demo.sh stop
-[ -z "$(root_pids)" ] || fail "processes are left in the root after demo.sh stop: $(root_pids)"
+[ -z "$(debian_root_pids "$root")" ] || fail "processes are left in the root after demo.sh stop: $(debian_root_pids "$root")"
 end
 
 begin "docs/install.md's setup of a Debian cluster"
@@ -250,7 +216,7 @@ got=$(in_root runuser -u postgres -- psql -X -Atq -v ON_ERROR_STOP=1 -d postgres
 	-c "SELECT count(*) FROM t") 2>>"$log" || fail "topics do not work in the cluster docs/install.md set up"
 [ "$(echo "$got" | tail -n 1)" = 3 ] || fail "the topic made in the cluster holds $(echo "$got" | tail -n 1) records, not 3"
 logged in_root pg_ctlcluster "$pg_major" main stop
-[ -z "$(root_pids)" ] || fail "processes are left in the root after pg_ctlcluster stop: $(root_pids)"
+[ -z "$(debian_root_pids "$root")" ] || fail "processes are left in the root after pg_ctlcluster stop: $(debian_root_pids "$root")"
 end
 
 begin "the autopkgtest (debian/tests/installcheck)"
