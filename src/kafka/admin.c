@@ -41,6 +41,7 @@
 #include "pg_topics/api/topics.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/brokers.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
@@ -184,7 +185,11 @@ kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 			char	   *relname = kafka_bytes_cstring(name);
 			Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
 
-			if (OidIsValid(nspid) && OidIsValid(get_relname_relid(relname, nspid)))
+			/* the topic, or any relation its table would be named as */
+			if (OidIsValid(topic_kafka_lookup(name.data, name.len)) ||
+				(OidIsValid(nspid) &&
+				 OidIsValid(get_relname_relid(topic_kafka_table_name(name.data, name.len),
+											  nspid))))
 				errors[i] = KAFKA_TOPIC_ALREADY_EXISTS;
 			else if (topics[i].partitions > width)
 			{

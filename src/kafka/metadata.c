@@ -32,6 +32,7 @@
 
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/brokers.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
@@ -122,35 +123,29 @@ write_all_topics(KafkaRequest *req, int32 leader)
 		if (get_rel_namespace(relid) != nspid ||
 			!kafka_topic_allowed(relid, ACL_SELECT))
 			continue;
+		/* a topic no Kafka client can name is not offered */
+		name.data = topic_kafka_name(relid);
+		if (name.data == NULL)
+			continue;
+		name.len = strlen(name.data);
 		if (!ConditionalLockRelationOid(relid, AccessShareLock))
 		{
 			/*
 			 * Held by DDL: listed, for the client to ask again, without
 			 * waiting (one topic's lock must not hold up the whole list)
 			 */
-			name.data = get_rel_name(relid);
-			name.len = name.data ? strlen(name.data) : 0;
-			if (name.data != NULL && kafka_topic_name_valid(name))
-			{
-				write_topic(req, name.data, name.len,
-							KAFKA_LEADER_NOT_AVAILABLE, 0, leader);
-				n++;
-			}
+			write_topic(req, name.data, name.len,
+						KAFKA_LEADER_NOT_AVAILABLE, 0, leader);
+			n++;
 			continue;
 		}
 		topic = topic_try_open(relid, AccessShareLock, TOPIC_NO_ACL_CHECK);
 		UnlockRelationOid(relid, AccessShareLock);
 		if (topic == NULL)
 			continue;
-		name.data = RelationGetRelationName(topic);
-		name.len = strlen(name.data);
-		/* a name Kafka cannot have is not offered */
-		if (kafka_topic_name_valid(name))
-		{
-			write_topic(req, name.data, name.len, KAFKA_NONE,
-						topic_partition_count(topic), leader);
-			n++;
-		}
+		write_topic(req, name.data, name.len, KAFKA_NONE,
+					topic_partition_count(topic), leader);
+		n++;
 		relation_close(topic, AccessShareLock);
 	}
 	kafka_patch_int32(req->response, count_at, n);
