@@ -22,6 +22,9 @@
  * table's own 63-byte name is not a Kafka name, so that no topic answers
  * to two names (and two sets of group positions).
  *
+ * Kafka's internal topics' names are no table's: __consumer_offsets is
+ * served from topics.consumer_offsets, __transaction_state is not served.
+ *
  * The catalog is read only for names that can be mapped (longer than 63
  * bytes) or tables whose name has exactly 63 bytes, so other topics cost
  * nothing more than before.  A database whose extension SQL predates the
@@ -70,6 +73,16 @@ topic_kafka_name_legal(const char *name, int len)
 			return false;
 	}
 	return true;
+}
+
+/* Is name one of Kafka's internal topics, which no table can be? */
+bool
+topic_kafka_name_reserved(const char *name, int len)
+{
+	return (len == strlen(TOPIC_KAFKA_OFFSETS_TOPIC) &&
+			memcmp(name, TOPIC_KAFKA_OFFSETS_TOPIC, len) == 0) ||
+		(len == strlen("__transaction_state") &&
+		 memcmp(name, "__transaction_state", len) == 0);
 }
 
 /*
@@ -167,7 +180,8 @@ topic_kafka_lookup(const char *name, int len)
 	Oid			relid = InvalidOid;
 	int			rc;
 
-	if (!topic_kafka_name_legal(name, len))
+	if (!topic_kafka_name_legal(name, len) ||
+		topic_kafka_name_reserved(name, len))
 		return InvalidOid;
 	table = topic_kafka_table_name(name, len);
 	if (len < NAMEDATALEN)
@@ -210,8 +224,8 @@ topic_kafka_lookup(const char *name, int len)
 
 /*
  * The Kafka name of topic relid (palloc'd): its long name if it is a
- * mapped topic, else its table name if that is a legal Kafka name, else
- * NULL (no Kafka client can name it).  Whether it is in
+ * mapped topic, else its table name if that is a legal Kafka name that
+ * is not reserved, else NULL (no Kafka client can name it).  Whether it is in
  * pg_topics.kafka_schema is the caller's to check.
  */
 char *
@@ -225,7 +239,8 @@ topic_kafka_name(Oid relid)
 	name = mapped_name(relid);
 	if (name != NULL)
 		return name;
-	return topic_kafka_name_legal(relname, strlen(relname)) ? relname : NULL;
+	return topic_kafka_name_legal(relname, strlen(relname)) &&
+		!topic_kafka_name_reserved(relname, strlen(relname)) ? relname : NULL;
 }
 
 /*

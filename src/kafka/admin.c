@@ -186,7 +186,12 @@ kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 			Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
 
 			/* the topic, or any relation its table would be named as */
-			if (OidIsValid(topic_kafka_lookup(name.data, name.len)) ||
+			if (topic_kafka_name_reserved(name.data, name.len))
+			{
+				errors[i] = KAFKA_INVALID_TOPIC_EXCEPTION;
+				messages[i] = psprintf("%s is one of Kafka's internal topics", relname);
+			}
+			else if (OidIsValid(topic_kafka_lookup(name.data, name.len)) ||
 				(OidIsValid(nspid) &&
 				 OidIsValid(get_relname_relid(topic_kafka_table_name(name.data, name.len),
 											  nspid))))
@@ -254,9 +259,14 @@ kafka_delete_topics(KafkaRequest *req, TimestampTz *deadline)
 	for (int32 i = 0; i < ntopics; i++)
 	{
 		int16		error = KAFKA_NOT_CONTROLLER;
-		Relation	topic = refused ? NULL :
-			kafka_open_topic(names[i], AccessShareLock, TOPIC_NO_ACL_CHECK,
-							 &error);
+		Relation	topic = NULL;
+
+		/* no principal may delete __consumer_offsets */
+		if (!refused && topic_kafka_name_reserved(names[i].data, names[i].len))
+			error = KAFKA_TOPIC_AUTHORIZATION_FAILED;
+		else if (!refused)
+			topic = kafka_open_topic(names[i], AccessShareLock,
+									 TOPIC_NO_ACL_CHECK, &error);
 
 		CHECK_FOR_INTERRUPTS();
 		if (topic != NULL)

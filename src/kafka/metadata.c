@@ -34,6 +34,7 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/brokers.h"
+#include "pg_topics/kafka/consumer_offsets_topic.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/wire/codec.h"
@@ -46,14 +47,14 @@
  */
 static void
 write_topic(KafkaRequest *req, const char *name, int namelen, int16 error,
-			int32 nparts, int32 leader)
+			int32 nparts, int32 leader, bool internal)
 {
 	StringInfo	out = req->response;
 
 	kafka_write_int16(out, error);
 	kafka_write_string_len(out, name, namelen);
 	if (req->api_version >= 1)
-		kafka_write_int8(out, 0);	/* is_internal */
+		kafka_write_int8(out, internal ? 1 : 0);
 	kafka_write_array_len(out, nparts);
 	for (int32 p = 0; p < nparts; p++)
 	{
@@ -80,8 +81,16 @@ static void
 write_named_topic(KafkaRequest *req, KafkaBytes name, int32 leader)
 {
 	int16		error;
-	Relation	topic = kafka_open_topic_nowait(name, AccessShareLock,
-												TOPIC_NO_ACL_CHECK, &error);
+	Relation	topic;
+
+	/* __consumer_offsets: one partition, whose records each role may read */
+	if (kafka_is_offsets_topic(name))
+	{
+		write_topic(req, name.data, name.len, KAFKA_NONE, 1, leader, true);
+		return;
+	}
+	topic = kafka_open_topic_nowait(name, AccessShareLock, TOPIC_NO_ACL_CHECK,
+									&error);
 
 	/*
 	 * Held locked by a SQL session: ask again later.  Metadata never waits,
@@ -98,7 +107,7 @@ write_named_topic(KafkaRequest *req, KafkaBytes name, int32 leader)
 		error = KAFKA_TOPIC_AUTHORIZATION_FAILED;
 	}
 	write_topic(req, name.data, Max(name.len, 0), error,
-				topic ? topic_partition_count(topic) : 0, leader);
+				topic ? topic_partition_count(topic) : 0, leader, false);
 	if (topic != NULL)
 		relation_close(topic, AccessShareLock);
 }
@@ -135,7 +144,7 @@ write_all_topics(KafkaRequest *req, int32 leader)
 			 * waiting (one topic's lock must not hold up the whole list)
 			 */
 			write_topic(req, name.data, name.len,
-						KAFKA_LEADER_NOT_AVAILABLE, 0, leader);
+						KAFKA_LEADER_NOT_AVAILABLE, 0, leader, false);
 			n++;
 			continue;
 		}
@@ -144,9 +153,16 @@ write_all_topics(KafkaRequest *req, int32 leader)
 		if (topic == NULL)
 			continue;
 		write_topic(req, name.data, name.len, KAFKA_NONE,
-					topic_partition_count(topic), leader);
+					topic_partition_count(topic), leader, false);
 		n++;
 		relation_close(topic, AccessShareLock);
+	}
+	if (kafka_offsets_topic_listed())
+	{
+		write_topic(req, TOPIC_KAFKA_OFFSETS_TOPIC,
+					strlen(TOPIC_KAFKA_OFFSETS_TOPIC), KAFKA_NONE, 1, leader,
+					true);
+		n++;
 	}
 	kafka_patch_int32(req->response, count_at, n);
 }

@@ -465,6 +465,13 @@ open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege, bool wait,
 		*error = KAFKA_INVALID_TOPIC_EXCEPTION;
 		return NULL;
 	}
+	/* Kafka's internal topics take no records (Kafka's answer) */
+	if (topic_kafka_name_reserved(name.data, name.len))
+	{
+		*error = (privilege & ACL_INSERT) ? KAFKA_INVALID_TOPIC_EXCEPTION :
+			KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+		return NULL;
+	}
 	relid = topic_kafka_lookup(name.data, name.len);
 	if (!OidIsValid(relid))
 	{

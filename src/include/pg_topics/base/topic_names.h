@@ -13,6 +13,10 @@
 /* Kafka's longest topic name (its Topic.MAX_NAME_LENGTH) */
 #define TOPIC_KAFKA_NAME_MAX	249
 
+/* Kafka's internal topic of group positions (kafka/consumer_offsets_topic.c) */
+#define TOPIC_KAFKA_OFFSETS_TOPIC	"__consumer_offsets"
+
+extern bool topic_kafka_name_reserved(const char *name, int len);
 extern bool topic_kafka_name_legal(const char *name, int len);
 extern char *topic_kafka_table_name(const char *name, int len);
 extern Oid	topic_kafka_lookup(const char *name, int len);
