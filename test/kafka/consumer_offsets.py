@@ -87,6 +87,10 @@ def read(role):
     # pg_monitor members see this one; any role may name partition 0
     parts = c.partitions_for_topic(TOPIC)
     tps = [TopicPartition(TOPIC, p) for p in sorted(parts or [0])]
+    # what Metadata marked is_internal
+    cluster = c._client.cluster
+    internal = sorted(set(cluster.topics(exclude_internal_topics=False)) -
+                      set(cluster.topics(exclude_internal_topics=True)))
     c.assign(tps)
     c.seek_to_beginning(*tps)
     end = c.end_offsets(tps)
@@ -110,6 +114,7 @@ def read(role):
     c.close()
     return {
         'listed': listed,
+        'internal': internal,
         'partitions': sorted(parts) if parts else None,
         'end': {str(tp.partition): o for tp, o in end.items()},
         'latest': {k: v for k, v in latest.items() if v is not None},

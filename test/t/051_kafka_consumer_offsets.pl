@@ -72,6 +72,7 @@ FROM topics.consumer_lag WHERE committed_offset IS NOT NULL});
 my $w = co('watcher', 'read');
 is_deeply($w->{partitions}, [0], '__consumer_offsets has one partition');
 ok((grep { $_ eq '__consumer_offsets' } @{ $w->{listed} }), 'a pg_monitor member gets it listed');
+is_deeply($w->{internal}, ['__consumer_offsets'], 'Metadata marks it internal, and nothing else');
 ok($w->{increasing}, 'its offsets only increase');
 is_deeply($w->{value_versions}, [1], 'the values are offset commit records of version 1');
 my $lag = lag_as('watcher');
