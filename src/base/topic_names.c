@@ -25,7 +25,7 @@
  * Kafka's internal topics' names are no table's: __consumer_offsets is
  * served from topics.consumer_offsets, __transaction_state is not served.
  *
- * The catalog is read only for names that can be mapped (longer than 63
+ * The catalog is read (by index, not SQL) only for names that can be mapped (longer than 63
  * bytes) or tables whose name has exactly 63 bytes, so other topics cost
  * nothing more than before.  A database whose extension SQL predates the
  * catalog (0.2, until ALTER EXTENSION UPDATE) has no mapped names.
@@ -34,6 +34,10 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
 #include "common/cryptohash.h"
@@ -41,7 +45,10 @@
 #include "executor/spi.h"
 #include "parser/scansup.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/varlena.h"
 
 #include "pg_topics/base/catalog.h"
@@ -113,14 +120,68 @@ topic_kafka_table_name(const char *name, int len)
 	return result;
 }
 
+/*
+ * The OID of relation relname of schema topics (the catalog of mapped
+ * names and its indexes), or InvalidOid if the extension's SQL predates it
+ */
+static Oid
+catalog_relid(const char *relname)
+{
+	Oid			nspid = get_namespace_oid("topics", true);
+
+	return OidIsValid(nspid) ? get_relname_relid(relname, nspid) : InvalidOid;
+}
+
 /* Does this database have the catalog of mapped names? */
 static bool
 have_name_catalog(void)
 {
-	Oid			nspid = get_namespace_oid("topics", true);
+	return OidIsValid(catalog_relid("kafka_topic_names"));
+}
 
-	return OidIsValid(nspid) &&
-		OidIsValid(get_relname_relid("kafka_topic_names", nspid));
+/*
+ * The row of topics.kafka_topic_names whose column attnum (of the table,
+ * as systable_beginscan takes it) equals value
+ * (by the unique index named index, with equality procedure eqproc): its
+ * topic and (palloc'd) Kafka name; false if there is none.  An index scan
+ * rather than SQL: Kafka requests resolve names all the time.
+ */
+static bool
+read_name_row(const char *index, AttrNumber attnum, RegProcedure eqproc,
+			  Datum value, Oid *topic, char **kafka_name)
+{
+	Oid			relid = catalog_relid("kafka_topic_names");
+	Oid			indexid = catalog_relid(index);
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tuple;
+	Snapshot	snapshot;
+	bool		found = false;
+
+	if (!OidIsValid(relid) || !OidIsValid(indexid))
+		return false;
+	rel = table_open(relid, AccessShareLock);
+	/* the latest committed names, as the catalogs they go with */
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	ScanKeyInit(&key, attnum, BTEqualStrategyNumber, eqproc, value);
+	scan = systable_beginscan(rel, indexid, true, snapshot, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+	{
+		bool		isnull;
+		Datum		d;
+
+		d = heap_getattr(tuple, 1, RelationGetDescr(rel), &isnull);
+		*topic = isnull ? InvalidOid : DatumGetObjectId(d);
+		d = heap_getattr(tuple, 2, RelationGetDescr(rel), &isnull);
+		*kafka_name = isnull ? NULL : TextDatumGetCString(d);
+		found = !isnull;
+	}
+	systable_endscan(scan);
+	UnregisterSnapshot(snapshot);
+	table_close(rel, AccessShareLock);
+	return found;
 }
 
 /*
@@ -130,35 +191,16 @@ have_name_catalog(void)
 static char *
 mapped_name(Oid relid)
 {
-	MemoryContext caller = CurrentMemoryContext;
-	TopicInternalSql internal;
-	Oid			argtypes[1] = {OIDOID};
-	Datum		args[1] = {ObjectIdGetDatum(relid)};
 	char	   *relname = get_rel_name(relid);
-	char	   *result = NULL;
-	int			rc;
+	char	   *name;
+	Oid			topic;
 
 	if (relname == NULL || strlen(relname) != NAMEDATALEN - 1 ||
-		!have_name_catalog())
+		!read_name_row("kafka_topic_names_pkey", 1, F_OIDEQ,
+					   ObjectIdGetDatum(relid), &topic, &name))
 		return NULL;
-	topic_internal_sql_begin(&internal);
-	rc = SPI_execute_with_args("SELECT kafka_name FROM topics.kafka_topic_names "
-							   "WHERE topic OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
-							   1, argtypes, args, NULL, true, 1);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "could not read topics.kafka_topic_names: %s",
-			 SPI_result_code_string(rc));
-	if (SPI_processed > 0)
-	{
-		char	   *name = SPI_getvalue(SPI_tuptable->vals[0],
-										SPI_tuptable->tupdesc, 1);
-
-		if (name != NULL &&
-			strcmp(topic_kafka_table_name(name, strlen(name)), relname) == 0)
-			result = MemoryContextStrdup(caller, name);
-	}
-	topic_internal_sql_end(&internal);
-	return result;
+	return strcmp(topic_kafka_table_name(name, strlen(name)), relname) == 0 ?
+		name : NULL;
 }
 
 /*
@@ -172,13 +214,9 @@ mapped_name(Oid relid)
 Oid
 topic_kafka_lookup(const char *name, int len)
 {
-	MemoryContext caller = CurrentMemoryContext;
-	TopicInternalSql internal;
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		args[1];
 	char	   *table;
-	Oid			relid = InvalidOid;
-	int			rc;
+	char	   *recorded;
+	Oid			relid;
 
 	if (!topic_kafka_name_legal(name, len) ||
 		topic_kafka_name_reserved(name, len))
@@ -193,33 +231,13 @@ topic_kafka_lookup(const char *name, int len)
 			return InvalidOid;
 		return relid;
 	}
-	if (!have_name_catalog())
+	if (!read_name_row("kafka_topic_names_kafka_name_key", 2, F_TEXTEQ,
+					   PointerGetDatum(cstring_to_text_with_len(name, len)),
+					   &relid, &recorded))
 		return InvalidOid;
-	args[0] = PointerGetDatum(cstring_to_text_with_len(name, len));
-	topic_internal_sql_begin(&internal);
-	rc = SPI_execute_with_args("SELECT topic::pg_catalog.oid FROM topics.kafka_topic_names "
-							   "WHERE kafka_name OPERATOR(pg_catalog.=) $1",
-							   1, argtypes, args, NULL, true, 1);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "could not read topics.kafka_topic_names: %s",
-			 SPI_result_code_string(rc));
-	if (SPI_processed > 0)
-	{
-		bool		isnull;
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[0],
-									  SPI_tuptable->tupdesc, 1, &isnull);
-
-		if (!isnull)
-			relid = DatumGetObjectId(d);
-	}
-	topic_internal_sql_end(&internal);
-	MemoryContextSwitchTo(caller);
-
 	/* the row holds while the table has the name derived from it */
-	if (OidIsValid(relid) &&
-		topic_lookup_in_schema(pg_topics_kafka_schema, table) != relid)
-		relid = InvalidOid;
-	return relid;
+	return topic_lookup_in_schema(pg_topics_kafka_schema, table) == relid ?
+		relid : InvalidOid;
 }
 
 /*
