@@ -81,7 +81,8 @@ def read(role):
     decoded: the latest committed offset per group/topic/partition (null if
     cleared), the offsets seen (strictly increasing), and the topics listed
     to the role"""
-    c = KafkaConsumer(enable_auto_commit=False, **auth(role))
+    c = KafkaConsumer(enable_auto_commit=False, request_timeout_ms=30000,
+                      **auth(role))
     listed = ck_listed(role)
     # kafka-python finds partitions in the list of all topics, where only
     # pg_monitor members see this one; any role may name partition 0
