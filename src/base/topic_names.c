@@ -241,6 +241,31 @@ topic_kafka_lookup(const char *name, int len)
 }
 
 /*
+ * Does open relation rel, found by topic_kafka_lookup(name, len) and
+ * locked since, still answer to that Kafka name (not dropped, renamed,
+ * moved or remapped meanwhile)?  Cheaper than looking it up again: the
+ * catalog of mapped names is read only where lookup read it.  Whether
+ * rel is a topic is the caller's to check.
+ */
+bool
+topic_kafka_name_still(Relation rel, const char *name, int len)
+{
+	char	   *table = topic_kafka_table_name(name, len);
+	char	   *mapped;
+
+	if (strcmp(RelationGetRelationName(rel), table) != 0 ||
+		RelationGetNamespace(rel) != get_namespace_oid(pg_topics_kafka_schema, true))
+		return false;
+	if (len < NAMEDATALEN - 1)
+		return true;
+	mapped = mapped_name(RelationGetRelid(rel));
+	if (len == NAMEDATALEN - 1)
+		return mapped == NULL;
+	return mapped != NULL && (int) strlen(mapped) == len &&
+		memcmp(mapped, name, len) == 0;
+}
+
+/*
  * The Kafka name of topic relid (palloc'd): its long name if it is a
  * mapped topic, else its table name if that is a legal Kafka name that
  * is not reserved, else NULL (no Kafka client can name it).  Whether it is in

@@ -499,7 +499,7 @@ open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege, bool wait,
 	 */
 	rel = try_relation_open(relid, NoLock);
 	if (rel == NULL || !topic_is_topic_parent(rel) ||
-		topic_kafka_lookup(name.data, name.len) != relid)
+		!topic_kafka_name_still(rel, name.data, name.len))
 	{
 		if (rel != NULL)
 			relation_close(rel, NoLock);
