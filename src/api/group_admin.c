@@ -33,6 +33,7 @@
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/internal_sql.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/read/read.h"
 #include "pg_topics/segments/segment.h"
@@ -476,10 +477,7 @@ topic_group_info(PG_FUNCTION_ARGS)
 static Oid
 kafka_topic_oid(KafkaBytes name)
 {
-	char	   *relname = kafka_bytes_cstring(name);
-
-	return relname ? topic_lookup_in_schema(pg_topics_kafka_schema, relname) :
-		InvalidOid;
+	return topic_kafka_lookup(name.data, name.len);
 }
 
 /*

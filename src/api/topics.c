@@ -46,6 +46,7 @@
 #include "pg_topics/api/topics.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/internal_sql.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/worker/retention.h"
 
@@ -299,6 +300,7 @@ topic_create(text *name, int32 partitions, Oid key_type, Oid value_type,
 	PartitionsToAdd add;
 	Oid			relid;
 	int			settings;
+	char	   *kafka_name;
 
 	PreventCommandIfReadOnly("create_topic");
 	check_partition_count(partitions);
@@ -312,7 +314,8 @@ topic_create(text *name, int32 partitions, Oid key_type, Oid value_type,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("retention_bytes must be positive")));
 
-	rv = makeRangeVarFromNameList(textToQualifiedNameList(name));
+	/* a name longer than a table's is mapped, never truncated */
+	rv = topic_parse_creation_name(name, &kafka_name);
 	nspid = topic_creation_namespace(rv);
 	qualified = quote_qualified_identifier(get_namespace_name(nspid), rv->relname);
 
@@ -335,6 +338,8 @@ topic_create(text *name, int32 partitions, Oid key_type, Oid value_type,
 	relid = get_relname_relid(rv->relname, nspid);
 
 	topic_record_extension_dependency(relid);
+	if (kafka_name != NULL)
+		topic_kafka_name_record(relid, kafka_name);
 
 	add.nspid = nspid;
 	add.topic_name = rv->relname;

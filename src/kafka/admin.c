@@ -41,6 +41,7 @@
 #include "pg_topics/api/topics.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/brokers.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
@@ -184,7 +185,16 @@ kafka_create_topics(KafkaRequest *req, TimestampTz *deadline)
 			char	   *relname = kafka_bytes_cstring(name);
 			Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
 
-			if (OidIsValid(nspid) && OidIsValid(get_relname_relid(relname, nspid)))
+			/* the topic, or any relation its table would be named as */
+			if (topic_kafka_name_reserved(name.data, name.len))
+			{
+				errors[i] = KAFKA_INVALID_TOPIC_EXCEPTION;
+				messages[i] = psprintf("%s is one of Kafka's internal topics", relname);
+			}
+			else if (OidIsValid(topic_kafka_lookup(name.data, name.len)) ||
+				(OidIsValid(nspid) &&
+				 OidIsValid(get_relname_relid(topic_kafka_table_name(name.data, name.len),
+											  nspid))))
 				errors[i] = KAFKA_TOPIC_ALREADY_EXISTS;
 			else if (topics[i].partitions > width)
 			{
@@ -249,9 +259,14 @@ kafka_delete_topics(KafkaRequest *req, TimestampTz *deadline)
 	for (int32 i = 0; i < ntopics; i++)
 	{
 		int16		error = KAFKA_NOT_CONTROLLER;
-		Relation	topic = refused ? NULL :
-			kafka_open_topic(names[i], AccessShareLock, TOPIC_NO_ACL_CHECK,
-							 &error);
+		Relation	topic = NULL;
+
+		/* no principal may delete __consumer_offsets */
+		if (!refused && topic_kafka_name_reserved(names[i].data, names[i].len))
+			error = KAFKA_TOPIC_AUTHORIZATION_FAILED;
+		else if (!refused)
+			topic = kafka_open_topic(names[i], AccessShareLock,
+									 TOPIC_NO_ACL_CHECK, &error);
 
 		CHECK_FOR_INTERRUPTS();
 		if (topic != NULL)

@@ -51,6 +51,7 @@
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/sync_standby.h"
 #include "pg_topics/kafka/budget.h"
+#include "pg_topics/kafka/consumer_offsets_topic.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/record_map.h"
 #include "pg_topics/read/read.h"
@@ -377,6 +378,11 @@ kafka_fetch(KafkaRequest *req, TimestampTz *deadline)
 		int16		error;
 		Relation	topic;
 
+		if (kafka_is_offsets_topic(tr->name))
+		{
+			total += kafka_offsets_topic_fetch(req, tr, total, max_bytes);
+			continue;
+		}
 		topic = kafka_open_topic(tr->name, AccessShareLock, ACL_SELECT, &error);
 		kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
 		kafka_write_array_len(out, tr->npartitions);

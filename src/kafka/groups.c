@@ -41,6 +41,7 @@
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/shared/group_state.h"
@@ -157,8 +158,7 @@ subscribed_topics(KafkaJoin *join, const KafkaProtocol *protocol)
 
 		if (!kafka_topic_name_valid(names[i]))
 			continue;
-		relid = topic_lookup_in_schema(pg_topics_kafka_schema,
-									   kafka_bytes_cstring(names[i]));
+		relid = topic_kafka_lookup(names[i].data, names[i].len);
 		if (!OidIsValid(relid) || !kafka_topic_allowed(relid, ACL_SELECT))
 			continue;
 		if (topic_group_exists(relid, join->group, &owner))

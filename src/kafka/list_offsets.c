@@ -20,6 +20,7 @@
 
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/base/catalog.h"
+#include "pg_topics/kafka/consumer_offsets_topic.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/record_map.h"
 #include "pg_topics/wire/protocol.h"
@@ -88,6 +89,11 @@ kafka_list_offsets(KafkaRequest *req, TimestampTz *deadline)
 		int16		error;
 		Relation	topic;
 
+		if (kafka_is_offsets_topic(tr->name))
+		{
+			kafka_offsets_topic_list_offsets(out, tr);
+			continue;
+		}
 		topic = kafka_open_topic(tr->name, AccessShareLock, ACL_SELECT, &error);
 		kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
 		kafka_write_array_len(out, tr->npartitions);

@@ -32,7 +32,9 @@
 
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/brokers.h"
+#include "pg_topics/kafka/consumer_offsets_topic.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/wire/codec.h"
@@ -45,14 +47,14 @@
  */
 static void
 write_topic(KafkaRequest *req, const char *name, int namelen, int16 error,
-			int32 nparts, int32 leader)
+			int32 nparts, int32 leader, bool internal)
 {
 	StringInfo	out = req->response;
 
 	kafka_write_int16(out, error);
 	kafka_write_string_len(out, name, namelen);
 	if (req->api_version >= 1)
-		kafka_write_int8(out, 0);	/* is_internal */
+		kafka_write_int8(out, internal ? 1 : 0);
 	kafka_write_array_len(out, nparts);
 	for (int32 p = 0; p < nparts; p++)
 	{
@@ -79,8 +81,16 @@ static void
 write_named_topic(KafkaRequest *req, KafkaBytes name, int32 leader)
 {
 	int16		error;
-	Relation	topic = kafka_open_topic_nowait(name, AccessShareLock,
-												TOPIC_NO_ACL_CHECK, &error);
+	Relation	topic;
+
+	/* __consumer_offsets: one partition, whose records each role may read */
+	if (kafka_is_offsets_topic(name))
+	{
+		write_topic(req, name.data, name.len, KAFKA_NONE, 1, leader, true);
+		return;
+	}
+	topic = kafka_open_topic_nowait(name, AccessShareLock, TOPIC_NO_ACL_CHECK,
+									&error);
 
 	/*
 	 * Held locked by a SQL session: ask again later.  Metadata never waits,
@@ -97,7 +107,7 @@ write_named_topic(KafkaRequest *req, KafkaBytes name, int32 leader)
 		error = KAFKA_TOPIC_AUTHORIZATION_FAILED;
 	}
 	write_topic(req, name.data, Max(name.len, 0), error,
-				topic ? topic_partition_count(topic) : 0, leader);
+				topic ? topic_partition_count(topic) : 0, leader, false);
 	if (topic != NULL)
 		relation_close(topic, AccessShareLock);
 }
@@ -122,36 +132,37 @@ write_all_topics(KafkaRequest *req, int32 leader)
 		if (get_rel_namespace(relid) != nspid ||
 			!kafka_topic_allowed(relid, ACL_SELECT))
 			continue;
+		/* a topic no Kafka client can name is not offered */
+		name.data = topic_kafka_name(relid);
+		if (name.data == NULL)
+			continue;
+		name.len = strlen(name.data);
 		if (!ConditionalLockRelationOid(relid, AccessShareLock))
 		{
 			/*
 			 * Held by DDL: listed, for the client to ask again, without
 			 * waiting (one topic's lock must not hold up the whole list)
 			 */
-			name.data = get_rel_name(relid);
-			name.len = name.data ? strlen(name.data) : 0;
-			if (name.data != NULL && kafka_topic_name_valid(name))
-			{
-				write_topic(req, name.data, name.len,
-							KAFKA_LEADER_NOT_AVAILABLE, 0, leader);
-				n++;
-			}
+			write_topic(req, name.data, name.len,
+						KAFKA_LEADER_NOT_AVAILABLE, 0, leader, false);
+			n++;
 			continue;
 		}
 		topic = topic_try_open(relid, AccessShareLock, TOPIC_NO_ACL_CHECK);
 		UnlockRelationOid(relid, AccessShareLock);
 		if (topic == NULL)
 			continue;
-		name.data = RelationGetRelationName(topic);
-		name.len = strlen(name.data);
-		/* a name Kafka cannot have is not offered */
-		if (kafka_topic_name_valid(name))
-		{
-			write_topic(req, name.data, name.len, KAFKA_NONE,
-						topic_partition_count(topic), leader);
-			n++;
-		}
+		write_topic(req, name.data, name.len, KAFKA_NONE,
+					topic_partition_count(topic), leader, false);
+		n++;
 		relation_close(topic, AccessShareLock);
+	}
+	if (kafka_offsets_topic_listed())
+	{
+		write_topic(req, TOPIC_KAFKA_OFFSETS_TOPIC,
+					strlen(TOPIC_KAFKA_OFFSETS_TOPIC), KAFKA_NONE, 1, leader,
+					true);
+		n++;
 	}
 	kafka_patch_int32(req->response, count_at, n);
 }

@@ -38,6 +38,7 @@
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/shared/group_state.h"
@@ -205,8 +206,11 @@ write_all_positions(KafkaRequest *req, const char *group)
 		int			parts_at;
 		int32		written = 0;
 
+		char	   *name;
+
 		if (get_rel_namespace(relid) != nspid ||
-			!kafka_topic_allowed(relid, ACL_SELECT))
+			!kafka_topic_allowed(relid, ACL_SELECT) ||
+			(name = topic_kafka_name(relid)) == NULL)
 			continue;
 		topic = topic_try_open(relid, AccessShareLock, TOPIC_NO_ACL_CHECK);
 		if (topic == NULL)
@@ -217,7 +221,7 @@ write_all_positions(KafkaRequest *req, const char *group)
 			relation_close(topic, AccessShareLock);
 			continue;
 		}
-		kafka_write_string(out, RelationGetRelationName(topic));
+		kafka_write_string(out, name);
 		parts_at = out->len;
 		kafka_write_array_len(out, 0);
 		nparts = topic_partition_count(topic);

@@ -51,6 +51,7 @@
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/log_limit.h"
 #include "pg_topics/kafka/sasl.h"
@@ -435,26 +436,13 @@ kafka_open_partition(Relation topic, int32 partition, int16 *error)
 }
 
 /*
- * Is name a valid Kafka topic name that can name a relation: 1 to 249 of
- * [A-Za-z0-9._-], not "." or "..", and at most NAMEDATALEN - 1 bytes
+ * Is name a legal Kafka topic name (topic_names.c: up to 249 characters,
+ * mapped to a shorter table name past 63 bytes)
  */
 bool
 kafka_topic_name_valid(KafkaBytes name)
 {
-	if (name.len <= 0 || name.len >= NAMEDATALEN)
-		return false;
-	if ((name.len == 1 && name.data[0] == '.') ||
-		(name.len == 2 && name.data[0] == '.' && name.data[1] == '.'))
-		return false;
-	for (int i = 0; i < name.len; i++)
-	{
-		char		c = name.data[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
-			return false;
-	}
-	return true;
+	return topic_kafka_name_legal(name.data, name.len);
 }
 
 /*
@@ -469,7 +457,6 @@ static Relation
 open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege, bool wait,
 		   int16 *error)
 {
-	char	   *relname;
 	Oid			relid;
 	Relation	rel;
 
@@ -478,8 +465,14 @@ open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege, bool wait,
 		*error = KAFKA_INVALID_TOPIC_EXCEPTION;
 		return NULL;
 	}
-	relname = kafka_bytes_cstring(name);
-	relid = topic_lookup_in_schema(pg_topics_kafka_schema, relname);
+	/* Kafka's internal topics take no records (Kafka's answer) */
+	if (topic_kafka_name_reserved(name.data, name.len))
+	{
+		*error = (privilege & ACL_INSERT) ? KAFKA_INVALID_TOPIC_EXCEPTION :
+			KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+		return NULL;
+	}
+	relid = topic_kafka_lookup(name.data, name.len);
 	if (!OidIsValid(relid))
 	{
 		*error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
@@ -506,8 +499,7 @@ open_topic(KafkaBytes name, LOCKMODE lockmode, AclMode privilege, bool wait,
 	 */
 	rel = try_relation_open(relid, NoLock);
 	if (rel == NULL || !topic_is_topic_parent(rel) ||
-		strcmp(RelationGetRelationName(rel), relname) != 0 ||
-		RelationGetNamespace(rel) != get_namespace_oid(pg_topics_kafka_schema, true))
+		!topic_kafka_name_still(rel, name.data, name.len))
 	{
 		if (rel != NULL)
 			relation_close(rel, NoLock);

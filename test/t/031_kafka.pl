@@ -61,8 +61,8 @@ is($meta->{controllerid}, $meta->{brokers}[0]{id}, 'the broker is the controller
 my %leaders = map { $_->{leader} => 1 } map { @{ $_->{partitions} } } @{ $meta->{topics} };
 is_deeply([ keys %leaders ], [ $meta->{brokers}[0]{id} ], 'and leads every partition');
 my %parts = map { $_->{topic} => scalar @{ $_->{partitions} } } @{ $meta->{topics} };
-is_deeply(\%parts, { orders => 3, events => 2, logs => 1 },
-	'every topic of the schema with its partitions, and nothing internal');
+is_deeply(\%parts, { orders => 3, events => 2, logs => 1, __consumer_offsets => 1 },
+	'every topic of the schema with its partitions, and __consumer_offsets (listed to superusers and pg_monitor)');
 
 # ---- Produce with kcat: routing equals SQL's, for every acks
 for my $case ([ -1, 'all' ], [ 1, 'one' ], [ 0, 'none' ])
@@ -398,7 +398,7 @@ for my $case ([ 'a size of 2 GB', pack('N', 0x7fffffff) ],
 	is(read_frame($sock), undef, "$what closes the connection");
 }
 $meta = decode_json(kcat('', '-L', '-J'));
-is(scalar @{ $meta->{topics} }, 5, 'and the listener serves the next client');
+is(scalar @{ $meta->{topics} }, 6, 'and the listener serves the next client');
 
 # a second cluster configured with the same port says so and leaves it alone
 my $other = PostgreSQL::Test::Cluster->new('kafka_same_port');
@@ -408,7 +408,7 @@ $other->start;
 ok($other->log_contains(qr/could not bind Kafka listener to "127.0.0.1" port $kport/),
 	'a second cluster on the same Kafka port warns that it cannot bind it');
 $meta = decode_json(kcat('', '-L', '-J'));
-is(scalar @{ $meta->{topics} }, 5, 'and clients still reach the first');
+is(scalar @{ $meta->{topics} }, 6, 'and clients still reach the first');
 $other->stop;
 
 $node->stop;

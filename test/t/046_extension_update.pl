@@ -389,13 +389,24 @@ SELECT format('%s', o) FROM topics.offsets('$t') o WHERE partition = 3}),
 		is(q1($db, qq{SELECT count(*) FROM topics.topic_config WHERE topic::oid = $oid}),
 			'0', "$t: DROP TABLE of a topic forgets its settings (forget_dropped_topics)");
 	},
+	forget_dropped_kafka_names => sub {
+		my ($db, $t) = @_;
+		# 0.3: a topic with a Kafka name over 63 bytes; DROP TABLE forgets it
+		my $long = "${t}_" . ('k' x 70);
+		my $oid = q1($db, qq{SELECT topics.create_topic('$long')::oid});
+		is(q1($db, qq{SELECT kafka_name FROM topics.kafka_topic_names WHERE topic::oid = $oid}),
+			$long, "$t: create_topic keeps a long name as the topic's Kafka name");
+		q1($db, qq{DROP TABLE } . q1($db, qq{SELECT $oid::regclass}));
+		is(q1($db, qq{SELECT count(*) FROM topics.kafka_topic_names WHERE topic::oid = $oid}),
+			'0', "$t: DROP TABLE of a topic forgets its Kafka name (forget_dropped_kafka_names)");
+	},
 );
 # the order of the calls (each builds on the ones before)
 my @exercise_order = qw(create_topic add_partitions topic_log_handler produce produce_batch
   partition_for_insert murmur2 fetch next_offset offsets offsets_for_times partition_info
   segment_info verify poll commit group_offset_info seek reset_group group_info member_info
   delete_group delete_records restore_log_start enforce_retention maintenance_info drop_topic
-  forget_dropped_topics);
+  forget_dropped_topics forget_dropped_kafka_names);
 
 # Call every function of the extension; $t names this round's topics
 sub exercise_all

@@ -1,0 +1,25 @@
+/*-------------------------------------------------------------------------
+ *
+ * consumer_offsets_topic.h
+ *	  Kafka's read-only __consumer_offsets topic, served from
+ *	  topics.consumer_offsets (consumer_offsets_topic.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_KAFKA_CONSUMER_OFFSETS_TOPIC_H
+#define TOPIC_KAFKA_CONSUMER_OFFSETS_TOPIC_H
+
+#include "lib/stringinfo.h"
+
+#include "pg_topics/kafka/request.h"
+#include "pg_topics/wire/requests.h"
+
+extern bool kafka_is_offsets_topic(KafkaBytes name);
+extern bool kafka_offsets_topic_listed(void);
+extern void kafka_offsets_topic_list_offsets(StringInfo out,
+											 const KafkaTopicRequest *tr);
+extern Size kafka_offsets_topic_fetch(KafkaRequest *req,
+									  const KafkaTopicRequest *tr,
+									  Size total, Size max_bytes);
+
+#endif							/* TOPIC_KAFKA_CONSUMER_OFFSETS_TOPIC_H */

@@ -1,0 +1,545 @@
+/*-------------------------------------------------------------------------
+ *
+ * consumer_offsets_topic.c
+ *	  Kafka's __consumer_offsets topic, read-only, in Kafka's own record
+ *	  format: what lag monitors (Burrow) read to follow every group.
+ *
+ * Group positions are records of the internal log topics.consumer_offsets
+ * (group_state.c), one per commit, whoever commits (SQL poll, commit,
+ * seek, a Kafka OffsetCommit).  __consumer_offsets is that log, as one
+ * partition (0) whose offsets are the log's own: ListOffsets answers its
+ * log start and last stable offset, Fetch reads it by the stable-read
+ * rule of every topic, and each record is converted on the way out into
+ * an offset commit record of Kafka's GroupMetadataManager:
+ *
+ *	key	  version 1: group (string), topic (string), partition (int32)
+ *	value version 1: offset (int64), metadata (string),
+ *					 commit_timestamp (int64), expire_timestamp (int64, -1)
+ *
+ * Version 1 of the value, not Kafka 2.1's version 3 (with a leader epoch),
+ * since every reader takes it: Kafka's own, and Burrow (Debian's 1.2.1
+ * decodes value versions 0 and 1 only).  A cleared position (a commit of
+ * offset -1, a dropped or renamed topic) is a tombstone: a null value.
+ * The commit timestamp is the record's log-append time.  No group
+ * metadata records (key version 2) are written: a group's members are in
+ * DescribeGroups.
+ *
+ * Offsets are stable.  Compaction (worker/compaction.c) copies the latest
+ * record of each key forward to the end of the log, at new offsets, and
+ * then moves the log start; so a reader sees positions only move forward,
+ * never loops, and never misses a commit made after it started: what lay
+ * below the new log start is also past it, as a copy.  A reader left
+ * below the log start gets OFFSET_OUT_OF_RANGE and starts again from the
+ * earliest offset, as with Kafka's compacted topic.
+ *
+ * Who sees what: a record is shown only if its topic is a topic of
+ * pg_topics.kafka_schema with a Kafka name, and the role may see it in
+ * topics.consumer_lag (SELECT on the topic, or pg_monitor); the others are
+ * left out, as a compacted topic's records are (the batch spans their
+ * offsets).  Every role may read the topic by name; it is listed among
+ * all topics only to roles that see every group (superusers and pg_monitor
+ * members), with is_internal set.  Producing to it is INVALID_TOPIC_EXCEPTION
+ * ("cannot append to internal topic", as Kafka answers) and deleting it
+ * TOPIC_AUTHORIZATION_FAILED.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
+#include "miscadmin.h"
+#include "port/pg_bswap.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/varlena.h"
+
+#include "pg_topics/api/fetch.h"
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/base/settings.h"
+#include "pg_topics/base/topic_names.h"
+#include "pg_topics/kafka/consumer_offsets_topic.h"
+#include "pg_topics/kafka/record_map.h"
+#include "pg_topics/read/read.h"
+#include "pg_topics/segments/segment.h"
+#include "pg_topics/wire/codec.h"
+#include "pg_topics/wire/protocol.h"
+#include "pg_topics/wire/record_batch.h"
+
+/* Kafka's versions of the offset commit records written */
+#define OFFSET_KEY_VERSION		1
+#define OFFSET_VALUE_VERSION	1
+
+/* a read collects at most this many records of the log at a time */
+#define MAX_COLLECTED			4096
+
+/* Is name Kafka's __consumer_offsets? */
+bool
+kafka_is_offsets_topic(KafkaBytes name)
+{
+	return name.len == (int) strlen(TOPIC_KAFKA_OFFSETS_TOPIC) &&
+		memcmp(name.data, TOPIC_KAFKA_OFFSETS_TOPIC, name.len) == 0;
+}
+
+/* Is the topic listed to this role among all topics (see above)? */
+bool
+kafka_offsets_topic_listed(void)
+{
+	return has_privs_of_role(GetUserId(), ROLE_PG_MONITOR);
+}
+
+/* A record of the log, copied out of its page */
+typedef struct LogRecord
+{
+	int64		offset;
+	TimestampTz timestamp;
+	struct varlena *key;
+	struct varlena *value;		/* NULL: a tombstone */
+} LogRecord;
+
+/* What one read collects */
+typedef struct Collected
+{
+	LogRecord  *records;
+	int			n;
+	Size		bytes;
+	Size		budget;
+} Collected;
+
+static struct varlena *
+copy_varlena(Pointer field)
+{
+	struct varlena *copy;
+
+	if (field == NULL)
+		return NULL;
+	copy = palloc(VARSIZE_ANY(field));
+	memcpy(copy, field, VARSIZE_ANY(field));
+	return copy;
+}
+
+/*
+ * The read's sink: copy the record out (its fields may be TOAST pointers,
+ * fetched after the read lets its buffer go)
+ */
+static void
+collect_sink(TopicStableRead *read, Relation seg, Buffer buffer,
+			 int32 partition, TopicRecord *rec)
+{
+	Collected  *c = (Collected *) read->sink_arg;
+	LogRecord  *r = &c->records[c->n++];
+
+	r->offset = rec->offset;
+	r->timestamp = rec->timestamp;
+	r->key = copy_varlena(rec->key);
+	r->value = copy_varlena(rec->value);
+	c->bytes += (r->key ? VARSIZE_ANY(r->key) : 0) +
+		(r->value ? VARSIZE_ANY(r->value) : 0);
+	if (c->n >= MAX_COLLECTED || c->bytes >= c->budget)
+		read->max_records = read->returned + 1;
+}
+
+/* A string field of a jsonb object, or NULL */
+static char *
+jsonb_string(Jsonb *j, const char *field)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&j->root, field,
+												 strlen(field), NULL);
+
+	if (v == NULL || v->type != jbvString)
+		return NULL;
+	return pnstrdup(v->val.string.val, v->val.string.len);
+}
+
+/* A numeric field of a jsonb object as an int64; false if it has none */
+static bool
+jsonb_int64(Jsonb *j, const char *field, int64 *result)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&j->root, field,
+												 strlen(field), NULL);
+
+	if (v == NULL || v->type != jbvNumeric)
+		return false;
+	*result = DatumGetInt64(DirectFunctionCall1(numeric_int8,
+												NumericGetDatum(v->val.numeric)));
+	return true;
+}
+
+/* Resolved topics: a key's schema-qualified name, and its Kafka name */
+typedef struct TopicNameEntry
+{
+	char		qualified[2 * (2 * NAMEDATALEN + 2) + 2];
+	char	   *kafka_name;		/* NULL: not shown to this role */
+} TopicNameEntry;
+
+/*
+ * The Kafka name of the topic a position's key names (schema-qualified,
+ * quoted), if this role may see its positions; else NULL
+ */
+static char *
+shown_topic(HTAB *names, const char *qualified)
+{
+	TopicNameEntry *e;
+	bool		found;
+	Oid			relid;
+	Oid			nspid;
+
+	if (strlen(qualified) >= sizeof(e->qualified))
+		return NULL;
+	e = hash_search(names, qualified, HASH_ENTER, &found);
+	if (found)
+		return e->kafka_name;
+	e->kafka_name = NULL;
+	relid = RangeVarGetRelid(makeRangeVarFromNameList(textToQualifiedNameList(cstring_to_text(qualified))),
+							 NoLock, true);
+	nspid = get_namespace_oid(pg_topics_kafka_schema, true);
+	if (OidIsValid(relid) && OidIsValid(nspid) &&
+		get_rel_namespace(relid) == nspid &&
+		topic_is_topic_parent_oid(relid) && topic_may_describe(relid))
+		e->kafka_name = topic_kafka_name(relid);
+	return e->kafka_name;
+}
+
+/* Append a Kafka string (int16 length, bytes) */
+static void
+put_string(StringInfo buf, const char *s)
+{
+	int			len = s ? strlen(s) : 0;
+	uint16		n = pg_hton16((uint16) (s ? len : -1));
+
+	appendBinaryStringInfo(buf, (char *) &n, 2);
+	if (s)
+		appendBinaryStringInfo(buf, s, len);
+}
+
+static void
+put_int16(StringInfo buf, int16 v)
+{
+	uint16		n = pg_hton16((uint16) v);
+
+	appendBinaryStringInfo(buf, (char *) &n, 2);
+}
+
+static void
+put_int32(StringInfo buf, int32 v)
+{
+	uint32		n = pg_hton32((uint32) v);
+
+	appendBinaryStringInfo(buf, (char *) &n, 4);
+}
+
+static void
+put_int64(StringInfo buf, int64 v)
+{
+	uint64		n = pg_hton64((uint64) v);
+
+	appendBinaryStringInfo(buf, (char *) &n, 8);
+}
+
+/*
+ * A log record as an offset commit record: key and value (value->len -1
+ * for a tombstone); false if it is not shown
+ */
+static bool
+convert_record(HTAB *names, LogRecord *r, StringInfo key, StringInfo value,
+			   KafkaBytes *kb, KafkaBytes *vb)
+{
+	Jsonb	   *k;
+	char	   *group;
+	char	   *qualified;
+	char	   *topic;
+	int64		partition;
+
+	if (r->key == NULL)
+		return false;
+	k = (Jsonb *) detoast_attr(r->key);
+	group = jsonb_string(k, "group");
+	qualified = jsonb_string(k, "topic");
+	if (group == NULL || qualified == NULL ||
+		!jsonb_int64(k, "partition", &partition) ||
+		(topic = shown_topic(names, qualified)) == NULL)
+		return false;
+
+	resetStringInfo(key);
+	put_int16(key, OFFSET_KEY_VERSION);
+	put_string(key, group);
+	put_string(key, topic);
+	put_int32(key, (int32) partition);
+	kb->data = key->data;
+	kb->len = key->len;
+
+	resetStringInfo(value);
+	vb->data = NULL;
+	vb->len = -1;
+	if (r->value != NULL)
+	{
+		Jsonb	   *v = (Jsonb *) detoast_attr(r->value);
+		int64		offset;
+		char	   *metadata = jsonb_string(v, "metadata");
+
+		if (!jsonb_int64(v, "offset", &offset))
+			return false;
+		put_int16(value, OFFSET_VALUE_VERSION);
+		put_int64(value, offset);
+		put_string(value, metadata ? metadata : "");
+		put_int64(value, kafka_timestamp_ms(r->timestamp));
+		put_int64(value, -1);	/* expire_timestamp: none */
+		vb->data = value->data;
+		vb->len = value->len;
+	}
+	return true;
+}
+
+/* Overwrite the int64 written at out->data + at */
+static void
+patch_int64(StringInfo out, int at, int64 v)
+{
+	uint64		n = pg_hton64((uint64) v);
+
+	memcpy(out->data + at, &n, 8);
+}
+
+/* A partition's Fetch entry without records (Fetch v4-11) */
+static void
+write_empty_entry(StringInfo out, int16 api_version, int32 partition,
+				  int16 error, int64 hw, int64 lso, int64 log_start)
+{
+	kafka_write_int32(out, partition);
+	kafka_write_int16(out, error);
+	kafka_write_int64(out, hw);
+	kafka_write_int64(out, lso);
+	if (api_version >= 5)
+		kafka_write_int64(out, log_start);
+	kafka_write_array_len(out, 0);	/* aborted_transactions */
+	if (api_version >= 11)
+		kafka_write_int32(out, -1); /* preferred_read_replica */
+	kafka_write_bytes(out, NULL, 0);
+}
+
+/*
+ * Fetch partition 0 from fetch_offset into its response entry, within
+ * budget bytes (unless min_one: its first record whatever its size);
+ * returns the bytes of records added.  As fetch.c's fetch_partition, with
+ * the records converted.
+ */
+static Size
+fetch_log(KafkaRequest *req, int64 fetch_offset, Size budget, bool min_one)
+{
+	StringInfo	out = req->response;
+	Oid			logid = topic_offsets_log_relid();
+	Relation	log;
+	TopicLogEnd end;
+	TopicPartitionBounds bounds;
+	TopicStableRead read;
+	Collected	c;
+	KafkaBatchWriter writer;
+	StringInfoData key;
+	StringInfoData value;
+	HASHCTL		ctl;
+	HTAB	   *names;
+	bool		started = false;
+	bool		full = false;
+	int64		stopped_at = -1;
+	int64		last;
+	Size		used = 0;
+	int			bounds_at;
+	int			records_at;
+	int64		lso;
+
+	log = table_open(logid, AccessShareLock);
+	kafka_watch_partition(req->watch, logid);
+	topic_log_end(log, &end);
+	if (fetch_offset < end.log_start_offset || fetch_offset > end.next_offset)
+	{
+		topic_partition_bounds(log, logid, &bounds);
+		write_empty_entry(out, req->api_version, 0, KAFKA_OFFSET_OUT_OF_RANGE,
+						  bounds.last_stable, bounds.last_stable,
+						  bounds.log_start);
+		table_close(log, AccessShareLock);
+		return 0;
+	}
+
+	kafka_write_int32(out, 0);
+	kafka_write_int16(out, KAFKA_NONE);
+	bounds_at = out->len;
+	kafka_write_int64(out, 0);	/* high watermark, patched */
+	kafka_write_int64(out, 0);	/* last stable offset, patched */
+	if (req->api_version >= 5)
+		kafka_write_int64(out, end.log_start_offset);
+	kafka_write_array_len(out, 0);
+	if (req->api_version >= 11)
+		kafka_write_int32(out, -1);
+	records_at = out->len;
+	kafka_write_int32(out, 0);	/* records' size, patched */
+
+	/* collect, then convert: resolving topics must not hold a page locked */
+	memset(&c, 0, sizeof(c));
+	c.records = palloc(sizeof(LogRecord) * MAX_COLLECTED);
+	c.budget = Max(budget, 1024);
+	memset(&read, 0, sizeof(read));
+	read.sink = collect_sink;
+	read.sink_arg = &c;
+	read.max_records = MAX_COLLECTED;
+	if (min_one || budget >= KAFKA_BATCH_HEADER_SIZE)
+		topic_read_partition(log, 0, fetch_offset, &end, &read);
+	else
+		read.position = fetch_offset;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(((TopicNameEntry *) NULL)->qualified);
+	ctl.entrysize = sizeof(TopicNameEntry);
+	ctl.hcxt = CurrentMemoryContext;
+	names = hash_create("__consumer_offsets topics", 64, &ctl,
+						HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	initStringInfo(&key);
+	initStringInfo(&value);
+	memset(&writer, 0, sizeof(writer));
+	writer.buf = out;
+	for (int i = 0; i < c.n && !full; i++)
+	{
+		LogRecord  *r = &c.records[i];
+		KafkaBytes	kb;
+		KafkaBytes	vb;
+		int64		ts = kafka_timestamp_ms(r->timestamp);
+		Size		size;
+
+		if (!convert_record(names, r, &key, &value, &kb, &vb))
+			continue;
+		if (!started)
+		{
+			kafka_batch_begin(&writer, out, fetch_offset, ts);
+			started = true;
+			used = KAFKA_BATCH_HEADER_SIZE;
+		}
+		size = kafka_batch_record_size(&writer, r->offset, ts, kb, vb, NULL, 0);
+		if ((writer.nrecords > 0 || !min_one) && used + size > budget)
+		{
+			full = true;
+			stopped_at = r->offset;
+			break;
+		}
+		kafka_batch_add(&writer, r->offset, ts, kb, vb, NULL, 0);
+		used += size;
+	}
+	hash_destroy(names);
+
+	/* where the consumer goes on: before a record that did not fit, or
+	 * where the reader stopped (past records not shown and gaps) */
+	last = (full ? stopped_at : read.position) - 1;
+	if (started && writer.nrecords > 0)
+	{
+		writer.last_offset = Max(writer.last_offset, last);
+		kafka_batch_finish(&writer);
+	}
+	else
+	{
+		out->len = records_at + 4;
+		if (last >= fetch_offset &&
+			(min_one || budget >= KAFKA_BATCH_HEADER_SIZE))
+			kafka_write_gap_batch(out, fetch_offset, last,
+								  kafka_timestamp_ms(end.max_timestamp));
+	}
+	kafka_patch_int32(out, records_at, out->len - records_at - 4);
+
+	/*
+	 * The log is read committed whatever the isolation asked: the high
+	 * watermark answered is its last stable offset (what can be read)
+	 */
+	topic_partition_bounds(log, logid, &bounds);
+	lso = Max(bounds.last_stable, last + 1);
+	patch_int64(out, bounds_at, lso);
+	patch_int64(out, bounds_at + 8, lso);
+	table_close(log, AccessShareLock);
+	return started && writer.nrecords > 0 ? out->len - records_at - 4 : 0;
+}
+
+/*
+ * Fetch's entry for __consumer_offsets (its name and partitions, as
+ * kafka_fetch writes each topic's): total is what the answer holds so far,
+ * max_bytes what it may; returns the bytes of records added
+ */
+Size
+kafka_offsets_topic_fetch(KafkaRequest *req, const KafkaTopicRequest *tr,
+						  Size total, Size max_bytes)
+{
+	StringInfo	out = req->response;
+	Size		added = 0;
+
+	kafka_write_string_len(out, tr->name.data, tr->name.len);
+	kafka_write_array_len(out, tr->npartitions);
+	for (int32 p = 0; p < tr->npartitions; p++)
+	{
+		KafkaPartitionRequest *part = &tr->partitions[p];
+		Size		budget;
+		Size		n;
+
+		if (part->partition != 0)
+		{
+			write_empty_entry(out, req->api_version, part->partition,
+							  KAFKA_UNKNOWN_TOPIC_OR_PARTITION, -1, -1, -1);
+			continue;
+		}
+		budget = Min((Size) Max(part->max_bytes, 0),
+					 total + added >= max_bytes ? 0 : max_bytes - total - added);
+		n = fetch_log(req, part->offset, budget, total + added == 0);
+		added += n;
+	}
+	return added;
+}
+
+/* ListOffsets' entry for __consumer_offsets (ListOffsets v1-2) */
+void
+kafka_offsets_topic_list_offsets(StringInfo out, const KafkaTopicRequest *tr)
+{
+	Oid			logid = topic_offsets_log_relid();
+
+	kafka_write_string_len(out, tr->name.data, tr->name.len);
+	kafka_write_array_len(out, tr->npartitions);
+	for (int32 p = 0; p < tr->npartitions; p++)
+	{
+		KafkaPartitionRequest *part = &tr->partitions[p];
+		int64		when = part->timestamp;
+		int64		offset;
+		int64		found_ms = -1;
+		Relation	log;
+		TopicPartitionBounds bounds;
+
+		kafka_write_int32(out, part->partition);
+		if (part->partition != 0)
+		{
+			kafka_write_int16(out, KAFKA_UNKNOWN_TOPIC_OR_PARTITION);
+			kafka_write_int64(out, -1);
+			kafka_write_int64(out, -1);
+			continue;
+		}
+		log = table_open(logid, AccessShareLock);
+		if (when == KAFKA_EARLIEST_TIMESTAMP || when == KAFKA_LATEST_TIMESTAMP)
+		{
+			topic_partition_bounds(log, logid, &bounds);
+			offset = when == KAFKA_EARLIEST_TIMESTAMP ? bounds.log_start :
+				bounds.last_stable;
+		}
+		else
+		{
+			TimestampTz found;
+			TimestampTz ts;
+
+			when = Max(when, 0) - KAFKA_UNIX_EPOCH_MS;
+			ts = when > END_TIMESTAMP / 1000 ? DT_NOEND : when * 1000;
+			offset = topic_partition_offset_for_time(log, ts, &found);
+			if (offset >= 0)
+				found_ms = kafka_timestamp_ms(found);
+		}
+		table_close(log, AccessShareLock);
+		kafka_write_int16(out, KAFKA_NONE);
+		kafka_write_int64(out, found_ms);
+		kafka_write_int64(out, offset);
+	}
+}
