@@ -24,6 +24,7 @@
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/topic_config.h"
 #include "pg_topics/base/wakeup.h"
 #include "pg_topics/hooks/ddl.h"
 #include "pg_topics/hooks/insert_statement.h"
@@ -117,6 +118,7 @@ _PG_init(void)
 				 errhint("Add pg_topics to shared_preload_libraries in postgresql.conf and restart the server.")));
 
 	topic_guc_init();
+	topic_config_init();
 	RegisterCustomRmgr(TOPIC_LOG_RMGR_ID, &topic_rmgr);
 	topic_shmem_init();
 	topic_registry_init();

@@ -38,6 +38,7 @@
 #include "storage/smgr.h"
 #include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -46,6 +47,7 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/subscription.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/base/topic_config.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/segments/segment.h"
@@ -67,31 +69,41 @@ typedef struct PreparedRecord
 	struct varlena *field[3];	/* key, value, headers; NULL when NULL */
 } PreparedRecord;
 
-/* Refuse a key, value or headers over pg_topics.max_message_bytes */
+/*
+ * Refuse a key, value or headers over limit: pg_topics.max_message_bytes,
+ * or the lower max.message.bytes of the topic named topic_name
+ */
 static void
-refuse_too_large(int field, Size rawsize)
+refuse_too_large(int field, Size rawsize, int64 limit, const char *topic_name)
 {
-	int			limit = pg_topics_max_message_bytes;
+	if (topic_name != NULL)
+	{
+		static const char *const fields[] = {"key", "value", "headers"};
 
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of %zu bytes is larger than max.message.bytes of topic \"%s\" (" INT64_FORMAT " bytes)",
+						fields[field], rawsize, topic_name, limit)));
+	}
 	switch (field)
 	{
 		case 0:
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("key of %zu bytes is larger than pg_topics.max_message_bytes (%d bytes)",
-							rawsize, limit)));
+							rawsize, (int) limit)));
 			break;
 		case 1:
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("value of %zu bytes is larger than pg_topics.max_message_bytes (%d bytes)",
-							rawsize, limit)));
+							rawsize, (int) limit)));
 			break;
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("headers of %zu bytes are larger than pg_topics.max_message_bytes (%d bytes)",
-							rawsize, limit)));
+							rawsize, (int) limit)));
 	}
 }
 
@@ -253,7 +265,8 @@ check_marker(Relation rel, PreparedRecord *rec)
 /*
  * The producer-facing rules of the row in slot: a partition, an offset and
  * a timestamp only in preserve mode (and then an offset in range), a key,
- * value and headers within pg_topics.max_message_bytes.  The insert buffer
+ * value and headers within pg_topics.max_message_bytes and, but in preserve
+ * mode, within the topic's max.message.bytes.  The insert buffer
  * checks a row here when it is inserted, so that the rules of that moment
  * apply, not those of when it is written.
  */
@@ -261,6 +274,8 @@ void
 topic_insert_check_row(Relation rel, TupleTableSlot *slot, bool preserve)
 {
 	int			f;
+	int64		limit;
+	bool		from_topic = false;
 
 	slot_getallattrs(slot);
 
@@ -292,6 +307,12 @@ topic_insert_check_row(Relation rel, TupleTableSlot *slot, bool preserve)
 							   (long long) TOPIC_OFFSET_MAX - 1)));
 	}
 
+	/*
+	 * The topic's max.message.bytes is a producer's limit: records restored
+	 * or replicated (preserve mode) were taken under the limit of their time
+	 */
+	limit = preserve ? pg_topics_max_message_bytes :
+		topic_config_max_message_bytes(topic_registry_topic_of(rel), &from_topic);
 	for (f = 0; f < 3; f++)
 	{
 		int			attno = Anum_topic_key + f;
@@ -300,8 +321,9 @@ topic_insert_check_row(Relation rel, TupleTableSlot *slot, bool preserve)
 		if (slot->tts_isnull[attno - 1])
 			continue;
 		rawsize = toast_raw_datum_size(slot->tts_values[attno - 1]) - VARHDRSZ;
-		if (rawsize > (Size) pg_topics_max_message_bytes)
-			refuse_too_large(f, rawsize);
+		if (rawsize > (Size) limit)
+			refuse_too_large(f, rawsize, limit,
+							 from_topic ? get_rel_name(topic_registry_topic_of(rel)) : NULL);
 	}
 }
 
@@ -811,9 +833,16 @@ insert_begin(Relation rel, int nslots, CommandId cid, bool preserve,
 	 * Records need their copies on synchronous standbys; a group's position
 	 * (the offsets log) is the consumer's and is not held to that
 	 */
-	if (pg_topics_min_insync_replicas > 0 &&
-		RelationGetRelid(rel) != topic_offsets_log_relid())
-		topic_check_insync_replicas();
+	if (RelationGetRelid(rel) != topic_offsets_log_relid())
+	{
+		Oid			topic = topic_registry_topic_of(rel);
+		bool		from_topic;
+		int			required = topic_config_insync_standbys(topic, &from_topic);
+
+		if (required > 0)
+			topic_check_insync_replicas(required,
+										from_topic ? get_rel_name(topic) : NULL);
+	}
 
 	/* conflicts with serializable readers of the whole relation */
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);

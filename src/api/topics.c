@@ -43,6 +43,7 @@
 
 #include "pg_topics/base/compat.h"
 #include "pg_topics/api/groups.h"
+#include "pg_topics/api/topic_configs.h"
 #include "pg_topics/api/topics.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/internal_sql.h"
@@ -111,9 +112,6 @@ check_owner(text *name)
 	if (!pg_class_ownercheck(relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
 }
-
-/* Longest retention a topic takes: its microseconds fit an int64 twice over */
-#define TOPIC_MAX_RETENTION_YEARS 100000
 
 /*
  * Refuse a key or value type that topics do not take.  The regtype argument
@@ -199,22 +197,37 @@ check_topic_width(const char *topic_name, int32 partitions, bool creating)
 			 errhint("Raise max_locks_per_transaction, or spread the records over several topics.")));
 }
 
-/* Record the topic's settings in topics.topic_config */
+/*
+ * Record the topic's settings in topics.topic_config: retention,
+ * retention_bytes, and configs (in a database whose SQL has the column
+ * for them, 0.3 and later: create_topic of older SQL gives none)
+ */
 static void
-store_config(Oid relid, Datum retention, bool retention_null,
-			 Datum retention_bytes, bool retention_bytes_null)
+store_config(Oid relid, const TopicConfigRow *row)
 {
-	Oid			argtypes[3] = {REGCLASSOID, INTERVALOID, INT8OID};
-	Datum		values[3] = {ObjectIdGetDatum(relid), retention, retention_bytes};
-	char		nulls[3] = {' ', retention_null ? 'n' : ' ',
-	retention_bytes_null ? 'n' : ' '};
+	Oid			argtypes[4] = {REGCLASSOID, INTERVALOID, INT8OID, TEXTOID};
+	Datum		values[4] = {ObjectIdGetDatum(relid), PointerGetDatum(row->retention),
+	Int64GetDatum(row->retention_bytes), CStringGetTextDatum(row->configs_json)};
+	char		nulls[4] = {' ', row->retention == NULL ? 'n' : ' ',
+	row->has_retention_bytes ? ' ' : 'n', ' '};
+	Oid			config_rel = get_relname_relid("topic_config",
+											   get_namespace_oid("topics", false));
+	bool		has_configs = get_attnum(config_rel, "configs") != InvalidAttrNumber;
 	int			rc;
 
-	rc = topic_internal_sql_exec("INSERT INTO topics.topic_config (topic, retention, retention_bytes) VALUES ($1, $2, $3)",
-								 3, argtypes, values, nulls, false, 0);
+	if (!has_configs && strcmp(row->configs_json, "{}") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("topic configs need the SQL of pg_topics 0.3 in this database"),
+				 errhint("Run ALTER EXTENSION pg_topics UPDATE.")));
+	rc = topic_internal_sql_exec(has_configs ?
+								 "INSERT INTO topics.topic_config (topic, retention, retention_bytes, configs) VALUES ($1, $2, $3, $4::pg_catalog.jsonb)" :
+								 "INSERT INTO topics.topic_config (topic, retention, retention_bytes) VALUES ($1, $2, $3)",
+								 has_configs ? 4 : 3, argtypes, values, nulls, false, 0);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "could not record topic settings: %s",
 			 SPI_result_code_string(rc));
+	topic_config_invalidate(relid);
 }
 
 /* Refuse a retention that is not positive, or too long to apply */
@@ -286,13 +299,48 @@ topic_creation_namespace(RangeVar *rv)
  * Create topic name (parsed like a relation name) with partitions
  * partitions of key_type keys and value_type values, and retention
  * (NULL: none) and retention_bytes (if has_retention_bytes), as the
- * caller, who owns it: topics.create_topic, and the Kafka listener's
- * CreateTopics.
+ * caller, who owns it: the Kafka listener's CreateTopics without configs.
  */
 Oid
 topic_create(text *name, int32 partitions, Oid key_type, Oid value_type,
 			 Interval *retention, bool has_retention_bytes,
 			 int64 retention_bytes)
+{
+	return topic_create_configured(name, partitions, key_type, value_type,
+								   retention, has_retention_bytes,
+								   retention_bytes, NULL, 0);
+}
+
+/*
+ * Refuse a retention given both as an argument and as a config: which one
+ * would win is anybody's guess
+ */
+static void
+refuse_twice(const TopicConfigChange *changes, int nchanges,
+			 const char *key, const char *argument)
+{
+	int			i;
+
+	for (i = 0; i < nchanges; i++)
+		if (changes[i].value != NULL && strcmp(changes[i].name, key) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s is given twice: as the argument %s and as the topic config \"%s\"",
+							argument, argument, key),
+					 errhint("Give one of them.")));
+}
+
+/*
+ * topic_create with configs: changes (a NULL value leaves its key at its
+ * default) are checked before anything is created (22023 or 0A000 naming
+ * the key), and stored with the topic: topics.create_topic, and the Kafka
+ * listener's CreateTopics with configs
+ */
+Oid
+topic_create_configured(text *name, int32 partitions, Oid key_type,
+						Oid value_type, Interval *retention,
+						bool has_retention_bytes, int64 retention_bytes,
+						const TopicConfigChange *changes, int nchanges)
 {
 	RangeVar   *rv;
 	Oid			nspid;
@@ -301,6 +349,7 @@ topic_create(text *name, int32 partitions, Oid key_type, Oid value_type,
 	Oid			relid;
 	int			settings;
 	char	   *kafka_name;
+	TopicConfigRow row;
 
 	PreventCommandIfReadOnly("create_topic");
 	check_partition_count(partitions);
@@ -313,6 +362,18 @@ topic_create(text *name, int32 partitions, Oid key_type, Oid value_type,
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("retention_bytes must be positive")));
+	if (retention != NULL)
+		refuse_twice(changes, nchanges, "retention.ms", "retention");
+	if (has_retention_bytes)
+		refuse_twice(changes, nchanges, "retention.bytes", "retention_bytes");
+	topic_configs_merge(NULL, changes, nchanges, &row);
+	if (retention != NULL)
+		row.retention = retention;
+	if (has_retention_bytes)
+	{
+		row.has_retention_bytes = true;
+		row.retention_bytes = retention_bytes;
+	}
 
 	/* a name longer than a table's is mapped, never truncated */
 	rv = topic_parse_creation_name(name, &kafka_name);
@@ -348,8 +409,7 @@ topic_create(text *name, int32 partitions, Oid key_type, Oid value_type,
 	add.spcid = get_rel_tablespace(relid);
 	topic_ddl_run_internal(add_partitions_internal, &add);
 
-	store_config(relid, IntervalPGetDatum(retention), retention == NULL,
-				 Int64GetDatum(retention_bytes), !has_retention_bytes);
+	store_config(relid, &row);
 	/* the first segments hold no more than their share of retention_bytes */
 	topic_retention_size_segments(relid);
 	topic_internal_settings_restore(settings);
@@ -359,21 +419,28 @@ topic_create(text *name, int32 partitions, Oid key_type, Oid value_type,
 
 /*
  * topics.create_topic(topic text, partitions int, key_type regtype,
- *		value_type regtype, retention interval, retention_bytes bigint)
- * RETURNS regclass
+ *		value_type regtype, retention interval, retention_bytes bigint,
+ *		configs jsonb) RETURNS regclass; the SQL of 0.1 and 0.2 has no
+ *		configs
  */
 Datum
 topic_create_topic(PG_FUNCTION_ARGS)
 {
+	TopicConfigChange *changes = NULL;
+	int			nchanges = 0;
+
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("topic, partitions, key_type and value_type must not be null")));
-	PG_RETURN_OID(topic_create(PG_GETARG_TEXT_PP(0), PG_GETARG_INT32(1),
-							   PG_GETARG_OID(2), PG_GETARG_OID(3),
-							   PG_ARGISNULL(4) ? NULL : PG_GETARG_INTERVAL_P(4),
-							   !PG_ARGISNULL(5),
-							   PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5)));
+	if (PG_NARGS() > 6 && !PG_ARGISNULL(6))
+		changes = topic_configs_from_jsonb(PG_GETARG_JSONB_P(6), NULL, &nchanges);
+	PG_RETURN_OID(topic_create_configured(PG_GETARG_TEXT_PP(0), PG_GETARG_INT32(1),
+										  PG_GETARG_OID(2), PG_GETARG_OID(3),
+										  PG_ARGISNULL(4) ? NULL : PG_GETARG_INTERVAL_P(4),
+										  !PG_ARGISNULL(5),
+										  PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5),
+										  changes, nchanges));
 }
 
 /* topics.add_partitions(topic text, partitions int): the new total */

@@ -264,23 +264,26 @@ streaming_sync_standbys(void)
 
 /*
  * pg_topics.min_insync_replicas, Kafka's min.insync.replicas: a write that
- * would be acknowledged with fewer synchronous standbys streaming than the
- * setting asks fails at once, rather than being acknowledged with fewer
+ * would be acknowledged with fewer synchronous standbys streaming than
+ * required fails at once, rather than being acknowledged with fewer
  * copies (synchronous_standby_names empty or its standbys gone) or waiting
- * for a standby that is not there.  As in Kafka, where the setting applies
- * to producers with acks=all, only a commit that waits for standbys is
- * checked: not one with synchronous_commit = local or off.
+ * for a standby that is not there.  required is the setting, or what the
+ * topic named topic_name (NULL: the setting's) asks with its
+ * min.insync.replicas (topic_config_insync_standbys).  As in Kafka, where
+ * the setting applies to producers with acks=all, only a commit that waits
+ * for standbys is checked: not one with synchronous_commit = local or off.
  */
 void
-topic_check_insync_replicas(void)
+topic_check_insync_replicas(int required, const char *topic_name)
 {
-	int			required = pg_topics_min_insync_replicas;
 	int			streaming;
 
 	if (required <= 0 || !SyncRepRequested() || RecoveryInProgress())
 		return;
 	streaming = streaming_sync_standbys();
-	if (streaming < required)
+	if (streaming >= required)
+		return;
+	if (topic_name == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("too few synchronous standbys are streaming to accept records"),
@@ -288,6 +291,13 @@ topic_check_insync_replicas(void)
 								  "%d synchronous standbys are streaming, and pg_topics.min_insync_replicas requires %d.",
 								  streaming, streaming, required),
 				 errhint("Bring back a standby that synchronous_standby_names names, or lower pg_topics.min_insync_replicas.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+			 errmsg("too few synchronous standbys are streaming to accept records"),
+			 errdetail_plural("%d synchronous standby is streaming, and min.insync.replicas %d of topic \"%s\" requires %d (the server counts as one replica).",
+							  "%d synchronous standbys are streaming, and min.insync.replicas %d of topic \"%s\" requires %d (the server counts as one replica).",
+							  streaming, streaming, required + 1, topic_name, required),
+			 errhint("Bring back a standby that synchronous_standby_names names, or lower the topic's min.insync.replicas (topics.alter_topic_configs).")));
 }
 
 /*

@@ -63,6 +63,7 @@
 #include "pg_topics/base/internal_sql.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/subscription.h"
+#include "pg_topics/base/topic_config.h"
 #include "pg_topics/base/wakeup.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/segments/segment.h"
@@ -122,52 +123,39 @@ topic_restore_log_start(PG_FUNCTION_ARGS)
 	return PointerGetDatum(NULL);
 }
 
-/* A topic's retention settings; NULL settings are 0 */
+/* A topic's retention settings; none are 0 */
 typedef struct RetentionPolicy
 {
 	int64		retention_usecs;
 	int64		retention_bytes;
+	uint32		segment_blocks; /* 0: pg_topics.segment_size */
+	int64		segment_roll_usecs; /* 0: no roll by age */
 } RetentionPolicy;
 
-/* Read the settings of the topic whose partition router is */
+/*
+ * Read the settings of the topic whose partition router is: retention.ms,
+ * retention.bytes, segment.bytes and segment.ms (topic_config.h)
+ */
 static RetentionPolicy
 read_policy(Relation router)
 {
-	RetentionPolicy policy = {0, 0};
-	Oid			topic;
-	TopicInternalSql internal;
-	Datum		arg;
-	Oid			argtype = OIDOID;
+	RetentionPolicy policy = {0, 0, 0, 0};
+	const TopicConfig *config;
 
 	/* a log that is not a topic's partition has no retention */
 	if (!router->rd_rel->relispartition)
-		return policy;
-	topic = get_partition_parent(RelationGetRelid(router), true);
-	arg = ObjectIdGetDatum(topic);
-
-	/*
-	 * topic_config is closed to PUBLIC.  Not read-only: create_topic reads
-	 * the settings it has just stored, which a new snapshot sees.
-	 */
-	topic_internal_sql_begin(&internal);
-	if (SPI_execute_with_args("SELECT (extract(epoch FROM retention) * 1000000)::bigint, "
-							  "retention_bytes FROM topics.topic_config "
-							  "WHERE topic = $1::regclass",
-							  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read topics.topic_config");
-	if (SPI_processed == 1)
 	{
-		bool		isnull;
-		Datum		d;
-
-		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-		if (!isnull)
-			policy.retention_usecs = DatumGetInt64(d);
-		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
-		if (!isnull)
-			policy.retention_bytes = DatumGetInt64(d);
+		if (RelationGetRelid(router) == topic_offsets_log_relid())
+			policy.segment_blocks = topic_offsets_segment_blocks();
+		return policy;
 	}
-	topic_internal_sql_end(&internal);
+	config = topic_config_of(get_partition_parent(RelationGetRelid(router), true));
+	if (config->retention_ms > 0)
+		policy.retention_usecs = config->retention_ms * 1000;
+	if (config->retention_bytes > 0)
+		policy.retention_bytes = config->retention_bytes;
+	policy.segment_blocks = topic_config_segment_blocks(config);
+	policy.segment_roll_usecs = topic_config_segment_roll_usecs(config);
 	return policy;
 }
 
@@ -266,14 +254,8 @@ log_start_moved(void)
 static void
 set_segment_policy(Relation router, const RetentionPolicy *policy)
 {
-	uint32		blocks = 0;
-
-	if (policy->retention_bytes > 0)
-		blocks = (uint32) Max(Min(policy->retention_bytes / 4 / BLCKSZ,
-								  (int64) pg_topics_segment_size), 4);
-	else if (RelationGetRelid(router) == topic_offsets_log_relid())
-		blocks = topic_offsets_segment_blocks();
-	topic_segdir_set_policy(router, blocks, policy->retention_usecs / 4);
+	topic_segdir_set_policy(router, policy->segment_blocks,
+							policy->segment_roll_usecs);
 }
 
 /*

@@ -266,7 +266,8 @@ FROM topics.topics t, LATERAL topics.offsets(t.topic::text) o},
 		topics => q{
 SELECT string_agg(format('%s', t), E'\n' ORDER BY t.topic::text) FROM topics.topics t},
 		config => q{
-SELECT string_agg(format('%s', c), E'\n' ORDER BY c.topic::text) FROM topics.topic_config c},
+SELECT string_agg(format('%s %s %s %s', c.topic, c.retention, c.retention_bytes, c.created_at), E'\n'
+	ORDER BY c.topic::text) FROM topics.topic_config c},
 		log_starts => q{
 SELECT string_agg(format('%s', s), E'\n' ORDER BY s.partition::text) FROM topics.log_starts s},
 		positions => q{

@@ -37,6 +37,7 @@ CREATE STATISTICS orders_p0_kv ON key, value FROM orders_p0;
 COMMENT ON TABLE orders_p0 IS 'first partition';
 ALTER TABLE orders_p2 OWNER TO order_admin;
 CREATE PUBLICATION orders_pub FOR TABLE orders;
+SELECT topics.alter_topic_configs('orders', '{"segment.bytes": "65536", "max.message.bytes": 100000, "segment.ms": "3600000"}');
 });
 # records of every shape, rollbacks in between, several transactions
 $node->safe_psql('postgres', q{
@@ -81,6 +82,9 @@ FROM topics.consumer_lag};
 my $settings_sql = q{
 SELECT string_agg(format('%s/%s/%s/%s', topic, partitions, retention, retention_bytes), ',' ORDER BY topic::text)
 FROM topics.topics};
+my $configs_sql = q{
+SELECT string_agg(format('%s/%s=%s', topic, name, value), ',' ORDER BY topic::text, name)
+FROM topics.topic_configs WHERE source = 'topic'};
 
 my $ddl_sql = q{
 SELECT string_agg(format('%s/%s/%s/%s/%s/%s', c.relname, a.attstattarget,
@@ -92,7 +96,10 @@ SELECT string_agg(format('%s/%s/%s/%s/%s/%s', c.relname, a.attstattarget,
 FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'key'
 WHERE c.relname LIKE 'orders%'};
 my %source = map { $_ => $node->safe_psql('postgres', $_) }
-  ($records_sql, $offsets_sql, $groups_sql, $settings_sql, $ddl_sql);
+  ($records_sql, $offsets_sql, $groups_sql, $settings_sql, $configs_sql, $ddl_sql);
+is($source{$configs_sql},
+	'blobs/retention.bytes=1000000000,orders/max.message.bytes=100000,orders/retention.ms=604800000,orders/segment.bytes=65536,orders/segment.ms=3600000',
+	'the source has the topic configs it was given');
 is($source{$ddl_sql}, 'orders/500/{}//f/t,orders_p0/500/{}//d/t,orders_p1/500/{n_distinct=17}/{autovacuum_enabled=false}/d/t,orders_p2/500/{}//f/f;orders_kv,orders_p0_kv;first partition;orders_p0,orders_p1,orders_p2',
 	'the source has the DDL it was given');
 like($source{$records_sql}, qr/audit:1:.*blobs:4:.*orders:302:/, 'the source has the records it was given');
@@ -125,6 +132,11 @@ for my $sql ($records_sql, $offsets_sql, $groups_sql, $settings_sql, $ddl_sql)
 is($node->safe_psql('restored', q{
 SELECT count(*) FROM topics.verify('orders') UNION ALL SELECT count(*) FROM topics.verify('blobs')}),
 	"0\n0", 'verify finds nothing in the restored topics');
+
+# the restored configs apply
+my ($cret, $cout, $cerr) = $node->psql('restored', q{SELECT topics.produce('orders', jsonb_build_object('big', repeat('x', 100000)))});
+like($cerr, qr/larger than max\.message\.bytes of topic "orders" \(100000 bytes\)/,
+	'the restored max.message.bytes applies');
 
 # the restored topics work: offsets continue, groups resume
 is($node->safe_psql('postgres', q{SELECT string_agg("offset"::text, ',') FROM topics.produce('orders', '{"next": 1}', partition => 0)}),

@@ -154,23 +154,44 @@ SELECT string_agg(format('%s %s %s %s %s %s', group_name, topic, member, durable
 FROM topics.group_members},
 );
 
+# What the updates since 0.1 add or change on purpose, left out of the
+# comparisons of the database before and after its update (the comparison
+# with a fresh database covers them): 0.3's topic configuration (its view
+# and functions, create_topic's configs argument, the configs column and
+# trigger of topics.topic_config) and its Kafka topic names (the table
+# topics.kafka_topic_names and the event trigger that forgets dropped
+# topics' names).  A release that adds or changes objects names them here.
+my @updated_objects = qw(topic_configs alter_topic_configs topic_config_changed topic_config_info
+  kafka_topic_names forget_dropped_kafka_names topics_forget_dropped_kafka_names);
+my $updated_re = '(^|[^_a-z])(' . join('|', @updated_objects) . ')([^_a-z]|$)'
+  . '|create_topic\(|^table topics\.topic_config:';
+
+# $text without the lines (rows) that name an object of @updated_objects
+sub without_updated
+{
+	my ($text) = @_;
+	return join("\n", grep { !/$updated_re/ } split /\n/, $text);
+}
+
 sub snapshot
 {
 	my ($db, $with_memory) = @_;
 	my %s;
 	my %sql = ($with_memory ? (%state_sql, %memory_sql) : %state_sql);
-	$s{$_} = $node->safe_psql($db, $sql{$_}) for keys %sql;
+	$s{$_} = without_updated($node->safe_psql($db, $sql{$_})) for keys %sql;
 	return \%s;
 }
 
 # The extension's objects, as the catalogs describe them: one line per
 # object (its definition, comment and, with $acl, its privileges), the
 # privileges the extension's scripts gave them (pg_init_privs) and the
-# extension's own row; segments (members made as partitions grow) left out
+# extension's own row; segments (members made as partitions grow) left out,
+# and with $skip_updated the objects of @updated_objects
 sub catalog
 {
-	my ($db, $acl) = @_;
+	my ($db, $acl, $skip_updated) = @_;
 	my $show_acl = $acl ? 'true' : 'false';
+	my $skip = $skip_updated ? "WHERE line !~ '$updated_re'" : '';
 	return $node->safe_psql($db, qq{
 WITH m AS (
 	SELECT d.classid, d.objid, d.objsubid
@@ -222,7 +243,7 @@ SELECT string_agg(line, E'\n' ORDER BY line) FROM (
 	SELECT format('extension %s %s owner %s relocatable %s schema %s config %s conditions %s',
 		e.extname, e.extversion, e.extowner::regrole, e.extrelocatable, e.extnamespace::regnamespace,
 		e.extconfig::regclass[], e.extcondition)
-	FROM pg_extension e WHERE e.extname = 'pg_topics') s});
+	FROM pg_extension e WHERE e.extname = 'pg_topics') s $skip});
 }
 
 # --- every function of the extension, called and checked -----------------
@@ -381,6 +402,33 @@ SELECT format('%s', o) FROM topics.offsets('$t') o WHERE partition = 3}),
 		q1($db, qq{SELECT topics.create_topic('${t}_gone'); SELECT topics.drop_topic('${t}_gone');});
 		is(q1($db, qq{SELECT to_regclass('${t}_gone') IS NULL}), 't', "$t: drop_topic");
 	},
+	alter_topic_configs => sub {
+		my ($db, $t) = @_;
+		q1($db, qq{SELECT topics.alter_topic_configs('$t', '{"retention.bytes": "2000000", "segment.ms": 60000}')});
+		is(q1($db, qq{SELECT retention_bytes FROM topics.topics WHERE topic = '$t'::regclass}),
+			'2000000', "$t: alter_topic_configs sets retention.bytes, topics.topics shows it");
+	},
+	topic_config_info => sub {
+		my ($db, $t) = @_;
+		is(q1($db, qq{SELECT string_agg(format('%s=%s (%s)', name, value, source), ', ' ORDER BY name)
+FROM topics.topic_configs WHERE topic = '$t'::regclass AND name IN ('retention.ms', 'retention.bytes', 'segment.ms')}),
+			'retention.bytes=2000000 (topic), retention.ms=86400000 (topic), segment.ms=60000 (topic)',
+			"$t: topic_configs (topic_config_info)");
+	},
+	topic_config_changed => sub {
+		my ($db, $t) = @_;
+		# the trigger on topics.topic_config drops the backends' cached
+		# configs, whoever writes the row: a session that has produced to
+		# the topic (and so cached them) sees a max.message.bytes written
+		# into the table by hand
+		my ($ret, $out, $err) = $node->psql($db, qq{
+SELECT count(*) FROM topics.produce('$t', repeat('x', 100));
+UPDATE topics.topic_config SET configs = configs || '{"max.message.bytes": "50"}' WHERE topic = '$t'::regclass;
+SELECT count(*) FROM topics.produce('$t', repeat('x', 100));});
+		like($err, qr/larger than max\.message\.bytes of topic "$t" \(50 bytes\)/,
+			"$t: a config written into topics.topic_config applies at once (topic_config_changed)");
+		q1($db, qq{SELECT topics.alter_topic_configs('$t', reset => '{max.message.bytes}')});
+	},
 	forget_dropped_topics => sub {
 		my ($db, $t) = @_;
 		# the event trigger forgets a topic dropped with DROP TABLE
@@ -405,7 +453,8 @@ SELECT format('%s', o) FROM topics.offsets('$t') o WHERE partition = 3}),
 my @exercise_order = qw(create_topic add_partitions topic_log_handler produce produce_batch
   partition_for_insert murmur2 fetch next_offset offsets offsets_for_times partition_info
   segment_info verify poll commit group_offset_info seek reset_group group_info member_info
-  delete_group delete_records restore_log_start enforce_retention maintenance_info drop_topic
+  delete_group delete_records restore_log_start enforce_retention maintenance_info
+  alter_topic_configs topic_config_info topic_config_changed drop_topic
   forget_dropped_topics forget_dropped_kafka_names);
 
 # Call every function of the extension; $t names this round's topics
@@ -481,7 +530,7 @@ exercise_all('postgres', 'ex_window', 'with the SQL of 0.1');
 role_actions('with the SQL of 0.1');
 
 my $before = snapshot('postgres', 1);
-my $catalog_before = catalog('postgres', 1);
+my $catalog_before = catalog('postgres', 1, 1);
 like($before->{members}, qr/^durable kv_bytea_bytea worker-1 t \d+ \{0,1,2\}$/m,
 	'the durable member is in its group');
 like($before->{positions}, qr/^\(billing,orders,1,40,/m, 'a committed position');
@@ -496,11 +545,24 @@ is($node->safe_psql('postgres', q{SELECT extversion FROM pg_extension WHERE extn
 	$default_version, "ALTER EXTENSION pg_topics UPDATE reaches $default_version");
 my $after = snapshot('postgres', 1);
 is($after->{$_}, $before->{$_}, "the update keeps $_") for sort keys %$before;
-my $catalog_after = catalog('postgres', 1);
+my $catalog_after = catalog('postgres', 1, 1);
 $catalog_before =~ s/^(extension pg_topics) 0\.1 /$1 $default_version /m;
 is($catalog_after, $catalog_before, "the update keeps the extension's objects and their privileges");
 
 $node->restart;
+# settings made before the update are the topics' configs: retention as
+# retention.ms, retention_bytes as retention.bytes
+is($node->safe_psql('postgres', q{
+SELECT string_agg(format('%s %s=%s (%s)', topic, name, value, source), E'\n' ORDER BY topic::text, name)
+FROM topics.topic_configs
+WHERE topic IN ('orders'::regclass, 'kv_bytea_bytea'::regclass)
+  AND name IN ('retention.ms', 'retention.bytes')}),
+	"kv_bytea_bytea retention.bytes=1000000000 (topic)
+kv_bytea_bytea retention.ms=-1 (default)
+orders retention.bytes=-1 (default)
+orders retention.ms=604800000 (topic)",
+	'the update from 0.1 shows the retention settings as configs');
+
 my $restarted = snapshot('postgres');
 is($restarted->{$_}, $before->{$_}, "after a restart, the update keeps $_") for sort keys %state_sql;
 
@@ -515,7 +577,7 @@ is($node->safe_psql('fresh', q{SELECT extversion FROM pg_extension WHERE extname
 	$default_version, "CREATE EXTENSION makes $default_version (pg_topics--0.1.sql, then the upgrade scripts)");
 is($node->safe_psql('fresh',
 		qq{SELECT path FROM pg_extension_update_paths('pg_topics') WHERE source = '0.1' AND target = '$default_version'}),
-	"0.1--$default_version", "the update path from 0.1 to $default_version");
+	"0.1--0.2--$default_version", "the update path from 0.1 to $default_version, through 0.2");
 $node->safe_psql('updated_empty', q{CREATE EXTENSION pg_topics VERSION '0.1'});
 $node->safe_psql('updated_empty', 'ALTER EXTENSION pg_topics UPDATE');
 
@@ -524,6 +586,22 @@ is(catalog('postgres', 0), catalog('fresh', 0),
 	"the filled database's extension objects, updated from 0.1, are those of a fresh $default_version");
 is(catalog('updated_empty', 1), catalog('fresh', 1),
 	"an empty database updated from 0.1 has the objects and privileges of a fresh $default_version");
+
+# an update from 0.2 also shows the settings made before as configs
+$node->safe_psql('postgres', 'CREATE DATABASE from_02');
+$node->safe_psql('from_02', q{
+CREATE EXTENSION pg_topics VERSION '0.2';
+SELECT topics.create_topic('kept', retention => '3 days', retention_bytes => 123456789);
+SELECT topics.create_topic('plain');
+ALTER EXTENSION pg_topics UPDATE;});
+is($node->safe_psql('from_02', q{
+SELECT string_agg(format('%s %s=%s (%s)', topic, name, value, source), E'\n' ORDER BY topic::text, name)
+FROM topics.topic_configs WHERE name IN ('retention.ms', 'retention.bytes')}),
+	"kept retention.bytes=123456789 (topic)
+kept retention.ms=259200000 (topic)
+plain retention.bytes=-1 (default)
+plain retention.ms=-1 (default)",
+	'the update from 0.2 shows the retention settings as configs');
 
 # pg_dump's binary-upgrade mode dumps each member of the extension, with its
 # initial privileges; the OIDs, transaction IDs and LSNs it carries differ (so

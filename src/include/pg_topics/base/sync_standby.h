@@ -16,7 +16,7 @@ extern bool pg_topics_wait_for_sync_standby;
 extern int	pg_topics_min_insync_replicas;
 
 extern void topic_wait_for_sync_standby(void);
-extern void topic_check_insync_replicas(void);
+extern void topic_check_insync_replicas(int required, const char *topic_name);
 
 /* for the Kafka listener, which answers once standbys have a commit */
 extern int	topic_sync_commit_wait_mode(void);
