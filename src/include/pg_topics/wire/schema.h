@@ -82,12 +82,36 @@
  *	   .def_null (a string) where Kafka's "default" is not 0, false or "",
  *	   and KAFKA_FIELD_COUNTED on arrays whose elements each cost the server
  *	   a lookup or a read (topics, partitions, topic or group names).
- *	4. In kafka/request.c, give the API the message's versions (its
- *	   min_version, max_version and first_flexible); its handler decodes and
- *	   encodes as above.
- *	5. Unit tests (test/wire/schema_test.c): the messages are checked by
- *	   round trips at every version, and a golden byte sequence of a
- *	   flexible and a non-flexible version derived from the definition.
+ *	4. In kafka/request.c, give the API SCHEMA_VERSIONS in kafka_apis: its
+ *	   versions and first flexible version are then the request message's,
+ *	   which ApiVersions lists.  Its handler decodes and encodes as above.
+ *	5. List the two messages in wire/messages.c (the server, the unit tests
+ *	   and the fuzz target find them there) and in schema_test.c's
+ *	   messages[], which round-trips each at every version; add a byte
+ *	   sequence of a flexible and a non-flexible version derived by hand
+ *	   from the definition, and a seed per version to
+ *	   test/fuzz/requests_corpus.py.
+ *	6. Delete the API's parser from wire/requests.c and its writer from
+ *	   its handler.
+ *
+ * Conventions every message follows:
+ *	- Describe every version Kafka serves, even those not yet offered:
+ *	  the offered range is the message's min_version..max_version.
+ *	- A field's "versions" is what it is in; a field that exists only in
+ *	  old versions (KAFKA_V(0, 3)) is described all the same, and the
+ *	  handler reads or fills it only where the version has it.
+ *	- Lists whose null means something (Metadata's topics: every topic)
+ *	  are NULLABLE in the versions Kafka says; the handler tests count < 0.
+ *	- Counts are int32 members named nNAME right before the pointer NAME.
+ *	- A response's records are KAFKA_TYPE_RECORDS with a KafkaRecordsWriter
+ *	  when they are written as they are read (Fetch), bytes otherwise;
+ *	  a request's records stay a slice of the request (Produce): the batch
+ *	  reader takes them from there.
+ *	- Tagged fields come in the table in their tag order, after the
+ *	  untagged ones of their struct, as in Kafka's definitions.
+ *	- Not described yet: nullable struct fields (Kafka writes an int8
+ *	  marker before them; DescribeTopicPartitions' NextCursor) and
+ *	  arrays of arrays; add them to the codec when an API needs them.
  *
  *-------------------------------------------------------------------------
  */
