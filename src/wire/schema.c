@@ -389,14 +389,19 @@ static void
 decode_struct(KafkaReader *r, const KafkaSchema *s, int16 v, bool flex,
 			  char *out)
 {
+	/*
+	 * out is zeroed (kafka_decode, alloc_elements): a field read is not
+	 * set to its default first, and one left unread after a failure stays
+	 * zero
+	 */
 	for (int i = 0; i < s->nfields; i++)
 	{
 		const KafkaField *f = &s->fields[i];
 
-		set_default(f, out);
-		if (!present(f, v) || (flex && tagged_in(f, v)) || r->error)
-			continue;
-		read_field(r, f, v, flex, out);
+		if (!present(f, v) || (flex && tagged_in(f, v)))
+			set_default(f, out);
+		else if (!r->error)
+			read_field(r, f, v, flex, out);
 	}
 	if (flex && !r->error)
 		read_tagged_fields(r, s, v, out);
