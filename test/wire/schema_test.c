@@ -16,6 +16,8 @@
  *   where the version allows none, tagged fields overrunning their sizes,
  *   arrays over the reader's alloc_left or elements_left; unknown tagged
  *   fields are skipped.
+ * - The field tables follow schema.h's conventions (check_schema), and
+ *   each message is listed in wire/messages.c.
  * - A message of every type (test_schema below): uint16, float64, bytes,
  *   records written by a callback, arrays of primitives, nested and
  *   tagged structs.
@@ -27,6 +29,7 @@
  */
 #include "postgres_fe.h"
 
+#include "pg_topics/wire/messages.h"
 #include "pg_topics/wire/msg_api_versions.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
 #include "pg_topics/wire/msg_metadata.h"
@@ -34,7 +37,10 @@
 #include "pg_topics/wire/schema.h"
 #include "unit_check.h"
 
-/* Every message described: each is checked at each of its versions */
+/*
+ * Every message described, each request before its response: each is
+ * checked at each of its versions
+ */
 static const KafkaMessage *const messages[] = {
 	&kafka_api_versions_request,
 	&kafka_api_versions_response,
@@ -377,6 +383,58 @@ check_round_trips(const KafkaMessage *m)
 			  "%s: versions outside %d-%d fail", m->name, m->min_version,
 			  m->max_version);
 		pfree(buf.data);
+	}
+}
+
+/*
+ * The conventions of schema.h hold for every struct of m: versions within
+ * the message's, nullable and tagged versions within the field's, tagged
+ * fields after the untagged ones and in the order of their tags, values
+ * and counts within the C struct, arrays with a count, structs with a
+ * schema
+ */
+static void
+check_schema(const KafkaMessage *m, const KafkaSchema *s, int depth)
+{
+	int64		last_tag = -1;
+	bool		tagged_seen = false;
+
+	CHECK(depth < 8, "%s: %s nests at most 8 deep", m->name, s->name);
+	for (int i = 0; i < s->nfields; i++)
+	{
+		const KafkaField *f = &s->fields[i];
+
+		CHECK(f->from >= m->min_version && f->from <= f->to &&
+			  (f->to == KAFKA_VERSION_MAX || f->to <= m->max_version),
+			  "%s: %s.%s has versions within the message's", m->name,
+			  s->name, f->name);
+		CHECK(!f->nullable || (f->nullable_from >= f->from &&
+							   f->nullable_from <= m->max_version),
+			  "%s: %s.%s is nullable within its versions", m->name, s->name,
+			  f->name);
+		CHECK(!f->tagged || (f->tagged_from >= f->from &&
+							 m->first_flexible >= 0 &&
+							 f->tagged_from >= m->first_flexible),
+			  "%s: %s.%s is tagged in flexible versions it has", m->name,
+			  s->name, f->name);
+		CHECK(f->tagged || !tagged_seen, "%s: %s.%s: untagged after tagged",
+			  m->name, s->name, f->name);
+		if (f->tagged)
+		{
+			CHECK((int64) f->tag > last_tag, "%s: %s.%s: tags in order",
+				  m->name, s->name, f->name);
+			last_tag = f->tag;
+			tagged_seen = true;
+		}
+		CHECK(f->offset < s->size && (!f->array || f->count_offset < s->size),
+			  "%s: %s.%s lies within the struct", m->name, s->name, f->name);
+		CHECK(!f->array || f->count_offset != f->offset,
+			  "%s: %s.%s has a count", m->name, s->name, f->name);
+		CHECK((f->type == KAFKA_TYPE_STRUCT) == (f->schema != NULL),
+			  "%s: %s.%s: a schema if and only if a struct", m->name, s->name,
+			  f->name);
+		if (f->type == KAFKA_TYPE_STRUCT && f->schema != NULL)
+			check_schema(m, f->schema, depth + 1);
 	}
 }
 
@@ -899,7 +957,15 @@ int
 main(int argc, char **argv)
 {
 	for (int i = 0; i < lengthof(messages); i++)
+	{
+		check_schema(messages[i], messages[i]->body, 0);
 		check_round_trips(messages[i]);
+		CHECK(messages[i] == (i % 2 == 0 ?
+							  kafka_request_message(messages[i]->api_key) :
+							  kafka_response_message(messages[i]->api_key)),
+			  "%s is listed in wire/messages.c", messages[i]->name);
+	}
+	check_schema(&test_message, test_message.body, 0);
 	check_round_trips(&test_message);
 	check_metadata_request();
 	check_metadata_response();
