@@ -4,11 +4,14 @@
  *	  Serving one Kafka request: its header, the version ranges pg_topics
  *	  offers, the handler, the response frame.
  *
- * The versions offered are chosen so that no API needs Kafka's flexible
- * encoding except ApiVersions v3, which librdkafka sends first on every
- * connection; and so that clients pick RecordBatch v2 both ways (Produce
- * from v3, Fetch from v4) and kafka-python infers a broker new enough to
- * use them (docs/architecture.md, Kafka protocol).  The minimum versions
+ * The APIs described for the schema codec (wire/messages.h: ApiVersions,
+ * Metadata, FindCoordinator) are offered at every version Apache Kafka 3.9
+ * serves, flexible ones included, their versions taken from their message
+ * descriptions.  The others, still parsed by wire/requests.c, are offered
+ * at versions chosen so that none needs Kafka's flexible encoding, and so
+ * that clients pick RecordBatch v2 both ways (Produce from v3, Fetch from
+ * v4) and kafka-python infers a broker new enough to use them
+ * (docs/architecture.md, Kafka protocol).  The minimum versions
  * matter as much as the maximums: librdkafka switches a feature on only if
  * the versions it needs overlap ours (which is why Produce is listed from
  * v0, kafka_produce_legacy).
@@ -49,13 +52,19 @@
 #include "pg_topics/kafka/request.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/codec.h"
+#include "pg_topics/wire/messages.h"
+#include "pg_topics/wire/msg_api_versions.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 
 static KafkaOutcome kafka_api_versions(KafkaRequest *req, TimestampTz *deadline);
 static KafkaOutcome kafka_produce_legacy(KafkaRequest *req, TimestampTz *deadline);
 
-/* One API pg_topics serves */
+/*
+ * One API pg_topics serves.  An API described for the schema codec has
+ * min_version, max_version and first_flexible 0, 0, -1 here: its message's
+ * are offered (api_min_version and the like)
+ */
 typedef struct KafkaApi
 {
 	int16		key;
@@ -68,15 +77,21 @@ typedef struct KafkaApi
 	const char *name;
 } KafkaApi;
 
-/* the versions offered are the ones the parsers read (wire/requests.h) */
+/* the versions of an API of the schema codec: its message's */
+#define SCHEMA_VERSIONS		0, 0, -1
+
+/*
+ * the versions offered are the ones the parsers read (wire/requests.h),
+ * or the messages describe (wire/messages.h)
+ */
 static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_PRODUCE, KAFKA_PRODUCE_VERSIONS, -1, false, true, kafka_produce, "Produce"},
 	{KAFKA_API_FETCH, KAFKA_FETCH_VERSIONS, -1, false, true, kafka_fetch, "Fetch"},
 	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS, -1, false, true, kafka_list_offsets, "ListOffsets"},
-	{KAFKA_API_METADATA, KAFKA_METADATA_VERSIONS, -1, false, true, kafka_metadata, "Metadata"},
+	{KAFKA_API_METADATA, SCHEMA_VERSIONS, false, true, kafka_metadata, "Metadata"},
 	{KAFKA_API_OFFSET_COMMIT, KAFKA_OFFSET_COMMIT_VERSIONS, -1, false, true, kafka_offset_commit, "OffsetCommit"},
 	{KAFKA_API_OFFSET_FETCH, KAFKA_OFFSET_FETCH_VERSIONS, -1, false, true, kafka_offset_fetch, "OffsetFetch"},
-	{KAFKA_API_FIND_COORDINATOR, KAFKA_FIND_COORDINATOR_VERSIONS, -1, false, false, kafka_find_coordinator, "FindCoordinator"},
+	{KAFKA_API_FIND_COORDINATOR, SCHEMA_VERSIONS, false, false, kafka_find_coordinator, "FindCoordinator"},
 	{KAFKA_API_JOIN_GROUP, KAFKA_JOIN_GROUP_VERSIONS, -1, false, true, kafka_join_group, "JoinGroup"},
 	{KAFKA_API_HEARTBEAT, KAFKA_HEARTBEAT_VERSIONS, -1, false, false, kafka_heartbeat, "Heartbeat"},
 	{KAFKA_API_LEAVE_GROUP, KAFKA_LEAVE_GROUP_VERSIONS, -1, false, false, kafka_leave_group, "LeaveGroup"},
@@ -84,7 +99,7 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_DESCRIBE_GROUPS, KAFKA_DESCRIBE_GROUPS_VERSIONS, -1, false, true, kafka_describe_groups, "DescribeGroups"},
 	{KAFKA_API_LIST_GROUPS, KAFKA_LIST_GROUPS_VERSIONS, -1, false, true, kafka_list_groups, "ListGroups"},
 	{KAFKA_API_SASL_HANDSHAKE, KAFKA_SASL_HANDSHAKE_VERSIONS, -1, true, false, kafka_sasl_handshake, "SaslHandshake"},
-	{KAFKA_API_API_VERSIONS, KAFKA_API_VERSIONS_VERSIONS, KAFKA_API_VERSIONS_FIRST_FLEXIBLE, true, false, kafka_api_versions, "ApiVersions"},
+	{KAFKA_API_API_VERSIONS, SCHEMA_VERSIONS, true, false, kafka_api_versions, "ApiVersions"},
 	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS, -1, false, true, kafka_create_topics, "CreateTopics"},
 	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS, -1, false, true, kafka_delete_topics, "DeleteTopics"},
 	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS, -1, false, true, kafka_init_producer_id, "InitProducerId"},
@@ -98,6 +113,33 @@ static const KafkaApi legacy_produce_api = {
 };
 
 static MemoryContext request_context = NULL;
+
+/* The versions api offers, and its first flexible one (-1: none) */
+static int16
+api_min_version(const KafkaApi *api)
+{
+	const KafkaMessage *m = kafka_request_message(api->key);
+
+	if (api->key == KAFKA_API_PRODUCE)
+		return legacy_produce_api.min_version;
+	return m ? m->min_version : api->min_version;
+}
+
+static int16
+api_max_version(const KafkaApi *api)
+{
+	const KafkaMessage *m = kafka_request_message(api->key);
+
+	return m ? m->max_version : api->max_version;
+}
+
+static int16
+api_first_flexible(const KafkaApi *api)
+{
+	const KafkaMessage *m = kafka_request_message(api->key);
+
+	return m ? m->first_flexible : api->first_flexible;
+}
 
 /* The API of key, or NULL */
 static const KafkaApi *
@@ -138,52 +180,51 @@ kafka_api_label(int16 api_key, int16 api_version)
 	return label;
 }
 
-/* ApiVersions' list of what is offered */
+/* ApiVersions' answer at version: what is offered, or error and that */
 static void
-write_api_ranges(StringInfo buf, bool compact)
+write_api_versions(StringInfo out, int16 version, int16 error)
 {
-	if (compact)
-		kafka_write_compact_array_len(buf, lengthof(kafka_apis));
-	else
-		kafka_write_array_len(buf, lengthof(kafka_apis));
+	KafkaApiVersionsResponse resp = {0};
+	KafkaApiVersion apis[lengthof(kafka_apis)];
+
 	for (int i = 0; i < lengthof(kafka_apis); i++)
 	{
-		kafka_write_int16(buf, kafka_apis[i].key);
-		kafka_write_int16(buf, kafka_apis[i].key == KAFKA_API_PRODUCE ?
-						  legacy_produce_api.min_version :
-						  kafka_apis[i].min_version);
-		kafka_write_int16(buf, kafka_apis[i].max_version);
-		if (compact)
-			kafka_write_empty_tagged_fields(buf);
+		apis[i].api_key = kafka_apis[i].key;
+		apis[i].min_version = api_min_version(&kafka_apis[i]);
+		apis[i].max_version = api_max_version(&kafka_apis[i]);
 	}
+	resp.error_code = error;
+	resp.napi_keys = lengthof(kafka_apis);
+	resp.api_keys = apis;
+	resp.finalized_features_epoch = -1;
+	kafka_encode(out, &kafka_api_versions_response, version, &resp);
 }
 
-/* ApiVersions (v0-3): what pg_topics offers */
+/*
+ * ApiVersions (v0-4): what pg_topics offers.  The client's software name
+ * and version (v3+) are not used.  No feature is listed (Kafka's features
+ * are KRaft's and transactions' versions).
+ */
 static KafkaOutcome
 kafka_api_versions(KafkaRequest *req, TimestampTz *deadline)
 {
-	bool		flexible = req->api_version >= KAFKA_API_VERSIONS_FIRST_FLEXIBLE;
 	KafkaApiVersionsRequest ar;
 
-	/* v3's client software name and version are not used */
-	if (!kafka_parse_api_versions_request(&req->body, req->api_version, &ar))
+	if (!kafka_decode(&req->body, &kafka_api_versions_request,
+					  req->api_version, &ar))
 		return KAFKA_CLOSE;
-
-	kafka_write_int16(req->response, KAFKA_NONE);
-	write_api_ranges(req->response, flexible);
-	if (req->api_version >= 1)
-		kafka_write_int32(req->response, 0);	/* throttle_time_ms */
-	if (flexible)
-		kafka_write_empty_tagged_fields(req->response);
+	write_api_versions(req->response, req->api_version, KAFKA_NONE);
 	return KAFKA_ANSWER;
 }
 
-/* Answer an ApiVersions of a version not offered: the v0 form, with error */
+/*
+ * Answer an ApiVersions of a version not offered: the v0 form, with
+ * error, as Kafka does (KIP-511), so that any client can read it
+ */
 static void
 api_versions_unsupported(StringInfo out)
 {
-	kafka_write_int16(out, KAFKA_UNSUPPORTED_VERSION);
-	write_api_ranges(out, false);
+	write_api_versions(out, 0, KAFKA_UNSUPPORTED_VERSION);
 }
 
 /*
@@ -288,7 +329,7 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 		req->api_version <= legacy_produce_api.max_version)
 		api = &legacy_produce_api;
 	if (api != NULL && req->api_key == KAFKA_API_API_VERSIONS &&
-		req->api_version > api->max_version)
+		req->api_version > api_max_version(api))
 	{
 		api_versions_unsupported(&conn->out);
 		*answered = true;
@@ -302,14 +343,13 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 							 kafka_api_label(req->api_key, req->api_version));
 		return NULL;
 	}
-	if (req->api_version < api->min_version ||
-		req->api_version > api->max_version)
+	if (req->api_version < api_min_version(api) ||
+		req->api_version > api_max_version(api))
 	{
 		kafka_protocol_close(conn, ERRCODE_FEATURE_NOT_SUPPORTED,
 							 psprintf("Versions %d to %d are offered.",
-									  api->key == KAFKA_API_PRODUCE ?
-									  legacy_produce_api.min_version :
-									  api->min_version, api->max_version),
+									  api_min_version(api),
+									  api_max_version(api)),
 							 "%s is not offered",
 							 kafka_api_label(req->api_key, req->api_version));
 		return NULL;
@@ -322,8 +362,8 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 							 kafka_api_label(req->api_key, req->api_version));
 		return NULL;
 	}
-	req->flexible = api->first_flexible >= 0 &&
-		req->api_version >= api->first_flexible;
+	req->flexible = api_first_flexible(api) >= 0 &&
+		req->api_version >= api_first_flexible(api);
 	if (req->flexible)
 		kafka_skip_tagged_fields(&header);
 	if (header.error)

@@ -342,19 +342,33 @@ kafka_write_int64(StringInfo buf, int64 v)
 	append(buf, (const char *) &n, 8);
 }
 
-static void
-write_uvarint64(StringInfo buf, uint64 v)
+/* v as an unsigned varint at dst (room for 10 bytes); its size */
+static int
+put_uvarint64(char *dst, uint64 v)
 {
-	char		tmp[10];
 	int			n = 0;
 
 	while (v >= 0x80)
 	{
-		tmp[n++] = (char) ((v & 0x7f) | 0x80);
+		dst[n++] = (char) ((v & 0x7f) | 0x80);
 		v >>= 7;
 	}
-	tmp[n++] = (char) v;
-	append(buf, tmp, n);
+	dst[n++] = (char) v;
+	return n;
+}
+
+int
+kafka_put_uvarint(char *dst, uint32 v)
+{
+	return put_uvarint64(dst, v);
+}
+
+static void
+write_uvarint64(StringInfo buf, uint64 v)
+{
+	char		tmp[10];
+
+	append(buf, tmp, put_uvarint64(tmp, v));
 }
 
 void
@@ -386,6 +400,12 @@ uvarint_size(uint64 v)
 		n++;
 	}
 	return n;
+}
+
+int
+kafka_uvarint_size(uint32 v)
+{
+	return uvarint_size(v);
 }
 
 int

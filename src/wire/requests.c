@@ -9,7 +9,7 @@
  * The topic -> partitions lists of Produce, Fetch, ListOffsets,
  * OffsetCommit and OffsetFetch are read by one loop (read_topics), the
  * API giving what follows each partition's index; lists of strings
- * (Metadata's topics, DescribeGroups' groups, DeleteTopics' topics) by
+ * (DescribeGroups' groups, DeleteTopics' topics) by
  * another.  Every array count is checked against the bytes left, at the
  * smallest size an element can have on the wire, before anything is
  * allocated for it (kafka_read_array_len), so what a parser allocates is
@@ -95,13 +95,6 @@ take_elements(KafkaReader *r, int32 *n)
 		return;
 	}
 	r->elements_left -= *n;
-}
-
-/* A string of a flexible version (compact) or of an older one */
-static KafkaBytes
-read_string(KafkaReader *r, bool flexible)
-{
-	return flexible ? kafka_read_compact_string(r) : kafka_read_string(r);
 }
 
 /* A boolean: any byte but 0 is true, as Kafka reads it */
@@ -290,23 +283,6 @@ kafka_parse_list_offsets_request(KafkaReader *r, int16 version,
 	return !r->error;
 }
 
-bool
-kafka_parse_metadata_request(KafkaReader *r, int16 version,
-							 KafkaMetadataRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_METADATA_VERSIONS))
-		return false;
-	/* null is every topic from v1; v0 has no null, and asks with [] */
-	read_strings(r, &out->all_topics, &out->ntopics, &out->topics);
-	if (version == 0 && out->ntopics == 0)
-		out->all_topics = true;
-	out->allow_auto_topic_creation = true;	/* Kafka's default before v4 */
-	if (version >= 4)
-		out->allow_auto_topic_creation = read_bool(r);
-	return !r->error;
-}
-
 /* OffsetCommit's partition */
 static void
 read_offset_commit_partition(KafkaReader *r, int16 version,
@@ -351,19 +327,6 @@ kafka_parse_offset_fetch_request(KafkaReader *r, int16 version,
 				&out->ntopics, &out->topics);
 	/* every topic (a null list) is asked for from v2 on */
 	return !r->error && !(out->all_topics && version < 2);
-}
-
-bool
-kafka_parse_find_coordinator_request(KafkaReader *r, int16 version,
-									 KafkaFindCoordinatorRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_FIND_COORDINATOR_VERSIONS))
-		return false;
-	out->key = kafka_read_string(r);
-	if (version >= 1)
-		out->key_type = kafka_read_int8(r);
-	return !r->error;
 }
 
 bool
@@ -477,25 +440,6 @@ kafka_parse_sasl_handshake_request(KafkaReader *r, int16 version,
 	if (!version_in(version, KAFKA_SASL_HANDSHAKE_VERSIONS))
 		return false;
 	out->mechanism = kafka_read_string(r);
-	return !r->error;
-}
-
-bool
-kafka_parse_api_versions_request(KafkaReader *r, int16 version,
-								 KafkaApiVersionsRequest *out)
-{
-	bool		flexible = version >= KAFKA_API_VERSIONS_FIRST_FLEXIBLE;
-
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_API_VERSIONS_VERSIONS))
-		return false;
-	if (version >= 3)
-	{
-		out->client_software_name = read_string(r, flexible);
-		out->client_software_version = read_string(r, flexible);
-	}
-	if (flexible)
-		kafka_skip_tagged_fields(r);
 	return !r->error;
 }
 

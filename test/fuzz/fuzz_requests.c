@@ -2,7 +2,8 @@
  *
  * fuzz_requests.c
  *	  libFuzzer target over the parsers of Kafka request bodies
- *	  (wire/requests.c; make fuzz-wire).
+ *	  (wire/requests.c) and the schema codec's decoder of the requests
+ *	  described for it (wire/schema.c, wire/messages.h; make fuzz-wire).
  *
  * An input is what follows a request's size up to its correlation id (the
  * API key and version, int16 each, as a request header starts), then the
@@ -22,6 +23,7 @@
  */
 #include "postgres_fe.h"
 
+#include "pg_topics/wire/messages.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 
@@ -78,6 +80,43 @@ walk_topics(KafkaTopicRequest *topics, int32 n)
 	free_array(topics, n);
 }
 
+/*
+ * A struct the schema codec decoded (schema.h): every string in the body,
+ * every array freed, its count telling its elements (-1: null)
+ */
+static void
+walk_struct(const KafkaSchema *s, char *p)
+{
+	for (int i = 0; i < s->nfields; i++)
+	{
+		const KafkaField *f = &s->fields[i];
+		int32		n = f->array ? *(int32 *) (p + f->count_offset) : 1;
+		char	   *elements = f->array ? *(char **) (p + f->offset) : p + f->offset;
+		Size		size = f->type == KAFKA_TYPE_STRUCT ? f->schema->size :
+			f->type == KAFKA_TYPE_STRING || f->type == KAFKA_TYPE_BYTES ?
+			sizeof(KafkaBytes) : f->type == KAFKA_TYPE_RECORDS ?
+			sizeof(KafkaRecords) : 0;
+
+		if (f->array && n == -1)
+		{
+			if (elements != NULL)
+				abort();
+			continue;
+		}
+		for (int32 j = 0; j < n; j++)
+		{
+			if (f->type == KAFKA_TYPE_STRUCT)
+				walk_struct(f->schema, elements + j * size);
+			else if (f->type == KAFKA_TYPE_STRING || f->type == KAFKA_TYPE_BYTES)
+				touch(*(KafkaBytes *) (elements + j * size));
+			else if (f->type == KAFKA_TYPE_RECORDS)
+				touch(((KafkaRecords *) (elements + j * size))->bytes);
+		}
+		if (f->array)
+			free_array(elements, n);
+	}
+}
+
 /* One parser: parse, walk what it returned, free it; true if it parsed */
 static bool
 run(int16 key, int16 version, KafkaReader *r)
@@ -117,14 +156,6 @@ run(int16 key, int16 version, KafkaReader *r)
 				walk_topics(x.topics, x.ntopics);
 				break;
 			}
-		case KAFKA_API_METADATA:
-			{
-				KafkaMetadataRequest x;
-
-				ok = kafka_parse_metadata_request(r, version, &x);
-				walk_strings(x.topics, x.ntopics);
-				break;
-			}
 		case KAFKA_API_OFFSET_COMMIT:
 			{
 				KafkaOffsetCommitRequest x;
@@ -145,14 +176,6 @@ run(int16 key, int16 version, KafkaReader *r)
 				walk_topics(x.topics, x.ntopics);
 				if (ok && x.all_topics && x.ntopics != 0)
 					abort();
-				break;
-			}
-		case KAFKA_API_FIND_COORDINATOR:
-			{
-				KafkaFindCoordinatorRequest x;
-
-				ok = kafka_parse_find_coordinator_request(r, version, &x);
-				touch(x.key);
 				break;
 			}
 		case KAFKA_API_JOIN_GROUP:
@@ -230,15 +253,6 @@ run(int16 key, int16 version, KafkaReader *r)
 				touch(x.mechanism);
 				break;
 			}
-		case KAFKA_API_API_VERSIONS:
-			{
-				KafkaApiVersionsRequest x;
-
-				ok = kafka_parse_api_versions_request(r, version, &x);
-				touch(x.client_software_name);
-				touch(x.client_software_version);
-				break;
-			}
 		case KAFKA_API_CREATE_TOPICS:
 			{
 				KafkaCreateTopicsRequest x;
@@ -288,7 +302,18 @@ run(int16 key, int16 version, KafkaReader *r)
 				break;
 			}
 		default:
-			return false;
+			{
+				const KafkaMessage *m = kafka_request_message(key);
+				void	   *x;
+
+				if (m == NULL)
+					return false;
+				x = palloc(m->body->size);
+				ok = kafka_decode(r, m, version, x);
+				walk_struct(m->body, x);
+				pfree(x);
+				break;
+			}
 	}
 	return ok;
 }
@@ -311,10 +336,8 @@ static const struct
 	SECOND_OF(KAFKA_PRODUCE_VERSIONS)},
 	{KAFKA_API_FETCH, KAFKA_FETCH_VERSIONS},
 	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS},
-	{KAFKA_API_METADATA, KAFKA_METADATA_VERSIONS},
 	{KAFKA_API_OFFSET_COMMIT, KAFKA_OFFSET_COMMIT_VERSIONS},
 	{KAFKA_API_OFFSET_FETCH, KAFKA_OFFSET_FETCH_VERSIONS},
-	{KAFKA_API_FIND_COORDINATOR, KAFKA_FIND_COORDINATOR_VERSIONS},
 	{KAFKA_API_JOIN_GROUP, KAFKA_JOIN_GROUP_VERSIONS},
 	{KAFKA_API_HEARTBEAT, KAFKA_HEARTBEAT_VERSIONS},
 	{KAFKA_API_LEAVE_GROUP, KAFKA_LEAVE_GROUP_VERSIONS},
@@ -322,7 +345,6 @@ static const struct
 	{KAFKA_API_DESCRIBE_GROUPS, KAFKA_DESCRIBE_GROUPS_VERSIONS},
 	{KAFKA_API_LIST_GROUPS, KAFKA_LIST_GROUPS_VERSIONS},
 	{KAFKA_API_SASL_HANDSHAKE, KAFKA_SASL_HANDSHAKE_VERSIONS},
-	{KAFKA_API_API_VERSIONS, KAFKA_API_VERSIONS_VERSIONS},
 	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS},
 	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS},
 	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS},
@@ -347,10 +369,18 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 	version = (int16) ((data[2] << 8) | data[3]);
 	for (i = 0; i < lengthof(ranges) && ranges[i].key != key; i++)
 		;
-	if (i == lengthof(ranges))
+	if (i < lengthof(ranges))
+	{
+		min = ranges[i].min;
+		max = ranges[i].max;
+	}
+	else if (kafka_request_message(key) != NULL)
+	{
+		min = kafka_request_message(key)->min_version;
+		max = kafka_request_message(key)->max_version;
+	}
+	else
 		return 0;
-	min = ranges[i].min;
-	max = ranges[i].max;
 	body_len = (int) size - 4;
 	copy = palloc(Max(body_len, 1));
 	memcpy(copy, data + 4, body_len);

@@ -117,11 +117,37 @@ def list_offsets(v):
                         t[1], lambda p: i32(p[0]) + i64(p[1]))))
 
 
+def compact_array(items, encode):
+    if items is None:
+        return uvarint(0)
+    return uvarint(len(items) + 1) + b''.join(encode(x) for x in items)
+
+
 def metadata(v):
-    out = array(['orders', 'events'] if v != 1 else None, string)
+    if v < 9:
+        out = array(['orders', 'events'] if v != 1 else None, string)
+    else:
+        def topic(name):
+            return ((bytes(range(16)) if v >= 10 else b'')
+                    + compact_string(name) + uvarint(0))
+        out = compact_array(['orders', 'events'] if v != 11 else None, topic)
     if v >= 4:
         out += i8(0)
+    if 8 <= v <= 10:
+        out += i8(1)
+    if v >= 8:
+        out += i8(1)
+    if v >= 9:
+        out += uvarint(0)
     return out
+
+
+def find_coordinator(v):
+    if v < 3:
+        return string('g1') + (i8(0) if v >= 1 else b'')
+    if v == 3:
+        return compact_string('g1') + i8(0) + uvarint(0)
+    return i8(0) + compact_array(['g1', 'g2'], compact_string) + uvarint(0)
 
 
 def offset_commit(v):
@@ -216,14 +242,14 @@ for v in range(4, 12):
     SEEDS['fetch_v%d' % v] = (1, v, fetch(v))
 for v in range(1, 3):
     SEEDS['list_offsets_v%d' % v] = (2, v, list_offsets(v))
-for v in range(0, 5):
+for v in range(0, 13):
     SEEDS['metadata_v%d' % v] = (3, v, metadata(v))
 for v in range(2, 8):
     SEEDS['offset_commit_v%d' % v] = (8, v, offset_commit(v))
 for v in range(1, 6):
     SEEDS['offset_fetch_v%d' % v] = (9, v, offset_fetch(v))
-for v in range(0, 3):
-    SEEDS['find_coordinator_v%d' % v] = (10, v, string('g1') + (i8(0) if v >= 1 else b''))
+for v in range(0, 6):
+    SEEDS['find_coordinator_v%d' % v] = (10, v, find_coordinator(v))
 for v in range(0, 6):
     SEEDS['join_group_v%d' % v] = (11, v, join_group(v))
 for v in range(0, 4):
@@ -241,9 +267,10 @@ for v in range(0, 2):
     SEEDS['sasl_handshake_v%d' % v] = (17, v, string('SCRAM-SHA-256'))
 for v in range(0, 3):
     SEEDS['api_versions_v%d' % v] = (18, v, b'')
-# librdkafka's first request on every connection
-SEEDS['api_versions_v3'] = (18, 3, compact_string('librdkafka')
-                            + compact_string('2.0.2') + uvarint(0))
+# librdkafka's first request on every connection (v3), and Kafka 3.9's (v4)
+for v in range(3, 5):
+    SEEDS['api_versions_v%d' % v] = (18, v, compact_string('librdkafka')
+                                     + compact_string('2.0.2') + uvarint(0))
 for v in range(0, 5):
     SEEDS['create_topics_v%d' % v] = (19, v, create_topics(v))
 for v in range(0, 2):

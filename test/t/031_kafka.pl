@@ -365,7 +365,7 @@ sub connect_raw
 }
 
 my $sock = connect_raw();
-send_request($sock, 18, 4, 7, '');
+send_request($sock, 18, 5, 7, '');
 my $resp = read_frame($sock);
 my ($corr, $err, $n) = unpack('N n N', $resp);
 my %ranges;
@@ -374,8 +374,10 @@ for my $i (0 .. $n - 1)
 	my ($k, $min, $max) = unpack('n n n', substr($resp, 10 + 6 * $i, 6));
 	$ranges{$k} = "$min-$max";
 }
-is("$corr $err", '7 35', 'ApiVersions v4: UNSUPPORTED_VERSION in the version-0 form');
-is($ranges{18}, '0-3', 'listing the ApiVersions versions offered');
+is("$corr $err", '7 35', 'ApiVersions v5: UNSUPPORTED_VERSION in the version-0 form');
+is($ranges{18}, '0-4', 'listing the ApiVersions versions offered');
+is($ranges{3}, '0-12', 'listing the Metadata versions offered');
+is($ranges{10}, '0-5', 'listing the FindCoordinator versions offered');
 
 # kafka-python pipelines ApiVersions v0 and Metadata v0
 my $p1 = pack('n n N n/a*', 18, 0, 100, 'x');

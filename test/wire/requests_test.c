@@ -7,7 +7,8 @@
  * Every seed of fuzz_requests' corpus (WIRE_REQUESTS, written by
  * test/fuzz/requests_corpus.py: kafka-python's requests and one of each
  * version offered) must parse, to its last byte: each parser reads all a
- * client sends.  Then a few requests written out byte by byte are parsed
+ * client sends (the APIs of the schema codec, wire/messages.h, decode by
+ * their message; schema_test checks them further).  Then a few requests written out byte by byte are parsed
  * and their fields checked, and a few must be refused: out-of-range
  * versions, acks outside -1..1, OffsetFetch v1 asking for every topic, and
  * an array count that cannot fit.
@@ -18,6 +19,7 @@
 
 #include <dirent.h>
 
+#include "pg_topics/wire/messages.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 #include "unit_check.h"
@@ -33,10 +35,8 @@ parse(int16 key, int16 version, const char *body, int len, KafkaReader *r)
 			PARSE(KAFKA_API_PRODUCE, KafkaProduceRequest, kafka_parse_produce_request);
 			PARSE(KAFKA_API_FETCH, KafkaFetchRequest, kafka_parse_fetch_request);
 			PARSE(KAFKA_API_LIST_OFFSETS, KafkaListOffsetsRequest, kafka_parse_list_offsets_request);
-			PARSE(KAFKA_API_METADATA, KafkaMetadataRequest, kafka_parse_metadata_request);
 			PARSE(KAFKA_API_OFFSET_COMMIT, KafkaOffsetCommitRequest, kafka_parse_offset_commit_request);
 			PARSE(KAFKA_API_OFFSET_FETCH, KafkaOffsetFetchRequest, kafka_parse_offset_fetch_request);
-			PARSE(KAFKA_API_FIND_COORDINATOR, KafkaFindCoordinatorRequest, kafka_parse_find_coordinator_request);
 			PARSE(KAFKA_API_JOIN_GROUP, KafkaJoinGroupRequest, kafka_parse_join_group_request);
 			PARSE(KAFKA_API_HEARTBEAT, KafkaHeartbeatRequest, kafka_parse_heartbeat_request);
 			PARSE(KAFKA_API_LEAVE_GROUP, KafkaLeaveGroupRequest, kafka_parse_leave_group_request);
@@ -44,12 +44,18 @@ parse(int16 key, int16 version, const char *body, int len, KafkaReader *r)
 			PARSE(KAFKA_API_DESCRIBE_GROUPS, KafkaDescribeGroupsRequest, kafka_parse_describe_groups_request);
 			PARSE(KAFKA_API_LIST_GROUPS, KafkaListGroupsRequest, kafka_parse_list_groups_request);
 			PARSE(KAFKA_API_SASL_HANDSHAKE, KafkaSaslHandshakeRequest, kafka_parse_sasl_handshake_request);
-			PARSE(KAFKA_API_API_VERSIONS, KafkaApiVersionsRequest, kafka_parse_api_versions_request);
 			PARSE(KAFKA_API_CREATE_TOPICS, KafkaCreateTopicsRequest, kafka_parse_create_topics_request);
 			PARSE(KAFKA_API_DELETE_TOPICS, KafkaDeleteTopicsRequest, kafka_parse_delete_topics_request);
 			PARSE(KAFKA_API_INIT_PRODUCER_ID, KafkaInitProducerIdRequest, kafka_parse_init_producer_id_request);
 			PARSE(KAFKA_API_SASL_AUTHENTICATE, KafkaSaslAuthenticateRequest, kafka_parse_sasl_authenticate_request);
 #undef PARSE
+	}
+	/* the APIs of the schema codec */
+	if (kafka_request_message(key) != NULL)
+	{
+		void	   *x = palloc(kafka_request_message(key)->body->size);
+
+		return kafka_decode(r, kafka_request_message(key), version, x);
 	}
 	return false;
 }
@@ -168,7 +174,7 @@ check_vectors(void)
 	KafkaOffsetCommitRequest cr;
 	KafkaFetchRequest fr;
 	KafkaOffsetFetchRequest of;
-	KafkaMetadataRequest mr;
+	KafkaDeleteTopicsRequest dr;
 
 	kafka_reader_init(&r, produce_v7, sizeof(produce_v7) - 1);
 	CHECK(kafka_parse_produce_request(&r, 7, &pr), "Produce v7 parses");
@@ -251,32 +257,21 @@ check_vectors(void)
 	CHECK(!kafka_parse_offset_fetch_request(&r, 1, &of),
 		  "OffsetFetch v1 cannot ask for every topic");
 
-	/* Metadata: every topic is [] in v0, null later; [] is none from v1 */
-	kafka_reader_init(&r, "\x00\x00\x00\x00", 4);
-	CHECK(kafka_parse_metadata_request(&r, 0, &mr) && mr.all_topics,
-		  "Metadata v0 [] is every topic");
-	kafka_reader_init(&r, "\x00\x00\x00\x00", 4);
-	CHECK(kafka_parse_metadata_request(&r, 1, &mr) && !mr.all_topics,
-		  "Metadata v1 [] is no topic");
-	kafka_reader_init(&r, "\xff\xff\xff\xff\x01", 5);
-	CHECK(kafka_parse_metadata_request(&r, 4, &mr) && mr.all_topics &&
-		  mr.allow_auto_topic_creation, "Metadata v4 null is every topic");
-
 	/* two billion topics announced by four bytes */
-	kafka_reader_init(&r, "\x7f\xff\xff\xff\x00\x00", 6);
-	CHECK(!kafka_parse_metadata_request(&r, 1, &mr),
+	kafka_reader_init(&r, "\x7f\xff\xff\xff\x00\x00\x00\x00\x00\x00", 10);
+	CHECK(!kafka_parse_delete_topics_request(&r, 1, &dr),
 		  "an array count that cannot fit is refused");
 
 	/* what the arrays may take: the reader's alloc_left */
-	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b", 10);
+	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b" "\x00\x00\x75\x30", 14);
 	r.alloc_left = 2 * sizeof(KafkaBytes);
-	CHECK(kafka_parse_metadata_request(&r, 1, &mr) && mr.ntopics == 2 &&
+	CHECK(kafka_parse_delete_topics_request(&r, 1, &dr) && dr.ntopics == 2 &&
 		  !r.over_budget && r.alloc_left == 0,
 		  "two topic names fit in the room of two");
-	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b", 10);
+	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b" "\x00\x00\x75\x30", 14);
 	r.alloc_left = 2 * sizeof(KafkaBytes) - 1;
-	CHECK(!kafka_parse_metadata_request(&r, 1, &mr) && r.over_budget &&
-		  mr.ntopics == 0 && mr.topics == NULL,
+	CHECK(!kafka_parse_delete_topics_request(&r, 1, &dr) && r.over_budget &&
+		  dr.ntopics == 0 && dr.topics == NULL,
 		  "not in less: over budget, and nothing allocated");
 	kafka_reader_init(&r, fetch_v11, sizeof(fetch_v11) - 1);
 	r.alloc_left = sizeof(KafkaTopicRequest) + sizeof(KafkaPartitionRequest) +
@@ -287,14 +282,14 @@ check_vectors(void)
 		  "a Fetch whose forgotten topics' partitions do not fit: the count is 0");
 
 	/* how many elements the arrays may have: the reader's elements_left */
-	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b", 10);
+	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b" "\x00\x00\x75\x30", 14);
 	r.elements_left = 2;
-	CHECK(kafka_parse_metadata_request(&r, 1, &mr) && r.elements_left == 0,
+	CHECK(kafka_parse_delete_topics_request(&r, 1, &dr) && r.elements_left == 0,
 		  "two topic names are two elements");
-	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b", 10);
+	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b" "\x00\x00\x75\x30", 14);
 	r.elements_left = 1;
-	CHECK(!kafka_parse_metadata_request(&r, 1, &mr) && r.too_many &&
-		  !r.over_budget && mr.ntopics == 0,
+	CHECK(!kafka_parse_delete_topics_request(&r, 1, &dr) && r.too_many &&
+		  !r.over_budget && dr.ntopics == 0,
 		  "more than elements_left: too many");
 	kafka_reader_init(&r, fetch_v11, sizeof(fetch_v11) - 1);
 	r.elements_left = 3;

@@ -136,7 +136,11 @@ extern void kafka_write_empty_tagged_fields(StringInfo buf);
 /* Overwrite a big-endian int32 written earlier at buf->data + at */
 extern void kafka_patch_int32(StringInfo buf, int at, int32 v);
 
-/* the size of a varint or varlong as written */
+/* v as an unsigned varint at dst (room for 5 bytes), without the hook; its size */
+extern int	kafka_put_uvarint(char *dst, uint32 v);
+
+/* the size of an unsigned varint, varint or varlong as written */
+extern int	kafka_uvarint_size(uint32 v);
 extern int	kafka_varint_size(int32 v);
 extern int	kafka_varlong_size(int64 v);
 

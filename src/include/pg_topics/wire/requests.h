@@ -34,18 +34,17 @@
 
 /*
  * The versions each parser reads, which are the versions offered
- * (kafka/request.c).  Only ApiVersions v3 is flexible: no other range
- * reaches the first flexible version of its API.
+ * (kafka/request.c).  None reaches the first flexible version of its API.
+ * The APIs described for the schema codec (messages.h: ApiVersions,
+ * Metadata, FindCoordinator) are not parsed here.
  */
 #define KAFKA_PRODUCE_VERSIONS			3, 7
 /* Produce versions read only to be refused (UNSUPPORTED_VERSION) */
 #define KAFKA_LEGACY_PRODUCE_VERSIONS	0, 2
 #define KAFKA_FETCH_VERSIONS			4, 11
 #define KAFKA_LIST_OFFSETS_VERSIONS		1, 2
-#define KAFKA_METADATA_VERSIONS			0, 4
 #define KAFKA_OFFSET_COMMIT_VERSIONS	2, 7
 #define KAFKA_OFFSET_FETCH_VERSIONS		1, 5
-#define KAFKA_FIND_COORDINATOR_VERSIONS 0, 2
 #define KAFKA_JOIN_GROUP_VERSIONS		0, 5
 #define KAFKA_HEARTBEAT_VERSIONS		0, 3
 #define KAFKA_LEAVE_GROUP_VERSIONS		0, 1
@@ -53,14 +52,10 @@
 #define KAFKA_DESCRIBE_GROUPS_VERSIONS	0, 4
 #define KAFKA_LIST_GROUPS_VERSIONS		0, 2
 #define KAFKA_SASL_HANDSHAKE_VERSIONS	0, 1
-#define KAFKA_API_VERSIONS_VERSIONS		0, 3
 #define KAFKA_CREATE_TOPICS_VERSIONS	0, 4
 #define KAFKA_DELETE_TOPICS_VERSIONS	0, 1
 #define KAFKA_INIT_PRODUCER_ID_VERSIONS 0, 1
 #define KAFKA_SASL_AUTHENTICATE_VERSIONS 0, 1
-
-/* ApiVersions' first flexible version */
-#define KAFKA_API_VERSIONS_FIRST_FLEXIBLE	3
 
 /*
  * One partition of a topic of a request.  Which fields an API fills (the
@@ -133,16 +128,6 @@ typedef struct KafkaListOffsetsRequest
 	KafkaTopicRequest *topics;
 } KafkaListOffsetsRequest;
 
-/* Metadata v0-4 */
-typedef struct KafkaMetadataRequest
-{
-	bool		all_topics;		/* every topic: a null list (v1+), or an
-								 * empty one (v0) */
-	int32		ntopics;
-	KafkaBytes *topics;
-	bool		allow_auto_topic_creation;	/* v4+ */
-} KafkaMetadataRequest;
-
 /* OffsetCommit v2-7 */
 typedef struct KafkaOffsetCommitRequest
 {
@@ -163,13 +148,6 @@ typedef struct KafkaOffsetFetchRequest
 	int32		ntopics;
 	KafkaTopicRequest *topics;
 } KafkaOffsetFetchRequest;
-
-/* FindCoordinator v0-2 */
-typedef struct KafkaFindCoordinatorRequest
-{
-	KafkaBytes	key;			/* the group (or transactional id) */
-	int8		key_type;		/* v1+: 0 group, 1 transaction */
-} KafkaFindCoordinatorRequest;
 
 /* A protocol a member of a group offers (JoinGroup) */
 typedef struct KafkaProtocolRequest
@@ -244,13 +222,6 @@ typedef struct KafkaSaslHandshakeRequest
 {
 	KafkaBytes	mechanism;
 } KafkaSaslHandshakeRequest;
-
-/* ApiVersions v0-3 */
-typedef struct KafkaApiVersionsRequest
-{
-	KafkaBytes	client_software_name;	/* v3+ */
-	KafkaBytes	client_software_version;	/* v3+ */
-} KafkaApiVersionsRequest;
 
 /* A partition's replicas as CreateTopics assigns them by hand */
 typedef struct KafkaReplicaAssignment
@@ -334,14 +305,10 @@ extern bool kafka_parse_fetch_request(KafkaReader *r, int16 version,
 									  KafkaFetchRequest *out);
 extern bool kafka_parse_list_offsets_request(KafkaReader *r, int16 version,
 											 KafkaListOffsetsRequest *out);
-extern bool kafka_parse_metadata_request(KafkaReader *r, int16 version,
-										 KafkaMetadataRequest *out);
 extern bool kafka_parse_offset_commit_request(KafkaReader *r, int16 version,
 											  KafkaOffsetCommitRequest *out);
 extern bool kafka_parse_offset_fetch_request(KafkaReader *r, int16 version,
 											 KafkaOffsetFetchRequest *out);
-extern bool kafka_parse_find_coordinator_request(KafkaReader *r, int16 version,
-												 KafkaFindCoordinatorRequest *out);
 extern bool kafka_parse_join_group_request(KafkaReader *r, int16 version,
 										   KafkaJoinGroupRequest *out);
 extern bool kafka_parse_heartbeat_request(KafkaReader *r, int16 version,
@@ -356,8 +323,6 @@ extern bool kafka_parse_list_groups_request(KafkaReader *r, int16 version,
 											KafkaListGroupsRequest *out);
 extern bool kafka_parse_sasl_handshake_request(KafkaReader *r, int16 version,
 											   KafkaSaslHandshakeRequest *out);
-extern bool kafka_parse_api_versions_request(KafkaReader *r, int16 version,
-											 KafkaApiVersionsRequest *out);
 extern bool kafka_parse_create_topics_request(KafkaReader *r, int16 version,
 											  KafkaCreateTopicsRequest *out);
 extern bool kafka_parse_delete_topics_request(KafkaReader *r, int16 version,

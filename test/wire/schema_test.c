@@ -1,0 +1,976 @@
+/*-------------------------------------------------------------------------
+ *
+ * schema_test.c
+ *	  Unit test of src/wire/schema.c, the schema codec, and of the messages
+ *	  described for it (src/wire/msg_*.c), built as frontend code (make
+ *	  check-wire).
+ *
+ * - Every message of messages[] at every version: a struct filled with
+ *   values that differ from each other and from the defaults (every other
+ *   nullable value null) encodes, decodes to its last byte to the same
+ *   values (the fields absent from the version to their defaults), and
+ *   every shorter prefix of the encoding fails to decode.
+ * - Byte sequences derived by hand from Kafka's message definitions, in
+ *   flexible and non-flexible versions, both ways.
+ * - Hostile bodies fail: negative lengths, counts that cannot fit, nulls
+ *   where the version allows none, tagged fields overrunning their sizes,
+ *   arrays over the reader's alloc_left or elements_left; unknown tagged
+ *   fields are skipped.
+ * - The field tables follow schema.h's conventions (check_schema), and
+ *   each message is listed in wire/messages.c.
+ * - A message of every type (test_schema below): uint16, float64, bytes,
+ *   records written by a callback, arrays of primitives, nested and
+ *   tagged structs.
+ *
+ * A message moved onto the codec is added to messages[], and gets a
+ * byte sequence of a flexible and a non-flexible version if it has both.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres_fe.h"
+
+#include "pg_topics/wire/messages.h"
+#include "pg_topics/wire/msg_api_versions.h"
+#include "pg_topics/wire/msg_find_coordinator.h"
+#include "pg_topics/wire/msg_metadata.h"
+#include "pg_topics/wire/protocol.h"
+#include "pg_topics/wire/schema.h"
+#include "unit_check.h"
+
+/*
+ * Every message described, each request before its response: each is
+ * checked at each of its versions
+ */
+static const KafkaMessage *const messages[] = {
+	&kafka_api_versions_request,
+	&kafka_api_versions_response,
+	&kafka_metadata_request,
+	&kafka_metadata_response,
+	&kafka_find_coordinator_request,
+	&kafka_find_coordinator_response,
+};
+
+/* ---- a message of every type ---- */
+
+typedef struct TestInner
+{
+	uint16		u;
+	KafkaBytes	s;
+} TestInner;
+
+typedef struct TestMessage
+{
+	int8		i8;
+	int16		i16;
+	int32		i32;
+	int64		i64;
+	uint16		u16;
+	double		f64;
+	bool		b;
+	KafkaUuid	id;
+	KafkaBytes	str;			/* nullable from 1 */
+	KafkaBytes	bytes;			/* nullable */
+	KafkaRecords records;		/* nullable */
+	int32		nints;
+	int32	   *ints;
+	int32		nstrings;		/* nullable from 2 */
+	KafkaBytes *strings;
+	TestInner	inner;
+	int32		ninners;
+	TestInner  *inners;
+	int64		only_v1;		/* v1 only, default 7 */
+	int32		ntagged;		/* tag 0 from 2 */
+	TestInner  *tagged;
+	int32		tagged_int;		/* tag 5 from 2, default -1 */
+	TestInner	tagged_inner;	/* tag 9 from 3 */
+} TestMessage;
+
+static const KafkaField inner_fields[] = {
+	{"U", KAFKA_TYPE_UINT16, KAFKA_V_FROM(0), KAFKA_AT(TestInner, u)},
+	{"S", KAFKA_TYPE_STRING, KAFKA_V_FROM(0), KAFKA_AT(TestInner, s)},
+};
+static const KafkaSchema inner_schema =
+KAFKA_SCHEMA("Inner", TestInner, inner_fields);
+
+static const KafkaField test_fields[] = {
+	{"I8", KAFKA_TYPE_INT8, KAFKA_V_FROM(0), KAFKA_AT(TestMessage, i8)},
+	{"I16", KAFKA_TYPE_INT16, KAFKA_V_FROM(0), KAFKA_AT(TestMessage, i16)},
+	{"I32", KAFKA_TYPE_INT32, KAFKA_V_FROM(0), KAFKA_AT(TestMessage, i32)},
+	{"I64", KAFKA_TYPE_INT64, KAFKA_V_FROM(0), KAFKA_AT(TestMessage, i64)},
+	{"U16", KAFKA_TYPE_UINT16, KAFKA_V_FROM(0), KAFKA_AT(TestMessage, u16)},
+	{"F64", KAFKA_TYPE_FLOAT64, KAFKA_V_FROM(0), KAFKA_AT(TestMessage, f64)},
+	{"B", KAFKA_TYPE_BOOL, KAFKA_V_FROM(0), KAFKA_AT(TestMessage, b)},
+	{"Id", KAFKA_TYPE_UUID, KAFKA_V_FROM(0), KAFKA_AT(TestMessage, id)},
+	{"Str", KAFKA_TYPE_STRING, KAFKA_V_FROM(0), KAFKA_NULLABLE_FROM(1),
+	KAFKA_AT(TestMessage, str)},
+	{"Bytes", KAFKA_TYPE_BYTES, KAFKA_V_FROM(0), KAFKA_NULLABLE_FROM(0),
+	KAFKA_AT(TestMessage, bytes)},
+	{"Records", KAFKA_TYPE_RECORDS, KAFKA_V_FROM(0), KAFKA_NULLABLE_FROM(0),
+	KAFKA_AT(TestMessage, records)},
+	{"Ints", KAFKA_TYPE_INT32, KAFKA_V_FROM(0),
+	KAFKA_ARRAY_AT(TestMessage, ints, nints)},
+	{"Strings", KAFKA_TYPE_STRING, KAFKA_V_FROM(0), KAFKA_NULLABLE_FROM(2),
+	KAFKA_ARRAY_AT(TestMessage, strings, nstrings), .flags = KAFKA_FIELD_COUNTED},
+	{"Inner", KAFKA_TYPE_STRUCT, KAFKA_V_FROM(0), KAFKA_AT(TestMessage, inner),
+	.schema = &inner_schema},
+	{"Inners", KAFKA_TYPE_STRUCT, KAFKA_V_FROM(0),
+	KAFKA_ARRAY_AT(TestMessage, inners, ninners), .schema = &inner_schema},
+	{"OnlyV1", KAFKA_TYPE_INT64, KAFKA_V(1, 1), KAFKA_AT(TestMessage, only_v1),
+	.def = 7},
+	{"Tagged", KAFKA_TYPE_STRUCT, KAFKA_V_FROM(2), KAFKA_TAGGED(0, 2),
+	KAFKA_ARRAY_AT(TestMessage, tagged, ntagged), .schema = &inner_schema},
+	{"TaggedInt", KAFKA_TYPE_INT32, KAFKA_V_FROM(2), KAFKA_TAGGED(5, 2),
+	KAFKA_AT(TestMessage, tagged_int), .def = -1},
+	{"TaggedInner", KAFKA_TYPE_STRUCT, KAFKA_V_FROM(3), KAFKA_TAGGED(9, 3),
+	KAFKA_AT(TestMessage, tagged_inner), .schema = &inner_schema},
+};
+static const KafkaSchema test_schema =
+KAFKA_SCHEMA("Test", TestMessage, test_fields);
+
+/* versions 0-3, flexible from 2 */
+static const KafkaMessage test_message = {"Test", 999, 0, 3, 2, &test_schema};
+
+/* ---- filling and comparing any struct by its schema ---- */
+
+/* the C size of one element of f */
+static Size
+element_size(const KafkaField *f)
+{
+	switch (f->type)
+	{
+		case KAFKA_TYPE_INT8:
+			return 1;
+		case KAFKA_TYPE_INT16:
+		case KAFKA_TYPE_UINT16:
+			return 2;
+		case KAFKA_TYPE_INT32:
+			return 4;
+		case KAFKA_TYPE_INT64:
+			return 8;
+		case KAFKA_TYPE_FLOAT64:
+			return sizeof(double);
+		case KAFKA_TYPE_BOOL:
+			return sizeof(bool);
+		case KAFKA_TYPE_UUID:
+			return sizeof(KafkaUuid);
+		case KAFKA_TYPE_STRING:
+		case KAFKA_TYPE_BYTES:
+			return sizeof(KafkaBytes);
+		case KAFKA_TYPE_RECORDS:
+			return sizeof(KafkaRecords);
+		case KAFKA_TYPE_STRUCT:
+			return f->schema->size;
+	}
+	return 0;
+}
+
+static uint32 fill_counter;
+
+static char *
+fill_string(void)
+{
+	return psprintf("s%u", fill_counter++);
+}
+
+static void fill_struct(const KafkaSchema *s, int16 v, char *out, int depth);
+
+/* One value of f (an element, if an array) at p, non-default, maybe null */
+static void
+fill_value(const KafkaField *f, int16 v, char *p, int depth)
+{
+	uint32		n = ++fill_counter;
+	bool		null = f->nullable && v >= f->nullable_from && n % 3 == 0;
+
+	switch (f->type)
+	{
+		case KAFKA_TYPE_INT8:
+			*(int8 *) p = (int8) (n % 100 + 1);
+			break;
+		case KAFKA_TYPE_INT16:
+			*(int16 *) p = (int16) (n + 300);
+			break;
+		case KAFKA_TYPE_INT32:
+			*(int32 *) p = (int32) (n * 65537);
+			break;
+		case KAFKA_TYPE_INT64:
+			*(int64 *) p = (int64) n * 4294967311LL;
+			break;
+		case KAFKA_TYPE_UINT16:
+			*(uint16 *) p = (uint16) (65535 - n);
+			break;
+		case KAFKA_TYPE_FLOAT64:
+			*(double *) p = n + 0.25;
+			break;
+		case KAFKA_TYPE_BOOL:
+			*(bool *) p = true;
+			break;
+		case KAFKA_TYPE_UUID:
+			for (int i = 0; i < 16; i++)
+				((KafkaUuid *) p)->data[i] = (uint8) (n + i * 7);
+			break;
+		case KAFKA_TYPE_STRING:
+		case KAFKA_TYPE_BYTES:
+			*(KafkaBytes *) p = null ? kafka_bytes_of(NULL) :
+				kafka_bytes_of(fill_string());
+			break;
+		case KAFKA_TYPE_RECORDS:
+			((KafkaRecords *) p)->bytes = null ? kafka_bytes_of(NULL) :
+				kafka_bytes_of(fill_string());
+			break;
+		case KAFKA_TYPE_STRUCT:
+			fill_struct(f->schema, v, p, depth + 1);
+			break;
+	}
+}
+
+static void
+fill_field(const KafkaField *f, int16 v, char *out, int depth)
+{
+	uint32		n = ++fill_counter;
+	int32		count;
+	Size		size;
+	char	   *elements;
+
+	if (!f->array)
+	{
+		fill_value(f, v, out + f->offset, depth);
+		return;
+	}
+	if (f->nullable && v >= f->nullable_from && n % 4 == 0)
+	{
+		*(int32 *) (out + f->count_offset) = -1;
+		*(void **) (out + f->offset) = NULL;
+		return;
+	}
+	count = depth > 2 ? 1 : 2;
+	size = element_size(f);
+	elements = palloc0(size * count);
+	for (int i = 0; i < count; i++)
+		fill_value(f, v, elements + i * size, depth);
+	*(int32 *) (out + f->count_offset) = count;
+	*(void **) (out + f->offset) = elements;
+}
+
+static void
+fill_struct(const KafkaSchema *s, int16 v, char *out, int depth)
+{
+	for (int i = 0; i < s->nfields; i++)
+		fill_field(&s->fields[i], v, out, depth);
+}
+
+static bool same_struct(const KafkaSchema *s, int16 v, const char *a,
+						const char *b, const char **what);
+
+static bool
+same_bytes(KafkaBytes a, KafkaBytes b)
+{
+	return a.len == b.len && (a.len <= 0 || memcmp(a.data, b.data, a.len) == 0);
+}
+
+static bool
+same_value(const KafkaField *f, int16 v, const char *a, const char *b,
+		   const char **what)
+{
+	switch (f->type)
+	{
+		case KAFKA_TYPE_STRING:
+		case KAFKA_TYPE_BYTES:
+			return same_bytes(*(const KafkaBytes *) a, *(const KafkaBytes *) b);
+		case KAFKA_TYPE_RECORDS:
+			return same_bytes(((const KafkaRecords *) a)->bytes,
+							  ((const KafkaRecords *) b)->bytes);
+		case KAFKA_TYPE_STRUCT:
+			return same_struct(f->schema, v, a, b, what);
+		default:
+			return memcmp(a, b, element_size(f)) == 0;
+	}
+}
+
+/*
+ * Do a (as filled) and b (as decoded) hold the same values in version v?
+ * Fields absent from v must be their defaults in b.
+ */
+static bool
+same_struct(const KafkaSchema *s, int16 v, const char *a, const char *b,
+			const char **what)
+{
+	for (int i = 0; i < s->nfields; i++)
+	{
+		const KafkaField *f = &s->fields[i];
+		bool		in = v >= f->from && v <= f->to;
+		bool		ok = true;
+
+		if (!in)
+		{
+			if (f->array)
+				ok = *(const int32 *) (b + f->count_offset) == 0;
+			else if (f->type == KAFKA_TYPE_INT8)
+				ok = *(const int8 *) (b + f->offset) == (int8) f->def;
+			else if (f->type == KAFKA_TYPE_INT16)
+				ok = *(const int16 *) (b + f->offset) == (int16) f->def;
+			else if (f->type == KAFKA_TYPE_INT32)
+				ok = *(const int32 *) (b + f->offset) == (int32) f->def;
+			else if (f->type == KAFKA_TYPE_INT64)
+				ok = *(const int64 *) (b + f->offset) == f->def;
+			else if (f->type == KAFKA_TYPE_BOOL)
+				ok = *(const bool *) (b + f->offset) == (f->def != 0);
+			else if (f->type == KAFKA_TYPE_STRING)
+				ok = ((const KafkaBytes *) (b + f->offset))->len ==
+					(f->def_null ? -1 : 0);
+		}
+		else if (f->array)
+		{
+			int32		na = *(const int32 *) (a + f->count_offset);
+			int32		nb = *(const int32 *) (b + f->count_offset);
+			const char *ea = *(const char *const *) (a + f->offset);
+			const char *eb = *(const char *const *) (b + f->offset);
+
+			ok = na == nb;
+			for (int32 j = 0; ok && j < na; j++)
+				ok = same_value(f, v, ea + j * element_size(f),
+								eb + j * element_size(f), what);
+		}
+		else
+			ok = same_value(f, v, a + f->offset, b + f->offset, what);
+		if (!ok)
+		{
+			if (*what == NULL)
+				*what = f->name;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ---- the checks ---- */
+
+/* m at every version: round trip, and every prefix fails */
+static void
+check_round_trips(const KafkaMessage *m)
+{
+	for (int16 v = m->min_version; v <= m->max_version; v++)
+	{
+		char	   *in = palloc0(m->body->size);
+		char	   *out = palloc0(m->body->size);
+		StringInfoData buf;
+		KafkaReader r;
+		const char *what = NULL;
+		bool		ok;
+		int			prefixes_decoded = 0;
+
+		fill_counter = v * 1000;
+		fill_struct(m->body, v, in, 0);
+		initStringInfo(&buf);
+		kafka_encode(&buf, m, v, in);
+		kafka_reader_init(&r, buf.data, buf.len);
+		ok = kafka_decode(&r, m, v, out);
+		CHECK(ok && r.pos == r.len, "%s v%d decodes to its last byte (%d of %d)",
+			  m->name, v, r.pos, r.len);
+		CHECK(ok && same_struct(m->body, v, in, out, &what),
+			  "%s v%d round-trips (field %s)", m->name, v,
+			  what ? what : "?");
+		for (int len = 0; len < buf.len; len++)
+		{
+			kafka_reader_init(&r, buf.data, len);
+			if (kafka_decode(&r, m, v, out))
+				prefixes_decoded++;
+		}
+		CHECK(prefixes_decoded == 0, "%s v%d: %d shorter prefixes decoded",
+			  m->name, v, prefixes_decoded);
+		kafka_reader_init(&r, buf.data, buf.len);
+		CHECK(!kafka_decode(&r, m, m->max_version + 1, out) &&
+			  !kafka_decode(&r, m, m->min_version - 1, out),
+			  "%s: versions outside %d-%d fail", m->name, m->min_version,
+			  m->max_version);
+		pfree(buf.data);
+	}
+}
+
+/*
+ * The conventions of schema.h hold for every struct of m: versions within
+ * the message's, nullable and tagged versions within the field's, tagged
+ * fields after the untagged ones and in the order of their tags, values
+ * and counts within the C struct, arrays with a count, structs with a
+ * schema
+ */
+static void
+check_schema(const KafkaMessage *m, const KafkaSchema *s, int depth)
+{
+	int64		last_tag = -1;
+	bool		tagged_seen = false;
+
+	CHECK(depth < 8, "%s: %s nests at most 8 deep", m->name, s->name);
+	for (int i = 0; i < s->nfields; i++)
+	{
+		const KafkaField *f = &s->fields[i];
+
+		CHECK(f->from >= m->min_version && f->from <= f->to &&
+			  (f->to == KAFKA_VERSION_MAX || f->to <= m->max_version),
+			  "%s: %s.%s has versions within the message's", m->name,
+			  s->name, f->name);
+		CHECK(!f->nullable || (f->nullable_from >= f->from &&
+							   f->nullable_from <= m->max_version),
+			  "%s: %s.%s is nullable within its versions", m->name, s->name,
+			  f->name);
+		CHECK(!f->tagged || (f->tagged_from >= f->from &&
+							 m->first_flexible >= 0 &&
+							 f->tagged_from >= m->first_flexible),
+			  "%s: %s.%s is tagged in flexible versions it has", m->name,
+			  s->name, f->name);
+		CHECK(f->tagged || !tagged_seen, "%s: %s.%s: untagged after tagged",
+			  m->name, s->name, f->name);
+		if (f->tagged)
+		{
+			CHECK((int64) f->tag > last_tag, "%s: %s.%s: tags in order",
+				  m->name, s->name, f->name);
+			last_tag = f->tag;
+			tagged_seen = true;
+		}
+		CHECK(f->offset < s->size && (!f->array || f->count_offset < s->size),
+			  "%s: %s.%s lies within the struct", m->name, s->name, f->name);
+		CHECK(!f->array || f->count_offset != f->offset,
+			  "%s: %s.%s has a count", m->name, s->name, f->name);
+		CHECK((f->type == KAFKA_TYPE_STRUCT) == (f->schema != NULL),
+			  "%s: %s.%s: a schema if and only if a struct", m->name, s->name,
+			  f->name);
+		if (f->type == KAFKA_TYPE_STRUCT && f->schema != NULL)
+			check_schema(m, f->schema, depth + 1);
+	}
+}
+
+/* buf holds exactly the len bytes of expected */
+static bool
+bytes_are(StringInfo buf, const char *expected, int len)
+{
+	if (buf->len != len || memcmp(buf->data, expected, len) != 0)
+	{
+		fprintf(stderr, "got:");
+		for (int i = 0; i < buf->len; i++)
+			fprintf(stderr, " %02x", (uint8) buf->data[i]);
+		fprintf(stderr, "\n");
+		return false;
+	}
+	return true;
+}
+
+#define BYTES(s) (s), (int) sizeof(s) - 1
+
+static void
+decode_bytes(KafkaReader *r, const char *data, int len)
+{
+	kafka_reader_init(r, data, len);
+}
+
+/* Metadata requests, byte by byte */
+static void
+check_metadata_request(void)
+{
+	KafkaMetadataRequest mr;
+	KafkaMetadataRequestTopic t = {{{0}}, {"ab", 2}};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* v1: topics ["ab"] (int32 count, int16 length) */
+	static const char v1[] = "\x00\x00\x00\x01" "\x00\x02" "ab";
+
+	/* v4: the same, then allow_auto_topic_creation */
+	static const char v4[] = "\x00\x00\x00\x01" "\x00\x02" "ab" "\x00";
+
+	/*
+	 * v9, flexible: a compact array (count+1) of topics, each a compact
+	 * string (length+1) and its empty tagged fields; allow_auto 0, the two
+	 * include_*_authorized_operations 1 0; the body's empty tagged fields
+	 */
+	static const char v9[] = "\x02" "\x03" "ab" "\x00" "\x00" "\x01" "\x00" "\x00";
+
+	/*
+	 * v12: a null topic list (every topic: compact 0), allow_auto 1,
+	 * include_topic_authorized_operations 1 (v11 dropped the cluster's)
+	 */
+	static const char v12_all[] = "\x00" "\x01" "\x01" "\x00";
+
+	/* v1: a null list asks for every topic */
+	static const char v1_all[] = "\xff\xff\xff\xff";
+
+	/* v0: null is not a list (an empty one asks for every topic) */
+	static const char v0_null[] = "\xff\xff\xff\xff";
+
+	/* v9: a topic's name may be null only from v10 on */
+	static const char v9_null_name[] = "\x02" "\x00" "\x00" "\x00\x00\x00" "\x00";
+
+	/*
+	 * v10: a topic by id (16 bytes) with a null name; an unknown tagged
+	 * field (tag 7, 3 bytes) in the topic, skipped
+	 */
+	static const char v10_id[] =
+		"\x02"
+		"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
+		"\x00"					/* name null */
+		"\x01" "\x07" "\x03" "xyz"	/* one tagged field: tag 7, 3 bytes */
+		"\x01" "\x00" "\x00" "\x00";
+
+	initStringInfo(&buf);
+	mr.ntopics = 1;
+	mr.topics = &t;
+	mr.allow_auto_topic_creation = false;
+	mr.include_cluster_authorized_operations = true;
+	mr.include_topic_authorized_operations = false;
+	kafka_encode(&buf, &kafka_metadata_request, 1, &mr);
+	CHECK(bytes_are(&buf, BYTES(v1)), "Metadata v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_metadata_request, 4, &mr);
+	CHECK(bytes_are(&buf, BYTES(v4)), "Metadata v4 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_metadata_request, 9, &mr);
+	CHECK(bytes_are(&buf, BYTES(v9)), "Metadata v9 request's bytes");
+
+	decode_bytes(&r, BYTES(v9));
+	CHECK(kafka_decode(&r, &kafka_metadata_request, 9, &mr) &&
+		  r.pos == r.len && mr.ntopics == 1 &&
+		  kafka_bytes_equal(mr.topics[0].name, "ab") &&
+		  !mr.allow_auto_topic_creation &&
+		  mr.include_cluster_authorized_operations &&
+		  !mr.include_topic_authorized_operations,
+		  "Metadata v9 request decodes");
+	decode_bytes(&r, BYTES(v1));
+	CHECK(kafka_decode(&r, &kafka_metadata_request, 1, &mr) &&
+		  mr.allow_auto_topic_creation,
+		  "allow_auto_topic_creation defaults to true before v4");
+	decode_bytes(&r, BYTES(v12_all));
+	CHECK(kafka_decode(&r, &kafka_metadata_request, 12, &mr) &&
+		  r.pos == r.len && mr.ntopics == -1 && mr.topics == NULL &&
+		  mr.include_topic_authorized_operations,
+		  "Metadata v12 request for every topic decodes");
+	decode_bytes(&r, BYTES(v1_all));
+	CHECK(kafka_decode(&r, &kafka_metadata_request, 1, &mr) &&
+		  mr.ntopics == -1, "Metadata v1: a null list");
+	decode_bytes(&r, BYTES(v0_null));
+	CHECK(!kafka_decode(&r, &kafka_metadata_request, 0, &mr),
+		  "Metadata v0: a null list fails");
+	decode_bytes(&r, BYTES(v9_null_name));
+	CHECK(!kafka_decode(&r, &kafka_metadata_request, 9, &mr),
+		  "Metadata v9: a null topic name fails");
+	decode_bytes(&r, BYTES(v10_id));
+	CHECK(kafka_decode(&r, &kafka_metadata_request, 10, &mr) &&
+		  r.pos == r.len && mr.ntopics == 1 &&
+		  mr.topics[0].name.len == -1 &&
+		  mr.topics[0].topic_id.data[0] == 0 &&
+		  mr.topics[0].topic_id.data[15] == 15,
+		  "Metadata v10: a topic by id, an unknown tagged field skipped");
+	pfree(buf.data);
+}
+
+/* Metadata responses, byte by byte */
+static void
+check_metadata_response(void)
+{
+	KafkaMetadataResponse m = {0};
+	KafkaMetadataResponseBroker broker = {1, {"h", 1}, 9092, {NULL, -1}};
+	int32		node = 1;
+	KafkaMetadataResponsePartition part = {0, 0, 1, 5, 1, &node, 1, &node, 0, NULL};
+	KafkaMetadataResponseTopic topic;
+	StringInfoData buf;
+
+	/*
+	 * v0: brokers [1 "h" 9092], topics [error 0, "t", partitions [error 0,
+	 * index 0, leader 1, replicas [1], isr [1]]]
+	 */
+	static const char v0[] =
+		"\x00\x00\x00\x01" "\x00\x00\x00\x01" "\x00\x01" "h" "\x00\x00\x23\x84"
+		"\x00\x00\x00\x01" "\x00\x00" "\x00\x01" "t"
+		"\x00\x00\x00\x01" "\x00\x00" "\x00\x00\x00\x00" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x01" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x01" "\x00\x00\x00\x01";
+
+	/*
+	 * v12: throttle 0; brokers (compact) [1, "h", 9092, rack null, tagged
+	 * 0]; cluster_id "c"; controller 1; topics [error 0, "t", topic id
+	 * (16 bytes), is_internal 0, partitions [error 0, index 0, leader 1,
+	 * leader epoch 5, replicas [1], isr [1], offline [], tagged 0],
+	 * authorized operations 0x108 (READ, DESCRIBE), tagged 0]; tagged 0
+	 */
+	static const char v12[] =
+		"\x00\x00\x00\x00"
+		"\x02" "\x00\x00\x00\x01" "\x02" "h" "\x00\x00\x23\x84" "\x00" "\x00"
+		"\x02" "c"
+		"\x00\x00\x00\x01"
+		"\x02" "\x00\x00" "\x02" "t"
+		"\xa0\xa1\xa2\xa3\xa4\xa5\xa6\xa7\xa8\xa9\xaa\xab\xac\xad\xae\xaf"
+		"\x00"
+		"\x02" "\x00\x00" "\x00\x00\x00\x00" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x05" "\x02" "\x00\x00\x00\x01" "\x02" "\x00\x00\x00\x01"
+		"\x01" "\x00"
+		"\x00\x00\x01\x08" "\x00"
+		"\x00";
+
+	memset(&topic, 0, sizeof(topic));
+	topic.name = kafka_bytes_of("t");
+	for (int i = 0; i < 16; i++)
+		topic.topic_id.data[i] = (uint8) (0xa0 + i);
+	topic.npartitions = 1;
+	topic.partitions = &part;
+	topic.topic_authorized_operations = 0x108;
+	m.nbrokers = 1;
+	m.brokers = &broker;
+	m.cluster_id = kafka_bytes_of("c");
+	m.controller_id = 1;
+	m.ntopics = 1;
+	m.topics = &topic;
+	m.cluster_authorized_operations = KAFKA_AUTHORIZED_OPERATIONS_OMITTED;
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_metadata_response, 0, &m);
+	CHECK(bytes_are(&buf, BYTES(v0)), "Metadata v0 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_metadata_response, 12, &m);
+	CHECK(bytes_are(&buf, BYTES(v12)), "Metadata v12 response's bytes");
+	pfree(buf.data);
+}
+
+/* ApiVersions and FindCoordinator, byte by byte */
+static void
+check_other_messages(void)
+{
+	KafkaApiVersion api = {KAFKA_API_API_VERSIONS, 0, 4};
+	KafkaApiVersionsResponse av = {0};
+	KafkaFindCoordinatorResponse fc = {0};
+	KafkaCoordinator coordinators[2];
+	KafkaFindCoordinatorRequest fr;
+	StringInfoData buf;
+	KafkaReader r;
+
+	/*
+	 * ApiVersions v3: error 0, api keys (compact) [18 0 4, tagged 0],
+	 * throttle 0, then the tagged fields: one, ZkMigrationReady (tag 3, 1
+	 * byte, true); FinalizedFeaturesEpoch at its default -1 is left out
+	 */
+	static const char av_v3[] =
+		"\x00\x00" "\x02" "\x00\x12" "\x00\x00" "\x00\x04" "\x00"
+		"\x00\x00\x00\x00" "\x01" "\x03" "\x01" "\x01";
+
+	/* v0 of the same: no throttle, no tagged fields */
+	static const char av_v0[] =
+		"\x00\x00" "\x00\x00\x00\x01" "\x00\x12" "\x00\x00" "\x00\x04";
+
+	/* FindCoordinator v1: throttle 0, error 0, message null, 1 "h" 9092 */
+	static const char fc_v1[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\xff\xff" "\x00\x00\x00\x01"
+		"\x00\x01" "h" "\x00\x00\x23\x84";
+
+	/*
+	 * FindCoordinator v4: throttle 0, coordinators (compact) ["g1" 1 "h"
+	 * 9092 error 0 message null, tagged 0; "g2" -1 "" -1 error 15 message
+	 * null, tagged 0], tagged 0
+	 */
+	static const char fc_v4[] =
+		"\x00\x00\x00\x00" "\x03"
+		"\x03" "g1" "\x00\x00\x00\x01" "\x02" "h" "\x00\x00\x23\x84"
+		"\x00\x00" "\x00" "\x00"
+		"\x03" "g2" "\xff\xff\xff\xff" "\x01" "\xff\xff\xff\xff"
+		"\x00\x0f" "\x00" "\x00"
+		"\x00";
+
+	/* FindCoordinator v4 request: key type 0, keys ["g1", "g2"], tagged 0 */
+	static const char fr_v4[] = "\x00" "\x03" "\x03" "g1" "\x03" "g2" "\x00";
+
+	/* FindCoordinator v3 request: key "g1", key type 0, tagged 0 */
+	static const char fr_v3[] = "\x03" "g1" "\x00" "\x00";
+
+	av.error_code = 0;
+	av.napi_keys = 1;
+	av.api_keys = &api;
+	av.finalized_features_epoch = -1;
+	av.zk_migration_ready = true;
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_api_versions_response, 3, &av);
+	CHECK(bytes_are(&buf, BYTES(av_v3)), "ApiVersions v3 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_api_versions_response, 0, &av);
+	CHECK(bytes_are(&buf, BYTES(av_v0)), "ApiVersions v0 response's bytes");
+
+	fc.error_message = kafka_bytes_of(NULL);
+	fc.node_id = 1;
+	fc.host = kafka_bytes_of("h");
+	fc.port = 9092;
+	coordinators[0] = (KafkaCoordinator) {{"g1", 2}, 1, {"h", 1}, 9092, 0, {NULL, -1}};
+	coordinators[1] = (KafkaCoordinator) {{"g2", 2}, -1, {"", 0}, -1, 15, {NULL, -1}};
+	fc.ncoordinators = 2;
+	fc.coordinators = coordinators;
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_find_coordinator_response, 1, &fc);
+	CHECK(bytes_are(&buf, BYTES(fc_v1)), "FindCoordinator v1 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_find_coordinator_response, 4, &fc);
+	CHECK(bytes_are(&buf, BYTES(fc_v4)), "FindCoordinator v4 response's bytes");
+
+	decode_bytes(&r, BYTES(fr_v4));
+	CHECK(kafka_decode(&r, &kafka_find_coordinator_request, 4, &fr) &&
+		  r.pos == r.len && fr.key_type == 0 && fr.key.len == 0 &&
+		  fr.ncoordinator_keys == 2 &&
+		  kafka_bytes_equal(fr.coordinator_keys[0], "g1") &&
+		  kafka_bytes_equal(fr.coordinator_keys[1], "g2"),
+		  "FindCoordinator v4 request decodes");
+	decode_bytes(&r, BYTES(fr_v3));
+	CHECK(kafka_decode(&r, &kafka_find_coordinator_request, 3, &fr) &&
+		  r.pos == r.len && kafka_bytes_equal(fr.key, "g1") &&
+		  fr.ncoordinator_keys == 0,
+		  "FindCoordinator v3 request decodes");
+	pfree(buf.data);
+}
+
+/* Hostile bodies: each fails, with the reader's flags where they apply */
+static void
+check_hostile(void)
+{
+	KafkaMetadataRequest mr;
+	KafkaFindCoordinatorRequest fr;
+	KafkaReader r;
+
+	/* v1: a topic name of length -2 */
+	static const char negative_string[] = "\x00\x00\x00\x01" "\xff\xfe";
+
+	/* v1: a count of -2 */
+	static const char negative_count[] = "\xff\xff\xff\xfe";
+
+	/* v1: two billion topics announced by four bytes */
+	static const char huge_count[] = "\x7f\xff\xff\xff" "\x00\x01" "a";
+
+	/* v9: a compact count of 2^32-2 (a five-byte uvarint) */
+	static const char huge_compact[] = "\xff\xff\xff\xff\x0f" "\x00";
+
+	/* v9: a varint of six bytes */
+	static const char long_varint[] = "\x80\x80\x80\x80\x80\x00";
+
+	/* v9: a tagged field whose size runs past the body */
+	static const char tag_overrun[] = "\x01" "\x00" "\x00" "\x00" "\x01" "\x07" "\x09" "ab";
+
+	/* v9: a billion tagged fields */
+	static const char many_tags[] = "\x01" "\x00" "\x00" "\x00" "\x80\x94\xeb\xdc\x03";
+
+	/* v3 FindCoordinator: a known tag? none; a string of length -1 (null) */
+	static const char null_key[] = "\x00" "\x00" "\x00";
+
+	/* v1: three topics of one byte each */
+	static const char three[] = "\x00\x00\x00\x03" "\x00\x01" "a" "\x00\x01" "b" "\x00\x01" "c";
+
+	decode_bytes(&r, BYTES(negative_string));
+	CHECK(!kafka_decode(&r, &kafka_metadata_request, 1, &mr),
+		  "a negative string length fails");
+	decode_bytes(&r, BYTES(negative_count));
+	CHECK(!kafka_decode(&r, &kafka_metadata_request, 1, &mr),
+		  "a negative array count fails");
+	decode_bytes(&r, BYTES(huge_count));
+	CHECK(!kafka_decode(&r, &kafka_metadata_request, 1, &mr) &&
+		  mr.ntopics == 0 && mr.topics == NULL,
+		  "a count that cannot fit fails before allocating");
+	decode_bytes(&r, BYTES(huge_compact));
+	CHECK(!kafka_decode(&r, &kafka_metadata_request, 9, &mr) &&
+		  mr.ntopics == 0, "a compact count that cannot fit fails");
+	decode_bytes(&r, BYTES(long_varint));
+	CHECK(!kafka_decode(&r, &kafka_metadata_request, 9, &mr),
+		  "a varint longer than five bytes fails");
+	decode_bytes(&r, BYTES(tag_overrun));
+	CHECK(!kafka_decode(&r, &kafka_metadata_request, 9, &mr),
+		  "a tagged field past the end fails");
+	decode_bytes(&r, BYTES(many_tags));
+	CHECK(!kafka_decode(&r, &kafka_metadata_request, 9, &mr),
+		  "more tagged fields than bytes fails");
+	decode_bytes(&r, BYTES(null_key));
+	CHECK(!kafka_decode(&r, &kafka_find_coordinator_request, 3, &fr),
+		  "a null key where none is allowed fails");
+
+	decode_bytes(&r, BYTES(three));
+	r.alloc_left = 2 * sizeof(KafkaMetadataRequestTopic);
+	CHECK(!kafka_decode(&r, &kafka_metadata_request, 1, &mr) &&
+		  r.over_budget && !r.too_many && mr.ntopics == 0,
+		  "an array over alloc_left fails, over budget");
+	decode_bytes(&r, BYTES(three));
+	r.alloc_left = 3 * sizeof(KafkaMetadataRequestTopic);
+	CHECK(kafka_decode(&r, &kafka_metadata_request, 1, &mr) &&
+		  r.alloc_left == 0, "an array within alloc_left decodes");
+	decode_bytes(&r, BYTES(three));
+	r.elements_left = 2;
+	CHECK(!kafka_decode(&r, &kafka_metadata_request, 1, &mr) &&
+		  r.too_many && !r.over_budget,
+		  "a counted array over elements_left fails, too many");
+	decode_bytes(&r, BYTES(three));
+	r.elements_left = 3;
+	CHECK(kafka_decode(&r, &kafka_metadata_request, 1, &mr) &&
+		  r.elements_left == 0, "a counted array within elements_left decodes");
+}
+
+/* what records_writer appends */
+static bool
+records_writer(StringInfo buf, void *arg)
+{
+	int			n = *(int *) arg;
+
+	if (n < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		kafka_write_int8(buf, (int8) i);
+	return true;
+}
+
+/* Every type: golden bytes of v0 and v3 of test_message, records by callback */
+static void
+check_every_type(void)
+{
+	TestMessage m;
+	TestMessage d;
+	TestInner inner = {65535, {"i", 1}};
+	int32		ints[2] = {1, -1};
+	int			nrecords = 200;
+	StringInfoData buf;
+	KafkaReader r;
+
+	/*
+	 * v0: i8 -1, i16 2, i32 3, i64 4, u16 65535, f64 1.5, true, uuid 0..15,
+	 * "s", bytes null, records (200 bytes from the callback), ints [1 -1],
+	 * strings [] , inner {65535 "i"}, inners [{65535 "i"}]
+	 */
+	static const char v0_head[] =
+		"\xff" "\x00\x02" "\x00\x00\x00\x03" "\x00\x00\x00\x00\x00\x00\x00\x04"
+		"\xff\xff" "\x3f\xf8\x00\x00\x00\x00\x00\x00" "\x01"
+		"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
+		"\x00\x01" "s" "\xff\xff\xff\xff" "\x00\x00\x00\xc8";
+	static const char v0_tail[] =
+		"\x00\x00\x00\x02" "\x00\x00\x00\x01" "\xff\xff\xff\xff"
+		"\x00\x00\x00\x00"
+		"\xff\xff" "\x00\x01" "i"
+		"\x00\x00\x00\x01" "\xff\xff" "\x00\x01" "i";
+
+	/*
+	 * v3, flexible: the same in compact forms (records' length a padded
+	 * five-byte uvarint of 201: c9 81 80 80 00), strings null (v2+:
+	 * compact 0), inner and inners with their empty tagged fields, then
+	 * the tagged fields in tag order: Tagged (tag 0) [{1 "x"}], 8 bytes;
+	 * TaggedInt (tag 5) 0x12345678, 4 bytes; TaggedInner (tag 9) at its
+	 * default left out
+	 */
+	static const char v3_head[] =
+		"\xff" "\x00\x02" "\x00\x00\x00\x03" "\x00\x00\x00\x00\x00\x00\x00\x04"
+		"\xff\xff" "\x3f\xf8\x00\x00\x00\x00\x00\x00" "\x01"
+		"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
+		"\x02" "s" "\x00" "\xc9\x81\x80\x80\x00";
+	static const char v3_tail[] =
+		"\x03" "\x00\x00\x00\x01" "\xff\xff\xff\xff"
+		"\x00"
+		"\xff\xff" "\x02" "i" "\x00"
+		"\x02" "\xff\xff" "\x02" "i" "\x00"
+		"\x02"
+		"\x00" "\x06" "\x02" "\x00\x01" "\x02" "x" "\x00"
+		"\x05" "\x04" "\x12\x34\x56\x78";
+	TestInner tagged = {1, {"x", 1}};
+
+	memset(&m, 0, sizeof(m));
+	m.i8 = -1;
+	m.i16 = 2;
+	m.i32 = 3;
+	m.i64 = 4;
+	m.u16 = 65535;
+	m.f64 = 1.5;
+	m.b = true;
+	for (int i = 0; i < 16; i++)
+		m.id.data[i] = (uint8) i;
+	m.str = kafka_bytes_of("s");
+	m.bytes = kafka_bytes_of(NULL);
+	m.records.write = records_writer;
+	m.records.arg = &nrecords;
+	m.nints = 2;
+	m.ints = ints;
+	m.nstrings = 0;
+	m.inner = inner;
+	m.ninners = 1;
+	m.inners = &inner;
+	m.only_v1 = 7;
+	m.ntagged = 0;
+	m.tagged_int = -1;
+	m.tagged_inner.s = kafka_bytes_of("");
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &test_message, 0, &m);
+	CHECK(buf.len == (int) sizeof(v0_head) - 1 + 200 + (int) sizeof(v0_tail) - 1 &&
+		  memcmp(buf.data, v0_head, sizeof(v0_head) - 1) == 0 &&
+		  (uint8) buf.data[sizeof(v0_head) - 1 + 199] == 199 &&
+		  memcmp(buf.data + sizeof(v0_head) - 1 + 200, v0_tail,
+				 sizeof(v0_tail) - 1) == 0,
+		  "every type's bytes at v0");
+	kafka_reader_init(&r, buf.data, buf.len);
+	CHECK(kafka_decode(&r, &test_message, 0, &d) && r.pos == r.len &&
+		  d.records.bytes.len == 200 &&
+		  d.records.bytes.data == buf.data + sizeof(v0_head) - 1 &&
+		  d.f64 == 1.5 && d.u16 == 65535 && d.only_v1 == 7 &&
+		  d.tagged_int == -1 && d.inners[0].u == 65535,
+		  "every type decodes at v0, records a slice of the body");
+
+	m.nstrings = -1;
+	m.ntagged = 1;
+	m.tagged = &tagged;
+	m.tagged_int = 0x12345678;
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &test_message, 3, &m);
+	CHECK(buf.len == (int) sizeof(v3_head) - 1 + 200 + (int) sizeof(v3_tail) - 1 &&
+		  memcmp(buf.data, v3_head, sizeof(v3_head) - 1) == 0 &&
+		  memcmp(buf.data + sizeof(v3_head) - 1 + 200, v3_tail,
+				 sizeof(v3_tail) - 1) == 0,
+		  "every type's bytes at v3");
+	kafka_reader_init(&r, buf.data, buf.len);
+	CHECK(kafka_decode(&r, &test_message, 3, &d) && r.pos == r.len &&
+		  d.records.bytes.len == 200 && d.nstrings == -1 &&
+		  d.ntagged == 1 && d.tagged[0].u == 1 &&
+		  kafka_bytes_equal(d.tagged[0].s, "x") &&
+		  d.tagged_int == 0x12345678 && d.only_v1 == 7,
+		  "every type decodes at v3, tagged fields included");
+
+	/* a callback that writes nothing: null records */
+	nrecords = -1;
+	m.nstrings = 0;
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &test_message, 1, &m);
+	kafka_reader_init(&r, buf.data, buf.len);
+	CHECK(kafka_decode(&r, &test_message, 1, &d) && r.pos == r.len &&
+		  d.records.bytes.len == -1, "a callback's refusal writes null records");
+
+	/* a known tagged field whose value runs past its size fails */
+	{
+		static const char short_tag[] = "\x01" "\x05" "\x02" "\x12\x34\x56\x78";
+		KafkaReader tr;
+		int			at;
+
+		resetStringInfo(&buf);
+		m.ntagged = 0;
+		m.tagged_int = -1;
+		nrecords = 0;
+		kafka_encode(&buf, &test_message, 2, &m);
+		/* replace the empty tagged section (the last byte) */
+		at = buf.len - 1;
+		buf.len = at;
+		appendBinaryStringInfo(&buf, short_tag, sizeof(short_tag) - 1);
+		kafka_reader_init(&tr, buf.data, buf.len);
+		CHECK(!kafka_decode(&tr, &test_message, 2, &d),
+			  "a tagged value longer than its size fails");
+	}
+	pfree(buf.data);
+}
+
+int
+main(int argc, char **argv)
+{
+	for (int i = 0; i < lengthof(messages); i++)
+	{
+		check_schema(messages[i], messages[i]->body, 0);
+		check_round_trips(messages[i]);
+		CHECK(messages[i] == (i % 2 == 0 ?
+							  kafka_request_message(messages[i]->api_key) :
+							  kafka_response_message(messages[i]->api_key)),
+			  "%s is listed in wire/messages.c", messages[i]->name);
+	}
+	check_schema(&test_message, test_message.body, 0);
+	check_round_trips(&test_message);
+	check_metadata_request();
+	check_metadata_response();
+	check_other_messages();
+	check_hostile();
+	check_every_type();
+	return unit_check_summary("schema_test");
+}
