@@ -14,7 +14,11 @@
 -- value), which pg_dump carries with the rest of the table.
 ---------------------------------------------------------------------------
 
-ALTER TABLE topics.topic_config ADD COLUMN configs jsonb NOT NULL DEFAULT '{}';
+-- Stored in line (a topic's configs are a few hundred bytes): the table
+-- keeps having no TOAST table, which VACUUM FULL of it would have to
+-- replace, and the extension refuses new dependents of its relations
+ALTER TABLE topics.topic_config ADD COLUMN configs jsonb NOT NULL DEFAULT '{}',
+    ALTER COLUMN configs SET STORAGE PLAIN;
 
 -- Every write of a topic's settings, by any means (pg_restore too, in
 -- preserve mode), drops what backends cached of them

@@ -72,6 +72,9 @@ INSERT INTO sweep_good VALUES
     (NULL, 'values', '"any"', 'ARRAY[''{"a":1}'']'),
     (NULL, 'keys', '"any"', 'ARRAY[''k'']'),
     (NULL, 'headers', 'jsonb', 'NULL'),
+    (NULL, 'configs', 'jsonb', '''{"segment.ms": "60000"}'''),
+    (NULL, 'set', 'jsonb', '''{"segment.ms": "60000"}'''),
+    (NULL, 'reset', 'text[]', '''{retention.ms}'''),
     (NULL, 'ts', 'timestamptz', '''2000-01-01 00:00+00'''),
     (NULL, 'key', 'bytea', '''\x01'''),
     (NULL, NULL, 'internal', 'NULL');
@@ -220,6 +223,14 @@ INSERT INTO sweep_bad VALUES
     ('jsonb', 'null member', '''{"a":null}''::jsonb'),
     ('jsonb', 'over max_message_bytes', format('jsonb_build_object(''h'', %L)', repeat('h', 1001))),
 
+    ('text array', 'NULL', 'NULL::text[]'),
+    ('text array', 'empty', '''{}''::text[]'),
+    ('text array', 'NULL element', 'ARRAY[NULL]::text[]'),
+    ('text array', 'empty element', 'ARRAY['''']'),
+    ('text array', 'unknown word', 'ARRAY[''no.such.word'']'),
+    ('text array', 'twice', 'ARRAY[''retention.ms'', ''retention.ms'']'),
+    ('text array', 'two dimensions', '''{{a},{b}}''::text[]'),
+
     ('bytea', 'NULL', 'NULL::bytea'),
     ('bytea', 'empty', '''''::bytea'),
     ('bytea', 'large', 'decode(repeat(''ff'', 3000), ''hex'')'),
@@ -267,6 +278,7 @@ SELECT CASE
                  'timestamptz'::regtype, 'jsonb'::regtype, 'bytea'::regtype)
         THEN CASE typ WHEN 'int4'::regtype THEN 'int' WHEN 'int8'::regtype THEN 'bigint'
                       ELSE typ::text END
+    WHEN typ = 'text[]'::regtype THEN 'text array'
     WHEN typ = 'internal'::regtype THEN 'internal'
 END
 $$;

@@ -80,13 +80,17 @@ topic_configs_merge(const TopicConfig *current, const TopicConfigChange *changes
 			throw_config_error(sqlstate, message);
 	}
 
-	/* -1 is no retention: the columns are NULL */
+	/*
+	 * -1 is no retention: the columns are NULL.  Whole days are days, as
+	 * the Kafka listener's CreateTopics stores them: 604800000 is '7 days'
+	 */
 	row->retention = NULL;
 	if (values[TOPIC_CONFIG_RETENTION_MS] != NULL &&
 		(v = pg_strtoint64(values[TOPIC_CONFIG_RETENTION_MS])) > 0)
 	{
 		row->retention = palloc0(sizeof(Interval));
-		row->retention->time = v * 1000;
+		row->retention->day = (int32) (v / (SECS_PER_DAY * INT64CONST(1000)));
+		row->retention->time = (v % (SECS_PER_DAY * INT64CONST(1000))) * 1000;
 	}
 	row->has_retention_bytes = false;
 	row->retention_bytes = 0;

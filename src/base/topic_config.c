@@ -24,12 +24,16 @@
 #include <errno.h>
 #include <limits.h>
 
+#include "access/htup_details.h"
 #include "catalog/pg_type_d.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "postmaster/postmaster.h"
+#if PG_VERSION_NUM >= 180000
+#include "storage/procnumber.h"	/* MAX_BACKENDS */
+#endif
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -37,6 +41,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/base/internal_sql.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"

@@ -102,6 +102,18 @@ SELECT string_agg(partition || ':' || n || ':' || d, ' ' ORDER BY partition) FRO
 my @d = map { (split /:/)[2] } split / /, $digests;
 is(scalar(grep { $_ eq $d[0] } @d), 5, "none, gzip, snappy, lz4 and zstd batches store the same 1000 records ($digests)");
 
+# ---- a topic's max.message.bytes (topic configuration) bounds Kafka's
+# produce as it bounds SQL's
+$node->safe_psql('postgres', q{
+SELECT topics.create_topic('capped', 1, 'text', 'text', configs => '{"max.message.bytes": "100"}')});
+my ($cap_ok, $cap_out, $cap_err) = kcat_run($bootstrap, ('x' x 101) . "\n", '-P', '-t', 'capped', '-p', '0');
+like($cap_err, qr/Message size too large/i,
+	'kcat: a value over the topic\'s max.message.bytes is refused (MESSAGE_TOO_LARGE)');
+kcat(('x' x 100) . "\n", '-P', '-t', 'capped', '-p', '0');
+is($node->safe_psql('postgres', q{SELECT string_agg(length(value)::text, ',') FROM capped}), '100',
+	'kcat: a value of max.message.bytes is stored, the larger one is not');
+$node->safe_psql('postgres', q{SELECT topics.drop_topic('capped')});
+
 # ---- Consume with kcat: what SQL sees, timestamps included
 my $fmt = '%p %o %k %s %T\n';
 my $kc = kcat('', '-C', '-t', 'orders', '-o', 'beginning', '-e', '-f', $fmt);
