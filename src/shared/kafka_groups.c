@@ -591,6 +591,7 @@ join_reply(GroupSlot *g, MemberSlot *m, KafkaGroupReply *reply)
 	reply->generation = g->generation;
 	strlcpy(reply->member_id, m->id, KAFKA_MEMBER_ID_LEN);
 	strlcpy(reply->leader, g->leader, KAFKA_MEMBER_ID_LEN);
+	strlcpy(reply->protocol_type, g->protocol_type, KAFKA_PROTOCOL_NAME_LEN);
 	strlcpy(reply->protocol, g->protocol, KAFKA_PROTOCOL_NAME_LEN);
 	reply->nmembers = 0;
 	if (strcmp(g->leader, m->id) != 0)
@@ -973,6 +974,9 @@ kafka_group_sync(const char *group, const char *member_id, int32 generation,
 		reply->assignment = DsaPointerIsValid(m->assignment) ?
 			copy_bytes(m->assignment, m->assignment_len) : palloc(1);
 		reply->assignment_len = DsaPointerIsValid(m->assignment) ? m->assignment_len : 0;
+		/* SyncGroup v5 answers them */
+		strlcpy(reply->protocol_type, g->protocol_type, KAFKA_PROTOCOL_NAME_LEN);
+		strlcpy(reply->protocol, g->protocol, KAFKA_PROTOCOL_NAME_LEN);
 	}
 	else
 		reply->done = false;

@@ -2,7 +2,8 @@
  *
  * fuzz_requests.c
  *	  libFuzzer target over the parsers of Kafka request bodies
- *	  (wire/requests.c; make fuzz-wire).
+ *	  (wire/requests.c, and the schema codec's decoder of the requests it
+ *	  describes, wire/schema.c; make fuzz-wire).
  *
  * An input is what follows a request's size up to its correlation id (the
  * API key and version, int16 each, as a request header starts), then the
@@ -22,8 +23,19 @@
  */
 #include "postgres_fe.h"
 
+#include "pg_topics/wire/msg_delete_groups.h"
+#include "pg_topics/wire/msg_describe_groups.h"
+#include "pg_topics/wire/msg_heartbeat.h"
+#include "pg_topics/wire/msg_join_group.h"
+#include "pg_topics/wire/msg_leave_group.h"
+#include "pg_topics/wire/msg_list_groups.h"
+#include "pg_topics/wire/msg_offset_commit.h"
+#include "pg_topics/wire/msg_offset_delete.h"
+#include "pg_topics/wire/msg_offset_fetch.h"
+#include "pg_topics/wire/msg_sync_group.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
+#include "pg_topics/wire/schema.h"
 
 int			LLVMFuzzerTestOneInput(const uint8 *data, size_t size);
 
@@ -78,6 +90,115 @@ walk_topics(KafkaTopicRequest *topics, int32 n)
 	free_array(topics, n);
 }
 
+/* The requests the schema codec decodes (kafka_decode), by API key */
+static const KafkaMessage *const codec_requests[] = {
+	&kafka_offset_commit_request,
+	&kafka_offset_fetch_request,
+	&kafka_join_group_request,
+	&kafka_heartbeat_request,
+	&kafka_leave_group_request,
+	&kafka_sync_group_request,
+	&kafka_describe_groups_request,
+	&kafka_list_groups_request,
+	&kafka_delete_groups_request,
+	&kafka_offset_delete_request,
+};
+
+static void walk_struct(const KafkaSchema *s, const char *p);
+
+/* One value of field f (one element, if an array) at p */
+static void
+walk_value(const KafkaField *f, const char *p)
+{
+	switch (f->type)
+	{
+		case KAFKA_TYPE_STRING:
+		case KAFKA_TYPE_BYTES:
+			touch(*(const KafkaBytes *) p);
+			break;
+		case KAFKA_TYPE_RECORDS:
+			touch(((const KafkaRecords *) p)->bytes);
+			break;
+		case KAFKA_TYPE_STRUCT:
+			walk_struct(f->schema, p);
+			break;
+		default:
+			sink += (uint8) p[0];
+			break;
+	}
+}
+
+/*
+ * Every field of a decoded struct, whatever the version (absent ones hold
+ * their defaults): strings lie in the body, arrays are freed
+ */
+static void
+walk_struct(const KafkaSchema *s, const char *p)
+{
+	for (int i = 0; i < s->nfields; i++)
+	{
+		const KafkaField *f = &s->fields[i];
+
+		if (f->array)
+		{
+			int32		n = *(const int32 *) (p + f->count_offset);
+			char	   *elements = *(char *const *) (p + f->offset);
+			Size		size;
+
+			if (n == -1 && elements == NULL)
+				continue;		/* a null array */
+			switch (f->type)
+			{
+				case KAFKA_TYPE_INT8:
+				case KAFKA_TYPE_BOOL:
+					size = 1;
+					break;
+				case KAFKA_TYPE_INT16:
+				case KAFKA_TYPE_UINT16:
+					size = 2;
+					break;
+				case KAFKA_TYPE_INT32:
+					size = 4;
+					break;
+				case KAFKA_TYPE_INT64:
+				case KAFKA_TYPE_FLOAT64:
+					size = 8;
+					break;
+				case KAFKA_TYPE_UUID:
+					size = sizeof(KafkaUuid);
+					break;
+				case KAFKA_TYPE_STRING:
+				case KAFKA_TYPE_BYTES:
+					size = sizeof(KafkaBytes);
+					break;
+				case KAFKA_TYPE_RECORDS:
+					size = sizeof(KafkaRecords);
+					break;
+				default:
+					size = f->schema->size;
+					break;
+			}
+			for (int32 e = 0; e < n; e++)
+				walk_value(f, elements + e * size);
+			free_array(elements, n);
+		}
+		else
+			walk_value(f, p + f->offset);
+	}
+}
+
+/* A request the codec decodes: decode, walk, free; true if it decoded */
+static bool
+run_codec(const KafkaMessage *m, int16 version, KafkaReader *r)
+{
+	char	   *x = palloc(m->body->size);
+	bool		ok = kafka_decode(r, m, version, x);
+
+	walk_struct(m->body, x);
+	pfree(x);
+	return ok;
+}
+
 /* One parser: parse, walk what it returned, free it; true if it parsed */
 static bool
 run(int16 key, int16 version, KafkaReader *r)
@@ -125,101 +246,12 @@ run(int16 key, int16 version, KafkaReader *r)
 				walk_strings(x.topics, x.ntopics);
 				break;
 			}
-		case KAFKA_API_OFFSET_COMMIT:
-			{
-				KafkaOffsetCommitRequest x;
-
-				ok = kafka_parse_offset_commit_request(r, version, &x);
-				touch(x.group_id);
-				touch(x.member_id);
-				touch(x.group_instance_id);
-				walk_topics(x.topics, x.ntopics);
-				break;
-			}
-		case KAFKA_API_OFFSET_FETCH:
-			{
-				KafkaOffsetFetchRequest x;
-
-				ok = kafka_parse_offset_fetch_request(r, version, &x);
-				touch(x.group_id);
-				walk_topics(x.topics, x.ntopics);
-				if (ok && x.all_topics && x.ntopics != 0)
-					abort();
-				break;
-			}
 		case KAFKA_API_FIND_COORDINATOR:
 			{
 				KafkaFindCoordinatorRequest x;
 
 				ok = kafka_parse_find_coordinator_request(r, version, &x);
 				touch(x.key);
-				break;
-			}
-		case KAFKA_API_JOIN_GROUP:
-			{
-				KafkaJoinGroupRequest x;
-
-				ok = kafka_parse_join_group_request(r, version, &x);
-				touch(x.group_id);
-				touch(x.member_id);
-				touch(x.group_instance_id);
-				touch(x.protocol_type);
-				for (int32 i = 0; i < x.nprotocols; i++)
-				{
-					touch(x.protocols[i].name);
-					touch(x.protocols[i].metadata);
-				}
-				free_array(x.protocols, x.nprotocols);
-				break;
-			}
-		case KAFKA_API_HEARTBEAT:
-			{
-				KafkaHeartbeatRequest x;
-
-				ok = kafka_parse_heartbeat_request(r, version, &x);
-				touch(x.group_id);
-				touch(x.member_id);
-				touch(x.group_instance_id);
-				break;
-			}
-		case KAFKA_API_LEAVE_GROUP:
-			{
-				KafkaLeaveGroupRequest x;
-
-				ok = kafka_parse_leave_group_request(r, version, &x);
-				touch(x.group_id);
-				touch(x.member_id);
-				break;
-			}
-		case KAFKA_API_SYNC_GROUP:
-			{
-				KafkaSyncGroupRequest x;
-
-				ok = kafka_parse_sync_group_request(r, version, &x);
-				touch(x.group_id);
-				touch(x.member_id);
-				touch(x.group_instance_id);
-				for (int32 i = 0; i < x.nassignments; i++)
-				{
-					touch(x.assignments[i].member_id);
-					touch(x.assignments[i].assignment);
-				}
-				free_array(x.assignments, x.nassignments);
-				break;
-			}
-		case KAFKA_API_DESCRIBE_GROUPS:
-			{
-				KafkaDescribeGroupsRequest x;
-
-				ok = kafka_parse_describe_groups_request(r, version, &x);
-				walk_strings(x.groups, x.ngroups);
-				break;
-			}
-		case KAFKA_API_LIST_GROUPS:
-			{
-				KafkaListGroupsRequest x;
-
-				ok = kafka_parse_list_groups_request(r, version, &x);
 				break;
 			}
 		case KAFKA_API_SASL_HANDSHAKE:
@@ -312,15 +344,7 @@ static const struct
 	{KAFKA_API_FETCH, KAFKA_FETCH_VERSIONS},
 	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS},
 	{KAFKA_API_METADATA, KAFKA_METADATA_VERSIONS},
-	{KAFKA_API_OFFSET_COMMIT, KAFKA_OFFSET_COMMIT_VERSIONS},
-	{KAFKA_API_OFFSET_FETCH, KAFKA_OFFSET_FETCH_VERSIONS},
 	{KAFKA_API_FIND_COORDINATOR, KAFKA_FIND_COORDINATOR_VERSIONS},
-	{KAFKA_API_JOIN_GROUP, KAFKA_JOIN_GROUP_VERSIONS},
-	{KAFKA_API_HEARTBEAT, KAFKA_HEARTBEAT_VERSIONS},
-	{KAFKA_API_LEAVE_GROUP, KAFKA_LEAVE_GROUP_VERSIONS},
-	{KAFKA_API_SYNC_GROUP, KAFKA_SYNC_GROUP_VERSIONS},
-	{KAFKA_API_DESCRIBE_GROUPS, KAFKA_DESCRIBE_GROUPS_VERSIONS},
-	{KAFKA_API_LIST_GROUPS, KAFKA_LIST_GROUPS_VERSIONS},
 	{KAFKA_API_SASL_HANDSHAKE, KAFKA_SASL_HANDSHAKE_VERSIONS},
 	{KAFKA_API_API_VERSIONS, KAFKA_API_VERSIONS_VERSIONS},
 	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS},
@@ -328,6 +352,36 @@ static const struct
 	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS},
 	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS},
 };
+
+/* As below, for a request the schema codec decodes */
+static int
+fuzz_codec(const KafkaMessage *m, int16 version, const uint8 *data, size_t size)
+{
+	char	   *copy;
+	KafkaReader r;
+	bool		ok;
+
+	body_len = (int) size - 4;
+	copy = palloc(Max(body_len, 1));
+	memcpy(copy, data + 4, body_len);
+	body = copy;
+
+	kafka_reader_init(&r, body, body_len);
+	ok = run_codec(m, version, &r);
+	if (ok && (version < m->min_version || version > m->max_version))
+		abort();				/* a version not described */
+	if (ok && (r.error || r.pos > r.len))
+		abort();
+	if (r.over_budget)
+		abort();				/* no limit was set */
+	kafka_reader_init(&r, body, body_len);
+	r.alloc_left = (Size) body_len * (data[size - 1] % 4);
+	ok = run_codec(m, version, &r);
+	if (ok && (r.error || r.over_budget))
+		abort();
+	pfree(copy);
+	return 0;
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
@@ -345,6 +399,9 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 		return 0;
 	key = (int16) ((data[0] << 8) | data[1]);
 	version = (int16) ((data[2] << 8) | data[3]);
+	for (i = 0; i < lengthof(codec_requests); i++)
+		if (codec_requests[i]->api_key == key)
+			return fuzz_codec(codec_requests[i], version, data, size);
 	for (i = 0; i < lengthof(ranges) && ranges[i].key != key; i++)
 		;
 	if (i == lengthof(ranges))
