@@ -34,8 +34,9 @@
 
 /*
  * The versions each parser reads, which are the versions offered
- * (kafka/request.c).  Only ApiVersions v3 is flexible: no other range
- * reaches the first flexible version of its API.
+ * (kafka/request.c).  Of these parsers' ranges only ApiVersions v3 is
+ * flexible; the APIs whose flexible versions are served are read by the
+ * schema codec (schema.h) instead.
  */
 #define KAFKA_PRODUCE_VERSIONS			3, 7
 /* Produce versions read only to be refused (UNSUPPORTED_VERSION) */
