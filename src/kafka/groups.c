@@ -17,8 +17,10 @@
  * privileges of the Kafka group's owner (the role of its first member), or
  * one that controls the pg_topics groups of every topic the group reads;
  * a member whose role lost its rights leaves at its next request
- * (GROUP_AUTHORIZATION_FAILED).  Static membership (group.instance.id) is
- * not offered: such members are treated as dynamic ones.  A fenced node
+ * (GROUP_AUTHORIZATION_FAILED).  Static members (group.instance.id,
+ * JoinGroup v5+) are shared/kafka_groups.c's: a restarted one gets its
+ * place back without a rebalance, and fences its former member id.  A
+ * fenced node
  * (fence.c) coordinates no group: JoinGroup, SyncGroup, Heartbeat and
  * LeaveGroup get NOT_COORDINATOR, and members look for the coordinator
  * again.
@@ -295,7 +297,7 @@ check_member_role(KafkaRequest *req, const char *group, KafkaBytes member_id)
 	if (kafka_conn_still_allowed(req->conn))
 		return;
 	if (group != NULL)
-		(void) kafka_group_leave(group, short_string(member_id),
+		(void) kafka_group_leave(group, short_string(member_id), "",
 								 kafka_conn_role(req->conn));
 	kafka_conn_refuse(req->conn);
 }
@@ -315,6 +317,7 @@ write_join(KafkaRequest *req, int16 error, const KafkaGroupReply *reply)
 									   req->api_version >= 7 ? NULL : "");
 	out.leader = kafka_bytes_of(error == KAFKA_NONE ? reply->leader : "");
 	out.member_id = kafka_bytes_of(reply->member_id);
+	out.skip_assignment = error == KAFKA_NONE && reply->skip_assignment;
 	if (error == KAFKA_NONE && reply->nmembers > 0)
 	{
 		out.nmembers = reply->nmembers;
@@ -323,7 +326,9 @@ write_join(KafkaRequest *req, int16 error, const KafkaGroupReply *reply)
 		for (int i = 0; i < reply->nmembers; i++)
 		{
 			out.members[i].member_id = kafka_bytes_of(reply->members[i].id);
-			out.members[i].group_instance_id = kafka_bytes_of(NULL);
+			out.members[i].group_instance_id =
+				kafka_bytes_of(reply->members[i].instance_id[0] ?
+							   reply->members[i].instance_id : NULL);
 			out.members[i].metadata.data = reply->members[i].metadata;
 			out.members[i].metadata.len = reply->members[i].metadata_len;
 		}
@@ -342,7 +347,6 @@ kafka_join_group(KafkaRequest *req, TimestampTz *deadline)
 	int16		error = KAFKA_NONE;
 	bool		retry = req->conn->parked;
 
-	/* group_instance_id (v5): static members are treated as dynamic ones */
 	if (!kafka_decode(&req->body, &kafka_join_group_request, req->api_version,
 					  &jr))
 		return KAFKA_CLOSE;
@@ -353,6 +357,7 @@ kafka_join_group(KafkaRequest *req, TimestampTz *deadline)
 	join.rebalance_timeout = req->api_version >= 1 ? jr.rebalance_timeout_ms :
 		jr.session_timeout_ms;
 	join.member_id = short_string(jr.member_id);
+	join.instance_id = short_string(jr.group_instance_id);
 	/* parked: the member may have got its id when it first ran */
 	if (retry)
 		join.member_id = pstrdup(req->watch->member_id);
@@ -447,6 +452,7 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 	if (group != NULL && error == KAFKA_NONE)
 	{
 		error = kafka_group_sync(group, short_string(sr.member_id),
+								 short_string(sr.group_instance_id),
 								 sr.generation_id, kafka_conn_role(req->conn),
 								 req->conn->parked, assignments,
 								 sr.nassignments, &reply);
@@ -496,7 +502,9 @@ kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline)
 		error = KAFKA_NOT_COORDINATOR;
 	else if ((error = kafka_group_member_rights(group, member_id,
 												kafka_conn_role(req->conn))) == KAFKA_NONE)
-		error = kafka_group_heartbeat(group, member_id, hr.generation_id,
+		error = kafka_group_heartbeat(group, member_id,
+									  short_string(hr.group_instance_id),
+									  hr.generation_id,
 									  kafka_conn_role(req->conn));
 	out.error_code = error;
 	kafka_encode(req->response, &kafka_heartbeat_response, req->api_version,
@@ -532,7 +540,7 @@ kafka_leave_group(KafkaRequest *req, TimestampTz *deadline)
 
 	if (req->api_version < 3)
 		out.error_code = group_error != KAFKA_NONE ? group_error :
-			kafka_group_leave(group, short_string(lr.member_id),
+			kafka_group_leave(group, short_string(lr.member_id), "",
 							  kafka_conn_role(req->conn));
 	else
 	{
@@ -549,6 +557,7 @@ kafka_leave_group(KafkaRequest *req, TimestampTz *deadline)
 			out.members[i].group_instance_id = m->group_instance_id;
 			out.members[i].error_code =
 				kafka_group_leave(group, short_string(m->member_id),
+								  short_string(m->group_instance_id),
 								  kafka_conn_role(req->conn));
 		}
 	}
@@ -687,7 +696,8 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 			KafkaDescribedGroupMember *dm = &d->members[m];
 
 			dm->member_id = kafka_bytes_of(v->id);
-			dm->group_instance_id = kafka_bytes_of(NULL);
+			dm->group_instance_id = kafka_bytes_of(v->instance_id[0] ?
+												   v->instance_id : NULL);
 			dm->client_id = kafka_bytes_of(v->client_id);
 			dm->client_host = kafka_bytes_of(v->client_host);
 			dm->member_metadata.data = v->metadata;

@@ -120,6 +120,8 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		group_error = kafka_group_member_rights(group, member_id, GetUserId());
 	if (group != NULL && group_error == KAFKA_NONE)
 		group_error = kafka_group_check_member(group, member_id,
+											   cr.group_instance_id.len > 0 ?
+											   kafka_bytes_cstring(cr.group_instance_id) : "",
 											   cr.generation_id_or_member_epoch,
 											   GetUserId());
 

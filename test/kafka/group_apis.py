@@ -287,7 +287,7 @@ def sarama_defaults(bootstrap, topic, group):
 
 def join(sock, version, group, topic, member, instance=None, corr=10):
     """JoinGroup: [error, generation, protocol type (v7+), protocol,
-    leader, member id, [member ids]]"""
+    leader, member id, [[member id, instance id]], skip assignment (v9+)]"""
     e = Enc(version >= 6)
     body = e.string(group) + struct.pack('>ii', 10000, 30000) + e.string(member)
     if version >= 5:
@@ -303,8 +303,7 @@ def join(sock, version, group, topic, member, instance=None, corr=10):
     err, gen = d.i16(), d.i32()
     ptype = d.string() if version >= 7 else None
     proto, leader = d.string(), d.string()
-    if version >= 9:
-        d.i8()
+    skip = bool(d.i8()) if version >= 9 else None
     me = d.string()
 
     def member_row():
@@ -314,16 +313,16 @@ def join(sock, version, group, topic, member, instance=None, corr=10):
         d.tags()
         return [mid, inst]
     members = d.array(member_row)
-    return [err, gen, ptype, proto, leader, me, members]
+    return [err, gen, ptype, proto, leader, me, members, skip]
 
 
-def sync(sock, version, group, gen, member, assignments, corr=11):
+def sync(sock, version, group, gen, member, assignments, corr=11, instance=None):
     """SyncGroup: [error, protocol type (v5+), protocol (v5+), assignment
     bytes as hex]"""
     e = Enc(version >= 4)
     body = e.string(group) + struct.pack('>i', gen) + e.string(member)
     if version >= 3:
-        body += e.string(None)
+        body += e.string(instance)
     if version >= 5:
         body += e.string('consumer') + e.string('range')
     body += e.array(assignments, lambda a: e.string(a[0]) + e.bytes(a[1]) + e.tags())
@@ -337,11 +336,11 @@ def sync(sock, version, group, gen, member, assignments, corr=11):
     return [err, ptype, proto, data.hex() if data is not None else None]
 
 
-def heartbeat(sock, version, group, gen, member, corr=12):
+def heartbeat(sock, version, group, gen, member, corr=12, instance=None):
     e = Enc(version >= 4)
     body = e.string(group) + struct.pack('>i', gen) + e.string(member)
     if version >= 3:
-        body += e.string(None)
+        body += e.string(instance)
     body += e.tags()
     d = call(sock, 12, version, corr, body)
     d.i32()
@@ -491,7 +490,143 @@ def flexible_group(bootstrap, topic, group, other):
     return out
 
 
-COMMANDS = {f.__name__: f for f in (sarama_defaults, flexible_group)}
+def static_raw(bootstrap, topic, group):
+    """A static member (instance "x") joins, restarts (joins again without
+    its member id) and leaves by its instance id, byte by byte"""
+    s = connect(bootstrap)
+    out = {}
+    j = join(s, 5, group, topic, '', instance='x', corr=50)
+    out['join'] = [j[0], j[6]]
+    old, gen = j[5], j[1]
+    a = assignment(topic, [0, 1])
+    out['sync'] = sync(s, 3, group, gen, old, [(old, a)], corr=51, instance='x')[0]
+    again = join(s, 9, group, topic, '', instance='x', corr=52)
+    new = again[5]
+    out['rejoin'] = [again[0], again[1] == gen, new != old, again[4] == new,
+                     again[7], again[6] == [[new, 'x']]]
+    out['heartbeat_old'] = heartbeat(s, 3, group, gen, old, corr=53, instance='x')
+    out['heartbeat_new'] = heartbeat(s, 4, group, gen, new, corr=54, instance='x')
+    out['commit_old_v7'] = offset_commit_static(s, group, topic, gen, old, 'x', corr=55)
+    synced = sync(s, 5, group, gen, new, [], corr=56, instance='x')
+    out['sync_new'] = [synced[0], synced[3] == a.hex()]
+    out['join_old'] = join(s, 5, group, topic, old, instance='x', corr=57)[0]
+    out['describe'] = describe(s, 5, group, corr=58)
+    out['leave_wrong_member'] = leave(s, 3, group, [(old, 'x')], corr=59)
+    out['leave_by_instance'] = leave(s, 3, group, [('', 'x')], corr=60)
+    out['describe_after'] = describe(s, 5, group, corr=61)[1]
+    s.close()
+    return out
+
+
+def offset_commit_static(sock, group, topic, gen, member, instance, corr):
+    """OffsetCommit v7 with a group instance id: [[partition, error]]"""
+    e = Enc(False)
+    body = (e.string(group) + struct.pack('>i', gen) + e.string(member)
+            + e.string(instance)
+            + e.array([topic], lambda t: e.string(t) + e.array(
+                [0], lambda p: struct.pack('>iqi', p, 1, -1) + e.string(''))))
+    d = call(sock, 8, 7, corr, body)
+    d.i32()
+    out = []
+
+    def top():
+        d.string()
+        out.extend(d.array(lambda: [d.i32(), d.i16()]))
+    d.array(top)
+    return out
+
+
+def static_consumer(bootstrap, topic, group, instance, events):
+    """A confluent-kafka consumer with group.instance.id, its rebalance
+    callbacks appending to events"""
+    from confluent_kafka import Consumer
+
+    def on_assign(c, parts):
+        events.append(['assign', sorted(p.partition for p in parts)])
+
+    def on_revoke(c, parts):
+        events.append(['revoke', sorted(p.partition for p in parts)])
+    c = Consumer({'bootstrap.servers': bootstrap, 'group.id': group,
+                  'group.instance.id': instance,
+                  'session.timeout.ms': 10000,
+                  'heartbeat.interval.ms': 500,
+                  'enable.auto.commit': False,
+                  'auto.offset.reset': 'earliest',
+                  'partition.assignment.strategy': 'range'})
+    c.subscribe([topic], on_assign=on_assign, on_revoke=on_revoke)
+    return c
+
+
+def static_child(bootstrap, topic, group, instance):
+    """A static member in a process of its own, printing each rebalance
+    callback as a JSON line, until it is killed"""
+    events = []
+    c = static_consumer(bootstrap, topic, group, instance, events)
+    seen = 0
+    while True:
+        c.poll(0.1)
+        while seen < len(events):
+            print(json.dumps(events[seen]), flush=True)
+            seen += 1
+
+
+def static_restart(bootstrap, topic, group):
+    """Two static members (group.instance.id); one is killed and its
+    process started again with the same instance id within
+    session.timeout.ms: the other's rebalance callbacks meanwhile, and
+    the partitions before and after"""
+    import os
+    import signal
+    import subprocess
+    import threading
+
+    b_events = []
+    b = static_consumer(bootstrap, topic, group, 'instance-b', b_events)
+
+    def child():
+        p = subprocess.Popen([sys.executable, os.path.abspath(__file__), bootstrap,
+                              'static_child', topic, group, 'instance-a'],
+                             stdout=subprocess.PIPE, text=True)
+        lines = []
+
+        def read():
+            for line in p.stdout:
+                lines.append(json.loads(line))
+        threading.Thread(target=read, daemon=True).start()
+        return p, lines
+
+    def poll_b(seconds, done=lambda: False):
+        end = time.time() + seconds
+        while time.time() < end and not done():
+            b.poll(0.1)
+        return done()
+
+    def holds(events):
+        return events[-1][1] if events and events[-1][0] == 'assign' else None
+
+    a, a_events = child()
+    stable = poll_b(60, lambda: holds(a_events) is not None and holds(b_events) is not None
+                    and sorted(holds(a_events) + holds(b_events)) == [0, 1])
+    poll_b(3)
+    before = {'a': holds(a_events), 'b': holds(b_events)}
+    b_seen = len(b_events)
+    a.send_signal(signal.SIGKILL)
+    a.wait()
+    poll_b(2)
+    a2, a2_events = child()
+    back = poll_b(30, lambda: holds(a2_events) is not None)
+    poll_b(3)
+    after = {'a': holds(a2_events), 'b': holds(b_events)}
+    b_after = b_events[b_seen:]
+    a2.send_signal(signal.SIGKILL)
+    a2.wait()
+    b.close()
+    return {'stable': stable, 'back': back, 'before': before, 'after': after,
+            'b_events_after_restart': b_after, 'a2_events': a2_events}
+
+
+COMMANDS = {f.__name__: f for f in (sarama_defaults, flexible_group, static_raw,
+                                    static_child, static_restart)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

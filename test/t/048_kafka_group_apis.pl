@@ -99,4 +99,36 @@ is(position('idle', 1), 'none', 'the deleted group has no position left');
 is_deeply($g->{delete_again_v0}, { flex => 69 }, 'DeleteGroups v0: GROUP_ID_NOT_FOUND');
 is_deeply($g->{offset_delete_gone}, [ 69, [] ], 'OffsetDelete of a group that is gone: GROUP_ID_NOT_FOUND');
 
+# ---- static membership, byte by byte
+my $x = api('static_raw', 'orders', 'static-raw');
+is_deeply($x->{join}, [ 0, [ [ $x->{join}[1][0][0], 'x' ] ] ],
+	'JoinGroup v5 of a static member: joined at once (no MEMBER_ID_REQUIRED), its instance id answered');
+is($x->{sync}, 0, 'SyncGroup v3 of the static leader');
+is_deeply($x->{rejoin}, [ 0, JSON::PP::true, JSON::PP::true, JSON::PP::true, JSON::PP::true, JSON::PP::true ],
+	'the instance joins again without its member id: a new member id, the same generation (no rebalance), still the leader, skip_assignment, the members with their instance ids');
+is($x->{heartbeat_old}, 82, 'the old member id is fenced: FENCED_INSTANCE_ID');
+is($x->{heartbeat_new}, 0, 'the new member id heartbeats');
+is_deeply($x->{commit_old_v7}, [ [ 0, 82 ] ], 'OffsetCommit v7 of the old member id: FENCED_INSTANCE_ID');
+is_deeply($x->{sync_new}, [ 0, JSON::PP::true ], 'SyncGroup of the new member id: the assignment it had');
+is($x->{join_old}, 82, 'JoinGroup of the old member id with the instance id: FENCED_INSTANCE_ID');
+is_deeply([ @{ $x->{describe} }[ 0 .. 1 ] ], [ 0, 'Stable' ], 'the group stayed Stable');
+is_deeply($x->{leave_wrong_member}[1], [ [ $x->{leave_wrong_member}[1][0][0], 'x', 82 ] ],
+	'LeaveGroup v3 of the instance with its old member id: FENCED_INSTANCE_ID');
+is_deeply($x->{leave_by_instance}[1], [ [ '', 'x', 0 ] ], 'LeaveGroup v3 by instance id alone: it leaves');
+is($x->{describe_after}, 'Dead', 'the group is gone with its only member (no positions)');
+
+# ---- static membership with confluent-kafka: a member killed and started
+# again with its instance id gets its partitions back, and the other member
+# sees no rebalance
+my $r = api('static_restart', 'orders', 'static-ck');
+note(explain($r));
+ok($r->{stable}, 'two static members share the two partitions');
+ok($r->{back}, 'the restarted member is assigned partitions');
+is_deeply($r->{after}{a}, $r->{before}{a}, 'the restarted member gets the partitions it had');
+is_deeply($r->{after}{b}, $r->{before}{b}, 'the other member keeps its partitions');
+is_deeply($r->{b_events_after_restart}, [],
+	'the other member\'s rebalance callbacks are not called (no revoke, no assign)');
+is_deeply($r->{a2_events}, [ [ 'assign', $r->{before}{a} ] ],
+	'the restarted member is assigned once');
+
 done_testing();
