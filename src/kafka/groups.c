@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * groups.c
- *	  The group coordinator's requests: JoinGroup (v0-5), SyncGroup (v0-3),
- *	  Heartbeat (v0-3), LeaveGroup (v0-1), DescribeGroups (v0-4) and
- *	  ListGroups (v0-2).
+ *	  The group coordinator's requests: JoinGroup (v0-9), SyncGroup (v0-5),
+ *	  Heartbeat (v0-4), LeaveGroup (v0-5), DescribeGroups (v0-5) and
+ *	  ListGroups (v0-5), on the schema codec (wire/msg_*.h).
  *
  * The rebalance protocol itself is shared/kafka_groups.c's; this file
  * reads and writes the requests, and parks a JoinGroup until its
@@ -17,8 +17,10 @@
  * privileges of the Kafka group's owner (the role of its first member), or
  * one that controls the pg_topics groups of every topic the group reads;
  * a member whose role lost its rights leaves at its next request
- * (GROUP_AUTHORIZATION_FAILED).  Static membership (group.instance.id) is
- * not offered: such members are treated as dynamic ones.  A fenced node
+ * (GROUP_AUTHORIZATION_FAILED).  Static members (group.instance.id,
+ * JoinGroup v5+) are shared/kafka_groups.c's: a restarted one gets its
+ * place back without a rebalance, and fences its former member id.  A
+ * fenced node
  * (fence.c) coordinates no group: JoinGroup, SyncGroup, Heartbeat and
  * LeaveGroup get NOT_COORDINATOR, and members look for the coordinator
  * again.
@@ -47,8 +49,13 @@
 #include "pg_topics/shared/group_state.h"
 #include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/wire/consumer_protocol.h"
+#include "pg_topics/wire/msg_describe_groups.h"
+#include "pg_topics/wire/msg_heartbeat.h"
+#include "pg_topics/wire/msg_join_group.h"
+#include "pg_topics/wire/msg_leave_group.h"
+#include "pg_topics/wire/msg_list_groups.h"
+#include "pg_topics/wire/msg_sync_group.h"
 #include "pg_topics/wire/protocol.h"
-#include "pg_topics/wire/requests.h"
 
 /* A parked request gives up after its timeout and this much more */
 #define PARK_GRACE_MS	5000
@@ -290,7 +297,7 @@ check_member_role(KafkaRequest *req, const char *group, KafkaBytes member_id)
 	if (kafka_conn_still_allowed(req->conn))
 		return;
 	if (group != NULL)
-		(void) kafka_group_leave(group, short_string(member_id),
+		(void) kafka_group_leave(group, short_string(member_id), "",
 								 kafka_conn_role(req->conn));
 	kafka_conn_refuse(req->conn);
 }
@@ -299,27 +306,38 @@ check_member_role(KafkaRequest *req, const char *group, KafkaBytes member_id)
 static void
 write_join(KafkaRequest *req, int16 error, const KafkaGroupReply *reply)
 {
-	StringInfo	out = req->response;
+	KafkaJoinGroupResponse out = {0};
 
-	if (req->api_version >= 2)
-		kafka_write_int32(out, 0);	/* throttle_time_ms */
-	kafka_write_int16(out, error);
-	kafka_write_int32(out, error == KAFKA_NONE ? reply->generation : -1);
-	kafka_write_string(out, error == KAFKA_NONE ? reply->protocol : "");
-	kafka_write_string(out, error == KAFKA_NONE ? reply->leader : "");
-	kafka_write_string(out, reply->member_id);
-	kafka_write_array_len(out, error == KAFKA_NONE ? reply->nmembers : 0);
-	for (int i = 0; error == KAFKA_NONE && i < reply->nmembers; i++)
+	out.error_code = error;
+	out.generation_id = error == KAFKA_NONE ? reply->generation : -1;
+	out.protocol_type = kafka_bytes_of(error == KAFKA_NONE ?
+									   reply->protocol_type : NULL);
+	/* null from v7 on when there is none, "" before */
+	out.protocol_name = kafka_bytes_of(error == KAFKA_NONE ? reply->protocol :
+									   req->api_version >= 7 ? NULL : "");
+	out.leader = kafka_bytes_of(error == KAFKA_NONE ? reply->leader : "");
+	out.member_id = kafka_bytes_of(reply->member_id);
+	out.skip_assignment = error == KAFKA_NONE && reply->skip_assignment;
+	if (error == KAFKA_NONE && reply->nmembers > 0)
 	{
-		kafka_write_string(out, reply->members[i].id);
-		if (req->api_version >= 5)
-			kafka_write_string(out, NULL);	/* group_instance_id */
-		kafka_write_bytes(out, reply->members[i].metadata,
-						  reply->members[i].metadata_len);
+		out.nmembers = reply->nmembers;
+		out.members = palloc0(sizeof(KafkaJoinGroupResponseMember) *
+							  reply->nmembers);
+		for (int i = 0; i < reply->nmembers; i++)
+		{
+			out.members[i].member_id = kafka_bytes_of(reply->members[i].id);
+			out.members[i].group_instance_id =
+				kafka_bytes_of(reply->members[i].instance_id[0] ?
+							   reply->members[i].instance_id : NULL);
+			out.members[i].metadata.data = reply->members[i].metadata;
+			out.members[i].metadata.len = reply->members[i].metadata_len;
+		}
 	}
+	kafka_encode(req->response, &kafka_join_group_response, req->api_version,
+				 &out);
 }
 
-/* JoinGroup v0-5 */
+/* JoinGroup v0-9 */
 KafkaOutcome
 kafka_join_group(KafkaRequest *req, TimestampTz *deadline)
 {
@@ -329,21 +347,24 @@ kafka_join_group(KafkaRequest *req, TimestampTz *deadline)
 	int16		error = KAFKA_NONE;
 	bool		retry = req->conn->parked;
 
-	/* group_instance_id (v5): static members are treated as dynamic ones */
-	if (!kafka_parse_join_group_request(&req->body, req->api_version, &jr))
+	if (!kafka_decode(&req->body, &kafka_join_group_request, req->api_version,
+					  &jr))
 		return KAFKA_CLOSE;
 	memset(&join, 0, sizeof(join));
 	memset(&reply, 0, sizeof(reply));
 	join.session_timeout = jr.session_timeout_ms;
-	join.rebalance_timeout = jr.rebalance_timeout_ms;
+	/* v0 has none: Kafka's rebalance timeout is then the session's */
+	join.rebalance_timeout = req->api_version >= 1 ? jr.rebalance_timeout_ms :
+		jr.session_timeout_ms;
 	join.member_id = short_string(jr.member_id);
+	join.instance_id = short_string(jr.group_instance_id);
 	/* parked: the member may have got its id when it first ran */
 	if (retry)
 		join.member_id = pstrdup(req->watch->member_id);
 	join.protocol_type = short_string(jr.protocol_type);
 	for (int32 i = 0; i < jr.nprotocols; i++)
 	{
-		KafkaProtocolRequest *offered = &jr.protocols[i];
+		KafkaJoinGroupRequestProtocol *offered = &jr.protocols[i];
 
 		if (join.nprotocols < KAFKA_MAX_PROTOCOLS && offered->name.len > 0 &&
 			offered->name.len < KAFKA_PROTOCOL_NAME_LEN)
@@ -390,18 +411,22 @@ kafka_join_group(KafkaRequest *req, TimestampTz *deadline)
 	return KAFKA_ANSWER;
 }
 
-/* SyncGroup v0-3 */
+/*
+ * SyncGroup v0-5.  From v5 the member names the protocol type and name it
+ * joined with, and the answer names the group's (KIP-559).
+ */
 KafkaOutcome
 kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaSyncGroupRequest sr;
+	KafkaSyncGroupResponse out = {0};
 	KafkaAssignment *assignments;
 	KafkaGroupReply reply;
 	char	   *group;
 	int16		error = KAFKA_NONE;
-	StringInfo	out = req->response;
 
-	if (!kafka_parse_sync_group_request(&req->body, req->api_version, &sr))
+	if (!kafka_decode(&req->body, &kafka_sync_group_request, req->api_version,
+					  &sr))
 		return KAFKA_CLOSE;
 	group = group_name(sr.group_id);
 	check_member_role(req, group, sr.member_id);
@@ -427,6 +452,7 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 	if (group != NULL && error == KAFKA_NONE)
 	{
 		error = kafka_group_sync(group, short_string(sr.member_id),
+								 short_string(sr.group_instance_id),
 								 sr.generation_id, kafka_conn_role(req->conn),
 								 req->conn->parked, assignments,
 								 sr.nassignments, &reply);
@@ -437,24 +463,35 @@ kafka_sync_group(KafkaRequest *req, TimestampTz *deadline)
 			error = KAFKA_REBALANCE_IN_PROGRESS;
 		}
 	}
-	if (req->api_version >= 1)
-		kafka_write_int32(out, 0);	/* throttle_time_ms */
-	kafka_write_int16(out, error);
-	kafka_write_bytes(out, error == KAFKA_NONE ? reply.assignment : NULL,
-					  error == KAFKA_NONE ? reply.assignment_len : 0);
+	out.error_code = error;
+	out.protocol_type = kafka_bytes_of(NULL);
+	out.protocol_name = kafka_bytes_of(NULL);
+	if (error == KAFKA_NONE)
+	{
+		out.protocol_type = kafka_bytes_of(reply.protocol_type[0] ?
+										   reply.protocol_type : NULL);
+		out.protocol_name = kafka_bytes_of(reply.protocol[0] ?
+										   reply.protocol : NULL);
+		out.assignment.data = reply.assignment;
+		out.assignment.len = reply.assignment_len;
+	}
+	kafka_encode(req->response, &kafka_sync_group_response, req->api_version,
+				 &out);
 	return KAFKA_ANSWER;
 }
 
-/* Heartbeat v0-3 */
+/* Heartbeat v0-4 */
 KafkaOutcome
 kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaHeartbeatRequest hr;
+	KafkaHeartbeatResponse out = {0};
 	char	   *group;
 	char	   *member_id;
 	int16		error;
 
-	if (!kafka_parse_heartbeat_request(&req->body, req->api_version, &hr))
+	if (!kafka_decode(&req->body, &kafka_heartbeat_request, req->api_version,
+					  &hr))
 		return KAFKA_CLOSE;
 	group = group_name(hr.group_id);
 	check_member_role(req, group, hr.member_id);
@@ -465,31 +502,67 @@ kafka_heartbeat(KafkaRequest *req, TimestampTz *deadline)
 		error = KAFKA_NOT_COORDINATOR;
 	else if ((error = kafka_group_member_rights(group, member_id,
 												kafka_conn_role(req->conn))) == KAFKA_NONE)
-		error = kafka_group_heartbeat(group, member_id, hr.generation_id,
+		error = kafka_group_heartbeat(group, member_id,
+									  short_string(hr.group_instance_id),
+									  hr.generation_id,
 									  kafka_conn_role(req->conn));
-	if (req->api_version >= 1)
-		kafka_write_int32(req->response, 0);
-	kafka_write_int16(req->response, error);
+	out.error_code = error;
+	kafka_encode(req->response, &kafka_heartbeat_response, req->api_version,
+				 &out);
 	return KAFKA_ANSWER;
 }
 
-/* LeaveGroup v0-1 */
+/*
+ * LeaveGroup v0-5: one member (v0-2), or a batch of them (v3+), each
+ * answered on its own; the request's error is the group's
+ */
 KafkaOutcome
 kafka_leave_group(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaLeaveGroupRequest lr;
+	KafkaLeaveGroupResponse out = {0};
 	char	   *group;
+	int16		group_error = KAFKA_NONE;
 
-	if (!kafka_parse_leave_group_request(&req->body, req->api_version, &lr))
+	if (!kafka_decode(&req->body, &kafka_leave_group_request, req->api_version,
+					  &lr))
 		return KAFKA_CLOSE;
 	group = group_name(lr.group_id);
-	check_member_role(req, group, lr.member_id);
-	if (req->api_version >= 1)
-		kafka_write_int32(req->response, 0);
-	kafka_write_int16(req->response, group == NULL ? KAFKA_INVALID_GROUP_ID :
-					  kafka_node_fenced() ? KAFKA_NOT_COORDINATOR :
-					  kafka_group_leave(group, short_string(lr.member_id),
-										kafka_conn_role(req->conn)));
+	if (req->api_version < 3)
+		check_member_role(req, group, lr.member_id);
+	else
+		for (int32 i = 0; i < lr.nmembers; i++)
+			check_member_role(req, group, lr.members[i].member_id);
+	if (group == NULL)
+		group_error = KAFKA_INVALID_GROUP_ID;
+	else if (kafka_node_fenced())
+		group_error = KAFKA_NOT_COORDINATOR;
+
+	if (req->api_version < 3)
+		out.error_code = group_error != KAFKA_NONE ? group_error :
+			kafka_group_leave(group, short_string(lr.member_id), "",
+							  kafka_conn_role(req->conn));
+	else
+	{
+		out.error_code = group_error;
+		out.nmembers = group_error == KAFKA_NONE ? lr.nmembers : 0;
+		out.members = palloc0(sizeof(KafkaLeaveGroupMemberResponse) *
+							  Max(lr.nmembers, 1));
+		for (int32 i = 0; i < out.nmembers; i++)
+		{
+			KafkaLeaveGroupMemberIdentity *m = &lr.members[i];
+
+			CHECK_FOR_INTERRUPTS();
+			out.members[i].member_id = m->member_id;
+			out.members[i].group_instance_id = m->group_instance_id;
+			out.members[i].error_code =
+				kafka_group_leave(group, short_string(m->member_id),
+								  short_string(m->group_instance_id),
+								  kafka_conn_role(req->conn));
+		}
+	}
+	kafka_encode(req->response, &kafka_leave_group_response, req->api_version,
+				 &out);
 	return KAFKA_ANSWER;
 }
 
@@ -559,33 +632,29 @@ visible_groups(void)
 	return names;
 }
 
-/* DescribeGroups v0-4 */
+/* DescribeGroups v0-5 */
 KafkaOutcome
 kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 {
-	StringInfo	out = req->response;
 	KafkaDescribeGroupsRequest dr;
-	KafkaBytes *ids;
-	int32		n;
+	KafkaDescribeGroupsResponse out = {0};
 	List	   *positions = NIL;
 	bool		positions_read = false;
 
 	/* include_authorized_operations (v3): never answered (below) */
-	if (!kafka_parse_describe_groups_request(&req->body, req->api_version, &dr))
+	if (!kafka_decode(&req->body, &kafka_describe_groups_request,
+					  req->api_version, &dr))
 		return KAFKA_CLOSE;
-	n = dr.ngroups;
-	ids = dr.groups;
 
-	if (req->api_version >= 1)
-		kafka_write_int32(out, 0);
-	kafka_write_array_len(out, n);
-	for (int32 i = 0; i < n; i++)
+	out.ngroups = dr.ngroups;
+	out.groups = palloc0(sizeof(KafkaDescribedGroup) * Max(dr.ngroups, 1));
+	for (int32 i = 0; i < dr.ngroups; i++)
 	{
-		char	   *group = group_name(ids[i]);
-		KafkaGroupReply reply;
-		bool		known = group != NULL && kafka_group_describe(group, &reply);
+		KafkaDescribedGroup *d = &out.groups[i];
+		char	   *group = group_name(dr.groups[i]);
+		KafkaGroupReply *reply = palloc0(sizeof(KafkaGroupReply));
+		bool		known = group != NULL && kafka_group_describe(group, reply);
 		Oid			owner = known ? kafka_group_owner(group) : InvalidOid;
-		int16		error = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
 
 		CHECK_FOR_INTERRUPTS();
 		/* a group with positions only is Empty, without members */
@@ -597,71 +666,124 @@ kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline)
 		}
 		if (!known && group != NULL && name_listed(positions, group))
 		{
-			memset(&reply, 0, sizeof(reply));
-			reply.state = KAFKA_GROUP_EMPTY;
+			memset(reply, 0, sizeof(*reply));
+			reply->state = KAFKA_GROUP_EMPTY;
 			/* positions are a consumer group's, as ListGroups says */
-			strlcpy(reply.protocol_type, "consumer", KAFKA_PROTOCOL_NAME_LEN);
+			strlcpy(reply->protocol_type, "consumer", KAFKA_PROTOCOL_NAME_LEN);
 			known = true;
 		}
 
 		/* another role's group is answered as one that does not exist */
 		if (known && OidIsValid(owner) && !has_privs_of_role(GetUserId(), owner))
 			known = false;
-		kafka_write_int16(out, error);
-		kafka_write_string_len(out, ids[i].data, Max(ids[i].len, 0));
+		d->error_code = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
+		d->group_id = dr.groups[i];
+		if (d->group_id.len < 0)
+			d->group_id = kafka_bytes_of("");
 		/* an unknown group is reported Dead, as Kafka does */
-		kafka_write_string(out, known ? state_names[reply.state] : "Dead");
-		kafka_write_string(out, known ? reply.protocol_type : "");
-		kafka_write_string(out, known ? reply.protocol : "");
-		kafka_write_array_len(out, known ? reply.nmembers : 0);
-		for (int m = 0; known && m < reply.nmembers; m++)
+		d->group_state = kafka_bytes_of(known ? state_names[reply->state] : "Dead");
+		d->protocol_type = kafka_bytes_of(known ? reply->protocol_type : "");
+		d->protocol_data = kafka_bytes_of(known ? reply->protocol : "");
+		/* operations: never asked for (Kafka's "not requested") */
+		d->authorized_operations = PG_INT32_MIN;
+		if (!known || reply->nmembers == 0)
+			continue;
+		d->nmembers = reply->nmembers;
+		d->members = palloc0(sizeof(KafkaDescribedGroupMember) * reply->nmembers);
+		for (int m = 0; m < reply->nmembers; m++)
 		{
-			KafkaMemberView *v = &reply.members[m];
+			KafkaMemberView *v = &reply->members[m];
+			KafkaDescribedGroupMember *dm = &d->members[m];
 
-			kafka_write_string(out, v->id);
-			if (req->api_version >= 4)
-				kafka_write_string(out, NULL);
-			kafka_write_string(out, v->client_id);
-			kafka_write_string(out, v->client_host);
-			kafka_write_bytes(out, v->metadata, v->metadata_len);
-			kafka_write_bytes(out, v->assignment, v->assignment_len);
+			dm->member_id = kafka_bytes_of(v->id);
+			dm->group_instance_id = kafka_bytes_of(v->instance_id[0] ?
+												   v->instance_id : NULL);
+			dm->client_id = kafka_bytes_of(v->client_id);
+			dm->client_host = kafka_bytes_of(v->client_host);
+			dm->member_metadata.data = v->metadata;
+			dm->member_metadata.len = v->metadata_len;
+			dm->member_assignment.data = v->assignment;
+			dm->member_assignment.len = v->assignment_len;
 		}
-		if (req->api_version >= 3)
-			kafka_write_int32(out, PG_INT32_MIN);	/* operations: not asked */
 	}
+	kafka_encode(req->response, &kafka_describe_groups_response,
+				 req->api_version, &out);
 	return KAFKA_ANSWER;
 }
 
-/* ListGroups v0-2: the groups whose owner's privileges the role has */
+/*
+ * Is s (a C string) one of filter's strings, case aside, as Kafka compares
+ * states and types?  An empty filter takes all.
+ */
+static bool
+filter_takes(int32 n, const KafkaBytes *filter, const char *s)
+{
+	if (n <= 0)
+		return true;
+	for (int32 i = 0; i < n; i++)
+	{
+		if (filter[i].len == (int32) strlen(s) &&
+			pg_strncasecmp(filter[i].data, s, filter[i].len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * ListGroups v0-5: the groups whose owner's privileges the role has, each
+ * with its protocol type (a group's members' "consumer", or what else
+ * they joined with; a group with positions only is a consumer group's),
+ * from v4 its state, filtered by the states asked for, and from v5 its
+ * type: every group here is a "classic" one (Kafka's rebalance protocol,
+ * not KIP-848's), filtered by the types asked for.
+ */
 KafkaOutcome
 kafka_list_groups(KafkaRequest *req, TimestampTz *deadline)
 {
-	StringInfo	out = req->response;
 	KafkaListGroupsRequest lr;
+	KafkaListGroupsResponse out = {0};
 	List	   *names;
 	ListCell   *lc;
-	int			count_at;
-	int32		n = 0;
 
-	if (!kafka_parse_list_groups_request(&req->body, req->api_version, &lr))
+	if (!kafka_decode(&req->body, &kafka_list_groups_request, req->api_version,
+					  &lr))
 		return KAFKA_CLOSE;
 	names = visible_groups();
-	if (req->api_version >= 1)
-		kafka_write_int32(out, 0);
-	kafka_write_int16(out, KAFKA_NONE);
-	count_at = out->len;
-	kafka_write_array_len(out, 0);
+	out.groups = palloc0(sizeof(KafkaListedGroup) * Max(list_length(names), 1));
 	foreach(lc, names)
 	{
 		char	   *group = lfirst(lc);
 		Oid			owner = kafka_group_owner(group);
+		KafkaGroupReply *reply = palloc0(sizeof(KafkaGroupReply));
+		KafkaListedGroup *g;
+		const char *state;
+		const char *type;
 
+		CHECK_FOR_INTERRUPTS();
 		if (OidIsValid(owner) && !has_privs_of_role(GetUserId(), owner))
 			continue;
-		kafka_write_string(out, group);
-		kafka_write_string(out, "consumer");
-		n++;
+		if (kafka_group_describe(group, reply))
+		{
+			state = state_names[reply->state];
+			/* a group whose members all left keeps no protocol here */
+			type = reply->protocol_type[0] ? reply->protocol_type : "consumer";
+		}
+		else
+		{
+			state = state_names[KAFKA_GROUP_EMPTY];
+			type = "consumer";
+		}
+		if (!filter_takes(lr.nstates_filter, lr.states_filter, state) ||
+			!filter_takes(lr.ntypes_filter, lr.types_filter, "classic"))
+			continue;
+		g = &out.groups[out.ngroups++];
+		g->group_id = kafka_bytes_of(group);
+		g->protocol_type = kafka_bytes_of(pstrdup(type));
+		g->group_state = kafka_bytes_of(state);
+		g->group_type = kafka_bytes_of("classic");
 	}
-	kafka_patch_int32(out, count_at, n);
+	out.error_code = KAFKA_NONE;
+	kafka_encode(req->response, &kafka_list_groups_response, req->api_version,
+				 &out);
 	return KAFKA_ANSWER;
 }

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * offsets.c
- *	  OffsetCommit (v2-7) and OffsetFetch (v1-5): a Kafka group's committed
+ *	  OffsetCommit (v0-9) and OffsetFetch (v0-9): a Kafka group's committed
  *	  positions, which are its pg_topics groups' positions.
  *
  * Kafka group G reading topic T is pg_topics group G of T: one set of
@@ -43,8 +43,9 @@
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/shared/group_state.h"
 #include "pg_topics/shared/kafka_groups.h"
+#include "pg_topics/wire/msg_offset_commit.h"
+#include "pg_topics/wire/msg_offset_fetch.h"
 #include "pg_topics/wire/protocol.h"
-#include "pg_topics/wire/requests.h"
 
 /* One partition's commit, run guarded */
 typedef struct PartitionCommit
@@ -80,21 +81,36 @@ commit_error(int16 error, Relation topic, const char *group)
 	return error;
 }
 
-/* OffsetCommit v2-7 */
+/* A group id as a C string, or NULL if it cannot be a group's name */
+static char *
+offsets_group_name(KafkaBytes id)
+{
+	if (id.len <= 0 || id.len >= KAFKA_GROUP_NAME_LEN ||
+		memchr(id.data, '\0', id.len) != NULL)
+		return NULL;
+	return kafka_bytes_cstring(id);
+}
+
+/*
+ * OffsetCommit v0-9.  v0 carries neither generation nor member: it is the
+ * commit of a consumer outside any group (generation -1), which old Kafka
+ * kept in ZooKeeper and Kafka 3.9 stores as any other; so is it here.
+ * v1's commit timestamp and v2-4's retention time are not kept: a
+ * position lasts as long as its group (topics.consumer_offsets).
+ */
 KafkaOutcome
 kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 {
-	StringInfo	out = req->response;
 	KafkaOffsetCommitRequest cr;
+	KafkaOffsetCommitResponse out = {0};
 	char	   *group;
 	char	   *member_id;
 	int16		group_error = KAFKA_NONE;
 
-	if (!kafka_parse_offset_commit_request(&req->body, req->api_version, &cr))
+	if (!kafka_decode(&req->body, &kafka_offset_commit_request,
+					  req->api_version, &cr))
 		return KAFKA_CLOSE;
-	group = cr.group_id.len > 0 && cr.group_id.len < KAFKA_GROUP_NAME_LEN &&
-		memchr(cr.group_id.data, '\0', cr.group_id.len) == NULL ?
-		kafka_bytes_cstring(cr.group_id) : NULL;
+	group = offsets_group_name(cr.group_id);
 	member_id = cr.member_id.len > 0 ?
 		pnstrdup(cr.member_id.data, cr.member_id.len) : "";
 	if (group == NULL)
@@ -105,57 +121,65 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		group_error = kafka_group_member_rights(group, member_id, GetUserId());
 	if (group != NULL && group_error == KAFKA_NONE)
 		group_error = kafka_group_check_member(group, member_id,
-											   cr.generation_id, GetUserId());
+											   cr.group_instance_id.len > 0 ?
+											   kafka_bytes_cstring(cr.group_instance_id) : "",
+											   cr.generation_id_or_member_epoch,
+											   GetUserId());
 
-	if (req->api_version >= 3)
-		kafka_write_int32(out, 0);	/* throttle_time_ms */
-	kafka_write_array_len(out, cr.ntopics);
+	out.ntopics = cr.ntopics;
+	out.topics = palloc0(sizeof(KafkaOffsetCommitResponseTopic) *
+						 Max(cr.ntopics, 1));
 	for (int32 t = 0; t < cr.ntopics; t++)
 	{
-		KafkaTopicRequest *tr = &cr.topics[t];
+		KafkaOffsetCommitRequestTopic *tr = &cr.topics[t];
+		KafkaOffsetCommitResponseTopic *to = &out.topics[t];
 		int16		topic_error = group_error;
 		Relation	topic = NULL;
 
 		if (topic_error == KAFKA_NONE)
 			topic = kafka_open_topic(tr->name, AccessShareLock, ACL_SELECT,
 									 &topic_error);
-		kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
-		kafka_write_array_len(out, tr->npartitions);
+		to->name = tr->name;
+		to->npartitions = tr->npartitions;
+		to->partitions = palloc0(sizeof(KafkaOffsetCommitResponsePartition) *
+								 Max(tr->npartitions, 1));
 		for (int32 p = 0; p < tr->npartitions; p++)
 		{
-			KafkaPartitionRequest *part = &tr->partitions[p];
+			KafkaOffsetCommitRequestPartition *part = &tr->partitions[p];
 			PartitionCommit pc;
 			int16		error = topic_error;
 
 			CHECK_FOR_INTERRUPTS();
-			pc.partition = part->partition;
-			pc.offset = part->offset;
 			if (topic != NULL)
 			{
 				pc.topic = topic;
 				pc.group = group;
-				pc.metadata = kafka_bytes_cstring(part->data);
+				pc.partition = part->partition_index;
+				pc.offset = part->committed_offset;
+				pc.metadata = part->committed_metadata.len < 0 ? NULL :
+					kafka_bytes_cstring(part->committed_metadata);
 				error = commit_error(kafka_run_guarded(commit_partition, &pc, NULL),
 									 topic, group);
 				/* 22023: the partition does not exist */
 				if (error == KAFKA_INVALID_RECORD)
 					error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
 			}
-			kafka_write_int32(out, pc.partition);
-			kafka_write_int16(out, error);
+			to->partitions[p].partition_index = part->partition_index;
+			to->partitions[p].error_code = error;
 		}
 		if (topic != NULL)
 			relation_close(topic, NoLock);
 	}
+	kafka_encode(req->response, &kafka_offset_commit_response,
+				 req->api_version, &out);
 	return KAFKA_ANSWER;
 }
 
-/* Write one partition's committed position (-1 and no error if none) */
+/* One partition's committed position (-1 and no error if none) */
 static void
-write_position(KafkaRequest *req, Relation topic, const char *group,
-			   int32 partition, int16 error)
+fill_position(KafkaOffsetFetchResponsePartition *out, Relation topic,
+			  const char *group, int32 partition, int16 error)
 {
-	StringInfo	out = req->response;
 	int64		offset = -1;
 	char	   *metadata = NULL;
 
@@ -166,12 +190,11 @@ write_position(KafkaRequest *req, Relation topic, const char *group,
 		!topic_groups_committed_position(topic, group, partition, &offset,
 										 &metadata))
 		offset = -1;
-	kafka_write_int32(out, partition);
-	kafka_write_int64(out, error == KAFKA_NONE ? offset : -1);
-	if (req->api_version >= 5)
-		kafka_write_int32(out, -1);	/* committed_leader_epoch */
-	kafka_write_string(out, metadata ? metadata : "");
-	kafka_write_int16(out, error);
+	out->partition_index = partition;
+	out->committed_offset = error == KAFKA_NONE ? offset : -1;
+	out->committed_leader_epoch = -1;
+	out->metadata = kafka_bytes_of(metadata ? metadata : "");
+	out->error_code = error;
 }
 
 /* The error, if any, for reading group's positions of topic */
@@ -188,24 +211,23 @@ fetch_error(Relation topic, const char *group)
 
 /* Every position group has in the schema's topics (OffsetFetch of all) */
 static void
-write_all_positions(KafkaRequest *req, const char *group)
+all_positions(const char *group, int32 *ntopics,
+			  KafkaOffsetFetchResponseTopic **topics_out)
 {
-	StringInfo	out = req->response;
 	List	   *topics = topic_list_topics();
 	Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
-	int			count_at = out->len;
+	KafkaOffsetFetchResponseTopic *out;
 	int32		n = 0;
 	ListCell   *lc;
 
-	kafka_write_array_len(out, 0);
+	out = palloc0(sizeof(KafkaOffsetFetchResponseTopic) *
+				  Max(list_length(topics), 1));
 	foreach(lc, topics)
 	{
 		Oid			relid = lfirst_oid(lc);
 		Relation	topic;
 		int32		nparts;
-		int			parts_at;
-		int32		written = 0;
-
+		KafkaOffsetFetchResponseTopic *to;
 		char	   *name;
 
 		if (get_rel_namespace(relid) != nspid ||
@@ -221,82 +243,134 @@ write_all_positions(KafkaRequest *req, const char *group)
 			relation_close(topic, AccessShareLock);
 			continue;
 		}
-		kafka_write_string(out, name);
-		parts_at = out->len;
-		kafka_write_array_len(out, 0);
+		to = &out[n++];
+		to->name = kafka_bytes_of(name);
 		nparts = topic_partition_count(topic);
+		to->partitions = palloc0(sizeof(KafkaOffsetFetchResponsePartition) *
+								 Max(nparts, 1));
 		for (int32 p = 0; p < nparts; p++)
 		{
 			int64		offset;
 
+			CHECK_FOR_INTERRUPTS();
 			if (!topic_group_committed(relid, group, p, &offset))
 				continue;
-			write_position(req, topic, group, p, KAFKA_NONE);
-			written++;
+			fill_position(&to->partitions[to->npartitions++], topic, group, p,
+						  KAFKA_NONE);
 		}
-		kafka_patch_int32(out, parts_at, written);
 		relation_close(topic, AccessShareLock);
-		n++;
 	}
-	kafka_patch_int32(out, count_at, n);
+	*ntopics = n;
+	*topics_out = out;
 }
 
-/* OffsetFetch v1-5 */
+/*
+ * One group's positions of the topics asked for (ntopics -1: every topic);
+ * an error of the group is each partition's, as versions 0-1 have nowhere
+ * else to put it
+ */
+static void
+group_positions(const char *group, int32 ntopics,
+				KafkaOffsetFetchRequestTopic *topics,
+				int32 *nout, KafkaOffsetFetchResponseTopic **out_topics)
+{
+	KafkaOffsetFetchResponseTopic *out;
+
+	if (ntopics < 0)
+	{
+		if (group != NULL)
+			all_positions(group, nout, out_topics);
+		else
+		{
+			*nout = 0;
+			*out_topics = NULL;
+		}
+		return;
+	}
+	out = palloc0(sizeof(KafkaOffsetFetchResponseTopic) * Max(ntopics, 1));
+	for (int32 t = 0; t < ntopics; t++)
+	{
+		KafkaOffsetFetchRequestTopic *tr = &topics[t];
+		KafkaOffsetFetchResponseTopic *to = &out[t];
+		int16		error = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
+		Relation	topic = NULL;
+
+		if (error == KAFKA_NONE)
+			topic = kafka_open_topic(tr->name, AccessShareLock, ACL_SELECT, &error);
+		if (topic != NULL)
+			error = fetch_error(topic, group);
+		to->name = tr->name;
+		to->npartitions = tr->npartition_indexes;
+		to->partitions = palloc0(sizeof(KafkaOffsetFetchResponsePartition) *
+								 Max(tr->npartition_indexes, 1));
+		for (int32 p = 0; p < tr->npartition_indexes; p++)
+		{
+			KafkaOffsetFetchResponsePartition *po = &to->partitions[p];
+			int32		partition = tr->partition_indexes[p];
+
+			CHECK_FOR_INTERRUPTS();
+			if (topic != NULL)
+				fill_position(po, topic, group, partition, error);
+			else
+			{
+				po->partition_index = partition;
+				po->committed_offset = -1;
+				po->committed_leader_epoch = -1;
+				po->metadata = kafka_bytes_of("");
+				po->error_code = error;
+			}
+		}
+		if (topic != NULL)
+			relation_close(topic, NoLock);
+	}
+	*nout = ntopics;
+	*out_topics = out;
+}
+
+/*
+ * OffsetFetch v0-9: one group's positions (v0-7), or many groups' (v8+),
+ * each answered on its own.  v0 read ZooKeeper's positions in old Kafka;
+ * Kafka 3.9 answers it from the same positions as any other, as here.
+ * require_stable (v7+) asks to wait for transactions' commits: a position
+ * here is always committed, so it is stable.
+ */
 KafkaOutcome
 kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 {
-	StringInfo	out = req->response;
 	KafkaOffsetFetchRequest fr;
-	char	   *group;
+	KafkaOffsetFetchResponse out = {0};
 
-	if (!kafka_parse_offset_fetch_request(&req->body, req->api_version, &fr))
+	if (!kafka_decode(&req->body, &kafka_offset_fetch_request,
+					  req->api_version, &fr))
 		return KAFKA_CLOSE;
-	group = fr.group_id.len > 0 && fr.group_id.len < KAFKA_GROUP_NAME_LEN &&
-		memchr(fr.group_id.data, '\0', fr.group_id.len) == NULL ?
-		kafka_bytes_cstring(fr.group_id) : NULL;
-
-	if (req->api_version >= 3)
-		kafka_write_int32(out, 0);	/* throttle_time_ms */
 	topic_groups_ensure_loaded();
-	if (fr.all_topics && group != NULL)
-		write_all_positions(req, group);
+	if (req->api_version < 8)
+	{
+		char	   *group = offsets_group_name(fr.group_id);
+
+		group_positions(group, fr.ntopics, fr.topics, &out.ntopics,
+						&out.topics);
+		out.error_code = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
+	}
 	else
 	{
-		kafka_write_array_len(out, fr.ntopics);
-		for (int32 t = 0; t < fr.ntopics; t++)
+		out.ngroups = fr.ngroups;
+		out.groups = palloc0(sizeof(KafkaOffsetFetchResponseGroup) *
+							 Max(fr.ngroups, 1));
+		for (int32 g = 0; g < fr.ngroups; g++)
 		{
-			KafkaTopicRequest *tr = &fr.topics[t];
-			int16		error = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
-			Relation	topic = NULL;
+			KafkaOffsetFetchRequestGroup *gr = &fr.groups[g];
+			KafkaOffsetFetchResponseGroup *go = &out.groups[g];
+			char	   *group = offsets_group_name(gr->group_id);
 
-			if (error == KAFKA_NONE)
-				topic = kafka_open_topic(tr->name, AccessShareLock, ACL_SELECT, &error);
-			if (topic != NULL)
-				error = fetch_error(topic, group);
-			kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
-			kafka_write_array_len(out, tr->npartitions);
-			for (int32 p = 0; p < tr->npartitions; p++)
-			{
-				int32		partition = tr->partitions[p].partition;
-
-				CHECK_FOR_INTERRUPTS();
-				if (topic != NULL)
-					write_position(req, topic, group, partition, error);
-				else
-				{
-					kafka_write_int32(out, partition);
-					kafka_write_int64(out, -1);
-					if (req->api_version >= 5)
-						kafka_write_int32(out, -1);
-					kafka_write_string(out, "");
-					kafka_write_int16(out, error);
-				}
-			}
-			if (topic != NULL)
-				relation_close(topic, NoLock);
+			go->group_id = gr->group_id;
+			go->error_code = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
+			if (group != NULL)
+				group_positions(group, gr->ntopics, gr->topics, &go->ntopics,
+								&go->topics);
 		}
 	}
-	if (req->api_version >= 2)
-		kafka_write_int16(out, group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE);
+	kafka_encode(req->response, &kafka_offset_fetch_response,
+				 req->api_version, &out);
 	return KAFKA_ANSWER;
 }

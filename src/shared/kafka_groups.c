@@ -73,6 +73,7 @@ typedef struct MemberSlot
 {
 	bool		in_use;
 	char		id[KAFKA_MEMBER_ID_LEN];
+	char		instance_id[KAFKA_MEMBER_ID_LEN];	/* "": dynamic */
 	char		client_id[KAFKA_MEMBER_ID_LEN];
 	char		client_host[KAFKA_MEMBER_ID_LEN];
 	Oid			role;
@@ -311,6 +312,34 @@ find_member(GroupSlot *g, const char *id)
 		if (strcmp(member_of(g, i)->id, id) == 0)
 			return i;
 	return -1;
+}
+
+/* The static member of g with instance_id, as an index, or -1 */
+static int
+find_instance(GroupSlot *g, const char *instance_id)
+{
+	if (instance_id == NULL || instance_id[0] == '\0')
+		return -1;
+	for (int i = 0; i < g->nmembers; i++)
+		if (strcmp(member_of(g, i)->instance_id, instance_id) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * Is member_id of role fenced: is instance_id a static member of g that
+ * now has another member id (the instance restarted and joined again)?
+ */
+static bool
+instance_fenced(GroupSlot *g, const char *member_id, const char *instance_id,
+				Oid role)
+{
+	int			k;
+
+	if (g == NULL || (k = find_instance(g, instance_id)) < 0)
+		return false;
+	return member_of(g, k)->role == role &&
+		strcmp(member_of(g, k)->id, member_id) != 0;
 }
 
 /* Free a member's bytes in the area */
@@ -591,6 +620,7 @@ join_reply(GroupSlot *g, MemberSlot *m, KafkaGroupReply *reply)
 	reply->generation = g->generation;
 	strlcpy(reply->member_id, m->id, KAFKA_MEMBER_ID_LEN);
 	strlcpy(reply->leader, g->leader, KAFKA_MEMBER_ID_LEN);
+	strlcpy(reply->protocol_type, g->protocol_type, KAFKA_PROTOCOL_NAME_LEN);
 	strlcpy(reply->protocol, g->protocol, KAFKA_PROTOCOL_NAME_LEN);
 	reply->nmembers = 0;
 	if (strcmp(g->leader, m->id) != 0)
@@ -603,6 +633,7 @@ join_reply(GroupSlot *g, MemberSlot *m, KafkaGroupReply *reply)
 		KafkaMemberView *v = &reply->members[reply->nmembers++];
 
 		strlcpy(v->id, o->id, KAFKA_MEMBER_ID_LEN);
+		strlcpy(v->instance_id, o->instance_id, KAFKA_MEMBER_ID_LEN);
 		for (int p = 0; p < o->nprotocols; p++)
 			if (strcmp(o->protocols[p], g->protocol) == 0)
 			{
@@ -636,6 +667,65 @@ set_protocols(MemberSlot *m, const KafkaJoin *join)
 		m->metadata_len[p] = join->protocols[p].len;
 		m->nprotocols = p + 1;
 	}
+	return true;
+}
+
+/* Does join offer m the protocols and metadata m offered before? */
+static bool
+same_protocols(const MemberSlot *m, const KafkaJoin *join)
+{
+	if (m->nprotocols != join->nprotocols)
+		return false;
+	for (int p = 0; p < m->nprotocols; p++)
+	{
+		char	   *stored;
+		bool		same;
+
+		if (strcmp(m->protocols[p], join->protocols[p].name) != 0 ||
+			m->metadata_len[p] != join->protocols[p].len)
+			return false;
+		stored = copy_bytes(m->metadata[p], m->metadata_len[p]);
+		same = m->metadata_len[p] == 0 ||
+			memcmp(stored, join->protocols[p].metadata, m->metadata_len[p]) == 0;
+		pfree(stored);
+		if (!same)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A static member (group.instance.id) of a Stable group comes back with
+ * no member id: it restarted.  As Kafka's coordinator does, it gets a new
+ * member id, which fences the old one (FENCED_INSTANCE_ID at the old
+ * one's next request), and keeps its place and its assignment; if it
+ * offers what it offered before, no rebalance: its JoinGroup is answered
+ * at once, with the group's generation (the leader's with the members and
+ * skip_assignment, KIP-814), and its SyncGroup gets its assignment back.
+ * Otherwise the group rebalances, as for any member's new subscription.
+ * True if answered here.
+ */
+static bool
+static_rejoin(GroupSlot *g, MemberSlot *m, const KafkaJoin *join,
+			  TimestampTz now, KafkaGroupReply *reply)
+{
+	bool		leader = strcmp(g->leader, m->id) == 0;
+
+	new_member_id(m->id, join->client_id);
+	if (leader)
+		strlcpy(g->leader, m->id, KAFKA_MEMBER_ID_LEN);
+	strlcpy(m->client_id, join->client_id, KAFKA_MEMBER_ID_LEN);
+	strlcpy(m->client_host, join->client_host, KAFKA_MEMBER_ID_LEN);
+	m->session_timeout = join->session_timeout;
+	m->rebalance_timeout = join->rebalance_timeout;
+	m->last_heartbeat = now;
+	m->pgprocno = MyProcNumber;
+	/* the old member's parked requests see the change */
+	group_changed(g);
+	if (g->state != KAFKA_GROUP_STABLE || !same_protocols(m, join))
+		return false;
+	join_reply(g, m, reply);
+	reply->skip_assignment = leader;
 	return true;
 }
 
@@ -675,6 +765,33 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 	/* another role's member id is no member of ours (check_member) */
 	if (i >= 0 && member_of(g, i)->role != join->role)
 		i = -1;
+	if (!retry && join->instance_id[0] != '\0')
+	{
+		int			k = find_instance(g, join->instance_id);
+
+		/*
+		 * A static member: an instance id another role holds, or that
+		 * another member id holds now, fences the one asking
+		 */
+		if (k >= 0 && (member_of(g, k)->role != join->role ||
+					   (join->member_id[0] != '\0' && k != i)))
+		{
+			strlcpy(reply->member_id, join->member_id, KAFKA_MEMBER_ID_LEN);
+			unlock_groups();
+			return KAFKA_FENCED_INSTANCE_ID;
+		}
+		if (k >= 0 && join->member_id[0] == '\0')
+		{
+			i = k;
+			if (static_rejoin(g, member_of(g, k), join, now, reply))
+			{
+				reply->slot = g - shared->groups;
+				reply->version = pg_atomic_read_u64(&g->version);
+				unlock_groups();
+				return KAFKA_NONE;
+			}
+		}
+	}
 
 	if (retry)
 	{
@@ -744,6 +861,7 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 		else
 		{
 			new_member_id(m->id, join->client_id);
+			strlcpy(m->instance_id, join->instance_id, KAFKA_MEMBER_ID_LEN);
 			m->role = join->role;
 			m->unlimited = unlimited;
 			if (g->nmembers == 0)
@@ -753,7 +871,8 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
 			}
 			g->members[g->nmembers++] = index;
 			i = g->nmembers - 1;
-			if (join->id_required)
+			/* a static member is known by its instance id: no second join */
+			if (join->id_required && join->instance_id[0] == '\0')
 			{
 				/* version 4 on: the client joins again with its id */
 				m->last_heartbeat = now;
@@ -831,9 +950,11 @@ kafka_group_join(const KafkaJoin *join, bool retry, KafkaGroupReply *reply)
  * topic, and must not let them act as it).
  */
 static int16
-check_member(GroupSlot *g, const char *member_id, int32 generation, Oid role,
-			 int *index)
+check_member(GroupSlot *g, const char *member_id, const char *instance_id,
+			 int32 generation, Oid role, int *index)
 {
+	if (instance_fenced(g, member_id, instance_id, role))
+		return KAFKA_FENCED_INSTANCE_ID;
 	if (g == NULL || (*index = find_member(g, member_id)) < 0 ||
 		member_of(g, *index)->role != role)
 		return KAFKA_UNKNOWN_MEMBER_ID;
@@ -903,8 +1024,8 @@ last_assignment(const KafkaAssignment **sorted, int n, const char *id)
  * reply->done is false: park).
  */
 int16
-kafka_group_sync(const char *group, const char *member_id, int32 generation,
-				 Oid role, bool retry, const KafkaAssignment *assignments,
+kafka_group_sync(const char *group, const char *member_id,
+				 const char *instance_id, int32 generation, Oid role, bool retry, const KafkaAssignment *assignments,
 				 int n, KafkaGroupReply *reply)
 {
 	GroupSlot  *g;
@@ -918,7 +1039,7 @@ kafka_group_sync(const char *group, const char *member_id, int32 generation,
 	sorted = sort_assignments(assignments, n);
 	lock_groups();
 	g = find_group(group, false);
-	error = check_member(g, member_id, generation, role, &i);
+	error = check_member(g, member_id, instance_id, generation, role, &i);
 	if (error == KAFKA_NONE && g->state == KAFKA_GROUP_PREPARING)
 		error = KAFKA_REBALANCE_IN_PROGRESS;
 	if (error != KAFKA_NONE)
@@ -973,6 +1094,9 @@ kafka_group_sync(const char *group, const char *member_id, int32 generation,
 		reply->assignment = DsaPointerIsValid(m->assignment) ?
 			copy_bytes(m->assignment, m->assignment_len) : palloc(1);
 		reply->assignment_len = DsaPointerIsValid(m->assignment) ? m->assignment_len : 0;
+		/* SyncGroup v5 answers them */
+		strlcpy(reply->protocol_type, g->protocol_type, KAFKA_PROTOCOL_NAME_LEN);
+		strlcpy(reply->protocol, g->protocol, KAFKA_PROTOCOL_NAME_LEN);
 	}
 	else
 		reply->done = false;
@@ -984,8 +1108,8 @@ kafka_group_sync(const char *group, const char *member_id, int32 generation,
 
 /* Heartbeat: alive; REBALANCE_IN_PROGRESS tells the member to join again */
 int16
-kafka_group_heartbeat(const char *group, const char *member_id, int32 generation,
-					  Oid role)
+kafka_group_heartbeat(const char *group, const char *member_id,
+					  const char *instance_id, int32 generation, Oid role)
 {
 	GroupSlot  *g;
 	int			i;
@@ -993,7 +1117,7 @@ kafka_group_heartbeat(const char *group, const char *member_id, int32 generation
 
 	lock_groups();
 	g = find_group(group, false);
-	error = check_member(g, member_id, generation, role, &i);
+	error = check_member(g, member_id, instance_id, generation, role, &i);
 	if (error == KAFKA_NONE || error == KAFKA_ILLEGAL_GENERATION)
 		member_of(g, i)->last_heartbeat = GetCurrentTimestamp();
 	if (error == KAFKA_NONE && g->state == KAFKA_GROUP_PREPARING)
@@ -1002,17 +1126,33 @@ kafka_group_heartbeat(const char *group, const char *member_id, int32 generation
 	return error;
 }
 
-/* LeaveGroup: the member goes; the others rebalance */
+/*
+ * LeaveGroup: the member goes; the others rebalance.  A static member may
+ * be named by its instance id alone (member_id ""), as LeaveGroup v3+
+ * allows; an instance id whose member id is another is FENCED_INSTANCE_ID.
+ */
 int16
-kafka_group_leave(const char *group, const char *member_id, Oid role)
+kafka_group_leave(const char *group, const char *member_id,
+				  const char *instance_id, Oid role)
 {
 	GroupSlot  *g;
 	int			i;
 
 	lock_groups();
 	g = find_group(group, false);
-	if (g == NULL || (i = find_member(g, member_id)) < 0 ||
-		member_of(g, i)->role != role)
+	if (g != NULL && instance_id != NULL && instance_id[0] != '\0')
+	{
+		i = find_instance(g, instance_id);
+		if (i >= 0 && member_of(g, i)->role == role && member_id[0] != '\0' &&
+			strcmp(member_of(g, i)->id, member_id) != 0)
+		{
+			unlock_groups();
+			return KAFKA_FENCED_INSTANCE_ID;
+		}
+	}
+	else
+		i = g == NULL ? -1 : find_member(g, member_id);
+	if (g == NULL || i < 0 || member_of(g, i)->role != role)
 	{
 		unlock_groups();
 		return KAFKA_UNKNOWN_MEMBER_ID;
@@ -1037,7 +1177,7 @@ kafka_group_leave(const char *group, const char *member_id, Oid role)
  */
 int16
 kafka_group_check_member(const char *group, const char *member_id,
-						 int32 generation, Oid role)
+						 const char *instance_id, int32 generation, Oid role)
 {
 	GroupSlot  *g;
 	int			i;
@@ -1057,7 +1197,7 @@ kafka_group_check_member(const char *group, const char *member_id,
 		 * a member revoking its partitions commits then, as Kafka allows.
 		 * Between the new generation and the leader's assignment nobody may.
 		 */
-		error = check_member(g, member_id, generation, role, &i);
+		error = check_member(g, member_id, instance_id, generation, role, &i);
 		if (error == KAFKA_NONE && g->state == KAFKA_GROUP_COMPLETING)
 			error = KAFKA_REBALANCE_IN_PROGRESS;
 		if (error == KAFKA_NONE)
@@ -1079,6 +1219,7 @@ describe_members(GroupSlot *g, KafkaGroupReply *reply)
 		KafkaMemberView *v = &reply->members[i];
 
 		strlcpy(v->id, m->id, KAFKA_MEMBER_ID_LEN);
+		strlcpy(v->instance_id, m->instance_id, KAFKA_MEMBER_ID_LEN);
 		strlcpy(v->client_id, m->client_id, KAFKA_MEMBER_ID_LEN);
 		strlcpy(v->client_host, m->client_host, KAFKA_MEMBER_ID_LEN);
 		v->role = m->role;

@@ -14,14 +14,34 @@
 
 #include "pg_topics/wire/messages.h"
 #include "pg_topics/wire/msg_api_versions.h"
+#include "pg_topics/wire/msg_delete_groups.h"
+#include "pg_topics/wire/msg_describe_groups.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
+#include "pg_topics/wire/msg_heartbeat.h"
+#include "pg_topics/wire/msg_join_group.h"
+#include "pg_topics/wire/msg_leave_group.h"
+#include "pg_topics/wire/msg_list_groups.h"
 #include "pg_topics/wire/msg_metadata.h"
+#include "pg_topics/wire/msg_offset_commit.h"
+#include "pg_topics/wire/msg_offset_delete.h"
+#include "pg_topics/wire/msg_offset_fetch.h"
+#include "pg_topics/wire/msg_sync_group.h"
 
 /* each API's request and response */
 static const KafkaMessage *const messages[][2] = {
 	{&kafka_metadata_request, &kafka_metadata_response},
 	{&kafka_find_coordinator_request, &kafka_find_coordinator_response},
 	{&kafka_api_versions_request, &kafka_api_versions_response},
+	{&kafka_offset_commit_request, &kafka_offset_commit_response},
+	{&kafka_offset_fetch_request, &kafka_offset_fetch_response},
+	{&kafka_join_group_request, &kafka_join_group_response},
+	{&kafka_heartbeat_request, &kafka_heartbeat_response},
+	{&kafka_leave_group_request, &kafka_leave_group_response},
+	{&kafka_sync_group_request, &kafka_sync_group_response},
+	{&kafka_describe_groups_request, &kafka_describe_groups_response},
+	{&kafka_list_groups_request, &kafka_list_groups_response},
+	{&kafka_delete_groups_request, &kafka_delete_groups_response},
+	{&kafka_offset_delete_request, &kafka_offset_delete_response},
 };
 
 static const KafkaMessage *

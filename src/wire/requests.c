@@ -6,8 +6,8 @@
  *	  (Kafka's clients/src/main/resources/common/message/, one JSON file
  *	  per request).
  *
- * The topic -> partitions lists of Produce, Fetch, ListOffsets,
- * OffsetCommit and OffsetFetch are read by one loop (read_topics), the
+ * The topic -> partitions lists of Produce, Fetch and ListOffsets are
+ * read by one loop (read_topics), the
  * API giving what follows each partition's index; lists of strings
  * (DescribeGroups' groups, DeleteTopics' topics) by
  * another.  Every array count is checked against the bytes left, at the
@@ -21,8 +21,7 @@
  * before anything is allocated for them).
  *
  * A parser reads only the versions offered, so fields that exist in other
- * versions only (ListOffsets v0's max_num_offsets, OffsetCommit v1's
- * commit_timestamp, Fetch v12's last_fetched_epoch...) are not read here:
+ * versions only (ListOffsets v0's max_num_offsets, Fetch v12's last_fetched_epoch...) are not read here:
  * offering more versions means adding them.
  *
  *-------------------------------------------------------------------------
@@ -280,155 +279,6 @@ kafka_parse_list_offsets_request(KafkaReader *r, int16 version,
 		out->isolation_level = kafka_read_int8(r);
 	read_topics(r, version, 12, read_list_offsets_partition, NULL,
 				&out->ntopics, &out->topics);
-	return !r->error;
-}
-
-/* OffsetCommit's partition */
-static void
-read_offset_commit_partition(KafkaReader *r, int16 version,
-							 KafkaPartitionRequest *p)
-{
-	p->offset = kafka_read_int64(r);	/* committed_offset */
-	if (version >= 6)
-		p->leader_epoch = kafka_read_int32(r);	/* committed_leader_epoch */
-	p->data = kafka_read_string(r); /* committed_metadata */
-}
-
-bool
-kafka_parse_offset_commit_request(KafkaReader *r, int16 version,
-								  KafkaOffsetCommitRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_OFFSET_COMMIT_VERSIONS))
-		return false;
-	out->group_id = kafka_read_string(r);
-	out->generation_id = kafka_read_int32(r);
-	out->member_id = kafka_read_string(r);
-	out->group_instance_id.len = -1;
-	if (version >= 7)
-		out->group_instance_id = kafka_read_string(r);
-	out->retention_time_ms = -1;
-	if (version <= 4)
-		out->retention_time_ms = kafka_read_int64(r);
-	read_topics(r, version, 14, read_offset_commit_partition, NULL,
-				&out->ntopics, &out->topics);
-	return !r->error;
-}
-
-bool
-kafka_parse_offset_fetch_request(KafkaReader *r, int16 version,
-								 KafkaOffsetFetchRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_OFFSET_FETCH_VERSIONS))
-		return false;
-	out->group_id = kafka_read_string(r);
-	read_topics(r, version, 4, NULL, &out->all_topics,
-				&out->ntopics, &out->topics);
-	/* every topic (a null list) is asked for from v2 on */
-	return !r->error && !(out->all_topics && version < 2);
-}
-
-bool
-kafka_parse_join_group_request(KafkaReader *r, int16 version,
-							   KafkaJoinGroupRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_JOIN_GROUP_VERSIONS))
-		return false;
-	out->group_id = kafka_read_string(r);
-	out->session_timeout_ms = kafka_read_int32(r);
-	/* without one, the rebalance timeout is the session timeout */
-	out->rebalance_timeout_ms = version >= 1 ? kafka_read_int32(r) :
-		out->session_timeout_ms;
-	out->member_id = kafka_read_string(r);
-	out->group_instance_id.len = -1;
-	if (version >= 5)
-		out->group_instance_id = kafka_read_string(r);
-	out->protocol_type = kafka_read_string(r);
-	out->nprotocols = kafka_read_array_len(r, 6, NULL);
-	out->protocols = alloc_array(r, &out->nprotocols,
-								 sizeof(KafkaProtocolRequest));
-	for (int32 i = 0; i < out->nprotocols && !r->error; i++)
-	{
-		out->protocols[i].name = kafka_read_string(r);
-		out->protocols[i].metadata = kafka_read_bytes(r);
-	}
-	return !r->error;
-}
-
-bool
-kafka_parse_heartbeat_request(KafkaReader *r, int16 version,
-							  KafkaHeartbeatRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_HEARTBEAT_VERSIONS))
-		return false;
-	out->group_id = kafka_read_string(r);
-	out->generation_id = kafka_read_int32(r);
-	out->member_id = kafka_read_string(r);
-	out->group_instance_id.len = -1;
-	if (version >= 3)
-		out->group_instance_id = kafka_read_string(r);
-	return !r->error;
-}
-
-bool
-kafka_parse_leave_group_request(KafkaReader *r, int16 version,
-								KafkaLeaveGroupRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_LEAVE_GROUP_VERSIONS))
-		return false;
-	out->group_id = kafka_read_string(r);
-	out->member_id = kafka_read_string(r);	/* v0-2 */
-	return !r->error;
-}
-
-bool
-kafka_parse_sync_group_request(KafkaReader *r, int16 version,
-							   KafkaSyncGroupRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_SYNC_GROUP_VERSIONS))
-		return false;
-	out->group_id = kafka_read_string(r);
-	out->generation_id = kafka_read_int32(r);
-	out->member_id = kafka_read_string(r);
-	out->group_instance_id.len = -1;
-	if (version >= 3)
-		out->group_instance_id = kafka_read_string(r);
-	out->nassignments = kafka_read_array_len(r, 6, NULL);
-	out->assignments = alloc_array(r, &out->nassignments,
-								   sizeof(KafkaAssignmentRequest));
-	for (int32 i = 0; i < out->nassignments && !r->error; i++)
-	{
-		out->assignments[i].member_id = kafka_read_string(r);
-		out->assignments[i].assignment = kafka_read_bytes(r);
-	}
-	return !r->error;
-}
-
-bool
-kafka_parse_describe_groups_request(KafkaReader *r, int16 version,
-									KafkaDescribeGroupsRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_DESCRIBE_GROUPS_VERSIONS))
-		return false;
-	read_strings(r, NULL, &out->ngroups, &out->groups);
-	if (version >= 3)
-		out->include_authorized_operations = read_bool(r);
-	return !r->error;
-}
-
-bool
-kafka_parse_list_groups_request(KafkaReader *r, int16 version,
-								KafkaListGroupsRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_LIST_GROUPS_VERSIONS))
-		return false;
 	return !r->error;
 }
 

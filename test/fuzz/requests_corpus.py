@@ -148,50 +148,128 @@ def find_coordinator(v):
     if v == 3:
         return compact_string('g1') + i8(0) + uvarint(0)
     return i8(0) + compact_array(['g1', 'g2'], compact_string) + uvarint(0)
+def flex_string(s, flexible):
+    """a string, compact in a flexible version (None: null)"""
+    if not flexible:
+        return string(s)
+    if s is None:
+        return uvarint(0)
+    return compact_string(s)
+
+
+def flex_array(items, encode, flexible):
+    """an array, compact in a flexible version, each element's empty
+    tagged fields after it when encode gives a struct (tagged=True)"""
+    if not flexible:
+        return array(items, encode)
+    if items is None:
+        return uvarint(0)
+    return uvarint(len(items) + 1) + b''.join(encode(x) for x in items)
+
+
+TAGS = uvarint(0)       # an empty tagged-fields section
+
+
+def flex_data(b, flexible):
+    """bytes, compact in a flexible version"""
+    if not flexible:
+        return data(b)
+    return uvarint(len(b) + 1) + b
 
 
 def offset_commit(v):
-    out = string('g1') + i32(3) + string('member-1')
+    f = v >= 8
+    out = flex_string('g1', f)
+    if v >= 1:
+        out += i32(3) + flex_string('member-1', f)
     if v >= 7:
-        out += string(None)
-    if v <= 4:
+        out += flex_string('instance-1' if v == 9 else None, f)
+    if 2 <= v <= 4:
         out += i64(-1)
-    return out + array([('orders', [(0, 10, 'meta'), (1, 20, None)])],
-                       lambda t: string(t[0]) + array(
-                           t[1], lambda p: i32(p[0]) + i64(p[1])
-                           + (i32(-1) if v >= 6 else b'') + string(p[2])))
+
+    def partition(p):
+        return (i32(p[0]) + i64(p[1]) + (i32(-1) if v >= 6 else b'')
+                + (i64(1700000000000) if v == 1 else b'')
+                + flex_string(p[2], f) + (TAGS if f else b''))
+    return out + flex_array(
+        [('orders', [(0, 10, 'meta'), (1, 20, None)])],
+        lambda t: flex_string(t[0], f) + flex_array(t[1], partition, f)
+        + (TAGS if f else b''), f) + (TAGS if f else b'')
 
 
 def offset_fetch(v):
-    if v >= 2 and v % 2:
-        return string('g1') + array(None, string)      # every topic
-    return string('g1') + array([('orders', [0, 1])],
-                                lambda t: string(t[0]) + array(t[1], i32))
+    f = v >= 6
+
+    def topics(every):
+        return flex_array(None if every else [('orders', [0, 1])],
+                          lambda t: flex_string(t[0], f)
+                          + flex_array(t[1], i32, f) + (TAGS if f else b''), f)
+    if v >= 8:
+        def group(g):
+            return (flex_string(g[0], f)
+                    + (flex_string(None, f) + i32(-1) if v >= 9 else b'')
+                    + topics(g[1]) + TAGS)
+        return flex_array([('g1', False), ('g2', True)], group, f) + i8(0) + TAGS
+    out = flex_string('g1', f) + topics(v >= 2 and v % 2 == 1)
+    if v >= 7:
+        out += i8(1)
+    return out + (TAGS if f else b'')
 
 
 def join_group(v):
-    out = string('g1') + i32(6000)
+    f = v >= 6
+    out = flex_string('g1', f) + i32(6000)
     if v >= 1:
         out += i32(30000)
-    out += string('')
+    out += flex_string('', f)
     if v >= 5:
-        out += string(None)
-    return out + string('consumer') + array(
+        out += flex_string('instance-1' if v >= 7 else None, f)
+    out += flex_string('consumer', f) + flex_array(
         [('range', SUBSCRIPTION), ('roundrobin', SUBSCRIPTION)],
-        lambda p: string(p[0]) + data(p[1]))
+        lambda p: flex_string(p[0], f) + flex_data(p[1], f) + (TAGS if f else b''), f)
+    if v >= 8:
+        out += flex_string('rejoining', f)
+    return out + (TAGS if f else b'')
 
 
-def member_request(v, instance_from):
-    out = string('g1') + i32(3) + string('member-1')
+def member_request(v, instance_from, flexible_from=None):
+    f = flexible_from is not None and v >= flexible_from
+    out = flex_string('g1', f) + i32(3) + flex_string('member-1', f)
     if v >= instance_from:
-        out += string(None)
+        out += flex_string(None, f)
     return out
 
 
 def sync_group(v):
-    return member_request(v, 3) + array(
+    f = v >= 4
+    out = member_request(v, 3, 4)
+    if v >= 5:
+        out += flex_string('consumer', f) + flex_string('range', f)
+    return out + flex_array(
         [('member-1', ASSIGNMENT), ('member-2', b'')],
-        lambda a: string(a[0]) + data(a[1]))
+        lambda a: flex_string(a[0], f) + flex_data(a[1], f) + (TAGS if f else b''),
+        f) + (TAGS if f else b'')
+
+
+def leave_group(v):
+    f = v >= 4
+    if v < 3:
+        return string('g1') + string('member-1')
+    return flex_string('g1', f) + flex_array(
+        [('member-1', None), ('', 'instance-1')],
+        lambda m: flex_string(m[0], f) + flex_string(m[1], f)
+        + (flex_string('shutting down', f) if v >= 5 else b'')
+        + (TAGS if f else b''), f) + (TAGS if f else b'')
+
+
+def list_groups(v):
+    f = v >= 3
+    out = b''
+    if v >= 4:
+        out += flex_array(['Stable', 'Empty'], lambda x: flex_string(x, f), f)
+    if v >= 5:
+        out += flex_array(['classic'], lambda x: flex_string(x, f), f)
+    return out + (TAGS if f else b'')
 
 
 def create_topics(v):
@@ -244,25 +322,33 @@ for v in range(1, 3):
     SEEDS['list_offsets_v%d' % v] = (2, v, list_offsets(v))
 for v in range(0, 13):
     SEEDS['metadata_v%d' % v] = (3, v, metadata(v))
-for v in range(2, 8):
+for v in range(0, 10):
     SEEDS['offset_commit_v%d' % v] = (8, v, offset_commit(v))
-for v in range(1, 6):
+for v in range(0, 10):
     SEEDS['offset_fetch_v%d' % v] = (9, v, offset_fetch(v))
 for v in range(0, 6):
     SEEDS['find_coordinator_v%d' % v] = (10, v, find_coordinator(v))
-for v in range(0, 6):
+for v in range(0, 10):
     SEEDS['join_group_v%d' % v] = (11, v, join_group(v))
-for v in range(0, 4):
-    SEEDS['heartbeat_v%d' % v] = (12, v, member_request(v, 3))
-for v in range(0, 2):
-    SEEDS['leave_group_v%d' % v] = (13, v, string('g1') + string('member-1'))
-for v in range(0, 4):
-    SEEDS['sync_group_v%d' % v] = (14, v, sync_group(v))
 for v in range(0, 5):
-    SEEDS['describe_groups_v%d' % v] = (15, v, array(['g1', 'g2'], string)
-                                        + (i8(1) if v >= 3 else b''))
+    SEEDS['heartbeat_v%d' % v] = (12, v, member_request(v, 3, 4)
+                                  + (TAGS if v >= 4 else b''))
+for v in range(0, 6):
+    SEEDS['leave_group_v%d' % v] = (13, v, leave_group(v))
+for v in range(0, 6):
+    SEEDS['sync_group_v%d' % v] = (14, v, sync_group(v))
+for v in range(0, 6):
+    SEEDS['describe_groups_v%d' % v] = (
+        15, v, flex_array(['g1', 'g2'], lambda g: flex_string(g, v >= 5), v >= 5)
+        + (i8(1) if v >= 3 else b'') + (TAGS if v >= 5 else b''))
+for v in range(0, 6):
+    SEEDS['list_groups_v%d' % v] = (16, v, list_groups(v))
 for v in range(0, 3):
-    SEEDS['list_groups_v%d' % v] = (16, v, b'')
+    SEEDS['delete_groups_v%d' % v] = (
+        42, v, flex_array(['g1', 'g2'], lambda g: flex_string(g, v >= 2), v >= 2)
+        + (TAGS if v >= 2 else b''))
+SEEDS['offset_delete_v0'] = (47, 0, string('g1') + array(
+    [('orders', [0, 1])], lambda t: string(t[0]) + array(t[1], i32)))
 for v in range(0, 2):
     SEEDS['sasl_handshake_v%d' % v] = (17, v, string('SCRAM-SHA-256'))
 for v in range(0, 3):

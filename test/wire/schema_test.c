@@ -32,7 +32,17 @@
 #include "pg_topics/wire/messages.h"
 #include "pg_topics/wire/msg_api_versions.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
+#include "pg_topics/wire/msg_delete_groups.h"
+#include "pg_topics/wire/msg_describe_groups.h"
+#include "pg_topics/wire/msg_heartbeat.h"
+#include "pg_topics/wire/msg_join_group.h"
+#include "pg_topics/wire/msg_leave_group.h"
+#include "pg_topics/wire/msg_list_groups.h"
 #include "pg_topics/wire/msg_metadata.h"
+#include "pg_topics/wire/msg_offset_commit.h"
+#include "pg_topics/wire/msg_offset_delete.h"
+#include "pg_topics/wire/msg_offset_fetch.h"
+#include "pg_topics/wire/msg_sync_group.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/schema.h"
 #include "unit_check.h"
@@ -48,6 +58,26 @@ static const KafkaMessage *const messages[] = {
 	&kafka_metadata_response,
 	&kafka_find_coordinator_request,
 	&kafka_find_coordinator_response,
+	&kafka_offset_commit_request,
+	&kafka_offset_commit_response,
+	&kafka_offset_fetch_request,
+	&kafka_offset_fetch_response,
+	&kafka_join_group_request,
+	&kafka_join_group_response,
+	&kafka_sync_group_request,
+	&kafka_sync_group_response,
+	&kafka_heartbeat_request,
+	&kafka_heartbeat_response,
+	&kafka_leave_group_request,
+	&kafka_leave_group_response,
+	&kafka_describe_groups_request,
+	&kafka_describe_groups_response,
+	&kafka_list_groups_request,
+	&kafka_list_groups_response,
+	&kafka_delete_groups_request,
+	&kafka_delete_groups_response,
+	&kafka_offset_delete_request,
+	&kafka_offset_delete_response,
 };
 
 /* ---- a message of every type ---- */
@@ -953,6 +983,380 @@ check_every_type(void)
 	pfree(buf.data);
 }
 
+/* OffsetCommit and OffsetFetch, byte by byte */
+static void
+check_offsets(void)
+{
+	KafkaOffsetCommitRequest cr;
+	KafkaOffsetCommitResponse co = {0};
+	KafkaOffsetCommitResponseTopic cot = {{"t", 1}, 0, NULL};
+	KafkaOffsetCommitResponsePartition cop = {2, 0};
+	KafkaOffsetFetchRequest fr;
+	KafkaOffsetFetchResponse fo = {0};
+	KafkaOffsetFetchResponseGroup fog = {{"g", 1}, 0, NULL, 0};
+	KafkaOffsetFetchResponseTopic fot = {{"t", 1}, 0, NULL};
+	KafkaOffsetFetchResponsePartition fop = {0, 42, -1, {"", 0}, 0};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/*
+	 * OffsetCommit v0 (sarama's default): group "g", topics ["t" [2 42
+	 * "md"]]: no generation, member or retention
+	 */
+	static const char oc_v0[] =
+		"\x00\x01" "g" "\x00\x00\x00\x01" "\x00\x01" "t"
+		"\x00\x00\x00\x01" "\x00\x00\x00\x02"
+		"\x00\x00\x00\x00\x00\x00\x00\x2a" "\x00\x02" "md";
+
+	/* v1: generation 7, member "m", each partition's commit timestamp 5 */
+	static const char oc_v1[] =
+		"\x00\x01" "g" "\x00\x00\x00\x07" "\x00\x01" "m"
+		"\x00\x00\x00\x01" "\x00\x01" "t"
+		"\x00\x00\x00\x01" "\x00\x00\x00\x02"
+		"\x00\x00\x00\x00\x00\x00\x00\x2a"
+		"\x00\x00\x00\x00\x00\x00\x00\x05" "\xff\xff";
+
+	/*
+	 * v8, flexible: "g", generation 7, "m", instance "i", topics (compact)
+	 * ["t" [2 42 epoch 3 metadata null, tagged 0], tagged 0], tagged 0
+	 */
+	static const char oc_v8[] =
+		"\x02" "g" "\x00\x00\x00\x07" "\x02" "m" "\x02" "i"
+		"\x02" "\x02" "t" "\x02" "\x00\x00\x00\x02"
+		"\x00\x00\x00\x00\x00\x00\x00\x2a" "\x00\x00\x00\x03" "\x00" "\x00"
+		"\x00" "\x00";
+
+	/* responses: v0 [t [2 0]]; v8 throttle 0, compact, tagged */
+	static const char oco_v0[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x02" "\x00\x00";
+	static const char oco_v8[] =
+		"\x00\x00\x00\x00" "\x02" "\x02" "t" "\x02"
+		"\x00\x00\x00\x02" "\x00\x00" "\x00" "\x00" "\x00";
+
+	/* OffsetFetch v0 (sarama's default): group "g", topics ["t" [0]] */
+	static const char of_v0[] =
+		"\x00\x01" "g" "\x00\x00\x00\x01" "\x00\x01" "t"
+		"\x00\x00\x00\x01" "\x00\x00\x00\x00";
+
+	/* v1: no null topic list yet (v2+) */
+	static const char of_v1_all[] = "\x00\x01" "g" "\xff\xff\xff\xff";
+
+	/*
+	 * v8: groups (compact) ["g" topics null (every topic), tagged 0],
+	 * require_stable 1, tagged 0
+	 */
+	static const char of_v8[] = "\x02" "\x02" "g" "\x00" "\x00" "\x01" "\x00";
+
+	/* responses: v0 [t [0 42 "" 0]]; v8 throttle 0 [g [t [0 42 -1 "" 0]] 0] */
+	static const char ofo_v0[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x00" "\x00\x00\x00\x00\x00\x00\x00\x2a"
+		"\x00\x00" "\x00\x00";
+	static const char ofo_v8[] =
+		"\x00\x00\x00\x00" "\x02" "\x02" "g" "\x02" "\x02" "t" "\x02"
+		"\x00\x00\x00\x00" "\x00\x00\x00\x00\x00\x00\x00\x2a"
+		"\xff\xff\xff\xff" "\x01" "\x00\x00" "\x00" "\x00"
+		"\x00\x00" "\x00" "\x00";
+
+	initStringInfo(&buf);
+	decode_bytes(&r, BYTES(oc_v0));
+	CHECK(kafka_decode(&r, &kafka_offset_commit_request, 0, &cr) &&
+		  r.pos == r.len && kafka_bytes_equal(cr.group_id, "g") &&
+		  cr.generation_id_or_member_epoch == -1 && cr.member_id.len == 0 &&
+		  cr.group_instance_id.len == -1 && cr.retention_time_ms == -1 &&
+		  cr.ntopics == 1 && cr.topics[0].npartitions == 1 &&
+		  cr.topics[0].partitions[0].partition_index == 2 &&
+		  cr.topics[0].partitions[0].committed_offset == 42 &&
+		  cr.topics[0].partitions[0].committed_leader_epoch == -1 &&
+		  kafka_bytes_equal(cr.topics[0].partitions[0].committed_metadata, "md"),
+		  "OffsetCommit v0 request decodes, defaults for what v0 lacks");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_commit_request, 0, &cr);
+	CHECK(bytes_are(&buf, BYTES(oc_v0)), "OffsetCommit v0 request's bytes");
+	decode_bytes(&r, BYTES(oc_v1));
+	CHECK(kafka_decode(&r, &kafka_offset_commit_request, 1, &cr) &&
+		  r.pos == r.len && cr.generation_id_or_member_epoch == 7 &&
+		  kafka_bytes_equal(cr.member_id, "m") &&
+		  cr.topics[0].partitions[0].commit_timestamp == 5 &&
+		  cr.topics[0].partitions[0].committed_metadata.len == -1,
+		  "OffsetCommit v1 request decodes, its commit timestamp and null metadata");
+	decode_bytes(&r, BYTES(oc_v1));
+	CHECK(!kafka_decode(&r, &kafka_offset_commit_request, 2, &cr) ||
+		  r.pos != r.len, "OffsetCommit v1's bytes are not a v2 request");
+	decode_bytes(&r, BYTES(oc_v8));
+	CHECK(kafka_decode(&r, &kafka_offset_commit_request, 8, &cr) &&
+		  r.pos == r.len && kafka_bytes_equal(cr.group_instance_id, "i") &&
+		  cr.topics[0].partitions[0].committed_leader_epoch == 3 &&
+		  cr.topics[0].partitions[0].committed_metadata.len == -1,
+		  "OffsetCommit v8 request decodes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_commit_request, 8, &cr);
+	CHECK(bytes_are(&buf, BYTES(oc_v8)), "OffsetCommit v8 request's bytes");
+
+	cot.npartitions = 1;
+	cot.partitions = &cop;
+	co.ntopics = 1;
+	co.topics = &cot;
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_commit_response, 0, &co);
+	CHECK(bytes_are(&buf, BYTES(oco_v0)), "OffsetCommit v0 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_commit_response, 8, &co);
+	CHECK(bytes_are(&buf, BYTES(oco_v8)), "OffsetCommit v8 response's bytes");
+
+	decode_bytes(&r, BYTES(of_v0));
+	CHECK(kafka_decode(&r, &kafka_offset_fetch_request, 0, &fr) &&
+		  r.pos == r.len && kafka_bytes_equal(fr.group_id, "g") &&
+		  fr.ntopics == 1 && fr.topics[0].npartition_indexes == 1 &&
+		  fr.topics[0].partition_indexes[0] == 0 && fr.ngroups == 0,
+		  "OffsetFetch v0 request decodes");
+	decode_bytes(&r, BYTES(of_v1_all));
+	CHECK(!kafka_decode(&r, &kafka_offset_fetch_request, 1, &fr),
+		  "OffsetFetch v1 cannot ask for every topic");
+	decode_bytes(&r, BYTES(of_v1_all));
+	CHECK(kafka_decode(&r, &kafka_offset_fetch_request, 2, &fr) &&
+		  fr.ntopics == -1 && fr.topics == NULL,
+		  "OffsetFetch v2 asks for every topic with null");
+	decode_bytes(&r, BYTES(of_v8));
+	CHECK(kafka_decode(&r, &kafka_offset_fetch_request, 8, &fr) &&
+		  r.pos == r.len && fr.ngroups == 1 &&
+		  kafka_bytes_equal(fr.groups[0].group_id, "g") &&
+		  fr.groups[0].ntopics == -1 && fr.groups[0].member_epoch == -1 &&
+		  fr.groups[0].member_id.len == -1 && fr.require_stable &&
+		  fr.ntopics == 0 && fr.group_id.len == 0,
+		  "OffsetFetch v8 request of a group's every topic decodes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_fetch_request, 8, &fr);
+	CHECK(bytes_are(&buf, BYTES(of_v8)), "OffsetFetch v8 request's bytes");
+
+	fot.npartitions = 1;
+	fot.partitions = &fop;
+	fo.ntopics = 1;
+	fo.topics = &fot;
+	fog.ntopics = 1;
+	fog.topics = &fot;
+	fo.ngroups = 1;
+	fo.groups = &fog;
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_fetch_response, 0, &fo);
+	CHECK(bytes_are(&buf, BYTES(ofo_v0)), "OffsetFetch v0 response's bytes");
+	resetStringInfo(&buf);
+	fop.metadata = kafka_bytes_of("");
+	kafka_encode(&buf, &kafka_offset_fetch_response, 8, &fo);
+	CHECK(bytes_are(&buf, BYTES(ofo_v8)), "OffsetFetch v8 response's bytes");
+	pfree(buf.data);
+}
+
+/* The group coordinator's messages, byte by byte */
+static void
+check_groups(void)
+{
+	KafkaJoinGroupRequest jr;
+	KafkaJoinGroupResponse jo = {0};
+	KafkaJoinGroupResponseMember jm = {{"m", 1}, {"i", 1}, {"x", 1}};
+	KafkaSyncGroupRequest sr;
+	KafkaLeaveGroupRequest lr;
+	KafkaListGroupsRequest gr;
+	KafkaListGroupsResponse go = {0};
+	KafkaListedGroup lg = {{"g", 1}, {"consumer", 8}, {"Stable", 6}, {"classic", 7}};
+	KafkaDeleteGroupsRequest dr;
+	KafkaDeleteGroupsResponse dgo = {0};
+	KafkaDeletableGroupResult dres = {{"g", 1}, KAFKA_NON_EMPTY_GROUP};
+	KafkaOffsetDeleteResponse odo = {0};
+	KafkaOffsetDeleteResponseTopic odt = {{"t", 1}, 0, NULL};
+	KafkaOffsetDeleteResponsePartition odp = {1, KAFKA_GROUP_SUBSCRIBED_TO_TOPIC};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/*
+	 * JoinGroup v5: "g", session 10000, rebalance 30000, member "",
+	 * instance "i", type "consumer", protocols ["range" "x"]
+	 */
+	static const char jr_v5[] =
+		"\x00\x01" "g" "\x00\x00\x27\x10" "\x00\x00\x75\x30" "\x00\x00"
+		"\x00\x01" "i" "\x00\x08" "consumer"
+		"\x00\x00\x00\x01" "\x00\x05" "range" "\x00\x00\x00\x01" "x";
+
+	/* v6, flexible: the same compact, each protocol's and the body's tags */
+	static const char jr_v6[] =
+		"\x02" "g" "\x00\x00\x27\x10" "\x00\x00\x75\x30" "\x01"
+		"\x02" "i" "\x09" "consumer"
+		"\x02" "\x06" "range" "\x02" "x" "\x00" "\x00";
+
+	/* v0: no rebalance timeout, no instance (its default: null) */
+	static const char jr_v0[] =
+		"\x00\x01" "g" "\x00\x00\x27\x10" "\x00\x00" "\x00\x08" "consumer"
+		"\x00\x00\x00\x00";
+
+	/*
+	 * JoinGroup v7 response: throttle 0, error 0, generation 3, type
+	 * "consumer", protocol "range", leader "m", member "m", members ["m"
+	 * "i" "x", tagged 0], tagged 0
+	 */
+	static const char jo_v7[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\x00\x00\x00\x03" "\x09" "consumer"
+		"\x06" "range" "\x02" "m" "\x02" "m"
+		"\x02" "\x02" "m" "\x02" "i" "\x02" "x" "\x00" "\x00";
+
+	/* v1 of the same: generation, protocol, leader, member, [m x] */
+	static const char jo_v1[] =
+		"\x00\x00" "\x00\x00\x00\x03" "\x00\x05" "range" "\x00\x01" "m"
+		"\x00\x01" "m" "\x00\x00\x00\x01" "\x00\x01" "m" "\x00\x00\x00\x01" "x";
+
+	/*
+	 * SyncGroup v5: "g", generation 3, "m", instance null, type
+	 * "consumer", protocol "range", assignments [], tagged 0
+	 */
+	static const char sr_v5[] =
+		"\x02" "g" "\x00\x00\x00\x03" "\x02" "m" "\x00" "\x09" "consumer"
+		"\x06" "range" "\x01" "\x00";
+
+	/*
+	 * LeaveGroup v3: "g", members ["m" null, "" "i"] (by member id, by
+	 * instance id)
+	 */
+	static const char lr_v3[] =
+		"\x00\x01" "g" "\x00\x00\x00\x02" "\x00\x01" "m" "\xff\xff"
+		"\x00\x00" "\x00\x01" "i";
+
+	/* LeaveGroup v2: one member */
+	static const char lr_v2[] = "\x00\x01" "g" "\x00\x01" "m";
+
+	/* ListGroups v5: states ["Stable"], types ["classic"], tagged 0 */
+	static const char gr_v5[] = "\x02" "\x07" "Stable" "\x02" "\x08" "classic" "\x00";
+
+	/* ListGroups v5 response: throttle 0, error 0, [g consumer Stable classic] */
+	static const char go_v5[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\x02" "\x02" "g" "\x09" "consumer"
+		"\x07" "Stable" "\x08" "classic" "\x00" "\x00";
+
+	/* v0: error 0, [g consumer] */
+	static const char go_v0[] =
+		"\x00\x00" "\x00\x00\x00\x01" "\x00\x01" "g" "\x00\x08" "consumer";
+
+	/* DeleteGroups v0 ["g"], v2 the same compact */
+	static const char dr_v0[] = "\x00\x00\x00\x01" "\x00\x01" "g";
+	static const char dr_v2[] = "\x02" "\x02" "g" "\x00";
+
+	/* DeleteGroups responses: throttle 0, [g 68] */
+	static const char dgo_v0[] =
+		"\x00\x00\x00\x00" "\x00\x00\x00\x01" "\x00\x01" "g" "\x00\x44";
+	static const char dgo_v2[] =
+		"\x00\x00\x00\x00" "\x02" "\x02" "g" "\x00\x44" "\x00" "\x00";
+
+	/* OffsetDelete v0 response: error 0, throttle 0, [t [1 86]] */
+	static const char odo_v0[] =
+		"\x00\x00" "\x00\x00\x00\x00" "\x00\x00\x00\x01" "\x00\x01" "t"
+		"\x00\x00\x00\x01" "\x00\x00\x00\x01" "\x00\x56";
+
+	initStringInfo(&buf);
+	decode_bytes(&r, BYTES(jr_v5));
+	CHECK(kafka_decode(&r, &kafka_join_group_request, 5, &jr) &&
+		  r.pos == r.len && kafka_bytes_equal(jr.group_id, "g") &&
+		  jr.session_timeout_ms == 10000 && jr.rebalance_timeout_ms == 30000 &&
+		  jr.member_id.len == 0 && kafka_bytes_equal(jr.group_instance_id, "i") &&
+		  kafka_bytes_equal(jr.protocol_type, "consumer") &&
+		  jr.nprotocols == 1 && kafka_bytes_equal(jr.protocols[0].name, "range") &&
+		  jr.protocols[0].metadata.len == 1 && jr.reason.len == -1,
+		  "JoinGroup v5 request decodes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_join_group_request, 6, &jr);
+	CHECK(bytes_are(&buf, BYTES(jr_v6)), "JoinGroup v6 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_join_group_request, 5, &jr);
+	CHECK(bytes_are(&buf, BYTES(jr_v5)), "JoinGroup v5 request's bytes");
+	decode_bytes(&r, BYTES(jr_v0));
+	CHECK(kafka_decode(&r, &kafka_join_group_request, 0, &jr) &&
+		  r.pos == r.len && jr.rebalance_timeout_ms == -1 &&
+		  jr.group_instance_id.len == -1 && jr.nprotocols == 0,
+		  "JoinGroup v0 request decodes, without rebalance timeout or instance");
+
+	jo.generation_id = 3;
+	jo.protocol_type = kafka_bytes_of("consumer");
+	jo.protocol_name = kafka_bytes_of("range");
+	jo.leader = kafka_bytes_of("m");
+	jo.member_id = kafka_bytes_of("m");
+	jo.nmembers = 1;
+	jo.members = &jm;
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_join_group_response, 7, &jo);
+	CHECK(bytes_are(&buf, BYTES(jo_v7)), "JoinGroup v7 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_join_group_response, 1, &jo);
+	CHECK(bytes_are(&buf, BYTES(jo_v1)), "JoinGroup v1 response's bytes");
+
+	decode_bytes(&r, BYTES(sr_v5));
+	CHECK(kafka_decode(&r, &kafka_sync_group_request, 5, &sr) &&
+		  r.pos == r.len && sr.generation_id == 3 &&
+		  kafka_bytes_equal(sr.member_id, "m") && sr.group_instance_id.len == -1 &&
+		  kafka_bytes_equal(sr.protocol_type, "consumer") &&
+		  kafka_bytes_equal(sr.protocol_name, "range") && sr.nassignments == 0,
+		  "SyncGroup v5 request decodes");
+	decode_bytes(&r, BYTES(sr_v5));
+	CHECK(!kafka_decode(&r, &kafka_sync_group_request, 6, &sr),
+		  "SyncGroup v6 is not a version");
+
+	decode_bytes(&r, BYTES(lr_v3));
+	CHECK(kafka_decode(&r, &kafka_leave_group_request, 3, &lr) &&
+		  r.pos == r.len && lr.nmembers == 2 &&
+		  kafka_bytes_equal(lr.members[0].member_id, "m") &&
+		  lr.members[0].group_instance_id.len == -1 &&
+		  lr.members[1].member_id.len == 0 &&
+		  kafka_bytes_equal(lr.members[1].group_instance_id, "i") &&
+		  lr.member_id.len == 0,
+		  "LeaveGroup v3 request of two members decodes");
+	decode_bytes(&r, BYTES(lr_v2));
+	CHECK(kafka_decode(&r, &kafka_leave_group_request, 2, &lr) &&
+		  r.pos == r.len && kafka_bytes_equal(lr.member_id, "m") &&
+		  lr.nmembers == 0, "LeaveGroup v2 request of one member decodes");
+
+	decode_bytes(&r, BYTES(gr_v5));
+	CHECK(kafka_decode(&r, &kafka_list_groups_request, 5, &gr) &&
+		  r.pos == r.len && gr.nstates_filter == 1 &&
+		  kafka_bytes_equal(gr.states_filter[0], "Stable") &&
+		  gr.ntypes_filter == 1 && kafka_bytes_equal(gr.types_filter[0], "classic"),
+		  "ListGroups v5 request decodes");
+	decode_bytes(&r, "", 0);
+	CHECK(kafka_decode(&r, &kafka_list_groups_request, 0, &gr) &&
+		  gr.nstates_filter == 0 && gr.ntypes_filter == 0,
+		  "ListGroups v0 request is empty");
+	go.ngroups = 1;
+	go.groups = &lg;
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_list_groups_response, 5, &go);
+	CHECK(bytes_are(&buf, BYTES(go_v5)), "ListGroups v5 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_list_groups_response, 0, &go);
+	CHECK(bytes_are(&buf, BYTES(go_v0)), "ListGroups v0 response's bytes");
+
+	decode_bytes(&r, BYTES(dr_v0));
+	CHECK(kafka_decode(&r, &kafka_delete_groups_request, 0, &dr) &&
+		  r.pos == r.len && dr.ngroups_names == 1 &&
+		  kafka_bytes_equal(dr.groups_names[0], "g"),
+		  "DeleteGroups v0 request decodes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_delete_groups_request, 2, &dr);
+	CHECK(bytes_are(&buf, BYTES(dr_v2)), "DeleteGroups v2 request's bytes");
+	dgo.nresults = 1;
+	dgo.results = &dres;
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_delete_groups_response, 0, &dgo);
+	CHECK(bytes_are(&buf, BYTES(dgo_v0)), "DeleteGroups v0 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_delete_groups_response, 2, &dgo);
+	CHECK(bytes_are(&buf, BYTES(dgo_v2)), "DeleteGroups v2 response's bytes");
+
+	odt.npartitions = 1;
+	odt.partitions = &odp;
+	odo.ntopics = 1;
+	odo.topics = &odt;
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_delete_response, 0, &odo);
+	CHECK(bytes_are(&buf, BYTES(odo_v0)), "OffsetDelete v0 response's bytes");
+	pfree(buf.data);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -970,6 +1374,8 @@ main(int argc, char **argv)
 	check_metadata_request();
 	check_metadata_response();
 	check_other_messages();
+	check_offsets();
+	check_groups();
 	check_hostile();
 	check_every_type();
 	return unit_check_summary("schema_test");

@@ -39,6 +39,10 @@ extern KafkaOutcome kafka_leave_group(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_describe_groups(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_list_groups(KafkaRequest *req, TimestampTz *deadline);
 
+/* group_delete.c */
+extern KafkaOutcome kafka_delete_groups(KafkaRequest *req, TimestampTz *deadline);
+extern KafkaOutcome kafka_offset_delete(KafkaRequest *req, TimestampTz *deadline);
+
 /* offsets.c */
 extern KafkaOutcome kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline);

@@ -44,6 +44,7 @@ typedef struct KafkaJoin
 {
 	const char *group;
 	const char *member_id;		/* "" for a new member */
+	const char *instance_id;	/* a static member's group.instance.id, or "" */
 	const char *client_id;
 	const char *client_host;
 	int32		session_timeout;	/* ms */
@@ -61,6 +62,7 @@ typedef struct KafkaJoin
 typedef struct KafkaMemberView
 {
 	char		id[KAFKA_MEMBER_ID_LEN];
+	char		instance_id[KAFKA_MEMBER_ID_LEN];	/* "": a dynamic member */
 	char		client_id[KAFKA_MEMBER_ID_LEN];
 	char		client_host[KAFKA_MEMBER_ID_LEN];
 	Oid			role;
@@ -83,6 +85,7 @@ typedef struct KafkaGroupReply
 	char		leader[KAFKA_MEMBER_ID_LEN];
 	char		protocol_type[KAFKA_PROTOCOL_NAME_LEN];
 	char		protocol[KAFKA_PROTOCOL_NAME_LEN];
+	bool		skip_assignment;	/* JoinGroup: a static leader's rejoin */
 	int			nmembers;		/* JoinGroup: for the leader; Describe: all */
 	KafkaMemberView *members;
 	char	   *assignment;		/* SyncGroup: the member's */
@@ -123,14 +126,17 @@ typedef struct KafkaGroupRights
 extern int16 kafka_group_join(const KafkaJoin *join, bool retry,
 							  KafkaGroupReply *reply);
 extern int16 kafka_group_sync(const char *group, const char *member_id,
+							  const char *instance_id,
 							  int32 generation, Oid role, bool retry,
 							  const KafkaAssignment *assignments, int n,
 							  KafkaGroupReply *reply);
 extern int16 kafka_group_heartbeat(const char *group, const char *member_id,
-								   int32 generation, Oid role);
+								   const char *instance_id, int32 generation,
+								   Oid role);
 extern int16 kafka_group_leave(const char *group, const char *member_id,
-							   Oid role);
+							   const char *instance_id, Oid role);
 extern int16 kafka_group_check_member(const char *group, const char *member_id,
+									  const char *instance_id,
 									  int32 generation, Oid role);
 extern bool kafka_group_describe(const char *group, KafkaGroupReply *reply);
 extern List *kafka_group_names(void);

@@ -35,22 +35,13 @@
 /*
  * The versions each parser reads, which are the versions offered
  * (kafka/request.c).  None reaches the first flexible version of its API.
- * The APIs described for the schema codec (messages.h: ApiVersions,
- * Metadata, FindCoordinator) are not parsed here.
+ * The APIs described for the schema codec (messages.h) are not parsed here.
  */
 #define KAFKA_PRODUCE_VERSIONS			3, 7
 /* Produce versions read only to be refused (UNSUPPORTED_VERSION) */
 #define KAFKA_LEGACY_PRODUCE_VERSIONS	0, 2
 #define KAFKA_FETCH_VERSIONS			4, 11
 #define KAFKA_LIST_OFFSETS_VERSIONS		1, 2
-#define KAFKA_OFFSET_COMMIT_VERSIONS	2, 7
-#define KAFKA_OFFSET_FETCH_VERSIONS		1, 5
-#define KAFKA_JOIN_GROUP_VERSIONS		0, 5
-#define KAFKA_HEARTBEAT_VERSIONS		0, 3
-#define KAFKA_LEAVE_GROUP_VERSIONS		0, 1
-#define KAFKA_SYNC_GROUP_VERSIONS		0, 3
-#define KAFKA_DESCRIBE_GROUPS_VERSIONS	0, 4
-#define KAFKA_LIST_GROUPS_VERSIONS		0, 2
 #define KAFKA_SASL_HANDSHAKE_VERSIONS	0, 1
 #define KAFKA_CREATE_TOPICS_VERSIONS	0, 4
 #define KAFKA_DELETE_TOPICS_VERSIONS	0, 1
@@ -68,10 +59,6 @@
  *	Fetch's forgotten topics (v7+)	partition
  *	ListOffsets		partition, timestamp (the time asked for, or
  *					KAFKA_LATEST_TIMESTAMP / KAFKA_EARLIEST_TIMESTAMP)
- *	OffsetCommit	partition, offset (committed_offset), leader_epoch
- *					(committed_leader_epoch, v6+), data (committed_metadata,
- *					a string or null)
- *	OffsetFetch		partition
  */
 typedef struct KafkaPartitionRequest
 {
@@ -128,94 +115,6 @@ typedef struct KafkaListOffsetsRequest
 	KafkaTopicRequest *topics;
 } KafkaListOffsetsRequest;
 
-/* OffsetCommit v2-7 */
-typedef struct KafkaOffsetCommitRequest
-{
-	KafkaBytes	group_id;
-	int32		generation_id;	/* v1+ */
-	KafkaBytes	member_id;		/* v1+ */
-	KafkaBytes	group_instance_id;	/* v7+ */
-	int64		retention_time_ms;	/* v2-4 */
-	int32		ntopics;
-	KafkaTopicRequest *topics;
-} KafkaOffsetCommitRequest;
-
-/* OffsetFetch v1-5 */
-typedef struct KafkaOffsetFetchRequest
-{
-	KafkaBytes	group_id;
-	bool		all_topics;		/* v2+: a null list, every topic */
-	int32		ntopics;
-	KafkaTopicRequest *topics;
-} KafkaOffsetFetchRequest;
-
-/* A protocol a member of a group offers (JoinGroup) */
-typedef struct KafkaProtocolRequest
-{
-	KafkaBytes	name;
-	KafkaBytes	metadata;
-} KafkaProtocolRequest;
-
-/* JoinGroup v0-5 */
-typedef struct KafkaJoinGroupRequest
-{
-	KafkaBytes	group_id;
-	int32		session_timeout_ms;
-	int32		rebalance_timeout_ms;	/* v1+; in v0 the session timeout */
-	KafkaBytes	member_id;
-	KafkaBytes	group_instance_id;	/* v5+ */
-	KafkaBytes	protocol_type;
-	int32		nprotocols;
-	KafkaProtocolRequest *protocols;
-} KafkaJoinGroupRequest;
-
-/* Heartbeat v0-3 */
-typedef struct KafkaHeartbeatRequest
-{
-	KafkaBytes	group_id;
-	int32		generation_id;
-	KafkaBytes	member_id;
-	KafkaBytes	group_instance_id;	/* v3+ */
-} KafkaHeartbeatRequest;
-
-/* LeaveGroup v0-1 */
-typedef struct KafkaLeaveGroupRequest
-{
-	KafkaBytes	group_id;
-	KafkaBytes	member_id;
-} KafkaLeaveGroupRequest;
-
-/* The assignment the group's leader gives one member (SyncGroup) */
-typedef struct KafkaAssignmentRequest
-{
-	KafkaBytes	member_id;
-	KafkaBytes	assignment;
-} KafkaAssignmentRequest;
-
-/* SyncGroup v0-3 */
-typedef struct KafkaSyncGroupRequest
-{
-	KafkaBytes	group_id;
-	int32		generation_id;
-	KafkaBytes	member_id;
-	KafkaBytes	group_instance_id;	/* v3+ */
-	int32		nassignments;
-	KafkaAssignmentRequest *assignments;
-} KafkaSyncGroupRequest;
-
-/* DescribeGroups v0-4 */
-typedef struct KafkaDescribeGroupsRequest
-{
-	int32		ngroups;
-	KafkaBytes *groups;
-	bool		include_authorized_operations;	/* v3+ */
-} KafkaDescribeGroupsRequest;
-
-/* ListGroups v0-2: no fields */
-typedef struct KafkaListGroupsRequest
-{
-	char		unused;
-} KafkaListGroupsRequest;
 
 /* SaslHandshake v0-1 */
 typedef struct KafkaSaslHandshakeRequest
@@ -305,22 +204,6 @@ extern bool kafka_parse_fetch_request(KafkaReader *r, int16 version,
 									  KafkaFetchRequest *out);
 extern bool kafka_parse_list_offsets_request(KafkaReader *r, int16 version,
 											 KafkaListOffsetsRequest *out);
-extern bool kafka_parse_offset_commit_request(KafkaReader *r, int16 version,
-											  KafkaOffsetCommitRequest *out);
-extern bool kafka_parse_offset_fetch_request(KafkaReader *r, int16 version,
-											 KafkaOffsetFetchRequest *out);
-extern bool kafka_parse_join_group_request(KafkaReader *r, int16 version,
-										   KafkaJoinGroupRequest *out);
-extern bool kafka_parse_heartbeat_request(KafkaReader *r, int16 version,
-										  KafkaHeartbeatRequest *out);
-extern bool kafka_parse_leave_group_request(KafkaReader *r, int16 version,
-											KafkaLeaveGroupRequest *out);
-extern bool kafka_parse_sync_group_request(KafkaReader *r, int16 version,
-										   KafkaSyncGroupRequest *out);
-extern bool kafka_parse_describe_groups_request(KafkaReader *r, int16 version,
-												KafkaDescribeGroupsRequest *out);
-extern bool kafka_parse_list_groups_request(KafkaReader *r, int16 version,
-											KafkaListGroupsRequest *out);
 extern bool kafka_parse_sasl_handshake_request(KafkaReader *r, int16 version,
 											   KafkaSaslHandshakeRequest *out);
 extern bool kafka_parse_create_topics_request(KafkaReader *r, int16 version,
