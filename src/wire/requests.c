@@ -6,7 +6,7 @@
  *	  (Kafka's clients/src/main/resources/common/message/, one JSON file
  *	  per request).
  *
- * The topic -> partitions lists of Produce, Fetch, ListOffsets,
+ * The topic -> partitions lists of Fetch, ListOffsets,
  * OffsetCommit and OffsetFetch are read by one loop (read_topics), the
  * API giving what follows each partition's index; lists of strings
  * (Metadata's topics, DescribeGroups' groups, DeleteTopics' topics) by
@@ -167,13 +167,6 @@ read_int32s(KafkaReader *r, int32 *n, int32 **values)
 		(*values)[i] = kafka_read_int32(r);
 }
 
-/* Produce's partition: its records */
-static void
-read_produce_partition(KafkaReader *r, int16 version, KafkaPartitionRequest *p)
-{
-	p->data = kafka_read_bytes(r);
-}
-
 bool
 kafka_parse_request_header(KafkaReader *r, KafkaRequestHeader *out)
 {
@@ -181,51 +174,6 @@ kafka_parse_request_header(KafkaReader *r, KafkaRequestHeader *out)
 	out->api_version = kafka_read_int16(r);
 	out->correlation_id = kafka_read_int32(r);
 	out->client_id = kafka_read_string(r);
-	return !r->error;
-}
-
-bool
-kafka_parse_produce_head(KafkaReader *r, int16 version,
-						 KafkaProduceRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_PRODUCE_VERSIONS))
-		return false;
-	out->transactional_id = kafka_read_string(r);	/* v3+ */
-	out->acks = kafka_read_int16(r);
-	out->timeout_ms = kafka_read_int32(r);
-	return !r->error && out->acks >= -1 && out->acks <= 1;
-}
-
-bool
-kafka_parse_produce_request(KafkaReader *r, int16 version,
-							KafkaProduceRequest *out)
-{
-	if (!kafka_parse_produce_head(r, version, out))
-		return false;
-	read_topics(r, version, 8, read_produce_partition, NULL,
-				&out->ntopics, &out->topics);
-	return !r->error;
-}
-
-/*
- * Produce v0-2 (message sets of format v0 or v1), which have no
- * transactional id: read only to be answered UNSUPPORTED_VERSION
- */
-bool
-kafka_parse_legacy_produce_request(KafkaReader *r, int16 version,
-								   KafkaProduceRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_LEGACY_PRODUCE_VERSIONS))
-		return false;
-	out->transactional_id.len = -1;
-	out->acks = kafka_read_int16(r);
-	out->timeout_ms = kafka_read_int32(r);
-	if (r->error || out->acks < -1 || out->acks > 1)
-		return false;
-	read_topics(r, version, 8, read_produce_partition, NULL,
-				&out->ntopics, &out->topics);
 	return !r->error;
 }
 

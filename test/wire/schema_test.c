@@ -30,6 +30,7 @@
 #include "pg_topics/wire/msg_api_versions.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
 #include "pg_topics/wire/msg_metadata.h"
+#include "pg_topics/wire/msg_produce.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/schema.h"
 #include "unit_check.h"
@@ -42,6 +43,8 @@ static const KafkaMessage *const messages[] = {
 	&kafka_metadata_response,
 	&kafka_find_coordinator_request,
 	&kafka_find_coordinator_response,
+	&kafka_produce_request,
+	&kafka_produce_response,
 };
 
 /* ---- a message of every type ---- */
@@ -895,6 +898,122 @@ check_every_type(void)
 	pfree(buf.data);
 }
 
+/* Produce requests and responses, byte by byte */
+static void
+check_produce(void)
+{
+	KafkaPartitionProduceData pd = {0, {{"xyz", 3}, NULL, NULL}};
+	KafkaTopicProduceData td = {{"ab", 2}, 1, &pd};
+	KafkaProduceRequest pr = {{NULL, -1}, 1, 30000, 1, &td};
+	KafkaPartitionProduceResponse pres = {
+		0, 0, 5, 1000, 2, 0, NULL, {NULL, -1}, {-1, -1}
+	};
+	KafkaTopicProduceResponse tres = {{"ab", 2}, 1, &pres};
+	KafkaProduceResponse resp = {1, &tres, 0, 0, NULL};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* v2: acks, timeout, topics [name, partitions [index, records]] */
+	static const char req_v2[] =
+		"\x00\x01" "\x00\x00\x75\x30"
+		"\x00\x00\x00\x01" "\x00\x02" "ab"
+		"\x00\x00\x00\x01" "\x00\x00\x00\x00" "\x00\x00\x00\x03" "xyz";
+
+	/*
+	 * v9, flexible: transactional_id null (compact 0), acks, timeout,
+	 * compact arrays and strings, records as compact bytes (length+1), the
+	 * partition's, topic's and body's empty tagged fields
+	 */
+	static const char req_v9[] =
+		"\x00" "\x00\x01" "\x00\x00\x75\x30"
+		"\x02" "\x03" "ab"
+		"\x02" "\x00\x00\x00\x00" "\x04" "xyz" "\x00"
+		"\x00"
+		"\x00";
+
+	/* v2 response: index, error, base offset, log-append time; throttle */
+	static const char resp_v2[] =
+		"\x00\x00\x00\x01" "\x00\x02" "ab"
+		"\x00\x00\x00\x01" "\x00\x00\x00\x00" "\x00\x00"
+		"\x00\x00\x00\x00\x00\x00\x00\x05"
+		"\x00\x00\x00\x00\x00\x00\x03\xe8"
+		"\x00\x00\x00\x00";
+
+	/*
+	 * v10: log start offset, record errors (empty compact array), error
+	 * message null; current leader at its default (-1, -1) is not written
+	 */
+	static const char resp_v10[] =
+		"\x02" "\x03" "ab"
+		"\x02" "\x00\x00\x00\x00" "\x00\x00"
+		"\x00\x00\x00\x00\x00\x00\x00\x05"
+		"\x00\x00\x00\x00\x00\x00\x03\xe8"
+		"\x00\x00\x00\x00\x00\x00\x00\x02"
+		"\x01" "\x00" "\x00"
+		"\x00"
+		"\x00\x00\x00\x00"
+		"\x00";
+
+	/*
+	 * v10 with a current leader: the partition's tagged field 0, of 9 bytes
+	 * (the struct's two int32s and its own empty tagged fields)
+	 */
+	static const char resp_v10_leader[] =
+		"\x02" "\x03" "ab"
+		"\x02" "\x00\x00\x00\x00" "\x00\x06"
+		"\xff\xff\xff\xff\xff\xff\xff\xff"
+		"\xff\xff\xff\xff\xff\xff\xff\xff"
+		"\xff\xff\xff\xff\xff\xff\xff\xff"
+		"\x01" "\x00"
+		"\x01" "\x00" "\x09" "\x00\x00\x00\x01" "\x00\x00\x00\x07" "\x00"
+		"\x00"
+		"\x00\x00\x00\x00"
+		"\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_produce_request, 2, &pr);
+	CHECK(bytes_are(&buf, BYTES(req_v2)), "Produce v2 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_produce_request, 9, &pr);
+	CHECK(bytes_are(&buf, BYTES(req_v9)), "Produce v9 request's bytes");
+
+	decode_bytes(&r, BYTES(req_v9));
+	CHECK(kafka_decode(&r, &kafka_produce_request, 9, &pr) && r.pos == r.len &&
+		  pr.transactional_id.len == -1 && pr.acks == 1 &&
+		  pr.timeout_ms == 30000 && pr.ntopic_data == 1 &&
+		  kafka_bytes_equal(pr.topic_data[0].name, "ab") &&
+		  pr.topic_data[0].npartition_data == 1 &&
+		  pr.topic_data[0].partition_data[0].records.bytes.len == 3 &&
+		  memcmp(pr.topic_data[0].partition_data[0].records.bytes.data, "xyz", 3) == 0 &&
+		  pr.topic_data[0].partition_data[0].records.bytes.data == req_v9 + 17,
+		  "Produce v9 request decodes, its records a slice of the request");
+	decode_bytes(&r, BYTES(req_v2));
+	CHECK(kafka_decode(&r, &kafka_produce_request, 0, &pr) && r.pos == r.len &&
+		  pr.transactional_id.len == -1 && pr.acks == 1,
+		  "Produce v0 has no transactional id (null)");
+	decode_bytes(&r, BYTES(req_v2));
+	CHECK(!kafka_decode(&r, &kafka_produce_request, 12, &pr),
+		  "Produce v12 is not a version described");
+
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_produce_response, 2, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v2)), "Produce v2 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_produce_response, 10, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v10)), "Produce v10 response's bytes");
+	pres.error_code = 6;
+	pres.base_offset = -1;
+	pres.log_append_time_ms = -1;
+	pres.log_start_offset = -1;
+	pres.current_leader.leader_id = 1;
+	pres.current_leader.leader_epoch = 7;
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_produce_response, 10, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v10_leader)),
+		  "Produce v10 response with a current leader (tagged)");
+	pfree(buf.data);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -904,6 +1023,7 @@ main(int argc, char **argv)
 	check_metadata_request();
 	check_metadata_response();
 	check_other_messages();
+	check_produce();
 	check_hostile();
 	check_every_type();
 	return unit_check_summary("schema_test");

@@ -37,9 +37,6 @@
  * (kafka/request.c).  Only ApiVersions v3 is flexible: no other range
  * reaches the first flexible version of its API.
  */
-#define KAFKA_PRODUCE_VERSIONS			3, 7
-/* Produce versions read only to be refused (UNSUPPORTED_VERSION) */
-#define KAFKA_LEGACY_PRODUCE_VERSIONS	0, 2
 #define KAFKA_FETCH_VERSIONS			4, 11
 #define KAFKA_LIST_OFFSETS_VERSIONS		1, 2
 #define KAFKA_METADATA_VERSIONS			0, 4
@@ -66,7 +63,6 @@
  * One partition of a topic of a request.  Which fields an API fills (the
  * others stay 0, or -1 for leader_epoch, as Kafka's defaults):
  *
- *	Produce			partition, data (its records: RecordBatches, or null)
  *	Fetch			partition, leader_epoch (current_leader_epoch, v9+),
  *					offset (fetch_offset), log_start_offset (a follower's,
  *					v5+), max_bytes (partition_max_bytes)
@@ -96,16 +92,6 @@ typedef struct KafkaTopicRequest
 	int32		npartitions;
 	KafkaPartitionRequest *partitions;
 } KafkaTopicRequest;
-
-/* Produce v3-7 (and v0-2, read to be refused) */
-typedef struct KafkaProduceRequest
-{
-	KafkaBytes	transactional_id;	/* null unless transactional */
-	int16		acks;			/* -1 (all), 0 or 1: anything else fails */
-	int32		timeout_ms;
-	int32		ntopics;
-	KafkaTopicRequest *topics;
-} KafkaProduceRequest;
 
 /* Fetch v4-11 */
 typedef struct KafkaFetchRequest
@@ -323,13 +309,6 @@ typedef struct KafkaRequestHeader
 } KafkaRequestHeader;
 
 extern bool kafka_parse_request_header(KafkaReader *r, KafkaRequestHeader *out);
-/* Produce's fields before its topics (ntopics 0), which decide how it commits */
-extern bool kafka_parse_produce_head(KafkaReader *r, int16 version,
-									 KafkaProduceRequest *out);
-extern bool kafka_parse_produce_request(KafkaReader *r, int16 version,
-										KafkaProduceRequest *out);
-extern bool kafka_parse_legacy_produce_request(KafkaReader *r, int16 version,
-											   KafkaProduceRequest *out);
 extern bool kafka_parse_fetch_request(KafkaReader *r, int16 version,
 									  KafkaFetchRequest *out);
 extern bool kafka_parse_list_offsets_request(KafkaReader *r, int16 version,
