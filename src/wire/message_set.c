@@ -2,7 +2,7 @@
  *
  * message_set.c
  *	  Kafka's old message formats (magic 0 and 1): reading the MessageSets
- *	  of Produce v0-2 (see message_set.h).
+ *	  of Produce v0-2, writing those of Fetch v0-3 (see message_set.h).
  *
  * The checks follow Kafka's broker (its legacy record iterators and
  * LogValidator): each message's size against its format's overhead, its
@@ -314,4 +314,35 @@ kafka_message_set_decode(const char *data, int len, Size max_decoded,
 		out->error_message = why;
 	}
 	return result;
+}
+
+Size
+kafka_message_size(int magic, KafkaBytes key, KafkaBytes value)
+{
+	return KAFKA_MESSAGE_LOG_OVERHEAD +
+		(magic == 0 ? KAFKA_MESSAGE_V0_OVERHEAD : KAFKA_MESSAGE_V1_OVERHEAD) +
+		Max(key.len, 0) + Max(value.len, 0);
+}
+
+void
+kafka_message_append(StringInfo buf, int magic, int64 offset, int64 timestamp,
+					 KafkaBytes key, KafkaBytes value)
+{
+	int			start;
+	uint32		crc;
+
+	kafka_write_int64(buf, offset);
+	kafka_write_int32(buf, (int32) (kafka_message_size(magic, key, value) -
+									KAFKA_MESSAGE_LOG_OVERHEAD));
+	start = buf->len;
+	kafka_write_int32(buf, 0);	/* the crc, patched below */
+	kafka_write_int8(buf, (int8) magic);
+	kafka_write_int8(buf, magic == 1 ? KAFKA_ATTR_LOG_APPEND_TIME : 0);
+	if (magic == 1)
+		kafka_write_int64(buf, timestamp);
+	kafka_write_bytes(buf, key.data, key.len);
+	kafka_write_bytes(buf, value.data, value.len);
+	crc = (uint32) crc32(0L, (const Bytef *) buf->data + start + 4,
+						 buf->len - start - 4);
+	kafka_patch_int32(buf, start, (int32) crc);
 }

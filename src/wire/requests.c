@@ -6,7 +6,7 @@
  *	  (Kafka's clients/src/main/resources/common/message/, one JSON file
  *	  per request).
  *
- * The topic -> partitions lists of Fetch, ListOffsets,
+ * The topic -> partitions lists of ListOffsets,
  * OffsetCommit and OffsetFetch are read by one loop (read_topics), the
  * API giving what follows each partition's index; lists of strings
  * (Metadata's topics, DescribeGroups' groups, DeleteTopics' topics) by
@@ -174,44 +174,6 @@ kafka_parse_request_header(KafkaReader *r, KafkaRequestHeader *out)
 	out->api_version = kafka_read_int16(r);
 	out->correlation_id = kafka_read_int32(r);
 	out->client_id = kafka_read_string(r);
-	return !r->error;
-}
-
-/* Fetch's partition */
-static void
-read_fetch_partition(KafkaReader *r, int16 version, KafkaPartitionRequest *p)
-{
-	if (version >= 9)
-		p->leader_epoch = kafka_read_int32(r);	/* current_leader_epoch */
-	p->offset = kafka_read_int64(r);	/* fetch_offset */
-	p->log_start_offset = version >= 5 ? kafka_read_int64(r) : -1;
-	p->max_bytes = kafka_read_int32(r);
-}
-
-bool
-kafka_parse_fetch_request(KafkaReader *r, int16 version, KafkaFetchRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_FETCH_VERSIONS))
-		return false;
-	out->replica_id = kafka_read_int32(r);
-	out->max_wait_ms = kafka_read_int32(r);
-	out->min_bytes = kafka_read_int32(r);
-	out->max_bytes = kafka_read_int32(r);
-	out->isolation_level = kafka_read_int8(r);
-	out->session_epoch = -1;
-	if (version >= 7)
-	{
-		out->session_id = kafka_read_int32(r);
-		out->session_epoch = kafka_read_int32(r);
-	}
-	read_topics(r, version, 16, read_fetch_partition, NULL,
-				&out->ntopics, &out->topics);
-	if (version >= 7)
-		read_topics(r, version, 4, NULL, NULL,
-					&out->nforgotten, &out->forgotten);
-	if (version >= 11)
-		out->rack_id = kafka_read_string(r);
 	return !r->error;
 }
 

@@ -2,8 +2,9 @@
  *
  * fuzz_requests.c
  *	  libFuzzer target over the parsers of Kafka request bodies
- *	  (wire/requests.c; Produce's on the schema codec, wire/msg_produce.c,
- *	  with the MessageSets of v0-2, wire/message_set.c; make fuzz-wire).
+ *	  (wire/requests.c; Produce's and Fetch's on the schema codec,
+ *	  wire/msg_produce.c and wire/msg_fetch.c, with the MessageSets of
+ *	  Produce v0-2, wire/message_set.c; make fuzz-wire).
  *
  * An input is what follows a request's size up to its correlation id (the
  * API key and version, int16 each, as a request header starts), then the
@@ -24,6 +25,7 @@
 #include "postgres_fe.h"
 
 #include "pg_topics/wire/message_set.h"
+#include "pg_topics/wire/msg_fetch.h"
 #include "pg_topics/wire/msg_produce.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
@@ -83,7 +85,7 @@ walk_topics(KafkaTopicRequest *topics, int32 n)
 
 /* An array the codec decoded: -1 (a null where the decoder failed) has none */
 static void
-free_produce_array(void *array, int32 n)
+free_codec_array(void *array, int32 n)
 {
 	if (n == -1 && array == NULL)
 		return;
@@ -158,19 +160,34 @@ run(int16 key, int16 version, KafkaReader *r)
 						if (ok && version < 3 && rec.len > 0)
 							walk_message_set(rec);
 					}
-					free_produce_array(td->partition_data, td->npartition_data);
+					free_codec_array(td->partition_data, td->npartition_data);
 				}
-				free_produce_array(x.topic_data, x.ntopic_data);
+				free_codec_array(x.topic_data, x.ntopic_data);
 				break;
 			}
 		case KAFKA_API_FETCH:
 			{
+				/* on the schema codec */
 				KafkaFetchRequest x;
 
-				ok = kafka_parse_fetch_request(r, version, &x);
-				walk_topics(x.topics, x.ntopics);
-				walk_topics(x.forgotten, x.nforgotten);
+				ok = kafka_decode(r, &kafka_fetch_request, version, &x);
+				touch(x.cluster_id);
 				touch(x.rack_id);
+				for (int32 t = 0; t < x.ntopics; t++)
+				{
+					touch(x.topics[t].topic);
+					free_codec_array(x.topics[t].partitions,
+									   x.topics[t].npartitions);
+				}
+				free_codec_array(x.topics, x.ntopics);
+				for (int32 t = 0; t < x.nforgotten_topics_data; t++)
+				{
+					touch(x.forgotten_topics_data[t].topic);
+					free_codec_array(x.forgotten_topics_data[t].partitions,
+									   x.forgotten_topics_data[t].npartitions);
+				}
+				free_codec_array(x.forgotten_topics_data,
+								   x.nforgotten_topics_data);
 				break;
 			}
 		case KAFKA_API_LIST_OFFSETS:
@@ -371,7 +388,7 @@ static const struct
 	int16		max;
 }			ranges[] = {
 	{KAFKA_API_PRODUCE, KAFKA_PRODUCE_MIN_VERSION, KAFKA_PRODUCE_MAX_VERSION},
-	{KAFKA_API_FETCH, KAFKA_FETCH_VERSIONS},
+	{KAFKA_API_FETCH, KAFKA_FETCH_MIN_VERSION, KAFKA_FETCH_MAX_VERSION},
 	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS},
 	{KAFKA_API_METADATA, KAFKA_METADATA_VERSIONS},
 	{KAFKA_API_OFFSET_COMMIT, KAFKA_OFFSET_COMMIT_VERSIONS},

@@ -126,16 +126,39 @@ def produce(v):
 
 
 def fetch(v):
+    flex = v >= 12
+
+    def arr(items, encode):
+        if flex:
+            return uvarint(len(items) + 1) + b''.join(encode(x) for x in items)
+        return array(items, encode)
+
+    def tags():
+        return uvarint(0) if flex else b''
+
     def partition(p):
         return (i32(p) + (i32(-1) if v >= 9 else b'') + i64(5)
-                + (i64(-1) if v >= 5 else b'') + i32(1048576))
-    out = (i32(-1) + i32(500) + i32(1) + i32(52428800) + i8(1)
+                + (i32(-1) if v >= 12 else b'')
+                + (i64(-1) if v >= 5 else b'') + i32(1048576) + tags())
+
+    def topic(t):
+        name = (bytes(range(16)) if v >= 13 else
+                compact_string(t[0]) if flex else string(t[0]))
+        return name + arr(t[1], partition) + tags()
+    out = ((i32(-1) if v <= 14 else b'') + i32(500) + i32(1)
+           + (i32(52428800) if v >= 3 else b'') + (i8(1) if v >= 4 else b'')
            + (i32(0) + i32(-1) if v >= 7 else b'')
-           + array([('orders', [0, 1])], lambda t: string(t[0]) + array(t[1], partition)))
+           + arr([('orders', [0, 1])], topic))
     if v >= 7:
-        out += array([('old', [2])], lambda t: string(t[0]) + array(t[1], i32))
+        def forgotten(t):
+            name = (bytes(range(16, 32)) if v >= 13 else
+                    compact_string(t[0]) if flex else string(t[0]))
+            return name + arr(t[1], i32) + tags()
+        out += arr([('old', [2])], forgotten)
     if v >= 11:
-        out += string('rack1')
+        out += compact_string('rack1') if flex else string('rack1')
+    if flex:
+        out += uvarint(0)
     return out
 
 
@@ -244,7 +267,7 @@ SEEDS = {
 # every version offered, from Kafka's message definitions
 for v in range(0, 12):
     SEEDS['produce_v%d' % v] = (0, v, produce(v))
-for v in range(4, 12):
+for v in range(0, 18):
     SEEDS['fetch_v%d' % v] = (1, v, fetch(v))
 for v in range(1, 3):
     SEEDS['list_offsets_v%d' % v] = (2, v, list_offsets(v))

@@ -282,7 +282,83 @@ def pipelined(bootstrap, version, topic, tag, bad='0'):
     return out
 
 
-COMMANDS = {f.__name__: f for f in (produce, kp_produce, pipelined)}
+def fetch_request(version, topic, offset, max_bytes):
+    """Fetch of partition 0 of topic (a name, or v13+ a topic id in hex)"""
+    flex = version >= 12
+
+    def tags():
+        return uvarint(0) if flex else b''
+    body = ((struct.pack('>i', -1) if version <= 14 else b'')
+            + struct.pack('>ii', 100, 1)
+            + (struct.pack('>i', max_bytes) if version >= 3 else b'')
+            + (struct.pack('>b', 1) if version >= 4 else b'')
+            + (struct.pack('>ii', 0, -1) if version >= 7 else b''))
+    partition = (struct.pack('>i', 0) + (struct.pack('>i', -1) if version >= 9 else b'')
+                 + struct.pack('>q', offset)
+                 + (struct.pack('>i', -1) if version >= 12 else b'')
+                 + (struct.pack('>q', -1) if version >= 5 else b'')
+                 + struct.pack('>i', max_bytes) + tags())
+    name = bytes.fromhex(topic) if version >= 13 else string(topic, flex)
+    body += array([name + array([partition], flex) + tags()], flex)
+    if version >= 7:
+        body += array([], flex)
+    if version >= 11:
+        body += string('', flex)
+    return body + tags()
+
+
+def fetch(bootstrap, version, topic, offset, max_bytes='1048576'):
+    """Fetch at version: the partition's error, high watermark, last stable
+    offset and records [offset, key, value, headers]"""
+    from kafka.record import MemoryRecords
+    version, offset, max_bytes = int(version), int(offset), int(max_bytes)
+    flex = version >= 12
+    s = connect(bootstrap)
+    r = call(s, 1, version, 9, fetch_request(version, topic, offset, max_bytes),
+             flexible=flex)
+    s.close()
+    if version >= 1:
+        r.take('>i')
+    if version >= 7:
+        assert r.take('>hi') == (0, 0)
+    out = {}
+    assert r.count() == 1
+    if version >= 13:
+        out['topic_id'] = r.data[r.pos:r.pos + 16].hex()
+        r.pos += 16
+    else:
+        out['topic'] = r.string()
+    assert r.count() == 1
+    index, out['error'], out['high_watermark'] = r.take('>ihq')
+    if version >= 4:
+        out['last_stable'] = r.take('>q')
+    if version >= 5:
+        out['log_start'] = r.take('>q')
+    if version >= 4:
+        assert r.count() in (0, -1)
+    if version >= 11:
+        assert r.take('>i') == -1
+    n = r.count() if flex else r.take('>i')
+    data = r.data[r.pos:r.pos + max(n, 0)]
+    r.pos += max(n, 0)
+    if flex:
+        r.tagged()          # the partition's
+        r.tagged()          # the topic's
+        r.tagged()          # the body's
+    out['rest'] = r.rest()
+    records = []
+    out['magic'] = data[16] if len(data) > 16 else None
+    batches = MemoryRecords(data)
+    while batches.has_next():
+        for rec in batches.next_batch():
+            records.append([rec.offset, None if rec.key is None else rec.key.decode(),
+                            None if rec.value is None else rec.value.decode(),
+                            [[k, v.decode()] for k, v in rec.headers]])
+    out['records'] = records
+    return out
+
+
+COMMANDS = {f.__name__: f for f in (produce, kp_produce, pipelined, fetch)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -113,6 +113,59 @@ is_deeply(fmt('pipelined', 11, 'old', 'bad-pipe', 1), { closed => [] },
 is($node->safe_psql('postgres', q{SELECT count(*) FROM old WHERE key = 'bad-pipe'}), '0',
 	'and none of them is stored: they shared one transaction');
 
+# ---- Fetch at the versions served, flexible ones and topic ids included
+my @first = ([ 0, 'v0-magic0-k', 'v0-magic0 a', [] ], [ 1, undef, 'v0-magic0 b', [] ]);
+for my $version (0, 2, 4, 7, 11, 12, 13, 17)
+{
+	my $topic = 'old';
+	if ($version >= 13)
+	{
+		# the topic id: kafka/topic_id.c's derivation, from SQL
+		$topic = $node->safe_psql('postgres', q{
+SELECT encode(set_byte(set_byte(substring(
+         sha256('pg_topics topic'::bytea || '\x00'::bytea
+                || int8send(system_identifier)
+                || int4send((SELECT oid FROM pg_database WHERE datname = current_database())::int4)
+                || int4send('old'::regclass::oid::int4)) FROM 1 FOR 16),
+       6, (get_byte(substring(sha256('pg_topics topic'::bytea || '\x00'::bytea
+                || int8send(system_identifier)
+                || int4send((SELECT oid FROM pg_database WHERE datname = current_database())::int4)
+                || int4send('old'::regclass::oid::int4)) FROM 1 FOR 16), 6) & 15) | 128),
+       8, (get_byte(substring(sha256('pg_topics topic'::bytea || '\x00'::bytea
+                || int8send(system_identifier)
+                || int4send((SELECT oid FROM pg_database WHERE datname = current_database())::int4)
+                || int4send('old'::regclass::oid::int4)) FROM 1 FOR 16), 8) & 63) | 128), 'hex')
+FROM pg_control_system()});
+	}
+	my $got = fmt('fetch', $version, $topic, 0, 200);
+	is($got->{error}, 0, "Fetch v$version" . ($version >= 13 ? ' by topic id' : '') . ': no error');
+	is($got->{rest}, 0, "its answer is of the layout of v$version, to its last byte");
+	is_deeply([ @{ $got->{records} }[ 0 .. 1 ] ], \@first,
+		'the first records, as produced in message sets (no headers)');
+	# the two offsets of the malformed pipeline, rolled back, are below it
+	is($got->{high_watermark}, $next + 2, 'the high watermark');
+	is($got->{magic}, $version < 2 ? 0 : $version < 4 ? 1 : 2,
+		'in message format v' . ($version < 2 ? 0 : $version < 4 ? 1 : 2));
+}
+my $some = fmt('fetch', 12, 'old', 24, 1048576);
+is_deeply($some->{records}[0], [ 24, 'b', 'batch in v2', [ [ 'h', 'x' ] ] ],
+	'Fetch v12 gives a record batch\'s headers back');
+$some = fmt('fetch', 3, 'old', 24, 1048576);
+is_deeply($some->{records}[0], [ 24, 'b', 'batch in v2', [] ],
+	'Fetch v3 drops them (message format v1 has none)');
+is(scalar(@{ fmt('fetch', 1, 'old', 0, 10)->{records} }), 1,
+	'Fetch v1 answers the first record whatever its size too');
+is(scalar(@{ fmt('fetch', 2, 'old', 0, 110)->{records} }), 2,
+	'and keeps within partition_max_bytes: two messages of magic 1 (101 bytes) in 110');
+my $small = fmt('fetch', 12, 'old', 0, 100);
+ok(@{ $small->{records} } >= 1 && @{ $small->{records} } < 4,
+	'and keeps within partition_max_bytes (' . scalar(@{ $small->{records} }) . ' records in 100 bytes)');
+is(scalar(@{ fmt('fetch', 12, 'old', 0, 10)->{records} }), 1,
+	'except for the first record, answered whatever its size');
+is(fmt('fetch', 13, '00112233445566778899aabbccddeeff', 0)->{error}, 100,
+	'an unknown topic id is UNKNOWN_TOPIC_ID');
+is(fmt('fetch', 12, 'nosuch', 0)->{error}, 3, 'an unknown topic name UNKNOWN_TOPIC_OR_PARTITION');
+
 # ---- kafka-python as a client of Kafka 0.9 and 0.10
 for my $api ([ '0.9', 'magic 0 (Produce v1)' ], [ '0.10', 'magic 1 (Produce v2)' ])
 {

@@ -28,6 +28,7 @@
 #include "postgres_fe.h"
 
 #include "pg_topics/wire/msg_api_versions.h"
+#include "pg_topics/wire/msg_fetch.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
 #include "pg_topics/wire/msg_metadata.h"
 #include "pg_topics/wire/msg_produce.h"
@@ -45,6 +46,8 @@ static const KafkaMessage *const messages[] = {
 	&kafka_find_coordinator_response,
 	&kafka_produce_request,
 	&kafka_produce_response,
+	&kafka_fetch_request,
+	&kafka_fetch_response,
 };
 
 /* ---- a message of every type ---- */
@@ -1014,6 +1017,98 @@ check_produce(void)
 	pfree(buf.data);
 }
 
+/* Fetch requests, byte by byte; the limits of a request's arrays */
+static void
+check_fetch(void)
+{
+	KafkaFetchRequest fr;
+	KafkaReader r;
+
+	/* v11, with a forgotten topic and a rack */
+	static const char v11[] =
+		"\xff\xff\xff\xff"		/* replica_id */
+		"\x00\x00\x01\xf4"		/* max_wait_ms 500 */
+		"\x00\x00\x00\x01"		/* min_bytes */
+		"\x00\x00\x10\x00"		/* max_bytes 4096 */
+		"\x01"					/* read_committed */
+		"\x00\x00\x00\x00" "\xff\xff\xff\xff"	/* session 0, epoch -1 */
+		"\x00\x00\x00\x01" "\x00\x01t"
+		"\x00\x00\x00\x01"
+		"\x00\x00\x00\x03"		/* partition 3 */
+		"\x00\x00\x00\x09"		/* current_leader_epoch 9 */
+		"\x00\x00\x00\x00\x00\x00\x00\x63"	/* fetch_offset 99 */
+		"\xff\xff\xff\xff\xff\xff\xff\xff"	/* log_start_offset -1 */
+		"\x00\x00\x04\x00"		/* partition_max_bytes 1024 */
+		"\x00\x00\x00\x01" "\x00\x01u" "\x00\x00\x00\x01" "\x00\x00\x00\x04"
+		"\x00\x02r1";
+
+	/*
+	 * v13, flexible: the topic by id, the partition with last_fetched_epoch
+	 * and its tagged fields, an empty forgotten list, an empty rack, and
+	 * the body's tagged fields with the cluster id (tag 0: "c")
+	 */
+	static const char v13[] =
+		"\xff\xff\xff\xff" "\x00\x00\x01\xf4" "\x00\x00\x00\x01"
+		"\x00\x00\x10\x00" "\x00" "\x00\x00\x00\x00" "\xff\xff\xff\xff"
+		"\x02"
+		"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
+		"\x02" "\x00\x00\x00\x00" "\xff\xff\xff\xff"
+		"\x00\x00\x00\x00\x00\x00\x00\x07" "\xff\xff\xff\xff"
+		"\xff\xff\xff\xff\xff\xff\xff\xff" "\x00\x10\x00\x00" "\x00"
+		"\x00"
+		"\x01" "\x01"
+		"\x01" "\x00" "\x02" "\x02" "c";
+
+	decode_bytes(&r, BYTES(v11));
+	CHECK(kafka_decode(&r, &kafka_fetch_request, 11, &fr) && r.pos == r.len,
+		  "Fetch v11 decodes to its last byte");
+	CHECK(fr.replica_id == -1 && fr.max_wait_ms == 500 && fr.min_bytes == 1 &&
+		  fr.max_bytes == 4096 && fr.isolation_level == KAFKA_READ_COMMITTED &&
+		  fr.session_epoch == -1 && fr.ntopics == 1 &&
+		  kafka_bytes_equal(fr.topics[0].topic, "t") &&
+		  fr.topics[0].partitions[0].partition == 3 &&
+		  fr.topics[0].partitions[0].current_leader_epoch == 9 &&
+		  fr.topics[0].partitions[0].fetch_offset == 99 &&
+		  fr.topics[0].partitions[0].last_fetched_epoch == -1 &&
+		  fr.topics[0].partitions[0].log_start_offset == -1 &&
+		  fr.topics[0].partitions[0].partition_max_bytes == 1024 &&
+		  fr.nforgotten_topics_data == 1 &&
+		  kafka_bytes_equal(fr.forgotten_topics_data[0].topic, "u") &&
+		  fr.forgotten_topics_data[0].partitions[0] == 4 &&
+		  kafka_bytes_equal(fr.rack_id, "r1") && fr.cluster_id.len == -1,
+		  "Fetch v11's fields");
+	decode_bytes(&r, BYTES(v13));
+	CHECK(kafka_decode(&r, &kafka_fetch_request, 13, &fr) && r.pos == r.len &&
+		  fr.ntopics == 1 && fr.topics[0].topic.len == 0 &&
+		  fr.topics[0].topic_id.data[1] == 1 &&
+		  fr.topics[0].topic_id.data[15] == 15 &&
+		  fr.topics[0].npartitions == 1 &&
+		  fr.topics[0].partitions[0].fetch_offset == 7 &&
+		  fr.topics[0].partitions[0].partition_max_bytes == 1048576 &&
+		  fr.nforgotten_topics_data == 0 && fr.rack_id.len == 0 &&
+		  kafka_bytes_equal(fr.cluster_id, "c") && fr.replica_id == -1,
+		  "Fetch v13 (flexible, a topic by id, a tagged cluster id) decodes");
+
+	/* what a Fetch may allocate: the reader's alloc_left */
+	decode_bytes(&r, BYTES(v11));
+	r.alloc_left = sizeof(KafkaFetchTopic) + sizeof(KafkaFetchPartition) +
+		sizeof(KafkaForgottenTopic);
+	CHECK(!kafka_decode(&r, &kafka_fetch_request, 11, &fr) && r.over_budget &&
+		  fr.nforgotten_topics_data == 1 &&
+		  fr.forgotten_topics_data[0].npartitions == 0 &&
+		  fr.forgotten_topics_data[0].partitions == NULL,
+		  "a Fetch whose forgotten topics' partitions do not fit: the count is 0");
+	/* how many elements: topics, partitions and forgotten ones all count */
+	decode_bytes(&r, BYTES(v11));
+	r.elements_left = 3;
+	CHECK(!kafka_decode(&r, &kafka_fetch_request, 11, &fr) && r.too_many,
+		  "a Fetch's topics, partitions and forgotten topics all count");
+	decode_bytes(&r, BYTES(v11));
+	r.elements_left = 4;
+	CHECK(kafka_decode(&r, &kafka_fetch_request, 11, &fr),
+		  "and four are enough");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1024,6 +1119,7 @@ main(int argc, char **argv)
 	check_metadata_response();
 	check_other_messages();
 	check_produce();
+	check_fetch();
 	check_hostile();
 	check_every_type();
 	return unit_check_summary("schema_test");

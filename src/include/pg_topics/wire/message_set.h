@@ -49,4 +49,15 @@
 extern int	kafka_message_set_decode(const char *data, int len,
 									 Size max_decoded, KafkaBatches *out);
 
+/*
+ * Writing messages for a Fetch of v0-3, converted from records: a message
+ * of magic 0 (no timestamp) or 1 (the record's timestamp, said to be
+ * log-append time), uncompressed, at its offset.  Headers have no place
+ * in these formats and are dropped, as Kafka's down-conversion drops them.
+ */
+extern Size kafka_message_size(int magic, KafkaBytes key, KafkaBytes value);
+extern void kafka_message_append(StringInfo buf, int magic, int64 offset,
+								 int64 timestamp, KafkaBytes key,
+								 KafkaBytes value);
+
 #endif							/* TOPIC_WIRE_MESSAGE_SET_H */

@@ -84,6 +84,7 @@
 #define KAFKA_MEMBER_ID_REQUIRED			79
 #define KAFKA_GROUP_MAX_SIZE_REACHED		81
 #define KAFKA_INVALID_RECORD				87
+#define KAFKA_UNKNOWN_TOPIC_ID				100
 
 /* ListOffsets' special timestamps */
 #define KAFKA_LATEST_TIMESTAMP		(-1)

@@ -37,7 +37,6 @@
  * (kafka/request.c).  Only ApiVersions v3 is flexible: no other range
  * reaches the first flexible version of its API.
  */
-#define KAFKA_FETCH_VERSIONS			4, 11
 #define KAFKA_LIST_OFFSETS_VERSIONS		1, 2
 #define KAFKA_METADATA_VERSIONS			0, 4
 #define KAFKA_OFFSET_COMMIT_VERSIONS	2, 7
@@ -63,10 +62,6 @@
  * One partition of a topic of a request.  Which fields an API fills (the
  * others stay 0, or -1 for leader_epoch, as Kafka's defaults):
  *
- *	Fetch			partition, leader_epoch (current_leader_epoch, v9+),
- *					offset (fetch_offset), log_start_offset (a follower's,
- *					v5+), max_bytes (partition_max_bytes)
- *	Fetch's forgotten topics (v7+)	partition
  *	ListOffsets		partition, timestamp (the time asked for, or
  *					KAFKA_LATEST_TIMESTAMP / KAFKA_EARLIEST_TIMESTAMP)
  *	OffsetCommit	partition, offset (committed_offset), leader_epoch
@@ -92,23 +87,6 @@ typedef struct KafkaTopicRequest
 	int32		npartitions;
 	KafkaPartitionRequest *partitions;
 } KafkaTopicRequest;
-
-/* Fetch v4-11 */
-typedef struct KafkaFetchRequest
-{
-	int32		replica_id;		/* -1 for a consumer */
-	int32		max_wait_ms;
-	int32		min_bytes;
-	int32		max_bytes;		/* v3+ */
-	int8		isolation_level;	/* v4+: KAFKA_READ_* */
-	int32		session_id;		/* v7+: incremental fetch sessions */
-	int32		session_epoch;	/* v7+ */
-	int32		ntopics;
-	KafkaTopicRequest *topics;
-	int32		nforgotten;		/* v7+: a session's partitions to drop */
-	KafkaTopicRequest *forgotten;
-	KafkaBytes	rack_id;		/* v11+ */
-} KafkaFetchRequest;
 
 /* ListOffsets v1-2 */
 typedef struct KafkaListOffsetsRequest
@@ -309,8 +287,6 @@ typedef struct KafkaRequestHeader
 } KafkaRequestHeader;
 
 extern bool kafka_parse_request_header(KafkaReader *r, KafkaRequestHeader *out);
-extern bool kafka_parse_fetch_request(KafkaReader *r, int16 version,
-									  KafkaFetchRequest *out);
 extern bool kafka_parse_list_offsets_request(KafkaReader *r, int16 version,
 											 KafkaListOffsetsRequest *out);
 extern bool kafka_parse_metadata_request(KafkaReader *r, int16 version,
