@@ -248,6 +248,23 @@ def kp_produce(bootstrap, api_version, topic, count):
     return out
 
 
+def kp_consume(bootstrap, api_version, topic):
+    """kafka-python 2.0.2 told the broker is api_version (0.10: Fetch v2, of
+    magic 1 messages) reading partition 0 from offset 0 (seek, not
+    seek_to_beginning: ListOffsets v0 is not served): [offset, value] of
+    each record"""
+    from kafka import KafkaConsumer, TopicPartition
+    version = tuple(int(x) for x in api_version.split('.'))
+    c = KafkaConsumer(bootstrap_servers=bootstrap, api_version=version,
+                      enable_auto_commit=False, consumer_timeout_ms=5000)
+    tp = TopicPartition(topic, 0)
+    c.assign([tp])
+    c.seek(tp, 0)
+    out = [[m.offset, m.value.decode()] for m in c]
+    c.close()
+    return out
+
+
 def pipelined(bootstrap, version, topic, tag, bad='0'):
     """Three Produce requests of version sent back to back (one
     transaction), then their answers: [error, base offset] each; if bad,
@@ -358,7 +375,7 @@ def fetch(bootstrap, version, topic, offset, max_bytes='1048576'):
     return out
 
 
-COMMANDS = {f.__name__: f for f in (produce, kp_produce, pipelined, fetch)}
+COMMANDS = {f.__name__: f for f in (produce, kp_produce, kp_consume, pipelined, fetch)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -3,8 +3,10 @@
 # v0-2 stored as the records of any other producer, checked by the same
 # rules (CRC, valid JSON for a jsonb topic); the flexible encoding of v9+;
 # kafka-python 2.0.2 told the broker is 0.9 or 0.10 (Produce v1 of magic
-# 0, Produce v2 of magic 1) as a real old client; Produce requests of the
-# flexible versions sent back to back, served in one transaction.
+# 0, Produce v2 of magic 1) as a real old client, which reads them back
+# with Fetch v2; Produce requests of the flexible versions sent back to
+# back, served in one transaction; Fetch at every version (the old formats
+# for v0-3, without headers; flexible versions; topic ids).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -183,6 +185,9 @@ is($node->safe_psql('postgres', q{
 SELECT count(*) FROM kp
 WHERE convert_from(key, 'UTF8') = 'kp-' || split_part(convert_from(value, 'UTF8'), ' ', 3)}),
 	'20', 'each record with its key');
+my $read = fmt('kp_consume', '0.10', 'kp');
+is(scalar(@$read), 20, 'kafka-python with api_version 0.10 reads them all back (Fetch v2, magic 1)');
+is($read->[5][1], '0.9 gzip 0', 'in the order stored');
 
 $node->stop;
 done_testing();
