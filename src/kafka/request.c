@@ -4,17 +4,17 @@
  *	  Serving one Kafka request: its header, the version ranges pg_topics
  *	  offers, the handler, the response frame.
  *
- * The versions offered of the APIs still parsed by wire/requests.c are
- * chosen so that none needs Kafka's flexible encoding except ApiVersions
- * v3, which librdkafka sends first on every connection; and so that
- * clients pick RecordBatch v2 when fetching (Fetch from v4) and
- * kafka-python infers a broker new enough to use it (docs/architecture.md,
- * Kafka protocol).  The minimum versions
- * matter as much as the maximums: librdkafka switches a feature on only if
- * the versions it needs overlap ours (librdkafka compresses with gzip,
- * snappy or lz4 only for a broker whose Produce versions reach down to 0).
- * Produce is served at every version Kafka 3.9 serves (v0-11, flexible
- * from 9; v0-2 carry the old message formats: produce.c).
+ * Produce and Fetch are served at every version Kafka 3.9 serves (Produce
+ * v0-11, flexible from 9; Fetch v0-17, flexible from 12; their v0-2 and
+ * v0-3 carry the old message formats: produce.c, fetch.c).  The versions
+ * offered of the APIs still parsed by wire/requests.c are chosen so that
+ * none needs Kafka's flexible encoding except ApiVersions v3, which
+ * librdkafka sends first on every connection, and so that kafka-python
+ * infers a broker new enough to use RecordBatch v2 (docs/architecture.md,
+ * Kafka protocol).  The minimum versions matter as much as the maximums:
+ * librdkafka switches a feature on only if the versions it needs overlap
+ * ours (it compresses with gzip, snappy or lz4 only for a broker whose
+ * Produce versions reach down to 0).
  *
  * A request of an unknown API or an unsupported version closes the
  * connection, as Kafka does, except ApiVersions, which is answered in its
