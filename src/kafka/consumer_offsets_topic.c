@@ -70,6 +70,7 @@
 #include "pg_topics/read/read.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/wire/codec.h"
+#include "pg_topics/wire/message_set.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/record_batch.h"
 
@@ -297,42 +298,45 @@ convert_record(HTAB *names, LogRecord *r, StringInfo key, StringInfo value,
 	return true;
 }
 
-/* Overwrite the int64 written at out->data + at */
-static void
-patch_int64(StringInfo out, int at, int64 v)
+/*
+ * Where __consumer_offsets' one partition starts and how far it can be
+ * read: false, and those bounds, if fetch_offset is outside them.  A
+ * parked request is woken by the log's commits.
+ */
+bool
+kafka_offsets_topic_check_offset(KafkaRequest *req, int64 fetch_offset,
+								 int64 *log_start, int64 *last_stable)
 {
-	uint64		n = pg_hton64((uint64) v);
+	Oid			logid = topic_offsets_log_relid();
+	Relation	log = table_open(logid, AccessShareLock);
+	TopicLogEnd end;
+	TopicPartitionBounds bounds;
+	bool		in_range;
 
-	memcpy(out->data + at, &n, 8);
-}
-
-/* A partition's Fetch entry without records (Fetch v4-11) */
-static void
-write_empty_entry(StringInfo out, int16 api_version, int32 partition,
-				  int16 error, int64 hw, int64 lso, int64 log_start)
-{
-	kafka_write_int32(out, partition);
-	kafka_write_int16(out, error);
-	kafka_write_int64(out, hw);
-	kafka_write_int64(out, lso);
-	if (api_version >= 5)
-		kafka_write_int64(out, log_start);
-	kafka_write_array_len(out, 0);	/* aborted_transactions */
-	if (api_version >= 11)
-		kafka_write_int32(out, -1); /* preferred_read_replica */
-	kafka_write_bytes(out, NULL, 0);
+	kafka_watch_partition(req->watch, logid);
+	topic_log_end(log, &end);
+	in_range = fetch_offset >= end.log_start_offset &&
+		fetch_offset <= end.next_offset;
+	topic_partition_bounds(log, logid, &bounds);
+	*log_start = in_range ? end.log_start_offset : bounds.log_start;
+	*last_stable = bounds.last_stable;
+	table_close(log, AccessShareLock);
+	return in_range;
 }
 
 /*
- * Fetch partition 0 from fetch_offset into its response entry, within
- * budget bytes (unless min_one: its first record whatever its size);
- * returns the bytes of records added.  As fetch.c's fetch_partition, with
- * the records converted.
+ * Append __consumer_offsets' records from fetch_offset to out, as one
+ * record batch (magic 2) or as messages of magic 0 or 1 (Fetch v0-3),
+ * within budget bytes (unless min_one: its first record whatever its
+ * size), as fetch.c reads a topic's partition, with the records converted;
+ * *last_stable is the offset the consumer may read up to.  An offset
+ * outside the log (compacted since kafka_offsets_topic_check_offset)
+ * appends nothing.
  */
-static Size
-fetch_log(KafkaRequest *req, int64 fetch_offset, Size budget, bool min_one)
+void
+kafka_offsets_topic_read(StringInfo out, int magic, int64 fetch_offset,
+						 Size budget, bool min_one, int64 *last_stable)
 {
-	StringInfo	out = req->response;
 	Oid			logid = topic_offsets_log_relid();
 	Relation	log;
 	TopicLogEnd end;
@@ -349,35 +353,19 @@ fetch_log(KafkaRequest *req, int64 fetch_offset, Size budget, bool min_one)
 	int64		stopped_at = -1;
 	int64		last;
 	Size		used = 0;
-	int			bounds_at;
-	int			records_at;
-	int64		lso;
+	int			records_at = out->len;
+	Size		smallest = magic == 2 ? KAFKA_BATCH_HEADER_SIZE :
+		KAFKA_MESSAGE_LOG_OVERHEAD + KAFKA_MESSAGE_V0_OVERHEAD;
 
 	log = table_open(logid, AccessShareLock);
-	kafka_watch_partition(req->watch, logid);
 	topic_log_end(log, &end);
 	if (fetch_offset < end.log_start_offset || fetch_offset > end.next_offset)
 	{
 		topic_partition_bounds(log, logid, &bounds);
-		write_empty_entry(out, req->api_version, 0, KAFKA_OFFSET_OUT_OF_RANGE,
-						  bounds.last_stable, bounds.last_stable,
-						  bounds.log_start);
+		*last_stable = bounds.last_stable;
 		table_close(log, AccessShareLock);
-		return 0;
+		return;
 	}
-
-	kafka_write_int32(out, 0);
-	kafka_write_int16(out, KAFKA_NONE);
-	bounds_at = out->len;
-	kafka_write_int64(out, 0);	/* high watermark, patched */
-	kafka_write_int64(out, 0);	/* last stable offset, patched */
-	if (req->api_version >= 5)
-		kafka_write_int64(out, end.log_start_offset);
-	kafka_write_array_len(out, 0);
-	if (req->api_version >= 11)
-		kafka_write_int32(out, -1);
-	records_at = out->len;
-	kafka_write_int32(out, 0);	/* records' size, patched */
 
 	/* collect, then convert: resolving topics must not hold a page locked */
 	memset(&c, 0, sizeof(c));
@@ -387,7 +375,7 @@ fetch_log(KafkaRequest *req, int64 fetch_offset, Size budget, bool min_one)
 	read.sink = collect_sink;
 	read.sink_arg = &c;
 	read.max_records = MAX_COLLECTED;
-	if (min_one || budget >= KAFKA_BATCH_HEADER_SIZE)
+	if (min_one || budget >= smallest)
 		topic_read_partition(log, 0, fetch_offset, &end, &read);
 	else
 		read.position = fetch_offset;
@@ -412,86 +400,68 @@ fetch_log(KafkaRequest *req, int64 fetch_offset, Size budget, bool min_one)
 
 		if (!convert_record(names, r, &key, &value, &kb, &vb))
 			continue;
-		if (!started)
+		if (magic < 2)
+			size = kafka_message_size(magic, kb, vb);
+		else
 		{
-			kafka_batch_begin(&writer, out, fetch_offset, ts);
-			started = true;
-			used = KAFKA_BATCH_HEADER_SIZE;
+			if (!started)
+			{
+				kafka_batch_begin(&writer, out, fetch_offset, ts);
+				started = true;
+				used = KAFKA_BATCH_HEADER_SIZE;
+			}
+			size = kafka_batch_record_size(&writer, r->offset, ts, kb, vb,
+										   NULL, 0);
 		}
-		size = kafka_batch_record_size(&writer, r->offset, ts, kb, vb, NULL, 0);
+		/* past the budget: not this one, unless it is the answer's first */
 		if ((writer.nrecords > 0 || !min_one) && used + size > budget)
 		{
 			full = true;
 			stopped_at = r->offset;
 			break;
 		}
-		kafka_batch_add(&writer, r->offset, ts, kb, vb, NULL, 0);
+		if (magic < 2)
+		{
+			kafka_message_append(out, magic, r->offset, ts, kb, vb);
+			writer.nrecords++;
+		}
+		else
+			kafka_batch_add(&writer, r->offset, ts, kb, vb, NULL, 0);
 		used += size;
 	}
 	hash_destroy(names);
 
-	/* where the consumer goes on: before a record that did not fit, or
-	 * where the reader stopped (past records not shown and gaps) */
+	/*
+	 * where the consumer goes on: before a record that did not fit, or
+	 * where the reader stopped (past records not shown and gaps); the old
+	 * formats cannot step over offsets
+	 */
 	last = (full ? stopped_at : read.position) - 1;
-	if (started && writer.nrecords > 0)
+	if (magic < 2)
+	{
+		/* the messages are written */
+	}
+	else if (started && writer.nrecords > 0)
 	{
 		writer.last_offset = Max(writer.last_offset, last);
 		kafka_batch_finish(&writer);
 	}
 	else
 	{
-		out->len = records_at + 4;
+		out->len = records_at;
 		if (last >= fetch_offset &&
 			(min_one || budget >= KAFKA_BATCH_HEADER_SIZE))
 			kafka_write_gap_batch(out, fetch_offset, last,
 								  kafka_timestamp_ms(end.max_timestamp));
 	}
-	kafka_patch_int32(out, records_at, out->len - records_at - 4);
 
 	/*
-	 * The log is read committed whatever the isolation asked: the high
-	 * watermark answered is its last stable offset (what can be read)
+	 * The log is read committed whatever the isolation asked: its last
+	 * stable offset is its high watermark too (what can be read)
 	 */
 	topic_partition_bounds(log, logid, &bounds);
-	lso = Max(bounds.last_stable, last + 1);
-	patch_int64(out, bounds_at, lso);
-	patch_int64(out, bounds_at + 8, lso);
+	*last_stable = Max(bounds.last_stable, last + 1);
 	table_close(log, AccessShareLock);
-	return started && writer.nrecords > 0 ? out->len - records_at - 4 : 0;
-}
-
-/*
- * Fetch's entry for __consumer_offsets (its name and partitions, as
- * kafka_fetch writes each topic's): total is what the answer holds so far,
- * max_bytes what it may; returns the bytes of records added
- */
-Size
-kafka_offsets_topic_fetch(KafkaRequest *req, const KafkaTopicRequest *tr,
-						  Size total, Size max_bytes)
-{
-	StringInfo	out = req->response;
-	Size		added = 0;
-
-	kafka_write_string_len(out, tr->name.data, tr->name.len);
-	kafka_write_array_len(out, tr->npartitions);
-	for (int32 p = 0; p < tr->npartitions; p++)
-	{
-		KafkaPartitionRequest *part = &tr->partitions[p];
-		Size		budget;
-		Size		n;
-
-		if (part->partition != 0)
-		{
-			write_empty_entry(out, req->api_version, part->partition,
-							  KAFKA_UNKNOWN_TOPIC_OR_PARTITION, -1, -1, -1);
-			continue;
-		}
-		budget = Min((Size) Max(part->max_bytes, 0),
-					 total + added >= max_bytes ? 0 : max_bytes - total - added);
-		n = fetch_log(req, part->offset, budget, total + added == 0);
-		added += n;
-	}
-	return added;
 }
 
 /* ListOffsets' entry for __consumer_offsets (ListOffsets v1-2) */

@@ -85,6 +85,7 @@
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/listener.h"
 #include "pg_topics/kafka/log_limit.h"
+#include "pg_topics/kafka/produce_group.h"
 #include "pg_topics/kafka/request.h"
 #include "pg_topics/kafka/role_slots.h"
 #include "pg_topics/kafka/sasl.h"
@@ -105,9 +106,6 @@ PGDLLEXPORT void topic_kafka_main(Datum main_arg);
 #define REQUESTS_PER_TURN		8
 /* or, for requests that take long, this much time (ms) */
 #define TURN_MS					50
-/* Produce requests of a connection served together take up to this */
-#define GROUP_BYTES				(1024 * 1024)
-#define GROUP_PARTITIONS		32
 /* how often each listener runs the group coordinator's timeouts */
 #define GROUP_TICK_MS			100
 #define MAX_EVENTS				256
@@ -683,57 +681,6 @@ consume_input(KafkaConn *conn, int used)
 }
 
 /*
- * The complete Produce requests after the first frame (at conn->in.data +
- * 4, of first_len bytes) that may share its transaction: with the same
- * acks, up to KAFKA_MAX_GROUPED frames, GROUP_BYTES bytes and
- * GROUP_PARTITIONS partitions in all (each partition's write is a
- * subtransaction, and a transaction with more than 64 subtransactions
- * makes every snapshot of the server slower while it runs).  Returns how
- * many frames there are in frames, and *used their bytes.
- */
-static int
-group_frames(KafkaConn *conn, int32 first_len, KafkaFrame *frames, int *used)
-{
-	int			n = 1;
-	int			pos = 4 + first_len;
-	int			acks;
-	int			partitions;
-
-	frames[0].data = conn->in.data + 4;
-	frames[0].len = first_len;
-	*used = pos;
-	/* alone (the usual case for requests of any size): nothing to look at */
-	if (conn->parked || pos + 4 > conn->in.len)
-		return 1;
-	acks = kafka_frame_produce_acks(conn, frames[0].data, frames[0].len,
-									&partitions);
-	if (acks == KAFKA_NOT_GROUPED)
-		return 1;
-	while (n < KAFKA_MAX_GROUPED && pos + 4 <= conn->in.len)
-	{
-		uint32		len;
-		int			more;
-
-		memcpy(&len, conn->in.data + pos, 4);
-		len = pg_ntoh32(len);
-		if (len > (uint32) pg_topics_kafka_max_request_bytes ||
-			pos + 4 + (int64) len > conn->in.len ||
-			pos + 4 + (int64) len > GROUP_BYTES ||
-			kafka_frame_produce_acks(conn, conn->in.data + pos + 4,
-									 (int) len, &more) != acks ||
-			partitions + more > GROUP_PARTITIONS)
-			break;
-		frames[n].data = conn->in.data + pos + 4;
-		frames[n].len = (int) len;
-		partitions += more;
-		n++;
-		pos += 4 + (int) len;
-	}
-	*used = pos;
-	return n;
-}
-
-/*
  * Serve conn's complete requests (a few, or for TURN_MS, then the others
  * get a turn); false if the connection must close
  */
@@ -770,7 +717,7 @@ serve_requests(KafkaConn *conn, bool last_try)
 		if (!conn->parked)
 			conn->parked_since = GetCurrentTimestamp();
 		start = conn->out.len;
-		nframes = group_frames(conn, frame_len, frames, &used);
+		nframes = kafka_group_frames(conn, frame_len, frames, &used);
 		outcome = kafka_serve_frames(conn, frames, nframes, last_try,
 									 conn->parked_since, &deadline,
 									 &hold_lsn, &hold_mode);

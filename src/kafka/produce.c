@@ -1,7 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * produce.c
- *	  Produce (v3-7): record batches from a Kafka producer into topics.
+ *	  Produce (v0-11): records from a Kafka producer into topics.
+ *
+ * v3 and later carry record batches (magic 2); v0-2 carry MessageSets of
+ * magic 0 or 1 (wire/message_set.c), converted to the same records
+ * (without headers, which those formats lack) and checked by the same
+ * rules, so an old client's records are stored as a new one's.
  *
  * A request's partitions go in one transaction, each in a subtransaction
  * of its own, so that one partition's error (a record that is not valid
@@ -56,6 +61,8 @@
 #include "pg_topics/kafka/record_map.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/shared/kafka_producers.h"
+#include "pg_topics/wire/message_set.h"
+#include "pg_topics/wire/msg_produce.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/record_batch.h"
 #include "pg_topics/wire/requests.h"
@@ -242,21 +249,6 @@ write_partition(void *arg)
 	table_close(router, NoLock);
 }
 
-/* Write the response entry of one partition */
-static void
-write_partition_response(KafkaRequest *req, int32 partition, int16 error,
-						 const PartitionProduce *pp)
-{
-	StringInfo	out = req->response;
-
-	kafka_write_int32(out, partition);
-	kafka_write_int16(out, error);
-	kafka_write_int64(out, error == KAFKA_NONE ? pp->base_offset : -1);
-	kafka_write_int64(out, error == KAFKA_NONE ? pp->log_append_time : -1);
-	if (req->api_version >= 5)
-		kafka_write_int64(out, error == KAFKA_NONE ? pp->log_start_offset : -1);
-}
-
 /* Decode, check and write one partition of the request; its error code */
 static int16
 produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
@@ -279,17 +271,29 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 	 * what the listener's memory has left, else a retriable error
 	 */
 	room = kafka_budget_room();
-	error = kafka_batches_decode(records.data, records.len,
-								 Min((Size) pg_topics_kafka_max_request_bytes,
-									 room),
-								 &pp->batches);
+	if (req->api_version < KAFKA_PRODUCE_FIRST_BATCH_VERSION &&
+		(records.len <= KAFKA_BATCH_MAGIC_AT ||
+		 records.data[KAFKA_BATCH_MAGIC_AT] != 2))
+		error = kafka_message_set_decode(records.data, records.len,
+										 Min((Size) pg_topics_kafka_max_request_bytes,
+											 room),
+										 &pp->batches);
+	else
+		error = kafka_batches_decode(records.data, records.len,
+									 Min((Size) pg_topics_kafka_max_request_bytes,
+										 room),
+									 &pp->batches);
 	if (error == KAFKA_MESSAGE_TOO_LARGE &&
 		room < (Size) pg_topics_kafka_max_request_bytes)
 		return KAFKA_REQUEST_TIMED_OUT;
 	if (error != KAFKA_NONE)
 		return error;
-	/* one batch per partition, as Kafka takes since Produce v3 */
-	if (pp->batches.nbatches != 1)
+	/*
+	 * one batch per partition, as Kafka takes since Produce v3 (a message
+	 * set's wrappers are batches of their own)
+	 */
+	if (pp->batches.nbatches != 1 &&
+		req->api_version >= KAFKA_PRODUCE_FIRST_BATCH_VERSION)
 		return KAFKA_INVALID_RECORD;
 	for (int b = 0; b < pp->batches.nbatches; b++)
 		if (pp->batches.batches[b].attributes & KAFKA_ATTR_TRANSACTIONAL)
@@ -377,15 +381,18 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 	return kafka_run_guarded(write_partition, pp, NULL);
 }
 
-/* Produce v3-7 */
+/* Produce v0-11 */
 KafkaOutcome
 kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 {
-	StringInfo	out = req->response;
 	KafkaProduceRequest pr;
+	KafkaProduceResponse resp = {0};
 	MemoryContext partition_context;
 
-	if (!kafka_parse_produce_request(&req->body, req->api_version, &pr))
+	if (!kafka_decode(&req->body, &kafka_produce_request, req->api_version, &pr))
+		return KAFKA_CLOSE;
+	/* as Kafka: any other acks fails the request (INVALID_REQUIRED_ACKS) */
+	if (pr.acks != 0 && pr.acks != 1 && pr.acks != -1)
 		return KAFKA_CLOSE;
 	if (pr.acks == 1)
 		(void) set_config_option("synchronous_commit", "local", PGC_USERSET,
@@ -399,10 +406,13 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 	partition_context = AllocSetContextCreate(CurrentMemoryContext,
 											  "Kafka produce partition",
 											  ALLOCSET_DEFAULT_SIZES);
-	kafka_write_array_len(out, pr.ntopics);
-	for (int32 t = 0; t < pr.ntopics; t++)
+	resp.nresponses = pr.ntopic_data;
+	resp.responses = palloc0(sizeof(KafkaTopicProduceResponse) *
+							 Max(pr.ntopic_data, 1));
+	for (int32 t = 0; t < pr.ntopic_data; t++)
 	{
-		KafkaTopicRequest *tr = &pr.topics[t];
+		KafkaTopicProduceData *td = &pr.topic_data[t];
+		KafkaTopicProduceResponse *tr = &resp.responses[t];
 		int16		topic_error = KAFKA_NONE;
 		Relation	topic = NULL;
 
@@ -411,32 +421,44 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 		else if (kafka_writes_refused())
 			topic_error = KAFKA_NOT_LEADER_OR_FOLLOWER;
 		else
-			topic = kafka_open_topic(tr->name, RowExclusiveLock, ACL_INSERT,
+			topic = kafka_open_topic(td->name, RowExclusiveLock, ACL_INSERT,
 									 &topic_error);
-		kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
-		kafka_write_array_len(out, tr->npartitions);
-		for (int32 p = 0; p < tr->npartitions; p++)
+		tr->name = td->name;
+		tr->npartition_responses = td->npartition_data;
+		tr->partition_responses =
+			palloc0(sizeof(KafkaPartitionProduceResponse) *
+					Max(td->npartition_data, 1));
+		for (int32 p = 0; p < td->npartition_data; p++)
 		{
-			KafkaPartitionRequest *part = &tr->partitions[p];
+			KafkaPartitionProduceData *part = &td->partition_data[p];
+			KafkaPartitionProduceResponse *pres = &tr->partition_responses[p];
 			PartitionProduce pp;
 			int16		error;
-
 			MemoryContext oldcontext;
 
 			memset(&pp, 0, sizeof(pp));
 			oldcontext = MemoryContextSwitchTo(partition_context);
-			error = produce_partition(req, topic, topic_error, part->partition,
-									  part->data, &pp);
+			error = produce_partition(req, topic, topic_error, part->index,
+									  part->records.bytes, &pp);
 			MemoryContextSwitchTo(oldcontext);
-			write_partition_response(req, part->partition, error, &pp);
+			pres->index = part->index;
+			pres->error_code = error;
+			pres->base_offset = error == KAFKA_NONE ? pp.base_offset : -1;
+			pres->log_append_time_ms = error == KAFKA_NONE ? pp.log_append_time : -1;
+			pres->log_start_offset = error == KAFKA_NONE ? pp.log_start_offset : -1;
+			pres->error_message.len = -1;
+			pres->current_leader.leader_id = -1;
+			pres->current_leader.leader_epoch = -1;
 			MemoryContextReset(partition_context);
 		}
 		if (topic != NULL)
 			relation_close(topic, NoLock);
 	}
 	MemoryContextDelete(partition_context);
-	kafka_write_int32(out, 0);	/* throttle_time_ms */
-	return pr.acks == 0 ? KAFKA_NO_ANSWER : KAFKA_ANSWER;
+	if (pr.acks == 0)
+		return KAFKA_NO_ANSWER;
+	kafka_encode(req->response, &kafka_produce_response, req->api_version, &resp);
+	return KAFKA_ANSWER;
 }
 
 /*

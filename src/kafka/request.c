@@ -4,23 +4,21 @@
  *	  Serving one Kafka request: its header, the version ranges pg_topics
  *	  offers, the handler, the response frame.
  *
- * The APIs described for the schema codec (wire/messages.h: ApiVersions,
- * Metadata, FindCoordinator) are offered at every version Apache Kafka 3.9
- * serves, flexible ones included, their versions taken from their message
- * descriptions.  The others, still parsed by wire/requests.c, are offered
- * at versions chosen so that none needs Kafka's flexible encoding, and so
- * that clients pick RecordBatch v2 both ways (Produce from v3, Fetch from
- * v4) and kafka-python infers a broker new enough to use them
- * (docs/architecture.md, Kafka protocol).  The minimum versions
- * matter as much as the maximums: librdkafka switches a feature on only if
- * the versions it needs overlap ours (which is why Produce is listed from
- * v0, kafka_produce_legacy).
+ * Every API is offered at every version Apache Kafka 3.9 serves, flexible
+ * ones included, its versions taken from its message description for the
+ * schema codec (wire/messages.h), except those still parsed by
+ * wire/requests.c, offered at versions chosen so that none needs Kafka's
+ * flexible encoding and kafka-python infers a broker new enough to use
+ * RecordBatch v2 (docs/architecture.md, Kafka protocol).  Produce's v0-2
+ * and Fetch's v0-3 carry the old message formats (produce.c, fetch.c).
+ * The minimum versions matter as much as the maximums: librdkafka
+ * compresses with gzip, snappy or lz4 only for a broker whose Produce
+ * versions reach down to 0.
  *
  * A request of an unknown API or an unsupported version closes the
  * connection, as Kafka does, except ApiVersions, which is answered in its
  * version-0 form with UNSUPPORTED_VERSION and the versions offered, so
- * that the client can retry with one of them, and Produce v0-2, which
- * ApiVersions offers without serving them (kafka_produce_legacy).  Every
+ * that the client can retry with one of them.  Every
  * connection closed for a protocol reason (that, a malformed request, a
  * request before authentication, one that needs more memory than the
  * listener has left or names too many elements) leaves a line in the
@@ -32,10 +30,10 @@
  * connection's role, and its answer goes out once the commit is as safe as
  * the server's synchronous_commit asks (session.c, listener.c).  The
  * transaction is its own, except for Produce requests a connection sent
- * back to back, which share one (kafka_serve_frames).  An error that a
- * handler does not turn into a Kafka error code ends the transaction and
- * closes the connection (the client reconnects and retries); the listener
- * goes on.
+ * back to back, which share one (kafka_serve_frames; produce_group.c
+ * groups them).  An error that a handler does not turn into a Kafka error
+ * code ends the transaction and closes the connection (the client
+ * reconnects and retries); the listener goes on.
  *
  *-------------------------------------------------------------------------
  */
@@ -54,11 +52,12 @@
 #include "pg_topics/wire/codec.h"
 #include "pg_topics/wire/messages.h"
 #include "pg_topics/wire/msg_api_versions.h"
+#include "pg_topics/wire/msg_fetch.h"
+#include "pg_topics/wire/msg_produce.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 
 static KafkaOutcome kafka_api_versions(KafkaRequest *req, TimestampTz *deadline);
-static KafkaOutcome kafka_produce_legacy(KafkaRequest *req, TimestampTz *deadline);
 
 /*
  * One API pg_topics serves.  An API described for the schema codec has
@@ -85,8 +84,8 @@ typedef struct KafkaApi
  * or the messages describe (wire/messages.h)
  */
 static const KafkaApi kafka_apis[] = {
-	{KAFKA_API_PRODUCE, KAFKA_PRODUCE_VERSIONS, -1, false, true, kafka_produce, "Produce"},
-	{KAFKA_API_FETCH, KAFKA_FETCH_VERSIONS, -1, false, true, kafka_fetch, "Fetch"},
+	{KAFKA_API_PRODUCE, SCHEMA_VERSIONS, false, true, kafka_produce, "Produce"},
+	{KAFKA_API_FETCH, SCHEMA_VERSIONS, false, true, kafka_fetch, "Fetch"},
 	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS, -1, false, true, kafka_list_offsets, "ListOffsets"},
 	{KAFKA_API_METADATA, SCHEMA_VERSIONS, false, true, kafka_metadata, "Metadata"},
 	{KAFKA_API_OFFSET_COMMIT, SCHEMA_VERSIONS, false, true, kafka_offset_commit, "OffsetCommit"},
@@ -108,12 +107,6 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_OFFSET_DELETE, SCHEMA_VERSIONS, false, true, kafka_offset_delete, "OffsetDelete"},
 };
 
-/* Produce v0-2, offered by ApiVersions and refused (kafka_produce_legacy) */
-static const KafkaApi legacy_produce_api = {
-	KAFKA_API_PRODUCE, KAFKA_LEGACY_PRODUCE_VERSIONS, -1, false, false,
-	kafka_produce_legacy, "Produce"
-};
-
 static MemoryContext request_context = NULL;
 
 /* The versions api offers, and its first flexible one (-1: none) */
@@ -122,8 +115,6 @@ api_min_version(const KafkaApi *api)
 {
 	const KafkaMessage *m = kafka_request_message(api->key);
 
-	if (api->key == KAFKA_API_PRODUCE)
-		return legacy_produce_api.min_version;
 	return m ? m->min_version : api->min_version;
 }
 
@@ -229,55 +220,6 @@ api_versions_unsupported(StringInfo out)
 	write_api_versions(out, 0, KAFKA_UNSUPPORTED_VERSION);
 }
 
-/*
- * Produce v0-2.  ApiVersions offers Produce from version 0, as Apache
- * Kafka 4.0 does (KAFKA-18659): librdkafka compresses with gzip, snappy or
- * lz4 only for a broker whose Produce versions reach down to 0, and sends
- * uncompressed batches to any other.  The old message formats these
- * versions carry are not served: every partition is answered
- * UNSUPPORTED_VERSION in the request's own version, and nothing is
- * stored.  A request with acks=0 has no answer to carry the error: its
- * connection closes, as Kafka closes one whose acks=0 request failed.
- */
-static KafkaOutcome
-kafka_produce_legacy(KafkaRequest *req, TimestampTz *deadline)
-{
-	StringInfo	out = req->response;
-	KafkaProduceRequest pr;
-
-	if (!kafka_parse_legacy_produce_request(&req->body, req->api_version, &pr))
-		return KAFKA_CLOSE;
-	if (pr.acks == 0)
-	{
-		/* no answer can say so: the connection closes, the log says why */
-		kafka_protocol_close(req->conn, ERRCODE_FEATURE_NOT_SUPPORTED,
-							 "Produce versions 0 to 2 are answered UNSUPPORTED_VERSION, which a request with acks=0 does not wait for.",
-							 "%s with acks=0 is not served",
-							 kafka_api_label(req->api_key, req->api_version));
-		req->conn->closing = true;
-		return KAFKA_CLOSE;
-	}
-	kafka_write_array_len(out, pr.ntopics);
-	for (int32 t = 0; t < pr.ntopics; t++)
-	{
-		KafkaTopicRequest *tr = &pr.topics[t];
-
-		kafka_write_string_len(out, tr->name.data, Max(tr->name.len, 0));
-		kafka_write_array_len(out, tr->npartitions);
-		for (int32 p = 0; p < tr->npartitions; p++)
-		{
-			kafka_write_int32(out, tr->partitions[p].partition);
-			kafka_write_int16(out, KAFKA_UNSUPPORTED_VERSION);
-			kafka_write_int64(out, -1);	/* base_offset */
-			if (req->api_version >= 2)
-				kafka_write_int64(out, -1); /* log_append_time_ms */
-		}
-	}
-	if (req->api_version >= 1)
-		kafka_write_int32(out, 0);	/* throttle_time_ms */
-	return KAFKA_ANSWER;
-}
-
 /* kafka-python's SASL tokens after a version-0 handshake: no header at all */
 static const KafkaApi raw_sasl_api = {
 	KAFKA_API_SASL_AUTHENTICATE, 0, 0, -1, true, true, kafka_sasl_raw_token,
@@ -326,10 +268,6 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 	kafka_write_int32(&conn->out, req->correlation_id);
 
 	api = find_api(req->api_key);
-	if (api != NULL && req->api_key == KAFKA_API_PRODUCE &&
-		req->api_version >= legacy_produce_api.min_version &&
-		req->api_version <= legacy_produce_api.max_version)
-		api = &legacy_produce_api;
 	if (api != NULL && req->api_key == KAFKA_API_API_VERSIONS &&
 		req->api_version > api_max_version(api))
 	{
@@ -411,59 +349,10 @@ log_refused(KafkaConn *conn, const KafkaApi *api, const KafkaRequest *req)
 }
 
 /*
- * If frame is a Produce request that may share a transaction with the
- * Produce requests next to it, its acks, and in *npartitions how many
- * partitions it writes; otherwise KAFKA_NOT_GROUPED.  All requests of a
- * transaction must have the same acks, which decides how it commits, and
- * none may be transactional (refused on its own).  One whose topics do not
- * parse is grouped all the same (with 0 partitions): it fails the group,
- * so that none of the requests the client sent with it is stored.
- */
-int
-kafka_frame_produce_acks(KafkaConn *conn, const char *frame, int len,
-						 int *npartitions)
-{
-	static MemoryContext peek_context = NULL;
-	MemoryContext oldcontext;
-	KafkaReader r;
-	KafkaRequestHeader h;
-	KafkaProduceRequest pr;
-	int			acks = KAFKA_NOT_GROUPED;
-
-	if (conn->raw_sasl || !kafka_sasl_authenticated(conn))
-		return KAFKA_NOT_GROUPED;
-	if (peek_context == NULL)
-		peek_context = AllocSetContextCreate(TopMemoryContext,
-											 "Kafka request peek",
-											 ALLOCSET_SMALL_SIZES);
-	oldcontext = MemoryContextSwitchTo(peek_context);
-	kafka_reader_init(&r, frame, len);
-	r.alloc_left = kafka_budget_room();
-	r.elements_left = KAFKA_MAX_REQUEST_ELEMENTS;
-	if (kafka_parse_request_header(&r, &h) && h.api_key == KAFKA_API_PRODUCE)
-	{
-		KafkaReader body = r;	/* read again whole, below */
-
-		if (kafka_parse_produce_head(&r, h.api_version, &pr) &&
-			pr.transactional_id.len < 0)
-		{
-			acks = pr.acks;
-			*npartitions = 0;
-			if (kafka_parse_produce_request(&body, h.api_version, &pr))
-				for (int t = 0; t < pr.ntopics; t++)
-					*npartitions += pr.topics[t].npartitions;
-		}
-	}
-	MemoryContextSwitchTo(oldcontext);
-	MemoryContextReset(peek_context);
-	return acks;
-}
-
-/*
  * Serve the requests in frames (each without its size): write their
  * response frames to conn->out, unless the outcome says otherwise.
  * Several frames are Produce requests of one connection, all of the same
- * acks (kafka_frame_produce_acks): they run in one transaction, so that a
+ * acks (produce_group.c): they run in one transaction, so that a
  * pipelining producer waits for one WAL flush, not one per request; if one
  * of them fails, none is stored and the connection closes, and the client
  * sends them all again.  received is when the request first ran (a parked

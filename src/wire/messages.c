@@ -16,6 +16,7 @@
 #include "pg_topics/wire/msg_api_versions.h"
 #include "pg_topics/wire/msg_delete_groups.h"
 #include "pg_topics/wire/msg_describe_groups.h"
+#include "pg_topics/wire/msg_fetch.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
 #include "pg_topics/wire/msg_heartbeat.h"
 #include "pg_topics/wire/msg_join_group.h"
@@ -25,10 +26,13 @@
 #include "pg_topics/wire/msg_offset_commit.h"
 #include "pg_topics/wire/msg_offset_delete.h"
 #include "pg_topics/wire/msg_offset_fetch.h"
+#include "pg_topics/wire/msg_produce.h"
 #include "pg_topics/wire/msg_sync_group.h"
 
 /* each API's request and response */
 static const KafkaMessage *const messages[][2] = {
+	{&kafka_produce_request, &kafka_produce_response},
+	{&kafka_fetch_request, &kafka_fetch_response},
 	{&kafka_metadata_request, &kafka_metadata_response},
 	{&kafka_find_coordinator_request, &kafka_find_coordinator_response},
 	{&kafka_api_versions_request, &kafka_api_versions_response},

@@ -6,7 +6,7 @@
  *	  (Kafka's clients/src/main/resources/common/message/, one JSON file
  *	  per request).
  *
- * The topic -> partitions lists of Produce, Fetch and ListOffsets are
+ * The topic -> partitions lists of ListOffsets are
  * read by one loop (read_topics), the
  * API giving what follows each partition's index; lists of strings
  * (DescribeGroups' groups, DeleteTopics' topics) by
@@ -159,13 +159,6 @@ read_int32s(KafkaReader *r, int32 *n, int32 **values)
 		(*values)[i] = kafka_read_int32(r);
 }
 
-/* Produce's partition: its records */
-static void
-read_produce_partition(KafkaReader *r, int16 version, KafkaPartitionRequest *p)
-{
-	p->data = kafka_read_bytes(r);
-}
-
 bool
 kafka_parse_request_header(KafkaReader *r, KafkaRequestHeader *out)
 {
@@ -173,89 +166,6 @@ kafka_parse_request_header(KafkaReader *r, KafkaRequestHeader *out)
 	out->api_version = kafka_read_int16(r);
 	out->correlation_id = kafka_read_int32(r);
 	out->client_id = kafka_read_string(r);
-	return !r->error;
-}
-
-bool
-kafka_parse_produce_head(KafkaReader *r, int16 version,
-						 KafkaProduceRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_PRODUCE_VERSIONS))
-		return false;
-	out->transactional_id = kafka_read_string(r);	/* v3+ */
-	out->acks = kafka_read_int16(r);
-	out->timeout_ms = kafka_read_int32(r);
-	return !r->error && out->acks >= -1 && out->acks <= 1;
-}
-
-bool
-kafka_parse_produce_request(KafkaReader *r, int16 version,
-							KafkaProduceRequest *out)
-{
-	if (!kafka_parse_produce_head(r, version, out))
-		return false;
-	read_topics(r, version, 8, read_produce_partition, NULL,
-				&out->ntopics, &out->topics);
-	return !r->error;
-}
-
-/*
- * Produce v0-2 (message sets of format v0 or v1), which have no
- * transactional id: read only to be answered UNSUPPORTED_VERSION
- */
-bool
-kafka_parse_legacy_produce_request(KafkaReader *r, int16 version,
-								   KafkaProduceRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_LEGACY_PRODUCE_VERSIONS))
-		return false;
-	out->transactional_id.len = -1;
-	out->acks = kafka_read_int16(r);
-	out->timeout_ms = kafka_read_int32(r);
-	if (r->error || out->acks < -1 || out->acks > 1)
-		return false;
-	read_topics(r, version, 8, read_produce_partition, NULL,
-				&out->ntopics, &out->topics);
-	return !r->error;
-}
-
-/* Fetch's partition */
-static void
-read_fetch_partition(KafkaReader *r, int16 version, KafkaPartitionRequest *p)
-{
-	if (version >= 9)
-		p->leader_epoch = kafka_read_int32(r);	/* current_leader_epoch */
-	p->offset = kafka_read_int64(r);	/* fetch_offset */
-	p->log_start_offset = version >= 5 ? kafka_read_int64(r) : -1;
-	p->max_bytes = kafka_read_int32(r);
-}
-
-bool
-kafka_parse_fetch_request(KafkaReader *r, int16 version, KafkaFetchRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_FETCH_VERSIONS))
-		return false;
-	out->replica_id = kafka_read_int32(r);
-	out->max_wait_ms = kafka_read_int32(r);
-	out->min_bytes = kafka_read_int32(r);
-	out->max_bytes = kafka_read_int32(r);
-	out->isolation_level = kafka_read_int8(r);
-	out->session_epoch = -1;
-	if (version >= 7)
-	{
-		out->session_id = kafka_read_int32(r);
-		out->session_epoch = kafka_read_int32(r);
-	}
-	read_topics(r, version, 16, read_fetch_partition, NULL,
-				&out->ntopics, &out->topics);
-	if (version >= 7)
-		read_topics(r, version, 4, NULL, NULL,
-					&out->nforgotten, &out->forgotten);
-	if (version >= 11)
-		out->rack_id = kafka_read_string(r);
 	return !r->error;
 }
 

@@ -3,7 +3,8 @@
  * fuzz_requests.c
  *	  libFuzzer target over the parsers of Kafka request bodies
  *	  (wire/requests.c) and the schema codec's decoder of the requests
- *	  described for it (wire/schema.c, wire/messages.h; make fuzz-wire).
+ *	  described for it (wire/schema.c, wire/messages.h), with the
+ *	  MessageSets of Produce v0-2 (wire/message_set.c; make fuzz-wire).
  *
  * An input is what follows a request's size up to its correlation id (the
  * API key and version, int16 each, as a request header starts), then the
@@ -24,6 +25,9 @@
 #include "postgres_fe.h"
 
 #include "pg_topics/wire/messages.h"
+#include "pg_topics/wire/message_set.h"
+#include "pg_topics/wire/msg_fetch.h"
+#include "pg_topics/wire/msg_produce.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 #include "pg_topics/wire/schema.h"
@@ -116,6 +120,50 @@ walk_struct(const KafkaSchema *s, char *p)
 		if (f->array)
 			free_array(elements, n);
 	}
+/* An array the codec decoded: -1 (a null where the decoder failed) has none */
+static void
+free_codec_array(void *array, int32 n)
+{
+	if (n == -1 && array == NULL)
+		return;
+	free_array(array, n);
+}
+
+/*
+ * A MessageSet read into records: every key and value in it (or in what a
+ * wrapper inflated to), everything freed
+ */
+static void
+walk_message_set(KafkaBytes set)
+{
+	KafkaBatches batches;
+
+	if (kafka_message_set_decode(set.data, set.len, (Size) set.len * 8 + 4096,
+								 &batches) != 0)
+	{
+		if (batches.nbatches != 0 || batches.error_message == NULL)
+			abort();
+		return;
+	}
+	for (int b = 0; b < batches.nbatches; b++)
+	{
+		KafkaRecordBatch *batch = &batches.batches[b];
+
+		for (int i = 0; i < batch->nrecords; i++)
+		{
+			KafkaRecord *rec = &batch->records[i];
+			uint8		sum = 0;
+
+			if (rec->nheaders != 0 || rec->offset_delta != i)
+				abort();
+			for (int32 j = 0; j < rec->key.len; j++)
+				sum += (uint8) rec->key.data[j];
+			for (int32 j = 0; j < rec->value.len; j++)
+				sum += (uint8) rec->value.data[j];
+			sink += sum;
+		}
+	}
+	kafka_batches_free(&batches);
 }
 
 /* One parser: parse, walk what it returned, free it; true if it parsed */
@@ -128,25 +176,55 @@ run(int16 key, int16 version, KafkaReader *r)
 	{
 		case KAFKA_API_PRODUCE:
 			{
+				/*
+				 * on the schema codec; the records of v0-2 go through the
+				 * MessageSet reader, which must stay in them too
+				 */
 				KafkaProduceRequest x;
 
-				ok = version < 3 ?
-					kafka_parse_legacy_produce_request(r, version, &x) :
-					kafka_parse_produce_request(r, version, &x);
+				ok = kafka_decode(r, &kafka_produce_request, version, &x);
 				touch(x.transactional_id);
-				walk_topics(x.topics, x.ntopics);
-				if (ok && (x.acks < -1 || x.acks > 1))
-					abort();
+				for (int32 t = 0; t < x.ntopic_data; t++)
+				{
+					KafkaTopicProduceData *td = &x.topic_data[t];
+
+					touch(td->name);
+					for (int32 p = 0; p < td->npartition_data; p++)
+					{
+						KafkaBytes	rec = td->partition_data[p].records.bytes;
+
+						touch(rec);
+						if (ok && version < 3 && rec.len > 0)
+							walk_message_set(rec);
+					}
+					free_codec_array(td->partition_data, td->npartition_data);
+				}
+				free_codec_array(x.topic_data, x.ntopic_data);
 				break;
 			}
 		case KAFKA_API_FETCH:
 			{
+				/* on the schema codec */
 				KafkaFetchRequest x;
 
-				ok = kafka_parse_fetch_request(r, version, &x);
-				walk_topics(x.topics, x.ntopics);
-				walk_topics(x.forgotten, x.nforgotten);
+				ok = kafka_decode(r, &kafka_fetch_request, version, &x);
+				touch(x.cluster_id);
 				touch(x.rack_id);
+				for (int32 t = 0; t < x.ntopics; t++)
+				{
+					touch(x.topics[t].topic);
+					free_codec_array(x.topics[t].partitions,
+									   x.topics[t].npartitions);
+				}
+				free_codec_array(x.topics, x.ntopics);
+				for (int32 t = 0; t < x.nforgotten_topics_data; t++)
+				{
+					touch(x.forgotten_topics_data[t].topic);
+					free_codec_array(x.forgotten_topics_data[t].partitions,
+									   x.forgotten_topics_data[t].npartitions);
+				}
+				free_codec_array(x.forgotten_topics_data,
+								   x.nforgotten_topics_data);
 				break;
 			}
 		case KAFKA_API_LIST_OFFSETS:
@@ -245,10 +323,8 @@ static const struct
 	int16		min;
 	int16		max;
 }			ranges[] = {
-	/* Produce: v0-2 read by the legacy parser (to be refused), v3-7 served */
-	{KAFKA_API_PRODUCE, FIRST_OF(KAFKA_LEGACY_PRODUCE_VERSIONS),
-	SECOND_OF(KAFKA_PRODUCE_VERSIONS)},
-	{KAFKA_API_FETCH, KAFKA_FETCH_VERSIONS},
+	{KAFKA_API_PRODUCE, KAFKA_PRODUCE_MIN_VERSION, KAFKA_PRODUCE_MAX_VERSION},
+	{KAFKA_API_FETCH, KAFKA_FETCH_MIN_VERSION, KAFKA_FETCH_MAX_VERSION},
 	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS},
 	{KAFKA_API_SASL_HANDSHAKE, KAFKA_SASL_HANDSHAKE_VERSIONS},
 	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS},

@@ -27,6 +27,7 @@ from kafka.protocol.metadata import MetadataRequest
 from kafka.protocol.offset import OffsetRequest
 from kafka.protocol.produce import ProduceRequest
 from kafka.record.default_records import DefaultRecordBatchBuilder
+from kafka.record.legacy_records import LegacyRecordBatchBuilder
 
 
 def i8(v):
@@ -89,24 +90,75 @@ ASSIGNMENT = i16(0) + array([('orders', [0, 1])],
                             lambda t: string(t[0]) + array(t[1], i32)) + data(b'')
 
 
+def message_set(magic, codec=0):
+    """kafka-python's MessageSet of two messages of magic (0 or 1),
+    compressed in a wrapper when codec (1: gzip) is set"""
+    b = LegacyRecordBatchBuilder(magic, codec, 1 << 20)
+    b.append(0, timestamp=None, key=b'k1', value=b'v1')
+    b.append(1, timestamp=None, key=None, value=b'v2')
+    return bytes(b.build())
+
+
+def compact_data(b):
+    if b is None:
+        return uvarint(0)
+    return uvarint(len(b) + 1) + b
+
+
 def produce(v):
-    topics = array([('orders', [(0, batch()), (1, None)])],
+    if v >= 9:
+        # flexible: compact strings, arrays and bytes, empty tagged fields
+        partitions = [(0, batch()), (1, None)]
+        topic = (compact_string('orders') + uvarint(len(partitions) + 1)
+                 + b''.join(i32(p) + compact_data(r) + uvarint(0)
+                            for p, r in partitions) + uvarint(0))
+        return (uvarint(0) + i16(-1) + i32(30000) + uvarint(2) + topic
+                + uvarint(0))
+    if v < 3:
+        records = [(0, message_set(0 if v < 2 else 1)),
+                   (1, message_set(0 if v < 2 else 1, 1))]
+    else:
+        records = [(0, batch()), (1, None)]
+    topics = array([('orders', records)],
                    lambda t: string(t[0]) + array(
                        t[1], lambda p: i32(p[0]) + data(p[1])))
-    return string(None) + i16(-1) + i32(30000) + topics
+    return (string(None) if v >= 3 else b'') + i16(-1) + i32(30000) + topics
 
 
 def fetch(v):
+    flex = v >= 12
+
+    def arr(items, encode):
+        if flex:
+            return uvarint(len(items) + 1) + b''.join(encode(x) for x in items)
+        return array(items, encode)
+
+    def tags():
+        return uvarint(0) if flex else b''
+
     def partition(p):
         return (i32(p) + (i32(-1) if v >= 9 else b'') + i64(5)
-                + (i64(-1) if v >= 5 else b'') + i32(1048576))
-    out = (i32(-1) + i32(500) + i32(1) + i32(52428800) + i8(1)
+                + (i32(-1) if v >= 12 else b'')
+                + (i64(-1) if v >= 5 else b'') + i32(1048576) + tags())
+
+    def topic(t):
+        name = (bytes(range(16)) if v >= 13 else
+                compact_string(t[0]) if flex else string(t[0]))
+        return name + arr(t[1], partition) + tags()
+    out = ((i32(-1) if v <= 14 else b'') + i32(500) + i32(1)
+           + (i32(52428800) if v >= 3 else b'') + (i8(1) if v >= 4 else b'')
            + (i32(0) + i32(-1) if v >= 7 else b'')
-           + array([('orders', [0, 1])], lambda t: string(t[0]) + array(t[1], partition)))
+           + arr([('orders', [0, 1])], topic))
     if v >= 7:
-        out += array([('old', [2])], lambda t: string(t[0]) + array(t[1], i32))
+        def forgotten(t):
+            name = (bytes(range(16, 32)) if v >= 13 else
+                    compact_string(t[0]) if flex else string(t[0]))
+            return name + arr(t[1], i32) + tags()
+        out += arr([('old', [2])], forgotten)
     if v >= 11:
-        out += string('rack1')
+        out += compact_string('rack1') if flex else string('rack1')
+    if flex:
+        out += uvarint(0)
     return out
 
 
@@ -296,6 +348,9 @@ SEEDS = {
     'metadata_v1_kafka_python': kp(MetadataRequest[1](None)),
     'produce_v7_kafka_python': kp(ProduceRequest[7](
         None, 1, 30000, [('orders', [(0, batch())])])),
+    # kafka-python told the broker is 0.10: Produce v2 of magic 1
+    'produce_v2_kafka_python': kp(ProduceRequest[2](
+        1, 30000, [('orders', [(0, message_set(1, 1))])])),
     'fetch_v4_kafka_python': kp(FetchRequest[4](
         -1, 500, 1, 52428800, 0, [('orders', [(0, 5, 1048576)])])),
     'list_offsets_v1_kafka_python': kp(OffsetRequest[1](
@@ -314,9 +369,9 @@ SEEDS = {
 }
 
 # every version offered, from Kafka's message definitions
-for v in range(3, 8):
+for v in range(0, 12):
     SEEDS['produce_v%d' % v] = (0, v, produce(v))
-for v in range(4, 12):
+for v in range(0, 18):
     SEEDS['fetch_v%d' % v] = (1, v, fetch(v))
 for v in range(1, 3):
     SEEDS['list_offsets_v%d' % v] = (2, v, list_offsets(v))

@@ -247,45 +247,6 @@ def api_versions(bootstrap):
             (r.take('>hhh') for _ in range(r.take('>i')))}
 
 
-def legacy_produce(bootstrap, version, acks, topic):
-    """A Produce of version 0, 1 or 2 (a message set v0 of one message):
-    its answer, parsed in that version's layout, or "closed"; then whether
-    the connection still answers ApiVersions"""
-    version = int(version)
-    s = connect(bootstrap, timeout=10)
-    message = struct.pack('>bbii', 0, 0, -1, 1) + b'x'
-    crc = __import__('zlib').crc32(message) & 0xffffffff
-    message = struct.pack('>I', crc) + message
-    message_set = struct.pack('>qi', 0, len(message)) + message
-    body = (struct.pack('>hi', int(acks), 30000) + struct.pack('>i', 1)
-            + string(topic) + struct.pack('>i', 1) + struct.pack('>i', 0)
-            + struct.pack('>i', len(message_set)) + message_set)
-    try:
-        size, data = call(s, 0, version, 7, body)
-    except (EOFError, ConnectionResetError, socket.timeout) as e:
-        return {'answer': 'closed' if not isinstance(e, socket.timeout)
-                else 'timeout'}
-    r = Reader(data)
-    answer = []
-    for _ in range(r.take('>i')):
-        name = r.string()
-        for _ in range(r.take('>i')):
-            entry = [name] + list(r.take('>ihq'))
-            if version >= 2:
-                entry.append(r.take('>q'))
-            answer.append(entry)
-    if version >= 1:
-        r.take('>i')             # throttle_time_ms
-    rest = len(data) - r.pos
-    try:
-        call(s, 18, 0, 8, b'')
-        after = 'answered'
-    except (EOFError, ConnectionResetError):
-        after = 'closed'
-    s.close()
-    return {'answer': answer, 'bytes_left': rest, 'after': after}
-
-
 class ProduceSpy:
     """A TCP proxy in front of the listener that notes the compression
     codec of every record batch clients produce through it, and points
@@ -523,7 +484,7 @@ def tls_probe(bootstrap, cafile, minimum, maximum, ciphers):
 
 COMMANDS = {f.__name__: f for f in (
     fetch_sizes, ck_fetch_budget, commit, committed,
-    ck_group_reads, api_versions, legacy_produce, ck_compressed,
+    ck_group_reads, api_versions, ck_compressed,
     ck_init_transactions, find_coordinator, init_producer_id, groups,
     member_role_lost, plain_logins, tls_probe)}
 

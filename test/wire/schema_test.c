@@ -31,6 +31,7 @@
 
 #include "pg_topics/wire/messages.h"
 #include "pg_topics/wire/msg_api_versions.h"
+#include "pg_topics/wire/msg_fetch.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
 #include "pg_topics/wire/msg_delete_groups.h"
 #include "pg_topics/wire/msg_describe_groups.h"
@@ -43,6 +44,7 @@
 #include "pg_topics/wire/msg_offset_delete.h"
 #include "pg_topics/wire/msg_offset_fetch.h"
 #include "pg_topics/wire/msg_sync_group.h"
+#include "pg_topics/wire/msg_produce.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/schema.h"
 #include "unit_check.h"
@@ -78,6 +80,10 @@ static const KafkaMessage *const messages[] = {
 	&kafka_delete_groups_response,
 	&kafka_offset_delete_request,
 	&kafka_offset_delete_response,
+	&kafka_produce_request,
+	&kafka_produce_response,
+	&kafka_fetch_request,
+	&kafka_fetch_response,
 };
 
 /* ---- a message of every type ---- */
@@ -1357,6 +1363,214 @@ check_groups(void)
 	pfree(buf.data);
 }
 
+/* Produce requests and responses, byte by byte */
+static void
+check_produce(void)
+{
+	KafkaPartitionProduceData pd = {0, {{"xyz", 3}, NULL, NULL}};
+	KafkaTopicProduceData td = {{"ab", 2}, 1, &pd};
+	KafkaProduceRequest pr = {{NULL, -1}, 1, 30000, 1, &td};
+	KafkaPartitionProduceResponse pres = {
+		0, 0, 5, 1000, 2, 0, NULL, {NULL, -1}, {-1, -1}
+	};
+	KafkaTopicProduceResponse tres = {{"ab", 2}, 1, &pres};
+	KafkaProduceResponse resp = {1, &tres, 0, 0, NULL};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* v2: acks, timeout, topics [name, partitions [index, records]] */
+	static const char req_v2[] =
+		"\x00\x01" "\x00\x00\x75\x30"
+		"\x00\x00\x00\x01" "\x00\x02" "ab"
+		"\x00\x00\x00\x01" "\x00\x00\x00\x00" "\x00\x00\x00\x03" "xyz";
+
+	/*
+	 * v9, flexible: transactional_id null (compact 0), acks, timeout,
+	 * compact arrays and strings, records as compact bytes (length+1), the
+	 * partition's, topic's and body's empty tagged fields
+	 */
+	static const char req_v9[] =
+		"\x00" "\x00\x01" "\x00\x00\x75\x30"
+		"\x02" "\x03" "ab"
+		"\x02" "\x00\x00\x00\x00" "\x04" "xyz" "\x00"
+		"\x00"
+		"\x00";
+
+	/* v2 response: index, error, base offset, log-append time; throttle */
+	static const char resp_v2[] =
+		"\x00\x00\x00\x01" "\x00\x02" "ab"
+		"\x00\x00\x00\x01" "\x00\x00\x00\x00" "\x00\x00"
+		"\x00\x00\x00\x00\x00\x00\x00\x05"
+		"\x00\x00\x00\x00\x00\x00\x03\xe8"
+		"\x00\x00\x00\x00";
+
+	/*
+	 * v10: log start offset, record errors (empty compact array), error
+	 * message null; current leader at its default (-1, -1) is not written
+	 */
+	static const char resp_v10[] =
+		"\x02" "\x03" "ab"
+		"\x02" "\x00\x00\x00\x00" "\x00\x00"
+		"\x00\x00\x00\x00\x00\x00\x00\x05"
+		"\x00\x00\x00\x00\x00\x00\x03\xe8"
+		"\x00\x00\x00\x00\x00\x00\x00\x02"
+		"\x01" "\x00" "\x00"
+		"\x00"
+		"\x00\x00\x00\x00"
+		"\x00";
+
+	/*
+	 * v10 with a current leader: the partition's tagged field 0, of 9 bytes
+	 * (the struct's two int32s and its own empty tagged fields)
+	 */
+	static const char resp_v10_leader[] =
+		"\x02" "\x03" "ab"
+		"\x02" "\x00\x00\x00\x00" "\x00\x06"
+		"\xff\xff\xff\xff\xff\xff\xff\xff"
+		"\xff\xff\xff\xff\xff\xff\xff\xff"
+		"\xff\xff\xff\xff\xff\xff\xff\xff"
+		"\x01" "\x00"
+		"\x01" "\x00" "\x09" "\x00\x00\x00\x01" "\x00\x00\x00\x07" "\x00"
+		"\x00"
+		"\x00\x00\x00\x00"
+		"\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_produce_request, 2, &pr);
+	CHECK(bytes_are(&buf, BYTES(req_v2)), "Produce v2 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_produce_request, 9, &pr);
+	CHECK(bytes_are(&buf, BYTES(req_v9)), "Produce v9 request's bytes");
+
+	decode_bytes(&r, BYTES(req_v9));
+	CHECK(kafka_decode(&r, &kafka_produce_request, 9, &pr) && r.pos == r.len &&
+		  pr.transactional_id.len == -1 && pr.acks == 1 &&
+		  pr.timeout_ms == 30000 && pr.ntopic_data == 1 &&
+		  kafka_bytes_equal(pr.topic_data[0].name, "ab") &&
+		  pr.topic_data[0].npartition_data == 1 &&
+		  pr.topic_data[0].partition_data[0].records.bytes.len == 3 &&
+		  memcmp(pr.topic_data[0].partition_data[0].records.bytes.data, "xyz", 3) == 0 &&
+		  pr.topic_data[0].partition_data[0].records.bytes.data == req_v9 + 17,
+		  "Produce v9 request decodes, its records a slice of the request");
+	decode_bytes(&r, BYTES(req_v2));
+	CHECK(kafka_decode(&r, &kafka_produce_request, 0, &pr) && r.pos == r.len &&
+		  pr.transactional_id.len == -1 && pr.acks == 1,
+		  "Produce v0 has no transactional id (null)");
+	decode_bytes(&r, BYTES(req_v2));
+	CHECK(!kafka_decode(&r, &kafka_produce_request, 12, &pr),
+		  "Produce v12 is not a version described");
+
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_produce_response, 2, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v2)), "Produce v2 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_produce_response, 10, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v10)), "Produce v10 response's bytes");
+	pres.error_code = 6;
+	pres.base_offset = -1;
+	pres.log_append_time_ms = -1;
+	pres.log_start_offset = -1;
+	pres.current_leader.leader_id = 1;
+	pres.current_leader.leader_epoch = 7;
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_produce_response, 10, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v10_leader)),
+		  "Produce v10 response with a current leader (tagged)");
+	pfree(buf.data);
+}
+
+/* Fetch requests, byte by byte; the limits of a request's arrays */
+static void
+check_fetch(void)
+{
+	KafkaFetchRequest fr;
+	KafkaReader r;
+
+	/* v11, with a forgotten topic and a rack */
+	static const char v11[] =
+		"\xff\xff\xff\xff"		/* replica_id */
+		"\x00\x00\x01\xf4"		/* max_wait_ms 500 */
+		"\x00\x00\x00\x01"		/* min_bytes */
+		"\x00\x00\x10\x00"		/* max_bytes 4096 */
+		"\x01"					/* read_committed */
+		"\x00\x00\x00\x00" "\xff\xff\xff\xff"	/* session 0, epoch -1 */
+		"\x00\x00\x00\x01" "\x00\x01t"
+		"\x00\x00\x00\x01"
+		"\x00\x00\x00\x03"		/* partition 3 */
+		"\x00\x00\x00\x09"		/* current_leader_epoch 9 */
+		"\x00\x00\x00\x00\x00\x00\x00\x63"	/* fetch_offset 99 */
+		"\xff\xff\xff\xff\xff\xff\xff\xff"	/* log_start_offset -1 */
+		"\x00\x00\x04\x00"		/* partition_max_bytes 1024 */
+		"\x00\x00\x00\x01" "\x00\x01u" "\x00\x00\x00\x01" "\x00\x00\x00\x04"
+		"\x00\x02r1";
+
+	/*
+	 * v13, flexible: the topic by id, the partition with last_fetched_epoch
+	 * and its tagged fields, an empty forgotten list, an empty rack, and
+	 * the body's tagged fields with the cluster id (tag 0: "c")
+	 */
+	static const char v13[] =
+		"\xff\xff\xff\xff" "\x00\x00\x01\xf4" "\x00\x00\x00\x01"
+		"\x00\x00\x10\x00" "\x00" "\x00\x00\x00\x00" "\xff\xff\xff\xff"
+		"\x02"
+		"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
+		"\x02" "\x00\x00\x00\x00" "\xff\xff\xff\xff"
+		"\x00\x00\x00\x00\x00\x00\x00\x07" "\xff\xff\xff\xff"
+		"\xff\xff\xff\xff\xff\xff\xff\xff" "\x00\x10\x00\x00" "\x00"
+		"\x00"
+		"\x01" "\x01"
+		"\x01" "\x00" "\x02" "\x02" "c";
+
+	decode_bytes(&r, BYTES(v11));
+	CHECK(kafka_decode(&r, &kafka_fetch_request, 11, &fr) && r.pos == r.len,
+		  "Fetch v11 decodes to its last byte");
+	CHECK(fr.replica_id == -1 && fr.max_wait_ms == 500 && fr.min_bytes == 1 &&
+		  fr.max_bytes == 4096 && fr.isolation_level == KAFKA_READ_COMMITTED &&
+		  fr.session_epoch == -1 && fr.ntopics == 1 &&
+		  kafka_bytes_equal(fr.topics[0].topic, "t") &&
+		  fr.topics[0].partitions[0].partition == 3 &&
+		  fr.topics[0].partitions[0].current_leader_epoch == 9 &&
+		  fr.topics[0].partitions[0].fetch_offset == 99 &&
+		  fr.topics[0].partitions[0].last_fetched_epoch == -1 &&
+		  fr.topics[0].partitions[0].log_start_offset == -1 &&
+		  fr.topics[0].partitions[0].partition_max_bytes == 1024 &&
+		  fr.nforgotten_topics_data == 1 &&
+		  kafka_bytes_equal(fr.forgotten_topics_data[0].topic, "u") &&
+		  fr.forgotten_topics_data[0].partitions[0] == 4 &&
+		  kafka_bytes_equal(fr.rack_id, "r1") && fr.cluster_id.len == -1,
+		  "Fetch v11's fields");
+	decode_bytes(&r, BYTES(v13));
+	CHECK(kafka_decode(&r, &kafka_fetch_request, 13, &fr) && r.pos == r.len &&
+		  fr.ntopics == 1 && fr.topics[0].topic.len == 0 &&
+		  fr.topics[0].topic_id.data[1] == 1 &&
+		  fr.topics[0].topic_id.data[15] == 15 &&
+		  fr.topics[0].npartitions == 1 &&
+		  fr.topics[0].partitions[0].fetch_offset == 7 &&
+		  fr.topics[0].partitions[0].partition_max_bytes == 1048576 &&
+		  fr.nforgotten_topics_data == 0 && fr.rack_id.len == 0 &&
+		  kafka_bytes_equal(fr.cluster_id, "c") && fr.replica_id == -1,
+		  "Fetch v13 (flexible, a topic by id, a tagged cluster id) decodes");
+
+	/* what a Fetch may allocate: the reader's alloc_left */
+	decode_bytes(&r, BYTES(v11));
+	r.alloc_left = sizeof(KafkaFetchTopic) + sizeof(KafkaFetchPartition) +
+		sizeof(KafkaForgottenTopic);
+	CHECK(!kafka_decode(&r, &kafka_fetch_request, 11, &fr) && r.over_budget &&
+		  fr.nforgotten_topics_data == 1 &&
+		  fr.forgotten_topics_data[0].npartitions == 0 &&
+		  fr.forgotten_topics_data[0].partitions == NULL,
+		  "a Fetch whose forgotten topics' partitions do not fit: the count is 0");
+	/* how many elements: topics, partitions and forgotten ones all count */
+	decode_bytes(&r, BYTES(v11));
+	r.elements_left = 3;
+	CHECK(!kafka_decode(&r, &kafka_fetch_request, 11, &fr) && r.too_many,
+		  "a Fetch's topics, partitions and forgotten topics all count");
+	decode_bytes(&r, BYTES(v11));
+	r.elements_left = 4;
+	CHECK(kafka_decode(&r, &kafka_fetch_request, 11, &fr),
+		  "and four are enough");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1376,6 +1590,8 @@ main(int argc, char **argv)
 	check_other_messages();
 	check_offsets();
 	check_groups();
+	check_produce();
+	check_fetch();
 	check_hostile();
 	check_every_type();
 	return unit_check_summary("schema_test");

@@ -18,8 +18,12 @@ extern bool kafka_is_offsets_topic(KafkaBytes name);
 extern bool kafka_offsets_topic_listed(void);
 extern void kafka_offsets_topic_list_offsets(StringInfo out,
 											 const KafkaTopicRequest *tr);
-extern Size kafka_offsets_topic_fetch(KafkaRequest *req,
-									  const KafkaTopicRequest *tr,
-									  Size total, Size max_bytes);
+extern bool kafka_offsets_topic_check_offset(KafkaRequest *req,
+											 int64 fetch_offset,
+											 int64 *log_start,
+											 int64 *last_stable);
+extern void kafka_offsets_topic_read(StringInfo out, int magic,
+									 int64 fetch_offset, Size budget,
+									 bool min_one, int64 *last_stable);
 
 #endif							/* TOPIC_KAFKA_CONSUMER_OFFSETS_TOPIC_H */

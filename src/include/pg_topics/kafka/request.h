@@ -154,8 +154,6 @@ extern void kafka_watch_partition(KafkaWatch *watch, Oid relid);
 
 /* request.c */
 extern const char *kafka_api_label(int16 api_key, int16 api_version);
-extern int	kafka_frame_produce_acks(KafkaConn *conn, const char *frame,
-									 int len, int *npartitions);
 extern KafkaOutcome kafka_serve_frames(KafkaConn *conn,
 									   const KafkaFrame *frames, int nframes,
 									   bool last_try, TimestampTz received,

@@ -25,6 +25,8 @@
 #define KAFKA_BATCH_HEADER_SIZE		61
 /* bytes of the header before batchLength's count starts */
 #define KAFKA_BATCH_LOG_OVERHEAD	12
+/* where every message format has its magic byte */
+#define KAFKA_BATCH_MAGIC_AT		16
 
 /* attributes */
 #define KAFKA_ATTR_CODEC_MASK		0x07

@@ -37,10 +37,6 @@
  * (kafka/request.c).  None reaches the first flexible version of its API.
  * The APIs described for the schema codec (messages.h) are not parsed here.
  */
-#define KAFKA_PRODUCE_VERSIONS			3, 7
-/* Produce versions read only to be refused (UNSUPPORTED_VERSION) */
-#define KAFKA_LEGACY_PRODUCE_VERSIONS	0, 2
-#define KAFKA_FETCH_VERSIONS			4, 11
 #define KAFKA_LIST_OFFSETS_VERSIONS		1, 2
 #define KAFKA_SASL_HANDSHAKE_VERSIONS	0, 1
 #define KAFKA_CREATE_TOPICS_VERSIONS	0, 4
@@ -52,11 +48,6 @@
  * One partition of a topic of a request.  Which fields an API fills (the
  * others stay 0, or -1 for leader_epoch, as Kafka's defaults):
  *
- *	Produce			partition, data (its records: RecordBatches, or null)
- *	Fetch			partition, leader_epoch (current_leader_epoch, v9+),
- *					offset (fetch_offset), log_start_offset (a follower's,
- *					v5+), max_bytes (partition_max_bytes)
- *	Fetch's forgotten topics (v7+)	partition
  *	ListOffsets		partition, timestamp (the time asked for, or
  *					KAFKA_LATEST_TIMESTAMP / KAFKA_EARLIEST_TIMESTAMP)
  */
@@ -78,33 +69,6 @@ typedef struct KafkaTopicRequest
 	int32		npartitions;
 	KafkaPartitionRequest *partitions;
 } KafkaTopicRequest;
-
-/* Produce v3-7 (and v0-2, read to be refused) */
-typedef struct KafkaProduceRequest
-{
-	KafkaBytes	transactional_id;	/* null unless transactional */
-	int16		acks;			/* -1 (all), 0 or 1: anything else fails */
-	int32		timeout_ms;
-	int32		ntopics;
-	KafkaTopicRequest *topics;
-} KafkaProduceRequest;
-
-/* Fetch v4-11 */
-typedef struct KafkaFetchRequest
-{
-	int32		replica_id;		/* -1 for a consumer */
-	int32		max_wait_ms;
-	int32		min_bytes;
-	int32		max_bytes;		/* v3+ */
-	int8		isolation_level;	/* v4+: KAFKA_READ_* */
-	int32		session_id;		/* v7+: incremental fetch sessions */
-	int32		session_epoch;	/* v7+ */
-	int32		ntopics;
-	KafkaTopicRequest *topics;
-	int32		nforgotten;		/* v7+: a session's partitions to drop */
-	KafkaTopicRequest *forgotten;
-	KafkaBytes	rack_id;		/* v11+ */
-} KafkaFetchRequest;
 
 /* ListOffsets v1-2 */
 typedef struct KafkaListOffsetsRequest
@@ -193,15 +157,6 @@ typedef struct KafkaRequestHeader
 } KafkaRequestHeader;
 
 extern bool kafka_parse_request_header(KafkaReader *r, KafkaRequestHeader *out);
-/* Produce's fields before its topics (ntopics 0), which decide how it commits */
-extern bool kafka_parse_produce_head(KafkaReader *r, int16 version,
-									 KafkaProduceRequest *out);
-extern bool kafka_parse_produce_request(KafkaReader *r, int16 version,
-										KafkaProduceRequest *out);
-extern bool kafka_parse_legacy_produce_request(KafkaReader *r, int16 version,
-											   KafkaProduceRequest *out);
-extern bool kafka_parse_fetch_request(KafkaReader *r, int16 version,
-									  KafkaFetchRequest *out);
 extern bool kafka_parse_list_offsets_request(KafkaReader *r, int16 version,
 											 KafkaListOffsetsRequest *out);
 extern bool kafka_parse_sasl_handshake_request(KafkaReader *r, int16 version,
