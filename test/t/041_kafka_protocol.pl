@@ -141,7 +141,7 @@ like($err, qr/offset 1000 is out of range for partition 0 of topic "pos"/,
 	'topics.commit still refuses an offset outside the log');
 
 # ---- Produce: listed from v0 (v0-2 and their message formats:
-# 052_kafka_message_formats.pl)
+# 053_kafka_message_formats.pl)
 is(proto('api_versions')->{0}[0], 0, 'ApiVersions lists Produce from version 0');
 
 for my $codec ([ 'gzip', 1 ], [ 'snappy', 2 ], [ 'lz4', 3 ])
