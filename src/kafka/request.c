@@ -49,6 +49,7 @@
 #include "pg_topics/kafka/request.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/codec.h"
+#include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 
@@ -72,7 +73,7 @@ typedef struct KafkaApi
 static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_PRODUCE, KAFKA_PRODUCE_VERSIONS, -1, false, true, kafka_produce, "Produce"},
 	{KAFKA_API_FETCH, KAFKA_FETCH_VERSIONS, -1, false, true, kafka_fetch, "Fetch"},
-	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS, -1, false, true, kafka_list_offsets, "ListOffsets"},
+	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS, KAFKA_LIST_OFFSETS_FIRST_FLEXIBLE, false, true, kafka_list_offsets, "ListOffsets"},
 	{KAFKA_API_METADATA, KAFKA_METADATA_VERSIONS, -1, false, true, kafka_metadata, "Metadata"},
 	{KAFKA_API_OFFSET_COMMIT, KAFKA_OFFSET_COMMIT_VERSIONS, -1, false, true, kafka_offset_commit, "OffsetCommit"},
 	{KAFKA_API_OFFSET_FETCH, KAFKA_OFFSET_FETCH_VERSIONS, -1, false, true, kafka_offset_fetch, "OffsetFetch"},

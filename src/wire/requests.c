@@ -6,8 +6,8 @@
  *	  (Kafka's clients/src/main/resources/common/message/, one JSON file
  *	  per request).
  *
- * The topic -> partitions lists of Produce, Fetch, ListOffsets,
- * OffsetCommit and OffsetFetch are read by one loop (read_topics), the
+ * The topic -> partitions lists of Produce, Fetch, OffsetCommit and
+ * OffsetFetch are read by one loop (read_topics), the
  * API giving what follows each partition's index; lists of strings
  * (Metadata's topics, DescribeGroups' groups, DeleteTopics' topics) by
  * another.  Every array count is checked against the bytes left, at the
@@ -21,9 +21,9 @@
  * before anything is allocated for them).
  *
  * A parser reads only the versions offered, so fields that exist in other
- * versions only (ListOffsets v0's max_num_offsets, OffsetCommit v1's
- * commit_timestamp, Fetch v12's last_fetched_epoch...) are not read here:
- * offering more versions means adding them.
+ * versions only (OffsetCommit v1's commit_timestamp, Fetch v12's
+ * last_fetched_epoch...) are not read here: offering more versions means
+ * adding them.
  *
  *-------------------------------------------------------------------------
  */
@@ -264,29 +264,6 @@ kafka_parse_fetch_request(KafkaReader *r, int16 version, KafkaFetchRequest *out)
 					&out->nforgotten, &out->forgotten);
 	if (version >= 11)
 		out->rack_id = kafka_read_string(r);
-	return !r->error;
-}
-
-/* ListOffsets' partition: the time asked for */
-static void
-read_list_offsets_partition(KafkaReader *r, int16 version,
-							KafkaPartitionRequest *p)
-{
-	p->timestamp = kafka_read_int64(r);
-}
-
-bool
-kafka_parse_list_offsets_request(KafkaReader *r, int16 version,
-								 KafkaListOffsetsRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_LIST_OFFSETS_VERSIONS))
-		return false;
-	out->replica_id = kafka_read_int32(r);
-	if (version >= 2)
-		out->isolation_level = kafka_read_int8(r);
-	read_topics(r, version, 12, read_list_offsets_partition, NULL,
-				&out->ntopics, &out->topics);
 	return !r->error;
 }
 

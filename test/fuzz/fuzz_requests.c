@@ -2,7 +2,9 @@
  *
  * fuzz_requests.c
  *	  libFuzzer target over the parsers of Kafka request bodies
- *	  (wire/requests.c; make fuzz-wire).
+ *	  (wire/requests.c) and the schema codec's decoder of the requests
+ *	  described for it (wire/schema.c, schema_requests below; make
+ *	  fuzz-wire).
  *
  * An input is what follows a request's size up to its correlation id (the
  * API key and version, int16 each, as a request header starts), then the
@@ -22,6 +24,7 @@
  */
 #include "postgres_fe.h"
 
+#include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 
@@ -78,6 +81,57 @@ walk_topics(KafkaTopicRequest *topics, int32 n)
 	free_array(topics, n);
 }
 
+/*
+ * A struct the schema codec decoded (schema.h): every string in the body,
+ * every array freed, its count telling its elements (-1: null)
+ */
+static void
+walk_struct(const KafkaSchema *s, char *p)
+{
+	for (int i = 0; i < s->nfields; i++)
+	{
+		const KafkaField *f = &s->fields[i];
+		int32		n = f->array ? *(int32 *) (p + f->count_offset) : 1;
+		char	   *elements = f->array ? *(char **) (p + f->offset) : p + f->offset;
+		Size		size = f->type == KAFKA_TYPE_STRUCT ? f->schema->size :
+			f->type == KAFKA_TYPE_STRING || f->type == KAFKA_TYPE_BYTES ?
+			sizeof(KafkaBytes) : f->type == KAFKA_TYPE_RECORDS ?
+			sizeof(KafkaRecords) : 0;
+
+		if (f->array && n == -1)
+		{
+			if (elements != NULL)
+				abort();
+			continue;
+		}
+		for (int32 j = 0; j < n; j++)
+		{
+			if (f->type == KAFKA_TYPE_STRUCT)
+				walk_struct(f->schema, elements + j * size);
+			else if (f->type == KAFKA_TYPE_STRING || f->type == KAFKA_TYPE_BYTES)
+				touch(*(KafkaBytes *) (elements + j * size));
+			else if (f->type == KAFKA_TYPE_RECORDS)
+				touch(((KafkaRecords *) (elements + j * size))->bytes);
+		}
+		if (f->array)
+			free_array(elements, n);
+	}
+}
+
+/* The requests the server decodes with the schema codec */
+static const KafkaMessage *const schema_requests[] = {
+	&kafka_list_offsets_request,
+};
+
+static const KafkaMessage *
+schema_request(int16 key)
+{
+	for (int i = 0; i < lengthof(schema_requests); i++)
+		if (schema_requests[i]->api_key == key)
+			return schema_requests[i];
+	return NULL;
+}
+
 /* One parser: parse, walk what it returned, free it; true if it parsed */
 static bool
 run(int16 key, int16 version, KafkaReader *r)
@@ -107,14 +161,6 @@ run(int16 key, int16 version, KafkaReader *r)
 				walk_topics(x.topics, x.ntopics);
 				walk_topics(x.forgotten, x.nforgotten);
 				touch(x.rack_id);
-				break;
-			}
-		case KAFKA_API_LIST_OFFSETS:
-			{
-				KafkaListOffsetsRequest x;
-
-				ok = kafka_parse_list_offsets_request(r, version, &x);
-				walk_topics(x.topics, x.ntopics);
 				break;
 			}
 		case KAFKA_API_METADATA:
@@ -288,7 +334,18 @@ run(int16 key, int16 version, KafkaReader *r)
 				break;
 			}
 		default:
-			return false;
+			{
+				const KafkaMessage *m = schema_request(key);
+				char	   *x;
+
+				if (m == NULL)
+					return false;
+				x = palloc(m->body->size);
+				ok = kafka_decode(r, m, version, x);
+				walk_struct(m->body, x);
+				pfree(x);
+				break;
+			}
 	}
 	return ok;
 }
@@ -310,7 +367,6 @@ static const struct
 	{KAFKA_API_PRODUCE, FIRST_OF(KAFKA_LEGACY_PRODUCE_VERSIONS),
 	SECOND_OF(KAFKA_PRODUCE_VERSIONS)},
 	{KAFKA_API_FETCH, KAFKA_FETCH_VERSIONS},
-	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS},
 	{KAFKA_API_METADATA, KAFKA_METADATA_VERSIONS},
 	{KAFKA_API_OFFSET_COMMIT, KAFKA_OFFSET_COMMIT_VERSIONS},
 	{KAFKA_API_OFFSET_FETCH, KAFKA_OFFSET_FETCH_VERSIONS},
@@ -347,10 +403,18 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 	version = (int16) ((data[2] << 8) | data[3]);
 	for (i = 0; i < lengthof(ranges) && ranges[i].key != key; i++)
 		;
-	if (i == lengthof(ranges))
+	if (i < lengthof(ranges))
+	{
+		min = ranges[i].min;
+		max = ranges[i].max;
+	}
+	else if (schema_request(key) != NULL)
+	{
+		min = schema_request(key)->min_version;
+		max = schema_request(key)->max_version;
+	}
+	else
 		return 0;
-	min = ranges[i].min;
-	max = ranges[i].max;
 	body_len = (int) size - 4;
 	copy = palloc(Max(body_len, 1));
 	memcpy(copy, data + 4, body_len);

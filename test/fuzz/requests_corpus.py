@@ -110,11 +110,33 @@ def fetch(v):
     return out
 
 
+def compact_array(items, encode):
+    if items is None:
+        return uvarint(0)
+    return uvarint(len(items) + 1) + b''.join(encode(x) for x in items)
+
+
 def list_offsets(v):
+    """v0 with max_num_offsets, v4+ with leader epochs, flexible from 6"""
+    flexible = v >= 6
+    tags = b'\x00' if flexible else b''
+    name = compact_string if flexible else string
+    arr = compact_array if flexible else array
+    times = [(0, -1), (1, -2), (2, 1700000000000)]
+    if v >= 7:
+        times.append((3, -3))
+    if v >= 8:
+        times.append((4, -4))
+    if v >= 9:
+        times.append((5, -5))
+
+    def partition(p):
+        return (i32(p[0]) + (i32(-1) if v >= 4 else b'') + i64(p[1])
+                + (i32(1) if v == 0 else b'') + tags)
     return (i32(-1) + (i8(1) if v >= 2 else b'')
-            + array([('orders', [(0, -1), (1, -2), (2, 1700000000000)])],
-                    lambda t: string(t[0]) + array(
-                        t[1], lambda p: i32(p[0]) + i64(p[1]))))
+            + arr([('orders', times)],
+                  lambda t: name(t[0]) + arr(t[1], partition) + tags)
+            + tags)
 
 
 def metadata(v):
@@ -214,7 +236,7 @@ for v in range(3, 8):
     SEEDS['produce_v%d' % v] = (0, v, produce(v))
 for v in range(4, 12):
     SEEDS['fetch_v%d' % v] = (1, v, fetch(v))
-for v in range(1, 3):
+for v in range(0, 10):
     SEEDS['list_offsets_v%d' % v] = (2, v, list_offsets(v))
 for v in range(0, 5):
     SEEDS['metadata_v%d' % v] = (3, v, metadata(v))

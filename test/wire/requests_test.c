@@ -18,9 +18,16 @@
 
 #include <dirent.h>
 
+#include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
+#include "pg_topics/wire/schema.h"
 #include "unit_check.h"
+
+/* The requests the server decodes with the schema codec (schema.h) */
+static const KafkaMessage *const schema_requests[] = {
+	&kafka_list_offsets_request,
+};
 
 /* Parse body as a request of key and version; the reader is left in r */
 static bool
@@ -32,7 +39,6 @@ parse(int16 key, int16 version, const char *body, int len, KafkaReader *r)
 #define PARSE(k, type, fn) case k: { type x; return fn(r, version, &x); }
 			PARSE(KAFKA_API_PRODUCE, KafkaProduceRequest, kafka_parse_produce_request);
 			PARSE(KAFKA_API_FETCH, KafkaFetchRequest, kafka_parse_fetch_request);
-			PARSE(KAFKA_API_LIST_OFFSETS, KafkaListOffsetsRequest, kafka_parse_list_offsets_request);
 			PARSE(KAFKA_API_METADATA, KafkaMetadataRequest, kafka_parse_metadata_request);
 			PARSE(KAFKA_API_OFFSET_COMMIT, KafkaOffsetCommitRequest, kafka_parse_offset_commit_request);
 			PARSE(KAFKA_API_OFFSET_FETCH, KafkaOffsetFetchRequest, kafka_parse_offset_fetch_request);
@@ -51,6 +57,11 @@ parse(int16 key, int16 version, const char *body, int len, KafkaReader *r)
 			PARSE(KAFKA_API_SASL_AUTHENTICATE, KafkaSaslAuthenticateRequest, kafka_parse_sasl_authenticate_request);
 #undef PARSE
 	}
+	/* the requests decoded by the schema codec */
+	for (int i = 0; i < lengthof(schema_requests); i++)
+		if (schema_requests[i]->api_key == key)
+			return kafka_decode(r, schema_requests[i], version,
+								palloc(schema_requests[i]->body->size));
 	return false;
 }
 

@@ -29,6 +29,7 @@
 
 #include "pg_topics/wire/msg_api_versions.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
+#include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_metadata.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/schema.h"
@@ -42,6 +43,8 @@ static const KafkaMessage *const messages[] = {
 	&kafka_metadata_response,
 	&kafka_find_coordinator_request,
 	&kafka_find_coordinator_response,
+	&kafka_list_offsets_request,
+	&kafka_list_offsets_response,
 };
 
 /* ---- a message of every type ---- */
@@ -895,6 +898,83 @@ check_every_type(void)
 	pfree(buf.data);
 }
 
+/* ListOffsets, byte by byte: v0's list of offsets, v6 flexible */
+static void
+check_list_offsets(void)
+{
+	KafkaListOffsetsPartition part = {0, -1, -1, 1};
+	KafkaListOffsetsTopic topic = {{"t", 1}, 1, &part};
+	KafkaListOffsetsRequest lr = {-1, 0, 1, &topic};
+	int64		offsets[1] = {5};
+	KafkaListOffsetsPartitionResponse rp = {0, 0, 1, offsets, -1, 5, -1};
+	KafkaListOffsetsTopicResponse rt = {{"t", 1}, 1, &rp};
+	KafkaListOffsetsResponse resp = {0, 1, &rt};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* v0: replica -1, topics ["t" [0, time -1, max_num_offsets 1]] */
+	static const char req_v0[] =
+		"\xff\xff\xff\xff" "\x00\x00\x00\x01" "\x00\x01" "t"
+		"\x00\x00\x00\x01" "\x00\x00\x00\x00"
+		"\xff\xff\xff\xff\xff\xff\xff\xff" "\x00\x00\x00\x01";
+
+	/*
+	 * v6: replica -1, isolation 0, compact topics ["t" [0, epoch -1, time
+	 * -1, tagged 0], tagged 0], tagged 0
+	 */
+	static const char req_v6[] =
+		"\xff\xff\xff\xff" "\x00" "\x02" "\x02" "t" "\x02"
+		"\x00\x00\x00\x00" "\xff\xff\xff\xff"
+		"\xff\xff\xff\xff\xff\xff\xff\xff" "\x00" "\x00" "\x00";
+
+	/* v0: topics ["t" [0, error 0, offsets [5]]] */
+	static const char resp_v0[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x00" "\x00\x00" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x00\x00\x00\x00\x05";
+
+	/*
+	 * v6: throttle 0, compact topics ["t" [0, error 0, time -1, offset 5,
+	 * epoch -1, tagged 0], tagged 0], tagged 0
+	 */
+	static const char resp_v6[] =
+		"\x00\x00\x00\x00" "\x02" "\x02" "t" "\x02"
+		"\x00\x00\x00\x00" "\x00\x00"
+		"\xff\xff\xff\xff\xff\xff\xff\xff"
+		"\x00\x00\x00\x00\x00\x00\x00\x05" "\xff\xff\xff\xff"
+		"\x00" "\x00" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_list_offsets_request, 0, &lr);
+	CHECK(bytes_are(&buf, BYTES(req_v0)), "ListOffsets v0 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_list_offsets_request, 6, &lr);
+	CHECK(bytes_are(&buf, BYTES(req_v6)), "ListOffsets v6 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_list_offsets_response, 0, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v0)), "ListOffsets v0 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_list_offsets_response, 6, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v6)), "ListOffsets v6 response's bytes");
+
+	decode_bytes(&r, BYTES(req_v6));
+	CHECK(kafka_decode(&r, &kafka_list_offsets_request, 6, &lr) &&
+		  r.pos == r.len && lr.ntopics == 1 &&
+		  kafka_bytes_equal(lr.topics[0].name, "t") &&
+		  lr.topics[0].npartitions == 1 &&
+		  lr.topics[0].partitions[0].timestamp == -1 &&
+		  lr.topics[0].partitions[0].max_num_offsets == 1,
+		  "ListOffsets v6 request decodes, max_num_offsets at its default");
+	decode_bytes(&r, BYTES(resp_v0));
+	CHECK(kafka_decode(&r, &kafka_list_offsets_response, 0, &resp) &&
+		  r.pos == r.len && resp.topics[0].partitions[0].nold_style_offsets == 1 &&
+		  resp.topics[0].partitions[0].old_style_offsets[0] == 5 &&
+		  resp.topics[0].partitions[0].offset == -1 &&
+		  resp.topics[0].partitions[0].timestamp == -1,
+		  "ListOffsets v0 response decodes, offset and timestamp at -1");
+	pfree(buf.data);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -904,6 +984,7 @@ main(int argc, char **argv)
 	check_metadata_request();
 	check_metadata_response();
 	check_other_messages();
+	check_list_offsets();
 	check_hostile();
 	check_every_type();
 	return unit_check_summary("schema_test");

@@ -85,10 +85,6 @@
 #define KAFKA_GROUP_MAX_SIZE_REACHED		81
 #define KAFKA_INVALID_RECORD				87
 
-/* ListOffsets' special timestamps */
-#define KAFKA_LATEST_TIMESTAMP		(-1)
-#define KAFKA_EARLIEST_TIMESTAMP	(-2)
-
 /* Fetch's isolation levels */
 #define KAFKA_READ_UNCOMMITTED		0
 #define KAFKA_READ_COMMITTED		1

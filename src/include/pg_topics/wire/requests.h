@@ -41,7 +41,6 @@
 /* Produce versions read only to be refused (UNSUPPORTED_VERSION) */
 #define KAFKA_LEGACY_PRODUCE_VERSIONS	0, 2
 #define KAFKA_FETCH_VERSIONS			4, 11
-#define KAFKA_LIST_OFFSETS_VERSIONS		1, 2
 #define KAFKA_METADATA_VERSIONS			0, 4
 #define KAFKA_OFFSET_COMMIT_VERSIONS	2, 7
 #define KAFKA_OFFSET_FETCH_VERSIONS		1, 5
@@ -71,8 +70,6 @@
  *					offset (fetch_offset), log_start_offset (a follower's,
  *					v5+), max_bytes (partition_max_bytes)
  *	Fetch's forgotten topics (v7+)	partition
- *	ListOffsets		partition, timestamp (the time asked for, or
- *					KAFKA_LATEST_TIMESTAMP / KAFKA_EARLIEST_TIMESTAMP)
  *	OffsetCommit	partition, offset (committed_offset), leader_epoch
  *					(committed_leader_epoch, v6+), data (committed_metadata,
  *					a string or null)
@@ -123,15 +120,6 @@ typedef struct KafkaFetchRequest
 	KafkaTopicRequest *forgotten;
 	KafkaBytes	rack_id;		/* v11+ */
 } KafkaFetchRequest;
-
-/* ListOffsets v1-2 */
-typedef struct KafkaListOffsetsRequest
-{
-	int32		replica_id;
-	int8		isolation_level;	/* v2+ */
-	int32		ntopics;
-	KafkaTopicRequest *topics;
-} KafkaListOffsetsRequest;
 
 /* Metadata v0-4 */
 typedef struct KafkaMetadataRequest
@@ -332,8 +320,6 @@ extern bool kafka_parse_legacy_produce_request(KafkaReader *r, int16 version,
 											   KafkaProduceRequest *out);
 extern bool kafka_parse_fetch_request(KafkaReader *r, int16 version,
 									  KafkaFetchRequest *out);
-extern bool kafka_parse_list_offsets_request(KafkaReader *r, int16 version,
-											 KafkaListOffsetsRequest *out);
 extern bool kafka_parse_metadata_request(KafkaReader *r, int16 version,
 										 KafkaMetadataRequest *out);
 extern bool kafka_parse_offset_commit_request(KafkaReader *r, int16 version,

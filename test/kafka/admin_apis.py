@@ -1,0 +1,259 @@
+"""ListOffsets at every version, and the admin APIs, for
+test/t/048_kafka_admin_apis.pl.
+
+Run with Debian's /usr/bin/python3 (kafka-python 2.0.2, confluent-kafka
+1.7.0):
+
+    admin_apis.py BOOTSTRAP COMMAND [ARGS...]
+
+Each command prints one JSON document: what the server answered.  Requests
+are written byte by byte from Kafka's message definitions (flexible
+versions with request header v2 and compact encodings), so that every
+version is asked, not only those a client library picks.
+"""
+import json
+import socket
+import struct
+import sys
+import time
+
+
+def connect(bootstrap, timeout=30):
+    host, port = bootstrap.rsplit(':', 1)
+    return socket.create_connection((host, int(port)), timeout=timeout)
+
+
+def read_exactly(sock, n):
+    data = b''
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError('the server closed the connection')
+        data += chunk
+    return data
+
+
+# ---- encoding, plain or flexible (compact lengths, tagged fields)
+
+def uvarint(n):
+    out = b''
+    while n >= 0x80:
+        out += bytes([(n & 0x7f) | 0x80])
+        n >>= 7
+    return out + bytes([n])
+
+
+class Enc:
+    def __init__(self, flexible):
+        self.flexible = flexible
+
+    def string(self, s):
+        if s is None:
+            return uvarint(0) if self.flexible else struct.pack('>h', -1)
+        b = s.encode()
+        if self.flexible:
+            return uvarint(len(b) + 1) + b
+        return struct.pack('>h', len(b)) + b
+
+    def array(self, items, encode):
+        if items is None:
+            return uvarint(0) if self.flexible else struct.pack('>i', -1)
+        head = (uvarint(len(items) + 1) if self.flexible
+                else struct.pack('>i', len(items)))
+        return head + b''.join(encode(x) for x in items)
+
+    def tags(self):
+        return b'\x00' if self.flexible else b''
+
+
+class Dec:
+    def __init__(self, data, flexible):
+        self.data = data
+        self.pos = 0
+        self.flexible = flexible
+
+    def take(self, fmt):
+        v = struct.unpack_from(fmt, self.data, self.pos)
+        self.pos += struct.calcsize(fmt)
+        return v[0]
+
+    def i8(self):
+        return self.take('>b')
+
+    def i16(self):
+        return self.take('>h')
+
+    def i32(self):
+        return self.take('>i')
+
+    def i64(self):
+        return self.take('>q')
+
+    def uvarint(self):
+        n = shift = 0
+        while True:
+            b = self.data[self.pos]
+            self.pos += 1
+            n |= (b & 0x7f) << shift
+            if b < 0x80:
+                return n
+            shift += 7
+
+    def string(self):
+        n = self.uvarint() - 1 if self.flexible else self.i16()
+        if n < 0:
+            return None
+        s = self.data[self.pos:self.pos + n].decode()
+        self.pos += n
+        return s
+
+    def array(self, decode):
+        n = self.uvarint() - 1 if self.flexible else self.i32()
+        if n < 0:
+            return None
+        return [decode() for _ in range(n)]
+
+    def tags(self):
+        if self.flexible:
+            for _ in range(self.uvarint()):
+                self.uvarint()
+                self.pos += self.uvarint()
+
+    def done(self):
+        assert self.pos == len(self.data), 'bytes left: %d' % (len(self.data) - self.pos)
+
+
+def call(sock, key, version, first_flexible, body, corr=1):
+    """One request; its response body, as a Dec"""
+    flexible = first_flexible is not None and version >= first_flexible
+    client = b'admin-apis-test'
+    header = struct.pack('>hhih', key, version, corr, len(client)) + client
+    if flexible:
+        header += b'\x00'
+    payload = header + body
+    sock.sendall(struct.pack('>i', len(payload)) + payload)
+    n = struct.unpack('>i', read_exactly(sock, 4))[0]
+    data = read_exactly(sock, n)
+    assert struct.unpack('>i', data[:4])[0] == corr
+    d = Dec(data, flexible)
+    d.pos = 4
+    d.tags()                    # response header v1
+    return d
+
+
+# ---- ListOffsets (key 2, v0-9, flexible from 6)
+
+def list_offsets_request(version, topic, asks, replica=-1):
+    """asks: [(partition, timestamp, max_num_offsets)]"""
+    e = Enc(version >= 6)
+
+    def partition(p):
+        return (struct.pack('>i', p[0])
+                + (struct.pack('>i', -1) if version >= 4 else b'')
+                + struct.pack('>q', p[1])
+                + (struct.pack('>i', p[2]) if version == 0 else b'')
+                + e.tags())
+    return (struct.pack('>i', replica)
+            + (struct.pack('>b', 1) if version >= 2 else b'')
+            + e.array([topic], lambda t: e.string(t) + e.array(asks, partition) + e.tags())
+            + e.tags())
+
+
+def list_offsets_response(d, version):
+    if version >= 2:
+        d.i32()
+
+    def partition():
+        p = {'partition': d.i32(), 'error': d.i16()}
+        if version == 0:
+            p['offsets'] = d.array(d.i64)
+        else:
+            p['timestamp'] = d.i64()
+            p['offset'] = d.i64()
+        if version >= 4:
+            p['leader_epoch'] = d.i32()
+        d.tags()
+        return p
+
+    def topic():
+        t = {'name': d.string(), 'partitions': d.array(partition)}
+        d.tags()
+        return t
+    topics = d.array(topic)
+    d.tags()
+    d.done()
+    return topics
+
+
+def list_offsets(bootstrap, topic, at_ms):
+    """Every version of ListOffsets asks partition 0 of topic for the
+    latest, earliest and at_ms's offsets, and each special timestamp from
+    the version that has it (-3 v7, -4 v8, -5 v9), and partition 9 (none);
+    v0 for up to 1 and up to 0 offsets.  Answers by version."""
+    out = {}
+    sock = connect(bootstrap)
+    for v in range(0, 10):
+        asks = [(0, -1, 1), (0, -2, 1), (0, int(at_ms), 1)]
+        if v == 0:
+            asks += [(0, -1, 0), (0, 4102444800000, 1)]
+        if v >= 7:
+            asks.append((0, -3, 1))
+        if v >= 8:
+            asks.append((0, -4, 1))
+        if v >= 9:
+            asks.append((0, -5, 1))
+        asks.append((9, -1, 1))
+        d = call(sock, 2, v, 6, list_offsets_request(v, topic, asks), corr=v + 1)
+        out[str(v)] = list_offsets_response(d, v)[0]['partitions']
+    sock.close()
+    return out
+
+
+def list_offsets_unknown(bootstrap, version):
+    """A topic that does not exist, at version: its partition's answer"""
+    sock = connect(bootstrap)
+    d = call(sock, 2, version, 6, list_offsets_request(version, 'no_such_topic', [(0, -1, 1)]))
+    return list_offsets_response(d, version)[0]['partitions'][0]
+
+
+def list_offsets_v10(bootstrap):
+    """A version past 9 closes the connection"""
+    sock = connect(bootstrap)
+    try:
+        call(sock, 2, 10, 6, list_offsets_request(9, 'x', [(0, -1, 1)]) + b'\x00\x00\x00\x00')
+        return 'answered'
+    except (EOFError, ConnectionResetError):
+        return 'closed'
+
+
+def clients_offsets(bootstrap, topic, at_ms):
+    """ListOffsets as the clients ask it: kafka-python's consumer
+    (beginning, end, by time) and confluent-kafka's (watermarks, by
+    time)"""
+    from kafka import KafkaConsumer, TopicPartition
+    from confluent_kafka import Consumer, TopicPartition as CkTopicPartition
+    c = KafkaConsumer(bootstrap_servers=bootstrap, api_version_auto_timeout_ms=10000)
+    tp = TopicPartition(topic, 0)
+    found = c.offsets_for_times({tp: int(at_ms)})[tp]
+    kp = {'beginning': c.beginning_offsets([tp])[tp], 'end': c.end_offsets([tp])[tp],
+          'by_time': [found.offset, found.timestamp] if found else None}
+    c.close()
+    ck = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'admin-apis-offsets',
+                   'enable.auto.commit': False})
+    low, high = ck.get_watermark_offsets(CkTopicPartition(topic, 0), timeout=30)
+    times = ck.offsets_for_times([CkTopicPartition(topic, 0, int(at_ms))], timeout=30)
+    ck.close()
+    return {'kafka_python': kp,
+            'confluent_kafka': {'low': low, 'high': high, 'by_time': times[0].offset}}
+
+
+COMMANDS = {
+    'list_offsets': list_offsets,
+    'list_offsets_unknown': lambda b, v: list_offsets_unknown(b, int(v)),
+    'list_offsets_v10': list_offsets_v10,
+    'clients_offsets': clients_offsets,
+}
+
+
+if __name__ == '__main__':
+    print(json.dumps(COMMANDS[sys.argv[2]](sys.argv[1], *sys.argv[3:])))
