@@ -50,6 +50,7 @@
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/codec.h"
 #include "pg_topics/wire/msg_list_offsets.h"
+#include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 
@@ -90,6 +91,7 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS, -1, false, true, kafka_delete_topics, "DeleteTopics"},
 	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS, -1, false, true, kafka_init_producer_id, "InitProducerId"},
 	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
+	{KAFKA_API_OFFSET_FOR_LEADER_EPOCH, KAFKA_OFFSET_FOR_LEADER_EPOCH_VERSIONS, KAFKA_OFFSET_FOR_LEADER_EPOCH_FIRST_FLEXIBLE, false, true, kafka_offset_for_leader_epoch, "OffsetForLeaderEpoch"},
 };
 
 /* Produce v0-2, offered by ApiVersions and refused (kafka_produce_legacy) */

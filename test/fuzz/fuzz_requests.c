@@ -25,6 +25,7 @@
 #include "postgres_fe.h"
 
 #include "pg_topics/wire/msg_list_offsets.h"
+#include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 
@@ -121,6 +122,7 @@ walk_struct(const KafkaSchema *s, char *p)
 /* The requests the server decodes with the schema codec */
 static const KafkaMessage *const schema_requests[] = {
 	&kafka_list_offsets_request,
+	&kafka_offset_for_leader_epoch_request,
 };
 
 static const KafkaMessage *

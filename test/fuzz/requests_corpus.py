@@ -139,6 +139,20 @@ def list_offsets(v):
             + tags)
 
 
+def offset_for_leader_epoch(v):
+    """v2+ with the current leader epoch, v3+ the replica id, flexible from 4"""
+    flexible = v >= 4
+    tags = b'\x00' if flexible else b''
+    name = compact_string if flexible else string
+    arr = compact_array if flexible else array
+
+    def partition(p):
+        return i32(p) + (i32(-1) if v >= 2 else b'') + i32(0) + tags
+    return ((i32(-1) if v >= 3 else b'')
+            + arr([('orders', [0, 1])], lambda t: name(t[0]) + arr(t[1], partition) + tags)
+            + tags)
+
+
 def metadata(v):
     out = array(['orders', 'events'] if v != 1 else None, string)
     if v >= 4:
@@ -238,6 +252,8 @@ for v in range(4, 12):
     SEEDS['fetch_v%d' % v] = (1, v, fetch(v))
 for v in range(0, 10):
     SEEDS['list_offsets_v%d' % v] = (2, v, list_offsets(v))
+for v in range(0, 5):
+    SEEDS['offset_for_leader_epoch_v%d' % v] = (23, v, offset_for_leader_epoch(v))
 for v in range(0, 5):
     SEEDS['metadata_v%d' % v] = (3, v, metadata(v))
 for v in range(2, 8):

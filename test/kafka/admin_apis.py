@@ -247,7 +247,72 @@ def clients_offsets(bootstrap, topic, at_ms):
             'confluent_kafka': {'low': low, 'high': high, 'by_time': times[0].offset}}
 
 
+# ---- OffsetForLeaderEpoch (key 23, v0-4, flexible from 4)
+
+def leader_epoch_request(version, topic, asks):
+    """asks: [(partition, current_leader_epoch, leader_epoch)]"""
+    e = Enc(version >= 4)
+
+    def partition(p):
+        return (struct.pack('>i', p[0])
+                + (struct.pack('>i', p[1]) if version >= 2 else b'')
+                + struct.pack('>i', p[2]) + e.tags())
+    return ((struct.pack('>i', -1) if version >= 3 else b'')
+            + e.array([topic], lambda t: e.string(t) + e.array(asks, partition) + e.tags())
+            + e.tags())
+
+
+def leader_epoch_response(d, version):
+    if version >= 2:
+        d.i32()
+
+    def partition():
+        p = {'error': d.i16(), 'partition': d.i32()}
+        if version >= 1:
+            p['leader_epoch'] = d.i32()
+        p['end_offset'] = d.i64()
+        d.tags()
+        return p
+
+    def topic():
+        t = {'topic': d.string(), 'partitions': d.array(partition)}
+        d.tags()
+        return t
+    topics = d.array(topic)
+    d.tags()
+    d.done()
+    return topics
+
+
+def offset_for_leader_epoch(bootstrap, topic):
+    """Every version asks partition 0 of topic for the end of epochs 0, 1
+    and -1, with a current leader epoch of 1 (v2+), and partition 9"""
+    out = {}
+    sock = connect(bootstrap)
+    for v in range(0, 5):
+        asks = [(0, -1, 0), (0, -1, 1), (0, -1, -1)]
+        if v >= 2:
+            asks += [(0, 0, 0), (0, 1, 0)]
+        asks.append((9, -1, 0))
+        d = call(sock, 23, v, 4, leader_epoch_request(v, topic, asks), corr=v + 1)
+        out[str(v)] = leader_epoch_response(d, v)[0]['partitions']
+    sock.close()
+    return out
+
+
+def topic_errors(bootstrap, topic):
+    """ListOffsets v9 and OffsetForLeaderEpoch v4 of partition 0 of topic:
+    their error codes"""
+    sock = connect(bootstrap)
+    lo = list_offsets_response(call(sock, 2, 9, 6, list_offsets_request(9, topic, [(0, -1, 1)])), 9)
+    le = leader_epoch_response(call(sock, 23, 4, 4, leader_epoch_request(4, topic, [(0, -1, 0)])), 4)
+    return {'list_offsets': lo[0]['partitions'][0]['error'],
+            'offset_for_leader_epoch': le[0]['partitions'][0]['error']}
+
+
 COMMANDS = {
+    'offset_for_leader_epoch': offset_for_leader_epoch,
+    'topic_errors': topic_errors,
     'list_offsets': list_offsets,
     'list_offsets_unknown': lambda b, v: list_offsets_unknown(b, int(v)),
     'list_offsets_v10': list_offsets_v10,

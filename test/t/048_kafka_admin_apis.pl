@@ -1,6 +1,8 @@
 # ListOffsets at every version Kafka 3.9 serves (0-9): v0's list of
 # offsets, the special timestamps of v7-v9, flexible versions from v6; as
-# kafka-python's and confluent-kafka's consumers ask it.
+# kafka-python's and confluent-kafka's consumers ask it.  OffsetForLeaderEpoch
+# (0-4): the log's one epoch, 0, ends at the last stable offset.  Both need
+# SELECT on the topic.  Clients act as role app (kafka_trust_role).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -12,11 +14,17 @@ my $kport = PostgreSQL::Test::Cluster::get_free_port();
 my $bootstrap = "127.0.0.1:$kport";
 my $node = PostgreSQL::Test::Cluster->new('admin_apis');
 $node->init;
-$node->append_conf('postgresql.conf', kafka_node_conf($kport));
+$node->append_conf('postgresql.conf', kafka_node_conf($kport) . q{
+pg_topics.kafka_trust_role = 'app'
+});
 $node->start;
 wait_for_kafka_listener($kport);
 $node->safe_psql('postgres', q{
 CREATE EXTENSION pg_topics;
+CREATE ROLE app LOGIN;
+GRANT CREATE ON SCHEMA public TO app;
+SELECT topics.create_topic('secret', 1, 'bytea', 'bytea');
+SET ROLE app;
 SELECT topics.create_topic('lo', 1, 'bytea', 'bytea');
 SELECT count(*) FROM topics.produce_batch('lo', ARRAY['\x01', '\x02', '\x03']::bytea[]);
 });
@@ -78,6 +86,32 @@ is_deeply(admin('list_offsets_unknown', 7),
 	{ partition => 0, error => 3, timestamp => -1, offset => -1, leader_epoch => -1 },
 	'v7: a topic that is not there');
 is(admin('list_offsets_v10'), 'closed', 'v10 is not offered: the connection closes');
+
+# ---- OffsetForLeaderEpoch: epoch 0 ends at the last stable offset (6),
+# another is not the log's (-1 -1), a current epoch above 0 is
+# UNKNOWN_LEADER_EPOCH (75), partition 9 UNKNOWN_TOPIC_OR_PARTITION
+my $le = admin('offset_for_leader_epoch', 'lo');
+for my $v (0 .. 4)
+{
+	my @epoch = $v >= 1 ? (leader_epoch => 0) : ();
+	my @none = $v >= 1 ? (leader_epoch => -1) : ();
+	my @want = (
+		{ error => 0, partition => 0, @epoch, end_offset => 6 },
+		{ error => 0, partition => 0, @none, end_offset => -1 },
+		{ error => 0, partition => 0, @none, end_offset => -1 });
+	push @want, { error => 0, partition => 0, @epoch, end_offset => 6 },
+	  { error => 75, partition => 0, @none, end_offset => -1 }
+	  if $v >= 2;
+	push @want, { error => 3, partition => 9, @none, end_offset => -1 };
+	is_deeply($le->{$v}, \@want, "OffsetForLeaderEpoch v$v");
+}
+
+# ---- privileges: app may not read secret (29: TOPIC_AUTHORIZATION_FAILED)
+is_deeply(admin('topic_errors', 'secret'), { list_offsets => 29, offset_for_leader_epoch => 29 },
+	'without SELECT on the topic: TOPIC_AUTHORIZATION_FAILED');
+$node->safe_psql('postgres', 'GRANT SELECT ON secret TO app');
+is_deeply(admin('topic_errors', 'secret'), { list_offsets => 0, offset_for_leader_epoch => 0 },
+	'with it, answered');
 
 # ---- the clients
 is_deeply(admin('clients_offsets', 'lo', $at_ms), {

@@ -19,6 +19,7 @@
 #include <dirent.h>
 
 #include "pg_topics/wire/msg_list_offsets.h"
+#include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 #include "pg_topics/wire/schema.h"
@@ -27,6 +28,7 @@
 /* The requests the server decodes with the schema codec (schema.h) */
 static const KafkaMessage *const schema_requests[] = {
 	&kafka_list_offsets_request,
+	&kafka_offset_for_leader_epoch_request,
 };
 
 /* Parse body as a request of key and version; the reader is left in r */

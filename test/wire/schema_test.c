@@ -30,6 +30,7 @@
 #include "pg_topics/wire/msg_api_versions.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
 #include "pg_topics/wire/msg_list_offsets.h"
+#include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/msg_metadata.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/schema.h"
@@ -45,6 +46,8 @@ static const KafkaMessage *const messages[] = {
 	&kafka_find_coordinator_response,
 	&kafka_list_offsets_request,
 	&kafka_list_offsets_response,
+	&kafka_offset_for_leader_epoch_request,
+	&kafka_offset_for_leader_epoch_response,
 };
 
 /* ---- a message of every type ---- */
@@ -975,6 +978,67 @@ check_list_offsets(void)
 	pfree(buf.data);
 }
 
+/* OffsetForLeaderEpoch, byte by byte: v1, and v4 flexible */
+static void
+check_offset_for_leader_epoch(void)
+{
+	KafkaOffsetForLeaderPartition part = {2, -1, 0};
+	KafkaOffsetForLeaderTopic topic = {{"t", 1}, 1, &part};
+	KafkaOffsetForLeaderEpochRequest er = {-1, 1, &topic};
+	KafkaEpochEndOffset end = {0, 2, 0, 7};
+	KafkaOffsetForLeaderTopicResult rt = {{"t", 1}, 1, &end};
+	KafkaOffsetForLeaderEpochResponse resp = {0, 1, &rt};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* v1: topics ["t" [partition 2, epoch 0]] (no replica, no current) */
+	static const char req_v1[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x02" "\x00\x00\x00\x00";
+
+	/*
+	 * v4: replica -1, compact topics ["t" [2, current -1, epoch 0, tagged
+	 * 0], tagged 0], tagged 0
+	 */
+	static const char req_v4[] =
+		"\xff\xff\xff\xff" "\x02" "\x02" "t" "\x02"
+		"\x00\x00\x00\x02" "\xff\xff\xff\xff" "\x00\x00\x00\x00"
+		"\x00" "\x00" "\x00";
+
+	/* v1: topics ["t" [error 0, partition 2, epoch 0, end 7]] */
+	static const char resp_v1[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x00" "\x00\x00\x00\x02" "\x00\x00\x00\x00"
+		"\x00\x00\x00\x00\x00\x00\x00\x07";
+
+	/* v4: throttle 0, then v1's, compact, each struct's tagged 0 */
+	static const char resp_v4[] =
+		"\x00\x00\x00\x00" "\x02" "\x02" "t" "\x02"
+		"\x00\x00" "\x00\x00\x00\x02" "\x00\x00\x00\x00"
+		"\x00\x00\x00\x00\x00\x00\x00\x07" "\x00" "\x00" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_for_leader_epoch_request, 1, &er);
+	CHECK(bytes_are(&buf, BYTES(req_v1)), "OffsetForLeaderEpoch v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_for_leader_epoch_request, 4, &er);
+	CHECK(bytes_are(&buf, BYTES(req_v4)), "OffsetForLeaderEpoch v4 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_for_leader_epoch_response, 1, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v1)), "OffsetForLeaderEpoch v1 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_for_leader_epoch_response, 4, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v4)), "OffsetForLeaderEpoch v4 response's bytes");
+
+	decode_bytes(&r, BYTES(req_v1));
+	CHECK(kafka_decode(&r, &kafka_offset_for_leader_epoch_request, 1, &er) &&
+		  r.pos == r.len && er.replica_id == -2 && er.ntopics == 1 &&
+		  er.topics[0].partitions[0].partition == 2 &&
+		  er.topics[0].partitions[0].current_leader_epoch == -1,
+		  "OffsetForLeaderEpoch v1 request decodes, replica -2 and current epoch -1 by default");
+	pfree(buf.data);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -985,6 +1049,7 @@ main(int argc, char **argv)
 	check_metadata_response();
 	check_other_messages();
 	check_list_offsets();
+	check_offset_for_leader_epoch();
 	check_hostile();
 	check_every_type();
 	return unit_check_summary("schema_test");

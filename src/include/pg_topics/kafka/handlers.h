@@ -46,6 +46,10 @@ extern KafkaOutcome kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 /* list_offsets.c */
 extern KafkaOutcome kafka_list_offsets(KafkaRequest *req, TimestampTz *deadline);
 
+/* leader_epoch.c */
+extern KafkaOutcome kafka_offset_for_leader_epoch(KafkaRequest *req,
+												  TimestampTz *deadline);
+
 /* session.c: the request's transaction, topics by Kafka name, errors */
 extern void kafka_session_init(void);
 extern void kafka_xact_begin(KafkaConn *conn);
