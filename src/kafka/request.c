@@ -49,6 +49,8 @@
 #include "pg_topics/kafka/request.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/codec.h"
+#include "pg_topics/wire/msg_create_partitions.h"
+#include "pg_topics/wire/msg_delete_records.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/protocol.h"
@@ -91,6 +93,8 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS, -1, false, true, kafka_delete_topics, "DeleteTopics"},
 	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS, -1, false, true, kafka_init_producer_id, "InitProducerId"},
 	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
+	{KAFKA_API_DELETE_RECORDS, KAFKA_DELETE_RECORDS_VERSIONS, KAFKA_DELETE_RECORDS_FIRST_FLEXIBLE, false, true, kafka_delete_records, "DeleteRecords"},
+	{KAFKA_API_CREATE_PARTITIONS, KAFKA_CREATE_PARTITIONS_VERSIONS, KAFKA_CREATE_PARTITIONS_FIRST_FLEXIBLE, false, true, kafka_create_partitions, "CreatePartitions"},
 	{KAFKA_API_OFFSET_FOR_LEADER_EPOCH, KAFKA_OFFSET_FOR_LEADER_EPOCH_VERSIONS, KAFKA_OFFSET_FOR_LEADER_EPOCH_FIRST_FLEXIBLE, false, true, kafka_offset_for_leader_epoch, "OffsetForLeaderEpoch"},
 };
 

@@ -24,6 +24,8 @@
  */
 #include "postgres_fe.h"
 
+#include "pg_topics/wire/msg_create_partitions.h"
+#include "pg_topics/wire/msg_delete_records.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/protocol.h"
@@ -123,6 +125,8 @@ walk_struct(const KafkaSchema *s, char *p)
 static const KafkaMessage *const schema_requests[] = {
 	&kafka_list_offsets_request,
 	&kafka_offset_for_leader_epoch_request,
+	&kafka_delete_records_request,
+	&kafka_create_partitions_request,
 };
 
 static const KafkaMessage *

@@ -153,6 +153,29 @@ def offset_for_leader_epoch(v):
             + tags)
 
 
+def delete_records(v):
+    """flexible from 2"""
+    flexible = v >= 2
+    tags = b'\x00' if flexible else b''
+    name = compact_string if flexible else string
+    arr = compact_array if flexible else array
+    return (arr([('orders', [(0, 5), (1, -1)])],
+                lambda t: name(t[0]) + arr(t[1], lambda p: i32(p[0]) + i64(p[1]) + tags) + tags)
+            + i32(30000) + tags)
+
+
+def create_partitions(v):
+    """flexible from 2; assignments null or given"""
+    flexible = v >= 2
+    tags = b'\x00' if flexible else b''
+    name = compact_string if flexible else string
+    arr = compact_array if flexible else array
+    return (arr([('orders', 4, None), ('events', 3, [[1], [1]])],
+                lambda t: name(t[0]) + i32(t[1])
+                + arr(t[2], lambda a: arr(a, i32) + tags) + tags)
+            + i32(30000) + i8(0) + tags)
+
+
 def metadata(v):
     out = array(['orders', 'events'] if v != 1 else None, string)
     if v >= 4:
@@ -252,6 +275,10 @@ for v in range(4, 12):
     SEEDS['fetch_v%d' % v] = (1, v, fetch(v))
 for v in range(0, 10):
     SEEDS['list_offsets_v%d' % v] = (2, v, list_offsets(v))
+for v in range(0, 3):
+    SEEDS['delete_records_v%d' % v] = (21, v, delete_records(v))
+for v in range(0, 4):
+    SEEDS['create_partitions_v%d' % v] = (37, v, create_partitions(v))
 for v in range(0, 5):
     SEEDS['offset_for_leader_epoch_v%d' % v] = (23, v, offset_for_leader_epoch(v))
 for v in range(0, 5):

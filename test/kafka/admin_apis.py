@@ -310,7 +310,118 @@ def topic_errors(bootstrap, topic):
             'offset_for_leader_epoch': le[0]['partitions'][0]['error']}
 
 
+# ---- DeleteRecords (key 21, v0-2, flexible from 2)
+
+def delete_records_request(version, topic, asks):
+    """asks: [(partition, offset)]"""
+    e = Enc(version >= 2)
+    return (e.array([topic], lambda t: e.string(t) + e.array(
+        asks, lambda p: struct.pack('>iq', p[0], p[1]) + e.tags()) + e.tags())
+        + struct.pack('>i', 30000) + e.tags())
+
+
+def delete_records_response(d):
+    d.i32()
+
+    def partition():
+        p = [d.i32(), d.i64(), d.i16()]
+        d.tags()
+        return p
+
+    def topic():
+        t = [d.string(), d.array(partition)]
+        d.tags()
+        return t
+    topics = d.array(topic)
+    d.tags()
+    d.done()
+    return topics
+
+
+def delete_records(bootstrap, version, topic, *asks):
+    """DeleteRecords at version of topic's PARTITION:OFFSET asks: each
+    partition's [partition, low watermark, error]"""
+    v = int(version)
+    asks = [tuple(int(x) for x in a.split(':')) for a in asks]
+    sock = connect(bootstrap)
+    d = call(sock, 21, v, 2, delete_records_request(v, topic, asks))
+    return delete_records_response(d)[0][1]
+
+
+# ---- CreatePartitions (key 37, v0-3, flexible from 2)
+
+def create_partitions_request(version, topics, validate_only):
+    """topics: [(name, count, assignments or None)]"""
+    e = Enc(version >= 2)
+    return (e.array(topics, lambda t: e.string(t[0]) + struct.pack('>i', t[1])
+                    + e.array(t[2], lambda a: e.array(a, lambda b: struct.pack('>i', b))
+                              + e.tags()) + e.tags())
+            + struct.pack('>ib', 30000, 1 if validate_only else 0) + e.tags())
+
+
+def create_partitions(bootstrap, version, validate_only, *topics):
+    """CreatePartitions at version of NAME:COUNT[:BROKER] topics (BROKER:
+    one assignment of that broker per new partition, counted from the
+    topic's current count given as NAME:COUNT:BROKER:CURRENT): each topic's
+    [name, error, message]"""
+    v = int(version)
+    asks = []
+    for t in topics:
+        parts = t.split(':')
+        assignments = None
+        if len(parts) == 4:
+            assignments = [[int(parts[2])] for _ in range(int(parts[1]) - int(parts[3]))]
+        asks.append((parts[0], int(parts[1]), assignments))
+    sock = connect(bootstrap)
+    d = call(sock, 37, v, 2, create_partitions_request(v, asks, validate_only == 'true'))
+    d.i32()
+
+    def result():
+        r = [d.string(), d.i16(), d.string()]
+        d.tags()
+        return r
+    results = d.array(result)
+    d.tags()
+    d.done()
+    return results
+
+
+def clients_create_partitions(bootstrap, kp_topic, kp_count, ck_topic, ck_count):
+    """kafka-python's KafkaAdminClient and confluent-kafka's AdminClient
+    grow a topic each; then each asks to shrink one: the errors"""
+    from kafka.admin import KafkaAdminClient, NewPartitions
+    from kafka.errors import KafkaError
+    from confluent_kafka.admin import AdminClient, NewPartitions as CkNewPartitions
+    out = {}
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    r = admin.create_partitions({kp_topic: NewPartitions(int(kp_count))})
+    out['kafka_python'] = [[t[0], t[1]] for t in r.topic_errors]
+    try:
+        admin.create_partitions({kp_topic: NewPartitions(1)})
+        out['kafka_python_shrink'] = 'accepted'
+    except KafkaError as e:
+        out['kafka_python_shrink'] = type(e).__name__
+    admin.close()
+    ck = AdminClient({'bootstrap.servers': bootstrap})
+    f = ck.create_partitions([CkNewPartitions(ck_topic, int(ck_count))])[ck_topic]
+    try:
+        f.result(30)
+        out['confluent_kafka'] = 'ok'
+    except Exception as e:
+        out['confluent_kafka'] = str(e)
+    f = ck.create_partitions([CkNewPartitions(ck_topic, 1)])[ck_topic]
+    try:
+        f.result(30)
+        out['confluent_kafka_shrink'] = 'accepted'
+    except Exception as e:
+        out['confluent_kafka_shrink'] = e.args[0].name()
+    return out
+
+
 COMMANDS = {
+    'delete_records': delete_records,
+    'create_partitions': create_partitions,
+    'clients_create_partitions': clients_create_partitions,
     'offset_for_leader_epoch': offset_for_leader_epoch,
     'topic_errors': topic_errors,
     'list_offsets': list_offsets,

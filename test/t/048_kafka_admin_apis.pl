@@ -2,7 +2,10 @@
 # offsets, the special timestamps of v7-v9, flexible versions from v6; as
 # kafka-python's and confluent-kafka's consumers ask it.  OffsetForLeaderEpoch
 # (0-4): the log's one epoch, 0, ends at the last stable offset.  Both need
-# SELECT on the topic.  Clients act as role app (kafka_trust_role).
+# SELECT on the topic.  DeleteRecords (0-2) and CreatePartitions (0-3), raw
+# at every version and through kafka-python's and confluent-kafka's admin
+# clients: SQL's rules and privileges, Kafka's error codes, and a fenced
+# node's answers.  Clients act as role app (kafka_trust_role).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -112,6 +115,87 @@ is_deeply(admin('topic_errors', 'secret'), { list_offsets => 29, offset_for_lead
 $node->safe_psql('postgres', 'GRANT SELECT ON secret TO app');
 is_deeply(admin('topic_errors', 'secret'), { list_offsets => 0, offset_for_leader_epoch => 0 },
 	'with it, answered');
+
+# ---- DeleteRecords
+$node->safe_psql('postgres', q{
+SET ROLE app;
+SELECT topics.create_topic('gone', 2, 'bytea', 'bytea');
+SELECT count(*) FROM topics.produce_batch('gone', ARRAY(SELECT '\x00'::bytea FROM generate_series(1, 10)), partition => 0);
+SELECT topics.create_topic('grow', 1, 'bytea', 'bytea');
+SELECT topics.create_topic('grow_kp', 1, 'bytea', 'bytea');
+SELECT topics.create_topic('grow_ck', 1, 'bytea', 'bytea');
+});
+sub log_start
+{
+	return $node->safe_psql('postgres',
+		"SELECT log_start_offset FROM topics.offsets('$_[0]') WHERE partition = 0");
+}
+is_deeply(admin('delete_records', 0, 'gone', '0:3'), [ [ 0, 3, 0 ] ],
+	'v0: records below 3 go; the low watermark is 3');
+is(log_start('gone'), 3, 'the log starts at 3');
+is_deeply(admin('delete_records', 1, 'gone', '0:2'), [ [ 0, 3, 0 ] ],
+	'v1: below the log start changes nothing');
+is_deeply(admin('delete_records', 2, 'gone', '0:11', '0:-2', '5:0'),
+	[ [ 0, -1, 1 ], [ 0, -1, 1 ], [ 5, -1, 3 ] ],
+	'v2: past the high watermark or negative OFFSET_OUT_OF_RANGE, partition 5 UNKNOWN_TOPIC_OR_PARTITION');
+is_deeply(admin('delete_records', 2, 'gone', '0:-1', '1:-1'), [ [ 0, 10, 0 ], [ 1, 0, 0 ] ],
+	'v2: -1 deletes up to the high watermark');
+is(log_start('gone'), 10, 'the log starts at its end');
+is_deeply(admin('delete_records', 2, 'secret', '0:0'), [ [ 0, -1, 29 ] ],
+	'without DELETE on the topic: TOPIC_AUTHORIZATION_FAILED');
+is_deeply(admin('delete_records', 1, 'no_such_topic', '0:0'), [ [ 0, -1, 3 ] ],
+	'a topic that is not there');
+
+# ---- CreatePartitions
+sub partitions
+{
+	return $node->safe_psql('postgres', "SELECT count(*) FROM topics.offsets('$_[0]')");
+}
+is_deeply(admin('create_partitions', 0, 'true', 'grow:3'), [ [ 'grow', 0, undef ] ],
+	'v0 validate_only: accepted');
+is(partitions('grow'), 1, 'and nothing changed');
+is_deeply(admin('create_partitions', 1, 'false', 'grow:3'), [ [ 'grow', 0, undef ] ],
+	'v1: grown to 3');
+is(partitions('grow'), 3, 'the topic has 3 partitions');
+my $same = admin('create_partitions', 2, 'false', 'grow:3', 'grow:2', 'no_such_topic:4', 'secret:4');
+is_deeply([ map { [ $_->[0], $_->[1] ] } @$same ],
+	[ [ 'grow', 37 ], [ 'grow', 37 ], [ 'no_such_topic', 3 ], [ 'secret', 29 ] ],
+	'v2: the same count or fewer INVALID_PARTITIONS, an unknown topic UNKNOWN_TOPIC_OR_PARTITION, '
+	  . 'one not owned TOPIC_AUTHORIZATION_FAILED');
+like($same->[0][2], qr/has 3 partitions/, 'with a message');
+is_deeply([ map { [ $_->[0], $_->[1] ] } @{ admin('create_partitions', 3, 'false', 'grow:5:999999:3') } ],
+	[ [ 'grow', 39 ] ], 'v3: an assignment to another broker INVALID_REPLICA_ASSIGNMENT');
+is(partitions('grow'), 3, 'and nothing changed');
+is_deeply(admin('clients_create_partitions', 'grow_kp', 4, 'grow_ck', 3), {
+		kafka_python => [ [ 'grow_kp', 0 ] ],
+		kafka_python_shrink => 'InvalidPartitionsError',
+		confluent_kafka => 'ok',
+		confluent_kafka_shrink => 'INVALID_PARTITIONS' },
+	"kafka-python's and confluent-kafka's admin clients grow topics and cannot shrink them");
+is(partitions('grow_kp') . ' ' . partitions('grow_ck'), '4 3', 'the topics have grown');
+
+# ---- a fenced node: DeleteRecords NOT_LEADER_OR_FOLLOWER, CreatePartitions
+# NOT_CONTROLLER; reads answered
+$node->safe_psql('postgres', q{
+ALTER SYSTEM SET default_transaction_read_only = on;
+SELECT pg_reload_conf();});
+$node->poll_query_until('postgres', q{SELECT current_setting('default_transaction_read_only') = 'on'})
+  or die 'the server did not reload its settings';
+# every listener process reloads on its own, at once
+sleep 1;
+is_deeply(admin('delete_records', 2, 'gone', '0:-1'), [ [ 0, -1, 6 ] ],
+	'fenced: DeleteRecords NOT_LEADER_OR_FOLLOWER');
+is_deeply(admin('create_partitions', 3, 'false', 'grow:6'), [ [ 'grow', 41, undef ] ],
+	'fenced: CreatePartitions NOT_CONTROLLER');
+is(partitions('grow'), 3, 'and nothing changed');
+is_deeply(admin('topic_errors', 'lo'), { list_offsets => 0, offset_for_leader_epoch => 0 },
+	'fenced: ListOffsets and OffsetForLeaderEpoch answered');
+$node->safe_psql('postgres', q{
+ALTER SYSTEM RESET default_transaction_read_only;
+SELECT pg_reload_conf();});
+$node->poll_query_until('postgres', q{SELECT current_setting('default_transaction_read_only') = 'off'})
+  or die 'the server did not reload its settings';
+sleep 1;
 
 # ---- the clients
 is_deeply(admin('clients_offsets', 'lo', $at_ms), {

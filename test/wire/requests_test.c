@@ -18,6 +18,8 @@
 
 #include <dirent.h>
 
+#include "pg_topics/wire/msg_create_partitions.h"
+#include "pg_topics/wire/msg_delete_records.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/protocol.h"
@@ -29,6 +31,8 @@
 static const KafkaMessage *const schema_requests[] = {
 	&kafka_list_offsets_request,
 	&kafka_offset_for_leader_epoch_request,
+	&kafka_delete_records_request,
+	&kafka_create_partitions_request,
 };
 
 /* Parse body as a request of key and version; the reader is left in r */

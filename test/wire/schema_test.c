@@ -29,6 +29,8 @@
 
 #include "pg_topics/wire/msg_api_versions.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
+#include "pg_topics/wire/msg_create_partitions.h"
+#include "pg_topics/wire/msg_delete_records.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/msg_metadata.h"
@@ -48,6 +50,10 @@ static const KafkaMessage *const messages[] = {
 	&kafka_list_offsets_response,
 	&kafka_offset_for_leader_epoch_request,
 	&kafka_offset_for_leader_epoch_response,
+	&kafka_delete_records_request,
+	&kafka_delete_records_response,
+	&kafka_create_partitions_request,
+	&kafka_create_partitions_response,
 };
 
 /* ---- a message of every type ---- */
@@ -1039,6 +1045,93 @@ check_offset_for_leader_epoch(void)
 	pfree(buf.data);
 }
 
+/* DeleteRecords and CreatePartitions, byte by byte: v1, and v2 flexible */
+static void
+check_partition_admin(void)
+{
+	KafkaDeleteRecordsPartition dp = {0, -1};
+	KafkaDeleteRecordsTopic dt = {{"t", 1}, 1, &dp};
+	KafkaDeleteRecordsRequest dr = {1, &dt, 1000};
+	KafkaDeleteRecordsPartitionResult dpr = {0, 4, 0};
+	KafkaDeleteRecordsTopicResult dtr = {{"t", 1}, 1, &dpr};
+	KafkaDeleteRecordsResponse dresp = {0, 1, &dtr};
+	KafkaCreatePartitionsTopic ct = {{"t", 1}, 3, -1, NULL};
+	KafkaCreatePartitionsRequest cr = {1, &ct, 1000, true};
+	KafkaCreatePartitionsTopicResult ctr = {{"t", 1}, 37, {"m", 1}};
+	KafkaCreatePartitionsResponse cresp = {0, 1, &ctr};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* DeleteRecords v1: topics ["t" [0, offset -1]], timeout 1000 */
+	static const char dr_v1[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x00" "\xff\xff\xff\xff\xff\xff\xff\xff"
+		"\x00\x00\x03\xe8";
+
+	/* v2: compact, each struct's tagged fields */
+	static const char dr_v2[] =
+		"\x02" "\x02" "t" "\x02" "\x00\x00\x00\x00"
+		"\xff\xff\xff\xff\xff\xff\xff\xff" "\x00" "\x00"
+		"\x00\x00\x03\xe8" "\x00";
+
+	/* DeleteRecords v2 response: throttle 0, ["t" [0, low 4, error 0]] */
+	static const char dresp_v2[] =
+		"\x00\x00\x00\x00" "\x02" "\x02" "t" "\x02" "\x00\x00\x00\x00"
+		"\x00\x00\x00\x00\x00\x00\x00\x04" "\x00\x00" "\x00" "\x00" "\x00";
+
+	/*
+	 * CreatePartitions v1: topics ["t" count 3, assignments null], timeout
+	 * 1000, validate_only
+	 */
+	static const char cr_v1[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x03"
+		"\xff\xff\xff\xff" "\x00\x00\x03\xe8" "\x01";
+
+	/* v2: compact (a null compact array is 0), tagged fields */
+	static const char cr_v2[] =
+		"\x02" "\x02" "t" "\x00\x00\x00\x03" "\x00" "\x00"
+		"\x00\x00\x03\xe8" "\x01" "\x00";
+
+	/* CreatePartitions v1 response: throttle 0, ["t" 37 "m"] */
+	static const char cresp_v1[] =
+		"\x00\x00\x00\x00" "\x00\x00\x00\x01" "\x00\x01" "t"
+		"\x00\x25" "\x00\x01" "m";
+
+	/* v3 (flexible): compact, tagged fields */
+	static const char cresp_v3[] =
+		"\x00\x00\x00\x00" "\x02" "\x02" "t" "\x00\x25" "\x02" "m"
+		"\x00" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_delete_records_request, 1, &dr);
+	CHECK(bytes_are(&buf, BYTES(dr_v1)), "DeleteRecords v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_delete_records_request, 2, &dr);
+	CHECK(bytes_are(&buf, BYTES(dr_v2)), "DeleteRecords v2 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_delete_records_response, 2, &dresp);
+	CHECK(bytes_are(&buf, BYTES(dresp_v2)), "DeleteRecords v2 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_create_partitions_request, 1, &cr);
+	CHECK(bytes_are(&buf, BYTES(cr_v1)), "CreatePartitions v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_create_partitions_request, 2, &cr);
+	CHECK(bytes_are(&buf, BYTES(cr_v2)), "CreatePartitions v2 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_create_partitions_response, 1, &cresp);
+	CHECK(bytes_are(&buf, BYTES(cresp_v1)), "CreatePartitions v1 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_create_partitions_response, 3, &cresp);
+	CHECK(bytes_are(&buf, BYTES(cresp_v3)), "CreatePartitions v3 response's bytes");
+
+	decode_bytes(&r, BYTES(cr_v2));
+	CHECK(kafka_decode(&r, &kafka_create_partitions_request, 2, &cr) &&
+		  r.pos == r.len && cr.ntopics == 1 && cr.topics[0].count == 3 &&
+		  cr.topics[0].nassignments == -1 && cr.validate_only,
+		  "CreatePartitions v2 request decodes, null assignments");
+	pfree(buf.data);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1050,6 +1143,7 @@ main(int argc, char **argv)
 	check_other_messages();
 	check_list_offsets();
 	check_offset_for_leader_epoch();
+	check_partition_admin();
 	check_hostile();
 	check_every_type();
 	return unit_check_summary("schema_test");

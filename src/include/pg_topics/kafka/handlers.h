@@ -46,6 +46,11 @@ extern KafkaOutcome kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 /* list_offsets.c */
 extern KafkaOutcome kafka_list_offsets(KafkaRequest *req, TimestampTz *deadline);
 
+/* partition_admin.c */
+extern KafkaOutcome kafka_delete_records(KafkaRequest *req, TimestampTz *deadline);
+extern KafkaOutcome kafka_create_partitions(KafkaRequest *req,
+											TimestampTz *deadline);
+
 /* leader_epoch.c */
 extern KafkaOutcome kafka_offset_for_leader_epoch(KafkaRequest *req,
 												  TimestampTz *deadline);
