@@ -176,6 +176,16 @@ def create_partitions(v):
             + i32(30000) + i8(0) + tags)
 
 
+def describe_log_dirs(v):
+    """flexible from 2; v0 and v2 for every topic (null)"""
+    flexible = v >= 2
+    tags = b'\x00' if flexible else b''
+    name = compact_string if flexible else string
+    arr = compact_array if flexible else array
+    topics = None if v in (0, 2) else [('orders', [0, 1])]
+    return arr(topics, lambda t: name(t[0]) + arr(t[1], i32) + tags) + tags
+
+
 def metadata(v):
     out = array(['orders', 'events'] if v != 1 else None, string)
     if v >= 4:
@@ -279,6 +289,10 @@ for v in range(0, 3):
     SEEDS['delete_records_v%d' % v] = (21, v, delete_records(v))
 for v in range(0, 4):
     SEEDS['create_partitions_v%d' % v] = (37, v, create_partitions(v))
+for v in range(0, 5):
+    SEEDS['describe_log_dirs_v%d' % v] = (35, v, describe_log_dirs(v))
+for v in range(0, 2):
+    SEEDS['describe_cluster_v%d' % v] = (60, v, i8(1) + (i8(1) if v >= 1 else b'') + b'\x00')
 for v in range(0, 5):
     SEEDS['offset_for_leader_epoch_v%d' % v] = (23, v, offset_for_leader_epoch(v))
 for v in range(0, 5):

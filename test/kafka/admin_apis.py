@@ -418,7 +418,76 @@ def clients_create_partitions(bootstrap, kp_topic, kp_count, ck_topic, ck_count)
     return out
 
 
+# ---- DescribeCluster (key 60, v0-1, flexible) and DescribeLogDirs (key
+# 35, v0-4, flexible from 2)
+
+def describe_cluster(bootstrap, version, include, endpoint_type='1'):
+    v = int(version)
+    body = (struct.pack('>b', 1 if include == 'true' else 0)
+            + (struct.pack('>b', int(endpoint_type)) if v >= 1 else b'') + b'\x00')
+    sock = connect(bootstrap)
+    d = call(sock, 60, v, 0, body)
+    out = {'throttle': d.i32(), 'error': d.i16(), 'message': d.string()}
+    if v >= 1:
+        out['endpoint_type'] = d.i8()
+    out['cluster_id'] = d.string()
+    out['controller'] = d.i32()
+
+    def broker():
+        b = [d.i32(), d.string(), d.i32(), d.string()]
+        d.tags()
+        return b
+    out['brokers'] = d.array(broker)
+    out['operations'] = d.i32()
+    d.tags()
+    d.done()
+    return out
+
+
+def describe_log_dirs(bootstrap, version, *topics):
+    """DescribeLogDirs at version of every topic (no TOPICS) or of
+    NAME:P,P... ones: the directory's name, v4's byte counts, and
+    {topic: {partition: [size, lag, future]}}"""
+    v = int(version)
+    e = Enc(v >= 2)
+    asks = None
+    if topics:
+        asks = [(t.split(':')[0], [int(p) for p in t.split(':')[1].split(',')]) for t in topics]
+    body = e.array(asks, lambda t: e.string(t[0]) + e.array(
+        t[1], lambda p: struct.pack('>i', p)) + e.tags()) + e.tags()
+    sock = connect(bootstrap)
+    d = call(sock, 35, v, 2, body)
+    d.i32()
+    out = {}
+    if v >= 3:
+        out['error'] = d.i16()
+
+    def partition():
+        p = (d.i32(), [d.i64(), d.i64(), d.i8()])
+        d.tags()
+        return p
+
+    def topic():
+        t = (d.string(), dict((str(k), x) for k, x in d.array(partition)))
+        d.tags()
+        return t
+
+    def result():
+        r = {'error': d.i16(), 'log_dir': d.string(), 'topics': dict(d.array(topic))}
+        if v >= 4:
+            r['total_bytes'] = d.i64()
+            r['usable_bytes'] = d.i64()
+        d.tags()
+        return r
+    out['results'] = d.array(result)
+    d.tags()
+    d.done()
+    return out
+
+
 COMMANDS = {
+    'describe_cluster': describe_cluster,
+    'describe_log_dirs': describe_log_dirs,
     'delete_records': delete_records,
     'create_partitions': create_partitions,
     'clients_create_partitions': clients_create_partitions,

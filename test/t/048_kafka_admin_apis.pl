@@ -5,7 +5,9 @@
 # SELECT on the topic.  DeleteRecords (0-2) and CreatePartitions (0-3), raw
 # at every version and through kafka-python's and confluent-kafka's admin
 # clients: SQL's rules and privileges, Kafka's error codes, and a fenced
-# node's answers.  Clients act as role app (kafka_trust_role).
+# node's answers.  DescribeCluster (0-1) and DescribeLogDirs (0-4): the
+# brokers, cluster id and controller Metadata answers; each readable
+# partition's size on disk.  Clients act as role app (kafka_trust_role).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -174,6 +176,49 @@ is_deeply(admin('clients_create_partitions', 'grow_kp', 4, 'grow_ck', 3), {
 	"kafka-python's and confluent-kafka's admin clients grow topics and cannot shrink them");
 is(partitions('grow_kp') . ' ' . partitions('grow_ck'), '4 3', 'the topics have grown');
 
+# ---- DescribeCluster: the brokers, cluster id and controller of Metadata
+my $sysid = $node->safe_psql('postgres', 'SELECT system_identifier FROM pg_control_system()');
+my $cluster = admin('describe_cluster', 1, 'true');
+my $node_id = $cluster->{controller};
+isnt($node_id, -1, 'DescribeCluster v1: a controller');
+is_deeply($cluster, {
+		throttle => 0, error => 0, message => undef, endpoint_type => 1,
+		cluster_id => "pg_topics-$sysid", controller => $node_id,
+		brokers => [ [ $node_id, '127.0.0.1', $kport, undef ] ],
+		operations => (1 << 5) | (1 << 8) | (1 << 12) },
+	'DescribeCluster v1: one broker, this node, the cluster id of the system identifier, '
+	  . 'DESCRIBE, IDEMPOTENT_WRITE and CREATE (app may create topics)');
+is(admin('describe_cluster', 0, 'false')->{operations}, -2147483648,
+	'v0: authorized operations only when asked');
+is_deeply([ @{ admin('describe_cluster', 1, 'false', 2) }{qw(error brokers)} ], [ 114, [] ],
+	'v1: the controllers endpoint type is MISMATCHED_ENDPOINT_TYPE');
+
+# ---- DescribeLogDirs: the partitions app may read, with their sizes
+my %bytes = map { split /\|/ } split /\n/, $node->safe_psql('postgres',
+	q{SELECT topic::text || ':' || partition, bytes FROM topics.partitions
+	   WHERE topic IN ('lo'::regclass, 'gone'::regclass)});
+my $all = admin('describe_log_dirs', 4);
+my $dir = $all->{results}[0];
+is_deeply([ sort keys %{ $dir->{topics} } ],
+	[ qw(gone grow grow_ck grow_kp lo secret) ],
+	'v4, every topic: those app may read (secret since its GRANT)');
+is_deeply($dir->{topics}{lo}, { 0 => [ $bytes{'lo:0'}, 0, 0 ] }, 'lo: its size as topics.partitions has it');
+ok($bytes{'lo:0'} > 0, 'which is not 0');
+is($dir->{log_dir}, 'data directory', 'app may not read data_directory: the words');
+ok($dir->{total_bytes} > 0 && $dir->{usable_bytes} > 0 && $dir->{usable_bytes} <= $dir->{total_bytes},
+	'v4: the file system\'s total and usable bytes');
+for my $v (0 .. 3)
+{
+	my $some = admin('describe_log_dirs', $v, 'gone:1,0,7', 'no_such_topic:0', 'lo:0');
+	is_deeply($some->{results}[0]{topics},
+		{ gone => { 0 => [ $bytes{'gone:0'}, 0, 0 ], 1 => [ $bytes{'gone:1'}, 0, 0 ] },
+		  lo => { 0 => [ $bytes{'lo:0'}, 0, 0 ] } },
+		"v$v, topics named: their partitions, without those that are not there");
+}
+$node->safe_psql('postgres', 'REVOKE SELECT ON secret FROM app');
+ok(!exists admin('describe_log_dirs', 2)->{results}[0]{topics}{secret},
+	'a topic app may not read is left out');
+
 # ---- a fenced node: DeleteRecords NOT_LEADER_OR_FOLLOWER, CreatePartitions
 # NOT_CONTROLLER; reads answered
 $node->safe_psql('postgres', q{
@@ -188,6 +233,7 @@ is_deeply(admin('delete_records', 2, 'gone', '0:-1'), [ [ 0, -1, 6 ] ],
 is_deeply(admin('create_partitions', 3, 'false', 'grow:6'), [ [ 'grow', 41, undef ] ],
 	'fenced: CreatePartitions NOT_CONTROLLER');
 is(partitions('grow'), 3, 'and nothing changed');
+is(admin('describe_cluster', 0, 'false')->{controller}, -1, 'fenced: DescribeCluster names no controller');
 is_deeply(admin('topic_errors', 'lo'), { list_offsets => 0, offset_for_leader_epoch => 0 },
 	'fenced: ListOffsets and OffsetForLeaderEpoch answered');
 $node->safe_psql('postgres', q{

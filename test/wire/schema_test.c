@@ -31,6 +31,7 @@
 #include "pg_topics/wire/msg_find_coordinator.h"
 #include "pg_topics/wire/msg_create_partitions.h"
 #include "pg_topics/wire/msg_delete_records.h"
+#include "pg_topics/wire/msg_describe_cluster.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/msg_metadata.h"
@@ -54,6 +55,10 @@ static const KafkaMessage *const messages[] = {
 	&kafka_delete_records_response,
 	&kafka_create_partitions_request,
 	&kafka_create_partitions_response,
+	&kafka_describe_cluster_request,
+	&kafka_describe_cluster_response,
+	&kafka_describe_log_dirs_request,
+	&kafka_describe_log_dirs_response,
 };
 
 /* ---- a message of every type ---- */
@@ -1132,6 +1137,95 @@ check_partition_admin(void)
 	pfree(buf.data);
 }
 
+/* DescribeCluster (flexible only) and DescribeLogDirs, byte by byte */
+static void
+check_describe_cluster(void)
+{
+	KafkaDescribeClusterRequest cr = {true, 1};
+	KafkaDescribeClusterBroker broker = {1, {"h", 1}, 9092, {NULL, -1}};
+	KafkaDescribeClusterResponse cresp = {0, 0, {NULL, -1}, 1, {"c", 1}, 1,
+	1, &broker, PG_INT32_MIN};
+	int32		parts[1] = {0};
+	KafkaDescribableLogDirTopic dt = {{"t", 1}, 1, parts};
+	KafkaDescribeLogDirsRequest dr = {1, &dt};
+	KafkaDescribeLogDirsPartition dp = {0, 10, 0, false};
+	KafkaDescribeLogDirsTopic dtr = {{"t", 1}, 1, &dp};
+	KafkaDescribeLogDirsResult dres = {0, {"d", 1}, 1, &dtr, 100, 50};
+	KafkaDescribeLogDirsResponse dresp = {0, 0, 1, &dres};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* DescribeCluster v0: include_cluster_authorized_operations, tagged 0 */
+	static const char cr_v0[] = "\x01" "\x00";
+
+	/* v1: then endpoint type 1 */
+	static const char cr_v1[] = "\x01" "\x01" "\x00";
+
+	/*
+	 * v1 response: throttle 0, error 0, message null, endpoint 1, cluster
+	 * "c", controller 1, brokers [1 "h" 9092 rack null, tagged 0], no
+	 * authorized operations (INT32_MIN), tagged 0
+	 */
+	static const char cresp_v1[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\x00" "\x01" "\x02" "c"
+		"\x00\x00\x00\x01" "\x02" "\x00\x00\x00\x01" "\x02" "h"
+		"\x00\x00\x23\x84" "\x00" "\x00" "\x80\x00\x00\x00" "\x00";
+
+	/* DescribeLogDirs v1 request: every topic (null) */
+	static const char dr_v1_all[] = "\xff\xff\xff\xff";
+
+	/* v2: compact ["t" [0], tagged 0], tagged 0 */
+	static const char dr_v2[] = "\x02" "\x02" "t" "\x02" "\x00\x00\x00\x00" "\x00" "\x00";
+
+	/* v0 response: throttle 0, [error 0, "d", ["t" [0, 10, lag 0, false]]] */
+	static const char dresp_v0[] =
+		"\x00\x00\x00\x00" "\x00\x00\x00\x01" "\x00\x00" "\x00\x01" "d"
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x00" "\x00\x00\x00\x00\x00\x00\x00\x0a"
+		"\x00\x00\x00\x00\x00\x00\x00\x00" "\x00";
+
+	/*
+	 * v4: throttle 0, error 0 (v3+), compact, total 100 and usable 50
+	 * bytes after each directory's topics
+	 */
+	static const char dresp_v4[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\x02" "\x00\x00" "\x02" "d"
+		"\x02" "\x02" "t" "\x02"
+		"\x00\x00\x00\x00" "\x00\x00\x00\x00\x00\x00\x00\x0a"
+		"\x00\x00\x00\x00\x00\x00\x00\x00" "\x00" "\x00" "\x00"
+		"\x00\x00\x00\x00\x00\x00\x00\x64"
+		"\x00\x00\x00\x00\x00\x00\x00\x32" "\x00" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_cluster_request, 0, &cr);
+	CHECK(bytes_are(&buf, BYTES(cr_v0)), "DescribeCluster v0 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_cluster_request, 1, &cr);
+	CHECK(bytes_are(&buf, BYTES(cr_v1)), "DescribeCluster v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_cluster_response, 1, &cresp);
+	CHECK(bytes_are(&buf, BYTES(cresp_v1)), "DescribeCluster v1 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_log_dirs_request, 2, &dr);
+	CHECK(bytes_are(&buf, BYTES(dr_v2)), "DescribeLogDirs v2 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_log_dirs_response, 0, &dresp);
+	CHECK(bytes_are(&buf, BYTES(dresp_v0)), "DescribeLogDirs v0 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_log_dirs_response, 4, &dresp);
+	CHECK(bytes_are(&buf, BYTES(dresp_v4)), "DescribeLogDirs v4 response's bytes");
+
+	decode_bytes(&r, BYTES(cr_v0));
+	CHECK(kafka_decode(&r, &kafka_describe_cluster_request, 0, &cr) &&
+		  r.pos == r.len && cr.endpoint_type == 1,
+		  "DescribeCluster v0 request decodes, endpoint type 1 by default");
+	decode_bytes(&r, BYTES(dr_v1_all));
+	CHECK(kafka_decode(&r, &kafka_describe_log_dirs_request, 1, &dr) &&
+		  r.pos == r.len && dr.ntopics == -1 && dr.topics == NULL,
+		  "DescribeLogDirs v1 request for every topic decodes");
+	pfree(buf.data);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1144,6 +1238,7 @@ main(int argc, char **argv)
 	check_list_offsets();
 	check_offset_for_leader_epoch();
 	check_partition_admin();
+	check_describe_cluster();
 	check_hostile();
 	check_every_type();
 	return unit_check_summary("schema_test");

@@ -51,6 +51,12 @@ extern KafkaOutcome kafka_delete_records(KafkaRequest *req, TimestampTz *deadlin
 extern KafkaOutcome kafka_create_partitions(KafkaRequest *req,
 											TimestampTz *deadline);
 
+/* cluster.c */
+extern KafkaOutcome kafka_describe_cluster(KafkaRequest *req,
+										   TimestampTz *deadline);
+extern KafkaOutcome kafka_describe_log_dirs(KafkaRequest *req,
+											TimestampTz *deadline);
+
 /* leader_epoch.c */
 extern KafkaOutcome kafka_offset_for_leader_epoch(KafkaRequest *req,
 												  TimestampTz *deadline);
