@@ -51,6 +51,7 @@
 #include "pg_topics/wire/codec.h"
 #include "pg_topics/wire/msg_create_partitions.h"
 #include "pg_topics/wire/msg_delete_records.h"
+#include "pg_topics/wire/msg_describe_acls.h"
 #include "pg_topics/wire/msg_describe_cluster.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
@@ -96,6 +97,7 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
 	{KAFKA_API_DELETE_RECORDS, KAFKA_DELETE_RECORDS_VERSIONS, KAFKA_DELETE_RECORDS_FIRST_FLEXIBLE, false, true, kafka_delete_records, "DeleteRecords"},
 	{KAFKA_API_CREATE_PARTITIONS, KAFKA_CREATE_PARTITIONS_VERSIONS, KAFKA_CREATE_PARTITIONS_FIRST_FLEXIBLE, false, true, kafka_create_partitions, "CreatePartitions"},
+	{KAFKA_API_DESCRIBE_ACLS, KAFKA_DESCRIBE_ACLS_VERSIONS, KAFKA_DESCRIBE_ACLS_FIRST_FLEXIBLE, false, true, kafka_describe_acls, "DescribeAcls"},
 	{KAFKA_API_DESCRIBE_LOG_DIRS, KAFKA_DESCRIBE_LOG_DIRS_VERSIONS, KAFKA_DESCRIBE_LOG_DIRS_FIRST_FLEXIBLE, false, true, kafka_describe_log_dirs, "DescribeLogDirs"},
 	{KAFKA_API_DESCRIBE_CLUSTER, KAFKA_DESCRIBE_CLUSTER_VERSIONS, KAFKA_DESCRIBE_CLUSTER_FIRST_FLEXIBLE, false, true, kafka_describe_cluster, "DescribeCluster"},
 	{KAFKA_API_OFFSET_FOR_LEADER_EPOCH, KAFKA_OFFSET_FOR_LEADER_EPOCH_VERSIONS, KAFKA_OFFSET_FOR_LEADER_EPOCH_FIRST_FLEXIBLE, false, true, kafka_offset_for_leader_epoch, "OffsetForLeaderEpoch"},

@@ -26,6 +26,7 @@
 
 #include "pg_topics/wire/msg_create_partitions.h"
 #include "pg_topics/wire/msg_delete_records.h"
+#include "pg_topics/wire/msg_describe_acls.h"
 #include "pg_topics/wire/msg_describe_cluster.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
@@ -130,6 +131,7 @@ static const KafkaMessage *const schema_requests[] = {
 	&kafka_create_partitions_request,
 	&kafka_describe_cluster_request,
 	&kafka_describe_log_dirs_request,
+	&kafka_describe_acls_request,
 };
 
 static const KafkaMessage *

@@ -289,6 +289,13 @@ for v in range(0, 3):
     SEEDS['delete_records_v%d' % v] = (21, v, delete_records(v))
 for v in range(0, 4):
     SEEDS['create_partitions_v%d' % v] = (37, v, create_partitions(v))
+for v in range(0, 4):
+    if v >= 2:
+        SEEDS['describe_acls_v%d' % v] = (29, v, i8(2) + compact_string('orders') + i8(3)
+                                          + b'\x00' + compact_string('*') + i8(1) + i8(1) + b'\x00')
+    else:
+        SEEDS['describe_acls_v%d' % v] = (29, v, i8(1) + string(None) + (i8(1) if v >= 1 else b'')
+                                          + string('User:app') + string(None) + i8(3) + i8(3))
 for v in range(0, 5):
     SEEDS['describe_log_dirs_v%d' % v] = (35, v, describe_log_dirs(v))
 for v in range(0, 2):

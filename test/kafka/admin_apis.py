@@ -485,7 +485,64 @@ def describe_log_dirs(bootstrap, version, *topics):
     return out
 
 
+# ---- DescribeAcls (key 29, v0-3, flexible from 2)
+
+def describe_acls(bootstrap, version, resource_type, name, pattern, principal,
+                  operation, permission='1'):
+    """DescribeAcls at version with a filter ('-': null): the resources,
+    each [type, name, pattern (v1+), sorted [[principal, host, operation,
+    permission]]], sorted; or the error"""
+    v = int(version)
+    e = Enc(v >= 2)
+    none = lambda x: None if x == '-' else x
+    body = (struct.pack('>b', int(resource_type)) + e.string(none(name))
+            + (struct.pack('>b', int(pattern)) if v >= 1 else b'')
+            + e.string(none(principal)) + e.string(None)
+            + struct.pack('>bb', int(operation), int(permission)) + e.tags())
+    sock = connect(bootstrap)
+    d = call(sock, 29, v, 2, body)
+    d.i32()
+    error, message = d.i16(), d.string()
+
+    def acl():
+        a = [d.string(), d.string(), d.i8(), d.i8()]
+        d.tags()
+        return a
+
+    def resource():
+        r = [d.i8(), d.string()]
+        if v >= 1:
+            r.append(d.i8())
+        r.append(sorted(d.array(acl)))
+        d.tags()
+        return r
+    resources = d.array(resource)
+    d.tags()
+    d.done()
+    if error:
+        return {'error': error, 'message': message}
+    return sorted(resources)
+
+
+def clients_describe_acls(bootstrap, topic):
+    """kafka-python's KafkaAdminClient.describe_acls of topic: sorted
+    [principal, operation name] and the error's name"""
+    from kafka.admin import (KafkaAdminClient, ACLFilter, ACLOperation, ACLPermissionType,
+                             ResourcePatternFilter, ResourceType, ACLResourcePatternType)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    acls, error = admin.describe_acls(ACLFilter(
+        principal=None, host='*', operation=ACLOperation.ANY,
+        permission_type=ACLPermissionType.ANY,
+        resource_pattern=ResourcePatternFilter(ResourceType.TOPIC, topic,
+                                               ACLResourcePatternType.LITERAL)))
+    admin.close()
+    return {'acls': sorted([a.principal, a.operation.name] for a in acls),
+            'error': error.__name__}
+
+
 COMMANDS = {
+    'describe_acls': describe_acls,
+    'clients_describe_acls': clients_describe_acls,
     'describe_cluster': describe_cluster,
     'describe_log_dirs': describe_log_dirs,
     'delete_records': delete_records,

@@ -7,7 +7,8 @@
 # clients: SQL's rules and privileges, Kafka's error codes, and a fenced
 # node's answers.  DescribeCluster (0-1) and DescribeLogDirs (0-4): the
 # brokers, cluster id and controller Metadata answers; each readable
-# partition's size on disk.  Clients act as role app (kafka_trust_role).
+# partition's size on disk.  DescribeAcls (0-3): GRANTs as Kafka ACLs.
+# Clients act as role app (kafka_trust_role).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -218,6 +219,35 @@ for my $v (0 .. 3)
 $node->safe_psql('postgres', 'REVOKE SELECT ON secret FROM app');
 ok(!exists admin('describe_log_dirs', 2)->{results}[0]{topics}{secret},
 	'a topic app may not read is left out');
+
+# ---- DescribeAcls: GRANTs as ACLs (READ 3, WRITE 4, CREATE 5, DELETE 6,
+# ALTER 7, DESCRIBE 8; ALLOW 3), of the topics app may read
+$node->safe_psql('postgres', q{CREATE ROLE bob; GRANT INSERT ON lo TO bob; GRANT SELECT ON grow TO PUBLIC;});
+my @app_topic = map { [ 'User:app', '*', $_, 3 ] } (3, 4, 6, 7, 8);
+for my $v (0 .. 3)
+{
+	my @pattern = $v >= 1 ? (3) : ();
+	is_deeply(admin('describe_acls', $v, 2, 'lo', 3, '-', 1),
+		[ [ 2, 'lo', @pattern, [ @app_topic, [ 'User:bob', '*', 4, 3 ], [ 'User:bob', '*', 8, 3 ] ] ] ],
+		"v$v: topic lo: its owner app READ, WRITE, DELETE, ALTER, DESCRIBE; bob (INSERT) WRITE, DESCRIBE");
+}
+is_deeply(admin('describe_acls', 3, 2, 'grow', 3, 'User:*', 3),
+	[ [ 2, 'grow', 3, [ [ 'User:*', '*', 3, 3 ] ] ] ],
+	'GRANT ... TO PUBLIC is User:*; principal and operation filters');
+is_deeply(admin('describe_acls', 2, 4, '-', 1, 'User:app', 1),
+	[ [ 4, 'kafka-cluster', 3, [ [ 'User:app', '*', 5, 3 ] ] ] ],
+	'the cluster: CREATE for a role with CREATE on the Kafka schema');
+my $every = admin('describe_acls', 2, 1, '-', 1, '-', 1);
+is_deeply([ map { $_->[1] } @$every ], [ qw(gone grow grow_ck grow_kp lo kafka-cluster) ],
+	'every resource: the cluster and the topics app may read (not secret)');
+is_deeply(admin('describe_acls', 2, 2, 'lo', 3, '-', 1, 2), [], 'DENY: none');
+is(admin('describe_acls', 1, 0, '-', 3, '-', 1)->{error}, 42, 'an UNKNOWN filter: INVALID_REQUEST');
+is_deeply(admin('clients_describe_acls', 'lo'), {
+		acls => [ [ 'User:app', 'ALTER' ], [ 'User:app', 'DELETE' ], [ 'User:app', 'DESCRIBE' ],
+			[ 'User:app', 'READ' ], [ 'User:app', 'WRITE' ], [ 'User:bob', 'DESCRIBE' ],
+			[ 'User:bob', 'WRITE' ] ],
+		error => 'NoError' },
+	"kafka-python's describe_acls");
 
 # ---- a fenced node: DeleteRecords NOT_LEADER_OR_FOLLOWER, CreatePartitions
 # NOT_CONTROLLER; reads answered

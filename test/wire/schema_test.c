@@ -31,6 +31,7 @@
 #include "pg_topics/wire/msg_find_coordinator.h"
 #include "pg_topics/wire/msg_create_partitions.h"
 #include "pg_topics/wire/msg_delete_records.h"
+#include "pg_topics/wire/msg_describe_acls.h"
 #include "pg_topics/wire/msg_describe_cluster.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
@@ -59,6 +60,8 @@ static const KafkaMessage *const messages[] = {
 	&kafka_describe_cluster_response,
 	&kafka_describe_log_dirs_request,
 	&kafka_describe_log_dirs_response,
+	&kafka_describe_acls_request,
+	&kafka_describe_acls_response,
 };
 
 /* ---- a message of every type ---- */
@@ -1226,6 +1229,61 @@ check_describe_cluster(void)
 	pfree(buf.data);
 }
 
+/* DescribeAcls, byte by byte: v1, and v2 flexible */
+static void
+check_describe_acls(void)
+{
+	KafkaDescribeAclsRequest ar = {2, {"t", 1}, 3, {NULL, -1}, {NULL, -1}, 1, 1};
+	KafkaAclDescription acl = {{"User:a", 6}, {"*", 1}, 3, 3};
+	KafkaDescribeAclsResource res = {2, {"t", 1}, 3, 1, &acl};
+	KafkaDescribeAclsResponse resp = {0, 0, {NULL, -1}, 1, &res};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/*
+	 * v1: topic (2) "t", literal (3), any principal and host (null), any
+	 * operation and permission (1 1)
+	 */
+	static const char ar_v1[] =
+		"\x02" "\x00\x01" "t" "\x03" "\xff\xff" "\xff\xff" "\x01" "\x01";
+
+	/* v2: compact strings (null 0), tagged 0 */
+	static const char ar_v2[] = "\x02" "\x02" "t" "\x03" "\x00" "\x00" "\x01" "\x01" "\x00";
+
+	/* v0 response: throttle 0, error 0, null, [topic "t" [User:a * READ ALLOW]] */
+	static const char resp_v0[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\xff\xff" "\x00\x00\x00\x01"
+		"\x02" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x06" "User:a" "\x00\x01" "*" "\x03" "\x03";
+
+	/* v2: with the pattern type (v1+), compact, tagged fields */
+	static const char resp_v2[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\x00" "\x02"
+		"\x02" "\x02" "t" "\x03" "\x02"
+		"\x07" "User:a" "\x02" "*" "\x03" "\x03" "\x00" "\x00" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_acls_request, 1, &ar);
+	CHECK(bytes_are(&buf, BYTES(ar_v1)), "DescribeAcls v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_acls_request, 2, &ar);
+	CHECK(bytes_are(&buf, BYTES(ar_v2)), "DescribeAcls v2 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_acls_response, 0, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v0)), "DescribeAcls v0 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_acls_response, 2, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v2)), "DescribeAcls v2 response's bytes");
+
+	decode_bytes(&r, BYTES(ar_v2));
+	CHECK(kafka_decode(&r, &kafka_describe_acls_request, 2, &ar) &&
+		  r.pos == r.len && ar.resource_type_filter == 2 &&
+		  kafka_bytes_equal(ar.resource_name_filter, "t") &&
+		  ar.principal_filter.len == -1 && ar.host_filter.len == -1,
+		  "DescribeAcls v2 request decodes, null filters");
+	pfree(buf.data);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1239,6 +1297,7 @@ main(int argc, char **argv)
 	check_offset_for_leader_epoch();
 	check_partition_admin();
 	check_describe_cluster();
+	check_describe_acls();
 	check_hostile();
 	check_every_type();
 	return unit_check_summary("schema_test");

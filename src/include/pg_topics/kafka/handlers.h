@@ -57,6 +57,9 @@ extern KafkaOutcome kafka_describe_cluster(KafkaRequest *req,
 extern KafkaOutcome kafka_describe_log_dirs(KafkaRequest *req,
 											TimestampTz *deadline);
 
+/* acls.c */
+extern KafkaOutcome kafka_describe_acls(KafkaRequest *req, TimestampTz *deadline);
+
 /* leader_epoch.c */
 extern KafkaOutcome kafka_offset_for_leader_epoch(KafkaRequest *req,
 												  TimestampTz *deadline);
