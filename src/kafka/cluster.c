@@ -50,6 +50,7 @@
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/wire/msg_describe_cluster.h"
+#include "pg_topics/wire/msg_describe_log_dirs.h"
 #include "pg_topics/wire/protocol.h"
 
 /* Kafka's errors of a request sent to the wrong kind of endpoint */

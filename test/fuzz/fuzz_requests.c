@@ -28,6 +28,7 @@
 #include "pg_topics/wire/msg_delete_records.h"
 #include "pg_topics/wire/msg_describe_acls.h"
 #include "pg_topics/wire/msg_describe_cluster.h"
+#include "pg_topics/wire/msg_describe_log_dirs.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/protocol.h"
