@@ -447,17 +447,6 @@ kafka_parse_list_groups_request(KafkaReader *r, int16 version,
 }
 
 bool
-kafka_parse_sasl_handshake_request(KafkaReader *r, int16 version,
-								   KafkaSaslHandshakeRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_SASL_HANDSHAKE_VERSIONS))
-		return false;
-	out->mechanism = kafka_read_string(r);
-	return !r->error;
-}
-
-bool
 kafka_parse_api_versions_request(KafkaReader *r, int16 version,
 								 KafkaApiVersionsRequest *out)
 {
@@ -538,16 +527,5 @@ kafka_parse_init_producer_id_request(KafkaReader *r, int16 version,
 		return false;
 	out->transactional_id = kafka_read_string(r);
 	out->transaction_timeout_ms = kafka_read_int32(r);
-	return !r->error;
-}
-
-bool
-kafka_parse_sasl_authenticate_request(KafkaReader *r, int16 version,
-									  KafkaSaslAuthenticateRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_SASL_AUTHENTICATE_VERSIONS))
-		return false;
-	out->auth_bytes = kafka_read_bytes(r);
 	return !r->error;
 }

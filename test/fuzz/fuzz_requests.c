@@ -31,6 +31,8 @@
 #include "pg_topics/wire/msg_describe_log_dirs.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
+#include "pg_topics/wire/msg_sasl_authenticate.h"
+#include "pg_topics/wire/msg_sasl_handshake.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 
@@ -133,6 +135,8 @@ static const KafkaMessage *const schema_requests[] = {
 	&kafka_describe_cluster_request,
 	&kafka_describe_log_dirs_request,
 	&kafka_describe_acls_request,
+	&kafka_sasl_handshake_request,
+	&kafka_sasl_authenticate_request,
 };
 
 static const KafkaMessage *
@@ -280,14 +284,6 @@ run(int16 key, int16 version, KafkaReader *r)
 				ok = kafka_parse_list_groups_request(r, version, &x);
 				break;
 			}
-		case KAFKA_API_SASL_HANDSHAKE:
-			{
-				KafkaSaslHandshakeRequest x;
-
-				ok = kafka_parse_sasl_handshake_request(r, version, &x);
-				touch(x.mechanism);
-				break;
-			}
 		case KAFKA_API_API_VERSIONS:
 			{
 				KafkaApiVersionsRequest x;
@@ -337,14 +333,6 @@ run(int16 key, int16 version, KafkaReader *r)
 				touch(x.transactional_id);
 				break;
 			}
-		case KAFKA_API_SASL_AUTHENTICATE:
-			{
-				KafkaSaslAuthenticateRequest x;
-
-				ok = kafka_parse_sasl_authenticate_request(r, version, &x);
-				touch(x.auth_bytes);
-				break;
-			}
 		default:
 			{
 				const KafkaMessage *m = schema_request(key);
@@ -389,12 +377,10 @@ static const struct
 	{KAFKA_API_SYNC_GROUP, KAFKA_SYNC_GROUP_VERSIONS},
 	{KAFKA_API_DESCRIBE_GROUPS, KAFKA_DESCRIBE_GROUPS_VERSIONS},
 	{KAFKA_API_LIST_GROUPS, KAFKA_LIST_GROUPS_VERSIONS},
-	{KAFKA_API_SASL_HANDSHAKE, KAFKA_SASL_HANDSHAKE_VERSIONS},
 	{KAFKA_API_API_VERSIONS, KAFKA_API_VERSIONS_VERSIONS},
 	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS},
 	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS},
 	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS},
-	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS},
 };
 
 int

@@ -336,8 +336,10 @@ for v in range(0, 2):
     SEEDS['delete_topics_v%d' % v] = (20, v, array(['t2', 'nope'], string) + i32(30000))
 for v in range(0, 2):
     SEEDS['init_producer_id_v%d' % v] = (22, v, string(None) + i32(60000))
-for v in range(0, 2):
-    SEEDS['sasl_authenticate_v%d' % v] = (36, v, data(b'n,,n=alice,r=abcdefghijklmnop'))
+for v in range(0, 3):
+    token = b'n,,n=alice,r=abcdefghijklmnop'
+    SEEDS['sasl_authenticate_v%d' % v] = (36, v, uvarint(len(token) + 1) + token + b'\x00'
+                                         if v >= 2 else data(token))
 
 
 def main(corpus):

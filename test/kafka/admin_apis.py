@@ -540,7 +540,55 @@ def clients_describe_acls(bootstrap, topic):
             'error': error.__name__}
 
 
+# ---- SaslHandshake (key 17, v0-1) and SaslAuthenticate (key 36, v0-2,
+# flexible from 2)
+
+def sasl_plain(bootstrap, version, user, password):
+    """SaslHandshake v1 for PLAIN, then SaslAuthenticate at version with
+    user's password, then (if it succeeded) DescribeCluster on the same
+    connection: what each answered"""
+    v = int(version)
+    sock = connect(bootstrap)
+    d = call(sock, 17, 1, None, Enc(False).string('PLAIN'))
+    out = {'handshake': [d.i16(), d.array(d.string)]}
+    d.done()
+    token = b'\0' + user.encode() + b'\0' + password.encode()
+    body = (uvarint(len(token) + 1) + token + b'\x00' if v >= 2
+            else struct.pack('>i', len(token)) + token)
+    d = call(sock, 36, v, 2, body, corr=2)
+    error, message = d.i16(), d.string()
+    n = d.uvarint() - 1 if v >= 2 else d.i32()
+    d.pos += max(n, 0)
+    lifetime = d.i64() if v >= 1 else None
+    d.tags()
+    d.done()
+    out['authenticate'] = [error, message, n, lifetime]
+    if error == 0:
+        d = call(sock, 60, 0, 0, b'\x00\x00', corr=3)
+        d.i32()
+        out['describe_cluster'] = d.i16()
+    return out
+
+
+def sasl_unexpected(bootstrap, version):
+    """SaslAuthenticate at version without a handshake: its answer, and
+    whether the connection then closes"""
+    v = int(version)
+    sock = connect(bootstrap)
+    body = b'\x01\x00' if v >= 2 else struct.pack('>i', 0)
+    d = call(sock, 36, v, 2, body)
+    out = {'error': d.i16(), 'message': d.string()}
+    try:
+        call(sock, 18, 0, None, b'', corr=2)
+        out['after'] = 'answered'
+    except (EOFError, ConnectionResetError):
+        out['after'] = 'closed'
+    return out
+
+
 COMMANDS = {
+    'sasl_plain': sasl_plain,
+    'sasl_unexpected': sasl_unexpected,
     'describe_acls': describe_acls,
     'clients_describe_acls': clients_describe_acls,
     'describe_cluster': describe_cluster,

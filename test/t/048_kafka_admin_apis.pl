@@ -8,6 +8,7 @@
 # node's answers.  DescribeCluster (0-1) and DescribeLogDirs (0-4): the
 # brokers, cluster id and controller Metadata answers; each readable
 # partition's size on disk.  DescribeAcls (0-3): GRANTs as Kafka ACLs.
+# SaslAuthenticate (0-2, flexible from 2) after SaslHandshake, with PLAIN.
 # Clients act as role app (kafka_trust_role).
 use strict;
 use warnings;
@@ -278,6 +279,34 @@ is_deeply(admin('clients_offsets', 'lo', $at_ms), {
 		kafka_python => { beginning => 1, end => 6, by_time => [ $at_offset, $at_time ] },
 		confluent_kafka => { low => 1, high => 6, by_time => $at_offset } },
 	"kafka-python's and confluent-kafka's consumers find the same offsets");
+
+# ---- SASL: SaslAuthenticate at every version, flexible v2 included
+for my $v (0 .. 2)
+{
+	my $u = admin('sasl_unexpected', $v);
+	is_deeply([ $u->{error}, $u->{after} ], [ 34, 'closed' ],
+		"SaslAuthenticate v$v without a handshake: ILLEGAL_SASL_STATE, and the connection closes");
+}
+$node->safe_psql('postgres', q{
+SET password_encryption = 'scram-sha-256';
+ALTER ROLE app PASSWORD 'apppw';
+ALTER SYSTEM SET pg_topics.kafka_auth = 'plain';
+SELECT pg_reload_conf();});
+$node->poll_query_until('postgres', q{SELECT current_setting('pg_topics.kafka_auth') = 'plain'})
+  or die 'the server did not reload its settings';
+sleep 1;
+for my $v (0 .. 2)
+{
+	my $lifetime = $v >= 1 ? 0 : undef;
+	is_deeply(admin('sasl_plain', $v, 'app', 'apppw'), {
+			handshake => [ 0, ['PLAIN'] ],
+			authenticate => [ 0, undef, 0, $lifetime ],
+			describe_cluster => 0 },
+		"PLAIN with SaslAuthenticate v$v: authenticated, and served");
+	is_deeply(admin('sasl_plain', $v, 'app', 'wrong')->{authenticate},
+		[ 58, 'Authentication failed: invalid credentials', 0, $lifetime ],
+		"v$v, a wrong password: SASL_AUTHENTICATION_FAILED");
+}
 
 $node->stop;
 done_testing();

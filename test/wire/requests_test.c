@@ -25,6 +25,8 @@
 #include "pg_topics/wire/msg_describe_log_dirs.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
+#include "pg_topics/wire/msg_sasl_authenticate.h"
+#include "pg_topics/wire/msg_sasl_handshake.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 #include "pg_topics/wire/schema.h"
@@ -39,6 +41,8 @@ static const KafkaMessage *const schema_requests[] = {
 	&kafka_describe_cluster_request,
 	&kafka_describe_log_dirs_request,
 	&kafka_describe_acls_request,
+	&kafka_sasl_handshake_request,
+	&kafka_sasl_authenticate_request,
 };
 
 /* Parse body as a request of key and version; the reader is left in r */
@@ -61,12 +65,10 @@ parse(int16 key, int16 version, const char *body, int len, KafkaReader *r)
 			PARSE(KAFKA_API_SYNC_GROUP, KafkaSyncGroupRequest, kafka_parse_sync_group_request);
 			PARSE(KAFKA_API_DESCRIBE_GROUPS, KafkaDescribeGroupsRequest, kafka_parse_describe_groups_request);
 			PARSE(KAFKA_API_LIST_GROUPS, KafkaListGroupsRequest, kafka_parse_list_groups_request);
-			PARSE(KAFKA_API_SASL_HANDSHAKE, KafkaSaslHandshakeRequest, kafka_parse_sasl_handshake_request);
 			PARSE(KAFKA_API_API_VERSIONS, KafkaApiVersionsRequest, kafka_parse_api_versions_request);
 			PARSE(KAFKA_API_CREATE_TOPICS, KafkaCreateTopicsRequest, kafka_parse_create_topics_request);
 			PARSE(KAFKA_API_DELETE_TOPICS, KafkaDeleteTopicsRequest, kafka_parse_delete_topics_request);
 			PARSE(KAFKA_API_INIT_PRODUCER_ID, KafkaInitProducerIdRequest, kafka_parse_init_producer_id_request);
-			PARSE(KAFKA_API_SASL_AUTHENTICATE, KafkaSaslAuthenticateRequest, kafka_parse_sasl_authenticate_request);
 #undef PARSE
 	}
 	/* the requests decoded by the schema codec */

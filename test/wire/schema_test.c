@@ -36,6 +36,8 @@
 #include "pg_topics/wire/msg_describe_log_dirs.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
+#include "pg_topics/wire/msg_sasl_authenticate.h"
+#include "pg_topics/wire/msg_sasl_handshake.h"
 #include "pg_topics/wire/msg_metadata.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/schema.h"
@@ -63,6 +65,10 @@ static const KafkaMessage *const messages[] = {
 	&kafka_describe_log_dirs_response,
 	&kafka_describe_acls_request,
 	&kafka_describe_acls_response,
+	&kafka_sasl_handshake_request,
+	&kafka_sasl_handshake_response,
+	&kafka_sasl_authenticate_request,
+	&kafka_sasl_authenticate_response,
 };
 
 /* ---- a message of every type ---- */
@@ -1285,6 +1291,48 @@ check_describe_acls(void)
 	pfree(buf.data);
 }
 
+/* SaslHandshake and SaslAuthenticate, byte by byte */
+static void
+check_sasl(void)
+{
+	KafkaBytes	mechanism = {"PLAIN", 5};
+	KafkaSaslHandshakeResponse hs = {0, 1, &mechanism};
+	KafkaSaslAuthenticateResponse au = {0, {NULL, -1}, {"ok", 2}, 0};
+	KafkaSaslAuthenticateRequest ar;
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* SaslHandshake v1 response: error 0, mechanisms ["PLAIN"] */
+	static const char hs_v1[] = "\x00\x00" "\x00\x00\x00\x01" "\x00\x05" "PLAIN";
+
+	/* SaslAuthenticate v1 response: error 0, message null, "ok", lifetime 0 */
+	static const char au_v1[] =
+		"\x00\x00" "\xff\xff" "\x00\x00\x00\x02" "ok"
+		"\x00\x00\x00\x00\x00\x00\x00\x00";
+
+	/* v2: compact, tagged 0 */
+	static const char au_v2[] =
+		"\x00\x00" "\x00" "\x03" "ok" "\x00\x00\x00\x00\x00\x00\x00\x00" "\x00";
+
+	/* SaslAuthenticate v2 request: compact bytes "tok", tagged 0 */
+	static const char ar_v2[] = "\x04" "tok" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_sasl_handshake_response, 1, &hs);
+	CHECK(bytes_are(&buf, BYTES(hs_v1)), "SaslHandshake v1 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_sasl_authenticate_response, 1, &au);
+	CHECK(bytes_are(&buf, BYTES(au_v1)), "SaslAuthenticate v1 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_sasl_authenticate_response, 2, &au);
+	CHECK(bytes_are(&buf, BYTES(au_v2)), "SaslAuthenticate v2 response's bytes");
+	decode_bytes(&r, BYTES(ar_v2));
+	CHECK(kafka_decode(&r, &kafka_sasl_authenticate_request, 2, &ar) &&
+		  r.pos == r.len && kafka_bytes_equal(ar.auth_bytes, "tok"),
+		  "SaslAuthenticate v2 request decodes");
+	pfree(buf.data);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1299,6 +1347,7 @@ main(int argc, char **argv)
 	check_partition_admin();
 	check_describe_cluster();
 	check_describe_acls();
+	check_sasl();
 	check_hostile();
 	check_every_type();
 	return unit_check_summary("schema_test");

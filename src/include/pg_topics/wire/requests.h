@@ -51,12 +51,10 @@
 #define KAFKA_SYNC_GROUP_VERSIONS		0, 3
 #define KAFKA_DESCRIBE_GROUPS_VERSIONS	0, 4
 #define KAFKA_LIST_GROUPS_VERSIONS		0, 2
-#define KAFKA_SASL_HANDSHAKE_VERSIONS	0, 1
 #define KAFKA_API_VERSIONS_VERSIONS		0, 3
 #define KAFKA_CREATE_TOPICS_VERSIONS	0, 4
 #define KAFKA_DELETE_TOPICS_VERSIONS	0, 1
 #define KAFKA_INIT_PRODUCER_ID_VERSIONS 0, 1
-#define KAFKA_SASL_AUTHENTICATE_VERSIONS 0, 1
 
 /* ApiVersions' first flexible version */
 #define KAFKA_API_VERSIONS_FIRST_FLEXIBLE	3
@@ -227,12 +225,6 @@ typedef struct KafkaListGroupsRequest
 	char		unused;
 } KafkaListGroupsRequest;
 
-/* SaslHandshake v0-1 */
-typedef struct KafkaSaslHandshakeRequest
-{
-	KafkaBytes	mechanism;
-} KafkaSaslHandshakeRequest;
-
 /* ApiVersions v0-3 */
 typedef struct KafkaApiVersionsRequest
 {
@@ -291,12 +283,6 @@ typedef struct KafkaInitProducerIdRequest
 	int32		transaction_timeout_ms;
 } KafkaInitProducerIdRequest;
 
-/* SaslAuthenticate v0-1 */
-typedef struct KafkaSaslAuthenticateRequest
-{
-	KafkaBytes	auth_bytes;
-} KafkaSaslAuthenticateRequest;
-
 /*
  * A request's header, up to its client id (v1; a flexible version's v2
  * header has tagged fields after it, which the caller skips once it knows
@@ -340,8 +326,6 @@ extern bool kafka_parse_describe_groups_request(KafkaReader *r, int16 version,
 												KafkaDescribeGroupsRequest *out);
 extern bool kafka_parse_list_groups_request(KafkaReader *r, int16 version,
 											KafkaListGroupsRequest *out);
-extern bool kafka_parse_sasl_handshake_request(KafkaReader *r, int16 version,
-											   KafkaSaslHandshakeRequest *out);
 extern bool kafka_parse_api_versions_request(KafkaReader *r, int16 version,
 											 KafkaApiVersionsRequest *out);
 extern bool kafka_parse_create_topics_request(KafkaReader *r, int16 version,
@@ -350,7 +334,5 @@ extern bool kafka_parse_delete_topics_request(KafkaReader *r, int16 version,
 											  KafkaDeleteTopicsRequest *out);
 extern bool kafka_parse_init_producer_id_request(KafkaReader *r, int16 version,
 												 KafkaInitProducerIdRequest *out);
-extern bool kafka_parse_sasl_authenticate_request(KafkaReader *r, int16 version,
-												  KafkaSaslAuthenticateRequest *out);
 
 #endif							/* TOPIC_WIRE_REQUESTS_H */
