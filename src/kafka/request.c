@@ -54,6 +54,7 @@
 #include "pg_topics/wire/msg_describe_acls.h"
 #include "pg_topics/wire/msg_describe_cluster.h"
 #include "pg_topics/wire/msg_describe_log_dirs.h"
+#include "pg_topics/wire/msg_init_producer_id.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/msg_sasl_authenticate.h"
@@ -96,7 +97,7 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_API_VERSIONS, KAFKA_API_VERSIONS_VERSIONS, KAFKA_API_VERSIONS_FIRST_FLEXIBLE, true, false, kafka_api_versions, "ApiVersions"},
 	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS, -1, false, true, kafka_create_topics, "CreateTopics"},
 	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS, -1, false, true, kafka_delete_topics, "DeleteTopics"},
-	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS, -1, false, true, kafka_init_producer_id, "InitProducerId"},
+	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS, KAFKA_INIT_PRODUCER_ID_FIRST_FLEXIBLE, false, true, kafka_init_producer_id, "InitProducerId"},
 	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS, KAFKA_SASL_AUTHENTICATE_FIRST_FLEXIBLE, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
 	{KAFKA_API_DELETE_RECORDS, KAFKA_DELETE_RECORDS_VERSIONS, KAFKA_DELETE_RECORDS_FIRST_FLEXIBLE, false, true, kafka_delete_records, "DeleteRecords"},
 	{KAFKA_API_CREATE_PARTITIONS, KAFKA_CREATE_PARTITIONS_VERSIONS, KAFKA_CREATE_PARTITIONS_FIRST_FLEXIBLE, false, true, kafka_create_partitions, "CreatePartitions"},

@@ -517,15 +517,3 @@ kafka_parse_delete_topics_request(KafkaReader *r, int16 version,
 	out->timeout_ms = kafka_read_int32(r);
 	return !r->error;
 }
-
-bool
-kafka_parse_init_producer_id_request(KafkaReader *r, int16 version,
-									 KafkaInitProducerIdRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_INIT_PRODUCER_ID_VERSIONS))
-		return false;
-	out->transactional_id = kafka_read_string(r);
-	out->transaction_timeout_ms = kafka_read_int32(r);
-	return !r->error;
-}

@@ -29,6 +29,7 @@
 #include "pg_topics/wire/msg_describe_acls.h"
 #include "pg_topics/wire/msg_describe_cluster.h"
 #include "pg_topics/wire/msg_describe_log_dirs.h"
+#include "pg_topics/wire/msg_init_producer_id.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/msg_sasl_authenticate.h"
@@ -137,6 +138,7 @@ static const KafkaMessage *const schema_requests[] = {
 	&kafka_describe_acls_request,
 	&kafka_sasl_handshake_request,
 	&kafka_sasl_authenticate_request,
+	&kafka_init_producer_id_request,
 };
 
 static const KafkaMessage *
@@ -325,14 +327,6 @@ run(int16 key, int16 version, KafkaReader *r)
 				walk_strings(x.topics, x.ntopics);
 				break;
 			}
-		case KAFKA_API_INIT_PRODUCER_ID:
-			{
-				KafkaInitProducerIdRequest x;
-
-				ok = kafka_parse_init_producer_id_request(r, version, &x);
-				touch(x.transactional_id);
-				break;
-			}
 		default:
 			{
 				const KafkaMessage *m = schema_request(key);
@@ -380,7 +374,6 @@ static const struct
 	{KAFKA_API_API_VERSIONS, KAFKA_API_VERSIONS_VERSIONS},
 	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS},
 	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS},
-	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS},
 };
 
 int

@@ -334,8 +334,10 @@ for v in range(0, 5):
     SEEDS['create_topics_v%d' % v] = (19, v, create_topics(v))
 for v in range(0, 2):
     SEEDS['delete_topics_v%d' % v] = (20, v, array(['t2', 'nope'], string) + i32(30000))
-for v in range(0, 2):
-    SEEDS['init_producer_id_v%d' % v] = (22, v, string(None) + i32(60000))
+for v in range(0, 6):
+    SEEDS['init_producer_id_v%d' % v] = (22, v, (b'\x00' if v >= 2 else string(None)) + i32(60000)
+                                        + (i64(-1) + i16(-1) if v >= 3 else b'')
+                                        + (b'\x00' if v >= 2 else b''))
 for v in range(0, 3):
     token = b'n,,n=alice,r=abcdefghijklmnop'
     SEEDS['sasl_authenticate_v%d' % v] = (36, v, uvarint(len(token) + 1) + token + b'\x00'

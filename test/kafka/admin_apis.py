@@ -586,7 +586,29 @@ def sasl_unexpected(bootstrap, version):
     return out
 
 
+# ---- InitProducerId (key 22, v0-5, flexible from 2)
+
+def init_producer_id(bootstrap, transactional):
+    """Every version, with a transactional id or none: [error, producer
+    id >= 0, epoch] by version"""
+    out = {}
+    sock = connect(bootstrap)
+    for v in range(0, 6):
+        e = Enc(v >= 2)
+        body = (e.string(transactional if transactional != '-' else None)
+                + struct.pack('>i', 60000)
+                + (struct.pack('>qh', -1, -1) if v >= 3 else b'') + e.tags())
+        d = call(sock, 22, v, 2, body, corr=v + 1)
+        d.i32()
+        r = [d.i16(), int(d.i64() >= 0), d.i16()]
+        d.tags()
+        d.done()
+        out[str(v)] = r
+    return out
+
+
 COMMANDS = {
+    'init_producer_id': init_producer_id,
     'sasl_plain': sasl_plain,
     'sasl_unexpected': sasl_unexpected,
     'describe_acls': describe_acls,

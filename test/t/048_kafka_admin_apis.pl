@@ -250,6 +250,13 @@ is_deeply(admin('clients_describe_acls', 'lo'), {
 		error => 'NoError' },
 	"kafka-python's describe_acls");
 
+# ---- InitProducerId at every version: a new producer id, epoch 0; with a
+# transactional id TRANSACTIONAL_ID_AUTHORIZATION_FAILED (53)
+is_deeply(admin('init_producer_id', '-'), { map { ($_ => [ 0, 1, 0 ]) } 0 .. 5 },
+	'InitProducerId v0-5: a producer id, epoch 0');
+is_deeply(admin('init_producer_id', 'tx'), { map { ($_ => [ 53, 0, -1 ]) } 0 .. 5 },
+	'InitProducerId v0-5 with a transactional id: TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
+
 # ---- a fenced node: DeleteRecords NOT_LEADER_OR_FOLLOWER, CreatePartitions
 # NOT_CONTROLLER; reads answered
 $node->safe_psql('postgres', q{
@@ -265,6 +272,7 @@ is_deeply(admin('create_partitions', 3, 'false', 'grow:6'), [ [ 'grow', 41, unde
 	'fenced: CreatePartitions NOT_CONTROLLER');
 is(partitions('grow'), 3, 'and nothing changed');
 is(admin('describe_cluster', 0, 'false')->{controller}, -1, 'fenced: DescribeCluster names no controller');
+is_deeply(admin('init_producer_id', '-')->{4}, [ 15, 0, -1 ], 'fenced: InitProducerId v4 COORDINATOR_NOT_AVAILABLE');
 is_deeply(admin('topic_errors', 'lo'), { list_offsets => 0, offset_for_leader_epoch => 0 },
 	'fenced: ListOffsets and OffsetForLeaderEpoch answered');
 $node->safe_psql('postgres', q{

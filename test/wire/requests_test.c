@@ -23,6 +23,7 @@
 #include "pg_topics/wire/msg_describe_acls.h"
 #include "pg_topics/wire/msg_describe_cluster.h"
 #include "pg_topics/wire/msg_describe_log_dirs.h"
+#include "pg_topics/wire/msg_init_producer_id.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/msg_sasl_authenticate.h"
@@ -43,6 +44,7 @@ static const KafkaMessage *const schema_requests[] = {
 	&kafka_describe_acls_request,
 	&kafka_sasl_handshake_request,
 	&kafka_sasl_authenticate_request,
+	&kafka_init_producer_id_request,
 };
 
 /* Parse body as a request of key and version; the reader is left in r */
@@ -68,7 +70,6 @@ parse(int16 key, int16 version, const char *body, int len, KafkaReader *r)
 			PARSE(KAFKA_API_API_VERSIONS, KafkaApiVersionsRequest, kafka_parse_api_versions_request);
 			PARSE(KAFKA_API_CREATE_TOPICS, KafkaCreateTopicsRequest, kafka_parse_create_topics_request);
 			PARSE(KAFKA_API_DELETE_TOPICS, KafkaDeleteTopicsRequest, kafka_parse_delete_topics_request);
-			PARSE(KAFKA_API_INIT_PRODUCER_ID, KafkaInitProducerIdRequest, kafka_parse_init_producer_id_request);
 #undef PARSE
 	}
 	/* the requests decoded by the schema codec */

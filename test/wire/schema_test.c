@@ -34,6 +34,7 @@
 #include "pg_topics/wire/msg_describe_acls.h"
 #include "pg_topics/wire/msg_describe_cluster.h"
 #include "pg_topics/wire/msg_describe_log_dirs.h"
+#include "pg_topics/wire/msg_init_producer_id.h"
 #include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/msg_sasl_authenticate.h"
@@ -69,6 +70,8 @@ static const KafkaMessage *const messages[] = {
 	&kafka_sasl_handshake_response,
 	&kafka_sasl_authenticate_request,
 	&kafka_sasl_authenticate_response,
+	&kafka_init_producer_id_request,
+	&kafka_init_producer_id_response,
 };
 
 /* ---- a message of every type ---- */
@@ -1333,6 +1336,45 @@ check_sasl(void)
 	pfree(buf.data);
 }
 
+/* InitProducerId, byte by byte: v1, and v4 flexible */
+static void
+check_init_producer_id(void)
+{
+	KafkaInitProducerIdRequest ir = {{NULL, -1}, 60000, -1, -1};
+	KafkaInitProducerIdResponse resp = {0, 0, 5, 0};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* v1: transactional id null, timeout 60000 */
+	static const char ir_v1[] = "\xff\xff" "\x00\x00\xea\x60";
+
+	/* v4: compact null, timeout, producer id -1 and epoch -1 (v3+), tagged 0 */
+	static const char ir_v4[] =
+		"\x00" "\x00\x00\xea\x60" "\xff\xff\xff\xff\xff\xff\xff\xff"
+		"\xff\xff" "\x00";
+
+	/* v4 response: throttle 0, error 0, producer id 5, epoch 0, tagged 0 */
+	static const char resp_v4[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\x00\x00\x00\x00\x00\x00\x00\x05"
+		"\x00\x00" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_init_producer_id_request, 1, &ir);
+	CHECK(bytes_are(&buf, BYTES(ir_v1)), "InitProducerId v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_init_producer_id_request, 4, &ir);
+	CHECK(bytes_are(&buf, BYTES(ir_v4)), "InitProducerId v4 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_init_producer_id_response, 4, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v4)), "InitProducerId v4 response's bytes");
+	decode_bytes(&r, BYTES(ir_v1));
+	CHECK(kafka_decode(&r, &kafka_init_producer_id_request, 1, &ir) &&
+		  r.pos == r.len && ir.transactional_id.len == -1 &&
+		  ir.producer_id == -1 && ir.producer_epoch == -1,
+		  "InitProducerId v1 request decodes, producer id and epoch -1 by default");
+	pfree(buf.data);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1348,6 +1390,7 @@ main(int argc, char **argv)
 	check_describe_cluster();
 	check_describe_acls();
 	check_sasl();
+	check_init_producer_id();
 	check_hostile();
 	check_every_type();
 	return unit_check_summary("schema_test");

@@ -54,7 +54,6 @@
 #define KAFKA_API_VERSIONS_VERSIONS		0, 3
 #define KAFKA_CREATE_TOPICS_VERSIONS	0, 4
 #define KAFKA_DELETE_TOPICS_VERSIONS	0, 1
-#define KAFKA_INIT_PRODUCER_ID_VERSIONS 0, 1
 
 /* ApiVersions' first flexible version */
 #define KAFKA_API_VERSIONS_FIRST_FLEXIBLE	3
@@ -276,13 +275,6 @@ typedef struct KafkaDeleteTopicsRequest
 	int32		timeout_ms;
 } KafkaDeleteTopicsRequest;
 
-/* InitProducerId v0-1 */
-typedef struct KafkaInitProducerIdRequest
-{
-	KafkaBytes	transactional_id;	/* null unless transactional */
-	int32		transaction_timeout_ms;
-} KafkaInitProducerIdRequest;
-
 /*
  * A request's header, up to its client id (v1; a flexible version's v2
  * header has tagged fields after it, which the caller skips once it knows
@@ -332,7 +324,5 @@ extern bool kafka_parse_create_topics_request(KafkaReader *r, int16 version,
 											  KafkaCreateTopicsRequest *out);
 extern bool kafka_parse_delete_topics_request(KafkaReader *r, int16 version,
 											  KafkaDeleteTopicsRequest *out);
-extern bool kafka_parse_init_producer_id_request(KafkaReader *r, int16 version,
-												 KafkaInitProducerIdRequest *out);
 
 #endif							/* TOPIC_WIRE_REQUESTS_H */
