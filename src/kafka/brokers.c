@@ -39,6 +39,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "access/xlog.h"
 #include "utils/memutils.h"
 #include "utils/varlena.h"
 
@@ -293,4 +294,20 @@ void
 kafka_brokers_reload(void)
 {
 	load_brokers(true);
+}
+
+/*
+ * The cluster id Kafka clients are told: the database system's identifier,
+ * the same on a primary and its physical standbys, so that a client sees
+ * one cluster across a failover
+ */
+const char *
+kafka_cluster_id(void)
+{
+	static char id[64];
+
+	if (id[0] == '\0')
+		snprintf(id, sizeof(id), "pg_topics-" UINT64_FORMAT,
+				 GetSystemIdentifier());
+	return id;
 }

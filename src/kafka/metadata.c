@@ -232,7 +232,6 @@ kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 	KafkaMetadataRequest mr;
 	KafkaMetadataResponse resp;
 	MetadataFill fill;
-	char		cluster_id[64];
 	KafkaBroker *brokers;
 	int			self;
 	int			nbrokers;
@@ -260,9 +259,7 @@ kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 		resp.brokers[i].port = brokers[i].port;
 		resp.brokers[i].rack = kafka_bytes_of(NULL);
 	}
-	snprintf(cluster_id, sizeof(cluster_id), "pg_topics-" UINT64_FORMAT,
-			 GetSystemIdentifier());
-	resp.cluster_id = kafka_bytes_of(cluster_id);
+	resp.cluster_id = kafka_bytes_of(kafka_cluster_id());
 	resp.controller_id = fill.leader;
 	resp.cluster_authorized_operations =
 		mr.include_cluster_authorized_operations ?

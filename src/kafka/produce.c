@@ -63,6 +63,7 @@
 #include "pg_topics/shared/kafka_producers.h"
 #include "pg_topics/wire/message_set.h"
 #include "pg_topics/wire/msg_produce.h"
+#include "pg_topics/wire/msg_init_producer_id.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/record_batch.h"
 #include "pg_topics/wire/requests.h"
@@ -468,21 +469,25 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 KafkaOutcome
 kafka_init_producer_id(KafkaRequest *req, TimestampTz *deadline)
 {
-	StringInfo	out = req->response;
 	KafkaInitProducerIdRequest ir;
-	int16		error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
-	int64		producer_id = -1;
+	KafkaInitProducerIdResponse resp = {0};
 
-	if (!kafka_parse_init_producer_id_request(&req->body, req->api_version, &ir))
+	/*
+	 * v3+'s producer id and epoch are a transactional producer's, as in
+	 * Kafka: an idempotent one gets a new id whatever it sends
+	 */
+	if (!kafka_decode(&req->body, &kafka_init_producer_id_request,
+					  req->api_version, &ir))
 		return KAFKA_CLOSE;
+	resp.error_code = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	resp.producer_id = -1;
 	/* a node that takes no writes hands out no producer ids: ask another */
 	if (ir.transactional_id.len < 0 && kafka_writes_refused())
-		error = KAFKA_COORDINATOR_NOT_AVAILABLE;
+		resp.error_code = KAFKA_COORDINATOR_NOT_AVAILABLE;
 	else if (ir.transactional_id.len < 0)
-		error = kafka_producer_new_id(GetUserId(), &producer_id);
-	kafka_write_int32(out, 0);	/* throttle_time_ms */
-	kafka_write_int16(out, error);
-	kafka_write_int64(out, producer_id);
-	kafka_write_int16(out, error == KAFKA_NONE ? 0 : -1);
+		resp.error_code = kafka_producer_new_id(GetUserId(), &resp.producer_id);
+	resp.producer_epoch = resp.error_code == KAFKA_NONE ? 0 : -1;
+	kafka_encode(req->response, &kafka_init_producer_id_response,
+				 req->api_version, &resp);
 	return KAFKA_ANSWER;
 }

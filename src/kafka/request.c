@@ -54,6 +54,16 @@
 #include "pg_topics/wire/msg_api_versions.h"
 #include "pg_topics/wire/msg_fetch.h"
 #include "pg_topics/wire/msg_produce.h"
+#include "pg_topics/wire/msg_create_partitions.h"
+#include "pg_topics/wire/msg_delete_records.h"
+#include "pg_topics/wire/msg_describe_acls.h"
+#include "pg_topics/wire/msg_describe_cluster.h"
+#include "pg_topics/wire/msg_describe_log_dirs.h"
+#include "pg_topics/wire/msg_init_producer_id.h"
+#include "pg_topics/wire/msg_list_offsets.h"
+#include "pg_topics/wire/msg_offset_for_leader_epoch.h"
+#include "pg_topics/wire/msg_sasl_authenticate.h"
+#include "pg_topics/wire/msg_sasl_handshake.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/requests.h"
 
@@ -86,7 +96,7 @@ typedef struct KafkaApi
 static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_PRODUCE, SCHEMA_VERSIONS, false, true, kafka_produce, "Produce"},
 	{KAFKA_API_FETCH, SCHEMA_VERSIONS, false, true, kafka_fetch, "Fetch"},
-	{KAFKA_API_LIST_OFFSETS, KAFKA_LIST_OFFSETS_VERSIONS, -1, false, true, kafka_list_offsets, "ListOffsets"},
+	{KAFKA_API_LIST_OFFSETS, SCHEMA_VERSIONS, false, true, kafka_list_offsets, "ListOffsets"},
 	{KAFKA_API_METADATA, SCHEMA_VERSIONS, false, true, kafka_metadata, "Metadata"},
 	{KAFKA_API_OFFSET_COMMIT, SCHEMA_VERSIONS, false, true, kafka_offset_commit, "OffsetCommit"},
 	{KAFKA_API_OFFSET_FETCH, SCHEMA_VERSIONS, false, true, kafka_offset_fetch, "OffsetFetch"},
@@ -97,14 +107,20 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_SYNC_GROUP, SCHEMA_VERSIONS, false, false, kafka_sync_group, "SyncGroup"},
 	{KAFKA_API_DESCRIBE_GROUPS, SCHEMA_VERSIONS, false, true, kafka_describe_groups, "DescribeGroups"},
 	{KAFKA_API_LIST_GROUPS, SCHEMA_VERSIONS, false, true, kafka_list_groups, "ListGroups"},
-	{KAFKA_API_SASL_HANDSHAKE, KAFKA_SASL_HANDSHAKE_VERSIONS, -1, true, false, kafka_sasl_handshake, "SaslHandshake"},
+	{KAFKA_API_SASL_HANDSHAKE, SCHEMA_VERSIONS, true, false, kafka_sasl_handshake, "SaslHandshake"},
 	{KAFKA_API_API_VERSIONS, SCHEMA_VERSIONS, true, false, kafka_api_versions, "ApiVersions"},
 	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS, -1, false, true, kafka_create_topics, "CreateTopics"},
 	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS, -1, false, true, kafka_delete_topics, "DeleteTopics"},
-	{KAFKA_API_INIT_PRODUCER_ID, KAFKA_INIT_PRODUCER_ID_VERSIONS, -1, false, true, kafka_init_producer_id, "InitProducerId"},
-	{KAFKA_API_SASL_AUTHENTICATE, KAFKA_SASL_AUTHENTICATE_VERSIONS, -1, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
+	{KAFKA_API_INIT_PRODUCER_ID, SCHEMA_VERSIONS, false, true, kafka_init_producer_id, "InitProducerId"},
+	{KAFKA_API_SASL_AUTHENTICATE, SCHEMA_VERSIONS, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
 	{KAFKA_API_DELETE_GROUPS, SCHEMA_VERSIONS, false, true, kafka_delete_groups, "DeleteGroups"},
 	{KAFKA_API_OFFSET_DELETE, SCHEMA_VERSIONS, false, true, kafka_offset_delete, "OffsetDelete"},
+	{KAFKA_API_DELETE_RECORDS, SCHEMA_VERSIONS, false, true, kafka_delete_records, "DeleteRecords"},
+	{KAFKA_API_CREATE_PARTITIONS, SCHEMA_VERSIONS, false, true, kafka_create_partitions, "CreatePartitions"},
+	{KAFKA_API_DESCRIBE_ACLS, SCHEMA_VERSIONS, false, true, kafka_describe_acls, "DescribeAcls"},
+	{KAFKA_API_DESCRIBE_LOG_DIRS, SCHEMA_VERSIONS, false, true, kafka_describe_log_dirs, "DescribeLogDirs"},
+	{KAFKA_API_DESCRIBE_CLUSTER, SCHEMA_VERSIONS, false, true, kafka_describe_cluster, "DescribeCluster"},
+	{KAFKA_API_OFFSET_FOR_LEADER_EPOCH, SCHEMA_VERSIONS, false, true, kafka_offset_for_leader_epoch, "OffsetForLeaderEpoch"},
 };
 
 static MemoryContext request_context = NULL;

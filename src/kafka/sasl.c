@@ -47,8 +47,9 @@
 #include "pg_topics/kafka/role_slots.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/codec.h"
+#include "pg_topics/wire/msg_sasl_authenticate.h"
+#include "pg_topics/wire/msg_sasl_handshake.h"
 #include "pg_topics/wire/protocol.h"
-#include "pg_topics/wire/requests.h"
 #include "pg_topics/wire/sasl.h"
 
 #define SCRAM_MECHANISM		"SCRAM-SHA-256"
@@ -317,12 +318,13 @@ kafka_sasl_handshake(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaConn  *conn = req->conn;
 	KafkaSaslHandshakeRequest hr;
+	KafkaSaslHandshakeResponse resp = {0};
+	KafkaBytes	offered[2];
 	int			mechanism = 0;
 	int16		error = KAFKA_NONE;
-	int32		noffered = 0;
-	int			count_at;
 
-	if (!kafka_parse_sasl_handshake_request(&req->body, req->api_version, &hr))
+	if (!kafka_decode(&req->body, &kafka_sasl_handshake_request,
+					  req->api_version, &hr))
 		return KAFKA_CLOSE;
 	if (kafka_bytes_equal(hr.mechanism, SCRAM_MECHANISM))
 		mechanism = KAFKA_SASL_SCRAM;
@@ -341,63 +343,60 @@ kafka_sasl_handshake(KafkaRequest *req, TimestampTz *deadline)
 		conn->raw_sasl = req->api_version == 0;
 	}
 
-	kafka_write_int16(req->response, error);
-	count_at = req->response->len;
-	kafka_write_array_len(req->response, 0);
+	resp.error_code = error;
+	resp.mechanisms = offered;
 	if (mechanism_offered(KAFKA_SASL_SCRAM))
-	{
-		kafka_write_string(req->response, SCRAM_MECHANISM);
-		noffered++;
-	}
+		offered[resp.nmechanisms++] = kafka_bytes_of(SCRAM_MECHANISM);
 	if (mechanism_offered(KAFKA_SASL_PLAIN))
-	{
-		kafka_write_string(req->response, PLAIN_MECHANISM);
-		noffered++;
-	}
-	kafka_patch_int32(req->response, count_at, noffered);
+		offered[resp.nmechanisms++] = kafka_bytes_of(PLAIN_MECHANISM);
+	kafka_encode(req->response, &kafka_sasl_handshake_response,
+				 req->api_version, &resp);
 	if (error == KAFKA_ILLEGAL_SASL_STATE)
 		conn->closing = true;
 	return KAFKA_ANSWER;
 }
 
-/* SaslAuthenticate v0-1: one message of the exchange */
+/* SaslAuthenticate v0-2: one message of the exchange */
 KafkaOutcome
 kafka_sasl_authenticate(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaConn  *conn = req->conn;
 	KafkaSaslAuthenticateRequest ar;
+	KafkaSaslAuthenticateResponse resp = {0};
 	StringInfoData reply;
 	KafkaSaslResult result;
 
-	if (!kafka_parse_sasl_authenticate_request(&req->body, req->api_version, &ar))
+	if (!kafka_decode(&req->body, &kafka_sasl_authenticate_request,
+					  req->api_version, &ar))
 		return KAFKA_CLOSE;
-	initStringInfo(&reply);
+	/* session_lifetime_ms (v1+) 0: the session does not expire */
+	resp.error_message = kafka_bytes_of(NULL);
+	resp.auth_bytes.data = "";
+	resp.auth_bytes.len = 0;
 	if (conn->auth != KAFKA_AUTH_HANDSHAKE && conn->auth != KAFKA_AUTH_EXCHANGE)
 	{
-		kafka_write_int16(req->response, KAFKA_ILLEGAL_SASL_STATE);
-		kafka_write_string(req->response, "SaslAuthenticate without a SaslHandshake, or after authentication");
-		kafka_write_bytes(req->response, NULL, 0);
-		if (req->api_version >= 1)
-			kafka_write_int64(req->response, 0);
+		resp.error_code = KAFKA_ILLEGAL_SASL_STATE;
+		resp.error_message = kafka_bytes_of("SaslAuthenticate without a SaslHandshake, or after authentication");
+		kafka_encode(req->response, &kafka_sasl_authenticate_response,
+					 req->api_version, &resp);
 		conn->closing = true;
 		return KAFKA_ANSWER;
 	}
+	initStringInfo(&reply);
 	result = sasl_step(conn, ar.auth_bytes.data, Max(ar.auth_bytes.len, 0),
 					   &reply);
 	if (result == KAFKA_SASL_FAILURE)
 	{
-		kafka_write_int16(req->response, KAFKA_SASL_AUTHENTICATION_FAILED);
-		kafka_write_string(req->response, AUTH_FAILED_MESSAGE);
-		kafka_write_bytes(req->response, NULL, 0);
+		resp.error_code = KAFKA_SASL_AUTHENTICATION_FAILED;
+		resp.error_message = kafka_bytes_of(AUTH_FAILED_MESSAGE);
 	}
 	else
 	{
-		kafka_write_int16(req->response, KAFKA_NONE);
-		kafka_write_string(req->response, NULL);
-		kafka_write_bytes(req->response, reply.data, reply.len);
+		resp.auth_bytes.data = reply.data;
+		resp.auth_bytes.len = reply.len;
 	}
-	if (req->api_version >= 1)
-		kafka_write_int64(req->response, 0);	/* session_lifetime_ms: none */
+	kafka_encode(req->response, &kafka_sasl_authenticate_response,
+				 req->api_version, &resp);
 	return KAFKA_ANSWER;
 }
 

@@ -14,19 +14,29 @@
 
 #include "pg_topics/wire/messages.h"
 #include "pg_topics/wire/msg_api_versions.h"
+#include "pg_topics/wire/msg_create_partitions.h"
 #include "pg_topics/wire/msg_delete_groups.h"
+#include "pg_topics/wire/msg_delete_records.h"
+#include "pg_topics/wire/msg_describe_acls.h"
+#include "pg_topics/wire/msg_describe_cluster.h"
 #include "pg_topics/wire/msg_describe_groups.h"
+#include "pg_topics/wire/msg_describe_log_dirs.h"
 #include "pg_topics/wire/msg_fetch.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
 #include "pg_topics/wire/msg_heartbeat.h"
+#include "pg_topics/wire/msg_init_producer_id.h"
 #include "pg_topics/wire/msg_join_group.h"
 #include "pg_topics/wire/msg_leave_group.h"
 #include "pg_topics/wire/msg_list_groups.h"
+#include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_metadata.h"
 #include "pg_topics/wire/msg_offset_commit.h"
 #include "pg_topics/wire/msg_offset_delete.h"
 #include "pg_topics/wire/msg_offset_fetch.h"
+#include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/msg_produce.h"
+#include "pg_topics/wire/msg_sasl_authenticate.h"
+#include "pg_topics/wire/msg_sasl_handshake.h"
 #include "pg_topics/wire/msg_sync_group.h"
 
 /* each API's request and response */
@@ -36,6 +46,16 @@ static const KafkaMessage *const messages[][2] = {
 	{&kafka_metadata_request, &kafka_metadata_response},
 	{&kafka_find_coordinator_request, &kafka_find_coordinator_response},
 	{&kafka_api_versions_request, &kafka_api_versions_response},
+	{&kafka_list_offsets_request, &kafka_list_offsets_response},
+	{&kafka_offset_for_leader_epoch_request, &kafka_offset_for_leader_epoch_response},
+	{&kafka_delete_records_request, &kafka_delete_records_response},
+	{&kafka_create_partitions_request, &kafka_create_partitions_response},
+	{&kafka_describe_cluster_request, &kafka_describe_cluster_response},
+	{&kafka_describe_log_dirs_request, &kafka_describe_log_dirs_response},
+	{&kafka_describe_acls_request, &kafka_describe_acls_response},
+	{&kafka_sasl_handshake_request, &kafka_sasl_handshake_response},
+	{&kafka_sasl_authenticate_request, &kafka_sasl_authenticate_response},
+	{&kafka_init_producer_id_request, &kafka_init_producer_id_response},
 	{&kafka_offset_commit_request, &kafka_offset_commit_response},
 	{&kafka_offset_fetch_request, &kafka_offset_fetch_response},
 	{&kafka_join_group_request, &kafka_join_group_response},

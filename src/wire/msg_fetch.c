@@ -118,13 +118,13 @@ KAFKA_SCHEMA("FetchRequest", KafkaFetchRequest, request_fields);
 
 static const KafkaField epoch_end_offset_fields[] = {
 	{"Epoch", KAFKA_TYPE_INT32, KAFKA_V_FROM(12),
-	KAFKA_AT(KafkaEpochEndOffset, epoch), .def = -1},
+	KAFKA_AT(KafkaFetchEpochEndOffset, epoch), .def = -1},
 	{"EndOffset", KAFKA_TYPE_INT64, KAFKA_V_FROM(12),
-	KAFKA_AT(KafkaEpochEndOffset, end_offset), .def = -1},
+	KAFKA_AT(KafkaFetchEpochEndOffset, end_offset), .def = -1},
 };
 
 static const KafkaSchema epoch_end_offset_schema =
-KAFKA_SCHEMA("EpochEndOffset", KafkaEpochEndOffset, epoch_end_offset_fields);
+KAFKA_SCHEMA("EpochEndOffset", KafkaFetchEpochEndOffset, epoch_end_offset_fields);
 
 static const KafkaField leader_fields[] = {
 	{"LeaderId", KAFKA_TYPE_INT32, KAFKA_V_FROM(12),

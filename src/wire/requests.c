@@ -6,7 +6,7 @@
  *	  (Kafka's clients/src/main/resources/common/message/, one JSON file
  *	  per request).
  *
- * The topic -> partitions lists of ListOffsets are
+ * The topic -> partitions lists are
  * read by one loop (read_topics), the
  * API giving what follows each partition's index; lists of strings
  * (DescribeGroups' groups, DeleteTopics' topics) by
@@ -21,7 +21,7 @@
  * before anything is allocated for them).
  *
  * A parser reads only the versions offered, so fields that exist in other
- * versions only (ListOffsets v0's max_num_offsets, Fetch v12's last_fetched_epoch...) are not read here:
+ * versions only (Fetch v12's last_fetched_epoch...) are not read here:
  * offering more versions means adding them.
  *
  *-------------------------------------------------------------------------
@@ -103,41 +103,6 @@ read_bool(KafkaReader *r)
 	return kafka_read_int8(r) != 0;
 }
 
-/*
- * A list of topics, each with its partitions: the partition's index, then
- * what read_fields reads.  min_partition_size is the smallest a partition
- * can be on the wire.  A null list (-1) sets *isnull if isnull is given,
- * and reads as empty either way.
- */
-static void
-read_topics(KafkaReader *r, int16 version, int min_partition_size,
-			PartitionFieldsReader read_fields, bool *isnull,
-			int32 *ntopics, KafkaTopicRequest **topics)
-{
-	*ntopics = kafka_read_array_len(r, TOPIC_MIN_SIZE, isnull);
-	take_elements(r, ntopics);
-	*topics = alloc_array(r, ntopics, sizeof(KafkaTopicRequest));
-	for (int32 t = 0; t < *ntopics && !r->error; t++)
-	{
-		KafkaTopicRequest *topic = &(*topics)[t];
-
-		topic->name = kafka_read_string(r);
-		topic->npartitions = kafka_read_array_len(r, min_partition_size, NULL);
-		take_elements(r, &topic->npartitions);
-		topic->partitions = alloc_array(r, &topic->npartitions,
-										sizeof(KafkaPartitionRequest));
-		for (int32 p = 0; p < topic->npartitions && !r->error; p++)
-		{
-			KafkaPartitionRequest *part = &topic->partitions[p];
-
-			part->leader_epoch = -1;
-			part->partition = kafka_read_int32(r);
-			if (read_fields)
-				read_fields(r, version, part);
-		}
-	}
-}
-
 /* A list of strings; null reads as empty, with *isnull set if given */
 static void
 read_strings(KafkaReader *r, bool *isnull, int32 *n, KafkaBytes **strings)
@@ -166,40 +131,6 @@ kafka_parse_request_header(KafkaReader *r, KafkaRequestHeader *out)
 	out->api_version = kafka_read_int16(r);
 	out->correlation_id = kafka_read_int32(r);
 	out->client_id = kafka_read_string(r);
-	return !r->error;
-}
-
-/* ListOffsets' partition: the time asked for */
-static void
-read_list_offsets_partition(KafkaReader *r, int16 version,
-							KafkaPartitionRequest *p)
-{
-	p->timestamp = kafka_read_int64(r);
-}
-
-bool
-kafka_parse_list_offsets_request(KafkaReader *r, int16 version,
-								 KafkaListOffsetsRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_LIST_OFFSETS_VERSIONS))
-		return false;
-	out->replica_id = kafka_read_int32(r);
-	if (version >= 2)
-		out->isolation_level = kafka_read_int8(r);
-	read_topics(r, version, 12, read_list_offsets_partition, NULL,
-				&out->ntopics, &out->topics);
-	return !r->error;
-}
-
-bool
-kafka_parse_sasl_handshake_request(KafkaReader *r, int16 version,
-								   KafkaSaslHandshakeRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_SASL_HANDSHAKE_VERSIONS))
-		return false;
-	out->mechanism = kafka_read_string(r);
 	return !r->error;
 }
 
@@ -253,28 +184,5 @@ kafka_parse_delete_topics_request(KafkaReader *r, int16 version,
 		return false;
 	read_strings(r, NULL, &out->ntopics, &out->topics);
 	out->timeout_ms = kafka_read_int32(r);
-	return !r->error;
-}
-
-bool
-kafka_parse_init_producer_id_request(KafkaReader *r, int16 version,
-									 KafkaInitProducerIdRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_INIT_PRODUCER_ID_VERSIONS))
-		return false;
-	out->transactional_id = kafka_read_string(r);
-	out->transaction_timeout_ms = kafka_read_int32(r);
-	return !r->error;
-}
-
-bool
-kafka_parse_sasl_authenticate_request(KafkaReader *r, int16 version,
-									  KafkaSaslAuthenticateRequest *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!version_in(version, KAFKA_SASL_AUTHENTICATE_VERSIONS))
-		return false;
-	out->auth_bytes = kafka_read_bytes(r);
 	return !r->error;
 }

@@ -162,11 +162,80 @@ def fetch(v):
     return out
 
 
+def compact_array(items, encode):
+    if items is None:
+        return uvarint(0)
+    return uvarint(len(items) + 1) + b''.join(encode(x) for x in items)
+
+
 def list_offsets(v):
+    """v0 with max_num_offsets, v4+ with leader epochs, flexible from 6"""
+    flexible = v >= 6
+    tags = b'\x00' if flexible else b''
+    name = compact_string if flexible else string
+    arr = compact_array if flexible else array
+    times = [(0, -1), (1, -2), (2, 1700000000000)]
+    if v >= 7:
+        times.append((3, -3))
+    if v >= 8:
+        times.append((4, -4))
+    if v >= 9:
+        times.append((5, -5))
+
+    def partition(p):
+        return (i32(p[0]) + (i32(-1) if v >= 4 else b'') + i64(p[1])
+                + (i32(1) if v == 0 else b'') + tags)
     return (i32(-1) + (i8(1) if v >= 2 else b'')
-            + array([('orders', [(0, -1), (1, -2), (2, 1700000000000)])],
-                    lambda t: string(t[0]) + array(
-                        t[1], lambda p: i32(p[0]) + i64(p[1]))))
+            + arr([('orders', times)],
+                  lambda t: name(t[0]) + arr(t[1], partition) + tags)
+            + tags)
+
+
+def offset_for_leader_epoch(v):
+    """v2+ with the current leader epoch, v3+ the replica id, flexible from 4"""
+    flexible = v >= 4
+    tags = b'\x00' if flexible else b''
+    name = compact_string if flexible else string
+    arr = compact_array if flexible else array
+
+    def partition(p):
+        return i32(p) + (i32(-1) if v >= 2 else b'') + i32(0) + tags
+    return ((i32(-1) if v >= 3 else b'')
+            + arr([('orders', [0, 1])], lambda t: name(t[0]) + arr(t[1], partition) + tags)
+            + tags)
+
+
+def delete_records(v):
+    """flexible from 2"""
+    flexible = v >= 2
+    tags = b'\x00' if flexible else b''
+    name = compact_string if flexible else string
+    arr = compact_array if flexible else array
+    return (arr([('orders', [(0, 5), (1, -1)])],
+                lambda t: name(t[0]) + arr(t[1], lambda p: i32(p[0]) + i64(p[1]) + tags) + tags)
+            + i32(30000) + tags)
+
+
+def create_partitions(v):
+    """flexible from 2; assignments null or given"""
+    flexible = v >= 2
+    tags = b'\x00' if flexible else b''
+    name = compact_string if flexible else string
+    arr = compact_array if flexible else array
+    return (arr([('orders', 4, None), ('events', 3, [[1], [1]])],
+                lambda t: name(t[0]) + i32(t[1])
+                + arr(t[2], lambda a: arr(a, i32) + tags) + tags)
+            + i32(30000) + i8(0) + tags)
+
+
+def describe_log_dirs(v):
+    """flexible from 2; v0 and v2 for every topic (null)"""
+    flexible = v >= 2
+    tags = b'\x00' if flexible else b''
+    name = compact_string if flexible else string
+    arr = compact_array if flexible else array
+    topics = None if v in (0, 2) else [('orders', [0, 1])]
+    return arr(topics, lambda t: name(t[0]) + arr(t[1], i32) + tags) + tags
 
 
 def compact_array(items, encode):
@@ -373,8 +442,26 @@ for v in range(0, 12):
     SEEDS['produce_v%d' % v] = (0, v, produce(v))
 for v in range(0, 18):
     SEEDS['fetch_v%d' % v] = (1, v, fetch(v))
-for v in range(1, 3):
+for v in range(0, 10):
     SEEDS['list_offsets_v%d' % v] = (2, v, list_offsets(v))
+for v in range(0, 3):
+    SEEDS['delete_records_v%d' % v] = (21, v, delete_records(v))
+for v in range(0, 4):
+    SEEDS['create_partitions_v%d' % v] = (37, v, create_partitions(v))
+for v in range(0, 4):
+    if v >= 2:
+        SEEDS['describe_acls_v%d' % v] = (29, v, i8(2) + compact_string('orders') + i8(3)
+                                          + b'\x00' + compact_string('*') + i8(1) + i8(1) + b'\x00')
+    else:
+        SEEDS['describe_acls_v%d' % v] = (29, v, i8(1) + string(None) + (i8(1) if v >= 1 else b'')
+                                          + string('User:app') + string(None) + i8(3) + i8(3))
+for v in range(0, 5):
+    SEEDS['describe_log_dirs_v%d' % v] = (35, v, describe_log_dirs(v))
+for v in range(0, 2):
+    SEEDS['describe_cluster_v%d' % v] = (60, v, i8(1) + (i8(1) if v >= 1 else b'') + b'\x00')
+for v in range(0, 5):
+    SEEDS['offset_for_leader_epoch_v%d' % v] = (23, v, offset_for_leader_epoch(v))
+for v in range(0, 5):
 for v in range(0, 13):
     SEEDS['metadata_v%d' % v] = (3, v, metadata(v))
 for v in range(0, 10):
@@ -416,10 +503,14 @@ for v in range(0, 5):
     SEEDS['create_topics_v%d' % v] = (19, v, create_topics(v))
 for v in range(0, 2):
     SEEDS['delete_topics_v%d' % v] = (20, v, array(['t2', 'nope'], string) + i32(30000))
-for v in range(0, 2):
-    SEEDS['init_producer_id_v%d' % v] = (22, v, string(None) + i32(60000))
-for v in range(0, 2):
-    SEEDS['sasl_authenticate_v%d' % v] = (36, v, data(b'n,,n=alice,r=abcdefghijklmnop'))
+for v in range(0, 6):
+    SEEDS['init_producer_id_v%d' % v] = (22, v, (b'\x00' if v >= 2 else string(None)) + i32(60000)
+                                        + (i64(-1) + i16(-1) if v >= 3 else b'')
+                                        + (b'\x00' if v >= 2 else b''))
+for v in range(0, 3):
+    token = b'n,,n=alice,r=abcdefghijklmnop'
+    SEEDS['sasl_authenticate_v%d' % v] = (36, v, uvarint(len(token) + 1) + token + b'\x00'
+                                         if v >= 2 else data(token))
 
 
 def main(corpus):

@@ -449,7 +449,7 @@ SELECT count(*) FROM topics.produce('$t', repeat('x', 100));});
 		my $oid = q1($db, qq{SELECT topics.create_topic('$long')::oid});
 		is(q1($db, qq{SELECT kafka_name FROM topics.kafka_topic_names WHERE topic::oid = $oid}),
 			$long, "$t: create_topic keeps a long name as the topic's Kafka name");
-		q1($db, qq{DROP TABLE } . q1($db, qq{SELECT $oid::regclass}));
+		q1($db, qq{DROP TABLE } . q1($db, qq{SELECT ${oid}::regclass}));
 		is(q1($db, qq{SELECT count(*) FROM topics.kafka_topic_names WHERE topic::oid = $oid}),
 			'0', "$t: DROP TABLE of a topic forgets its Kafka name (forget_dropped_kafka_names)");
 	},

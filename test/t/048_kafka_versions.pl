@@ -41,8 +41,8 @@ for my $v (0, 3, 4)
 	is($a->{error}, 0, "ApiVersions v$v answers");
 	is_deeply(
 		[ map { join '-', @{ $a->{apis}{$_} } } qw(0 3 10 18) ],
-		[ '0-7', '0-12', '0-5', '0-4' ],
-		"ApiVersions v$v: Produce from 0, Metadata 0-12, FindCoordinator 0-5, ApiVersions 0-4");
+		[ '0-11', '0-12', '0-5', '0-4' ],
+		"ApiVersions v$v: Produce 0-11, Metadata 0-12, FindCoordinator 0-5, ApiVersions 0-4");
 }
 
 # ---- Metadata at every version

@@ -33,12 +33,8 @@ parse(int16 key, int16 version, const char *body, int len, KafkaReader *r)
 	switch (key)
 	{
 #define PARSE(k, type, fn) case k: { type x; return fn(r, version, &x); }
-			PARSE(KAFKA_API_LIST_OFFSETS, KafkaListOffsetsRequest, kafka_parse_list_offsets_request);
-			PARSE(KAFKA_API_SASL_HANDSHAKE, KafkaSaslHandshakeRequest, kafka_parse_sasl_handshake_request);
 			PARSE(KAFKA_API_CREATE_TOPICS, KafkaCreateTopicsRequest, kafka_parse_create_topics_request);
 			PARSE(KAFKA_API_DELETE_TOPICS, KafkaDeleteTopicsRequest, kafka_parse_delete_topics_request);
-			PARSE(KAFKA_API_INIT_PRODUCER_ID, KafkaInitProducerIdRequest, kafka_parse_init_producer_id_request);
-			PARSE(KAFKA_API_SASL_AUTHENTICATE, KafkaSaslAuthenticateRequest, kafka_parse_sasl_authenticate_request);
 #undef PARSE
 	}
 	/* the APIs of the schema codec */

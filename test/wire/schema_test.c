@@ -31,20 +31,30 @@
 
 #include "pg_topics/wire/messages.h"
 #include "pg_topics/wire/msg_api_versions.h"
+#include "pg_topics/wire/msg_create_partitions.h"
+#include "pg_topics/wire/msg_delete_groups.h"
+#include "pg_topics/wire/msg_delete_records.h"
+#include "pg_topics/wire/msg_describe_acls.h"
+#include "pg_topics/wire/msg_describe_cluster.h"
+#include "pg_topics/wire/msg_describe_groups.h"
+#include "pg_topics/wire/msg_describe_log_dirs.h"
 #include "pg_topics/wire/msg_fetch.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
-#include "pg_topics/wire/msg_delete_groups.h"
-#include "pg_topics/wire/msg_describe_groups.h"
 #include "pg_topics/wire/msg_heartbeat.h"
+#include "pg_topics/wire/msg_init_producer_id.h"
 #include "pg_topics/wire/msg_join_group.h"
 #include "pg_topics/wire/msg_leave_group.h"
 #include "pg_topics/wire/msg_list_groups.h"
+#include "pg_topics/wire/msg_list_offsets.h"
 #include "pg_topics/wire/msg_metadata.h"
 #include "pg_topics/wire/msg_offset_commit.h"
 #include "pg_topics/wire/msg_offset_delete.h"
 #include "pg_topics/wire/msg_offset_fetch.h"
-#include "pg_topics/wire/msg_sync_group.h"
+#include "pg_topics/wire/msg_offset_for_leader_epoch.h"
 #include "pg_topics/wire/msg_produce.h"
+#include "pg_topics/wire/msg_sasl_authenticate.h"
+#include "pg_topics/wire/msg_sasl_handshake.h"
+#include "pg_topics/wire/msg_sync_group.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/schema.h"
 #include "unit_check.h"
@@ -84,6 +94,26 @@ static const KafkaMessage *const messages[] = {
 	&kafka_produce_response,
 	&kafka_fetch_request,
 	&kafka_fetch_response,
+	&kafka_list_offsets_request,
+	&kafka_list_offsets_response,
+	&kafka_offset_for_leader_epoch_request,
+	&kafka_offset_for_leader_epoch_response,
+	&kafka_delete_records_request,
+	&kafka_delete_records_response,
+	&kafka_create_partitions_request,
+	&kafka_create_partitions_response,
+	&kafka_describe_cluster_request,
+	&kafka_describe_cluster_response,
+	&kafka_describe_log_dirs_request,
+	&kafka_describe_log_dirs_response,
+	&kafka_describe_acls_request,
+	&kafka_describe_acls_response,
+	&kafka_sasl_handshake_request,
+	&kafka_sasl_handshake_response,
+	&kafka_sasl_authenticate_request,
+	&kafka_sasl_authenticate_response,
+	&kafka_init_producer_id_request,
+	&kafka_init_producer_id_response,
 };
 
 /* ---- a message of every type ---- */
@@ -1571,6 +1601,456 @@ check_fetch(void)
 		  "and four are enough");
 }
 
+/* ListOffsets, byte by byte: v0's list of offsets, v6 flexible */
+static void
+check_list_offsets(void)
+{
+	KafkaListOffsetsPartition part = {0, -1, -1, 1};
+	KafkaListOffsetsTopic topic = {{"t", 1}, 1, &part};
+	KafkaListOffsetsRequest lr = {-1, 0, 1, &topic};
+	int64		offsets[1] = {5};
+	KafkaListOffsetsPartitionResponse rp = {0, 0, 1, offsets, -1, 5, -1};
+	KafkaListOffsetsTopicResponse rt = {{"t", 1}, 1, &rp};
+	KafkaListOffsetsResponse resp = {0, 1, &rt};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* v0: replica -1, topics ["t" [0, time -1, max_num_offsets 1]] */
+	static const char req_v0[] =
+		"\xff\xff\xff\xff" "\x00\x00\x00\x01" "\x00\x01" "t"
+		"\x00\x00\x00\x01" "\x00\x00\x00\x00"
+		"\xff\xff\xff\xff\xff\xff\xff\xff" "\x00\x00\x00\x01";
+
+	/*
+	 * v6: replica -1, isolation 0, compact topics ["t" [0, epoch -1, time
+	 * -1, tagged 0], tagged 0], tagged 0
+	 */
+	static const char req_v6[] =
+		"\xff\xff\xff\xff" "\x00" "\x02" "\x02" "t" "\x02"
+		"\x00\x00\x00\x00" "\xff\xff\xff\xff"
+		"\xff\xff\xff\xff\xff\xff\xff\xff" "\x00" "\x00" "\x00";
+
+	/* v0: topics ["t" [0, error 0, offsets [5]]] */
+	static const char resp_v0[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x00" "\x00\x00" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x00\x00\x00\x00\x05";
+
+	/*
+	 * v6: throttle 0, compact topics ["t" [0, error 0, time -1, offset 5,
+	 * epoch -1, tagged 0], tagged 0], tagged 0
+	 */
+	static const char resp_v6[] =
+		"\x00\x00\x00\x00" "\x02" "\x02" "t" "\x02"
+		"\x00\x00\x00\x00" "\x00\x00"
+		"\xff\xff\xff\xff\xff\xff\xff\xff"
+		"\x00\x00\x00\x00\x00\x00\x00\x05" "\xff\xff\xff\xff"
+		"\x00" "\x00" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_list_offsets_request, 0, &lr);
+	CHECK(bytes_are(&buf, BYTES(req_v0)), "ListOffsets v0 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_list_offsets_request, 6, &lr);
+	CHECK(bytes_are(&buf, BYTES(req_v6)), "ListOffsets v6 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_list_offsets_response, 0, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v0)), "ListOffsets v0 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_list_offsets_response, 6, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v6)), "ListOffsets v6 response's bytes");
+
+	decode_bytes(&r, BYTES(req_v6));
+	CHECK(kafka_decode(&r, &kafka_list_offsets_request, 6, &lr) &&
+		  r.pos == r.len && lr.ntopics == 1 &&
+		  kafka_bytes_equal(lr.topics[0].name, "t") &&
+		  lr.topics[0].npartitions == 1 &&
+		  lr.topics[0].partitions[0].timestamp == -1 &&
+		  lr.topics[0].partitions[0].max_num_offsets == 1,
+		  "ListOffsets v6 request decodes, max_num_offsets at its default");
+	decode_bytes(&r, BYTES(resp_v0));
+	CHECK(kafka_decode(&r, &kafka_list_offsets_response, 0, &resp) &&
+		  r.pos == r.len && resp.topics[0].partitions[0].nold_style_offsets == 1 &&
+		  resp.topics[0].partitions[0].old_style_offsets[0] == 5 &&
+		  resp.topics[0].partitions[0].offset == -1 &&
+		  resp.topics[0].partitions[0].timestamp == -1,
+		  "ListOffsets v0 response decodes, offset and timestamp at -1");
+	pfree(buf.data);
+}
+
+/* OffsetForLeaderEpoch, byte by byte: v1, and v4 flexible */
+static void
+check_offset_for_leader_epoch(void)
+{
+	KafkaOffsetForLeaderPartition part = {2, -1, 0};
+	KafkaOffsetForLeaderTopic topic = {{"t", 1}, 1, &part};
+	KafkaOffsetForLeaderEpochRequest er = {-1, 1, &topic};
+	KafkaEpochEndOffset end = {0, 2, 0, 7};
+	KafkaOffsetForLeaderTopicResult rt = {{"t", 1}, 1, &end};
+	KafkaOffsetForLeaderEpochResponse resp = {0, 1, &rt};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* v1: topics ["t" [partition 2, epoch 0]] (no replica, no current) */
+	static const char req_v1[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x02" "\x00\x00\x00\x00";
+
+	/*
+	 * v4: replica -1, compact topics ["t" [2, current -1, epoch 0, tagged
+	 * 0], tagged 0], tagged 0
+	 */
+	static const char req_v4[] =
+		"\xff\xff\xff\xff" "\x02" "\x02" "t" "\x02"
+		"\x00\x00\x00\x02" "\xff\xff\xff\xff" "\x00\x00\x00\x00"
+		"\x00" "\x00" "\x00";
+
+	/* v1: topics ["t" [error 0, partition 2, epoch 0, end 7]] */
+	static const char resp_v1[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x00" "\x00\x00\x00\x02" "\x00\x00\x00\x00"
+		"\x00\x00\x00\x00\x00\x00\x00\x07";
+
+	/* v4: throttle 0, then v1's, compact, each struct's tagged 0 */
+	static const char resp_v4[] =
+		"\x00\x00\x00\x00" "\x02" "\x02" "t" "\x02"
+		"\x00\x00" "\x00\x00\x00\x02" "\x00\x00\x00\x00"
+		"\x00\x00\x00\x00\x00\x00\x00\x07" "\x00" "\x00" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_for_leader_epoch_request, 1, &er);
+	CHECK(bytes_are(&buf, BYTES(req_v1)), "OffsetForLeaderEpoch v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_for_leader_epoch_request, 4, &er);
+	CHECK(bytes_are(&buf, BYTES(req_v4)), "OffsetForLeaderEpoch v4 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_for_leader_epoch_response, 1, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v1)), "OffsetForLeaderEpoch v1 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_offset_for_leader_epoch_response, 4, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v4)), "OffsetForLeaderEpoch v4 response's bytes");
+
+	decode_bytes(&r, BYTES(req_v1));
+	CHECK(kafka_decode(&r, &kafka_offset_for_leader_epoch_request, 1, &er) &&
+		  r.pos == r.len && er.replica_id == -2 && er.ntopics == 1 &&
+		  er.topics[0].partitions[0].partition == 2 &&
+		  er.topics[0].partitions[0].current_leader_epoch == -1,
+		  "OffsetForLeaderEpoch v1 request decodes, replica -2 and current epoch -1 by default");
+	pfree(buf.data);
+}
+
+/* DeleteRecords and CreatePartitions, byte by byte: v1, and v2 flexible */
+static void
+check_partition_admin(void)
+{
+	KafkaDeleteRecordsPartition dp = {0, -1};
+	KafkaDeleteRecordsTopic dt = {{"t", 1}, 1, &dp};
+	KafkaDeleteRecordsRequest dr = {1, &dt, 1000};
+	KafkaDeleteRecordsPartitionResult dpr = {0, 4, 0};
+	KafkaDeleteRecordsTopicResult dtr = {{"t", 1}, 1, &dpr};
+	KafkaDeleteRecordsResponse dresp = {0, 1, &dtr};
+	KafkaCreatePartitionsTopic ct = {{"t", 1}, 3, -1, NULL};
+	KafkaCreatePartitionsRequest cr = {1, &ct, 1000, true};
+	KafkaCreatePartitionsTopicResult ctr = {{"t", 1}, 37, {"m", 1}};
+	KafkaCreatePartitionsResponse cresp = {0, 1, &ctr};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* DeleteRecords v1: topics ["t" [0, offset -1]], timeout 1000 */
+	static const char dr_v1[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x00" "\xff\xff\xff\xff\xff\xff\xff\xff"
+		"\x00\x00\x03\xe8";
+
+	/* v2: compact, each struct's tagged fields */
+	static const char dr_v2[] =
+		"\x02" "\x02" "t" "\x02" "\x00\x00\x00\x00"
+		"\xff\xff\xff\xff\xff\xff\xff\xff" "\x00" "\x00"
+		"\x00\x00\x03\xe8" "\x00";
+
+	/* DeleteRecords v2 response: throttle 0, ["t" [0, low 4, error 0]] */
+	static const char dresp_v2[] =
+		"\x00\x00\x00\x00" "\x02" "\x02" "t" "\x02" "\x00\x00\x00\x00"
+		"\x00\x00\x00\x00\x00\x00\x00\x04" "\x00\x00" "\x00" "\x00" "\x00";
+
+	/*
+	 * CreatePartitions v1: topics ["t" count 3, assignments null], timeout
+	 * 1000, validate_only
+	 */
+	static const char cr_v1[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x03"
+		"\xff\xff\xff\xff" "\x00\x00\x03\xe8" "\x01";
+
+	/* v2: compact (a null compact array is 0), tagged fields */
+	static const char cr_v2[] =
+		"\x02" "\x02" "t" "\x00\x00\x00\x03" "\x00" "\x00"
+		"\x00\x00\x03\xe8" "\x01" "\x00";
+
+	/* CreatePartitions v1 response: throttle 0, ["t" 37 "m"] */
+	static const char cresp_v1[] =
+		"\x00\x00\x00\x00" "\x00\x00\x00\x01" "\x00\x01" "t"
+		"\x00\x25" "\x00\x01" "m";
+
+	/* v3 (flexible): compact, tagged fields */
+	static const char cresp_v3[] =
+		"\x00\x00\x00\x00" "\x02" "\x02" "t" "\x00\x25" "\x02" "m"
+		"\x00" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_delete_records_request, 1, &dr);
+	CHECK(bytes_are(&buf, BYTES(dr_v1)), "DeleteRecords v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_delete_records_request, 2, &dr);
+	CHECK(bytes_are(&buf, BYTES(dr_v2)), "DeleteRecords v2 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_delete_records_response, 2, &dresp);
+	CHECK(bytes_are(&buf, BYTES(dresp_v2)), "DeleteRecords v2 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_create_partitions_request, 1, &cr);
+	CHECK(bytes_are(&buf, BYTES(cr_v1)), "CreatePartitions v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_create_partitions_request, 2, &cr);
+	CHECK(bytes_are(&buf, BYTES(cr_v2)), "CreatePartitions v2 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_create_partitions_response, 1, &cresp);
+	CHECK(bytes_are(&buf, BYTES(cresp_v1)), "CreatePartitions v1 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_create_partitions_response, 3, &cresp);
+	CHECK(bytes_are(&buf, BYTES(cresp_v3)), "CreatePartitions v3 response's bytes");
+
+	decode_bytes(&r, BYTES(cr_v2));
+	CHECK(kafka_decode(&r, &kafka_create_partitions_request, 2, &cr) &&
+		  r.pos == r.len && cr.ntopics == 1 && cr.topics[0].count == 3 &&
+		  cr.topics[0].nassignments == -1 && cr.validate_only,
+		  "CreatePartitions v2 request decodes, null assignments");
+	pfree(buf.data);
+}
+
+/* DescribeCluster (flexible only) and DescribeLogDirs, byte by byte */
+static void
+check_describe_cluster(void)
+{
+	KafkaDescribeClusterRequest cr = {true, 1};
+	KafkaDescribeClusterBroker broker = {1, {"h", 1}, 9092, {NULL, -1}};
+	KafkaDescribeClusterResponse cresp = {0, 0, {NULL, -1}, 1, {"c", 1}, 1,
+	1, &broker, PG_INT32_MIN};
+	int32		parts[1] = {0};
+	KafkaDescribableLogDirTopic dt = {{"t", 1}, 1, parts};
+	KafkaDescribeLogDirsRequest dr = {1, &dt};
+	KafkaDescribeLogDirsPartition dp = {0, 10, 0, false};
+	KafkaDescribeLogDirsTopic dtr = {{"t", 1}, 1, &dp};
+	KafkaDescribeLogDirsResult dres = {0, {"d", 1}, 1, &dtr, 100, 50};
+	KafkaDescribeLogDirsResponse dresp = {0, 0, 1, &dres};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* DescribeCluster v0: include_cluster_authorized_operations, tagged 0 */
+	static const char cr_v0[] = "\x01" "\x00";
+
+	/* v1: then endpoint type 1 */
+	static const char cr_v1[] = "\x01" "\x01" "\x00";
+
+	/*
+	 * v1 response: throttle 0, error 0, message null, endpoint 1, cluster
+	 * "c", controller 1, brokers [1 "h" 9092 rack null, tagged 0], no
+	 * authorized operations (INT32_MIN), tagged 0
+	 */
+	static const char cresp_v1[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\x00" "\x01" "\x02" "c"
+		"\x00\x00\x00\x01" "\x02" "\x00\x00\x00\x01" "\x02" "h"
+		"\x00\x00\x23\x84" "\x00" "\x00" "\x80\x00\x00\x00" "\x00";
+
+	/* DescribeLogDirs v1 request: every topic (null) */
+	static const char dr_v1_all[] = "\xff\xff\xff\xff";
+
+	/* v2: compact ["t" [0], tagged 0], tagged 0 */
+	static const char dr_v2[] = "\x02" "\x02" "t" "\x02" "\x00\x00\x00\x00" "\x00" "\x00";
+
+	/* v0 response: throttle 0, [error 0, "d", ["t" [0, 10, lag 0, false]]] */
+	static const char dresp_v0[] =
+		"\x00\x00\x00\x00" "\x00\x00\x00\x01" "\x00\x00" "\x00\x01" "d"
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x00\x00\x00" "\x00\x00\x00\x00\x00\x00\x00\x0a"
+		"\x00\x00\x00\x00\x00\x00\x00\x00" "\x00";
+
+	/*
+	 * v4: throttle 0, error 0 (v3+), compact, total 100 and usable 50
+	 * bytes after each directory's topics
+	 */
+	static const char dresp_v4[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\x02" "\x00\x00" "\x02" "d"
+		"\x02" "\x02" "t" "\x02"
+		"\x00\x00\x00\x00" "\x00\x00\x00\x00\x00\x00\x00\x0a"
+		"\x00\x00\x00\x00\x00\x00\x00\x00" "\x00" "\x00" "\x00"
+		"\x00\x00\x00\x00\x00\x00\x00\x64"
+		"\x00\x00\x00\x00\x00\x00\x00\x32" "\x00" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_cluster_request, 0, &cr);
+	CHECK(bytes_are(&buf, BYTES(cr_v0)), "DescribeCluster v0 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_cluster_request, 1, &cr);
+	CHECK(bytes_are(&buf, BYTES(cr_v1)), "DescribeCluster v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_cluster_response, 1, &cresp);
+	CHECK(bytes_are(&buf, BYTES(cresp_v1)), "DescribeCluster v1 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_log_dirs_request, 2, &dr);
+	CHECK(bytes_are(&buf, BYTES(dr_v2)), "DescribeLogDirs v2 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_log_dirs_response, 0, &dresp);
+	CHECK(bytes_are(&buf, BYTES(dresp_v0)), "DescribeLogDirs v0 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_log_dirs_response, 4, &dresp);
+	CHECK(bytes_are(&buf, BYTES(dresp_v4)), "DescribeLogDirs v4 response's bytes");
+
+	decode_bytes(&r, BYTES(cr_v0));
+	CHECK(kafka_decode(&r, &kafka_describe_cluster_request, 0, &cr) &&
+		  r.pos == r.len && cr.endpoint_type == 1,
+		  "DescribeCluster v0 request decodes, endpoint type 1 by default");
+	decode_bytes(&r, BYTES(dr_v1_all));
+	CHECK(kafka_decode(&r, &kafka_describe_log_dirs_request, 1, &dr) &&
+		  r.pos == r.len && dr.ntopics == -1 && dr.topics == NULL,
+		  "DescribeLogDirs v1 request for every topic decodes");
+	pfree(buf.data);
+}
+
+/* DescribeAcls, byte by byte: v1, and v2 flexible */
+static void
+check_describe_acls(void)
+{
+	KafkaDescribeAclsRequest ar = {2, {"t", 1}, 3, {NULL, -1}, {NULL, -1}, 1, 1};
+	KafkaAclDescription acl = {{"User:a", 6}, {"*", 1}, 3, 3};
+	KafkaDescribeAclsResource res = {2, {"t", 1}, 3, 1, &acl};
+	KafkaDescribeAclsResponse resp = {0, 0, {NULL, -1}, 1, &res};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/*
+	 * v1: topic (2) "t", literal (3), any principal and host (null), any
+	 * operation and permission (1 1)
+	 */
+	static const char ar_v1[] =
+		"\x02" "\x00\x01" "t" "\x03" "\xff\xff" "\xff\xff" "\x01" "\x01";
+
+	/* v2: compact strings (null 0), tagged 0 */
+	static const char ar_v2[] = "\x02" "\x02" "t" "\x03" "\x00" "\x00" "\x01" "\x01" "\x00";
+
+	/* v0 response: throttle 0, error 0, null, [topic "t" [User:a * READ ALLOW]] */
+	static const char resp_v0[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\xff\xff" "\x00\x00\x00\x01"
+		"\x02" "\x00\x01" "t" "\x00\x00\x00\x01"
+		"\x00\x06" "User:a" "\x00\x01" "*" "\x03" "\x03";
+
+	/* v2: with the pattern type (v1+), compact, tagged fields */
+	static const char resp_v2[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\x00" "\x02"
+		"\x02" "\x02" "t" "\x03" "\x02"
+		"\x07" "User:a" "\x02" "*" "\x03" "\x03" "\x00" "\x00" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_acls_request, 1, &ar);
+	CHECK(bytes_are(&buf, BYTES(ar_v1)), "DescribeAcls v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_acls_request, 2, &ar);
+	CHECK(bytes_are(&buf, BYTES(ar_v2)), "DescribeAcls v2 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_acls_response, 0, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v0)), "DescribeAcls v0 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_acls_response, 2, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v2)), "DescribeAcls v2 response's bytes");
+
+	decode_bytes(&r, BYTES(ar_v2));
+	CHECK(kafka_decode(&r, &kafka_describe_acls_request, 2, &ar) &&
+		  r.pos == r.len && ar.resource_type_filter == 2 &&
+		  kafka_bytes_equal(ar.resource_name_filter, "t") &&
+		  ar.principal_filter.len == -1 && ar.host_filter.len == -1,
+		  "DescribeAcls v2 request decodes, null filters");
+	pfree(buf.data);
+}
+
+/* SaslHandshake and SaslAuthenticate, byte by byte */
+static void
+check_sasl(void)
+{
+	KafkaBytes	mechanism = {"PLAIN", 5};
+	KafkaSaslHandshakeResponse hs = {0, 1, &mechanism};
+	KafkaSaslAuthenticateResponse au = {0, {NULL, -1}, {"ok", 2}, 0};
+	KafkaSaslAuthenticateRequest ar;
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* SaslHandshake v1 response: error 0, mechanisms ["PLAIN"] */
+	static const char hs_v1[] = "\x00\x00" "\x00\x00\x00\x01" "\x00\x05" "PLAIN";
+
+	/* SaslAuthenticate v1 response: error 0, message null, "ok", lifetime 0 */
+	static const char au_v1[] =
+		"\x00\x00" "\xff\xff" "\x00\x00\x00\x02" "ok"
+		"\x00\x00\x00\x00\x00\x00\x00\x00";
+
+	/* v2: compact, tagged 0 */
+	static const char au_v2[] =
+		"\x00\x00" "\x00" "\x03" "ok" "\x00\x00\x00\x00\x00\x00\x00\x00" "\x00";
+
+	/* SaslAuthenticate v2 request: compact bytes "tok", tagged 0 */
+	static const char ar_v2[] = "\x04" "tok" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_sasl_handshake_response, 1, &hs);
+	CHECK(bytes_are(&buf, BYTES(hs_v1)), "SaslHandshake v1 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_sasl_authenticate_response, 1, &au);
+	CHECK(bytes_are(&buf, BYTES(au_v1)), "SaslAuthenticate v1 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_sasl_authenticate_response, 2, &au);
+	CHECK(bytes_are(&buf, BYTES(au_v2)), "SaslAuthenticate v2 response's bytes");
+	decode_bytes(&r, BYTES(ar_v2));
+	CHECK(kafka_decode(&r, &kafka_sasl_authenticate_request, 2, &ar) &&
+		  r.pos == r.len && kafka_bytes_equal(ar.auth_bytes, "tok"),
+		  "SaslAuthenticate v2 request decodes");
+	pfree(buf.data);
+}
+
+/* InitProducerId, byte by byte: v1, and v4 flexible */
+static void
+check_init_producer_id(void)
+{
+	KafkaInitProducerIdRequest ir = {{NULL, -1}, 60000, -1, -1};
+	KafkaInitProducerIdResponse resp = {0, 0, 5, 0};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* v1: transactional id null, timeout 60000 */
+	static const char ir_v1[] = "\xff\xff" "\x00\x00\xea\x60";
+
+	/* v4: compact null, timeout, producer id -1 and epoch -1 (v3+), tagged 0 */
+	static const char ir_v4[] =
+		"\x00" "\x00\x00\xea\x60" "\xff\xff\xff\xff\xff\xff\xff\xff"
+		"\xff\xff" "\x00";
+
+	/* v4 response: throttle 0, error 0, producer id 5, epoch 0, tagged 0 */
+	static const char resp_v4[] =
+		"\x00\x00\x00\x00" "\x00\x00" "\x00\x00\x00\x00\x00\x00\x00\x05"
+		"\x00\x00" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_init_producer_id_request, 1, &ir);
+	CHECK(bytes_are(&buf, BYTES(ir_v1)), "InitProducerId v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_init_producer_id_request, 4, &ir);
+	CHECK(bytes_are(&buf, BYTES(ir_v4)), "InitProducerId v4 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_init_producer_id_response, 4, &resp);
+	CHECK(bytes_are(&buf, BYTES(resp_v4)), "InitProducerId v4 response's bytes");
+	decode_bytes(&r, BYTES(ir_v1));
+	CHECK(kafka_decode(&r, &kafka_init_producer_id_request, 1, &ir) &&
+		  r.pos == r.len && ir.transactional_id.len == -1 &&
+		  ir.producer_id == -1 && ir.producer_epoch == -1,
+		  "InitProducerId v1 request decodes, producer id and epoch -1 by default");
+	pfree(buf.data);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1592,6 +2072,13 @@ main(int argc, char **argv)
 	check_groups();
 	check_produce();
 	check_fetch();
+	check_list_offsets();
+	check_offset_for_leader_epoch();
+	check_partition_admin();
+	check_describe_cluster();
+	check_describe_acls();
+	check_sasl();
+	check_init_producer_id();
 	check_hostile();
 	check_every_type();
 	return unit_check_summary("schema_test");

@@ -23,4 +23,7 @@ extern KafkaBroker kafka_self_broker(KafkaConn *conn);
 extern void kafka_brokers_init(const int *fds, int n);
 extern void kafka_brokers_reload(void);
 
+/* cluster.c: the cluster id of Metadata and DescribeCluster */
+extern const char *kafka_cluster_id(void);
+
 #endif							/* TOPIC_KAFKA_BROKERS_H */

@@ -12,12 +12,10 @@
 #include "lib/stringinfo.h"
 
 #include "pg_topics/kafka/request.h"
-#include "pg_topics/wire/requests.h"
+#include "pg_topics/wire/codec.h"
 
 extern bool kafka_is_offsets_topic(KafkaBytes name);
 extern bool kafka_offsets_topic_listed(void);
-extern void kafka_offsets_topic_list_offsets(StringInfo out,
-											 const KafkaTopicRequest *tr);
 extern bool kafka_offsets_topic_check_offset(KafkaRequest *req,
 											 int64 fetch_offset,
 											 int64 *log_start,

@@ -50,6 +50,24 @@ extern KafkaOutcome kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 /* list_offsets.c */
 extern KafkaOutcome kafka_list_offsets(KafkaRequest *req, TimestampTz *deadline);
 
+/* partition_admin.c */
+extern KafkaOutcome kafka_delete_records(KafkaRequest *req, TimestampTz *deadline);
+extern KafkaOutcome kafka_create_partitions(KafkaRequest *req,
+											TimestampTz *deadline);
+
+/* cluster.c */
+extern KafkaOutcome kafka_describe_cluster(KafkaRequest *req,
+										   TimestampTz *deadline);
+extern KafkaOutcome kafka_describe_log_dirs(KafkaRequest *req,
+											TimestampTz *deadline);
+
+/* acls.c */
+extern KafkaOutcome kafka_describe_acls(KafkaRequest *req, TimestampTz *deadline);
+
+/* leader_epoch.c */
+extern KafkaOutcome kafka_offset_for_leader_epoch(KafkaRequest *req,
+												  TimestampTz *deadline);
+
 /* session.c: the request's transaction, topics by Kafka name, errors */
 extern void kafka_session_init(void);
 extern void kafka_xact_begin(KafkaConn *conn);

@@ -69,11 +69,11 @@ typedef struct KafkaFetchRequest
 	KafkaBytes	rack_id;		/* v11+ */
 } KafkaFetchRequest;
 
-typedef struct KafkaEpochEndOffset
+typedef struct KafkaFetchEpochEndOffset
 {
 	int32		epoch;			/* default -1 */
 	int64		end_offset;		/* default -1 */
-} KafkaEpochEndOffset;
+} KafkaFetchEpochEndOffset;
 
 typedef struct KafkaFetchLeaderIdAndEpoch
 {
@@ -100,7 +100,7 @@ typedef struct KafkaFetchPartitionData
 	int64		high_watermark;
 	int64		last_stable_offset; /* v4+, default -1 */
 	int64		log_start_offset;	/* v5+, default -1 */
-	KafkaEpochEndOffset diverging_epoch;	/* v12+, tagged 0 */
+	KafkaFetchEpochEndOffset diverging_epoch;	/* v12+, tagged 0 */
 	KafkaFetchLeaderIdAndEpoch current_leader;	/* v12+, tagged 1 */
 	KafkaSnapshotId snapshot_id;	/* v12+, tagged 2 */
 	int32		naborted_transactions;	/* v4+, null allowed */

@@ -37,19 +37,13 @@
  * (kafka/request.c).  None reaches the first flexible version of its API.
  * The APIs described for the schema codec (messages.h) are not parsed here.
  */
-#define KAFKA_LIST_OFFSETS_VERSIONS		1, 2
-#define KAFKA_SASL_HANDSHAKE_VERSIONS	0, 1
 #define KAFKA_CREATE_TOPICS_VERSIONS	0, 4
 #define KAFKA_DELETE_TOPICS_VERSIONS	0, 1
-#define KAFKA_INIT_PRODUCER_ID_VERSIONS 0, 1
-#define KAFKA_SASL_AUTHENTICATE_VERSIONS 0, 1
 
 /*
  * One partition of a topic of a request.  Which fields an API fills (the
  * others stay 0, or -1 for leader_epoch, as Kafka's defaults):
  *
- *	ListOffsets		partition, timestamp (the time asked for, or
- *					KAFKA_LATEST_TIMESTAMP / KAFKA_EARLIEST_TIMESTAMP)
  */
 typedef struct KafkaPartitionRequest
 {
@@ -70,21 +64,6 @@ typedef struct KafkaTopicRequest
 	KafkaPartitionRequest *partitions;
 } KafkaTopicRequest;
 
-/* ListOffsets v1-2 */
-typedef struct KafkaListOffsetsRequest
-{
-	int32		replica_id;
-	int8		isolation_level;	/* v2+ */
-	int32		ntopics;
-	KafkaTopicRequest *topics;
-} KafkaListOffsetsRequest;
-
-
-/* SaslHandshake v0-1 */
-typedef struct KafkaSaslHandshakeRequest
-{
-	KafkaBytes	mechanism;
-} KafkaSaslHandshakeRequest;
 
 /* A partition's replicas as CreateTopics assigns them by hand */
 typedef struct KafkaReplicaAssignment
@@ -130,19 +109,6 @@ typedef struct KafkaDeleteTopicsRequest
 	int32		timeout_ms;
 } KafkaDeleteTopicsRequest;
 
-/* InitProducerId v0-1 */
-typedef struct KafkaInitProducerIdRequest
-{
-	KafkaBytes	transactional_id;	/* null unless transactional */
-	int32		transaction_timeout_ms;
-} KafkaInitProducerIdRequest;
-
-/* SaslAuthenticate v0-1 */
-typedef struct KafkaSaslAuthenticateRequest
-{
-	KafkaBytes	auth_bytes;
-} KafkaSaslAuthenticateRequest;
-
 /*
  * A request's header, up to its client id (v1; a flexible version's v2
  * header has tagged fields after it, which the caller skips once it knows
@@ -157,17 +123,9 @@ typedef struct KafkaRequestHeader
 } KafkaRequestHeader;
 
 extern bool kafka_parse_request_header(KafkaReader *r, KafkaRequestHeader *out);
-extern bool kafka_parse_list_offsets_request(KafkaReader *r, int16 version,
-											 KafkaListOffsetsRequest *out);
-extern bool kafka_parse_sasl_handshake_request(KafkaReader *r, int16 version,
-											   KafkaSaslHandshakeRequest *out);
 extern bool kafka_parse_create_topics_request(KafkaReader *r, int16 version,
 											  KafkaCreateTopicsRequest *out);
 extern bool kafka_parse_delete_topics_request(KafkaReader *r, int16 version,
 											  KafkaDeleteTopicsRequest *out);
-extern bool kafka_parse_init_producer_id_request(KafkaReader *r, int16 version,
-												 KafkaInitProducerIdRequest *out);
-extern bool kafka_parse_sasl_authenticate_request(KafkaReader *r, int16 version,
-												  KafkaSaslAuthenticateRequest *out);
 
 #endif							/* TOPIC_WIRE_REQUESTS_H */
