@@ -14,8 +14,9 @@
  * are the topics of pg_topics.kafka_schema, by name.  A client asking for
  * every topic sees those it may SELECT; a client naming a topic also gets
  * it if it may INSERT (a producer needs the partitions), and
- * TOPIC_AUTHORIZATION_FAILED if it may do neither.  Topics are never
- * created by asking for them.
+ * TOPIC_AUTHORIZATION_FAILED if it may do neither.  A topic named that
+ * does not exist is created first if pg_topics.kafka_auto_create_topics
+ * says so (auto_create.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -32,6 +33,7 @@
 
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/auto_create.h"
 #include "pg_topics/kafka/brokers.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
@@ -168,7 +170,6 @@ kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 	int			nbrokers;
 	int32		leader;
 
-	/* allow_auto_topic_creation (v4): topics are never created by asking */
 	if (!kafka_parse_metadata_request(&req->body, req->api_version, &mr))
 		return KAFKA_CLOSE;
 	nbrokers = kafka_brokers(req->conn, &brokers, &self);
@@ -198,9 +199,20 @@ kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 		write_all_topics(req, leader);
 	else
 	{
+		int64		locks_left = -1;
+
 		kafka_write_array_len(out, mr.ntopics);
 		for (int32 i = 0; i < mr.ntopics; i++)
-			write_named_topic(req, mr.topics[i], leader);
+		{
+			int16		error = mr.allow_auto_topic_creation ?
+				kafka_auto_create_topic(mr.topics[i], &locks_left) : KAFKA_NONE;
+
+			if (error != KAFKA_NONE)
+				write_topic(req, mr.topics[i].data, mr.topics[i].len, error, 0,
+							leader);
+			else
+				write_named_topic(req, mr.topics[i], leader);
+		}
 	}
 	return KAFKA_ANSWER;
 }
