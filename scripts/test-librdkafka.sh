@@ -154,7 +154,7 @@ for m in re.finditer(r'_TEST\((\w+),(.*?)\)\s*,\s*(?=_TEST|#|/\*|\{NULL)', s, re
 EOF
 	# every broker test in exactly one of the lists
 	names() { sed -e 's/#.*//' "$1" | awk 'NF { print $1 }' | sort; }
-	problems=$( (names "$allow"; names "$excluded") | sort | uniq -d | sed 's/$/: in both lists/';
+	problems=$( (names "$allow"; names "$excluded") | sort | uniq -d | sed 's/$/: named twice/';
 		comm -23 <(awk '{ print $1 }' "$dir/broker-tests" | sort) <( (names "$allow"; names "$excluded") | sort -u) |
 			sed 's/$/: in neither list/';
 		comm -13 <(awk '{ print $1 }' "$dir/broker-tests" | sort) <( (names "$allow"; names "$excluded") | sort -u) |
