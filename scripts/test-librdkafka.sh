@@ -189,10 +189,13 @@ EOF
 			KAFKA_VERSION="$kafka_version" TIMEOUT="$test_timeout" \
 			xargs -P "$jobs" -I NUM bash -c '
 				t0=$(date +%s)
-				cd "$SRC/tests" && TESTS=NUM TEST_SCENARIO=$SCENARIO TEST_KAFKA_VERSION=$KAFKA_VERSION \
+				cd "$SRC/tests" || exit 1
+				# (a failed test aborts its runner: the outcome is read
+				# from the log, and bash need not say "Aborted")
+				{ TESTS=NUM TEST_SCENARIO=$SCENARIO TEST_KAFKA_VERSION=$KAFKA_VERSION \
 					RDKAFKA_TEST_CONF=$DIR/test.conf LD_LIBRARY_PATH=../src:../src-cpp \
-					timeout -k 10 $TIMEOUT ./test-runner -L -Q >"$DIR/NUM-$SCENARIO.log" 2>&1
-				echo "$? $(($(date +%s) - t0))" >"$DIR/NUM-$SCENARIO.rc"'
+					timeout -k 10 $TIMEOUT ./test-runner -L -Q >"$DIR/NUM-$SCENARIO.log" 2>&1; rc=$?; } 2>/dev/null
+				echo "$rc $(($(date +%s) - t0))" >"$DIR/NUM-$SCENARIO.rc"'
 	done
 	reload_with 'ALTER SYSTEM RESET pg_topics.kafka_auto_create_topics'
 
