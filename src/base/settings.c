@@ -49,6 +49,8 @@ int			pg_topics_kafka_idle_timeout = 600000;
 int			pg_topics_kafka_max_request_bytes = 100 * 1024 * 1024;
 char	   *pg_topics_kafka_brokers = NULL;
 int			pg_topics_kafka_listener_memory = 256 * 1024;
+bool		pg_topics_kafka_auto_create_topics = false;
+int			pg_topics_kafka_default_partitions = 1;
 
 static const struct config_enum_entry offset_reset_options[] = {
 	{"earliest", TOPIC_RESET_EARLIEST, false},
@@ -224,6 +226,20 @@ define_kafka_settings(void)
 							&pg_topics_kafka_listener_memory,
 							256 * 1024, 1024, INT_MAX / 2,
 							PGC_SIGHUP, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_topics.kafka_auto_create_topics",
+							 "Creates a topic that a Kafka client's Metadata request names and that does not exist.",
+							 "Kafka's auto.create.topics.enable: as the connection's role, which needs CREATE on pg_topics.kafka_schema.",
+							 &pg_topics_kafka_auto_create_topics,
+							 false,
+							 PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_topics.kafka_default_partitions",
+							"Partitions of a topic created on first use.",
+							"Kafka's num.partitions.",
+							&pg_topics_kafka_default_partitions,
+							1, 1, 10000,
+							PGC_SIGHUP, 0,
 							NULL, NULL, NULL);
 }
 

@@ -14,8 +14,9 @@
  * are the topics of pg_topics.kafka_schema, by name.  A client asking for
  * every topic sees those it may SELECT; a client naming a topic also gets
  * it if it may INSERT (a producer needs the partitions), and
- * TOPIC_AUTHORIZATION_FAILED if it may do neither.  Topics are never
- * created by asking for them.
+ * TOPIC_AUTHORIZATION_FAILED if it may do neither.  A topic named that
+ * does not exist is created first if pg_topics.kafka_auto_create_topics
+ * says so (auto_create.c).
  *
  * A topic has a topic id (v10+, topic_id.c); a client may ask for a topic
  * by id alone (v10+, name null), and an id no topic it may see has is
@@ -42,6 +43,7 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/acl_operations.h"
+#include "pg_topics/kafka/auto_create.h"
 #include "pg_topics/kafka/brokers.h"
 #include "pg_topics/kafka/consumer_offsets_topic.h"
 #include "pg_topics/kafka/fence.h"
@@ -237,7 +239,6 @@ kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 	int			nbrokers;
 	bool		all_topics;
 
-	/* allow_auto_topic_creation: topics are never created by asking */
 	if (!kafka_decode(&req->body, &kafka_metadata_request, req->api_version,
 					  &mr))
 		return KAFKA_CLOSE;
@@ -283,13 +284,22 @@ kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 	{
 		KafkaMetadataResponseTopic *known = NULL;
 		int32		nknown = -1;
+		int64		locks_left = -1;
 
 		resp.ntopics = Max(mr.ntopics, 0);
 		resp.topics = resp.ntopics > 0 ?
 			palloc(sizeof(KafkaMetadataResponseTopic) * resp.ntopics) : NULL;
 		for (int32 i = 0; i < resp.ntopics; i++)
 		{
-			if (mr.topics[i].name.len >= 0)
+			int16		error = KAFKA_NONE;
+
+			/* a topic not there yet may be created by asking (auto_create.c) */
+			if (mr.topics[i].name.len >= 0 && mr.allow_auto_topic_creation)
+				error = kafka_auto_create_topic(mr.topics[i].name, &locks_left);
+			if (error != KAFKA_NONE)
+				fill_topic(&fill, &resp.topics[i], mr.topics[i].name,
+						   InvalidOid, error, 0);
+			else if (mr.topics[i].name.len >= 0)
 				fill_named_topic(&fill, &resp.topics[i], mr.topics[i].name);
 			else
 			{

@@ -45,6 +45,8 @@ extern int	pg_topics_kafka_idle_timeout;
 extern int	pg_topics_kafka_max_request_bytes;
 extern char *pg_topics_kafka_brokers;
 extern int	pg_topics_kafka_listener_memory;
+extern bool pg_topics_kafka_auto_create_topics;
+extern int	pg_topics_kafka_default_partitions;
 
 /* pg_topics.kafka_auth */
 typedef enum TopicKafkaAuth
