@@ -82,6 +82,17 @@ if [ $status -eq 0 ] && [ "$scope" = all ] && [ -x "$top/bench/run" ]; then
 fi
 echo "+++ PostgreSQL $PG_MAJOR: $(( $(date +%s) - started )) s"
 
+# librdkafka's own test suite (Debian's source package, built outside the
+# tree) against the listener of the build just installed; its allow list is
+# test/librdkafka/.  PGTOPICS_TEST_LIBRDKAFKA names the Debian releases
+# whose librdkafka runs (default bookworm's).
+if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] &&
+	[ -z "${PGTOPICS_TEST_SKIP_LIBRDKAFKA:-}" ]; then
+	echo "+++ librdkafka's own test suite against the listener"
+	# shellcheck disable=SC2086
+	"$top/scripts/test-librdkafka.sh" ${PGTOPICS_TEST_LIBRDKAFKA:-bookworm} || status=1
+fi
+
 # the Debian package, built and installed into a fresh Debian 12 root
 if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] &&
 	[ -z "${PGTOPICS_TEST_SKIP_PACKAGE:-}" ]; then
