@@ -101,8 +101,12 @@ pg_topics.kafka_port = $kport
 pg_topics.kafka_listen_addresses = '127.0.0.1'
 pg_topics.kafka_auto_create_topics = on
 pg_topics.kafka_default_partitions = 4
-# the suite's groups start at once, as with the brokers it is run against
-pg_topics.kafka_group_initial_rebalance_delay = 0
+# Kafka's default (3 s): consumers a test subscribes together get their
+# partitions in one rebalance; with none, one may take every partition
+# first and then, not polled while the test polls the other, hold the
+# rebalance back (0118_commit_rebalance failed so when four tests ran at
+# once)
+pg_topics.kafka_group_initial_rebalance_delay = 3000
 EOF
 echo "+++ $me: PostgreSQL $PG_MAJOR ($PG_BINDIR) with the Kafka listener on 127.0.0.1:$kport"
 run_as_user "$PG_BINDIR/pg_ctl" -D "$pgdata" -l "$pgdata/server.log" -w start >/dev/null
