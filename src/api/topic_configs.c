@@ -29,6 +29,7 @@
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "pg_topics/base/compat.h"
 #include "pg_topics/api/topic_configs.h"
@@ -145,7 +146,15 @@ topic_configs_alter(Oid topic, const TopicConfigChange *changes, int nchanges)
 	int			rc;
 
 	PreventCommandIfReadOnly("alter_topic_configs");
-	/* before any lock is queued on it, as add_partitions */
+	/*
+	 * before any lock is queued on it, as add_partitions; an OID no
+	 * relation has fails as PostgreSQL 15's ownership check fails for it
+	 * (16's and later find no cache entry: an internal error)
+	 */
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(topic)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", topic)));
 	if (!pg_class_ownercheck(topic, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(topic));
 	/* one writer of a topic's settings at a time */
