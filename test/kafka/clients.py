@@ -679,9 +679,65 @@ class LosingProxy:
             except OSError:
                 return
 
-    def rewrite_metadata(self, frame, version):
-        """Metadata v0-4: every broker at the proxy's address"""
+    @staticmethod
+    def uvarint(buf, pos):
+        """an unsigned varint at pos: its value and the position after it"""
+        value = shift = 0
+        while True:
+            b = buf[pos]
+            pos += 1
+            value |= (b & 0x7f) << shift
+            shift += 7
+            if not b & 0x80:
+                return value, pos
+
+    @staticmethod
+    def put_uvarint(value):
+        out = b''
+        while value >= 0x80:
+            out += bytes([(value & 0x7f) | 0x80])
+            value >>= 7
+        return out + bytes([value])
+
+    def skip_tags(self, buf, pos):
+        """a tagged-fields section at pos: the position after it"""
+        n, pos = self.uvarint(buf, pos)
+        for _ in range(n):
+            _, pos = self.uvarint(buf, pos)
+            size, pos = self.uvarint(buf, pos)
+            pos += size
+        return pos
+
+    def rewrite_flexible_metadata(self, frame):
+        """Metadata v9-12 (compact strings and arrays, tagged fields, and a
+        response header with tagged fields): every broker at the proxy"""
         import struct
+        body = frame[8:]
+        pos = self.skip_tags(body, 0)         # the response header's
+        pos += 4                              # throttle_time_ms
+        out = body[:pos]
+        n, pos = self.uvarint(body, pos)      # brokers, count + 1
+        out += self.put_uvarint(n)
+        host = b'127.0.0.1'
+        for _ in range(max(n - 1, 0)):
+            node = body[pos:pos + 4]
+            hlen, pos = self.uvarint(body, pos + 4)
+            pos += hlen - 1 + 4               # host, port
+            rlen, rack_at = self.uvarint(body, pos)
+            rack_end = rack_at + max(rlen - 1, 0)
+            tags_end = self.skip_tags(body, rack_end)
+            out += (node + self.put_uvarint(len(host) + 1) + host
+                    + struct.pack('>i', self.port) + body[pos:tags_end])
+            pos = tags_end
+        out += body[pos:]
+        return struct.pack('>i', len(out) + 4) + frame[4:8] + out
+
+    def rewrite_metadata(self, frame, version):
+        """Metadata: every broker at the proxy's address (v0-8 here, the
+        flexible v9 on in rewrite_flexible_metadata)"""
+        import struct
+        if version >= 9:
+            return self.rewrite_flexible_metadata(frame)
         body = frame[8:]
         pos = 4 if version >= 3 else 0
         out = body[:pos]
