@@ -12,36 +12,14 @@ versions with request header v2 and compact encodings), so that every
 version is asked, not only those a client library picks.
 """
 import json
-import socket
 import struct
 import sys
 import time
 
-
-def connect(bootstrap, timeout=30):
-    host, port = bootstrap.rsplit(':', 1)
-    return socket.create_connection((host, int(port)), timeout=timeout)
-
-
-def read_exactly(sock, n):
-    data = b''
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise EOFError('the server closed the connection')
-        data += chunk
-    return data
+from raw_wire import connect, read_exactly, uvarint
 
 
 # ---- encoding, plain or flexible (compact lengths, tagged fields)
-
-def uvarint(n):
-    out = b''
-    while n >= 0x80:
-        out += bytes([(n & 0x7f) | 0x80])
-        n >>= 7
-    return out + bytes([n])
-
 
 class Enc:
     def __init__(self, flexible):

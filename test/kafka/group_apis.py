@@ -12,33 +12,11 @@ Run with Debian's /usr/bin/python3 (confluent-kafka 1.7.0 on librdkafka
 Each command prints one JSON document: what the server answered.
 """
 import json
-import socket
 import struct
 import sys
 import time
 
-
-def connect(bootstrap, timeout=30):
-    host, port = bootstrap.rsplit(':', 1)
-    return socket.create_connection((host, int(port)), timeout=timeout)
-
-
-def read_exactly(sock, n):
-    data = b''
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise EOFError('the server closed the connection')
-        data += chunk
-    return data
-
-
-def uvarint(n):
-    out = b''
-    while n >= 0x80:
-        out += bytes([(n & 0x7f) | 0x80])
-        n >>= 7
-    return out + bytes([n])
+from raw_wire import connect, read_exactly, uvarint
 
 
 class Enc:

@@ -9,35 +9,13 @@
 
 import gzip
 import json
-import socket
 import struct
 import sys
 import zlib
 
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-
-def connect(bootstrap, timeout=30):
-    host, port = bootstrap.rsplit(':', 1)
-    return socket.create_connection((host, int(port)), timeout=timeout)
-
-
-def read_exactly(sock, n):
-    data = b''
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise EOFError('the server closed the connection')
-        data += chunk
-    return data
-
-
-def uvarint(n):
-    out = b''
-    while n >= 0x80:
-        out += bytes([(n & 0x7f) | 0x80])
-        n >>= 7
-    return out + bytes([n])
+from raw_wire import connect, read_exactly, uvarint
 
 
 def string(s, flexible=False):

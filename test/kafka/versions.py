@@ -15,32 +15,10 @@ header, v0 always); an answer must be read to its last byte.
 import json
 import logging
 import re
-import socket
 import struct
 import sys
 
-
-def connect(bootstrap, timeout=30):
-    host, port = bootstrap.rsplit(':', 1)
-    return socket.create_connection((host, int(port)), timeout=timeout)
-
-
-def read_exactly(sock, n):
-    data = b''
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise EOFError('the server closed the connection')
-        data += chunk
-    return data
-
-
-def uvarint(n):
-    out = b''
-    while n >= 0x80:
-        out += bytes([(n & 0x7f) | 0x80])
-        n >>= 7
-    return out + bytes([n])
+from raw_wire import connect, read_exactly, uvarint
 
 
 def string(s, flexible):
