@@ -693,11 +693,8 @@ class LosingProxy:
 
     @staticmethod
     def put_uvarint(value):
-        out = b''
-        while value >= 0x80:
-            out += bytes([(value & 0x7f) | 0x80])
-            value >>= 7
-        return out + bytes([value])
+        from raw_wire import uvarint
+        return uvarint(value)
 
     def skip_tags(self, buf, pos):
         """a tagged-fields section at pos: the position after it"""
