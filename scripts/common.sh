@@ -53,6 +53,14 @@ install_packages() {
 	fi
 }
 
+# Node.js and npm, which TAP 058 needs to install kafkajs from npm's
+# registry: the machine's own if it has both (a Node.js that bundles npm
+# conflicts with Debian's npm package), else Debian's
+install_node() {
+	command -v node >/dev/null && command -v npm >/dev/null && return 0
+	install_packages nodejs npm
+}
+
 # build_and_install DIR [MAKE VARIABLES...], e.g. CASSERT=1 for the test build
 build_and_install() {
 	local dir=$1

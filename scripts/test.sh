@@ -26,6 +26,8 @@ started=$(date +%s)
 
 if [ "$scope" = all ]; then
 	install_packages $FUZZ_PACKAGES
+	# Node.js and npm: TAP 058 installs kafkajs from npm's registry
+	install_node
 else
 	install_packages
 fi
