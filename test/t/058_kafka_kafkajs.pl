@@ -8,7 +8,8 @@
 #    one with cleanup.policy=compact refused (INVALID_CONFIG, with a
 #    message that names the config); listTopics, fetchTopicMetadata.
 # 2. Producer: sends plain and in gzip; the records are in the table,
-#    keys, values and headers as sent.
+#    keys, values and headers as sent, each key in the partition SQL
+#    routes it to.
 # 3. A consumer group (eachMessage, committing) reads them all; another
 #    consumer of the group, after more sends, reads only the new records:
 #    the group's commits are topics.consumer_lag's.
@@ -136,6 +137,9 @@ is(sql(q{SELECT count(*) FROM js_events
 	WHERE convert_from(key, 'UTF8') = 'k' || (split_part(convert_from(value, 'UTF8'), '-', 3)::int % 7)
 	  AND headers = '{"sent_by": "kafkajs"}'}),
 	20, 'each with its key and header');
+is(sql(q{SELECT count(*) FROM js_events
+	WHERE partition <> topics.partition_for_insert('js_events'::regclass, key)}), 0,
+	'kafkajs\'s default partitioner puts each key where SQL would');
 # the offsets kafkajs was given are the records' offsets
 my $offsets_ok = 1;
 for my $kind ('none', 'gzip')
