@@ -17,6 +17,7 @@
 #    listGroups, describeGroups, deleteGroups; createPartitions,
 #    deleteTopicRecords, describeCluster; describeConfigs and alterConfigs
 #    (see $config_apis); deleteTopics.  Each checked in SQL.
+# 5. SASL: SCRAM-SHA-256 and PLAIN as a role of its own.
 use strict;
 use warnings;
 use File::Copy qw(copy);
@@ -205,6 +206,14 @@ is(sql(q{SELECT log_start_offset FROM topics.offsets('js_events') WHERE partitio
 	'partition 2 starts at 3');
 is(sql(q{SELECT min("offset") FROM js_events WHERE partition = 2}), 3,
 	'its records below 3 are gone');
+
+# SASL: a role with a password, whose name SCRAM must escape, sees the
+# topics it may read
+sql(q{CREATE ROLE "js=reader,1" LOGIN PASSWORD 'pass,word=1';
+	GRANT SELECT ON js_events TO "js=reader,1"});
+is_deeply(kafkajs('sasl', 'js=reader,1', 'pass,word=1'),
+	{ 'scram-sha-256' => ['js_events'], plain => ['js_events'] },
+	'SASL SCRAM-SHA-256 and PLAIN: the topics the role may read; a wrong password refused');
 
 my $cluster = kafkajs('cluster');
 is_deeply($cluster->{brokers}, [ { nodeId => $cluster->{controller}, host => '127.0.0.1', port => $kport } ],

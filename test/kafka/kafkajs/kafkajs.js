@@ -347,6 +347,36 @@ const commands = {
     }
   },
 
+  // SASL as user with password, by SCRAM-SHA-256 and by PLAIN: the topics
+  // the role may read; another password is refused
+  async sasl(user, password) {
+    const answer = {}
+    for (const mechanism of ['scram-sha-256', 'plain']) {
+      const client = (pw) =>
+        new Kafka({
+          clientId: 'pg_topics-kafkajs-test',
+          brokers: [bootstrap],
+          logLevel: logLevel.NOTHING,
+          retry: { retries: 0 },
+          sasl: { mechanism, username: user, password: pw },
+        }).admin()
+      const admin = client(password)
+      await admin.connect()
+      try {
+        answer[mechanism] = (await admin.listTopics()).sort()
+      } finally {
+        await admin.disconnect()
+      }
+      const wrong = client(`${password}-not`)
+      await assert.rejects(wrong.connect(), e => {
+        assert.equal(e.name, 'KafkaJSSASLAuthenticationError', e.stack)
+        return true
+      })
+      await wrong.disconnect()
+    }
+    return answer
+  },
+
   // describeConfigs of the topic: its configs' values and sources; then
   // alterConfigs sets name=value (AlterConfigs replaces every config of
   // the topic), and describeConfigs shows it
