@@ -31,8 +31,8 @@ use PgTopicsTest;
 
 # DescribeConfigs and AlterConfigs, which kafkajs's describeConfigs and
 # alterConfigs send: 1 once the listener serves them.  At 0 the test checks
-# that kafkajs finds them not served, so that it fails, to be set to 1,
-# when they are.
+# that kafkajs finds them not served: it fails once they are, until this
+# is set to 1.
 my $config_apis = 0;
 
 # ---- kafkajs from npm's registry, into a directory of this test
@@ -93,8 +93,13 @@ sub kafkajs_run
 {
 	my (@args) = @_;
 	my ($out, $err) = ('', '');
+	my $started = Time::HiRes::time();
 	my $ok = IPC::Run::run([ 'node', "$js/kafkajs.js", $bootstrap, @args ],
 		'>', \$out, '2>', \$err, IPC::Run::timeout(180));
+	# how long it took, and kafkajs's own warnings and errors (refused
+	# requests are among them)
+	note(sprintf("kafkajs @args: %.1f s", Time::HiRes::time() - $started)
+		  . ($ok && $err ne '' ? "\n$err" : ''));
 	return ($ok, $ok ? decode_json($out) : undef, $err);
 }
 
