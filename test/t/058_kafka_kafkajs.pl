@@ -234,6 +234,9 @@ if ($config_apis)
 		'3600000', 'alterConfigs: topics.topic_configs shows the new retention.ms');
 	is(sql(q{SELECT retention FROM topics.topics WHERE topic = 'js_events'::regclass}),
 		'01:00:00', 'the topic\'s retention');
+	is(sql(q{SELECT source FROM topics.topic_configs
+		WHERE topic = 'js_events'::regclass AND name = 'retention.bytes'}),
+		'default', 'AlterConfigs sets every config: retention.bytes, not given, is back to its default');
 }
 else
 {
