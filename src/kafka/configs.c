@@ -28,6 +28,10 @@
  *    as the change would.  A node that refuses writes (fence.c) is no
  *    controller: NOT_CONTROLLER, as CreateTopics answers.
  *
+ * __consumer_offsets (consumer_offsets_topic.c) is described, to those
+ * Metadata lists it to, as a topic that sets nothing, every key read-only;
+ * altering it is TOPIC_AUTHORIZATION_FAILED, as deleting it is.
+ *
  * A broker resource (type 4, named by this node's id or empty) lists, read
  * only, the broker settings that Kafka's tools read (kafka-ui's
  * delete.topic.enable, Kafka Connect's and admin UIs' defaults): each is
@@ -50,8 +54,10 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
 #include "pg_topics/base/topic_config.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/brokers.h"
 #include "pg_topics/kafka/configs.h"
+#include "pg_topics/kafka/consumer_offsets_topic.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/wire/msg_alter_configs.h"
@@ -139,19 +145,39 @@ describe_topic(KafkaDescribeConfigsResult *out,
 	Relation	topic;
 	TopicConfigEntry entries[TOPIC_CONFIG_NKEYS];
 	int			n = 0;
+	bool		offsets_topic = kafka_is_offsets_topic(res->resource_name);
 
-	topic = kafka_open_topic(res->resource_name, AccessShareLock,
-							 TOPIC_NO_ACL_CHECK, &out->error_code);
-	if (topic == NULL)
-		return;
-	if (!topic_may_describe(RelationGetRelid(topic)))
+	if (offsets_topic)
 	{
-		relation_close(topic, AccessShareLock);
-		out->error_code = KAFKA_TOPIC_AUTHORIZATION_FAILED;
-		return;
+		/*
+		 * __consumer_offsets, to those Metadata lists it to: it sets
+		 * nothing, and nothing may be set (tools that describe every topic
+		 * listed describe it too)
+		 */
+		if (!kafka_offsets_topic_listed())
+		{
+			out->error_code = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+			return;
+		}
+		topic_config_describe(InvalidOid, entries);
+		for (int k = 0; k < TOPIC_CONFIG_NKEYS; k++)
+			entries[k].read_only = true;
 	}
-	topic_config_describe(RelationGetRelid(topic), entries);
-	relation_close(topic, AccessShareLock);
+	else
+	{
+		topic = kafka_open_topic(res->resource_name, AccessShareLock,
+								 TOPIC_NO_ACL_CHECK, &out->error_code);
+		if (topic == NULL)
+			return;
+		if (!topic_may_describe(RelationGetRelid(topic)))
+		{
+			relation_close(topic, AccessShareLock);
+			out->error_code = KAFKA_TOPIC_AUTHORIZATION_FAILED;
+			return;
+		}
+		topic_config_describe(RelationGetRelid(topic), entries);
+		relation_close(topic, AccessShareLock);
+	}
 
 	out->configs = palloc0(sizeof(KafkaDescribeConfigsResourceResult) *
 						   TOPIC_CONFIG_NKEYS);
@@ -351,6 +377,12 @@ alter_target(KafkaAlterConfigsResourceResponse *out, int8 type,
 	if (refused)
 	{
 		out->error_code = KAFKA_NOT_CONTROLLER;
+		return InvalidOid;
+	}
+	/* no principal may alter __consumer_offsets (as DeleteTopics) */
+	if (topic_kafka_name_reserved(name.data, name.len))
+	{
+		out->error_code = KAFKA_TOPIC_AUTHORIZATION_FAILED;
 		return InvalidOid;
 	}
 	topic = kafka_open_topic(name, AccessShareLock, TOPIC_NO_ACL_CHECK,

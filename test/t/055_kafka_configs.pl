@@ -97,6 +97,19 @@ is_deeply(\@errors, [ [ 3, 'no_such_topic' ], [ 29, 'secret' ], [ 0, 'readable' 
 	'an unknown topic UNKNOWN_TOPIC_OR_PARTITION, one without SELECT TOPIC_AUTHORIZATION_FAILED, '
 	  . 'a readable one answered, a group resource INVALID_REQUEST');
 
+# __consumer_offsets: described to those Metadata lists it to, read-only;
+# never altered
+is(kafka('describe', 1, 'false', 'topic:__consumer_offsets')->[0][0], 3,
+	'__consumer_offsets, to a role it is not listed to: UNKNOWN_TOPIC_OR_PARTITION');
+$node->safe_psql('postgres', 'GRANT pg_monitor TO app');
+my $co = kafka('describe', 1, 'false', 'topic:__consumer_offsets')->[0];
+is_deeply([ $co->[0], scalar(keys %{ $co->[4] }), (grep { !$_->[1] } values %{ $co->[4] }) ], [ 0, 12 ],
+	'to a pg_monitor member: every key, each read-only');
+$node->safe_psql('postgres', 'REVOKE pg_monitor FROM app');
+is_deeply([ map { $_->[0] } @{ kafka('alter', 2, 'false', 'topic:__consumer_offsets retention.ms=1') },
+		@{ kafka('incremental', 1, 'false', 'topic:__consumer_offsets 0:retention.ms=1') } ],
+	[ 29, 29 ], 'altering it: TOPIC_AUTHORIZATION_FAILED');
+
 # ---- the broker: its settings, read-only
 my $b = kafka('describe', 3, 'false', 'broker:')->[0];
 is($b->[0], 0, 'the broker by an empty name: answered');
