@@ -261,5 +261,22 @@ is_deeply([ map { view('cfg')->{$_} } qw(segment.ms retention.ms) ],
 	[ [ '600000', 'topic' ], [ '-1', 'default' ] ], 'the view: the set given, the rest back to defaults');
 is($ck->{alter_compact}[0], 'INVALID_CONFIG', 'alter to compact: INVALID_CONFIG');
 
+# ---- a fenced node: reads answered, changes NOT_CONTROLLER (41)
+$node->safe_psql('postgres', q{
+ALTER SYSTEM SET default_transaction_read_only = on;
+SELECT pg_reload_conf();});
+$node->poll_query_until('postgres', q{SELECT current_setting('default_transaction_read_only') = 'on'})
+  or die 'the server did not reload its settings';
+# every listener process reloads on its own, at once
+sleep 1;
+is(kafka('describe', 4, 'false', 'topic:cfg')->[0][0], 0, 'fenced: DescribeConfigs answered');
+is_deeply([ map { $_->[0] } @{ kafka('alter', 2, 'false', 'topic:cfg retention.ms=1') },
+		@{ kafka('incremental', 1, 'false', 'topic:cfg 0:retention.ms=1') } ],
+	[ 41, 41 ], 'fenced: AlterConfigs and IncrementalAlterConfigs NOT_CONTROLLER');
+is_deeply([ kafka('create_topics', 7, 'false', 'fenced:1:1')->[0]{error},
+		kafka('delete_topics', 6, 'cfg')->[0][2] ],
+	[ 41, 41 ], 'fenced: CreateTopics and DeleteTopics NOT_CONTROLLER');
+is(view('cfg')->{'retention.ms'}[1], 'default', 'and nothing changed');
+
 $node->stop;
 done_testing();
