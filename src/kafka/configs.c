@@ -33,9 +33,10 @@
  * altering it is TOPIC_AUTHORIZATION_FAILED, as deleting it is.
  *
  * A broker resource (type 4, named by this node's id or empty) lists, read
- * only, the broker settings that Kafka's tools read (kafka-ui's
- * delete.topic.enable, Kafka Connect's and admin UIs' defaults): each is
- * what pg_topics does, most from a pg_topics setting.  Altering them is
+ * only, the broker settings that Kafka's tools read or show (kafka-ui
+ * decides from delete.topic.enable whether topics may be deleted; admin UIs
+ * list the topic defaults): each is what pg_topics does, most from a
+ * pg_topics setting.  Altering them is
  * INVALID_REQUEST: they are PostgreSQL settings, set with ALTER SYSTEM.
  * Other resource types (groups, loggers, client metrics) are
  * INVALID_REQUEST, as Kafka answers for a type it does not know.
