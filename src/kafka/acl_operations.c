@@ -7,9 +7,11 @@
  *	topic	READ		SELECT on it (Fetch, groups)
  *			WRITE		INSERT on it (Produce)
  *			DESCRIBE	SELECT or INSERT (Metadata lists it)
+ *			DESCRIBE_CONFIGS	SELECT (DescribeConfigs, as topics.topic_configs)
  *			CREATE		CREATE on pg_topics.kafka_schema (CreateTopics)
- *			DELETE, ALTER, DESCRIBE_CONFIGS, ALTER_CONFIGS
- *						owning it (DeleteTopics is topics.drop_topic)
+ *			DELETE, ALTER, ALTER_CONFIGS
+ *						owning it (DeleteTopics is topics.drop_topic,
+ *						AlterConfigs topics.alter_topic_configs)
  *	cluster	DESCRIBE	always (Metadata, DescribeGroups are open)
  *			IDEMPOTENT_WRITE	always (InitProducerId is open)
  *			CREATE		CREATE on pg_topics.kafka_schema
@@ -49,12 +51,13 @@ kafka_topic_authorized_operations(Oid relid)
 	int32		ops = 0;
 
 	if (kafka_topic_allowed(relid, ACL_SELECT))
-		ops |= OP(KAFKA_ACL_READ) | OP(KAFKA_ACL_DESCRIBE);
+		ops |= OP(KAFKA_ACL_READ) | OP(KAFKA_ACL_DESCRIBE) |
+			OP(KAFKA_ACL_DESCRIBE_CONFIGS);
 	if (kafka_topic_allowed(relid, ACL_INSERT))
 		ops |= OP(KAFKA_ACL_WRITE) | OP(KAFKA_ACL_DESCRIBE);
 	if (ops != 0 && pg_class_ownercheck(relid, GetUserId()))
 		ops |= OP(KAFKA_ACL_DELETE) | OP(KAFKA_ACL_ALTER) |
-			OP(KAFKA_ACL_DESCRIBE_CONFIGS) | OP(KAFKA_ACL_ALTER_CONFIGS);
+			OP(KAFKA_ACL_ALTER_CONFIGS);
 	if (ops != 0 && may_create_topics())
 		ops |= OP(KAFKA_ACL_CREATE);
 	return ops;

@@ -17,7 +17,7 @@
  *   (kafka/listener.c), and it is read again when memory is given back.
  *   A frame larger than the whole budget closes the connection.
  * - A request's parse may allocate what is left (the reader's alloc_left,
- *   wire/requests.c), and so may a Produce partition's decoded records
+ *   wire/schema.c), and so may a Produce partition's decoded records
  *   (kafka/produce.c); more fails the request, or the partition with a
  *   retriable error.
  * - Before a request's answer grows, kafka_write_hook checks that the

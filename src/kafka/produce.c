@@ -66,7 +66,6 @@
 #include "pg_topics/wire/msg_init_producer_id.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/record_batch.h"
-#include "pg_topics/wire/requests.h"
 
 /*
  * Records converted and appended at a time.  A batch's offsets are dense

@@ -27,7 +27,6 @@
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/wire/msg_produce.h"
 #include "pg_topics/wire/protocol.h"
-#include "pg_topics/wire/requests.h"
 
 /* what one group holds at most, besides KAFKA_MAX_GROUPED frames */
 #define GROUP_BYTES				(1024 * 1024)
@@ -62,7 +61,7 @@ frame_produce_acks(KafkaConn *conn, const char *frame, int len,
 	kafka_reader_init(&r, frame, len);
 	r.alloc_left = kafka_budget_room();
 	r.elements_left = KAFKA_MAX_REQUEST_ELEMENTS;
-	if (kafka_parse_request_header(&r, &h) &&
+	if (kafka_read_request_header(&r, &h) &&
 		h.api_key == KAFKA_API_PRODUCE &&
 		h.api_version >= kafka_produce_request.min_version &&
 		h.api_version <= kafka_produce_request.max_version)

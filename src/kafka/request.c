@@ -6,10 +6,7 @@
  *
  * Every API is offered at every version Apache Kafka 3.9 serves, flexible
  * ones included, its versions taken from its message description for the
- * schema codec (wire/messages.h), except those still parsed by
- * wire/requests.c, offered at versions chosen so that none needs Kafka's
- * flexible encoding and kafka-python infers a broker new enough to use
- * RecordBatch v2 (docs/architecture.md, Kafka protocol).  Produce's v0-2
+ * schema codec (wire/messages.h).  Produce's v0-2
  * and Fetch's v0-3 carry the old message formats (produce.c, fetch.c).
  * The minimum versions matter as much as the maximums: librdkafka
  * compresses with gzip, snappy or lz4 only for a broker whose Produce
@@ -45,6 +42,7 @@
 #include "utils/memutils.h"
 
 #include "pg_topics/kafka/budget.h"
+#include "pg_topics/kafka/configs.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/log_limit.h"
 #include "pg_topics/kafka/request.h"
@@ -65,7 +63,6 @@
 #include "pg_topics/wire/msg_sasl_authenticate.h"
 #include "pg_topics/wire/msg_sasl_handshake.h"
 #include "pg_topics/wire/protocol.h"
-#include "pg_topics/wire/requests.h"
 
 static KafkaOutcome kafka_api_versions(KafkaRequest *req, TimestampTz *deadline);
 
@@ -89,10 +86,7 @@ typedef struct KafkaApi
 /* the versions of an API of the schema codec: its message's */
 #define SCHEMA_VERSIONS		0, 0, -1
 
-/*
- * the versions offered are the ones the parsers read (wire/requests.h),
- * or the messages describe (wire/messages.h)
- */
+/* the versions offered are the ones the messages describe (wire/messages.h) */
 static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_PRODUCE, SCHEMA_VERSIONS, false, true, kafka_produce, "Produce"},
 	{KAFKA_API_FETCH, SCHEMA_VERSIONS, false, true, kafka_fetch, "Fetch"},
@@ -109,8 +103,8 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_LIST_GROUPS, SCHEMA_VERSIONS, false, true, kafka_list_groups, "ListGroups"},
 	{KAFKA_API_SASL_HANDSHAKE, SCHEMA_VERSIONS, true, false, kafka_sasl_handshake, "SaslHandshake"},
 	{KAFKA_API_API_VERSIONS, SCHEMA_VERSIONS, true, false, kafka_api_versions, "ApiVersions"},
-	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS, -1, false, true, kafka_create_topics, "CreateTopics"},
-	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS, -1, false, true, kafka_delete_topics, "DeleteTopics"},
+	{KAFKA_API_CREATE_TOPICS, SCHEMA_VERSIONS, false, true, kafka_create_topics, "CreateTopics"},
+	{KAFKA_API_DELETE_TOPICS, SCHEMA_VERSIONS, false, true, kafka_delete_topics, "DeleteTopics"},
 	{KAFKA_API_INIT_PRODUCER_ID, SCHEMA_VERSIONS, false, true, kafka_init_producer_id, "InitProducerId"},
 	{KAFKA_API_SASL_AUTHENTICATE, SCHEMA_VERSIONS, true, true, kafka_sasl_authenticate, "SaslAuthenticate"},
 	{KAFKA_API_DELETE_GROUPS, SCHEMA_VERSIONS, false, true, kafka_delete_groups, "DeleteGroups"},
@@ -121,6 +115,9 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_DESCRIBE_LOG_DIRS, SCHEMA_VERSIONS, false, true, kafka_describe_log_dirs, "DescribeLogDirs"},
 	{KAFKA_API_DESCRIBE_CLUSTER, SCHEMA_VERSIONS, false, true, kafka_describe_cluster, "DescribeCluster"},
 	{KAFKA_API_OFFSET_FOR_LEADER_EPOCH, SCHEMA_VERSIONS, false, true, kafka_offset_for_leader_epoch, "OffsetForLeaderEpoch"},
+	{KAFKA_API_DESCRIBE_CONFIGS, SCHEMA_VERSIONS, false, true, kafka_describe_configs, "DescribeConfigs"},
+	{KAFKA_API_ALTER_CONFIGS, SCHEMA_VERSIONS, false, true, kafka_alter_configs, "AlterConfigs"},
+	{KAFKA_API_INCREMENTAL_ALTER_CONFIGS, SCHEMA_VERSIONS, false, true, kafka_incremental_alter_configs, "IncrementalAlterConfigs"},
 };
 
 static MemoryContext request_context = NULL;
@@ -265,7 +262,7 @@ begin_request(KafkaConn *conn, KafkaRequest *req, const char *frame, int len,
 		return &raw_sasl_api;
 	}
 
-	if (!kafka_parse_request_header(&header, &h))
+	if (!kafka_read_request_header(&header, &h))
 	{
 		/* the API key and version come first: name them if they came */
 		if (len >= 4)

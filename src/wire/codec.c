@@ -264,6 +264,16 @@ kafka_skip_tagged_fields(KafkaReader *r)
 	}
 }
 
+bool
+kafka_read_request_header(KafkaReader *r, KafkaRequestHeader *out)
+{
+	out->api_key = kafka_read_int16(r);
+	out->api_version = kafka_read_int16(r);
+	out->correlation_id = kafka_read_int32(r);
+	out->client_id = kafka_read_string(r);
+	return !r->error;
+}
+
 char *
 kafka_bytes_cstring(KafkaBytes b)
 {

@@ -13,17 +13,22 @@
 #endif
 
 #include "pg_topics/wire/messages.h"
+#include "pg_topics/wire/msg_alter_configs.h"
 #include "pg_topics/wire/msg_api_versions.h"
 #include "pg_topics/wire/msg_create_partitions.h"
+#include "pg_topics/wire/msg_create_topics.h"
 #include "pg_topics/wire/msg_delete_groups.h"
 #include "pg_topics/wire/msg_delete_records.h"
+#include "pg_topics/wire/msg_delete_topics.h"
 #include "pg_topics/wire/msg_describe_acls.h"
 #include "pg_topics/wire/msg_describe_cluster.h"
+#include "pg_topics/wire/msg_describe_configs.h"
 #include "pg_topics/wire/msg_describe_groups.h"
 #include "pg_topics/wire/msg_describe_log_dirs.h"
 #include "pg_topics/wire/msg_fetch.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
 #include "pg_topics/wire/msg_heartbeat.h"
+#include "pg_topics/wire/msg_incremental_alter_configs.h"
 #include "pg_topics/wire/msg_init_producer_id.h"
 #include "pg_topics/wire/msg_join_group.h"
 #include "pg_topics/wire/msg_leave_group.h"
@@ -66,6 +71,11 @@ static const KafkaMessage *const messages[][2] = {
 	{&kafka_list_groups_request, &kafka_list_groups_response},
 	{&kafka_delete_groups_request, &kafka_delete_groups_response},
 	{&kafka_offset_delete_request, &kafka_offset_delete_response},
+	{&kafka_create_topics_request, &kafka_create_topics_response},
+	{&kafka_delete_topics_request, &kafka_delete_topics_response},
+	{&kafka_describe_configs_request, &kafka_describe_configs_response},
+	{&kafka_alter_configs_request, &kafka_alter_configs_response},
+	{&kafka_incremental_alter_configs_request, &kafka_incremental_alter_configs_response},
 };
 
 static const KafkaMessage *

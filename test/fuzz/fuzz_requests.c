@@ -1,14 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * fuzz_requests.c
- *	  libFuzzer target over the parsers of Kafka request bodies
- *	  (wire/requests.c) and the schema codec's decoder of the requests
- *	  described for it (wire/schema.c, wire/messages.h), with the
- *	  MessageSets of Produce v0-2 (wire/message_set.c; make fuzz-wire).
+ *	  libFuzzer target over the schema codec's decoder of the requests
+ *	  (wire/schema.c, wire/messages.h), with the MessageSets of Produce
+ *	  v0-2 (wire/message_set.c; make fuzz-wire).
  *
  * An input is what follows a request's size up to its correlation id (the
  * API key and version, int16 each, as a request header starts), then the
- * body.  Versions outside a parser's range must be refused.  The body is
+ * body.  Versions outside a message's range must be refused.  The body is
  * copied to an allocation of its own size, so that AddressSanitizer
  * catches a read on either side of it.  Whatever the parser returns, every
  * string and byte string its struct holds is checked to lie in the body
@@ -28,7 +27,6 @@
 #include "pg_topics/wire/messages.h"
 #include "pg_topics/wire/msg_produce.h"
 #include "pg_topics/wire/protocol.h"
-#include "pg_topics/wire/requests.h"
 
 int			LLVMFuzzerTestOneInput(const uint8 *data, size_t size);
 
@@ -61,14 +59,6 @@ free_array(void *array, int32 n)
 		abort();
 	if (array != NULL)
 		pfree(array);
-}
-
-static void
-walk_strings(KafkaBytes *strings, int32 n)
-{
-	for (int32 i = 0; i < n; i++)
-		touch(strings[i]);
-	free_array(strings, n);
 }
 
 /*
@@ -173,38 +163,6 @@ run(int16 key, int16 version, KafkaReader *r)
 				walk_struct(kafka_produce_request.body, (char *) &x);
 				break;
 			}
-		case KAFKA_API_CREATE_TOPICS:
-			{
-				KafkaCreateTopicsRequest x;
-
-				ok = kafka_parse_create_topics_request(r, version, &x);
-				for (int32 i = 0; i < x.ntopics; i++)
-				{
-					KafkaNewTopicRequest *t = &x.topics[i];
-
-					touch(t->name);
-					for (int32 a = 0; a < t->nassignments; a++)
-						free_array(t->assignments[a].broker_ids,
-								   t->assignments[a].nbrokers);
-					free_array(t->assignments, t->nassignments);
-					for (int32 c = 0; c < t->nconfigs; c++)
-					{
-						touch(t->configs[c].name);
-						touch(t->configs[c].value);
-					}
-					free_array(t->configs, t->nconfigs);
-				}
-				free_array(x.topics, x.ntopics);
-				break;
-			}
-		case KAFKA_API_DELETE_TOPICS:
-			{
-				KafkaDeleteTopicsRequest x;
-
-				ok = kafka_parse_delete_topics_request(r, version, &x);
-				walk_strings(x.topics, x.ntopics);
-				break;
-			}
 		default:
 			{
 				const KafkaMessage *m = kafka_request_message(key);
@@ -222,23 +180,6 @@ run(int16 key, int16 version, KafkaReader *r)
 	return ok;
 }
 
-/* the first and second of a *_VERSIONS pair */
-#define FIRST_OF(...)	first_of_(__VA_ARGS__)
-#define first_of_(a, b)	(a)
-#define SECOND_OF(...)	second_of_(__VA_ARGS__)
-#define second_of_(a, b)	(b)
-
-/* Each hand parser's versions (requests.h); the codec's are its messages' */
-static const struct
-{
-	int16		key;
-	int16		min;
-	int16		max;
-}			ranges[] = {
-	{KAFKA_API_CREATE_TOPICS, KAFKA_CREATE_TOPICS_VERSIONS},
-	{KAFKA_API_DELETE_TOPICS, KAFKA_DELETE_TOPICS_VERSIONS},
-};
-
 int
 LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 {
@@ -249,20 +190,12 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 	char	   *copy;
 	KafkaReader r;
 	bool		ok;
-	int			i;
 
 	if (size < 4 || size > 1024 * 1024)
 		return 0;
 	key = (int16) ((data[0] << 8) | data[1]);
 	version = (int16) ((data[2] << 8) | data[3]);
-	for (i = 0; i < lengthof(ranges) && ranges[i].key != key; i++)
-		;
-	if (i < lengthof(ranges))
-	{
-		min = ranges[i].min;
-		max = ranges[i].max;
-	}
-	else if (kafka_request_message(key) != NULL)
+	if (kafka_request_message(key) != NULL)
 	{
 		min = kafka_request_message(key)->min_version;
 		max = kafka_request_message(key)->max_version;

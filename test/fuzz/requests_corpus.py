@@ -394,15 +394,61 @@ def list_groups(v):
 
 
 def create_topics(v):
+    """flexible from 5; configs with a null value, assignments"""
+    f = v >= 5
+    tags = TAGS if f else b''
+
     def topic(t):
-        return (string(t[0]) + i32(t[1]) + i16(-1)
-                + array(t[2], lambda a: i32(a[0]) + array(a[1], i32))
-                + array(t[3], lambda c: string(c[0]) + string(c[1])))
-    out = array([('t2', 4, [], [('retention.ms', '60000'), ('cleanup.policy', None)]),
-                 ('t3', -1, [(0, [0]), (1, [0])], [])], topic) + i32(30000)
+        return (flex_string(t[0], f) + i32(t[1]) + i16(-1)
+                + flex_array(t[2], lambda a: i32(a[0])
+                             + flex_array(a[1], i32, f) + tags, f)
+                + flex_array(t[3], lambda c: flex_string(c[0], f)
+                             + flex_string(c[1], f) + tags, f)
+                + tags)
+    out = flex_array([('t2', 4, [], [('retention.ms', '60000'), ('cleanup.policy', None)]),
+                      ('t3', -1, [(0, [0]), (1, [0])], [])], topic, f) + i32(30000)
     if v >= 1:
         out += i8(1)
-    return out
+    return out + tags
+
+
+def delete_topics(v):
+    """flexible from 4; v6 names topics by name or by topic id"""
+    f = v >= 4
+    tags = TAGS if f else b''
+    if v >= 6:
+        topics = flex_array([('t2', bytes(16)), (None, bytes(range(1, 17)))],
+                            lambda t: flex_string(t[0], f) + t[1] + tags, f)
+    else:
+        topics = flex_array(['t2', 'nope'], lambda t: flex_string(t, f), f)
+    return topics + i32(30000) + tags
+
+
+def describe_configs(v):
+    """flexible from 4; a topic with every key (null), the broker with two"""
+    f = v >= 4
+    tags = TAGS if f else b''
+    out = flex_array([(2, 'orders', None), (4, '1', ['num.partitions', 'broker.id'])],
+                     lambda r: i8(r[0]) + flex_string(r[1], f)
+                     + flex_array(r[2], lambda k: flex_string(k, f), f) + tags, f)
+    if v >= 1:
+        out += i8(1)
+    if v >= 3:
+        out += i8(0)
+    return out + tags
+
+
+def alter_configs(v, incremental):
+    """AlterConfigs (flexible from 2) or IncrementalAlterConfigs (from 1)"""
+    f = v >= (1 if incremental else 2)
+    tags = TAGS if f else b''
+    configs = [('retention.ms', 0, '60000'), ('segment.ms', 1, None)]
+    return (flex_array([(2, 'orders', configs)],
+                       lambda r: i8(r[0]) + flex_string(r[1], f)
+                       + flex_array(r[2], lambda c: flex_string(c[0], f)
+                                    + (i8(c[1]) if incremental else b'')
+                                    + flex_string(c[2], f) + tags, f) + tags, f)
+            + i8(0) + tags)
 
 
 def kp(request):
@@ -461,7 +507,6 @@ for v in range(0, 2):
     SEEDS['describe_cluster_v%d' % v] = (60, v, i8(1) + (i8(1) if v >= 1 else b'') + b'\x00')
 for v in range(0, 5):
     SEEDS['offset_for_leader_epoch_v%d' % v] = (23, v, offset_for_leader_epoch(v))
-for v in range(0, 5):
 for v in range(0, 13):
     SEEDS['metadata_v%d' % v] = (3, v, metadata(v))
 for v in range(0, 10):
@@ -499,10 +544,16 @@ for v in range(0, 3):
 for v in range(3, 5):
     SEEDS['api_versions_v%d' % v] = (18, v, compact_string('librdkafka')
                                      + compact_string('2.0.2') + uvarint(0))
-for v in range(0, 5):
+for v in range(0, 8):
     SEEDS['create_topics_v%d' % v] = (19, v, create_topics(v))
+for v in range(0, 7):
+    SEEDS['delete_topics_v%d' % v] = (20, v, delete_topics(v))
+for v in range(0, 5):
+    SEEDS['describe_configs_v%d' % v] = (32, v, describe_configs(v))
+for v in range(0, 3):
+    SEEDS['alter_configs_v%d' % v] = (33, v, alter_configs(v, False))
 for v in range(0, 2):
-    SEEDS['delete_topics_v%d' % v] = (20, v, array(['t2', 'nope'], string) + i32(30000))
+    SEEDS['incremental_alter_configs_v%d' % v] = (44, v, alter_configs(v, True))
 for v in range(0, 6):
     SEEDS['init_producer_id_v%d' % v] = (22, v, (b'\x00' if v >= 2 else string(None)) + i32(60000)
                                         + (i64(-1) + i16(-1) if v >= 3 else b'')

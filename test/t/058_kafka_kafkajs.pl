@@ -33,7 +33,7 @@ use PgTopicsTest;
 # alterConfigs send: 1 once the listener serves them.  At 0 the test checks
 # that kafkajs finds them not served: it fails once they are, until this
 # is set to 1.
-my $config_apis = 0;
+my $config_apis = 1;
 
 # ---- kafkajs from npm's registry, into a directory of this test
 my $js = kafka_script_path('kafkajs');

@@ -1,17 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * requests_test.c
- *	  Unit test of src/wire/requests.c, the parsers of Kafka request
- *	  bodies, built as frontend code (make check-wire).
+ *	  Unit test of the requests a Kafka client sends, as the server reads
+ *	  them: the request header (codec.c) and every body by its message
+ *	  (the schema codec, wire/messages.h), built as frontend code (make
+ *	  check-wire).
  *
  * Every seed of fuzz_requests' corpus (WIRE_REQUESTS, written by
  * test/fuzz/requests_corpus.py: kafka-python's requests and one of each
- * version offered) must parse, to its last byte: each parser reads all a
- * client sends (the APIs of the schema codec, wire/messages.h, decode by
- * their message; schema_test checks them further).  Then a few requests written out byte by byte are parsed
- * and their fields checked, and a few must be refused: out-of-range
- * versions, acks outside -1..1, and
- * an array count that cannot fit.
+ * version offered) must decode, to its last byte, by its API's message
+ * (schema_test checks each message further).  Then request headers written
+ * out byte by byte are read, and one cut short must fail.
  *
  *-------------------------------------------------------------------------
  */
@@ -21,30 +20,19 @@
 
 #include "pg_topics/wire/messages.h"
 #include "pg_topics/wire/protocol.h"
-#include "pg_topics/wire/requests.h"
 #include "pg_topics/wire/schema.h"
 #include "unit_check.h"
 
-/* Parse body as a request of key and version; the reader is left in r */
+/* Decode body as a request of key and version; the reader is left in r */
 static bool
 parse(int16 key, int16 version, const char *body, int len, KafkaReader *r)
 {
-	kafka_reader_init(r, body, len);
-	switch (key)
-	{
-#define PARSE(k, type, fn) case k: { type x; return fn(r, version, &x); }
-			PARSE(KAFKA_API_CREATE_TOPICS, KafkaCreateTopicsRequest, kafka_parse_create_topics_request);
-			PARSE(KAFKA_API_DELETE_TOPICS, KafkaDeleteTopicsRequest, kafka_parse_delete_topics_request);
-#undef PARSE
-	}
-	/* the APIs of the schema codec */
-	if (kafka_request_message(key) != NULL)
-	{
-		void	   *x = palloc(kafka_request_message(key)->body->size);
+	const KafkaMessage *m = kafka_request_message(key);
 
-		return kafka_decode(r, kafka_request_message(key), version, x);
-	}
-	return false;
+	kafka_reader_init(r, body, len);
+	if (m == NULL)
+		return false;
+	return kafka_decode(r, m, version, palloc(m->body->size));
 }
 
 /* A seed (API key, version, body) parses to its end */
@@ -106,36 +94,25 @@ static void
 check_vectors(void)
 {
 	KafkaReader r;
-	KafkaDeleteTopicsRequest dr;
+	KafkaRequestHeader h;
 
+	/* Metadata v9, correlation id 7, client id "c" */
+	kafka_reader_init(&r, "\x00\x03\x00\x09\x00\x00\x00\x07\x00\x01" "c", 11);
+	CHECK(kafka_read_request_header(&r, &h) && h.api_key == 3 &&
+		  h.api_version == 9 && h.correlation_id == 7 &&
+		  kafka_bytes_equal(h.client_id, "c") && r.pos == r.len,
+		  "a request header reads to its client id");
 
-	/* two billion topics announced by four bytes */
-	kafka_reader_init(&r, "\x7f\xff\xff\xff\x00\x00\x00\x00\x00\x00", 10);
-	CHECK(!kafka_parse_delete_topics_request(&r, 1, &dr),
-		  "an array count that cannot fit is refused");
+	/* a null client id */
+	kafka_reader_init(&r, "\x00\x13\x00\x07\x00\x00\x00\x01\xff\xff", 10);
+	CHECK(kafka_read_request_header(&r, &h) && h.api_key == 19 &&
+		  h.client_id.len == -1,
+		  "a header with a null client id reads");
 
-	/* what the arrays may take: the reader's alloc_left */
-	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b" "\x00\x00\x75\x30", 14);
-	r.alloc_left = 2 * sizeof(KafkaBytes);
-	CHECK(kafka_parse_delete_topics_request(&r, 1, &dr) && dr.ntopics == 2 &&
-		  !r.over_budget && r.alloc_left == 0,
-		  "two topic names fit in the room of two");
-	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b" "\x00\x00\x75\x30", 14);
-	r.alloc_left = 2 * sizeof(KafkaBytes) - 1;
-	CHECK(!kafka_parse_delete_topics_request(&r, 1, &dr) && r.over_budget &&
-		  dr.ntopics == 0 && dr.topics == NULL,
-		  "not in less: over budget, and nothing allocated");
-
-	/* how many elements the arrays may have: the reader's elements_left */
-	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b" "\x00\x00\x75\x30", 14);
-	r.elements_left = 2;
-	CHECK(kafka_parse_delete_topics_request(&r, 1, &dr) && r.elements_left == 0,
-		  "two topic names are two elements");
-	kafka_reader_init(&r, "\x00\x00\x00\x02\x00\x01" "a" "\x00\x01" "b" "\x00\x00\x75\x30", 14);
-	r.elements_left = 1;
-	CHECK(!kafka_parse_delete_topics_request(&r, 1, &dr) && r.too_many &&
-		  !r.over_budget && dr.ntopics == 0,
-		  "more than elements_left: too many");
+	/* cut short in the client id */
+	kafka_reader_init(&r, "\x00\x13\x00\x07\x00\x00\x00\x01\x00\x05" "ab", 12);
+	CHECK(!kafka_read_request_header(&r, &h),
+		  "a header cut short in its client id fails");
 }
 
 int

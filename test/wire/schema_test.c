@@ -30,17 +30,22 @@
 #include "postgres_fe.h"
 
 #include "pg_topics/wire/messages.h"
+#include "pg_topics/wire/msg_alter_configs.h"
 #include "pg_topics/wire/msg_api_versions.h"
 #include "pg_topics/wire/msg_create_partitions.h"
+#include "pg_topics/wire/msg_create_topics.h"
 #include "pg_topics/wire/msg_delete_groups.h"
 #include "pg_topics/wire/msg_delete_records.h"
+#include "pg_topics/wire/msg_delete_topics.h"
 #include "pg_topics/wire/msg_describe_acls.h"
 #include "pg_topics/wire/msg_describe_cluster.h"
+#include "pg_topics/wire/msg_describe_configs.h"
 #include "pg_topics/wire/msg_describe_groups.h"
 #include "pg_topics/wire/msg_describe_log_dirs.h"
 #include "pg_topics/wire/msg_fetch.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
 #include "pg_topics/wire/msg_heartbeat.h"
+#include "pg_topics/wire/msg_incremental_alter_configs.h"
 #include "pg_topics/wire/msg_init_producer_id.h"
 #include "pg_topics/wire/msg_join_group.h"
 #include "pg_topics/wire/msg_leave_group.h"
@@ -114,6 +119,16 @@ static const KafkaMessage *const messages[] = {
 	&kafka_sasl_authenticate_response,
 	&kafka_init_producer_id_request,
 	&kafka_init_producer_id_response,
+	&kafka_create_topics_request,
+	&kafka_create_topics_response,
+	&kafka_delete_topics_request,
+	&kafka_delete_topics_response,
+	&kafka_describe_configs_request,
+	&kafka_describe_configs_response,
+	&kafka_alter_configs_request,
+	&kafka_alter_configs_response,
+	&kafka_incremental_alter_configs_request,
+	&kafka_incremental_alter_configs_response,
 };
 
 /* ---- a message of every type ---- */
@@ -1826,6 +1841,146 @@ check_partition_admin(void)
 	pfree(buf.data);
 }
 
+/*
+ * The config APIs, CreateTopics and DeleteTopics, byte by byte: a version
+ * before and one from the first flexible
+ */
+static void
+check_topic_admin(void)
+{
+	KafkaDescribeConfigsResource dres = {2, {"t", 1}, -1, NULL};
+	KafkaDescribeConfigsRequest dreq = {1, &dres, true, false};
+	KafkaDescribeConfigsSynonym syn = {{"a", 1}, {"1", 1}, 1};
+	KafkaDescribeConfigsResourceResult dcfg = {{"a", 1}, {"1", 1}, false, true,
+	1, false, 1, &syn, 3, {NULL, -1}};
+	KafkaDescribeConfigsResult dresult = {0, {NULL, -1}, 2, {"t", 1}, 1, &dcfg};
+	KafkaDescribeConfigsResponse dresp = {0, 1, &dresult};
+	KafkaIncrementalAlterableConfig icfg = {{"a", 1}, 1, {NULL, -1}};
+	KafkaIncrementalAlterConfigsResource ires = {2, {"t", 1}, 1, &icfg};
+	KafkaIncrementalAlterConfigsRequest ireq = {1, &ires, true};
+	KafkaAlterConfigsResourceResponse ares = {40, {"m", 1}, 2, {"t", 1}};
+	KafkaAlterConfigsResponse aresp = {0, 1, &ares};
+	KafkaCreatableTopicResult ctr = {{"t", 1}, {{0}}, 0, {NULL, -1}, 40, 3, 1, -1, NULL};
+	KafkaCreateTopicsResponse cresp = {0, 1, &ctr};
+	KafkaBytes	names[1] = {{"t", 1}};
+	KafkaDeleteTopicState state = {{NULL, -1}, {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}};
+	KafkaDeleteTopicsRequest delreq = {1, &state, 1, names, 1000};
+	StringInfoData buf;
+	KafkaReader r;
+
+	/* DescribeConfigs v1: [topic "t", every key (null)], synonyms */
+	static const char dreq_v1[] =
+		"\x00\x00\x00\x01" "\x02" "\x00\x01" "t" "\xff\xff\xff\xff" "\x01";
+
+	/* v4: compact, tagged fields; IncludeDocumentation (v3+) false */
+	static const char dreq_v4[] =
+		"\x02" "\x02" "\x02" "t" "\x00" "\x00" "\x01" "\x00" "\x00";
+
+	/* DescribeConfigs v0 response: IsDefault, no source, no synonyms */
+	static const char dresp_v0[] =
+		"\x00\x00\x00\x00" "\x00\x00\x00\x01" "\x00\x00" "\xff\xff" "\x02"
+		"\x00\x01" "t" "\x00\x00\x00\x01" "\x00\x01" "a" "\x00\x01" "1"
+		"\x00" "\x01" "\x00";
+
+	/* v4: source 1, synonyms [a 1 1], type 3, documentation null */
+	static const char dresp_v4[] =
+		"\x00\x00\x00\x00" "\x02" "\x00\x00" "\x00" "\x02" "\x02" "t" "\x02"
+		"\x02" "a" "\x02" "1" "\x00" "\x01" "\x00" "\x02" "\x02" "a" "\x02" "1"
+		"\x01" "\x00" "\x03" "\x00" "\x00" "\x00" "\x00";
+
+	/* IncrementalAlterConfigs v0: [topic "t" [a DELETE null]], validate */
+	static const char ireq_v0[] =
+		"\x00\x00\x00\x01" "\x02" "\x00\x01" "t" "\x00\x00\x00\x01" "\x00\x01" "a"
+		"\x01" "\xff\xff" "\x01";
+
+	/* v1: flexible */
+	static const char ireq_v1[] =
+		"\x02" "\x02" "\x02" "t" "\x02" "\x02" "a" "\x01" "\x00" "\x00" "\x00"
+		"\x01" "\x00";
+
+	/* AlterConfigs v1 response: [INVALID_CONFIG "m" topic "t"] */
+	static const char aresp_v1[] =
+		"\x00\x00\x00\x00" "\x00\x00\x00\x01" "\x00\x28" "\x00\x01" "m" "\x02"
+		"\x00\x01" "t";
+
+	/* v2: flexible */
+	static const char aresp_v2[] =
+		"\x00\x00\x00\x00" "\x02" "\x00\x28" "\x02" "m" "\x02" "\x02" "t" "\x00"
+		"\x00";
+
+	/* CreateTopics v4 response: ["t" 0 null] */
+	static const char cresp_v4[] =
+		"\x00\x00\x00\x00" "\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00" "\xff\xff";
+
+	/*
+	 * v5: partitions 3, factor 1, configs null, and TopicConfigErrorCode
+	 * 40 as tagged field 0
+	 */
+	static const char cresp_v5[] =
+		"\x00\x00\x00\x00" "\x02" "\x02" "t" "\x00\x00" "\x00"
+		"\x00\x00\x00\x03" "\x00\x01" "\x00" "\x01" "\x00" "\x02" "\x00\x28"
+		"\x00";
+
+	/* DeleteTopics v3: TopicNames ["t"], timeout 1000 */
+	static const char delreq_v3[] =
+		"\x00\x00\x00\x01" "\x00\x01" "t" "\x00\x00\x03\xe8";
+
+	/* v6: Topics [name null, id 1..16] */
+	static const char delreq_v6[] =
+		"\x02" "\x00" "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10"
+		"\x00" "\x00\x00\x03\xe8" "\x00";
+
+	initStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_configs_request, 1, &dreq);
+	CHECK(bytes_are(&buf, BYTES(dreq_v1)), "DescribeConfigs v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_configs_request, 4, &dreq);
+	CHECK(bytes_are(&buf, BYTES(dreq_v4)), "DescribeConfigs v4 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_configs_response, 0, &dresp);
+	CHECK(bytes_are(&buf, BYTES(dresp_v0)), "DescribeConfigs v0 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_describe_configs_response, 4, &dresp);
+	CHECK(bytes_are(&buf, BYTES(dresp_v4)), "DescribeConfigs v4 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_incremental_alter_configs_request, 0, &ireq);
+	CHECK(bytes_are(&buf, BYTES(ireq_v0)), "IncrementalAlterConfigs v0 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_incremental_alter_configs_request, 1, &ireq);
+	CHECK(bytes_are(&buf, BYTES(ireq_v1)), "IncrementalAlterConfigs v1 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_alter_configs_response, 1, &aresp);
+	CHECK(bytes_are(&buf, BYTES(aresp_v1)), "AlterConfigs v1 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_alter_configs_response, 2, &aresp);
+	CHECK(bytes_are(&buf, BYTES(aresp_v2)), "AlterConfigs v2 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_create_topics_response, 4, &cresp);
+	CHECK(bytes_are(&buf, BYTES(cresp_v4)), "CreateTopics v4 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_create_topics_response, 5, &cresp);
+	CHECK(bytes_are(&buf, BYTES(cresp_v5)), "CreateTopics v5 response's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_delete_topics_request, 3, &delreq);
+	CHECK(bytes_are(&buf, BYTES(delreq_v3)), "DeleteTopics v3 request's bytes");
+	resetStringInfo(&buf);
+	kafka_encode(&buf, &kafka_delete_topics_request, 6, &delreq);
+	CHECK(bytes_are(&buf, BYTES(delreq_v6)), "DeleteTopics v6 request's bytes");
+
+	decode_bytes(&r, BYTES(ireq_v1));
+	CHECK(kafka_decode(&r, &kafka_incremental_alter_configs_request, 1, &ireq) &&
+		  r.pos == r.len && ireq.nresources == 1 &&
+		  ireq.resources[0].configs[0].config_operation == 1 &&
+		  ireq.resources[0].configs[0].value.len == -1 && ireq.validate_only,
+		  "IncrementalAlterConfigs v1 request decodes, DELETE with a null value");
+	decode_bytes(&r, BYTES(delreq_v6));
+	CHECK(kafka_decode(&r, &kafka_delete_topics_request, 6, &delreq) &&
+		  r.pos == r.len && delreq.ntopics == 1 && delreq.ntopic_names == 0 &&
+		  delreq.topics[0].name.len == -1 && delreq.topics[0].topic_id.data[15] == 16,
+		  "DeleteTopics v6 request decodes, a topic by id only");
+	pfree(buf.data);
+}
+
 /* DescribeCluster (flexible only) and DescribeLogDirs, byte by byte */
 static void
 check_describe_cluster(void)
@@ -2075,6 +2230,7 @@ main(int argc, char **argv)
 	check_list_offsets();
 	check_offset_for_leader_epoch();
 	check_partition_admin();
+	check_topic_admin();
 	check_describe_cluster();
 	check_describe_acls();
 	check_sasl();

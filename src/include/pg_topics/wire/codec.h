@@ -21,8 +21,8 @@
 
 /*
  * A request (or any byte string in Kafka's encoding) being read.
- * alloc_left bounds what the parsers of wire/requests.c allocate for the
- * arrays they read with it (the server sets it from its memory budget), and
+ * alloc_left bounds what the schema codec (schema.h) allocates for the
+ * arrays it reads with it (the server sets it from its memory budget), and
  * elements_left how many topics, partitions and topic or group names they
  * may read in all (each costs the server a lookup or a read: it bounds a
  * request's work with it); an array beyond either fails the reader, with
@@ -99,6 +99,22 @@ extern int32 kafka_read_compact_array_len(KafkaReader *r, int min_elem_size,
 
 /* tagged fields of a flexible version: read and ignored */
 extern void kafka_skip_tagged_fields(KafkaReader *r);
+
+/*
+ * A request's header, up to its client id (v1; a flexible version's v2
+ * header has tagged fields after it, which the caller skips once it knows
+ * the API's flexible versions)
+ */
+typedef struct KafkaRequestHeader
+{
+	int16		api_key;
+	int16		api_version;
+	int32		correlation_id;
+	KafkaBytes	client_id;		/* null allowed */
+} KafkaRequestHeader;
+
+/* Read a request's header; false if it is cut short */
+extern bool kafka_read_request_header(KafkaReader *r, KafkaRequestHeader *out);
 
 /* A copy of a string as a NUL-terminated C string (palloc'd); NULL if null */
 extern char *kafka_bytes_cstring(KafkaBytes b);

@@ -91,8 +91,6 @@
  *	   sequence of a flexible and a non-flexible version derived by hand
  *	   from the definition, and a seed per version to
  *	   test/fuzz/requests_corpus.py.
- *	6. Delete the API's parser from wire/requests.c and its writer from
- *	   its handler.
  *
  * Conventions every message follows:
  *	- Describe every version Kafka serves, even those not yet offered:
