@@ -9,8 +9,8 @@
  * as records of topics.consumer_offsets.  A Kafka commit is the same as
  * topics.commit (topic_groups_set_position), in the request's
  * transaction, each partition in a subtransaction of its own; its
- * metadata string is kept in the position's record and read back from it
- * by OffsetFetch.  Unlike topics.commit, and as Kafka does, it stores any
+ * metadata is kept in the position's record and read back from it by
+ * OffsetFetch, byte for byte.  Unlike topics.commit, and as Kafka does, it stores any
  * offset: one outside the log (a consumer lagging behind retention, a
  * tool moving a group ahead) is kept, and the group's consumers, Kafka's
  * and poll alike, reset from it as from a position retention passed; a
@@ -54,7 +54,7 @@ typedef struct PartitionCommit
 	const char *group;
 	int32		partition;
 	int64		offset;
-	const char *metadata;
+	bytea	   *metadata;
 } PartitionCommit;
 
 static void
@@ -63,7 +63,26 @@ commit_partition(void *arg)
 	PartitionCommit *pc = (PartitionCommit *) arg;
 
 	topic_groups_set_position(pc->topic, pc->group, pc->partition, pc->offset,
-							  pc->metadata ? pc->metadata : "", true);
+							  pc->metadata, true);
+}
+
+/*
+ * A partition's OffsetCommit metadata as the bytes to keep: any bytes, a
+ * NUL or invalid UTF-8 included, which OffsetFetch answers back as they
+ * came (Kafka's Java broker decodes the string as UTF-8, keeping NULs and
+ * replacing malformed sequences with U+FFFD).  A null one is kept as "",
+ * as Kafka keeps it.
+ */
+static bytea *
+commit_metadata(KafkaBytes b)
+{
+	int			len = Max(b.len, 0);
+	bytea	   *result = palloc(VARHDRSZ + len);
+
+	if (len > 0)
+		memcpy(VARDATA(result), b.data, len);
+	SET_VARSIZE(result, VARHDRSZ + len);
+	return result;
 }
 
 /* The error of a commit that failed: an authorization error is the group's */
@@ -156,8 +175,7 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 				pc.group = group;
 				pc.partition = part->partition_index;
 				pc.offset = part->committed_offset;
-				pc.metadata = part->committed_metadata.len < 0 ? NULL :
-					kafka_bytes_cstring(part->committed_metadata);
+				pc.metadata = commit_metadata(part->committed_metadata);
 				error = commit_error(kafka_run_guarded(commit_partition, &pc, NULL),
 									 topic, group);
 				/* 22023: the partition does not exist */
@@ -181,7 +199,7 @@ fill_position(KafkaOffsetFetchResponsePartition *out, Relation topic,
 			  const char *group, int32 partition, int16 error)
 {
 	int64		offset = -1;
-	char	   *metadata = NULL;
+	bytea	   *metadata = NULL;
 
 	if (error == KAFKA_NONE &&
 		(partition < 0 || partition >= topic_partition_count(topic)))
@@ -193,7 +211,13 @@ fill_position(KafkaOffsetFetchResponsePartition *out, Relation topic,
 	out->partition_index = partition;
 	out->committed_offset = error == KAFKA_NONE ? offset : -1;
 	out->committed_leader_epoch = -1;
-	out->metadata = kafka_bytes_of(metadata ? metadata : "");
+	if (metadata != NULL)
+	{
+		out->metadata.data = VARDATA_ANY(metadata);
+		out->metadata.len = VARSIZE_ANY_EXHDR(metadata);
+	}
+	else
+		out->metadata = kafka_bytes_of("");
 	out->error_code = error;
 }
 

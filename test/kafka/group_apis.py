@@ -29,7 +29,7 @@ class Enc:
     def string(self, s):
         if s is None:
             return uvarint(0) if self.flexible else struct.pack('>h', -1)
-        b = s.encode()
+        b = s if isinstance(s, bytes) else s.encode()
         if self.flexible:
             return uvarint(len(b) + 1) + b
         return struct.pack('>h', len(b)) + b
@@ -84,12 +84,17 @@ class Dec:
             shift += 7
 
     def string(self):
+        b = self.raw_string()
+        return b.decode() if b is not None else None
+
+    def raw_string(self):
+        """A string's bytes as they came"""
         n = self.uvarint() - 1 if self.flexible else self.i16()
         if n < 0:
             return None
-        s = self.data[self.pos:self.pos + n].decode()
+        b = self.data[self.pos:self.pos + n]
         self.pos += n
-        return s
+        return b
 
     def bytes(self):
         n = self.uvarint() - 1 if self.flexible else self.i32()
@@ -187,9 +192,10 @@ def offset_commit(sock, version, group, topic, positions, generation=-1,
     return out
 
 
-def offset_fetch(sock, version, group, topic, partitions, corr=2):
+def offset_fetch(sock, version, group, topic, partitions, corr=2, raw=False):
     """OffsetFetch of one group (v0-7): [partition, offset, metadata,
-    error] and the top-level error (v2+)"""
+    error] and the top-level error (v2+); with raw, the metadata's bytes
+    in hex"""
     e = Enc(version >= 6)
     body = e.string(group) + e.array(
         [topic], lambda t: e.string(t) + e.array(
@@ -206,7 +212,10 @@ def offset_fetch(sock, version, group, topic, partitions, corr=2):
         p, off = d.i32(), d.i64()
         if version >= 5:
             d.i32()
-        meta, err = d.string(), d.i16()
+        meta = d.raw_string()
+        err = d.i16()
+        if meta is not None:
+            meta = meta.hex() if raw else meta.decode()
         d.tags()
         out.append([p, off, meta, err])
 
@@ -261,6 +270,26 @@ def sarama_defaults(bootstrap, topic, group):
     s.close()
     return {'commit_v0': v0, 'commit_v1': v1, 'fetch_v0': f0,
             'unknown_group_v2': [f2, top]}
+
+
+def binary_metadata(bootstrap, topic, group):
+    """OffsetCommit of metadata that is not text (a NUL, invalid UTF-8) at
+    v2 (strings with int16 lengths) and v8 (compact strings), and of text
+    and null; OffsetFetch v1 and v6 read them back: each partition's
+    [offset, metadata in hex, error]"""
+    s = connect(bootstrap)
+    out = {}
+    out['commit_v2'] = offset_commit(s, 2, group, topic,
+                                     [(0, 1, b'a\x00b'), (1, 2, b'\xff\xfe\x00')], corr=80)
+    out['fetch_v1'] = [r[1:] for r in offset_fetch(s, 1, group, topic, [0, 1], corr=81, raw=True)[0]]
+    out['commit_v8'] = offset_commit(s, 8, group, topic,
+                                     [(0, 3, 'caf\u00e9'), (1, 4, None)], corr=82)
+    out['fetch_v6_text'] = [r[1:] for r in offset_fetch(s, 6, group, topic, [0, 1], corr=83, raw=True)[0]]
+    out['commit_v8_binary'] = offset_commit(s, 8, group, topic,
+                                            [(0, 5, b'\x00' * 3 + b'\x80')], corr=84)
+    out['fetch_v6'] = [r[1:] for r in offset_fetch(s, 6, group, topic, [0], corr=85, raw=True)[0]]
+    s.close()
+    return out
 
 
 def join(sock, version, group, topic, member, instance=None, corr=10):
@@ -603,7 +632,7 @@ def static_restart(bootstrap, topic, group):
             'b_events_after_restart': b_after, 'a2_events': a2_events}
 
 
-COMMANDS = {f.__name__: f for f in (sarama_defaults, flexible_group, static_raw,
+COMMANDS = {f.__name__: f for f in (sarama_defaults, binary_metadata, flexible_group, static_raw,
                                     static_child, static_restart)}
 
 if __name__ == '__main__':
