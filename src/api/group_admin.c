@@ -410,17 +410,24 @@ group_row(void *arg, Oid topic, const char *group, Oid owner,
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* A row of topics.member_info() (topics.group_members) */
+/*
+ * A row of topics.member_info() (topics.group_members); instance_id is a
+ * static Kafka member's (NULL: a dynamic one, or a member of SQL).  A
+ * database whose SQL predates the instance_id column (0.1, 0.2) declares
+ * one column less: the row is formed by the declared columns, so the last
+ * value is left out there.
+ */
 static void
-member_row(void *arg, Oid topic, const char *group, int32 generation,
-		   const TopicGroupMemberInfo *member, int32 *partitions, int npartitions)
+put_member_row(ReturnSetInfo *rsinfo, Oid topic, const char *group,
+			   int32 generation, const TopicGroupMemberInfo *member,
+			   const char *instance_id, int32 *partitions, int npartitions)
 {
-	ReturnSetInfo *rsinfo = arg;
 	Datum	   *elems;
-	Datum		values[8];
-	bool		nulls[8] = {0};
+	Datum		values[9];
+	bool		nulls[9] = {0};
 	int			i;
 
+	Assert(rsinfo->setDesc->natts <= lengthof(values));
 	if (!topic_may_describe(topic))
 		return;					/* only what the caller may see */
 	elems = palloc(sizeof(Datum) * Max(npartitions, 1));
@@ -436,7 +443,20 @@ member_row(void *arg, Oid topic, const char *group, int32 generation,
 	values[6] = Int32GetDatum(generation);
 	values[7] = PointerGetDatum(construct_array(elems, npartitions, INT4OID, 4,
 												true, TYPALIGN_INT));
+	if (instance_id != NULL && instance_id[0] != '\0')
+		values[8] = CStringGetTextDatum(instance_id);
+	else
+		nulls[8] = true;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* A row of a member of SQL, as topic_groups_visit() shows it */
+static void
+member_row(void *arg, Oid topic, const char *group, int32 generation,
+		   const TopicGroupMemberInfo *member, int32 *partitions, int npartitions)
+{
+	put_member_row(arg, topic, group, generation, member, NULL, partitions,
+				   npartitions);
 }
 
 /* A row of topics.group_offset_info() (topics.consumer_lag) */
@@ -511,7 +531,8 @@ kafka_member_rows(void *arg, const char *group, int32 generation,
 			Oid			topic = kafka_topic_oid(topics[i]);
 
 			if (OidIsValid(topic))
-				member_row(arg, topic, group, generation, &info, NULL, 0);
+				put_member_row(arg, topic, group, generation, &info,
+							   member->instance_id, NULL, 0);
 		}
 		return;
 	}
@@ -520,8 +541,9 @@ kafka_member_rows(void *arg, const char *group, int32 generation,
 		Oid			topic = kafka_topic_oid(assigned[i].topic);
 
 		if (OidIsValid(topic))
-			member_row(arg, topic, group, generation, &info,
-					   assigned[i].partitions, assigned[i].npartitions);
+			put_member_row(arg, topic, group, generation, &info,
+						   member->instance_id, assigned[i].partitions,
+						   assigned[i].npartitions);
 	}
 }
 

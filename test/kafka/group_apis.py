@@ -292,11 +292,12 @@ def binary_metadata(bootstrap, topic, group):
     return out
 
 
-def join(sock, version, group, topic, member, instance=None, corr=10):
+def join(sock, version, group, topic, member, instance=None, corr=10,
+         session_ms=10000):
     """JoinGroup: [error, generation, protocol type (v7+), protocol,
     leader, member id, [[member id, instance id]], skip assignment (v9+)]"""
     e = Enc(version >= 6)
-    body = e.string(group) + struct.pack('>ii', 10000, 30000) + e.string(member)
+    body = e.string(group) + struct.pack('>ii', session_ms, 30000) + e.string(member)
     if version >= 5:
         body += e.string(instance)
     body += e.string('consumer') + e.array(
@@ -525,6 +526,28 @@ def static_raw(bootstrap, topic, group):
     return out
 
 
+def members_left(bootstrap, topic, group):
+    """Two members left in their groups when this ends, for
+    topics.group_members to show: a static one (instance "held-x") in group
+    GROUP-static and a dynamic one in GROUP-dynamic, each assigned both
+    partitions; their session timeout (60 s) outlasts the checks.  Their
+    member ids."""
+    s = connect(bootstrap)
+    out = {}
+    j = join(s, 5, group + '-static', topic, '', instance='held-x', corr=70,
+             session_ms=60000)
+    out['static'] = j[5]
+    sync(s, 3, group + '-static', j[1], j[5],
+         [(j[5], assignment(topic, [0, 1]))], corr=71, instance='held-x')
+    first = join(s, 6, group + '-dynamic', topic, '', corr=72, session_ms=60000)
+    j = join(s, 6, group + '-dynamic', topic, first[5], corr=73, session_ms=60000)
+    out['dynamic'] = j[5]
+    sync(s, 5, group + '-dynamic', j[1], j[5],
+         [(j[5], assignment(topic, [0, 1]))], corr=74)
+    s.close()
+    return out
+
+
 def offset_commit_static(sock, group, topic, gen, member, instance, corr):
     """OffsetCommit v7 with a group instance id: [[partition, error]]"""
     e = Enc(False)
@@ -633,7 +656,7 @@ def static_restart(bootstrap, topic, group):
 
 
 COMMANDS = {f.__name__: f for f in (sarama_defaults, binary_metadata, flexible_group, static_raw,
-                                    static_child, static_restart)}
+                                    members_left, static_child, static_restart)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -4,7 +4,8 @@
 # v8 and OffsetFetch v8 of many groups, ListGroups' state and type
 # filters, DescribeGroups v5, DeleteGroups and OffsetDelete (refused while
 # a member holds the group or subscribes to the topic, and for another
-# role's group), metadata that is not text, written byte by byte
+# role's group), static membership and the instance ids
+# topics.group_members shows, written byte by byte
 # (test/kafka/group_apis.py).
 use strict;
 use warnings;
@@ -134,6 +135,17 @@ is_deeply($x->{leave_wrong_member}[1], [ [ $x->{leave_wrong_member}[1][0][0], 'x
 	'LeaveGroup v3 of the instance with its old member id: FENCED_INSTANCE_ID');
 is_deeply($x->{leave_by_instance}[1], [ [ '', 'x', 0 ] ], 'LeaveGroup v3 by instance id alone: it leaves');
 is($x->{describe_after}, 'Dead', 'the group is gone with its only member (no positions)');
+
+# ---- topics.group_members shows a static member's instance id, and NULL
+# for a dynamic member and a member of SQL
+my $left = api('members_left', 'orders', 'held');
+$node->safe_psql('postgres', q{SELECT count(*) FROM topics.poll(NULL::orders, 'held-sql', 'sql-member', max_records => 1)});
+is($node->safe_psql('postgres', q{
+SELECT string_agg(format('%s %s %s %s', group_name, member, coalesce(instance_id, 'NULL'), partitions),
+	E'\n' ORDER BY group_name)
+FROM topics.group_members WHERE group_name LIKE 'held-%'}),
+	"held-dynamic $left->{dynamic} NULL {0,1}\nheld-sql sql-member NULL {0,1}\nheld-static $left->{static} held-x {0,1}",
+	'topics.group_members: instance_id is the static member\'s group.instance.id, NULL for a dynamic member and a member of SQL');
 
 # ---- static membership with confluent-kafka: a member killed and started
 # again with its instance id gets its partitions back, and the other member
