@@ -30,6 +30,7 @@
 
 #include "access/relation.h"
 #include "catalog/namespace.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
@@ -83,6 +84,46 @@ commit_metadata(KafkaBytes b)
 		memcpy(VARDATA(result), b.data, len);
 	SET_VARSIZE(result, VARHDRSZ + len);
 	return result;
+}
+
+/*
+ * Kafka's default offset.metadata.max.bytes: a commit's metadata may be
+ * this long (OFFSET_METADATA_TOO_LARGE otherwise).  It also keeps every
+ * metadata within what a string with an int16 length (OffsetFetch before
+ * v6, __consumer_offsets' records) can carry.
+ */
+#define KAFKA_OFFSET_METADATA_MAX	4096
+
+/*
+ * The length Kafka measures metadata by: its Java String's, in UTF-16
+ * units.  A character outside the BMP is two; each byte of malformed
+ * UTF-8 counts one (the broker's decoder makes a U+FFFD of each malformed
+ * sequence, which may be longer: never more units than here).  At most 3
+ * bytes a unit, so KAFKA_OFFSET_METADATA_MAX units are at most 12288
+ * bytes.
+ */
+static int
+metadata_length(KafkaBytes b)
+{
+	const unsigned char *s = (const unsigned char *) b.data;
+	int			n = 0;
+
+	for (int i = 0; i < b.len;)
+	{
+		int			l = IS_HIGHBIT_SET(s[i]) ? pg_utf_mblen(&s[i]) : 1;
+
+		if (l > 1 && i + l <= b.len && pg_utf8_islegal(&s[i], l))
+		{
+			n += l == 4 ? 2 : 1;
+			i += l;
+		}
+		else
+		{
+			n++;
+			i++;
+		}
+	}
+	return n;
 }
 
 /* The error of a commit that failed: an authorization error is the group's */
@@ -169,7 +210,10 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 			int16		error = topic_error;
 
 			CHECK_FOR_INTERRUPTS();
-			if (topic != NULL)
+			if (topic != NULL &&
+				metadata_length(part->committed_metadata) > KAFKA_OFFSET_METADATA_MAX)
+				error = KAFKA_OFFSET_METADATA_TOO_LARGE;
+			else if (topic != NULL)
 			{
 				pc.topic = topic;
 				pc.group = group;

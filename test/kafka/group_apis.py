@@ -276,7 +276,8 @@ def binary_metadata(bootstrap, topic, group):
     """OffsetCommit of metadata that is not text (a NUL, invalid UTF-8) at
     v2 (strings with int16 lengths) and v8 (compact strings), and of text
     and null; OffsetFetch v1 and v6 read them back: each partition's
-    [offset, metadata in hex, error]"""
+    [offset, metadata in hex, error]; and metadata at and over Kafka's
+    limit"""
     s = connect(bootstrap)
     out = {}
     out['commit_v2'] = offset_commit(s, 2, group, topic,
@@ -288,6 +289,12 @@ def binary_metadata(bootstrap, topic, group):
     out['commit_v8_binary'] = offset_commit(s, 8, group, topic,
                                             [(0, 5, b'\x00' * 3 + b'\x80')], corr=84)
     out['fetch_v6'] = [r[1:] for r in offset_fetch(s, 6, group, topic, [0], corr=85, raw=True)[0]]
+    # Kafka's offset.metadata.max.bytes (4096), counted as Java counts a
+    # String: 4096 two-byte characters are allowed, 4097 bytes of ASCII not
+    out['commit_v8_max'] = offset_commit(s, 8, group + '-max', topic,
+                                         [(0, 6, '\u00e9' * 4096), (1, 7, 'x' * 4097)], corr=86)
+    fetched = offset_fetch(s, 1, group + '-max', topic, [0, 1], corr=87)[0]
+    out['fetch_v1_max'] = [[r[1], len(r[2]), int(r[2] == '\u00e9' * 4096)] for r in fetched]
     s.close()
     return out
 

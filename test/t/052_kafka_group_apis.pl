@@ -72,6 +72,10 @@ SELECT string_agg(format('%s %s', key->>'partition', value->'metadata'), E'\n' O
 FROM topics.consumer_offsets WHERE key->>'group' = 'bin'}),
 	qq{0 {"base64": "YQBi"}\n1 {"base64": "//4A"}\n0 "caf\xc3\xa9"\n1 ""\n0 {"base64": "AAAAgA=="}},
 	'the position records keep text metadata as a string and other bytes as {"base64": ...}');
+is_deeply($b->{commit_v8_max}, [ [ 0, 0 ], [ 1, 12 ] ],
+	'OffsetCommit: 4096 two-byte characters of metadata are stored, 4097 bytes are OFFSET_METADATA_TOO_LARGE');
+is_deeply($b->{fetch_v1_max}, [ [ 6, 4096, 1 ], [ -1, 0, 0 ] ],
+	'OffsetFetch v1 answers the 8192 bytes; the refused commit stored nothing');
 
 # ---- a member at flexible versions, and DeleteGroups and OffsetDelete
 # a group with positions only (committed outside any group)
