@@ -16,36 +16,8 @@ import struct
 import sys
 import time
 
-from raw_wire import connect, read_exactly, uvarint
-
-
-class Enc:
-    """A body's encoder: compact strings, arrays and tagged fields when
-    flexible"""
-
-    def __init__(self, flexible):
-        self.flexible = flexible
-
-    def string(self, s):
-        if s is None:
-            return uvarint(0) if self.flexible else struct.pack('>h', -1)
-        b = s if isinstance(s, bytes) else s.encode()
-        if self.flexible:
-            return uvarint(len(b) + 1) + b
-        return struct.pack('>h', len(b)) + b
-
-    def bytes(self, b):
-        if self.flexible:
-            return uvarint(len(b) + 1) + b
-        return struct.pack('>i', len(b)) + b
-
-    def array(self, items, encode):
-        if self.flexible:
-            return uvarint(len(items) + 1) + b''.join(encode(x) for x in items)
-        return struct.pack('>i', len(items)) + b''.join(encode(x) for x in items)
-
-    def tags(self):
-        return uvarint(0) if self.flexible else b''
+import raw_wire
+from raw_wire import Enc, connect
 
 
 class Dec:
@@ -123,16 +95,8 @@ def call(sock, key, version, corr, body):
     """One request (header v1, or v2 in a flexible version); the response
     body after its header (v0, or v1 with tagged fields), as a Dec"""
     flexible = version >= FLEXIBLE[key]
-    client = b'group-apis'
-    header = struct.pack('>hhih', key, version, corr, len(client)) + client
-    if flexible:
-        header += uvarint(0)
-    payload = header + body
-    sock.sendall(struct.pack('>i', len(payload)) + payload)
-    n = struct.unpack('>i', read_exactly(sock, 4))[0]
-    data = read_exactly(sock, n)
-    assert struct.unpack('>i', data[:4])[0] == corr
-    d = Dec(data[4:], flexible)
+    d = Dec(raw_wire.call(sock, key, version, corr, body, 'group-apis', flexible),
+            flexible)
     d.tags()                    # the response header's, if flexible
     return d
 
@@ -148,7 +112,7 @@ def assignment(topic, partitions):
     e = Enc(False)
     return (struct.pack('>h', 0)
             + e.array([topic], lambda t: e.string(t)
-                      + e.array(partitions, lambda p: struct.pack('>i', p)))
+                      + e.array(partitions, e.int32))
             + e.bytes(b''))
 
 
@@ -199,7 +163,7 @@ def offset_fetch(sock, version, group, topic, partitions, corr=2, raw=False):
     e = Enc(version >= 6)
     body = e.string(group) + e.array(
         [topic], lambda t: e.string(t) + e.array(
-            partitions, lambda p: struct.pack('>i', p)) + e.tags())
+            partitions, e.int32) + e.tags())
     if version >= 7:
         body += b'\x00'
     body += e.tags()
@@ -233,7 +197,7 @@ def offset_fetch_groups(sock, groups, topic, partitions, corr=3):
     e = Enc(True)
     body = e.array(groups, lambda g: e.string(g) + e.array(
         [topic], lambda t: e.string(t) + e.array(
-            partitions, lambda p: struct.pack('>i', p)) + e.tags()) + e.tags())
+            partitions, e.int32) + e.tags()) + e.tags())
     body += b'\x00' + e.tags()
     d = call(sock, 9, 8, corr, body)
     d.i32()
@@ -438,7 +402,7 @@ def offset_delete(sock, group, topic, partitions, corr=16):
     e = Enc(False)
     body = e.string(group) + e.array(
         [topic], lambda t: e.string(t) + e.array(
-            partitions, lambda p: struct.pack('>i', p)))
+            partitions, e.int32))
     d = call(sock, 47, 0, corr, body)
     err = d.i16()
     d.i32()
