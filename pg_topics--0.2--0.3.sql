@@ -114,3 +114,25 @@ CREATE EVENT TRIGGER topics_forget_dropped_kafka_names ON sql_drop
 -- also in preserve mode, as topics_forget_dropped
 ALTER EVENT TRIGGER topics_forget_dropped_kafka_names ENABLE ALWAYS;
 -- end of Kafka topic names
+
+---------------------------------------------------------------------------
+-- Static members' instance ids in topics.group_members.
+---------------------------------------------------------------------------
+-- topics.member_info() returns a new last column, instance_id (a Kafka
+-- consumer's group.instance.id; NULL for a dynamic one and for SQL
+-- members).  A function's result columns cannot change in place, and the
+-- view depends on it: the function is made anew under another name, the
+-- view is pointed at it (a view may gain columns at its end, so views of
+-- users built on it stay, and so do its privileges and comment), and it
+-- takes the old one's name.  EXECUTE is PUBLIC's, as before.
+CREATE FUNCTION topics.member_info_new()
+RETURNS TABLE(group_name text, topic regclass, member text, durable boolean, pid int,
+    last_seen timestamptz, generation int, partitions int[], instance_id text)
+AS 'MODULE_PATHNAME', 'topic_member_info'
+LANGUAGE C STRICT VOLATILE;
+CREATE OR REPLACE VIEW topics.group_members AS
+SELECT * FROM topics.member_info_new() AS member_info;
+DROP FUNCTION topics.member_info();
+ALTER FUNCTION topics.member_info_new() RENAME TO member_info;
+COMMENT ON FUNCTION topics.member_info() IS 'consumer group members (see topics.group_members)';
+-- end of instance ids

@@ -78,7 +78,7 @@ require_group(Relation topic, const char *group)
  */
 void
 topic_groups_set_position(Relation topic, const char *group, int32 partition,
-						  int64 offset, const char *metadata, bool kafka_commit)
+						  int64 offset, const bytea *metadata, bool kafka_commit)
 {
 	Oid			owner = GetUserId();
 	bool		exists;
@@ -127,19 +127,19 @@ keep_value(TopicStableRead *read, Relation seg, Buffer buffer, int32 partition,
  * as "v"), or NULL.  The log after compaction is a few segments; this runs
  * only for a position not committed again since its record was compacted.
  */
-static char *
+static bytea *
 copied_position_metadata(int64 version)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	TopicInternalSql internal;
 	Oid			argtypes[1] = {INT8OID};
 	Datum		args[1] = {Int64GetDatum(version)};
-	char	   *metadata = NULL;
+	bytea	   *metadata = NULL;
 	SPIPlanPtr	plan;
 	int			rc;
 
 	topic_internal_sql_begin(&internal);
-	plan = SPI_prepare("SELECT value->>'metadata' FROM topics.consumer_offsets "
+	plan = SPI_prepare("SELECT value FROM topics.consumer_offsets "
 					   "WHERE (value->>'v')::bigint = $1 LIMIT 1",
 					   1, argtypes);
 	if (plan == NULL)
@@ -153,11 +153,17 @@ copied_position_metadata(int64 version)
 			 SPI_result_code_string(rc));
 	if (SPI_processed > 0)
 	{
-		char	   *found = SPI_getvalue(SPI_tuptable->vals[0],
-										 SPI_tuptable->tupdesc, 1);
+		bool		isnull;
+		Datum		value = SPI_getbinval(SPI_tuptable->vals[0],
+										  SPI_tuptable->tupdesc, 1, &isnull);
 
-		if (found != NULL)
-			metadata = MemoryContextStrdup(caller, found);
+		if (!isnull)
+		{
+			MemoryContext spi = MemoryContextSwitchTo(caller);
+
+			metadata = topic_groups_record_metadata(DatumGetJsonbP(value));
+			MemoryContextSwitchTo(spi);
+		}
 	}
 	topic_internal_sql_end(&internal);
 	return metadata;
@@ -171,10 +177,10 @@ copied_position_metadata(int64 version)
  * positions, so their records are read with the latest snapshot, whatever
  * the transaction's isolation.
  */
-static char *
+static bytea *
 position_metadata(int64 version)
 {
-	char	   *metadata = NULL;
+	bytea	   *metadata = NULL;
 	Relation	log;
 	TopicLogEnd end;
 	TopicStableRead read;
@@ -196,14 +202,7 @@ position_metadata(int64 version)
 	if (version < end.next_offset)
 		topic_read_partition(log, 0, version, &end, &read);
 	if (read.returned > 0 && read.first_returned == version && read.sink_arg)
-	{
-		Jsonb	   *value = (Jsonb *) read.sink_arg;
-		JsonbValue *field = getKeyJsonValueFromContainer(&value->root,
-														 "metadata", 8, NULL);
-
-		if (field != NULL && field->type == jbvString)
-			metadata = pnstrdup(field->val.string.val, field->val.string.len);
-	}
+		metadata = topic_groups_record_metadata((Jsonb *) read.sink_arg);
 	table_close(log, AccessShareLock);
 	return metadata;
 }
@@ -216,7 +215,7 @@ position_metadata(int64 version)
 bool
 topic_groups_committed_position(Relation topic, const char *group,
 								int32 partition, int64 *offset,
-								char **metadata)
+								bytea **metadata)
 {
 	int64		version;
 
@@ -411,17 +410,24 @@ group_row(void *arg, Oid topic, const char *group, Oid owner,
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* A row of topics.member_info() (topics.group_members) */
+/*
+ * A row of topics.member_info() (topics.group_members); instance_id is a
+ * static Kafka member's (NULL: a dynamic one, or a member of SQL).  A
+ * database whose SQL predates the instance_id column (0.1, 0.2) declares
+ * one column less: the row is formed by the declared columns, so the last
+ * value is left out there.
+ */
 static void
-member_row(void *arg, Oid topic, const char *group, int32 generation,
-		   const TopicGroupMemberInfo *member, int32 *partitions, int npartitions)
+put_member_row(ReturnSetInfo *rsinfo, Oid topic, const char *group,
+			   int32 generation, const TopicGroupMemberInfo *member,
+			   const char *instance_id, int32 *partitions, int npartitions)
 {
-	ReturnSetInfo *rsinfo = arg;
 	Datum	   *elems;
-	Datum		values[8];
-	bool		nulls[8] = {0};
+	Datum		values[9];
+	bool		nulls[9] = {0};
 	int			i;
 
+	Assert(rsinfo->setDesc->natts <= lengthof(values));
 	if (!topic_may_describe(topic))
 		return;					/* only what the caller may see */
 	elems = palloc(sizeof(Datum) * Max(npartitions, 1));
@@ -437,7 +443,20 @@ member_row(void *arg, Oid topic, const char *group, int32 generation,
 	values[6] = Int32GetDatum(generation);
 	values[7] = PointerGetDatum(construct_array(elems, npartitions, INT4OID, 4,
 												true, TYPALIGN_INT));
+	if (instance_id != NULL && instance_id[0] != '\0')
+		values[8] = CStringGetTextDatum(instance_id);
+	else
+		nulls[8] = true;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* A row of a member of SQL, as topic_groups_visit() shows it */
+static void
+member_row(void *arg, Oid topic, const char *group, int32 generation,
+		   const TopicGroupMemberInfo *member, int32 *partitions, int npartitions)
+{
+	put_member_row(arg, topic, group, generation, member, NULL, partitions,
+				   npartitions);
 }
 
 /* A row of topics.group_offset_info() (topics.consumer_lag) */
@@ -512,7 +531,8 @@ kafka_member_rows(void *arg, const char *group, int32 generation,
 			Oid			topic = kafka_topic_oid(topics[i]);
 
 			if (OidIsValid(topic))
-				member_row(arg, topic, group, generation, &info, NULL, 0);
+				put_member_row(arg, topic, group, generation, &info,
+							   member->instance_id, NULL, 0);
 		}
 		return;
 	}
@@ -521,8 +541,9 @@ kafka_member_rows(void *arg, const char *group, int32 generation,
 		Oid			topic = kafka_topic_oid(assigned[i].topic);
 
 		if (OidIsValid(topic))
-			member_row(arg, topic, group, generation, &info,
-					   assigned[i].partitions, assigned[i].npartitions);
+			put_member_row(arg, topic, group, generation, &info,
+						   member->instance_id, assigned[i].partitions,
+						   assigned[i].npartitions);
 	}
 }
 

@@ -36,9 +36,11 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_database_d.h"
 #include "catalog/pg_type_d.h"
+#include "common/base64.h"
 #include "common/hashfn.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/lmgr.h"
@@ -82,7 +84,7 @@ typedef struct PendingOffset
 	int64		offset;			/* -1: forget the group (delete_group) */
 	Oid			owner;
 	int64		version;		/* its record's offset in consumer_offsets */
-	char	   *metadata;		/* a Kafka consumer's OffsetCommit metadata */
+	bytea	   *metadata;		/* a Kafka consumer's OffsetCommit metadata */
 	bool		arrived;		/* applied by version as the log says: brought
 								 * by replication or a restore, or one
 								 * partition's position cleared */
@@ -434,7 +436,7 @@ json_field(StringInfo buf, const char *name, const char *value, bool first)
 /* Remember a position for this (sub)transaction, for the cache at commit */
 static void
 add_pending(Oid topic, const char *group, int32 partition, int64 offset,
-			Oid owner, int64 version, const char *metadata, bool arrived)
+			Oid owner, int64 version, const bytea *metadata, bool arrived)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 	PendingOffset *p = palloc0(sizeof(PendingOffset));
@@ -445,7 +447,11 @@ add_pending(Oid topic, const char *group, int32 partition, int64 offset,
 	p->offset = offset;
 	p->owner = owner;
 	p->version = version;
-	p->metadata = metadata ? pstrdup(metadata) : NULL;
+	if (metadata != NULL)
+	{
+		p->metadata = palloc(VARSIZE_ANY(metadata));
+		memcpy(p->metadata, metadata, VARSIZE_ANY(metadata));
+	}
 	p->arrived = arrived;
 	p->nest_level = GetCurrentTransactionNestLevel();
 	pending = lappend(pending, p);
@@ -505,13 +511,113 @@ position_key(Relation topic, const char *group, int32 partition)
 }
 
 /*
+ * Can metadata go into a position record as a jsonb string, byte for byte
+ * and meaning the text the client meant (UTF-8)?  No NUL (jsonb cannot
+ * hold it), and valid UTF-8 in a UTF8 database, plain ASCII in any other.
+ */
+static bool
+metadata_is_text(const char *data, int len)
+{
+	if (GetDatabaseEncoding() == PG_UTF8)
+		return pg_verify_mbstr(PG_UTF8, data, len, true);	/* NUL too */
+	for (int i = 0; i < len; i++)
+		if (data[i] == '\0' || IS_HIGHBIT_SET(data[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Append a Kafka consumer's OffsetCommit metadata to the position record
+ * being written in buf: "metadata" is a string when the bytes are text
+ * (metadata_is_text), otherwise {"base64": "..."} of the bytes, as
+ * binary Kafka headers are kept (kafka/record_map.c).  Kafka's metadata is
+ * a string on the wire, but clients send any bytes (librdkafka's are
+ * opaque), and OffsetFetch gives them back as they came.
+ */
+static void
+append_metadata(StringInfo buf, const bytea *metadata)
+{
+	const char *data = VARDATA_ANY(metadata);
+	int			len = VARSIZE_ANY_EXHDR(metadata);
+
+	if (metadata_is_text(data, len))
+	{
+		char	   *s = pnstrdup(data, len);
+
+		json_field(buf, "metadata", s, false);
+		pfree(s);
+	}
+	else
+	{
+		int			enclen = pg_b64_enc_len(len);
+		char	   *enc = palloc(enclen + 1);
+
+		enclen = pg_b64_encode((const void *) data, len, enc, enclen);
+		enc[enclen] = '\0';
+		appendStringInfoString(buf, ", \"metadata\": {\"base64\": ");
+		escape_json(buf, enc);
+		appendStringInfoChar(buf, '}');
+		pfree(enc);
+	}
+}
+
+/*
+ * The metadata of a position record's value (NULL if none), in either form
+ * append_metadata writes; a string is its bytes as they are, which is also
+ * what records written before the base64 form hold.
+ */
+bytea *
+topic_groups_record_metadata(Jsonb *value)
+{
+	JsonbValue *field;
+	const char *data;
+	int			len;
+	bytea	   *result;
+
+	if (value == NULL || !JB_ROOT_IS_OBJECT(value))
+		return NULL;
+	field = getKeyJsonValueFromContainer(&value->root, "metadata", 8, NULL);
+	if (field == NULL)
+		return NULL;
+	if (field->type == jbvString)
+	{
+		data = field->val.string.val;
+		len = field->val.string.len;
+		result = palloc(VARHDRSZ + len);
+		memcpy(VARDATA(result), data, len);
+		SET_VARSIZE(result, VARHDRSZ + len);
+		return result;
+	}
+	if (field->type == jbvBinary && JsonContainerIsObject(field->val.binary.data))
+	{
+		JsonbValue *enc = getKeyJsonValueFromContainer(field->val.binary.data,
+													   "base64", 6, NULL);
+
+		if (enc != NULL && enc->type == jbvString)
+		{
+			int			maxlen = pg_b64_dec_len(enc->val.string.len);
+
+			result = palloc(VARHDRSZ + maxlen + 1);
+			len = pg_b64_decode(enc->val.string.val, enc->val.string.len,
+								(void *) VARDATA(result), maxlen);
+			if (len >= 0)
+			{
+				SET_VARSIZE(result, VARHDRSZ + len);
+				return result;
+			}
+		}
+	}
+	return NULL;				/* not a form this library writes */
+}
+
+/*
  * Record a group position in topics.consumer_offsets, in the current
  * transaction, and remember it for this transaction and for the cache.
  */
 void
 topic_groups_commit_position(Relation topic, const char *group,
 							 int32 partition, int64 offset, Oid owner,
-							 const char *metadata)
+							 const bytea *metadata)
 {
 	StringInfoData value;
 	int64		version;
@@ -526,7 +632,7 @@ topic_groups_commit_position(Relation topic, const char *group,
 		json_field(&value, "owner", GetUserNameFromId(owner, true), true);
 		/* a Kafka consumer's OffsetCommit metadata, for its OffsetFetch */
 		if (metadata != NULL)
-			json_field(&value, "metadata", metadata, false);
+			append_metadata(&value, metadata);
 		appendStringInfoChar(&value, '}');
 	}
 

@@ -62,6 +62,7 @@
 #include "utils/varlena.h"
 
 #include "pg_topics/api/fetch.h"
+#include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/topic_names.h"
@@ -210,14 +211,19 @@ shown_topic(HTAB *names, const char *qualified)
 
 /* Append a Kafka string (int16 length, bytes) */
 static void
-put_string(StringInfo buf, const char *s)
+put_string_len(StringInfo buf, const char *s, int len)
 {
-	int			len = s ? strlen(s) : 0;
 	uint16		n = pg_hton16((uint16) (s ? len : -1));
 
 	appendBinaryStringInfo(buf, (char *) &n, 2);
 	if (s)
 		appendBinaryStringInfo(buf, s, len);
+}
+
+static void
+put_string(StringInfo buf, const char *s)
+{
+	put_string_len(buf, s, s ? strlen(s) : 0);
 }
 
 static void
@@ -283,13 +289,17 @@ convert_record(HTAB *names, LogRecord *r, StringInfo key, StringInfo value,
 	{
 		Jsonb	   *v = (Jsonb *) detoast_attr(r->value);
 		int64		offset;
-		char	   *metadata = jsonb_string(v, "metadata");
+		bytea	   *metadata = topic_groups_record_metadata(v);
 
 		if (!jsonb_int64(v, "offset", &offset))
 			return false;
 		put_int16(value, OFFSET_VALUE_VERSION);
 		put_int64(value, offset);
-		put_string(value, metadata ? metadata : "");
+		if (metadata != NULL)
+			put_string_len(value, VARDATA_ANY(metadata),
+						   VARSIZE_ANY_EXHDR(metadata));
+		else
+			put_string(value, "");
 		put_int64(value, kafka_timestamp_ms(r->timestamp));
 		put_int64(value, -1);	/* expire_timestamp: none */
 		vb->data = value->data;

@@ -208,7 +208,7 @@ delete_position(void *arg)
 	PositionDeletion *pd = (PositionDeletion *) arg;
 
 	/* as a Kafka consumer's commit of -1 (offsets.c) */
-	topic_groups_set_position(pd->topic, pd->group, pd->partition, -1, "",
+	topic_groups_set_position(pd->topic, pd->group, pd->partition, -1, NULL,
 							  true);
 }
 

@@ -9,8 +9,8 @@
  * as records of topics.consumer_offsets.  A Kafka commit is the same as
  * topics.commit (topic_groups_set_position), in the request's
  * transaction, each partition in a subtransaction of its own; its
- * metadata string is kept in the position's record and read back from it
- * by OffsetFetch.  Unlike topics.commit, and as Kafka does, it stores any
+ * metadata is kept in the position's record and read back from it by
+ * OffsetFetch, byte for byte.  Unlike topics.commit, and as Kafka does, it stores any
  * offset: one outside the log (a consumer lagging behind retention, a
  * tool moving a group ahead) is kept, and the group's consumers, Kafka's
  * and poll alike, reset from it as from a position retention passed; a
@@ -30,6 +30,7 @@
 
 #include "access/relation.h"
 #include "catalog/namespace.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
@@ -54,7 +55,7 @@ typedef struct PartitionCommit
 	const char *group;
 	int32		partition;
 	int64		offset;
-	const char *metadata;
+	bytea	   *metadata;
 } PartitionCommit;
 
 static void
@@ -63,7 +64,66 @@ commit_partition(void *arg)
 	PartitionCommit *pc = (PartitionCommit *) arg;
 
 	topic_groups_set_position(pc->topic, pc->group, pc->partition, pc->offset,
-							  pc->metadata ? pc->metadata : "", true);
+							  pc->metadata, true);
+}
+
+/*
+ * A partition's OffsetCommit metadata as the bytes to keep: any bytes, a
+ * NUL or invalid UTF-8 included, which OffsetFetch answers back as they
+ * came (Kafka's Java broker decodes the string as UTF-8, keeping NULs and
+ * replacing malformed sequences with U+FFFD).  A null one is kept as "",
+ * as Kafka keeps it.
+ */
+static bytea *
+commit_metadata(KafkaBytes b)
+{
+	int			len = Max(b.len, 0);
+	bytea	   *result = palloc(VARHDRSZ + len);
+
+	if (len > 0)
+		memcpy(VARDATA(result), b.data, len);
+	SET_VARSIZE(result, VARHDRSZ + len);
+	return result;
+}
+
+/*
+ * Kafka's default offset.metadata.max.bytes: a commit's metadata may be
+ * this long (OFFSET_METADATA_TOO_LARGE otherwise).  It also keeps every
+ * metadata within what a string with an int16 length (OffsetFetch before
+ * v6, __consumer_offsets' records) can carry.
+ */
+#define KAFKA_OFFSET_METADATA_MAX	4096
+
+/*
+ * The length Kafka measures metadata by: its Java String's, in UTF-16
+ * units.  A character outside the BMP is two; each byte of malformed
+ * UTF-8 counts one (the broker's decoder makes a U+FFFD of each malformed
+ * sequence, which may be longer: never more units than here).  At most 3
+ * bytes a unit, so KAFKA_OFFSET_METADATA_MAX units are at most 12288
+ * bytes.
+ */
+static int
+metadata_length(KafkaBytes b)
+{
+	const unsigned char *s = (const unsigned char *) b.data;
+	int			n = 0;
+
+	for (int i = 0; i < b.len;)
+	{
+		int			l = IS_HIGHBIT_SET(s[i]) ? pg_utf_mblen(&s[i]) : 1;
+
+		if (l > 1 && i + l <= b.len && pg_utf8_islegal(&s[i], l))
+		{
+			n += l == 4 ? 2 : 1;
+			i += l;
+		}
+		else
+		{
+			n++;
+			i++;
+		}
+	}
+	return n;
 }
 
 /* The error of a commit that failed: an authorization error is the group's */
@@ -150,14 +210,16 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 			int16		error = topic_error;
 
 			CHECK_FOR_INTERRUPTS();
-			if (topic != NULL)
+			if (topic != NULL &&
+				metadata_length(part->committed_metadata) > KAFKA_OFFSET_METADATA_MAX)
+				error = KAFKA_OFFSET_METADATA_TOO_LARGE;
+			else if (topic != NULL)
 			{
 				pc.topic = topic;
 				pc.group = group;
 				pc.partition = part->partition_index;
 				pc.offset = part->committed_offset;
-				pc.metadata = part->committed_metadata.len < 0 ? NULL :
-					kafka_bytes_cstring(part->committed_metadata);
+				pc.metadata = commit_metadata(part->committed_metadata);
 				error = commit_error(kafka_run_guarded(commit_partition, &pc, NULL),
 									 topic, group);
 				/* 22023: the partition does not exist */
@@ -181,7 +243,7 @@ fill_position(KafkaOffsetFetchResponsePartition *out, Relation topic,
 			  const char *group, int32 partition, int16 error)
 {
 	int64		offset = -1;
-	char	   *metadata = NULL;
+	bytea	   *metadata = NULL;
 
 	if (error == KAFKA_NONE &&
 		(partition < 0 || partition >= topic_partition_count(topic)))
@@ -193,7 +255,13 @@ fill_position(KafkaOffsetFetchResponsePartition *out, Relation topic,
 	out->partition_index = partition;
 	out->committed_offset = error == KAFKA_NONE ? offset : -1;
 	out->committed_leader_epoch = -1;
-	out->metadata = kafka_bytes_of(metadata ? metadata : "");
+	if (metadata != NULL)
+	{
+		out->metadata.data = VARDATA_ANY(metadata);
+		out->metadata.len = VARSIZE_ANY_EXHDR(metadata);
+	}
+	else
+		out->metadata = kafka_bytes_of("");
 	out->error_code = error;
 }
 

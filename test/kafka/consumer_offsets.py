@@ -169,8 +169,10 @@ def ck_read(role):
 
 
 def kafka_commit(role, topic, group, offset, metadata):
-    """OffsetCommit of offset for every partition of topic in group"""
+    """OffsetCommit of offset for every partition of topic in group, with
+    metadata written with Python's escapes ('\\x00' is a NUL)"""
     from kafka.structs import OffsetAndMetadata
+    metadata = metadata.encode().decode('unicode_escape')
     c = KafkaConsumer(group_id=group, enable_auto_commit=False, **auth(role))
     parts = sorted(c.partitions_for_topic(topic))
     c.commit({TopicPartition(topic, p): OffsetAndMetadata(int(offset), metadata)

@@ -16,36 +16,8 @@ import struct
 import sys
 import time
 
-from raw_wire import connect, read_exactly, uvarint
-
-
-class Enc:
-    """A body's encoder: compact strings, arrays and tagged fields when
-    flexible"""
-
-    def __init__(self, flexible):
-        self.flexible = flexible
-
-    def string(self, s):
-        if s is None:
-            return uvarint(0) if self.flexible else struct.pack('>h', -1)
-        b = s.encode()
-        if self.flexible:
-            return uvarint(len(b) + 1) + b
-        return struct.pack('>h', len(b)) + b
-
-    def bytes(self, b):
-        if self.flexible:
-            return uvarint(len(b) + 1) + b
-        return struct.pack('>i', len(b)) + b
-
-    def array(self, items, encode):
-        if self.flexible:
-            return uvarint(len(items) + 1) + b''.join(encode(x) for x in items)
-        return struct.pack('>i', len(items)) + b''.join(encode(x) for x in items)
-
-    def tags(self):
-        return uvarint(0) if self.flexible else b''
+import raw_wire
+from raw_wire import Enc, connect
 
 
 class Dec:
@@ -84,12 +56,17 @@ class Dec:
             shift += 7
 
     def string(self):
+        b = self.raw_string()
+        return b.decode() if b is not None else None
+
+    def raw_string(self):
+        """A string's bytes as they came"""
         n = self.uvarint() - 1 if self.flexible else self.i16()
         if n < 0:
             return None
-        s = self.data[self.pos:self.pos + n].decode()
+        b = self.data[self.pos:self.pos + n]
         self.pos += n
-        return s
+        return b
 
     def bytes(self):
         n = self.uvarint() - 1 if self.flexible else self.i32()
@@ -118,16 +95,8 @@ def call(sock, key, version, corr, body):
     """One request (header v1, or v2 in a flexible version); the response
     body after its header (v0, or v1 with tagged fields), as a Dec"""
     flexible = version >= FLEXIBLE[key]
-    client = b'group-apis'
-    header = struct.pack('>hhih', key, version, corr, len(client)) + client
-    if flexible:
-        header += uvarint(0)
-    payload = header + body
-    sock.sendall(struct.pack('>i', len(payload)) + payload)
-    n = struct.unpack('>i', read_exactly(sock, 4))[0]
-    data = read_exactly(sock, n)
-    assert struct.unpack('>i', data[:4])[0] == corr
-    d = Dec(data[4:], flexible)
+    d = Dec(raw_wire.call(sock, key, version, corr, body, 'group-apis', flexible),
+            flexible)
     d.tags()                    # the response header's, if flexible
     return d
 
@@ -143,7 +112,7 @@ def assignment(topic, partitions):
     e = Enc(False)
     return (struct.pack('>h', 0)
             + e.array([topic], lambda t: e.string(t)
-                      + e.array(partitions, lambda p: struct.pack('>i', p)))
+                      + e.array(partitions, e.int32))
             + e.bytes(b''))
 
 
@@ -187,13 +156,14 @@ def offset_commit(sock, version, group, topic, positions, generation=-1,
     return out
 
 
-def offset_fetch(sock, version, group, topic, partitions, corr=2):
+def offset_fetch(sock, version, group, topic, partitions, corr=2, raw=False):
     """OffsetFetch of one group (v0-7): [partition, offset, metadata,
-    error] and the top-level error (v2+)"""
+    error] and the top-level error (v2+); with raw, the metadata's bytes
+    in hex"""
     e = Enc(version >= 6)
     body = e.string(group) + e.array(
         [topic], lambda t: e.string(t) + e.array(
-            partitions, lambda p: struct.pack('>i', p)) + e.tags())
+            partitions, e.int32) + e.tags())
     if version >= 7:
         body += b'\x00'
     body += e.tags()
@@ -206,7 +176,10 @@ def offset_fetch(sock, version, group, topic, partitions, corr=2):
         p, off = d.i32(), d.i64()
         if version >= 5:
             d.i32()
-        meta, err = d.string(), d.i16()
+        meta = d.raw_string()
+        err = d.i16()
+        if meta is not None:
+            meta = meta.hex() if raw else meta.decode()
         d.tags()
         out.append([p, off, meta, err])
 
@@ -224,7 +197,7 @@ def offset_fetch_groups(sock, groups, topic, partitions, corr=3):
     e = Enc(True)
     body = e.array(groups, lambda g: e.string(g) + e.array(
         [topic], lambda t: e.string(t) + e.array(
-            partitions, lambda p: struct.pack('>i', p)) + e.tags()) + e.tags())
+            partitions, e.int32) + e.tags()) + e.tags())
     body += b'\x00' + e.tags()
     d = call(sock, 9, 8, corr, body)
     d.i32()
@@ -263,11 +236,39 @@ def sarama_defaults(bootstrap, topic, group):
             'unknown_group_v2': [f2, top]}
 
 
-def join(sock, version, group, topic, member, instance=None, corr=10):
+def binary_metadata(bootstrap, topic, group):
+    """OffsetCommit of metadata that is not text (a NUL, invalid UTF-8) at
+    v2 (strings with int16 lengths) and v8 (compact strings), and of text
+    and null; OffsetFetch v1 and v6 read them back: each partition's
+    [offset, metadata in hex, error]; and metadata at and over Kafka's
+    limit"""
+    s = connect(bootstrap)
+    out = {}
+    out['commit_v2'] = offset_commit(s, 2, group, topic,
+                                     [(0, 1, b'a\x00b'), (1, 2, b'\xff\xfe\x00')], corr=80)
+    out['fetch_v1'] = [r[1:] for r in offset_fetch(s, 1, group, topic, [0, 1], corr=81, raw=True)[0]]
+    out['commit_v8'] = offset_commit(s, 8, group, topic,
+                                     [(0, 3, 'caf\u00e9'), (1, 4, None)], corr=82)
+    out['fetch_v6_text'] = [r[1:] for r in offset_fetch(s, 6, group, topic, [0, 1], corr=83, raw=True)[0]]
+    out['commit_v8_binary'] = offset_commit(s, 8, group, topic,
+                                            [(0, 5, b'\x00' * 3 + b'\x80')], corr=84)
+    out['fetch_v6'] = [r[1:] for r in offset_fetch(s, 6, group, topic, [0], corr=85, raw=True)[0]]
+    # Kafka's offset.metadata.max.bytes (4096), counted as Java counts a
+    # String: 4096 two-byte characters are allowed, 4097 bytes of ASCII not
+    out['commit_v8_max'] = offset_commit(s, 8, group + '-max', topic,
+                                         [(0, 6, '\u00e9' * 4096), (1, 7, 'x' * 4097)], corr=86)
+    fetched = offset_fetch(s, 1, group + '-max', topic, [0, 1], corr=87)[0]
+    out['fetch_v1_max'] = [[r[1], len(r[2]), int(r[2] == '\u00e9' * 4096)] for r in fetched]
+    s.close()
+    return out
+
+
+def join(sock, version, group, topic, member, instance=None, corr=10,
+         session_ms=10000):
     """JoinGroup: [error, generation, protocol type (v7+), protocol,
     leader, member id, [[member id, instance id]], skip assignment (v9+)]"""
     e = Enc(version >= 6)
-    body = e.string(group) + struct.pack('>ii', 10000, 30000) + e.string(member)
+    body = e.string(group) + struct.pack('>ii', session_ms, 30000) + e.string(member)
     if version >= 5:
         body += e.string(instance)
     body += e.string('consumer') + e.array(
@@ -401,7 +402,7 @@ def offset_delete(sock, group, topic, partitions, corr=16):
     e = Enc(False)
     body = e.string(group) + e.array(
         [topic], lambda t: e.string(t) + e.array(
-            partitions, lambda p: struct.pack('>i', p)))
+            partitions, e.int32))
     d = call(sock, 47, 0, corr, body)
     err = d.i16()
     d.i32()
@@ -492,6 +493,28 @@ def static_raw(bootstrap, topic, group):
     out['leave_wrong_member'] = leave(s, 3, group, [(old, 'x')], corr=59)
     out['leave_by_instance'] = leave(s, 3, group, [('', 'x')], corr=60)
     out['describe_after'] = describe(s, 5, group, corr=61)[1]
+    s.close()
+    return out
+
+
+def members_left(bootstrap, topic, group):
+    """Two members left in their groups when this ends, for
+    topics.group_members to show: a static one (instance "held-x") in group
+    GROUP-static and a dynamic one in GROUP-dynamic, each assigned both
+    partitions; their session timeout (60 s) outlasts the checks.  Their
+    member ids."""
+    s = connect(bootstrap)
+    out = {}
+    j = join(s, 5, group + '-static', topic, '', instance='held-x', corr=70,
+             session_ms=60000)
+    out['static'] = j[5]
+    sync(s, 3, group + '-static', j[1], j[5],
+         [(j[5], assignment(topic, [0, 1]))], corr=71, instance='held-x')
+    first = join(s, 6, group + '-dynamic', topic, '', corr=72, session_ms=60000)
+    j = join(s, 6, group + '-dynamic', topic, first[5], corr=73, session_ms=60000)
+    out['dynamic'] = j[5]
+    sync(s, 5, group + '-dynamic', j[1], j[5],
+         [(j[5], assignment(topic, [0, 1]))], corr=74)
     s.close()
     return out
 
@@ -603,8 +626,8 @@ def static_restart(bootstrap, topic, group):
             'b_events_after_restart': b_after, 'a2_events': a2_events}
 
 
-COMMANDS = {f.__name__: f for f in (sarama_defaults, flexible_group, static_raw,
-                                    static_child, static_restart)}
+COMMANDS = {f.__name__: f for f in (sarama_defaults, binary_metadata, flexible_group, static_raw,
+                                    members_left, static_child, static_restart)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -18,6 +18,11 @@ import sys
 import threading
 import time
 
+import raw_wire
+from raw_wire import Enc
+
+CLIENT_ID = 'hostile'
+
 
 # the client's own address (HOSTILE_FROM, a loopback one such as
 # 127.0.0.2): the server's log lines are rate-limited per client address
@@ -42,13 +47,15 @@ def closed_within(sock, seconds):
 
 
 def request(sock, key, version, corr, body):
-    payload = struct.pack('>hhih', key, version, corr, 7) + b'hostile' + body
-    sock.sendall(struct.pack('>i', len(payload)) + payload)
+    """One request: the answer after its correlation id (not checked)"""
+    sock.sendall(frame(key, version, corr, body))
     n = struct.unpack('>i', read_exactly(sock, 4))[0]
     return read_exactly(sock, n)[4:]
 
 
 def read_exactly(sock, n):
+    """n bytes; a connection closed first is a ConnectionError (not
+    raw_wire's EOFError): the callers here take any OSError as closed"""
     data = b''
     while len(data) < n:
         chunk = sock.recv(n - len(data))
@@ -65,14 +72,13 @@ def api_versions_ok(addr):
     return struct.unpack('>h', body[:2])[0] == 0
 
 
-def string(b):
-    return struct.pack('>h', len(b)) + b
+# a string of the versions before the flexible ones, from bytes
+string = Enc().string
 
 
 def frame(key, version, corr, body):
     """A request frame: size, header (client id 'hostile'), body"""
-    payload = struct.pack('>hhih', key, version, corr, 7) + b'hostile' + body
-    return struct.pack('>i', len(payload)) + payload
+    return raw_wire.frame(key, version, corr, body, CLIENT_ID)
 
 
 def login(addr, user, password):
@@ -295,9 +301,8 @@ def truncated_produce(addr, topic):
            + struct.pack('>h', len(name)) + name + struct.pack('>i', 2)
            + struct.pack('>i', 0) + struct.pack('>i', len(records)) + records
            + struct.pack('>i', 0) + struct.pack('>i', 1000) + b'short')
-    payload = struct.pack('>hhih', 0, 3, 10, 7) + b'hostile' + req
     s = connect(addr)
-    s.sendall(struct.pack('>i', len(payload)) + payload)
+    s.sendall(frame(0, 3, 10, req))
     return {'closed': closed_within(s, 5), 'others_served': api_versions_ok(addr)}
 
 
@@ -309,7 +314,7 @@ def preauth_big(addr, pid, nsock, mb):
     lst = Listener(pid)
     lst.start()
     size = int(mb) << 20
-    head = struct.pack('>i', size) + struct.pack('>hhih', 18, 0, 1, 7) + b'hostile'
+    head = struct.pack('>i', size) + raw_wire.header(18, 0, 1, CLIENT_ID)
     socks = [connect(addr) for _ in range(int(nsock))]
     left = []
     for s in socks:

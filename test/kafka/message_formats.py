@@ -15,45 +15,17 @@ import zlib
 
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from raw_wire import connect, read_exactly, uvarint
+import raw_wire
+from raw_wire import Enc, connect, read_exactly
 
-
-def string(s, flexible=False):
-    if s is None:
-        return uvarint(0) if flexible else struct.pack('>h', -1)
-    b = s.encode()
-    if flexible:
-        return uvarint(len(b) + 1) + b
-    return struct.pack('>h', len(b)) + b
-
-
-def data(b, flexible=False):
-    if b is None:
-        return uvarint(0) if flexible else struct.pack('>i', -1)
-    if flexible:
-        return uvarint(len(b) + 1) + b
-    return struct.pack('>i', len(b)) + b
-
-
-def array(items, flexible=False):
-    if flexible:
-        return uvarint(len(items) + 1) + b''.join(items)
-    return struct.pack('>i', len(items)) + b''.join(items)
+CLIENT_ID = 'message-formats'
 
 
 def call(sock, key, version, corr, body, flexible=False):
     """One request (header v2 when flexible): the response body, after its
-    header (v1 when flexible: tagged fields), or None with acks=0"""
-    client = b'message-formats'
-    header = struct.pack('>hhih', key, version, corr, len(client)) + client
-    if flexible:
-        header += uvarint(0)
-    payload = header + body
-    sock.sendall(struct.pack('>i', len(payload)) + payload)
-    n = struct.unpack('>i', read_exactly(sock, 4))[0]
-    frame = read_exactly(sock, n)
-    assert struct.unpack('>i', frame[:4])[0] == corr
-    return Reader(frame[4:], flexible)
+    header (v1 when flexible: tagged fields)"""
+    return Reader(raw_wire.call(sock, key, version, corr, body, CLIENT_ID, flexible),
+                  flexible)
 
 
 class Reader:
@@ -138,21 +110,14 @@ def record_batch(records):
 
 
 def produce_request(version, topic, records, acks):
-    flexible = version >= 9
+    e = Enc(version >= 9)
     body = b''
     if version >= 3:
-        body += string(None, flexible)
-    body += struct.pack('>hi', acks, 30000)
-    partition = struct.pack('>i', 0) + data(records, flexible)
-    if flexible:
-        partition += uvarint(0)
-    t = string(topic, flexible) + array([partition], flexible)
-    if flexible:
-        t += uvarint(0)
-    body += array([t], flexible)
-    if flexible:
-        body += uvarint(0)
-    return body
+        body += e.string(None)
+    body += e.int16(acks) + e.int32(30000)
+    partition = e.int32(0) + e.bytes(records) + e.tags()
+    t = e.string(topic) + e.array([partition]) + e.tags()
+    return body + e.array([t]) + e.tags()
 
 
 def parse_produce(version, r):
@@ -251,14 +216,11 @@ def pipelined(bootstrap, version, topic, tag, bad='0'):
     version = int(version)
     flexible = version >= 9
     s = connect(bootstrap)
-    client = b'message-formats'
     frames = b''
     for corr in range(3):
-        header = struct.pack('>hhih', 0, version, corr, len(client)) + client
-        if flexible:
-            header += uvarint(0)
-        payload = header + produce_request(
-            version, topic, record_batch([[tag, 'pipelined %d' % corr]]), -1)
+        payload = (raw_wire.header(0, version, corr, CLIENT_ID, flexible)
+                   + produce_request(version, topic,
+                                     record_batch([[tag, 'pipelined %d' % corr]]), -1))
         if bad == '1' and corr == 2:
             payload = payload[:-10]
         frames += struct.pack('>i', len(payload)) + payload
@@ -280,9 +242,7 @@ def pipelined(bootstrap, version, topic, tag, bad='0'):
 def fetch_request(version, topic, offset, max_bytes):
     """Fetch of partition 0 of topic (a name, or v13+ a topic id in hex)"""
     flex = version >= 12
-
-    def tags():
-        return uvarint(0) if flex else b''
+    e = Enc(flex)
     body = ((struct.pack('>i', -1) if version <= 14 else b'')
             + struct.pack('>ii', 100, 1)
             + (struct.pack('>i', max_bytes) if version >= 3 else b'')
@@ -292,14 +252,14 @@ def fetch_request(version, topic, offset, max_bytes):
                  + struct.pack('>q', offset)
                  + (struct.pack('>i', -1) if version >= 12 else b'')
                  + (struct.pack('>q', -1) if version >= 5 else b'')
-                 + struct.pack('>i', max_bytes) + tags())
-    name = bytes.fromhex(topic) if version >= 13 else string(topic, flex)
-    body += array([name + array([partition], flex) + tags()], flex)
+                 + struct.pack('>i', max_bytes) + e.tags())
+    name = bytes.fromhex(topic) if version >= 13 else e.string(topic)
+    body += e.array([name + e.array([partition]) + e.tags()])
     if version >= 7:
-        body += array([], flex)
+        body += e.array([])
     if version >= 11:
-        body += string('', flex)
-    return body + tags()
+        body += e.string('')
+    return body + e.tags()
 
 
 def fetch(bootstrap, version, topic, offset, max_bytes='1048576'):

@@ -23,40 +23,20 @@ import sys
 import threading
 import time
 
-
-def connect(bootstrap, timeout=30):
-    host, port = bootstrap.rsplit(':', 1)
-    return socket.create_connection((host, int(port)), timeout=timeout)
-
-
-def read_exactly(sock, n):
-    data = b''
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise EOFError('the server closed the connection')
-        data += chunk
-    return data
-
-
-def frame(key, version, corr, body):
-    client = b'protocol-test'
-    payload = struct.pack('>hhih', key, version, corr, len(client)) + client + body
-    return struct.pack('>i', len(payload)) + payload
+import raw_wire
+from raw_wire import Enc, connect, read_exactly
 
 
 def call(sock, key, version, corr, body):
     """One request: the response's size (the whole frame) and body"""
-    sock.sendall(frame(key, version, corr, body))
-    n = struct.unpack('>i', read_exactly(sock, 4))[0]
-    data = read_exactly(sock, n)
+    sock.sendall(raw_wire.frame(key, version, corr, body, 'protocol-test'))
+    data = raw_wire.read_frame(sock)
     assert struct.unpack('>i', data[:4])[0] == corr
-    return 4 + n, data[4:]
+    return 4 + len(data), data[4:]
 
 
-def string(s):
-    b = s.encode()
-    return struct.pack('>h', len(b)) + b
+# the requests here are of versions before the flexible ones
+string = Enc().string
 
 
 class Reader:

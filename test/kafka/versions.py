@@ -18,23 +18,8 @@ import re
 import struct
 import sys
 
-from raw_wire import connect, read_exactly, uvarint
-
-
-def string(s, flexible):
-    if s is None:
-        return uvarint(0) if flexible else struct.pack('>h', -1)
-    b = s.encode()
-    if flexible:
-        return uvarint(len(b) + 1) + b
-    return struct.pack('>h', len(b)) + b
-
-
-def array(items, encode, flexible):
-    if items is None:
-        return uvarint(0) if flexible else struct.pack('>i', -1)
-    head = uvarint(len(items) + 1) if flexible else struct.pack('>i', len(items))
-    return head + b''.join(encode(x) for x in items)
+import raw_wire
+from raw_wire import Enc, connect
 
 
 def call(sock, key, version, body, flexible, response_flexible=None):
@@ -42,16 +27,8 @@ def call(sock, key, version, body, flexible, response_flexible=None):
     body, after its header (v0, or v1 with its tagged fields)"""
     if response_flexible is None:
         response_flexible = flexible
-    client = b'versions-test'
-    header = struct.pack('>hhih', key, version, 77, len(client)) + client
-    if flexible:
-        header += uvarint(0)
-    payload = header + body
-    sock.sendall(struct.pack('>i', len(payload)) + payload)
-    n = struct.unpack('>i', read_exactly(sock, 4))[0]
-    data = read_exactly(sock, n)
-    assert struct.unpack('>i', data[:4])[0] == 77
-    r = Reader(data[4:], flexible)
+    r = Reader(raw_wire.call(sock, key, version, 77, body, 'versions-test',
+                             flexible), flexible)
     if response_flexible:
         r.tagged()
     return r
@@ -109,7 +86,8 @@ def api_versions(bootstrap, version):
     """ApiVersions at version: its error and {api key: [min, max]}"""
     v = int(version)
     flexible = v >= 3
-    body = (string('versions-test', True) + string('1.0', True) + uvarint(0)
+    e = Enc(True)
+    body = (e.string('versions-test') + e.string('1.0') + e.tags()
             if flexible else b'')
     s = connect(bootstrap)
     r = call(s, 18, v, body, flexible, response_flexible=False)
@@ -131,6 +109,7 @@ def api_versions(bootstrap, version):
 def metadata_request(v, topics, ids=None):
     """Metadata at v: topics by name (None: every topic), or by id (v10+)"""
     flexible = v >= 9
+    e = Enc(flexible)
     if topics is None and v == 0:
         topics = []
 
@@ -138,20 +117,18 @@ def metadata_request(v, topics, ids=None):
         out = b''
         if v >= 10:
             out += bytes.fromhex(t[1]) if t[1] else bytes(16)
-        out += string(t[0], flexible)
-        return out + (uvarint(0) if flexible else b'')
+        out += e.string(t[0])
+        return out + e.tags()
     if topics is not None:
         topics = [(t, None) for t in topics] + [(None, i) for i in ids or []]
-    body = array(topics, topic, flexible)
+    body = e.array(topics, topic)
     if v >= 4:
         body += b'\x00'                 # allow_auto_topic_creation
     if 8 <= v <= 10:
         body += b'\x01'                 # include_cluster_authorized_operations
     if v >= 8:
         body += b'\x01'                 # include_topic_authorized_operations
-    if flexible:
-        body += uvarint(0)
-    return body
+    return body + e.tags()
 
 
 def metadata(bootstrap, version, *names):
@@ -216,15 +193,15 @@ def find_coordinator(bootstrap, version, key_type, *keys):
     """FindCoordinator at version (one key before v4, any number from v4)"""
     v = int(version)
     flexible = v >= 3
+    e = Enc(flexible)
     body = b''
     if v < 4:
-        body += string(keys[0], flexible)
+        body += e.string(keys[0])
     if v >= 1:
-        body += struct.pack('>b', int(key_type))
+        body += e.int8(int(key_type))
     if v >= 4:
-        body += array(list(keys), lambda k: string(k, True), True)
-    if flexible:
-        body += uvarint(0)
+        body += e.array(list(keys), e.string)
+    body += e.tags()
     s = connect(bootstrap)
     r = call(s, 10, v, body, flexible)
     s.close()

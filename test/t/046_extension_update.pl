@@ -158,11 +158,14 @@ FROM topics.group_members},
 # comparisons of the database before and after its update (the comparison
 # with a fresh database covers them): 0.3's topic configuration (its view
 # and functions, create_topic's configs argument, the configs column and
-# trigger of topics.topic_config) and its Kafka topic names (the table
+# trigger of topics.topic_config), its Kafka topic names (the table
 # topics.kafka_topic_names and the event trigger that forgets dropped
-# topics' names).  A release that adds or changes objects names them here.
+# topics' names) and the members' instance ids (topics.member_info() made
+# anew with the column instance_id, and topics.group_members, which shows
+# it).  A release that adds or changes objects names them here.
 my @updated_objects = qw(topic_configs alter_topic_configs topic_config_changed topic_config_info
-  kafka_topic_names forget_dropped_kafka_names topics_forget_dropped_kafka_names);
+  kafka_topic_names forget_dropped_kafka_names topics_forget_dropped_kafka_names
+  member_info group_members);
 my $updated_re = '(^|[^_a-z])(' . join('|', @updated_objects) . ')([^_a-z]|$)'
   . '|create_topic\(|^table topics\.topic_config:';
 
@@ -374,6 +377,18 @@ SELECT topics.produce('$t', 'kept', NULL, 2);});
 		is(q1($db, qq{SELECT count(*) FROM topics.poll(NULL::$t, 'd', 'member-$t', max_records => 1);
 SELECT format('%s %s %s', member, durable, cardinality(partitions)) FROM topics.member_info() WHERE topic = '$t'::regclass}),
 			"1\nmember-$t t 4", "$t: member_info");
+		# 0.3: the last column, instance_id, in the function and the view;
+		# a member of SQL has none
+		return unless q1($db, q{SELECT count(*) FROM pg_attribute
+WHERE attrelid = 'topics.group_members'::regclass AND attname = 'instance_id'});
+		is(q1($db, qq{SELECT format('%s %s', m.instance_id IS NULL, g.instance_id IS NULL)
+FROM topics.member_info() m JOIN topics.group_members g USING (group_name, topic, member)
+WHERE m.topic = '$t'::regclass}),
+			't t', "$t: member_info and group_members end with instance_id, NULL for a member of SQL");
+		is(q1($db, q{SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_attribute
+WHERE attrelid = 'topics.group_members'::regclass AND attnum > 0}),
+			'group_name,topic,member,durable,pid,last_seen,generation,partitions,instance_id',
+			"$t: group_members' columns, instance_id last");
 	},
 	delete_group => sub {
 		my ($db, $t) = @_;

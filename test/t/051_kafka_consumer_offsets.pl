@@ -54,7 +54,7 @@ sub co
 
 # Kafka commits: OffsetCommit with metadata, and a cleared position
 is(co('olivia', 'kafka_commit', 'a', 'kgroup', 5, 'kafka-meta'), 2, 'a Kafka consumer commits both partitions of a');
-co('olivia', 'kafka_commit', 'b', 'kgroup', 9, '');
+co('olivia', 'kafka_commit', 'b', 'kgroup', 9, 'nul\\x00byte');
 co('olivia', 'kafka_commit', 'a', 'cleared', -1, '');
 
 # what topics.consumer_lag shows a role: group/topic/partition => committed
@@ -83,6 +83,7 @@ is_deeply($w->{latest}, $lag,
 	'the latest offset of every group, topic and partition equals topics.consumer_lag, SQL and Kafka commits alike');
 ok((grep { $_ eq 'cleared/a/0' } @{ $w->{cleared} }), 'a cleared position ends with a tombstone');
 is($w->{metadata}{'kgroup/a/0'}, 'kafka-meta', 'a Kafka commit\'s metadata is in its record');
+is($w->{metadata}{'kgroup/b/0'}, "nul\0byte", 'so is metadata with a NUL byte, byte for byte');
 is($w->{end}{0}, $node->safe_psql('postgres', q{SELECT max("offset") + 1 FROM topics.consumer_offsets}),
 	'its end is the end of topics.consumer_offsets');
 

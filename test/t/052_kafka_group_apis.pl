@@ -4,7 +4,9 @@
 # v8 and OffsetFetch v8 of many groups, ListGroups' state and type
 # filters, DescribeGroups v5, DeleteGroups and OffsetDelete (refused while
 # a member holds the group or subscribes to the topic, and for another
-# role's group), written byte by byte (test/kafka/group_apis.py).
+# role's group), static membership and the instance ids
+# topics.group_members shows, written byte by byte
+# (test/kafka/group_apis.py).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -53,6 +55,27 @@ is_deeply(
 	'OffsetFetch v0 reads both back with their metadata; a partition the topic lacks is UNKNOWN_TOPIC_OR_PARTITION');
 is_deeply($s->{unknown_group_v2}, [ [ [ 0, -1, '', 0 ] ], 0 ],
 	'OffsetFetch v2 of a group without positions: -1, no error');
+
+# ---- OffsetCommit metadata that is not text comes back byte for byte
+my $b = api('binary_metadata', 'orders', 'bin');
+is_deeply([ $b->{commit_v2}, $b->{commit_v8}, $b->{commit_v8_binary} ],
+	[ [ [ 0, 0 ], [ 1, 0 ] ], [ [ 0, 0 ], [ 1, 0 ] ], [ [ 0, 0 ] ] ],
+	'OffsetCommit v2 and v8 of metadata with NUL bytes and invalid UTF-8 are stored');
+is_deeply($b->{fetch_v1}, [ [ 1, '610062', 0 ], [ 2, 'fffe00', 0 ] ],
+	'OffsetFetch v1 answers "a\\0b" and "\\xff\\xfe\\0" byte for byte');
+is_deeply($b->{fetch_v6_text}, [ [ 3, '636166c3a9', 0 ], [ 4, '', 0 ] ],
+	'OffsetFetch v6 (flexible) answers UTF-8 text as it came, and a null metadata as ""');
+is_deeply($b->{fetch_v6}, [ [ 5, '00000080', 0 ] ],
+	'OffsetFetch v6 answers metadata committed by v8 (compact string) byte for byte');
+is($node->safe_psql('postgres', q{
+SELECT string_agg(format('%s %s', key->>'partition', value->'metadata'), E'\n' ORDER BY "offset")
+FROM topics.consumer_offsets WHERE key->>'group' = 'bin'}),
+	qq{0 {"base64": "YQBi"}\n1 {"base64": "//4A"}\n0 "caf\xc3\xa9"\n1 ""\n0 {"base64": "AAAAgA=="}},
+	'the position records keep text metadata as a string and other bytes as {"base64": ...}');
+is_deeply($b->{commit_v8_max}, [ [ 0, 0 ], [ 1, 12 ] ],
+	'OffsetCommit: 4096 two-byte characters of metadata are stored, 4097 bytes are OFFSET_METADATA_TOO_LARGE');
+is_deeply($b->{fetch_v1_max}, [ [ 6, 4096, 1 ], [ -1, 0, 0 ] ],
+	'OffsetFetch v1 answers the 8192 bytes; the refused commit stored nothing');
 
 # ---- a member at flexible versions, and DeleteGroups and OffsetDelete
 # a group with positions only (committed outside any group)
@@ -116,6 +139,17 @@ is_deeply($x->{leave_wrong_member}[1], [ [ $x->{leave_wrong_member}[1][0][0], 'x
 	'LeaveGroup v3 of the instance with its old member id: FENCED_INSTANCE_ID');
 is_deeply($x->{leave_by_instance}[1], [ [ '', 'x', 0 ] ], 'LeaveGroup v3 by instance id alone: it leaves');
 is($x->{describe_after}, 'Dead', 'the group is gone with its only member (no positions)');
+
+# ---- topics.group_members shows a static member's instance id, and NULL
+# for a dynamic member and a member of SQL
+my $left = api('members_left', 'orders', 'held');
+$node->safe_psql('postgres', q{SELECT count(*) FROM topics.poll(NULL::orders, 'held-sql', 'sql-member', max_records => 1)});
+is($node->safe_psql('postgres', q{
+SELECT string_agg(format('%s %s %s %s', group_name, member, coalesce(instance_id, 'NULL'), partitions),
+	E'\n' ORDER BY group_name)
+FROM topics.group_members WHERE group_name LIKE 'held-%'}),
+	"held-dynamic $left->{dynamic} NULL {0,1}\nheld-sql sql-member NULL {0,1}\nheld-static $left->{static} held-x {0,1}",
+	'topics.group_members: instance_id is the static member\'s group.instance.id, NULL for a dynamic member and a member of SQL');
 
 # ---- static membership with confluent-kafka: a member killed and started
 # again with its instance id gets its partitions back, and the other member

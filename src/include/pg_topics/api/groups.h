@@ -10,6 +10,7 @@
 #define TOPIC_GROUPS_H
 
 #include "fmgr.h"
+#include "utils/jsonb.h"
 #include "utils/rel.h"
 
 #include "pg_topics/api/fetch.h"
@@ -51,7 +52,8 @@ extern bool topic_groups_positions_replicated(void);
 extern void topic_groups_check_writable(void);
 extern void topic_groups_commit_position(Relation topic, const char *group,
 										 int32 partition, int64 offset,
-										 Oid owner, const char *metadata);
+										 Oid owner, const bytea *metadata);
+extern bytea *topic_groups_record_metadata(Jsonb *value);
 extern void topic_groups_clear_position(Relation topic, const char *group,
 										int32 partition);
 extern void topic_groups_tombstone_name(const char *old_name);
@@ -61,9 +63,9 @@ extern List *topic_groups_renamed_positions(Oid topic);
 extern void topic_groups_topic_renamed(Oid topicid, const char *old_name);
 extern void topic_groups_set_position(Relation topic, const char *group,
 									  int32 partition, int64 offset,
-									  const char *metadata, bool kafka_commit);
+									  const bytea *metadata, bool kafka_commit);
 extern bool topic_groups_committed_position(Relation topic, const char *group,
 											int32 partition, int64 *offset,
-											char **metadata);
+											bytea **metadata);
 
 #endif							/* TOPIC_GROUPS_H */

@@ -44,7 +44,7 @@ typedef struct TopicGroupPosition
 	Oid			owner;
 	int64		version;		/* its record in consumer_offsets, -1: not yet
 								 * committed */
-	char	   *metadata;		/* a Kafka commit's metadata, when version is
+	bytea	   *metadata;		/* a Kafka commit's metadata, when version is
 								 * -1 */
 } TopicGroupPosition;
 
