@@ -21,6 +21,10 @@ libipc-run-perl postgresql-$PG_MAJOR-pgq3 postgresql-$PG_MAJOR-auto-failover pro
 zlib1g-dev liblz4-dev libzstd-dev libsnappy-dev libssl-dev kcat python3-kafka python3-confluent-kafka"
 # the wire layer's fuzzer (scripts/test.sh runs it on Debian 12 only)
 FUZZ_PACKAGES="clang libclang-rt-14-dev"
+# Debian 12's Go clients and Burrow, with the ZooKeeper Burrow needs (TAP 056
+# and 057, which skip without them; scripts/test.sh installs them on Debian 12)
+KAFKA_GO_PACKAGES="golang-go golang-github-shopify-sarama-dev golang-github-segmentio-kafka-go-dev \
+burrow libzookeeper-java default-jre-headless"
 
 sudo_if_needed() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

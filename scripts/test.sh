@@ -28,6 +28,8 @@ if [ "$scope" = all ]; then
 	install_packages $FUZZ_PACKAGES
 	# Node.js and npm: TAP 058 installs kafkajs from npm's registry
 	install_node
+	install_packages $KAFKA_GO_PACKAGES ||
+		echo "+++ $KAFKA_GO_PACKAGES not installable: TAP 056 and 057 skip"
 else
 	install_packages
 fi
