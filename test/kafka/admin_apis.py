@@ -16,32 +16,8 @@ import struct
 import sys
 import time
 
-from raw_wire import connect, read_exactly, uvarint
-
-
-# ---- encoding, plain or flexible (compact lengths, tagged fields)
-
-class Enc:
-    def __init__(self, flexible):
-        self.flexible = flexible
-
-    def string(self, s):
-        if s is None:
-            return uvarint(0) if self.flexible else struct.pack('>h', -1)
-        b = s.encode()
-        if self.flexible:
-            return uvarint(len(b) + 1) + b
-        return struct.pack('>h', len(b)) + b
-
-    def array(self, items, encode):
-        if items is None:
-            return uvarint(0) if self.flexible else struct.pack('>i', -1)
-        head = (uvarint(len(items) + 1) if self.flexible
-                else struct.pack('>i', len(items)))
-        return head + b''.join(encode(x) for x in items)
-
-    def tags(self):
-        return b'\x00' if self.flexible else b''
+import raw_wire
+from raw_wire import Enc, connect, uvarint
 
 
 class Dec:
@@ -104,17 +80,8 @@ class Dec:
 def call(sock, key, version, first_flexible, body, corr=1):
     """One request; its response body, as a Dec"""
     flexible = first_flexible is not None and version >= first_flexible
-    client = b'admin-apis-test'
-    header = struct.pack('>hhih', key, version, corr, len(client)) + client
-    if flexible:
-        header += b'\x00'
-    payload = header + body
-    sock.sendall(struct.pack('>i', len(payload)) + payload)
-    n = struct.unpack('>i', read_exactly(sock, 4))[0]
-    data = read_exactly(sock, n)
-    assert struct.unpack('>i', data[:4])[0] == corr
-    d = Dec(data, flexible)
-    d.pos = 4
+    d = Dec(raw_wire.call(sock, key, version, corr, body, 'admin-apis-test', flexible),
+            flexible)
     d.tags()                    # response header v1
     return d
 
