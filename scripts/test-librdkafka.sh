@@ -29,6 +29,9 @@
 # first), or if the server log shows a crash, an assertion failure or a
 # PANIC.  PGTOPICS_LIBRDKAFKA_ALL=1 runs every broker test instead, allowed
 # or not, and fails on nothing but the lists: how to sort a new suite's tests.
+# PGTOPICS_LIBRDKAFKA_TESTS="0092 0081_admin ..." runs the broker tests named
+# (by name or number) so, allowed or not: how to try excluded tests again
+# once what they need has landed.
 # PGTOPICS_LIBRDKAFKA_PGPORT and PGTOPICS_LIBRDKAFKA_KAFKA_PORT choose the
 # server's ports (default: free ones).
 # Needs: Debian's package registry (deb.debian.org, or DEBIAN_MIRROR), about
@@ -44,6 +47,9 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 kafka_version=2.4.0
 test_timeout=300
 jobs=${PGTOPICS_LIBRDKAFKA_JOBS:-4}
+# running tests to sort them (every one, or those named): outcomes are
+# reported, not failed on
+sorting=${PGTOPICS_LIBRDKAFKA_ALL:-}${PGTOPICS_LIBRDKAFKA_TESTS:-}
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "$me: must run as root (apt-get, and the server runs as pgtopics)" >&2
@@ -170,7 +176,13 @@ EOF
 		continue
 	fi
 
-	if [ -n "${PGTOPICS_LIBRDKAFKA_ALL:-}" ]; then
+	if [ -n "${PGTOPICS_LIBRDKAFKA_TESTS:-}" ]; then
+		awk -v want="$PGTOPICS_LIBRDKAFKA_TESTS" \
+			'BEGIN { n = split(want, w) } { for (i = 1; i <= n; i++) if ($1 == w[i] || substr($1, 1, 4) == w[i]) { print $1; next } }' \
+			"$dir/broker-tests" >"$dir/to-run"
+		[ -s "$dir/to-run" ] ||
+			{ echo "$me: no broker test of librdkafka $version is named by PGTOPICS_LIBRDKAFKA_TESTS" >&2; status=1; continue; }
+	elif [ -n "$sorting" ]; then
 		awk '{ print $1 }' "$dir/broker-tests" >"$dir/to-run"
 	else
 		names "$allow" >"$dir/to-run"
@@ -223,13 +235,13 @@ EOF
 		printf '    %-48s %-8s %4s s%s\n' "$name" "$state" "$secs" "${reason:+  (excluded: $reason)}"
 		if [ "$state" = PASSED ]; then
 			passed=$((passed + 1))
-		elif [ -z "${PGTOPICS_LIBRDKAFKA_ALL:-}" ]; then
+		elif [ -z "$sorting" ]; then
 			failed+=("$name")
 		fi
 	done <"$dir/to-run"
 	total=$(wc -l <"$dir/to-run")
 	echo "+++ $me: librdkafka $version ($suite): $passed of $total passed, $(wc -l <"$dir/broker-tests") broker tests in the suite, $(($(date +%s) - started)) s"
-	if [ -z "${PGTOPICS_LIBRDKAFKA_ALL:-}" ]; then
+	if [ -z "$sorting" ]; then
 		echo "    not run (test/librdkafka/excluded-$version.txt):"
 		sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$excluded" |
 			sed -e 's/^\([^[:space:]]*\)[[:space:]]*#[[:space:]]*/\1: /' -e 's/^/      /'
