@@ -34,6 +34,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "pg_topics/api/groups.h"
@@ -166,6 +167,7 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 	char	   *group;
 	char	   *member_id;
 	int16		group_error = KAFKA_NONE;
+	MemoryContext partition_context;
 
 	if (!kafka_decode(&req->body, &kafka_offset_commit_request,
 					  req->api_version, &cr))
@@ -189,6 +191,16 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 	out.ntopics = cr.ntopics;
 	out.topics = palloc0(sizeof(KafkaOffsetCommitResponseTopic) *
 						 Max(cr.ntopics, 1));
+
+	/*
+	 * What a partition's commit allocates (its record's key and value, as
+	 * text and as jsonb) is garbage once it is written: freed after each
+	 * partition, or a request of many partitions would grow the listener by
+	 * kilobytes a partition, and pay for the fresh pages besides.
+	 */
+	partition_context = AllocSetContextCreate(CurrentMemoryContext,
+											  "Kafka OffsetCommit partition",
+											  ALLOCSET_DEFAULT_SIZES);
 	for (int32 t = 0; t < cr.ntopics; t++)
 	{
 		KafkaOffsetCommitRequestTopic *tr = &cr.topics[t];
@@ -215,6 +227,8 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 				error = KAFKA_OFFSET_METADATA_TOO_LARGE;
 			else if (topic != NULL)
 			{
+				MemoryContext oldcontext = MemoryContextSwitchTo(partition_context);
+
 				pc.topic = topic;
 				pc.group = group;
 				pc.partition = part->partition_index;
@@ -225,6 +239,8 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 				/* 22023: the partition does not exist */
 				if (error == KAFKA_INVALID_RECORD)
 					error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+				MemoryContextSwitchTo(oldcontext);
+				MemoryContextReset(partition_context);
 			}
 			to->partitions[p].partition_index = part->partition_index;
 			to->partitions[p].error_code = error;
@@ -232,6 +248,7 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		if (topic != NULL)
 			relation_close(topic, NoLock);
 	}
+	MemoryContextDelete(partition_context);
 	kafka_encode(req->response, &kafka_offset_commit_response,
 				 req->api_version, &out);
 	return KAFKA_ANSWER;

@@ -373,6 +373,26 @@ kafka_put_uvarint(char *dst, uint32 v)
 	return put_uvarint64(dst, v);
 }
 
+int
+kafka_put_varint(char *dst, int32 v)
+{
+	return put_uvarint64(dst, ((uint32) v << 1) ^ (uint32) (v >> 31));
+}
+
+int
+kafka_put_varlong(char *dst, int64 v)
+{
+	return put_uvarint64(dst, ((uint64) v << 1) ^ (uint64) (v >> 63));
+}
+
+char *
+kafka_reserve(StringInfo buf, int n)
+{
+	before_write(buf, n);
+	enlargeStringInfo(buf, n);
+	return buf->data + buf->len;
+}
+
 static void
 write_uvarint64(StringInfo buf, uint64 v)
 {

@@ -344,16 +344,17 @@ varint_bytes_size(KafkaBytes b)
 	return b.len < 0 ? 1 : kafka_varint_size(b.len) + b.len;
 }
 
-static inline void
-write_varint_bytes(StringInfo buf, KafkaBytes b)
+/* b's varint length and bytes (or null) at dst; their size */
+static inline int
+put_varint_bytes(char *dst, KafkaBytes b)
 {
+	int			n;
+
 	if (b.len < 0)
-		kafka_write_varint(buf, -1);
-	else
-	{
-		kafka_write_varint(buf, b.len);
-		appendBinaryStringInfoNT(buf, b.data, b.len);
-	}
+		return kafka_put_varint(dst, -1);
+	n = kafka_put_varint(dst, b.len);
+	memcpy(dst + n, b.data, b.len);
+	return n + b.len;
 }
 
 /* timestamp - base, wrapping rather than overflowing */
@@ -441,24 +442,37 @@ kafka_batch_add(KafkaBatchWriter *w, int64 offset, int64 timestamp,
 	StringInfo	buf = w->buf;
 	Size		body = record_body_size(w, offset, timestamp, key, value,
 										headers, nheaders);
+	int			size;
+	char	   *start PG_USED_FOR_ASSERTS_ONLY;
+	char	   *p;
 
 	Assert(offset >= w->base_offset && offset - w->base_offset <= PG_INT32_MAX);
 	Assert(w->nrecords == 0 || offset > w->last_offset);
 	Assert(body <= PG_INT32_MAX);
 
-	kafka_write_varint(buf, (int32) body);
-	kafka_write_int8(buf, 0);	/* attributes */
-	kafka_write_varlong(buf, timestamp_delta(w, timestamp));
-	kafka_write_varint(buf, (int32) (offset - w->base_offset));
-	write_varint_bytes(buf, key);
-	write_varint_bytes(buf, value);
-	kafka_write_varint(buf, nheaders);
+	/*
+	 * The record's size is known: room for all of it at once, then its
+	 * fields written in place (a Fetch writes thousands of records, and a
+	 * write a field was a fifth of its time)
+	 */
+	size = kafka_varint_size((int32) body) + (int) body;
+	start = p = kafka_reserve(buf, size);
+	p += kafka_put_varint(p, (int32) body);
+	*p++ = 0;					/* attributes */
+	p += kafka_put_varlong(p, timestamp_delta(w, timestamp));
+	p += kafka_put_varint(p, (int32) (offset - w->base_offset));
+	p += put_varint_bytes(p, key);
+	p += put_varint_bytes(p, value);
+	p += kafka_put_varint(p, nheaders);
 	for (int i = 0; i < nheaders; i++)
 	{
 		Assert(headers[i].key.len >= 0);
-		write_varint_bytes(buf, headers[i].key);
-		write_varint_bytes(buf, headers[i].value);
+		p += put_varint_bytes(p, headers[i].key);
+		p += put_varint_bytes(p, headers[i].value);
 	}
+	Assert(p - start == size);
+	buf->len += size;
+	buf->data[buf->len] = '\0';
 
 	/* while all are the same, max_timestamp is the first one's */
 	if (w->nrecords == 0)

@@ -11,6 +11,7 @@ import gzip
 import json
 import struct
 import sys
+import time
 import zlib
 
 from kafka.record.default_records import DefaultRecordBatchBuilder
@@ -239,12 +240,13 @@ def pipelined(bootstrap, version, topic, tag, bad='0'):
     return out
 
 
-def fetch_request(version, topic, offset, max_bytes):
-    """Fetch of partition 0 of topic (a name, or v13+ a topic id in hex)"""
+def fetch_request(version, topic, offset, max_bytes, max_wait=100):
+    """Fetch of partition 0 of topic (a name, or v13+ a topic id in hex),
+    min_bytes 1"""
     flex = version >= 12
     e = Enc(flex)
     body = ((struct.pack('>i', -1) if version <= 14 else b'')
-            + struct.pack('>ii', 100, 1)
+            + struct.pack('>ii', max_wait, 1)
             + (struct.pack('>i', max_bytes) if version >= 3 else b'')
             + (struct.pack('>b', 1) if version >= 4 else b'')
             + (struct.pack('>ii', 0, -1) if version >= 7 else b''))
@@ -262,15 +264,19 @@ def fetch_request(version, topic, offset, max_bytes):
     return body + e.tags()
 
 
-def fetch(bootstrap, version, topic, offset, max_bytes='1048576'):
+def fetch(bootstrap, version, topic, offset, max_bytes='1048576', max_wait='100'):
     """Fetch at version: the partition's error, high watermark, last stable
-    offset and records [offset, key, value, headers]"""
+    offset and records [offset, key, value, headers], and the seconds the
+    answer took"""
     from kafka.record import MemoryRecords
     version, offset, max_bytes = int(version), int(offset), int(max_bytes)
     flex = version >= 12
-    s = connect(bootstrap)
-    r = call(s, 1, version, 9, fetch_request(version, topic, offset, max_bytes),
+    s = connect(bootstrap, timeout=int(max_wait) / 1000 + 30)
+    started = time.monotonic()
+    r = call(s, 1, version, 9,
+             fetch_request(version, topic, offset, max_bytes, int(max_wait)),
              flexible=flex)
+    seconds = time.monotonic() - started
     s.close()
     if version >= 1:
         r.take('>i')
@@ -310,6 +316,7 @@ def fetch(bootstrap, version, topic, offset, max_bytes='1048576'):
                             None if rec.value is None else rec.value.decode(),
                             [[k, v.decode()] for k, v in rec.headers]])
     out['records'] = records
+    out['seconds'] = round(seconds, 3)
     return out
 
 

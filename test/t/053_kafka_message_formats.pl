@@ -139,8 +139,11 @@ SELECT encode(set_byte(set_byte(substring(
                 || int4send('old'::regclass::oid::int4)) FROM 1 FOR 16), 8) & 63) | 128), 'hex')
 FROM pg_control_system()});
 	}
-	my $got = fmt('fetch', $version, $topic, 0, 200);
+	# max_wait 20 s, min_bytes 1: records are there, so no waiting for more
+	my $got = fmt('fetch', $version, $topic, 0, 200, 20000);
 	is($got->{error}, 0, "Fetch v$version" . ($version >= 13 ? ' by topic id' : '') . ': no error');
+	ok($got->{seconds} < 10,
+		"answered at once with records there, not after its max_wait of 20 s ($got->{seconds} s)");
 	is($got->{rest}, 0, "its answer is of the layout of v$version, to its last byte");
 	is_deeply([ @{ $got->{records} }[ 0 .. 1 ] ], \@first,
 		'the first records, as produced in message sets (no headers)');

@@ -154,6 +154,17 @@ extern void kafka_patch_int32(StringInfo buf, int at, int32 v);
 
 /* v as an unsigned varint at dst (room for 5 bytes), without the hook; its size */
 extern int	kafka_put_uvarint(char *dst, uint32 v);
+/* v as a varint (room for 5 bytes) or varlong (10) at dst, without the hook; its size */
+extern int	kafka_put_varint(char *dst, int32 v);
+extern int	kafka_put_varlong(char *dst, int64 v);
+
+/*
+ * Room for n more bytes at the end of buf (the hook as for a write of n):
+ * where they go.  The caller writes them there, then adds n to buf->len.
+ * For a writer that knows the size of what it writes, one call instead
+ * of one a field.
+ */
+extern char *kafka_reserve(StringInfo buf, int n);
 
 /* the size of an unsigned varint, varint or varlong as written */
 extern int	kafka_uvarint_size(uint32 v);
