@@ -136,3 +136,25 @@ DROP FUNCTION topics.member_info();
 ALTER FUNCTION topics.member_info_new() RENAME TO member_info;
 COMMENT ON FUNCTION topics.member_info() IS 'consumer group members (see topics.group_members)';
 -- end of instance ids
+
+-- Negative committed offsets in topics.consumer_lag.
+---------------------------------------------------------------------------
+-- A Kafka consumer's OffsetCommit keeps any offset, a negative one too
+-- (kafkajs's resetOffsets commits -2), and the group's consumers take it
+-- for no position: committed_offset shows what was committed, and the lag
+-- is counted, as without a position, from where the group will start.
+-- The columns stay as they were, and so do the view's privileges.
+CREATE OR REPLACE VIEW topics.consumer_lag AS
+SELECT g.group_name, g.topic, o.partition, c.committed_offset, o.high_watermark,
+       greatest(o.last_stable_offset -
+                coalesce(CASE WHEN c.committed_offset >= 0 THEN c.committed_offset END,
+                         CASE current_setting('pg_topics.auto_offset_reset')
+                             WHEN 'latest' THEN o.last_stable_offset
+                             ELSE o.log_start_offset END), 0) AS lag
+FROM topics.group_info() g
+CROSS JOIN LATERAL topics.offsets(g.topic::text) o
+LEFT JOIN topics.group_offset_info() c
+       ON c.group_name = g.group_name AND c.topic = g.topic AND c.partition = o.partition;
+COMMENT ON VIEW topics.consumer_lag IS
+'per group and partition: committed offset (NULL before the first; a Kafka consumer may commit a negative one), high watermark, and lag behind the last stable offset';
+-- end of negative committed offsets

@@ -71,10 +71,11 @@ require_group(Relation topic, const char *group)
  * otherwise), or as a Kafka consumer's OffsetCommit does (kafka_commit):
  * with its metadata, creating the group, owned by the current role, if it
  * has no positions yet, and taking any offset, as Kafka does.  An offset
- * outside the log is kept as it is (poll and Kafka consumers follow their
- * reset rule from it, as from a position retention passed); a negative one
- * clears the partition's position, which is what Kafka answers a stored
- * -1 as.  A member polling the partition is waited for.
+ * outside the log, a negative one too, is kept as it is: OffsetFetch
+ * answers it back, and poll and Kafka consumers follow their reset rule
+ * from it, as from a position retention passed (a Kafka client takes a
+ * committed -1 or -2 for no position).  A member polling the partition
+ * is waited for.
  */
 void
 topic_groups_set_position(Relation topic, const char *group, int32 partition,
@@ -100,16 +101,31 @@ topic_groups_set_position(Relation topic, const char *group, int32 partition,
 		topic_check_position(topic, partition, offset, &end);
 		table_close(router, NoLock);
 	}
-	else if (offset < 0 && !exists)
-		return;					/* no position to clear */
 
 	/* wait for a member that is processing the partition */
 	topic_groups_lock_partition(RelationGetRelid(topic), group, partition, true);
-	if (offset < 0)
-		topic_groups_clear_position(topic, group, partition);
-	else
-		topic_groups_commit_position(topic, group, partition, offset, owner,
-									 metadata);
+	topic_groups_commit_position(topic, group, partition, offset, owner,
+								 metadata);
+}
+
+/*
+ * Clear group's position of partition of topic (open), as Kafka's
+ * OffsetDelete does: the partition has no position any more.  Nothing to
+ * do for a group that does not exist; otherwise the caller must control
+ * it.  A member polling the partition is waited for.
+ */
+void
+topic_groups_delete_offset(Relation topic, const char *group, int32 partition)
+{
+	PreventCommandIfReadOnly("commit");
+	topic_groups_check_writable();
+	topic_groups_ensure_loaded();
+	if (!topic_group_exists(RelationGetRelid(topic), group, NULL))
+		return;					/* no position to clear */
+	(void) require_group(topic, group);
+	topic_check_partition(topic, partition);
+	topic_groups_lock_partition(RelationGetRelid(topic), group, partition, true);
+	topic_groups_clear_position(topic, group, partition);
 }
 
 /* The reader's sink for a position record: keep a copy of its value */
@@ -325,7 +341,7 @@ topic_delete_group(PG_FUNCTION_ARGS)
 	for (p = 0; p < nparts; p++)
 	{
 		topic_groups_lock_partition(RelationGetRelid(topic), group, p, true);
-		topic_groups_commit_position(topic, group, p, -1, owner, NULL);
+		topic_groups_delete_group_position(topic, group, p);
 	}
 	relation_close(topic, NoLock);
 	PG_RETURN_VOID();

@@ -81,7 +81,9 @@ typedef struct PendingOffset
 	Oid			topic;
 	char		group[GROUP_NAME_LEN];
 	int32		partition;
-	int64		offset;			/* -1: forget the group (delete_group) */
+	bool		has_offset;		/* false: a tombstone; one not arrived forgets
+								 * the group (delete_group) */
+	int64		offset;			/* any, negative too (a Kafka commit's) */
 	Oid			owner;
 	int64		version;		/* its record's offset in consumer_offsets */
 	bytea	   *metadata;		/* a Kafka consumer's OffsetCommit metadata */
@@ -378,7 +380,7 @@ pending_offset(Oid topic, const char *group, int32 partition, int64 *offset)
 			strcmp(p->group, group) == 0)
 		{
 			*offset = p->offset;
-			found = p->offset >= 0;
+			found = p->has_offset;
 		}
 	}
 	return found;
@@ -435,8 +437,9 @@ json_field(StringInfo buf, const char *name, const char *value, bool first)
 
 /* Remember a position for this (sub)transaction, for the cache at commit */
 static void
-add_pending(Oid topic, const char *group, int32 partition, int64 offset,
-			Oid owner, int64 version, const bytea *metadata, bool arrived)
+add_pending(Oid topic, const char *group, int32 partition, bool has_offset,
+			int64 offset, Oid owner, int64 version, const bytea *metadata,
+			bool arrived)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 	PendingOffset *p = palloc0(sizeof(PendingOffset));
@@ -444,6 +447,7 @@ add_pending(Oid topic, const char *group, int32 partition, int64 offset,
 	p->topic = topic;
 	strlcpy(p->group, group, GROUP_NAME_LEN);
 	p->partition = partition;
+	p->has_offset = has_offset;
 	p->offset = offset;
 	p->owner = owner;
 	p->version = version;
@@ -613,6 +617,10 @@ topic_groups_record_metadata(Jsonb *value)
 /*
  * Record a group position in topics.consumer_offsets, in the current
  * transaction, and remember it for this transaction and for the cache.
+ * Any offset is recorded as it is: a Kafka consumer's commit may be
+ * negative (kafkajs's resetOffsets commits -2), which Kafka keeps and
+ * answers back; what reads the position treats a negative one as none
+ * (group_position, topics.consumer_lag).
  */
 void
 topic_groups_commit_position(Relation topic, const char *group,
@@ -625,34 +633,47 @@ topic_groups_commit_position(Relation topic, const char *group,
 	topic_groups_check_writable();
 
 	initStringInfo(&value);
-	if (offset >= 0)
-	{
-		appendStringInfo(&value, "{\"offset\": %lld, ", (long long) offset);
-		/* a dropped owner is recorded as none: loading makes it the bootstrap superuser */
-		json_field(&value, "owner", GetUserNameFromId(owner, true), true);
-		/* a Kafka consumer's OffsetCommit metadata, for its OffsetFetch */
-		if (metadata != NULL)
-			append_metadata(&value, metadata);
-		appendStringInfoChar(&value, '}');
-	}
+	appendStringInfo(&value, "{\"offset\": %lld, ", (long long) offset);
+	/* a dropped owner is recorded as none: loading makes it the bootstrap superuser */
+	json_field(&value, "owner", GetUserNameFromId(owner, true), true);
+	/* a Kafka consumer's OffsetCommit metadata, for its OffsetFetch */
+	if (metadata != NULL)
+		append_metadata(&value, metadata);
+	appendStringInfoChar(&value, '}');
 
 	version = append_position_record(position_key(topic, group, partition),
-									 offset >= 0 ?
 									 DirectFunctionCall1(jsonb_in,
-														 CStringGetDatum(value.data)) :
-									 (Datum) 0,
-									 offset < 0);
+														 CStringGetDatum(value.data)),
+									 false);
 
-	add_pending(RelationGetRelid(topic), group, partition, offset, owner,
-				version, metadata, false);
+	add_pending(RelationGetRelid(topic), group, partition, true, offset,
+				owner, version, metadata, false);
+}
+
+/*
+ * Delete group's position of one partition as deleting the group does
+ * (topics.delete_group, Kafka's DeleteGroups), in the current transaction:
+ * a tombstone of its key, and the group is forgotten when the transaction
+ * commits.
+ */
+void
+topic_groups_delete_group_position(Relation topic, const char *group,
+								   int32 partition)
+{
+	int64		version;
+
+	topic_groups_check_writable();
+	version = append_position_record(position_key(topic, group, partition),
+									 (Datum) 0, true);
+	add_pending(RelationGetRelid(topic), group, partition, false, -1,
+				InvalidOid, version, NULL, false);
 }
 
 /*
  * Clear group's position of one partition, in the current transaction: a
  * tombstone of its key, applied to the cache at commit as a replicated
  * one is (the partition has no position any more, and the group goes with
- * its last position unless it has members).  A Kafka consumer's commit of
- * offset -1, which Kafka answers back as no position.
+ * its last position unless it has members).  Kafka's OffsetDelete.
  */
 void
 topic_groups_clear_position(Relation topic, const char *group,
@@ -663,8 +684,8 @@ topic_groups_clear_position(Relation topic, const char *group,
 	topic_groups_check_writable();
 	version = append_position_record(position_key(topic, group, partition),
 									 (Datum) 0, true);
-	add_pending(RelationGetRelid(topic), group, partition, -1, InvalidOid,
-				version, NULL, true);
+	add_pending(RelationGetRelid(topic), group, partition, false, -1,
+				InvalidOid, version, NULL, true);
 }
 
 /*
@@ -765,9 +786,13 @@ topic_groups_renamed_positions(Oid topic)
 			if (q->partition == p->partition && strcmp(q->group, p->group) == 0)
 			{
 				found = q;
+				if (!p->has_offset)
+					positions = foreach_delete_current(positions, lp);
 				break;
 			}
 		}
+		if (!p->has_offset)
+			continue;			/* the group was deleted */
 		if (found == NULL)
 		{
 			found = palloc0(sizeof(TopicGroupPosition));
@@ -780,9 +805,6 @@ topic_groups_renamed_positions(Oid topic)
 		found->version = -1;
 		found->metadata = p->metadata;
 	}
-	foreach(lp, positions)
-		if (((TopicGroupPosition *) lfirst(lp))->offset < 0)
-			positions = foreach_delete_current(positions, lp);
 	return positions;
 }
 
@@ -842,6 +864,7 @@ topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
 		char	   *owner_name;
 		int64		partition;
 		int64		offset = -1;
+		bool		has_offset = false;
 		int64		version = offsets[i];
 		Oid			topic;
 		Oid			owner = InvalidOid;
@@ -875,8 +898,10 @@ topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
 			continue;
 		if (value != NULL)
 		{
-			if (!jsonb_int_field(value, "offset", &offset) || offset < 0)
+			/* any offset, as a commit here records it */
+			if (!jsonb_int_field(value, "offset", &offset))
 				continue;
+			has_offset = true;
 			(void) jsonb_int_field(value, "v", &version);
 			owner_name = jsonb_text_field(value, "owner");
 			if (owner_name != NULL)
@@ -885,8 +910,8 @@ topic_group_records_arrived(TupleTableSlot **slots, const int64 *offsets,
 				owner = BOOTSTRAP_SUPERUSERID;
 		}
 
-		add_pending(topic, group, (int32) partition, offset, owner, version,
-					NULL, true);
+		add_pending(topic, group, (int32) partition, has_offset, offset, owner,
+					version, NULL, true);
 	}
 }
 
@@ -1244,9 +1269,9 @@ groups_xact_callback(XactEvent event, void *arg)
 					pending = foreach_delete_current(pending, lc);
 					continue;
 				}
-				if (p->arrived || p->offset >= 0)
+				if (p->arrived || p->has_offset)
 					topic_group_reserve(p->topic, p->group, p->partition,
-										p->owner, p->offset >= 0);
+										p->owner, p->has_offset);
 			}
 			break;
 		case XACT_EVENT_PRE_PREPARE:
@@ -1264,9 +1289,9 @@ groups_xact_callback(XactEvent event, void *arg)
 
 				if (p->arrived)
 					topic_group_apply_record(p->topic, p->group, p->partition,
-											 p->offset >= 0, p->offset,
+											 p->has_offset, p->offset,
 											 p->owner, p->version);
-				else if (p->offset < 0)
+				else if (!p->has_offset)
 					topic_group_forget(p->topic, p->group);
 				else
 					topic_group_set_committed(p->topic, p->group, p->partition,

@@ -18,8 +18,10 @@
  *
  * Version 1 of the value, not Kafka 2.1's version 3 (with a leader epoch),
  * since every reader takes it: Kafka's own, and Burrow (Debian's 1.2.1
- * decodes value versions 0 and 1 only).  A cleared position (a commit of
- * offset -1, a dropped or renamed topic) is a tombstone: a null value.
+ * decodes value versions 0 and 1 only).  A committed offset is written as
+ * it was committed, a negative one too, as Kafka writes it.  A cleared
+ * position (OffsetDelete, a deleted group, a dropped or renamed topic) is
+ * a tombstone: a null value.
  * The commit timestamp is the record's log-append time.  No group
  * metadata records (key version 2) are written: a group's members are in
  * DescribeGroups.

@@ -16,8 +16,8 @@
  * GROUP_ID_NOT_FOUND.  Each group goes in a subtransaction of its own:
  * all its positions, or none.
  *
- * OffsetDelete removes a group's positions of some partitions, as a
- * commit of -1 does (offsets.c), but not of a topic a live member of the
+ * OffsetDelete removes a group's positions of some partitions, which
+ * then have none (OffsetFetch answers -1 for them), but not of a topic a live member of the
  * group subscribes to, or that a member polls with SQL
  * (GROUP_SUBSCRIBED_TO_TOPIC, as Kafka refuses it for a topic a member's
  * subscription names).
@@ -74,12 +74,10 @@ delete_group(void *arg)
 	List	   *relids = topic_list_topics();
 	Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
 	List	   *topics = NIL;
-	List	   *owners = NIL;
 	KafkaGroupReply *reply = palloc0(sizeof(KafkaGroupReply));
 	bool		kafka_known = kafka_group_describe(gd->group, reply);
 	Oid			kafka_owner = kafka_group_owner(gd->group);
 	ListCell   *lc;
-	ListCell   *oc;
 
 	if (kafka_known && OidIsValid(kafka_owner) &&
 		!has_privs_of_role(GetUserId(), kafka_owner))
@@ -123,7 +121,6 @@ delete_group(void *arg)
 			break;
 		}
 		topics = lappend(topics, topic);
-		owners = lappend_oid(owners, owner);
 	}
 	if (topics == NIL && !kafka_known && gd->error == KAFKA_NONE)
 		gd->error = KAFKA_GROUP_ID_NOT_FOUND;
@@ -135,7 +132,7 @@ delete_group(void *arg)
 	}
 
 	topic_groups_check_writable();
-	forboth(lc, topics, oc, owners)
+	foreach(lc, topics)
 	{
 		Relation	topic = lfirst(lc);
 		int32		nparts = topic_partition_count(topic);
@@ -145,8 +142,7 @@ delete_group(void *arg)
 			CHECK_FOR_INTERRUPTS();
 			topic_groups_lock_partition(RelationGetRelid(topic), gd->group, p,
 										true);
-			topic_groups_commit_position(topic, gd->group, p, -1,
-										 lfirst_oid(oc), NULL);
+			topic_groups_delete_group_position(topic, gd->group, p);
 		}
 		relation_close(topic, NoLock);
 	}
@@ -207,9 +203,7 @@ delete_position(void *arg)
 {
 	PositionDeletion *pd = (PositionDeletion *) arg;
 
-	/* as a Kafka consumer's commit of -1 (offsets.c) */
-	topic_groups_set_position(pd->topic, pd->group, pd->partition, -1, NULL,
-							  true);
+	topic_groups_delete_offset(pd->topic, pd->group, pd->partition);
 }
 
 /*

@@ -12,10 +12,11 @@
  * metadata is kept in the position's record and read back from it by
  * OffsetFetch, byte for byte.  Unlike topics.commit, and as Kafka does, it stores any
  * offset: one outside the log (a consumer lagging behind retention, a
- * tool moving a group ahead) is kept, and the group's consumers, Kafka's
- * and poll alike, reset from it as from a position retention passed; a
- * negative one (-1) clears the partition's position, which Kafka answers
- * back as none.  The first commit of a group makes the committing role
+ * tool moving a group ahead, kafkajs's resetOffsets committing -2) is
+ * kept with its metadata and answered back by OffsetFetch, and the
+ * group's consumers, Kafka's and poll alike, reset from it as from a
+ * position retention passed (a Kafka client takes a negative committed
+ * offset for none).  The first commit of a group makes the committing role
  * the group's owner; later ones need its privileges
  * (GROUP_AUTHORIZATION_FAILED), and the topic's SELECT
  * (TOPIC_AUTHORIZATION_FAILED).  A member's commit must carry the current

@@ -2,7 +2,8 @@
 test/t/052_kafka_group_apis.pl: sarama's default OffsetCommit v0/v1 and
 OffsetFetch v0, JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
 DescribeGroups and ListGroups at flexible versions, DeleteGroups and
-OffsetDelete; and static membership with confluent-kafka.
+OffsetDelete, negative commits answered back; and static membership with
+confluent-kafka.
 
 Run with Debian's /usr/bin/python3 (confluent-kafka 1.7.0 on librdkafka
 2.0.2):
@@ -259,6 +260,25 @@ def binary_metadata(bootstrap, topic, group):
                                          [(0, 6, '\u00e9' * 4096), (1, 7, 'x' * 4097)], corr=86)
     fetched = offset_fetch(s, 1, group + '-max', topic, [0, 1], corr=87)[0]
     out['fetch_v1_max'] = [[r[1], len(r[2]), int(r[2] == '\u00e9' * 4096)] for r in fetched]
+    s.close()
+    return out
+
+
+def negative_commits(bootstrap, topic, group):
+    """OffsetCommit of Kafka's -2 and -1 (what kafkajs's resetOffsets and
+    other tools commit) with metadata, outside any group, at v2 and v8;
+    OffsetFetch v1, v6 and v8 read them back: [partition, offset,
+    metadata, error]"""
+    s = connect(bootstrap)
+    out = {}
+    out['commit_v8'] = offset_commit(s, 8, group, topic,
+                                     [(0, -2, 'to-earliest'), (1, -1, 'to-none')], corr=90)
+    out['fetch_v6'] = offset_fetch(s, 6, group, topic, [0, 1], corr=91)[0]
+    out['fetch_v1'] = offset_fetch(s, 1, group, topic, [0, 1], corr=92)[0]
+    out['fetch_v8'] = offset_fetch_groups(s, [group], topic, [0, 1], corr=93)
+    out['commit_v2'] = offset_commit(s, 2, group + '-v2', topic,
+                                     [(0, -2, 'v2-meta')], corr=94)
+    out['fetch_v2'] = offset_fetch(s, 2, group + '-v2', topic, [0, 1], corr=95)
     s.close()
     return out
 
@@ -626,8 +646,9 @@ def static_restart(bootstrap, topic, group):
             'b_events_after_restart': b_after, 'a2_events': a2_events}
 
 
-COMMANDS = {f.__name__: f for f in (sarama_defaults, binary_metadata, flexible_group, static_raw,
-                                    members_left, static_child, static_restart)}
+COMMANDS = {f.__name__: f for f in (sarama_defaults, binary_metadata, negative_commits,
+                                    flexible_group, static_raw, members_left,
+                                    static_child, static_restart)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -1,6 +1,7 @@
 # Consumer-group positions over logical replication: publishing
 # topics.consumer_offsets next to a topic ships every committed position
-# (initial sync and streamed commits, seeks, deleted groups), the
+# (initial sync and streamed commits, seeks, deleted groups, a Kafka
+# consumer's negative commits), the
 # subscriber's cache follows without a restart, local group writes there are
 # refused while it is a replica, its copy of the log stays compacted, and
 # after the publisher is gone a group resumes on the subscriber exactly
@@ -15,6 +16,14 @@ use PgTopicsTest;
 my $orders = q{SELECT topics.create_topic('orders', 4, 'text', 'text')};
 my $pub = start_logical_node('publisher', '200ms', $orders);
 my $sub = start_logical_node('subscriber', '200ms', $orders);
+# the publisher listens for Kafka clients too, for their commits
+my $kport = PostgreSQL::Test::Cluster::get_free_port();
+$pub->append_conf('postgresql.conf', qq{
+pg_topics.kafka_port = $kport
+pg_topics.kafka_listen_addresses = '127.0.0.1'
+});
+$pub->restart;
+wait_for_kafka_listener($kport);
 
 my $positions_sql = q{
 SELECT coalesce(string_agg(format('%s/%s/%s', group_name, partition, committed_offset), ','
@@ -72,6 +81,17 @@ is($sub->safe_psql('postgres', $positions_sql), $pub_positions,
 	'streamed commits, seeks and deletions reach the subscriber\'s positions');
 is($sub->safe_psql('postgres', $groups_sql), 'audit,billing',
 	'a group deleted on the publisher is gone on the subscriber');
+
+# a Kafka consumer's negative commits (kafkajs's resetOffsets commits -2)
+# are positions like any other: kept, replicated, compacted and loaded as
+# committed
+kafka_script('group_apis.py', "127.0.0.1:$kport", 'negative_commits', 'orders', 'kneg');
+$pub->wait_for_catchup('topics_sub');
+$pub_positions = $pub->safe_psql('postgres', $positions_sql);
+like($pub_positions, qr{,kneg/0/-2,kneg/1/-1,kneg-v2/0/-2$},
+	'the publisher keeps the negative offsets a Kafka consumer committed');
+is($sub->safe_psql('postgres', $positions_sql), $pub_positions,
+	'they reach the subscriber as committed');
 
 # positions of a topic the subscriber does not have yet are kept in its log
 # and show up once it creates the topic; renaming a topic works on both

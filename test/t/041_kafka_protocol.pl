@@ -128,12 +128,15 @@ is_deeply(proto('ck_group_reads', 'pos', 'tool2', 'earliest', 8),
 	[ [ 0, 0 ], [ 0, 1 ], [ 0, 2 ], [ 0, 3 ], [ 0, 4 ], [ 1, 2 ], [ 1, 3 ], [ 1, 4 ] ],
 	'a Kafka consumer of the group resets from positions outside the log by its auto.offset.reset');
 
-is_deeply(proto('commit', 'tool', 'pos', '0:-1'), [ [ 0, 0 ] ], 'OffsetCommit of -1 is taken');
-is_deeply(proto('committed', 'tool', 'pos', 2), [ [ 0, -1, 0 ], [ 1, 5, 0 ] ],
-	'it clears that partition\'s position (OffsetFetch answers -1) and keeps the others');
+is_deeply(proto('commit', 'tool', 'pos', '0:-2'), [ [ 0, 0 ] ], 'OffsetCommit of -2 is stored');
+is_deeply(proto('committed', 'tool', 'pos', 2), [ [ 0, -2, 0 ], [ 1, 5, 0 ] ],
+	'OffsetFetch answers it back, and the other partition\'s position');
 is($node->safe_psql('postgres',
 		q{SELECT string_agg(partition || ':' || coalesce(committed_offset::text, 'none'), ',' ORDER BY partition) FROM topics.consumer_lag WHERE group_name = 'tool'}),
-	'0:none,1:5', 'as topics.consumer_lag shows');
+	'0:-2,1:5', 'as topics.consumer_lag shows');
+is_deeply(proto('ck_group_reads', 'pos', 'tool', 'earliest', 5),
+	[ [ 0, 0 ], [ 0, 1 ], [ 0, 2 ], [ 0, 3 ], [ 0, 4 ] ],
+	'a Kafka consumer of the group takes it for no position and resets by its auto.offset.reset');
 is_deeply(proto('commit', 'tool', 'pos', '7:3'), [ [ 7, 3 ] ],
 	'a partition that does not exist is UNKNOWN_TOPIC_OR_PARTITION');
 ($rc, $out, $err) = $node->psql('postgres', q{SELECT topics.commit('pos', 'tool', 0, 1000)});

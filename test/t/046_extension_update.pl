@@ -160,12 +160,13 @@ FROM topics.group_members},
 # and functions, create_topic's configs argument, the configs column and
 # trigger of topics.topic_config), its Kafka topic names (the table
 # topics.kafka_topic_names and the event trigger that forgets dropped
-# topics' names) and the members' instance ids (topics.member_info() made
+# topics' names), the members' instance ids (topics.member_info() made
 # anew with the column instance_id, and topics.group_members, which shows
-# it).  A release that adds or changes objects names them here.
+# it) and topics.consumer_lag, whose lag counts a negative committed offset
+# as none.  A release that adds or changes objects names them here.
 my @updated_objects = qw(topic_configs alter_topic_configs topic_config_changed topic_config_info
   kafka_topic_names forget_dropped_kafka_names topics_forget_dropped_kafka_names
-  member_info group_members);
+  member_info group_members consumer_lag);
 my $updated_re = '(^|[^_a-z])(' . join('|', @updated_objects) . ')([^_a-z]|$)'
   . '|create_topic\(|^table topics\.topic_config:';
 

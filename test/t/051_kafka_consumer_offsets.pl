@@ -52,10 +52,12 @@ sub co
 	return kafka_script('consumer_offsets.py', $bootstrap, $role, @args);
 }
 
-# Kafka commits: OffsetCommit with metadata, and a cleared position
+# Kafka commits: OffsetCommit with metadata, a negative one (kafkajs's
+# resetOffsets commits -2), and a cleared position (a deleted group)
 is(co('olivia', 'kafka_commit', 'a', 'kgroup', 5, 'kafka-meta'), 2, 'a Kafka consumer commits both partitions of a');
 co('olivia', 'kafka_commit', 'b', 'kgroup', 9, 'nul\\x00byte');
-co('olivia', 'kafka_commit', 'a', 'cleared', -1, '');
+co('olivia', 'kafka_commit', 'a', 'reset', -2, 'to-earliest');
+$node->safe_psql('postgres', q{SET ROLE olivia; SELECT topics.delete_group('a', 'cleared')});
 
 # what topics.consumer_lag shows a role: group/topic/partition => committed
 sub lag_as
@@ -82,6 +84,8 @@ is($lag->{'sqlcommit/b/0'}, 6, 'the latest of them');
 is_deeply($w->{latest}, $lag,
 	'the latest offset of every group, topic and partition equals topics.consumer_lag, SQL and Kafka commits alike');
 ok((grep { $_ eq 'cleared/a/0' } @{ $w->{cleared} }), 'a cleared position ends with a tombstone');
+is_deeply([ $w->{latest}{'reset/a/0'}, $w->{latest}{'reset/a/1'}, $w->{metadata}{'reset/a/0'} ],
+	[ -2, -2, 'to-earliest' ], 'a negative commit is written as it was committed, with its metadata');
 is($w->{metadata}{'kgroup/a/0'}, 'kafka-meta', 'a Kafka commit\'s metadata is in its record');
 is($w->{metadata}{'kgroup/b/0'}, "nul\0byte", 'so is metadata with a NUL byte, byte for byte');
 is($w->{end}{0}, $node->safe_psql('postgres', q{SELECT max("offset") + 1 FROM topics.consumer_offsets}),
@@ -97,7 +101,7 @@ is($al->{end}{0}, $w->{end}{0}, 'but it reads partition 0 by name to the same en
 
 # librdkafka reads it too
 my $ck = co('watcher', 'ck_read');
-is_deeply($ck->{groups}, [ 'cleared', 'kgroup', 'sqlcommit', 'sqlpoll' ],
+is_deeply($ck->{groups}, [ 'cleared', 'kgroup', 'reset', 'sqlcommit', 'sqlpoll' ],
 	'confluent-kafka reads it to the end and decodes every group');
 
 # nobody writes it

@@ -4,8 +4,8 @@
 # v8 and OffsetFetch v8 of many groups, ListGroups' state and type
 # filters, DescribeGroups v5, DeleteGroups and OffsetDelete (refused while
 # a member holds the group or subscribes to the topic, and for another
-# role's group), static membership and the instance ids
-# topics.group_members shows, written byte by byte
+# role's group), negative commits answered back, static membership and
+# the instance ids topics.group_members shows, written byte by byte
 # (test/kafka/group_apis.py).
 use strict;
 use warnings;
@@ -76,6 +76,52 @@ is_deeply($b->{commit_v8_max}, [ [ 0, 0 ], [ 1, 12 ] ],
 	'OffsetCommit: 4096 two-byte characters of metadata are stored, 4097 bytes are OFFSET_METADATA_TOO_LARGE');
 is_deeply($b->{fetch_v1_max}, [ [ 6, 4096, 1 ], [ -1, 0, 0 ] ],
 	'OffsetFetch v1 answers the 8192 bytes; the refused commit stored nothing');
+
+# ---- negative commits: kept with their metadata and answered back, as
+# Kafka does (kafkajs's resetOffsets commits -2); poll and topics.consumer_lag
+# take them for no position
+my $n = api('negative_commits', 'orders', 'neg');
+is_deeply($n->{commit_v8}, [ [ 0, 0 ], [ 1, 0 ] ], 'OffsetCommit v8 of -2 and -1 is stored');
+is_deeply($n->{fetch_v6}, [ [ 0, -2, 'to-earliest', 0 ], [ 1, -1, 'to-none', 0 ] ],
+	'OffsetFetch v6 answers -2 and -1 back with their metadata');
+is_deeply($n->{fetch_v1}, $n->{fetch_v6}, 'so does OffsetFetch v1');
+is_deeply($n->{fetch_v8}, { neg => [ 0, [ [ 0, -2, 0 ], [ 1, -1, 0 ] ] ] }, 'and OffsetFetch v8');
+is_deeply($n->{commit_v2}, [ [ 0, 0 ] ], 'OffsetCommit v2 of -2 by a group without positions is stored');
+is_deeply($n->{fetch_v2}, [ [ [ 0, -2, 'v2-meta', 0 ], [ 1, -1, '', 0 ] ], 0 ],
+	'OffsetFetch v2 answers it, and no position (-1) for the partition not committed');
+is($node->safe_psql('postgres', q{
+SELECT string_agg(format('%s %s %s', key->>'partition', value->>'offset', value->>'metadata'), ',' ORDER BY "offset")
+FROM topics.consumer_offsets WHERE key->>'group' = 'neg'}),
+	'0 -2 to-earliest,1 -1 to-none', 'the position records hold the negative offsets and their metadata');
+is($node->safe_psql('postgres', q{
+SELECT string_agg(format('%s %s %s', partition, committed_offset, lag), ',' ORDER BY partition)
+FROM topics.consumer_lag WHERE group_name = 'neg'}),
+	'0 -2 5,1 -1 5',
+	'topics.consumer_lag shows the offsets committed, and the lag from where the group starts (earliest)');
+is($node->safe_psql('postgres', q{
+SET pg_topics.auto_offset_reset = latest;
+SELECT string_agg(format('%s %s %s', partition, committed_offset, lag), ',' ORDER BY partition)
+FROM topics.consumer_lag WHERE group_name = 'neg'}),
+	'0 -2 0,1 -1 0', 'with latest, from the high watermark');
+my ($rc, $out, $err) = $node->psql('postgres', q{SELECT topics.commit('orders', 'neg', 0, -2)});
+like($err, qr/offset -2 is out of range for partition 0 of topic "orders"/,
+	'topics.commit still refuses a negative offset');
+($rc, $out, $err) = $node->psql('postgres', q{
+SET pg_topics.auto_offset_reset = error;
+SELECT count(*) FROM topics.poll(NULL::orders, 'neg', max_records => 100)});
+like($err, qr/consumer group "neg" has no valid position in partition \d of topic "orders"/,
+	'poll takes a negative position for none: with error, it refuses it');
+is($node->safe_psql('postgres', q{
+SELECT count(*) FROM topics.poll(NULL::orders, 'neg', max_records => 100);
+SELECT string_agg(format('%s %s %s', partition, committed_offset, lag), ',' ORDER BY partition)
+FROM topics.consumer_lag WHERE group_name = 'neg'}),
+	"10\n0 5 0,1 5 0", 'with earliest, poll reads both partitions from their start and stores where it got to');
+is($node->safe_psql('postgres', q{
+SET pg_topics.auto_offset_reset = latest;
+SELECT count(*) FROM topics.poll(NULL::orders, 'neg-v2', max_records => 100);
+SELECT string_agg(format('%s %s', partition, committed_offset), ',' ORDER BY partition)
+FROM topics.consumer_lag WHERE group_name = 'neg-v2'}),
+	"0\n0 5,1 5", 'with latest, poll moves a negative position to the high watermark');
 
 # ---- a member at flexible versions, and DeleteGroups and OffsetDelete
 # a group with positions only (committed outside any group)
@@ -164,5 +210,16 @@ is_deeply($r->{b_events_after_restart}, [],
 	'the other member\'s rebalance callbacks are not called (no revoke, no assign)');
 is_deeply($r->{a2_events}, [ [ 'assign', $r->{before}{a} ] ],
 	'the restarted member is assigned once');
+
+# ---- a negative position is re-recorded under its topic's new name, and
+# loaded from the log after a restart
+api('negative_commits', 'orders', 'renamed-neg');
+$node->safe_psql('postgres', q{ALTER TABLE orders RENAME TO orders_renamed});
+$node->restart;
+wait_for_kafka_listener($kport);
+is($node->safe_psql('postgres', q{
+SELECT string_agg(format('%s %s', partition, committed_offset), ',' ORDER BY partition)
+FROM topics.group_offset_info() WHERE group_name = 'renamed-neg' AND topic = 'orders_renamed'::regclass}),
+	'0 -2,1 -1', 'negative positions follow a rename of their topic and a restart');
 
 done_testing();

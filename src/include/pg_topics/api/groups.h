@@ -56,6 +56,9 @@ extern void topic_groups_commit_position(Relation topic, const char *group,
 extern bytea *topic_groups_record_metadata(Jsonb *value);
 extern void topic_groups_clear_position(Relation topic, const char *group,
 										int32 partition);
+extern void topic_groups_delete_group_position(Relation topic,
+											   const char *group,
+											   int32 partition);
 extern void topic_groups_tombstone_name(const char *old_name);
 extern List *topic_groups_renamed_positions(Oid topic);
 
@@ -64,6 +67,8 @@ extern void topic_groups_topic_renamed(Oid topicid, const char *old_name);
 extern void topic_groups_set_position(Relation topic, const char *group,
 									  int32 partition, int64 offset,
 									  const bytea *metadata, bool kafka_commit);
+extern void topic_groups_delete_offset(Relation topic, const char *group,
+									   int32 partition);
 extern bool topic_groups_committed_position(Relation topic, const char *group,
 											int32 partition, int64 *offset,
 											bytea **metadata);
