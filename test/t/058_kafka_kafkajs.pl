@@ -13,8 +13,9 @@
 # 3. A consumer group (eachMessage, committing) reads them all; another
 #    consumer of the group, after more sends, reads only the new records:
 #    the group's commits are topics.consumer_lag's.
-# 4. Admin: fetchTopicOffsets, fetchOffsets, resetOffsets, setOffsets;
-#    listGroups, describeGroups, deleteGroups; createPartitions,
+# 4. Admin: fetchTopicOffsets, fetchOffsets, resetOffsets (-2 committed
+#    and answered back, resolveOffsets turning it into the log start),
+#    setOffsets; listGroups, describeGroups, deleteGroups; createPartitions,
 #    deleteTopicRecords, describeCluster; describeConfigs and alterConfigs
 #    (see $config_apis); deleteTopics.  Each checked in SQL.
 # 5. SASL: SCRAM-SHA-256 and PLAIN as a role of its own.
@@ -184,14 +185,18 @@ is(join(',', map { $offsets->{watermarks}{$_}{high} } 0 .. 2), $ends,
 is(join(',', map { $offsets->{before}{$_} } 0 .. 2),
 	join(',', map { $_ == 0 ? -1 : $_ } split /,/, $ends),
 	'fetchOffsets: the group\'s commits (-1 where none)');
-# a negative commit clears the position (docs/kafka.md, differences):
-# kafkajs commits -2 to reset to the earliest, which Kafka answers back
-is_deeply($offsets->{reset}, { 0 => -1, 1 => -1, 2 => -1 },
-	'resetOffsets to the earliest: the positions are cleared');
-is_deeply($offsets->{set}, { 0 => 1, 1 => -1, 2 => -1 }, 'setOffsets: partition 0 at 1');
+# kafkajs commits -2 to reset to the earliest, which is answered back;
+# resolveOffsets turns it into the log start, and commits that
+is_deeply($offsets->{reset}, { 0 => -2, 1 => -2, 2 => -2 },
+	'resetOffsets to the earliest: fetchOffsets answers the -2 committed');
+my %lows = map { $_ => $offsets->{watermarks}{$_}{low} } 0 .. 2;
+is_deeply($offsets->{resolved}, \%lows,
+	'fetchOffsets with resolveOffsets: the log start of each partition');
+is_deeply($offsets->{after_resolve}, \%lows, 'which kafkajs committed');
+is_deeply($offsets->{set}, { %lows, 0 => 1 }, 'setOffsets: partition 0 at 1');
 is(sql(q{SELECT string_agg(format('%s:%s', partition, coalesce(committed_offset::text, 'none')), ' '
 	ORDER BY partition) FROM topics.consumer_lag WHERE group_name = 'js_group'}),
-	'0:1 1:none 2:none', 'topics.consumer_lag: those positions');
+	join(' ', '0:1', map { "$_:$lows{$_}" } 1 .. 2), 'topics.consumer_lag: those positions');
 
 is_deeply(kafkajs('groups', 'js_group'), { state => 'Empty', protocol_type => 'consumer' },
 	'listGroups, describeGroups: the group and no member; deleteGroups');

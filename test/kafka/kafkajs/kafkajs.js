@@ -224,30 +224,40 @@ const commands = {
     }
   },
 
-  // fetchTopicOffsets and fetchOffsets; resetOffsets to the earliest,
-  // then setOffsets of partition 0 to to0: what fetchOffsets answers at
-  // each step (the group has no member: kafkajs refuses otherwise)
+  // fetchTopicOffsets and fetchOffsets; resetOffsets to the earliest
+  // (kafkajs commits -2), fetchOffsets with resolveOffsets (kafkajs turns
+  // the -2 answered back into the log start, and commits that), then
+  // setOffsets of partition 0 to to0: what fetchOffsets answers at each
+  // step (the group has no member: kafkajs refuses otherwise)
   async offsets(topic, group, to0) {
     const admin = kafka.admin()
     await admin.connect()
     try {
       const watermarks = await admin.fetchTopicOffsets(topic)
-      const committed = async () => {
-        const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] })
+      const committed = async resolveOffsets => {
+        const [offsets] = await admin.fetchOffsets({
+          groupId: group,
+          topics: [topic],
+          resolveOffsets,
+        })
         assert.equal(offsets.topic, topic)
         return Object.fromEntries(offsets.partitions.map(p => [p.partition, Number(p.offset)]))
       }
-      const before = await committed()
+      const before = await committed(false)
       await admin.resetOffsets({ groupId: group, topic, earliest: true })
-      const reset = await committed()
+      const reset = await committed(false)
+      const resolved = await committed(true)
+      const after_resolve = await committed(false)
       await admin.setOffsets({ groupId: group, topic, partitions: [{ partition: 0, offset: to0 }] })
-      const set = await committed()
+      const set = await committed(false)
       return {
         watermarks: Object.fromEntries(
           watermarks.map(w => [w.partition, { low: Number(w.low), high: Number(w.high) }])
         ),
         before,
         reset,
+        resolved,
+        after_resolve,
         set,
       }
     } finally {
