@@ -541,10 +541,10 @@ def offset_commit_static(sock, group, topic, gen, member, instance, corr):
 def delete_after_session(bootstrap, topic, group):
     """A static member (session timeout 6 s, the least) joins, commits and
     goes without LeaveGroup, as a closed static consumer does; DeleteGroups
-    5 s after its last request, then as soon as its session timeout has
-    passed (librdkafka's 0081_admin deletes so).  The group tick, which
-    expires silent members, runs only every 100 ms: the second DeleteGroups
-    comes before it has, most times."""
+    4 s after its last request, then as soon as its session timeout has
+    passed (librdkafka's 0081_admin deletes so): the group tick, which
+    expires silent members every 100 ms, has most times not run yet then,
+    so DeleteGroups must expire the member itself."""
     s = connect(bootstrap)
     out = {}
     j = join(s, 5, group, topic, '', instance='gone', corr=90, session_ms=6000)
@@ -556,7 +556,7 @@ def delete_after_session(bootstrap, topic, group):
     last = time.monotonic()
     s.close()
     s = connect(bootstrap)
-    time.sleep(max(0.0, last + 5.0 - time.monotonic()))
+    time.sleep(max(0.0, last + 4.0 - time.monotonic()))
     out['delete_early'] = delete_groups(s, 2, [group], corr=93)
     time.sleep(max(0.0, last + 6.0 - time.monotonic()))
     out['delete'] = delete_groups(s, 2, [group], corr=94)

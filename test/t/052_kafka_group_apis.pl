@@ -146,7 +146,7 @@ is($x->{describe_after}, 'Dead', 'the group is gone with its only member (no pos
 my $gone = api('delete_after_session', 'orders', 'gone');
 is_deeply($gone->{commit}, [ [ 0, 0 ] ], 'the static member commits (its last request)');
 is_deeply($gone->{delete_early}, { gone => 68 },
-	'DeleteGroups 5 s after a static member\'s last request (6 s session timeout): NON_EMPTY_GROUP');
+	'DeleteGroups 4 s after a static member\'s last request (6 s session timeout): NON_EMPTY_GROUP');
 is_deeply($gone->{delete}, { gone => 0 },
 	'DeleteGroups as soon as its session timeout has passed: the member is expired, the group deleted');
 is(position('gone', 0), 'none', 'the group\'s position went with it');
