@@ -49,7 +49,8 @@ FROM (VALUES ('cleanup.policy', 'delete'),
              ('retention.bytes', '-1'), ('retention.bytes', '1'),
              ('retention.ms', '-1'), ('retention.ms', '1'),
              ('segment.bytes', '14'), ('segment.bytes', '2147483647'),
-             ('segment.ms', '1'), ('segment.ms', '604800000')) AS t(k, v);
+             ('segment.ms', '1'), ('segment.ms', '9223372036854775807'),
+             ('segment.ms', '604800000')) AS t(k, v);
 -- every key: values refused, with the key named, and nothing applied
 SELECT k, v, tc_try(format('SELECT topics.alter_topic_configs(%L, jsonb_build_object(%L, %L))',
                            'tc_plain', k, v)) AS outcome

@@ -92,7 +92,12 @@ static const KeyInfo keys[TOPIC_CONFIG_NKEYS] = {
 	{"retention.ms", TOPIC_CONFIG_TYPE_LONG, KIND_INT, 1, TOPIC_CONFIG_MAX_MS - 1, true, "-1"},
 	/* whole pages, at least 4: see topic_config_segment_blocks */
 	{"segment.bytes", TOPIC_CONFIG_TYPE_INT, KIND_INT, 14, PG_INT32_MAX, false, NULL},
-	{"segment.ms", TOPIC_CONFIG_TYPE_LONG, KIND_INT, 1, TOPIC_CONFIG_MAX_MS - 1, false, NULL},
+	/*
+	 * Kafka's range, so that the "never" described (9223372036854775807)
+	 * may be set back, as tools that alter a topic's whole set do; from
+	 * TOPIC_CONFIG_MAX_MS on it is never
+	 */
+	{"segment.ms", TOPIC_CONFIG_TYPE_LONG, KIND_INT, 1, PG_INT64_MAX, false, NULL},
 };
 
 static const char *const source_names[] = {"default", "topic", "server"};
@@ -553,12 +558,16 @@ topic_config_segment_blocks(const TopicConfig *config)
 	return 0;
 }
 
-/* segment.ms; without it, a quarter of retention.ms, or none */
+/*
+ * segment.ms (none from TOPIC_CONFIG_MAX_MS on, longer than any
+ * retention); without it, a quarter of retention.ms, or none
+ */
 int64
 topic_config_segment_roll_usecs(const TopicConfig *config)
 {
 	if (config->segment_ms > 0)
-		return config->segment_ms * 1000;
+		return config->segment_ms < TOPIC_CONFIG_MAX_MS ?
+			config->segment_ms * 1000 : 0;
 	if (config->retention_ms > 0)
 		return config->retention_ms * 1000 / 4;
 	return 0;

@@ -8,13 +8,14 @@
  * has positions in (offsets.c).  DeleteGroups follows topics.delete_group
  * for each of them: only a group without members may go (NON_EMPTY_GROUP
  * while a Kafka consumer or a poll holds it; members whose role lost its
- * rights leave first, as in SQL), and the caller needs what SQL asks for,
- * SELECT on the topic and control of the group (its creator's or the
- * topic owner's privileges), for every topic the group reads, else
- * GROUP_AUTHORIZATION_FAILED and nothing is removed.  A group with no
- * positions in a topic the caller may read, and no Kafka members, is
- * GROUP_ID_NOT_FOUND.  Each group goes in a subtransaction of its own:
- * all its positions, or none.
+ * rights leave first, as in SQL, and Kafka members whose session timeout
+ * has passed are gone even if the group tick has not yet seen them), and
+ * the caller needs what SQL asks for, SELECT on the topic and control of
+ * the group (its creator's or the topic owner's privileges), for every
+ * topic the group reads, else GROUP_AUTHORIZATION_FAILED and nothing is
+ * removed.  A group with no positions in a topic the caller may read, and
+ * no Kafka members, is GROUP_ID_NOT_FOUND.  Each group goes in a
+ * subtransaction of its own: all its positions, or none.
  *
  * OffsetDelete removes a group's positions of some partitions, which
  * then have none (OffsetFetch answers -1 for them), but not of a topic a live member of the
@@ -75,9 +76,13 @@ delete_group(void *arg)
 	Oid			nspid = get_namespace_oid(pg_topics_kafka_schema, true);
 	List	   *topics = NIL;
 	KafkaGroupReply *reply = palloc0(sizeof(KafkaGroupReply));
-	bool		kafka_known = kafka_group_describe(gd->group, reply);
-	Oid			kafka_owner = kafka_group_owner(gd->group);
+	bool		kafka_known;
+	Oid			kafka_owner;
 	ListCell   *lc;
+
+	kafka_group_expire(gd->group);
+	kafka_known = kafka_group_describe(gd->group, reply);
+	kafka_owner = kafka_group_owner(gd->group);
 
 	if (kafka_known && OidIsValid(kafka_owner) &&
 		!has_privs_of_role(GetUserId(), kafka_owner))

@@ -23,6 +23,8 @@
  * members).  Every listener calls kafka_groups_tick() every 100 ms while
  * there are groups, for the timeouts: whichever runs first ends a
  * rebalance or expires a session, and the others find nothing to do.
+ * DeleteGroups runs its group's timeouts itself (kafka_group_expire), so
+ * that a session just timed out counts as over, as in Kafka.
  * Nothing here runs SQL: heartbeats are never held up by a
  * produce.
  *
@@ -1381,9 +1383,42 @@ kafka_group_changed(int slot, uint64 seen)
 }
 
 /*
- * The timeouts: members silent for their session timeout go, rebalances
- * end by their deadline or initial delay.  Returns the milliseconds until
- * the next thing that may be due (-1: nothing).
+ * g's timeouts at now: members silent for their session timeout go (the
+ * others rebalance), a rebalance ends by its deadline or initial delay
+ */
+static void
+group_timeouts(GroupSlot *g, TimestampTz now)
+{
+	bool		removed = false;
+
+	for (int i = g->nmembers - 1; i >= 0; i--)
+	{
+		MemberSlot *m = member_of(g, i);
+
+		/* a member waiting for its JoinGroup's answer is not silent */
+		if (m->joining && g->state == KAFKA_GROUP_PREPARING)
+			continue;
+		if (now >= TimestampTzPlusMilliseconds(m->last_heartbeat,
+											   m->session_timeout))
+		{
+			remove_member(g, i);
+			removed = true;
+		}
+	}
+	if (removed && g->nmembers > 0)
+	{
+		if (g->state != KAFKA_GROUP_PREPARING)
+			prepare_rebalance(g, now);
+	}
+	else if (removed)
+		group_changed(g);
+	maybe_complete_join(g, now);
+	drop_if_empty(g);
+}
+
+/*
+ * The timeouts of every group.  Returns the milliseconds until the next
+ * thing that may be due (-1: nothing).
  */
 long
 kafka_groups_tick(void)
@@ -1399,37 +1434,36 @@ kafka_groups_tick(void)
 	for (int gi = 0; gi < shared->ngroups; gi++)
 	{
 		GroupSlot  *g = &shared->groups[gi];
-		bool		removed = false;
 
 		if (!g->in_use)
 			continue;
 		any = true;
-		for (int i = g->nmembers - 1; i >= 0; i--)
-		{
-			MemberSlot *m = member_of(g, i);
-
-			/* a member waiting for its JoinGroup's answer is not silent */
-			if (m->joining && g->state == KAFKA_GROUP_PREPARING)
-				continue;
-			if (now >= TimestampTzPlusMilliseconds(m->last_heartbeat,
-												   m->session_timeout))
-			{
-				remove_member(g, i);
-				removed = true;
-			}
-		}
-		if (removed && g->nmembers > 0)
-		{
-			if (g->state != KAFKA_GROUP_PREPARING)
-				prepare_rebalance(g, now);
-		}
-		else if (removed)
-			group_changed(g);
-		maybe_complete_join(g, now);
-		drop_if_empty(g);
+		group_timeouts(g, now);
 	}
 	unlock_groups();
 	return any ? 100 : -1;
+}
+
+/*
+ * The timeouts of group (of this database), now rather than at the next
+ * tick: a request that decides on the group's members (DeleteGroups) sees
+ * a member whose session timeout has just passed gone, as with Kafka's
+ * exact timers.  Clients count on it: librdkafka's tests delete a group of
+ * static members (which send no LeaveGroup) as soon as their session
+ * timeout has passed.
+ */
+void
+kafka_group_expire(const char *group)
+{
+	GroupSlot  *g;
+
+	if (shared == NULL)
+		return;					/* no Kafka listener */
+	lock_groups();
+	g = find_group(group, false);
+	if (g != NULL)
+		group_timeouts(g, GetCurrentTimestamp());
+	unlock_groups();
 }
 
 /*

@@ -2,8 +2,8 @@
 test/t/052_kafka_group_apis.pl: sarama's default OffsetCommit v0/v1 and
 OffsetFetch v0, JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
 DescribeGroups and ListGroups at flexible versions, DeleteGroups and
-OffsetDelete, negative commits answered back; and static membership with
-confluent-kafka.
+OffsetDelete, negative commits answered back, DeleteGroups as a static member's session
+ends; and static membership with confluent-kafka.
 
 Run with Debian's /usr/bin/python3 (confluent-kafka 1.7.0 on librdkafka
 2.0.2):
@@ -557,6 +557,32 @@ def offset_commit_static(sock, group, topic, gen, member, instance, corr):
     return out
 
 
+def delete_after_session(bootstrap, topic, group):
+    """A static member (session timeout 6 s, the least) joins, commits and
+    goes without LeaveGroup, as a closed static consumer does; DeleteGroups
+    4 s after its last request, then as soon as its session timeout has
+    passed (librdkafka's 0081_admin deletes so): the group tick, which
+    expires silent members every 100 ms, has most times not run yet then,
+    so DeleteGroups must expire the member itself."""
+    s = connect(bootstrap)
+    out = {}
+    j = join(s, 5, group, topic, '', instance='gone', corr=90, session_ms=6000)
+    member, gen = j[5], j[1]
+    sync(s, 3, group, gen, member, [(member, assignment(topic, [0, 1]))],
+         corr=91, instance='gone')
+    out['commit'] = offset_commit_static(s, group, topic, gen, member, 'gone', corr=92)
+    # the server saw the commit before this: its session is over 6 s on
+    last = time.monotonic()
+    s.close()
+    s = connect(bootstrap)
+    time.sleep(max(0.0, last + 4.0 - time.monotonic()))
+    out['delete_early'] = delete_groups(s, 2, [group], corr=93)
+    time.sleep(max(0.0, last + 6.0 - time.monotonic()))
+    out['delete'] = delete_groups(s, 2, [group], corr=94)
+    s.close()
+    return out
+
+
 def static_consumer(bootstrap, topic, group, instance, events):
     """A confluent-kafka consumer with group.instance.id, its rebalance
     callbacks appending to events"""
@@ -647,8 +673,8 @@ def static_restart(bootstrap, topic, group):
 
 
 COMMANDS = {f.__name__: f for f in (sarama_defaults, binary_metadata, negative_commits,
-                                    flexible_group, static_raw, members_left,
-                                    static_child, static_restart)}
+                                     flexible_group, static_raw, members_left,
+                                     delete_after_session, static_child, static_restart)}
 
 if __name__ == '__main__':
     bootstrap, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -4,8 +4,9 @@
 # v8 and OffsetFetch v8 of many groups, ListGroups' state and type
 # filters, DescribeGroups v5, DeleteGroups and OffsetDelete (refused while
 # a member holds the group or subscribes to the topic, and for another
-# role's group), negative commits answered back, static membership and
-# the instance ids topics.group_members shows, written byte by byte
+# role's group; a static member's group as soon as its session timeout
+# has passed), negative commits answered back, static membership and the
+# instance ids topics.group_members shows, written byte by byte
 # (test/kafka/group_apis.py).
 use strict;
 use warnings;
@@ -185,6 +186,16 @@ is_deeply($x->{leave_wrong_member}[1], [ [ $x->{leave_wrong_member}[1][0][0], 'x
 	'LeaveGroup v3 of the instance with its old member id: FENCED_INSTANCE_ID');
 is_deeply($x->{leave_by_instance}[1], [ [ '', 'x', 0 ] ], 'LeaveGroup v3 by instance id alone: it leaves');
 is($x->{describe_after}, 'Dead', 'the group is gone with its only member (no positions)');
+
+# ---- DeleteGroups as soon as a static member's session timeout has passed:
+# the member is gone then, not at the group tick up to 100 ms later
+my $gone = api('delete_after_session', 'orders', 'gone');
+is_deeply($gone->{commit}, [ [ 0, 0 ] ], 'the static member commits (its last request)');
+is_deeply($gone->{delete_early}, { gone => 68 },
+	'DeleteGroups 4 s after a static member\'s last request (6 s session timeout): NON_EMPTY_GROUP');
+is_deeply($gone->{delete}, { gone => 0 },
+	'DeleteGroups as soon as its session timeout has passed: the member is expired, the group deleted');
+is(position('gone', 0), 'none', 'the group\'s position went with it');
 
 # ---- topics.group_members shows a static member's instance id, and NULL
 # for a dynamic member and a member of SQL

@@ -136,6 +136,21 @@ my (undef, undef, $sql_err) = $node->psql('postgres',
 	q{SET ROLE app; SELECT topics.alter_topic_configs('cfg', '{"segment.ms": "soon"}')});
 like($sql_err, qr/\Q$bad->[0][1]\E/, "with SQL's message: $bad->[0][1]");
 is(view('cfg')->{'retention.ms'}[0], '3600000', 'nothing of the resource applied');
+# what DescribeConfigs answers may be set back as it is, as tools that
+# alter a topic's whole set do (librdkafka's test_AlterConfigs_simple):
+# segment.ms's "never" (9223372036854775807) too
+$node->safe_psql('postgres', q{SET ROLE app; SELECT topics.create_topic('whole', 1, 'bytea', 'bytea')});
+my $described = kafka('describe', 1, 'false', 'topic:whole')->[0][4];
+is($described->{'segment.ms'}[0], '9223372036854775807', 'segment.ms without retention: never');
+is_deeply(kafka('alter', 1, 'false', 'topic:whole '
+		  . join(' ', map { "$_=$described->{$_}[0]" } sort keys %$described)),
+	[ [ 0, undef, 2, 'whole' ] ], 'AlterConfigs of every value DescribeConfigs answered: applied');
+is_deeply({ map { ($_ => $described->{$_}[0]) } keys %{ view('whole') } },
+	{ map { ($_ => view('whole')->{$_}[0]) } keys %{ view('whole') } },
+	'the view shows the values described');
+is(view('whole')->{'segment.ms'}[1], 'topic', 'segment.ms is the topic\'s now');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM topics.produce_batch('whole', ARRAY['\\x01'::bytea])}),
+	'1', 'the topic takes records with segment.ms never');
 my $two = kafka('alter', 2, 'false', 'topic:cfg retention.mss=1 / topic:secret retention.ms=1 / topic:no_such_topic retention.ms=1 / broker:1 num.partitions=3');
 is_deeply([ map { $_->[0] } @$two ], [ 40, 29, 3, 42 ],
 	'an unknown key INVALID_CONFIG, a topic not owned TOPIC_AUTHORIZATION_FAILED, an unknown topic '

@@ -113,7 +113,10 @@ typedef struct TopicConfig
 	int64		min_insync_replicas;	/* -1: not set */
 } TopicConfig;
 
-/* Longest retention.ms or segment.ms: as create_topic's retention */
+/*
+ * Longest retention.ms: as create_topic's retention; a longer segment.ms
+ * is never
+ */
 #define TOPIC_MAX_RETENTION_YEARS 100000
 #define TOPIC_CONFIG_MAX_MS \
 	((int64) TOPIC_MAX_RETENTION_YEARS * 36525 / 100 * 86400 * 1000)

@@ -146,6 +146,7 @@ extern bool kafka_group_rights(const char *group, KafkaGroupRights *rights);
 extern void kafka_group_evict(const char *group, const KafkaMemberRights *evict,
 							  int n);
 extern long kafka_groups_tick(void);
+extern void kafka_group_expire(const char *group);
 
 /*
  * for SQL: does group have live Kafka members reading topic?  When the
