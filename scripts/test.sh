@@ -5,10 +5,14 @@
 # failure, including an internal error, assertion failure, PANIC or crash
 # in a server log that the test does not declare (docs/testing.md).
 #
-# On Debian 12 as root it then runs the suite for PostgreSQL 17 and 18, each
-# in a Debian root of its own (scripts/test-major.sh; PGTOPICS_TEST_MAJORS
-# lists them, empty for none).  PGTOPICS_TEST_SCOPE=major is that run: all
-# of pg_regress and isolation, the TAP files of test/every_major, the demo.
+# On Debian 12 as root it then runs librdkafka's own test suite against the
+# listener, that of Debian 12's librdkafka and that of Debian 13's
+# (scripts/test-librdkafka.sh bookworm trixie; PGTOPICS_TEST_LIBRDKAFKA lists
+# the releases instead, PGTOPICS_TEST_SKIP_LIBRDKAFKA=1 skips it), and the
+# suite for PostgreSQL 17 and 18, each in a Debian root of its own
+# (scripts/test-major.sh; PGTOPICS_TEST_MAJORS lists them, empty for none).
+# PGTOPICS_TEST_SCOPE=major is that run: all of pg_regress and isolation,
+# the TAP files of test/every_major, the demo.
 #
 # Installs what is missing (Debian packages), builds the extension with
 # assertions (make CASSERT=1) and installs it (with sudo when not root),
@@ -88,13 +92,14 @@ echo "+++ PostgreSQL $PG_MAJOR: $(( $(date +%s) - started )) s"
 
 # librdkafka's own test suite (Debian's source package, built outside the
 # tree) against the listener of the build just installed; its allow list is
-# test/librdkafka/.  PGTOPICS_TEST_LIBRDKAFKA names the Debian releases
-# whose librdkafka runs (default bookworm's).
+# test/librdkafka/.  It runs the suites of Debian 12's librdkafka (bookworm:
+# 2.0.2) and Debian 13's (trixie: 2.8.0), each built on its own;
+# PGTOPICS_TEST_LIBRDKAFKA names other releases (e.g. "bookworm" alone).
 if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] &&
 	[ -z "${PGTOPICS_TEST_SKIP_LIBRDKAFKA:-}" ]; then
 	echo "+++ librdkafka's own test suite against the listener"
 	# shellcheck disable=SC2086
-	"$top/scripts/test-librdkafka.sh" ${PGTOPICS_TEST_LIBRDKAFKA:-bookworm} || status=1
+	"$top/scripts/test-librdkafka.sh" ${PGTOPICS_TEST_LIBRDKAFKA:-bookworm trixie} || status=1
 fi
 
 # the Debian package, built and installed into a fresh Debian 12 root
