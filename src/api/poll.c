@@ -651,41 +651,47 @@ topic_groups_commit_position(Relation topic, const char *group,
 }
 
 /*
+ * A tombstone of group's position of one partition, in the current
+ * transaction.  as_replicated says how the cache takes it at commit: as a
+ * replicated tombstone (the partition has no position any more, and the
+ * group goes with its last position unless it has members), or else as
+ * part of forgetting the whole group.
+ */
+static void
+append_position_tombstone(Relation topic, const char *group, int32 partition,
+						  bool as_replicated)
+{
+	int64		version;
+
+	topic_groups_check_writable();
+	version = append_position_record(position_key(topic, group, partition),
+									 (Datum) 0, true);
+	add_pending(RelationGetRelid(topic), group, partition, false, -1,
+				InvalidOid, version, NULL, as_replicated);
+}
+
+/*
  * Delete group's position of one partition as deleting the group does
  * (topics.delete_group, Kafka's DeleteGroups), in the current transaction:
- * a tombstone of its key, and the group is forgotten when the transaction
- * commits.
+ * the group is forgotten when the transaction commits.
  */
 void
 topic_groups_delete_group_position(Relation topic, const char *group,
 								   int32 partition)
 {
-	int64		version;
-
-	topic_groups_check_writable();
-	version = append_position_record(position_key(topic, group, partition),
-									 (Datum) 0, true);
-	add_pending(RelationGetRelid(topic), group, partition, false, -1,
-				InvalidOid, version, NULL, false);
+	append_position_tombstone(topic, group, partition, false);
 }
 
 /*
- * Clear group's position of one partition, in the current transaction: a
- * tombstone of its key, applied to the cache at commit as a replicated
- * one is (the partition has no position any more, and the group goes with
- * its last position unless it has members).  Kafka's OffsetDelete.
+ * Clear group's position of one partition, in the current transaction,
+ * applied to the cache at commit as a replicated tombstone is.  Kafka's
+ * OffsetDelete.
  */
 void
 topic_groups_clear_position(Relation topic, const char *group,
 							int32 partition)
 {
-	int64		version;
-
-	topic_groups_check_writable();
-	version = append_position_record(position_key(topic, group, partition),
-									 (Datum) 0, true);
-	add_pending(RelationGetRelid(topic), group, partition, false, -1,
-				InvalidOid, version, NULL, true);
+	append_position_tombstone(topic, group, partition, true);
 }
 
 /*
