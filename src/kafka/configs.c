@@ -351,9 +351,9 @@ alter_resource(KafkaAlterConfigsResourceResponse *out, Alteration *a,
 
 /*
  * The topic a resource of an alteration names, locked for the request
- * (its settings' writer locks it more strongly); InvalidOid with the error
- * in out if it is not a topic resource, not a topic, or the node takes no
- * writes
+ * (its settings' writer locks it more strongly), with out's resource named
+ * and its error cleared; InvalidOid with the error in out if it is not a
+ * topic resource, not a topic, or the node takes no writes
  */
 static Oid
 alter_target(KafkaAlterConfigsResourceResponse *out, int8 type,
@@ -362,6 +362,9 @@ alter_target(KafkaAlterConfigsResourceResponse *out, int8 type,
 	Relation	topic;
 	Oid			relid;
 
+	out->resource_type = type;
+	out->resource_name = name;
+	out->error_message = kafka_bytes_of(NULL);
 	if (type == KAFKA_CONFIG_RESOURCE_BROKER)
 	{
 		out->error_code = KAFKA_INVALID_REQUEST;
@@ -419,9 +422,6 @@ kafka_alter_configs(KafkaRequest *req, TimestampTz *deadline)
 		int32		c;
 
 		CHECK_FOR_INTERRUPTS();
-		out->resource_type = res->resource_type;
-		out->resource_name = res->resource_name;
-		out->error_message = kafka_bytes_of(NULL);
 		a.topic = alter_target(out, res->resource_type, res->resource_name,
 							   refused);
 		if (!OidIsValid(a.topic))
@@ -546,9 +546,6 @@ kafka_incremental_alter_configs(KafkaRequest *req, TimestampTz *deadline)
 		char	   *problem = NULL;
 
 		CHECK_FOR_INTERRUPTS();
-		out->resource_type = res->resource_type;
-		out->resource_name = res->resource_name;
-		out->error_message = kafka_bytes_of(NULL);
 		a.topic = alter_target(out, res->resource_type, res->resource_name,
 							   refused);
 		if (!OidIsValid(a.topic))
