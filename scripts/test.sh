@@ -58,10 +58,23 @@ tar -C "$top" --exclude=./.git --exclude=./demo --exclude=./bench/.work \
 	--exclude=./tmp_check --exclude=./tmp_server_log -cf - . | tar -C "$work" -xf -
 [ "$(id -u)" -eq 0 ] && { run_as_user true; chown -R pgtopics "$work"; }
 
+# What failed, named again in the last line: CI shows a run's tail.
 status=0
+failed=()
+fail() {
+	status=1
+	failed+=("$1")
+}
 run_as_user env PATH="$PG_BINDIR:$PATH" make -C "$work" PG_CONFIG="$PG_BINDIR/pg_config" installcheck "$@" \
 	2>&1 | tee "$work/installcheck.out" || status=$?
 if [ $status -ne 0 ]; then
+	# pg_regress's and isolation's failed tests, and prove's
+	for t in $(sed -n -e 's/^not ok [0-9]* *[-+] *\([A-Za-z0-9_-]*\).*/\1/p' \
+		-e 's/^ *\(test \)\{0,1\}\([A-Za-z0-9_-]*\)  *\.\.\. FAILED.*/\2/p' \
+		-e 's|^\(test/t/[0-9A-Za-z_]*\.pl\)  *(Wstat.*|\1|p' "$work/installcheck.out"); do
+		failed+=("$t")
+	done
+	[ ${#failed[@]} -gt 0 ] || failed+=("make installcheck")
 	for f in "$work"/regression.diffs "$work"/output_iso/regression.diffs; do
 		[ -f "$f" ] && { echo "=== $f"; cat "$f"; }
 	done
@@ -79,14 +92,14 @@ fi
 echo "+++ the demo, from a checkout only its owner can enter"
 if [ -n "${PGTOPICS_DEMO_LOCK:-}" ]; then
 	# another major's run beside this one wants the demo's port too
-	flock "$PGTOPICS_DEMO_LOCK" "$top/test/demo_test.sh" || status=1
+	flock "$PGTOPICS_DEMO_LOCK" "$top/test/demo_test.sh" || fail demo
 else
-	"$top/test/demo_test.sh" || status=1
+	"$top/test/demo_test.sh" || fail demo
 fi
 
 if [ $status -eq 0 ] && [ "$scope" = all ] && [ -x "$top/bench/run" ]; then
 	echo "+++ benchmark smoke run"
-	run_as_user env PATH="$PG_BINDIR:$PATH" "$work/bench/run" --smoke || status=$?
+	run_as_user env PATH="$PG_BINDIR:$PATH" "$work/bench/run" --smoke || fail "benchmark smoke run"
 fi
 echo "+++ PostgreSQL $PG_MAJOR: $(( $(date +%s) - started )) s"
 
@@ -99,14 +112,14 @@ if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] 
 	[ -z "${PGTOPICS_TEST_SKIP_LIBRDKAFKA:-}" ]; then
 	echo "+++ librdkafka's own test suite against the listener"
 	# shellcheck disable=SC2086
-	"$top/scripts/test-librdkafka.sh" ${PGTOPICS_TEST_LIBRDKAFKA:-bookworm trixie} || status=1
+	"$top/scripts/test-librdkafka.sh" ${PGTOPICS_TEST_LIBRDKAFKA:-bookworm trixie} || fail "librdkafka's suite"
 fi
 
 # the Debian package, built and installed into a fresh Debian 12 root
 if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] &&
 	[ -z "${PGTOPICS_TEST_SKIP_PACKAGE:-}" ]; then
 	echo "+++ the Debian package in a fresh Debian 12 root"
-	"$top/scripts/test-package.sh" || status=1
+	"$top/scripts/test-package.sh" || fail "the Debian package"
 fi
 
 # The other majors, each in a Debian root of its own, side by side: their
@@ -123,8 +136,13 @@ if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] 
 		PGTOPICS_TEST_SHARED=$shared "$top/scripts/test-major.sh" "$major" >"$shared/pg$major.log" 2>&1 &
 		pids+=($!)
 	done
-	for pid in "${pids[@]}"; do
-		wait "$pid" || status=1
+	i=0
+	for major in $majors; do
+		if ! wait "${pids[$i]}"; then
+			what=$(sed -n 's/^pg_topics: tests FAILED: //p' "$shared/pg$major.log" | tail -n 1)
+			fail "PostgreSQL $major (${what:-before its tests})"
+		fi
+		i=$((i + 1))
 	done
 	for major in $majors; do
 		echo "=== PostgreSQL $major (scripts/test-major.sh $major)"
@@ -136,6 +154,6 @@ fi
 if [ $status -eq 0 ]; then
 	echo "pg_topics: all tests passed"
 else
-	echo "pg_topics: tests FAILED"
+	echo "pg_topics: tests FAILED: $(IFS=,; echo "${failed[*]:-?}" | sed 's/,/, /g')"
 fi
 exit $status
