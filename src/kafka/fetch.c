@@ -84,7 +84,7 @@ typedef struct FetchSink
 	int			magic;			/* 2: a record batch; 0, 1: messages */
 	KafkaBatchWriter writer;	/* nrecords counts messages too */
 	bool		started;		/* the batch is begun */
-	int64		base_offset;	/* the fetch offset */
+	int64		base_offset;	/* the fetch offset, or the first record's */
 	Oid			key_type;
 	Oid			value_type;
 	Size		budget;			/* bytes this partition may add */
@@ -140,6 +140,23 @@ add_record(FetchSink *fs, TopicStableRead *read, const TopicRecord *rec)
 		return;
 	}
 
+	/*
+	 * An offset delta is 32 bits.  After a hole of more than 2^31 offsets
+	 * (compaction or a restore can leave one) the batch starts at its
+	 * first record instead of the fetch offset, as a Kafka broker's
+	 * batch after a compacted range does; a record further past the
+	 * batch's base waits for the next fetch.
+	 */
+	if (!fs->started &&
+		rec->offset - fs->base_offset > KAFKA_BATCH_MAX_OFFSET_DELTA)
+		fs->base_offset = rec->offset;
+	else if (fs->started &&
+			 rec->offset - fs->base_offset > KAFKA_BATCH_MAX_OFFSET_DELTA)
+	{
+		fs->full = true;
+		fs->stopped_at = rec->offset;
+		return;
+	}
 	if (!fs->started)
 	{
 		kafka_batch_begin(&fs->writer, fs->writer.buf, fs->base_offset, ts);
@@ -372,13 +389,17 @@ write_partition_records(StringInfo out, void *arg)
 	}
 	else if (fs.started && fs.writer.nrecords > 0)
 	{
-		fs.writer.last_offset = Max(fs.writer.last_offset, last);
+		/* as far as the batch reaches; the next fetch goes on from there */
+		fs.writer.last_offset = Max(fs.writer.last_offset,
+									Min(last, fs.writer.base_offset +
+										KAFKA_BATCH_MAX_OFFSET_DELTA));
 		kafka_batch_finish(&fs.writer);
 	}
 	else
 	{
 		/* a batch without records is a batch too: it keeps to the budget */
 		out->len = records_at;
+		last = Min(last, fetch_offset + KAFKA_BATCH_MAX_OFFSET_DELTA);
 		if (last >= fetch_offset &&
 			(min_one || budget >= KAFKA_BATCH_HEADER_SIZE))
 			kafka_write_gap_batch(out, fetch_offset, last,
