@@ -10,19 +10,22 @@
  * never skips one; read_committed and read_uncommitted alike.  The
  * records of a partition go out as one RecordBatch v2 encoded from the
  * log as the reader hands them over, starting at the fetch offset.
- * Offsets no record holds (rolled back) are stepped over the way Kafka
- * clients step over compacted records: the batch's base offset is the
- * fetch offset and its last offset delta reaches where the reader stopped,
- * whatever records lie in between; a read that found only rolled-back
- * offsets answers a batch without records spanning them.  Without that a
- * consumer below an aborted tail would never reach the end (kcat -e
- * would never exit).
+ * Offsets no record holds (rolled back, or holes a restore or compaction
+ * left) are stepped over the way Kafka clients step over compacted
+ * records: the batch's base offset is the fetch offset, its records carry
+ * their offsets as deltas from it, and its last offset delta reaches where
+ * the reader stopped, whatever records lie in between; a read that found
+ * only such offsets answers a batch without records spanning them.
+ * Without that a consumer below an aborted tail would never reach the end
+ * (kcat -e would never exit).  The deltas are 32 bits: after a wider hole
+ * the batch starts at its first record (add_record).
  *
  * Fetch v0-3 answer the old message formats instead (magic 0 for v0-1,
- * magic 1 for v2-3, wire/message_set.c), one message per record, without
- * its headers (as Kafka's down-conversion drops them).  Those formats
- * cannot step over offsets: a consumer of them below only rolled-back
- * offsets gets nothing until a record follows them.
+ * magic 1 for v2-3, wire/message_set.c), one message per record, at its
+ * offset, without its headers (as Kafka's down-conversion drops them).
+ * Those formats cannot step over offsets after the last record: a
+ * consumer of them below only offsets no record holds gets nothing until
+ * a record follows them.
  *
  * The records are read as the codec reaches a partition's records in the
  * response (write_partition_records, a KafkaRecordsWriter): they are
@@ -147,15 +150,15 @@ add_record(FetchSink *fs, TopicStableRead *read, const TopicRecord *rec)
 	 * batch after a compacted range does; a record further past the
 	 * batch's base waits for the next fetch.
 	 */
-	if (!fs->started &&
-		rec->offset - fs->base_offset > KAFKA_BATCH_MAX_OFFSET_DELTA)
-		fs->base_offset = rec->offset;
-	else if (fs->started &&
-			 rec->offset - fs->base_offset > KAFKA_BATCH_MAX_OFFSET_DELTA)
+	if (unlikely(rec->offset - fs->base_offset > KAFKA_BATCH_MAX_OFFSET_DELTA))
 	{
-		fs->full = true;
-		fs->stopped_at = rec->offset;
-		return;
+		if (fs->started)
+		{
+			fs->full = true;
+			fs->stopped_at = rec->offset;
+			return;
+		}
+		fs->base_offset = rec->offset;
 	}
 	if (!fs->started)
 	{
