@@ -10,19 +10,22 @@
  * never skips one; read_committed and read_uncommitted alike.  The
  * records of a partition go out as one RecordBatch v2 encoded from the
  * log as the reader hands them over, starting at the fetch offset.
- * Offsets no record holds (rolled back) are stepped over the way Kafka
- * clients step over compacted records: the batch's base offset is the
- * fetch offset and its last offset delta reaches where the reader stopped,
- * whatever records lie in between; a read that found only rolled-back
- * offsets answers a batch without records spanning them.  Without that a
- * consumer below an aborted tail would never reach the end (kcat -e
- * would never exit).
+ * Offsets no record holds (rolled back, or holes a restore or compaction
+ * left) are stepped over the way Kafka clients step over compacted
+ * records: the batch's base offset is the fetch offset, its records carry
+ * their offsets as deltas from it, and its last offset delta reaches where
+ * the reader stopped, whatever records lie in between; a read that found
+ * only such offsets answers a batch without records spanning them.
+ * Without that a consumer below an aborted tail would never reach the end
+ * (kcat -e would never exit).  The deltas are 32 bits: after a wider hole
+ * the batch starts at its first record (add_record).
  *
  * Fetch v0-3 answer the old message formats instead (magic 0 for v0-1,
- * magic 1 for v2-3, wire/message_set.c), one message per record, without
- * its headers (as Kafka's down-conversion drops them).  Those formats
- * cannot step over offsets: a consumer of them below only rolled-back
- * offsets gets nothing until a record follows them.
+ * magic 1 for v2-3, wire/message_set.c), one message per record, at its
+ * offset, without its headers (as Kafka's down-conversion drops them).
+ * Those formats cannot step over offsets after the last record: a
+ * consumer of them below only offsets no record holds gets nothing until
+ * a record follows them.
  *
  * The records are read as the codec reaches a partition's records in the
  * response (write_partition_records, a KafkaRecordsWriter): they are
@@ -84,7 +87,7 @@ typedef struct FetchSink
 	int			magic;			/* 2: a record batch; 0, 1: messages */
 	KafkaBatchWriter writer;	/* nrecords counts messages too */
 	bool		started;		/* the batch is begun */
-	int64		base_offset;	/* the fetch offset */
+	int64		base_offset;	/* the fetch offset, or the first record's */
 	Oid			key_type;
 	Oid			value_type;
 	Size		budget;			/* bytes this partition may add */
@@ -140,6 +143,23 @@ add_record(FetchSink *fs, TopicStableRead *read, const TopicRecord *rec)
 		return;
 	}
 
+	/*
+	 * An offset delta is 32 bits.  After a hole of more than 2^31 offsets
+	 * (compaction or a restore can leave one) the batch starts at its
+	 * first record instead of the fetch offset, as a Kafka broker's
+	 * batch after a compacted range does; a record further past the
+	 * batch's base waits for the next fetch.
+	 */
+	if (unlikely(rec->offset - fs->base_offset > KAFKA_BATCH_MAX_OFFSET_DELTA))
+	{
+		if (fs->started)
+		{
+			fs->full = true;
+			fs->stopped_at = rec->offset;
+			return;
+		}
+		fs->base_offset = rec->offset;
+	}
 	if (!fs->started)
 	{
 		kafka_batch_begin(&fs->writer, fs->writer.buf, fs->base_offset, ts);
@@ -372,13 +392,17 @@ write_partition_records(StringInfo out, void *arg)
 	}
 	else if (fs.started && fs.writer.nrecords > 0)
 	{
-		fs.writer.last_offset = Max(fs.writer.last_offset, last);
+		/* as far as the batch reaches; the next fetch goes on from there */
+		fs.writer.last_offset = Max(fs.writer.last_offset,
+									Min(last, fs.writer.base_offset +
+										KAFKA_BATCH_MAX_OFFSET_DELTA));
 		kafka_batch_finish(&fs.writer);
 	}
 	else
 	{
 		/* a batch without records is a batch too: it keeps to the budget */
 		out->len = records_at;
+		last = Min(last, fetch_offset + KAFKA_BATCH_MAX_OFFSET_DELTA);
 		if (last >= fetch_offset &&
 			(min_one || budget >= KAFKA_BATCH_HEADER_SIZE))
 			kafka_write_gap_batch(out, fetch_offset, last,

@@ -446,7 +446,8 @@ kafka_batch_add(KafkaBatchWriter *w, int64 offset, int64 timestamp,
 	char	   *start PG_USED_FOR_ASSERTS_ONLY;
 	char	   *p;
 
-	Assert(offset >= w->base_offset && offset - w->base_offset <= PG_INT32_MAX);
+	Assert(offset >= w->base_offset &&
+		   offset - w->base_offset <= KAFKA_BATCH_MAX_OFFSET_DELTA);
 	Assert(w->nrecords == 0 || offset > w->last_offset);
 	Assert(body <= PG_INT32_MAX);
 
@@ -517,7 +518,7 @@ kafka_write_gap_batch(StringInfo buf, int64 first, int64 last, int64 timestamp)
 {
 	KafkaBatchWriter w;
 
-	Assert(last >= first && last - first <= PG_INT32_MAX);
+	Assert(last >= first && last - first <= KAFKA_BATCH_MAX_OFFSET_DELTA);
 	kafka_batch_begin(&w, buf, first, timestamp);
 	w.last_offset = last;
 	kafka_batch_finish(&w);

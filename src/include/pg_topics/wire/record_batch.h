@@ -125,6 +125,12 @@ extern void kafka_batches_free(KafkaBatches *batches);
  * CreateTime with each record's exact delta.  partitionLeaderEpoch is -1
  * (none), and so are producerId, producerEpoch and baseSequence.
  */
+/*
+ * A record's offset delta (and a batch's lastOffsetDelta) is an int32: a
+ * batch spans at most this many offsets after its base offset.
+ */
+#define KAFKA_BATCH_MAX_OFFSET_DELTA	PG_INT32_MAX
+
 typedef struct KafkaBatchWriter
 {
 	StringInfo	buf;
