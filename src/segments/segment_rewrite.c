@@ -279,14 +279,19 @@ static void
 part_add(Rewrite *rw, PartBatch *part, const TopicRecord *rec)
 {
 	TopicBatchHeader hdr = (TopicBatchHeader) rw->batch.data;
-	uint8		flags = part->old->flags & ~(TB_CONTIGUOUS | TB_ABORTED);
+	/*
+	 * A producer batch's records are dense: one with holes is no longer one
+	 * (the producer's last batch is kept whole)
+	 */
+	uint8		flags = part->old->flags &
+		~(TB_CONTIGUOUS | TB_ABORTED | TB_PRODUCER);
 	Size		end;
 
 	for (;;)
 	{
 		if (part->n == 0)
 		{
-			Size		start = topic_batch_records_start(part->old);
+			Size		start = sizeof(TopicBatchHeaderData);
 
 			memcpy(hdr, part->old, start);
 			hdr->flags = flags;
