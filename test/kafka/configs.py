@@ -278,7 +278,7 @@ def clients_kafka_python(bootstrap, topic, new_topic):
 
 def clients_confluent_kafka(bootstrap, topic, new_topic, broker):
     """confluent-kafka's AdminClient: create_topics with configs (one of
-    them compact, refused), describe_configs of the topic and of the
+    them compact), describe_configs of the topic and of the
     broker, alter_configs"""
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
