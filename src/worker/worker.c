@@ -342,15 +342,25 @@ close_after_upkeep(Relation rel)
  * (by size on disk or by age, whether or not anyone produces), then drop
  * whole segments
  */
+static bool log_compacted = false;
+
 static void
 maintain_log(Oid relid)
 {
 	Relation	router = open_for_upkeep(relid);
+	Oid			topic;
 
+	log_compacted = false;
 	if (router == NULL)
 		return;
 	if (topic_log_is_router(router))
+	{
 		(void) topic_retention_apply(router, false, NULL);
+		/* whether clean_log has anything to look at: no transaction if not */
+		log_compacted = router->rd_rel->relispartition &&
+			OidIsValid(topic = get_partition_parent(relid, true)) &&
+			topic_config_of(topic)->compact;
+	}
 	close_after_upkeep(router);
 }
 
@@ -512,6 +522,8 @@ clean_step(Oid relid)
 static void
 clean_log(Oid relid)
 {
+	if (!log_compacted)
+		return;
 	if (!in_transaction(clean_plan, relid) || clean_pass == NULL)
 		return;
 	while (clean_pass != NULL && topic_cleaner_more(clean_pass))
@@ -653,7 +665,8 @@ topic_db_worker_main(Datum main_arg)
 	{
 		CHECK_FOR_INTERRUPTS();
 		ensure_spare(lfirst_oid(lc));
-		in_transaction(maintain_log, lfirst_oid(lc));
+		if (!in_transaction(maintain_log, lfirst_oid(lc)))
+			log_compacted = false;
 		in_transaction(forget_gone, lfirst_oid(lc));
 		clean_log(lfirst_oid(lc));
 		if (lfirst_oid(lc) == offsets_log &&
