@@ -18,6 +18,7 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "access/htup_details.h"
 #include "common/md5.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
