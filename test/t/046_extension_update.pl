@@ -170,7 +170,7 @@ my @updated_objects = qw(topic_configs alter_topic_configs topic_config_changed 
   kafka_topic_names forget_dropped_kafka_names topics_forget_dropped_kafka_names
   member_info group_members consumer_lag compact compaction_info);
 my $updated_re = '(^|[^_a-z])(' . join('|', @updated_objects) . ')([^_a-z]|$)'
-  . '|create_topic\(|^table topics\.topic_config:';
+  . '|create_topic\(|^table topics\.topic_config:|^view topics\.partitions:';
 
 # $text without the lines (rows) that name an object of @updated_objects
 sub without_updated
