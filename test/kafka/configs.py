@@ -314,7 +314,7 @@ def clients_confluent_kafka(bootstrap, topic, new_topic, broker):
     except KafkaException as ex:
         out['alter'] = [ex.args[0].name(), ex.args[0].str()]
     fs = admin.alter_configs([ConfigResource('topic', topic, set_config={
-        'cleanup.policy': 'compact'})])
+        'cleanup.policy': 'compact'})], validate_only=True)
     try:
         list(fs.values())[0].result()
         out['alter_compact'] = 'ok'
