@@ -149,8 +149,41 @@ SELECT topics.alter_topic_configs('lc_plain', '{"cleanup.policy": "delete,compac
 SELECT value FROM topics.topic_configs WHERE topic = 'lc_plain'::regclass AND name = 'cleanup.policy';
 SELECT topics.compact('lc_plain') AS removed;
 
+-- more keys than the key map holds (64 kB: 1,024 keys): several passes,
+-- each going on where the one before filled its map
+ALTER SYSTEM SET pg_topics.compaction_buffer_size = '64kB';
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
+SHOW pg_topics.compaction_buffer_size;
+SELECT topics.create_topic('lc_many', 1, 'text', 'text', configs => '{"segment.bytes": "65536"}');
+SELECT count(*) FROM generate_series(1, 3) r, LATERAL (SELECT count(*) FROM topics.produce_batch('lc_many',
+    (SELECT array_agg('v' || r || '-' || i) FROM generate_series(1, 3000) i),
+    (SELECT array_agg('k' || i) FROM generate_series(1, 3000) i))) x;
+SELECT count(*) FROM topics.enforce_retention('lc_many');
+SELECT count(*) FROM topics.produce('lc_many', 'live', 'live');
+SELECT count(*) FROM topics.enforce_retention('lc_many');
+BEGIN;
+SELECT topics.alter_topic_configs('lc_many', '{"cleanup.policy": "compact"}');
+CREATE TABLE lc_many_removed AS SELECT topics.compact('lc_many') AS removed;
+COMMIT;
+-- (a record superseded only in the LIVE segment stays, as in Kafka)
+CREATE TABLE lc_many_live AS SELECT base_offset FROM topics.segments
+WHERE topic = 'lc_many'::regclass AND state = 'live';
+SELECT removed + (SELECT count(*) FROM lc_many) AS before_compaction,
+       (SELECT count(DISTINCT key) FROM lc_many WHERE value LIKE 'v3-%') AS newest_kept,
+       (SELECT count(*) FROM lc_many o, lc_many_live l
+        WHERE EXISTS (SELECT 1 FROM lc_many n WHERE n.key = o.key AND n."offset" > o."offset"
+                      AND n."offset" < l.base_offset)
+          AND o."offset" + 1 NOT IN (SELECT base_offset FROM topics.segments
+                                     WHERE topic = 'lc_many'::regclass)) AS superseded_kept
+FROM lc_many_removed;
+SELECT * FROM topics.verify('lc_many');
+ALTER SYSTEM RESET pg_topics.compaction_buffer_size;
+SELECT pg_reload_conf();
+
 SELECT topics.drop_topic('lc');
 SELECT topics.drop_topic('lc_plain');
+SELECT topics.drop_topic('lc_many');
 DROP ROLE lc_reader;
-DROP TABLE lc_before, lc_live, lc_expected, lc_removed;
+DROP TABLE lc_before, lc_live, lc_expected, lc_removed, lc_many_removed, lc_many_live;
 DROP FUNCTION lc_try(text), lc_toast_values(regclass);
