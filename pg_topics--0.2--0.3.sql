@@ -158,3 +158,35 @@ LEFT JOIN topics.group_offset_info() c
 COMMENT ON VIEW topics.consumer_lag IS
 'per group and partition: committed offset (NULL before the first; a Kafka consumer may commit a negative one), high watermark, and lag behind the last stable offset';
 -- end of negative committed offsets
+
+-- Log compaction.
+---------------------------------------------------------------------------
+-- topics.compact cleans a compacted topic's sealed log now, as the
+-- background worker does when a partition is due; topics.partitions shows
+-- how much of each partition's sealed log is still to clean and when a pass
+-- last cleaned it (columns added at the end, so the view keeps its
+-- privileges and dependents).
+CREATE FUNCTION topics.compact(topic regclass)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'topic_compact'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.compact(regclass) IS
+'compact the topic''s sealed segments now (cleanup.policy compact): each key keeps its newest record, at its offset; returns the records removed';
+
+CREATE FUNCTION topics.compaction_info(topic regclass)
+RETURNS TABLE("partition" int, dirty_ratio float8, last_compaction timestamptz)
+AS 'MODULE_PATHNAME', 'topic_compaction_info'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION topics.compaction_info(regclass) IS
+'per-partition state of log compaction of one topic (see topics.partitions)';
+
+CREATE OR REPLACE VIEW topics.partitions AS
+SELECT c.topic, p.*, k.dirty_ratio, k.last_compaction
+FROM topics.topic_config c
+CROSS JOIN LATERAL topics.partition_info(c.topic) p
+LEFT JOIN LATERAL topics.compaction_info(c.topic) k ON k.partition = p.partition
+WHERE pg_catalog.has_table_privilege(c.topic, 'SELECT')
+   OR pg_catalog.pg_has_role('pg_monitor', 'USAGE');
+COMMENT ON VIEW topics.partitions IS
+'every partition of the topics the caller may read: offsets, size, time range, the transaction holding its stable offset back, and for compacted topics the share of the sealed log still to clean and the last compaction';
+-- end of log compaction

@@ -59,6 +59,7 @@ typedef struct VerifyState
 	TopicLogPosition resolved;	/* the metapage's resolved mark */
 	bool		resolved_found; /* a batch boundary at the mark was seen */
 	bool		unordered;		/* a subscriber's (its directory entry says) */
+	bool		cleaned;		/* the log cleaner rewrote it: holes */
 	int64		page_next;		/* running summary of the pages so far */
 	TimestampTz page_max_ts;
 	uint8		page_version;	/* of the data page being checked */
@@ -177,6 +178,7 @@ check_metapage(VerifyState *state, Page page)
 	state->page_max_ts = opaque->max_timestamp;
 	state->resolved = meta->resolved;
 	state->resolved_found = (meta->resolved == 0);
+	state->cleaned = (meta->flags & TL_META_CLEANED) != 0;
 }
 
 /* Check the transaction id of a batch at or after the resolved mark */
@@ -345,8 +347,14 @@ check_data_page(VerifyState *state, BlockNumber blkno, Page page)
 	/* next_offset and max_timestamp run on from the page before */
 	max_offset = Max(max_offset, state->page_next - 1);
 	max_ts = Max(max_ts, state->page_max_ts);
+	/*
+	 * A compacted segment's pages tile its offsets: a page's summary runs on
+	 * over the records removed after its last one
+	 */
 	if (nbatches > 0 &&
-		(min_offset != opaque->min_offset || max_offset + 1 != opaque->next_offset))
+		(min_offset != opaque->min_offset ||
+		 (state->cleaned ? max_offset + 1 > opaque->next_offset :
+		  max_offset + 1 != opaque->next_offset)))
 		report(state, blkno, "page says offsets " INT64_FORMAT ".." INT64_FORMAT ", records hold " INT64_FORMAT ".." INT64_FORMAT,
 			   opaque->min_offset, opaque->next_offset - 1, min_offset, max_offset);
 	if (nbatches > 0 &&

@@ -35,6 +35,9 @@ int			pg_topics_max_groups_per_role = 256;
 int			pg_topics_max_group_partitions_per_role = 16384;
 int			pg_topics_segment_size = TOPIC_SEGMENT_MAX_ROLL_BLOCKS;
 int			pg_topics_worker_naptime = 10000;
+int			pg_topics_compaction_buffer_size = 16384;
+double		pg_topics_compaction_cost_delay = 0;
+int			pg_topics_compaction_cost_limit = 200;
 int			pg_topics_max_producer_transaction_age = 0;
 int			pg_topics_kafka_port = 0;
 char	   *pg_topics_kafka_listen_addresses = NULL;
@@ -284,6 +287,40 @@ topic_guc_init(void)
 							3600 * 1000,
 							PGC_SIGHUP,
 							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	/* the log cleaner's memory and I/O, as Kafka's log.cleaner.* */
+	DefineCustomIntVariable("pg_topics.compaction_buffer_size",
+							"Memory the log cleaner's key map may use in one pass.",
+							"A pass ends where the map is full; the next one goes on from there.",
+							&pg_topics_compaction_buffer_size,
+							16384,
+							64,
+							MAX_KILOBYTES,
+							PGC_SIGHUP,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("pg_topics.compaction_cost_delay",
+							 "Time the log cleaner sleeps when its cost limit is reached.",
+							 "Costs are counted as VACUUM counts them. Zero turns the delay off.",
+							 &pg_topics_compaction_cost_delay,
+							 0,
+							 0,
+							 100,
+							 PGC_SIGHUP,
+							 GUC_UNIT_MS,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pg_topics.compaction_cost_limit",
+							"Cost the log cleaner accumulates before it sleeps.",
+							NULL,
+							&pg_topics_compaction_cost_limit,
+							200,
+							1,
+							10000,
+							PGC_SIGHUP,
+							0,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("pg_topics.max_producer_transaction_age",

@@ -56,6 +56,7 @@ PG_FUNCTION_INFO_V1(topic_config_changed);
 typedef enum KeyKind
 {
 	KIND_INT,					/* an integer in [min, max], or -1 if minus_one */
+	KIND_RATIO,					/* a number in [0, 1] */
 	KIND_CLEANUP_POLICY,
 	KIND_COMPRESSION_TYPE,
 	KIND_TIMESTAMP_TYPE
@@ -74,17 +75,17 @@ typedef struct KeyInfo
 
 /* In TopicConfigKey's order */
 static const KeyInfo keys[TOPIC_CONFIG_NKEYS] = {
-	/* only delete until log compaction comes */
 	{"cleanup.policy", TOPIC_CONFIG_TYPE_LIST, KIND_CLEANUP_POLICY, 0, 0, false, "delete"},
 	/* records are stored uncompressed, whatever producers send */
 	{"compression.type", TOPIC_CONFIG_TYPE_STRING, KIND_COMPRESSION_TYPE, 0, 0, false, "uncompressed"},
-	/* the three compaction keys take effect with log compaction */
+	/* the log cleaner's keys (worker/log_cleaner.c) */
 	{"delete.retention.ms", TOPIC_CONFIG_TYPE_LONG, KIND_INT, 0, PG_INT64_MAX, false, "86400000"},
 	{"max.compaction.lag.ms", TOPIC_CONFIG_TYPE_LONG, KIND_INT, 1, PG_INT64_MAX, false, KAFKA_LONG_MAX},
 	/* bounded by pg_topics.max_message_bytes, the "server" value */
 	{"max.message.bytes", TOPIC_CONFIG_TYPE_INT, KIND_INT, 0, PG_INT32_MAX, false, NULL},
 	/* records are stamped at log-append time */
 	{"message.timestamp.type", TOPIC_CONFIG_TYPE_STRING, KIND_TIMESTAMP_TYPE, 0, 0, false, "LogAppendTime"},
+	{"min.cleanable.dirty.ratio", TOPIC_CONFIG_TYPE_DOUBLE, KIND_RATIO, 0, 1, false, "0.5"},
 	{"min.compaction.lag.ms", TOPIC_CONFIG_TYPE_LONG, KIND_INT, 0, PG_INT64_MAX, false, "0"},
 	/* counts the leader, as Kafka: pg_topics.min_insync_replicas plus one */
 	{"min.insync.replicas", TOPIC_CONFIG_TYPE_INT, KIND_INT, 1, MAX_BACKENDS + 1, false, NULL},
@@ -206,22 +207,37 @@ topic_config_check(const char *name, const char *value, char **normalized,
 				*normalized = psprintf(INT64_FORMAT, v);
 				return true;
 			}
+		case KIND_RATIO:
+			{
+				char	   *end;
+				double		v;
+
+				errno = 0;
+				v = strtod(value, &end);
+				if (end == value || *end != '\0' || errno != 0 ||
+					!(v >= 0 && v <= 1))
+				{
+					*message = psprintf("invalid value \"%s\" for topic config \"%s\": it takes a number from 0 to 1",
+										value, name);
+					return false;
+				}
+				*normalized = psprintf("%g", v);
+				return true;
+			}
 		case KIND_CLEANUP_POLICY:
-			if (strcmp(value, "delete") == 0)
+			/* Kafka's list, in either order; stored as Kafka describes it */
+			if (strcmp(value, "delete") == 0 || strcmp(value, "compact") == 0)
 			{
 				*normalized = pstrdup(value);
 				return true;
 			}
-			if (strcmp(value, "compact") == 0 ||
-				strcmp(value, "compact,delete") == 0 ||
+			if (strcmp(value, "compact,delete") == 0 ||
 				strcmp(value, "delete,compact") == 0)
 			{
-				*sqlstate = ERRCODE_FEATURE_NOT_SUPPORTED;
-				*message = psprintf("topic config \"%s\" cannot be \"%s\": log compaction is not available yet",
-									name, value);
-				return false;
+				*normalized = pstrdup("compact,delete");
+				return true;
 			}
-			*message = psprintf("invalid value \"%s\" for topic config \"%s\": it takes delete",
+			*message = psprintf("invalid value \"%s\" for topic config \"%s\": it takes delete, compact or compact,delete",
 								value, name);
 			return false;
 		case KIND_COMPRESSION_TYPE:
@@ -323,6 +339,22 @@ parse_values(TopicConfig *config)
 	config->segment_ms = -1;
 	config->max_message_bytes = -1;
 	config->min_insync_replicas = -1;
+	config->delete = true;
+	config->compact = false;
+	if (config->values[TOPIC_CONFIG_CLEANUP_POLICY] != NULL)
+	{
+		const char *policy = config->values[TOPIC_CONFIG_CLEANUP_POLICY];
+
+		config->compact = strstr(policy, "compact") != NULL;
+		config->delete = strstr(policy, "delete") != NULL;
+	}
+	config->delete_retention_ms = 86400000;
+	config->min_compaction_lag_ms = 0;
+	config->max_compaction_lag_ms = PG_INT64_MAX;
+	config->min_cleanable_dirty_ratio = 0.5;
+	if (config->values[TOPIC_CONFIG_MIN_CLEANABLE_DIRTY_RATIO] != NULL)
+		config->min_cleanable_dirty_ratio =
+			strtod(config->values[TOPIC_CONFIG_MIN_CLEANABLE_DIRTY_RATIO], NULL);
 #define PARSE(key, field) \
 	if (config->values[key] != NULL && parse_int64(config->values[key], &v)) \
 		config->field = v
@@ -332,6 +364,9 @@ parse_values(TopicConfig *config)
 	PARSE(TOPIC_CONFIG_SEGMENT_MS, segment_ms);
 	PARSE(TOPIC_CONFIG_MAX_MESSAGE_BYTES, max_message_bytes);
 	PARSE(TOPIC_CONFIG_MIN_INSYNC_REPLICAS, min_insync_replicas);
+	PARSE(TOPIC_CONFIG_DELETE_RETENTION_MS, delete_retention_ms);
+	PARSE(TOPIC_CONFIG_MIN_COMPACTION_LAG_MS, min_compaction_lag_ms);
+	PARSE(TOPIC_CONFIG_MAX_COMPACTION_LAG_MS, max_compaction_lag_ms);
 #undef PARSE
 }
 

@@ -150,9 +150,10 @@ read_policy(Relation router)
 		return policy;
 	}
 	config = topic_config_of(get_partition_parent(RelationGetRelid(router), true));
-	if (config->retention_ms > 0)
+	/* cleanup.policy compact alone keeps records by key, not by age or size */
+	if (config->retention_ms > 0 && config->delete)
 		policy.retention_usecs = config->retention_ms * 1000;
-	if (config->retention_bytes > 0)
+	if (config->retention_bytes > 0 && config->delete)
 		policy.retention_bytes = config->retention_bytes;
 	policy.segment_blocks = topic_config_segment_blocks(config);
 	policy.segment_roll_usecs = topic_config_segment_roll_usecs(config);

@@ -50,6 +50,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "catalog/partition.h"
 #include "catalog/pg_database.h"
 #include "commands/dbcommands.h"
 #include "commands/extension.h"
@@ -66,17 +67,20 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/subscription.h"
 #include "pg_topics/base/wakeup.h"
 #include "pg_topics/replication/markers.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/shared/maintenance.h"
 #include "pg_topics/shared/registry.h"
 #include "pg_topics/worker/compaction.h"
+#include "pg_topics/worker/log_cleaner.h"
 #include "pg_topics/worker/retention.h"
 #include "pg_topics/worker/worker.h"
 
@@ -338,15 +342,25 @@ close_after_upkeep(Relation rel)
  * (by size on disk or by age, whether or not anyone produces), then drop
  * whole segments
  */
+static bool log_compacted = false;
+
 static void
 maintain_log(Oid relid)
 {
 	Relation	router = open_for_upkeep(relid);
+	Oid			topic;
 
+	log_compacted = false;
 	if (router == NULL)
 		return;
 	if (topic_log_is_router(router))
+	{
 		(void) topic_retention_apply(router, false, NULL);
+		/* whether clean_log has anything to look at: no transaction if not */
+		log_compacted = router->rd_rel->relispartition &&
+			OidIsValid(topic = get_partition_parent(relid, true)) &&
+			topic_config_of(topic)->compact;
+	}
 	close_after_upkeep(router);
 }
 
@@ -429,6 +443,98 @@ compact_finish(Oid relid)
 		return;
 	topic_offsets_compact_finish(log, compaction_cut);
 	close_after_upkeep(log);
+}
+
+/*
+ * Log compaction of a partition of a compacted topic (log_cleaner.c): a
+ * transaction plans the pass when the partition is due, then each segment
+ * is cleaned in a transaction of its own, so that a swapped segment's lock
+ * is held only until its own commit.
+ */
+static TopicCleanPass *clean_pass = NULL;
+
+static void
+clean_plan(Oid relid)
+{
+	Relation	router = open_for_upkeep(relid);
+	Oid			topic;
+
+	clean_pass = NULL;
+	if (router == NULL)
+		return;
+	if (topic_log_is_router(router) && router->rd_rel->relispartition &&
+		OidIsValid(topic = get_partition_parent(relid, true)) &&
+		!topic_partition_is_replica(relid, topic))
+	{
+		TopicConfig config = *topic_config_of(topic);
+		TimestampTz now = GetCurrentTimestamp();
+
+		if (config.compact && topic_cleaner_due(router, &config, now))
+			clean_pass = topic_cleaner_begin(router, &config, now);
+	}
+	close_after_upkeep(router);
+}
+
+/*
+ * The pass's next segment.  A segment that readers hold when it is to be
+ * swapped is left for the next round: its new file goes with the
+ * subtransaction that wrote it.
+ */
+static void
+clean_step(Oid relid)
+{
+	Relation	router = open_for_upkeep(relid);
+	MemoryContext context = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	int64		removed = 0;
+
+	if (router == NULL)
+	{
+		/* someone else works on the log: the pass ends here */
+		topic_cleaner_end(clean_pass);
+		clean_pass = NULL;
+		return;
+	}
+	BeginInternalSubTransaction(NULL);
+	PG_TRY();
+	{
+		(void) topic_cleaner_step(clean_pass, false, &removed);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(context);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+			PG_RE_THROW();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(context);
+	CurrentResourceOwner = owner;
+	close_after_upkeep(router);
+}
+
+static void
+clean_log(Oid relid)
+{
+	if (!log_compacted)
+		return;
+	if (!in_transaction(clean_plan, relid) || clean_pass == NULL)
+		return;
+	while (clean_pass != NULL && topic_cleaner_more(clean_pass))
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!in_transaction(clean_step, relid))
+			break;
+	}
+	if (clean_pass != NULL)
+		topic_cleaner_end(clean_pass);
+	clean_pass = NULL;
 }
 
 /* The logs whose stable offsets a round sends (docs/replication.md) */
@@ -559,8 +665,10 @@ topic_db_worker_main(Datum main_arg)
 	{
 		CHECK_FOR_INTERRUPTS();
 		ensure_spare(lfirst_oid(lc));
-		in_transaction(maintain_log, lfirst_oid(lc));
+		if (!in_transaction(maintain_log, lfirst_oid(lc)))
+			log_compacted = false;
 		in_transaction(forget_gone, lfirst_oid(lc));
+		clean_log(lfirst_oid(lc));
 		if (lfirst_oid(lc) == offsets_log &&
 			in_transaction(compact_copy, offsets_log) && compaction_cut >= 0)
 			in_transaction(compact_finish, offsets_log);

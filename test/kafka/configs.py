@@ -278,7 +278,7 @@ def clients_kafka_python(bootstrap, topic, new_topic):
 
 def clients_confluent_kafka(bootstrap, topic, new_topic, broker):
     """confluent-kafka's AdminClient: create_topics with configs (one of
-    them compact, refused), describe_configs of the topic and of the
+    them compact), describe_configs of the topic and of the
     broker, alter_configs"""
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
@@ -314,7 +314,7 @@ def clients_confluent_kafka(bootstrap, topic, new_topic, broker):
     except KafkaException as ex:
         out['alter'] = [ex.args[0].name(), ex.args[0].str()]
     fs = admin.alter_configs([ConfigResource('topic', topic, set_config={
-        'cleanup.policy': 'compact'})])
+        'cleanup.policy': 'compact'})], validate_only=True)
     try:
         list(fs.values())[0].result()
         out['alter_compact'] = 'ok'

@@ -163,12 +163,14 @@ FROM topics.group_members},
 # topics' names), the members' instance ids (topics.member_info() made
 # anew with the column instance_id, and topics.group_members, which shows
 # it) and topics.consumer_lag, whose lag counts a negative committed offset
-# as none.  A release that adds or changes objects names them here.
+# as none, and log compaction (topics.compact, topics.compaction_info, and
+# topics.partitions' columns after the old ones).  A release that adds or
+# changes objects names them here.
 my @updated_objects = qw(topic_configs alter_topic_configs topic_config_changed topic_config_info
   kafka_topic_names forget_dropped_kafka_names topics_forget_dropped_kafka_names
-  member_info group_members consumer_lag);
+  member_info group_members consumer_lag compact compaction_info);
 my $updated_re = '(^|[^_a-z])(' . join('|', @updated_objects) . ')([^_a-z]|$)'
-  . '|create_topic\(|^table topics\.topic_config:';
+  . '|create_topic\(|^table topics\.topic_config:|^view topics\.partitions:';
 
 # $text without the lines (rows) that name an object of @updated_objects
 sub without_updated
@@ -450,6 +452,30 @@ SELECT count(*) FROM topics.produce('$t', repeat('x', 100));});
 			"$t: a config written into topics.topic_config applies at once (topic_config_changed)");
 		q1($db, qq{SELECT topics.alter_topic_configs('$t', reset => '{max.message.bytes}')});
 	},
+	compact => sub {
+		my ($db, $t) = @_;
+		# 0.3: a compacted topic with two sealed segments of ten keys
+		my $c = "${t}_compacted";
+		q1($db, qq{SELECT topics.create_topic('$c', 1, 'text', 'text',
+    configs => '{"cleanup.policy": "compact", "segment.bytes": "32768"}')});
+		for my $round (1 .. 2)
+		{
+			q1($db, qq{SELECT count(*) FROM topics.produce_batch('$c',
+    (SELECT array_agg(repeat('v', 100) || ':$round:' || g) FROM generate_series(1, 400) g),
+    (SELECT array_agg('k' || g % 10) FROM generate_series(1, 400) g));
+SELECT count(*) FROM topics.enforce_retention('$c');});
+		}
+		# the background worker may have compacted it first
+		ok(q1($db, qq{SELECT topics.compact('$c')}) >= 0, "$t: compact");
+		is(q1($db, qq{SELECT count(*) FROM (SELECT DISTINCT ON (key) value FROM $c ORDER BY key, "offset" DESC) s
+WHERE value LIKE '%:2:%'}), '10', "$t: compact keeps each key's newest record");
+		ok(q1($db, qq{SELECT count(*) FROM $c}) < 800, "$t: compact removes the older ones");
+	},
+	compaction_info => sub {
+		my ($db, $t) = @_;
+		is(q1($db, qq{SELECT last_compaction IS NOT NULL FROM topics.partitions
+WHERE topic = '${t}_compacted'::regclass}), 't', "$t: topics.partitions shows the last compaction (compaction_info)");
+	},
 	forget_dropped_topics => sub {
 		my ($db, $t) = @_;
 		# the event trigger forgets a topic dropped with DROP TABLE
@@ -475,7 +501,7 @@ my @exercise_order = qw(create_topic add_partitions topic_log_handler produce pr
   partition_for_insert murmur2 fetch next_offset offsets offsets_for_times partition_info
   segment_info verify poll commit group_offset_info seek reset_group group_info member_info
   delete_group delete_records restore_log_start enforce_retention maintenance_info
-  alter_topic_configs topic_config_info topic_config_changed drop_topic
+  alter_topic_configs topic_config_info topic_config_changed compact compaction_info drop_topic
   forget_dropped_topics forget_dropped_kafka_names);
 
 # Call every function of the extension; $t names this round's topics

@@ -63,7 +63,7 @@ sub expected
 
 # ---- DescribeConfigs at every version: what the view shows
 my $want = expected('cfg');
-is(scalar(keys %$want), 12, 'the view shows 12 keys');
+is(scalar(keys %$want), 13, 'the view shows 13 keys');
 for my $v (0 .. 4)
 {
 	my $r = kafka('describe', $v, 'true', 'topic:cfg')->[0];
@@ -103,7 +103,7 @@ is(kafka('describe', 1, 'false', 'topic:__consumer_offsets')->[0][0], 3,
 	'__consumer_offsets, to a role it is not listed to: UNKNOWN_TOPIC_OR_PARTITION');
 $node->safe_psql('postgres', 'GRANT pg_monitor TO app');
 my $co = kafka('describe', 1, 'false', 'topic:__consumer_offsets')->[0];
-is_deeply([ $co->[0], scalar(keys %{ $co->[4] }), (grep { !$_->[1] } values %{ $co->[4] }) ], [ 0, 12 ],
+is_deeply([ $co->[0], scalar(keys %{ $co->[4] }), (grep { !$_->[1] } values %{ $co->[4] }) ], [ 0, 13 ],
 	'to a pg_monitor member: every key, each read-only');
 $node->safe_psql('postgres', 'REVOKE pg_monitor FROM app');
 is_deeply([ map { $_->[0] } @{ kafka('alter', 2, 'false', 'topic:__consumer_offsets retention.ms=1') },
@@ -156,9 +156,9 @@ is_deeply([ map { $_->[0] } @$two ], [ 40, 29, 3, 42 ],
 	'an unknown key INVALID_CONFIG, a topic not owned TOPIC_AUTHORIZATION_FAILED, an unknown topic '
 	  . 'UNKNOWN_TOPIC_OR_PARTITION, the broker INVALID_REQUEST');
 like($two->[0][1], qr/unknown topic config "retention.mss"/, 'naming the key');
-my $compact = kafka('alter', 2, 'false', 'topic:cfg cleanup.policy=compact');
-is($compact->[0][0], 40, 'cleanup.policy=compact: INVALID_CONFIG');
-like($compact->[0][1], qr/log compaction is not available yet/, "with SQL's message");
+my $compact = kafka('alter', 2, 'true', 'topic:cfg cleanup.policy=compact');
+is($compact->[0][0], 0, 'cleanup.policy=compact: accepted (validate only)');
+is(view('cfg')->{'cleanup.policy'}[0], 'delete', 'and not applied');
 
 # one resource fails, the other is applied
 $node->safe_psql('postgres', 'ALTER TABLE readable OWNER TO app');
@@ -179,9 +179,12 @@ is(view('cfg')->{'max.message.bytes'}[0], '3000', 'and nothing changed');
 is_deeply(kafka('incremental', 1, 'false', 'topic:cfg 2:cleanup.policy=delete'), [ [ 0, undef, 2, 'cfg' ] ],
 	'APPEND delete to cleanup.policy delete: accepted, the same list');
 is_deeply(view('cfg')->{'cleanup.policy'}, [ 'delete', 'topic' ], 'the view: delete, set by the topic');
-my $app = kafka('incremental', 1, 'false', 'topic:cfg 2:cleanup.policy=compact');
-is($app->[0][0], 40, 'APPEND compact: INVALID_CONFIG');
-like($app->[0][1], qr/"delete,compact": log compaction is not available yet/, "with SQL's message");
+my $app = kafka('incremental', 1, 'true', 'topic:cfg 2:cleanup.policy=compact');
+is($app->[0][0], 0, 'APPEND compact: accepted (validate only)');
+my $bad_policy = kafka('incremental', 1, 'false', 'topic:cfg 2:cleanup.policy=remove');
+is($bad_policy->[0][0], 40, 'APPEND an unknown policy: INVALID_CONFIG');
+like($bad_policy->[0][1], qr/"delete,remove" for topic config "cleanup.policy": it takes delete, compact or compact,delete/,
+	"with SQL's message");
 my $inc = kafka('incremental', 1, 'false', 'topic:cfg 2:retention.ms=1 / topic:cfg 7:retention.ms=1 / topic:cfg 0:nope=1 / topic:cfg 0:segment.bytes=1');
 is_deeply([ map { $_->[0] } @$inc ], [ 42, 42, 40, 40 ],
 	'APPEND to a key that is no list INVALID_REQUEST, an unknown operation INVALID_REQUEST, '
@@ -210,12 +213,16 @@ for my $v (0 .. 7)
 	}
 }
 my $ct = kafka('create_topics', 7, 'false', 'bad1:1:-1:retention.mss=1', 'bad2:1:-1:retention.ms=x',
-	'bad3:1:-1:cleanup.policy=compact', 'bad4:1:3', 'bad5:a2@' . ($id + 1) . ':-1', 'good:a2@' . $id . ':-1');
+	'bad3:1:-1:compression.type=zstd', 'bad4:1:3', 'bad5:a2@' . ($id + 1) . ':-1', 'good:a2@' . $id . ':-1');
 is_deeply([ map { $_->{error} } @$ct ], [ 40, 40, 40, 38, 39, 0 ],
-	'an unknown key, a bad value, compact: INVALID_CONFIG; replication factor 3 INVALID_REPLICATION_FACTOR; '
+	'an unknown key, a bad value, zstd: INVALID_CONFIG; replication factor 3 INVALID_REPLICATION_FACTOR; '
 	  . 'an assignment to another broker INVALID_REPLICA_ASSIGNMENT; to this one created');
 like($ct->[0]{message}, qr/unknown topic config "retention.mss"/, 'naming the key');
-like($ct->[2]{message}, qr/log compaction is not available yet/, "compact: SQL's message");
+like($ct->[2]{message}, qr/compressed storage is not available yet/, "zstd: SQL's message");
+my $cmp = kafka('create_topics', 7, 'false', 'compacted:1:-1:cleanup.policy=compact,min.cleanable.dirty.ratio=0.1')->[0];
+is($cmp->{error}, 0, 'CreateTopics with cleanup.policy=compact: created');
+is_deeply([ view('compacted')->{'cleanup.policy'}, view('compacted')->{'min.cleanable.dirty.ratio'} ],
+	[ [ 'compact', 'topic' ], [ '0.1', 'topic' ] ], 'the view: a compacted topic');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM topics.topics WHERE topic::text LIKE 'bad%'}), 0,
 	'none of them created');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM topics.offsets('good')}), 2, 'good: two partitions');
@@ -263,8 +270,8 @@ my $ck = kafka('clients_confluent_kafka', 'cfg', 'ck_new', $id);
 is($ck->{'create ck_new'}, 'ok', "confluent-kafka's create_topics with configs");
 is_deeply([ view('ck_new')->{'retention.bytes'}, view('ck_new')->{'message.timestamp.type'} ],
 	[ [ '1000000', 'topic' ], [ 'LogAppendTime', 'topic' ] ], 'the view shows them (CreateTime stored as what the log does)');
-is($ck->{'create ck_new_compact'}[0], 'INVALID_CONFIG', 'compact: INVALID_CONFIG');
-like($ck->{'create ck_new_compact'}[1], qr/log compaction is not available yet/, "with SQL's message");
+is($ck->{'create ck_new_compact'}, 'ok', "confluent-kafka's create_topics with cleanup.policy=compact");
+is(view('ck_new_compact')->{'cleanup.policy'}[0], 'compact', 'the view: compacted');
 is_deeply({ map { ($_ => $ck->{describe}{$_}[0]) } keys %{ $ck->{describe} } },
 	{ map { ($_ => $ck_before->{$_}[0]) } keys %$ck_before },
 	"confluent-kafka's describe_configs: the view's values");
@@ -274,7 +281,7 @@ is($ck->{describe_unknown}[0], 'UNKNOWN_TOPIC_OR_PART', 'an unknown topic');
 is($ck->{alter}, 'ok', "confluent-kafka's alter_configs");
 is_deeply([ map { view('cfg')->{$_} } qw(segment.ms retention.ms) ],
 	[ [ '600000', 'topic' ], [ '-1', 'default' ] ], 'the view: the set given, the rest back to defaults');
-is($ck->{alter_compact}[0], 'INVALID_CONFIG', 'alter to compact: INVALID_CONFIG');
+is($ck->{alter_compact}, 'ok', 'alter to compact (validate only): accepted');
 
 # ---- a fenced node: reads answered, changes NOT_CONTROLLER (41)
 $node->safe_psql('postgres', q{

@@ -48,6 +48,22 @@ typedef RelFileNode RelFileLocator;
 #endif							/* FRONTEND */
 
 /*
+ * A new relfilenode for an existing relation (the log cleaner's swap): 16
+ * renamed the allocator and the relcache's note that the relation has it.
+ */
+#ifndef FRONTEND
+#if PG_VERSION_NUM >= 160000
+#define GET_NEW_REL_FILE_NUMBER(spc, pg_class, persistence) \
+	GetNewRelFileNumber(spc, pg_class, persistence)
+#define RELATION_ASSUME_NEW_FILE(rel)	RelationAssumeNewRelfilelocator(rel)
+#else
+#define GET_NEW_REL_FILE_NUMBER(spc, pg_class, persistence) \
+	GetNewRelFileNode(spc, pg_class, persistence)
+#define RELATION_ASSUME_NEW_FILE(rel)	RelationAssumeNewRelfilenode(rel)
+#endif
+#endif							/* FRONTEND */
+
+/*
  * This backend's index in ProcGlobal->allProcs: PGPROC lost its pgprocno
  * field in 17, which has the global MyProcNumber instead; its local
  * transaction id moved into vxid.  17 also renamed the shared transaction

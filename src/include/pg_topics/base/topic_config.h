@@ -44,6 +44,7 @@ typedef enum TopicConfigKey
 	TOPIC_CONFIG_MAX_COMPACTION_LAG_MS,
 	TOPIC_CONFIG_MAX_MESSAGE_BYTES,
 	TOPIC_CONFIG_MESSAGE_TIMESTAMP_TYPE,
+	TOPIC_CONFIG_MIN_CLEANABLE_DIRTY_RATIO,
 	TOPIC_CONFIG_MIN_COMPACTION_LAG_MS,
 	TOPIC_CONFIG_MIN_INSYNC_REPLICAS,
 	TOPIC_CONFIG_RETENTION_BYTES,
@@ -62,6 +63,7 @@ typedef enum TopicConfigType
 	TOPIC_CONFIG_TYPE_STRING = 2,
 	TOPIC_CONFIG_TYPE_INT = 3,
 	TOPIC_CONFIG_TYPE_LONG = 5,
+	TOPIC_CONFIG_TYPE_DOUBLE = 6,
 	TOPIC_CONFIG_TYPE_LIST = 7
 } TopicConfigType;
 
@@ -111,6 +113,13 @@ typedef struct TopicConfig
 	int64		segment_ms;		/* -1: not set */
 	int64		max_message_bytes;	/* -1: not set */
 	int64		min_insync_replicas;	/* -1: not set */
+	/* cleanup.policy and the log cleaner's keys, always set */
+	bool		compact;		/* the policy includes compact */
+	bool		delete;			/* the policy includes delete */
+	int64		delete_retention_ms;
+	int64		min_compaction_lag_ms;
+	int64		max_compaction_lag_ms;
+	double		min_cleanable_dirty_ratio;
 } TopicConfig;
 
 /*

@@ -186,6 +186,26 @@ typedef struct TopicLogMetaData
 #define TL_META_ROUTER		0x0001	/* a partition's log: segments, no data */
 #define TL_META_SEGMENT		0x0002	/* data pages of one part of a log */
 
+/*
+ * A segment the log cleaner rewrote or passed over: a TopicSegmentCleaning
+ * follows the fixed part of its metapage, where a router keeps its
+ * directory (segments have none).  Readers need none of it: it tells the
+ * cleaner what it already did (worker/log_cleaner.c).
+ */
+#define TL_META_CLEANED		0x0004
+
+typedef struct TopicSegmentCleaning
+{
+	int64		cleaned_to;		/* the end E of the pass that last cleaned it */
+	TimestampTz first_cleaned;	/* when a pass first cleaned it: tombstones
+								 * stay delete.retention.ms from then */
+	TimestampTz last_cleaned;	/* when a pass last cleaned it */
+	int64		removed;		/* records the passes removed from it */
+} TopicSegmentCleaning;
+
+#define TopicLogMetaGetCleaning(meta) \
+	((TopicSegmentCleaning *) ((meta)->segments))
+
 #define TOPIC_LOG_MAX_SEGMENTS \
 	((TOPIC_LOG_PAGE_CAPACITY - offsetof(TopicLogMetaData, segments)) / \
 	 sizeof(TopicSegmentEntry))

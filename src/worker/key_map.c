@@ -1,0 +1,126 @@
+/*-------------------------------------------------------------------------
+ *
+ * key_map.c
+ *	  The log cleaner's map of keys to the newest offset of each, in
+ *	  bounded memory.
+ *
+ * As Kafka's cleaner does, the map holds the MD5 digest of each key, not
+ * the key: an entry has a fixed size whatever the keys are, so the memory
+ * a pass may use (pg_topics.compaction_buffer_size) says how many keys it
+ * takes.  Two keys with the same digest would count as one; MD5 makes that
+ * as unlikely as it is for Kafka.  A key is hashed as the bytes of its
+ * value, detoasted and decompressed: the same key always has the same
+ * bytes whatever path produced it (jsonb keys are in jsonb's canonical
+ * binary form).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "common/md5.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "pg_topics/worker/key_map.h"
+
+typedef struct KeyEntry
+{
+	uint8		digest[MD5_DIGEST_LENGTH];	/* hash key */
+	int64		offset;
+} KeyEntry;
+
+struct TopicKeyMap
+{
+	MemoryContext context;
+	HTAB	   *entries;
+	int64		capacity;
+	int64		count;
+};
+
+/*
+ * What one entry costs in a dynahash table: the entry, its element header
+ * and bucket pointer, rounded up as the allocator rounds
+ */
+#define KEY_ENTRY_COST	64
+
+TopicKeyMap *
+topic_key_map_create(Size bytes)
+{
+	MemoryContext context = AllocSetContextCreate(CurrentMemoryContext,
+												  "pg_topics key map",
+												  ALLOCSET_DEFAULT_SIZES);
+	TopicKeyMap *map = MemoryContextAllocZero(context, sizeof(TopicKeyMap));
+	HASHCTL		ctl;
+
+	map->context = context;
+	map->capacity = Max(bytes / KEY_ENTRY_COST, 16);
+	ctl.keysize = MD5_DIGEST_LENGTH;
+	ctl.entrysize = sizeof(KeyEntry);
+	ctl.hcxt = context;
+	map->entries = hash_create("pg_topics key map",
+							   Min(map->capacity, 1024 * 1024), &ctl,
+							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	return map;
+}
+
+static void
+digest_key(const struct varlena *key, uint8 *digest)
+{
+	struct varlena *plain = detoast_attr((struct varlena *) key);
+	const char *errstr = NULL;
+
+	if (!pg_md5_binary(VARDATA_ANY(plain), VARSIZE_ANY_EXHDR(plain), digest,
+					   &errstr))
+		elog(ERROR, "could not hash a key: %s", errstr);
+	if (plain != key)
+		pfree(plain);
+}
+
+/*
+ * Note that key is at offset (offsets come in increasing order); false,
+ * with nothing noted, when the map is full and key is not in it yet
+ */
+bool
+topic_key_map_put(TopicKeyMap *map, const struct varlena *key, int64 offset)
+{
+	uint8		digest[MD5_DIGEST_LENGTH];
+	KeyEntry   *entry;
+	bool		found;
+
+	digest_key(key, digest);
+	entry = hash_search(map->entries, digest,
+						map->count < map->capacity ? HASH_ENTER : HASH_FIND,
+						&found);
+	if (entry == NULL)
+		return false;
+	if (!found)
+		map->count++;
+	entry->offset = offset;
+	return true;
+}
+
+/* The newest offset of key, or -1 if the map does not hold it */
+int64
+topic_key_map_get(TopicKeyMap *map, const struct varlena *key)
+{
+	uint8		digest[MD5_DIGEST_LENGTH];
+	KeyEntry   *entry;
+
+	digest_key(key, digest);
+	entry = hash_search(map->entries, digest, HASH_FIND, NULL);
+	return entry != NULL ? entry->offset : -1;
+}
+
+int64
+topic_key_map_count(TopicKeyMap *map)
+{
+	return map->count;
+}
+
+void
+topic_key_map_destroy(TopicKeyMap *map)
+{
+	MemoryContextDelete(map->context);
+}
