@@ -311,7 +311,34 @@ topic_config_check_changes(const TopicConfigChange *changes, int nchanges,
 	return true;
 }
 
-/* Parse the integer keys of config from its values */
+/*
+ * Is compact one of the elements of policy, a cleanup.policy list ("compact",
+ * "compact,delete", "delete, compact")?
+ */
+static bool
+policy_includes_compact(const char *policy)
+{
+	const char *p = policy;
+
+	while (*p != '\0')
+	{
+		const char *end;
+
+		while (*p == ' ')
+			p++;
+		end = p;
+		while (*end != '\0' && *end != ',' && *end != ' ')
+			end++;
+		if (end - p == 7 && strncmp(p, "compact", 7) == 0)
+			return true;
+		p = end;
+		while (*p == ' ' || *p == ',')
+			p++;
+	}
+	return false;
+}
+
+/* Parse the integer keys of config from its values, and its policy */
 static void
 parse_values(TopicConfig *config)
 {
@@ -333,6 +360,8 @@ parse_values(TopicConfig *config)
 	PARSE(TOPIC_CONFIG_MAX_MESSAGE_BYTES, max_message_bytes);
 	PARSE(TOPIC_CONFIG_MIN_INSYNC_REPLICAS, min_insync_replicas);
 #undef PARSE
+	config->compact = config->values[TOPIC_CONFIG_CLEANUP_POLICY] != NULL &&
+		policy_includes_compact(config->values[TOPIC_CONFIG_CLEANUP_POLICY]);
 }
 
 /*
@@ -508,20 +537,31 @@ topic_config_changed(PG_FUNCTION_ARGS)
 int64
 topic_config_max_message_bytes(Oid topic, bool *from_topic)
 {
-	int64		limit = pg_topics_max_message_bytes;
+	TopicProducerRules rules;
 
-	*from_topic = false;
+	topic_config_producer_rules(topic, &rules);
+	*from_topic = rules.limit_from_topic;
+	return rules.max_message_bytes;
+}
+
+void
+topic_config_producer_rules(Oid topic, TopicProducerRules *rules)
+{
+	rules->max_message_bytes = pg_topics_max_message_bytes;
+	rules->limit_from_topic = false;
+	rules->needs_key = false;
 	if (OidIsValid(topic))
 	{
 		const TopicConfig *config = topic_config_of(topic);
 
-		if (config->max_message_bytes >= 0 && config->max_message_bytes < limit)
+		if (config->max_message_bytes >= 0 &&
+			config->max_message_bytes < rules->max_message_bytes)
 		{
-			limit = config->max_message_bytes;
-			*from_topic = true;
+			rules->max_message_bytes = config->max_message_bytes;
+			rules->limit_from_topic = true;
 		}
+		rules->needs_key = config->compact;
 	}
-	return limit;
 }
 
 int
@@ -539,6 +579,12 @@ topic_config_insync_standbys(Oid topic, bool *from_topic)
 		}
 	}
 	return pg_topics_min_insync_replicas;
+}
+
+bool
+topic_config_needs_key(Oid topic)
+{
+	return OidIsValid(topic) && topic_config_of(topic)->compact;
 }
 
 /*
