@@ -158,3 +158,18 @@ LEFT JOIN topics.group_offset_info() c
 COMMENT ON VIEW topics.consumer_lag IS
 'per group and partition: committed offset (NULL before the first; a Kafka consumer may commit a negative one), high watermark, and lag behind the last stable offset';
 -- end of negative committed offsets
+
+---------------------------------------------------------------------------
+-- topics.latest(NULL::topic): the newest record of each key.
+---------------------------------------------------------------------------
+-- Any topic, compacted or not; per partition (a partition is Kafka's unit
+-- of compaction); committed records below each partition's last stable
+-- offset, as fetch reads them.  Readers of the topic may call it (SELECT
+-- on the topic, checked inside, as fetch does): EXECUTE for PUBLIC.
+CREATE FUNCTION topics.latest(topic anyelement)
+RETURNS SETOF anyelement
+AS 'MODULE_PATHNAME', 'topic_latest'
+LANGUAGE C STABLE;
+COMMENT ON FUNCTION topics.latest(anyelement) IS
+'the newest record of each key in each partition of a topic (a tombstone too; keyless records left out), in (partition, offset) order; call as topics.latest(NULL::mytopic)';
+-- end of topics.latest

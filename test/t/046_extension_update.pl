@@ -313,6 +313,12 @@ FROM $t WHERE value = 'inserted'}),
 		is(q1($db, qq{SELECT string_agg("offset" || ':' || value, ',') FROM topics.fetch(NULL::$t, 1, 0)}),
 			'0:a,1:b,2:c', "$t: fetch");
 	},
+	latest => sub {
+		my ($db, $t) = @_;
+		# 0.3: the newest record of each key (the others are keyless)
+		is(q1($db, qq{SELECT string_agg(key || '=' || value, ',' ORDER BY key) FROM topics.latest(NULL::$t)}),
+			'foobar=inserted,k=one', "$t: latest");
+	},
 	next_offset => sub {
 		my ($db, $t) = @_;
 		q1($db, qq{BEGIN; SELECT topics.produce('$t', 'gone', NULL, 2); ROLLBACK;
@@ -472,7 +478,7 @@ SELECT count(*) FROM topics.produce('$t', repeat('x', 100));});
 );
 # the order of the calls (each builds on the ones before)
 my @exercise_order = qw(create_topic add_partitions topic_log_handler produce produce_batch
-  partition_for_insert murmur2 fetch next_offset offsets offsets_for_times partition_info
+  partition_for_insert murmur2 fetch latest next_offset offsets offsets_for_times partition_info
   segment_info verify poll commit group_offset_info seek reset_group group_info member_info
   delete_group delete_records restore_log_start enforce_retention maintenance_info
   alter_topic_configs topic_config_info topic_config_changed drop_topic
