@@ -162,13 +162,15 @@ FROM topics.group_members},
 # topics.kafka_topic_names and the event trigger that forgets dropped
 # topics' names), the members' instance ids (topics.member_info() made
 # anew with the column instance_id, and topics.group_members, which shows
-# it) and topics.consumer_lag, whose lag counts a negative committed offset
-# as none.  A release that adds or changes objects names them here.
+# it), topics.consumer_lag, whose lag counts a negative committed offset
+# as none, and topics.latest() (named by its call: "latest" is a word of
+# other objects' text).  A release that adds or changes objects names them
+# here.
 my @updated_objects = qw(topic_configs alter_topic_configs topic_config_changed topic_config_info
   kafka_topic_names forget_dropped_kafka_names topics_forget_dropped_kafka_names
   member_info group_members consumer_lag);
 my $updated_re = '(^|[^_a-z])(' . join('|', @updated_objects) . ')([^_a-z]|$)'
-  . '|create_topic\(|^table topics\.topic_config:';
+  . '|create_topic\(|topics\.latest\(|^table topics\.topic_config:';
 
 # $text without the lines (rows) that name an object of @updated_objects
 sub without_updated
