@@ -246,6 +246,7 @@ is_deeply(client('raw_produce_keyless', 'compacted'),
 is($node->safe_psql('postgres', q{SELECT format('%s', o) FROM topics.offsets('compacted') o}),
 	'(0,0,0,0)', 'and stores nothing of the batch, not even its offsets');
 is(client('raw_produce', 'compacted', 'k')->[0], 0, 'a keyed record goes in');
+$node->safe_psql('postgres', q{SELECT topics.drop_topic('compacted')});
 
 # ---- long-poll: a waiting consumer gets a record as soon as it commits
 my $lat = client('ck_latency', 'logs', 0, $dsn, 5);
