@@ -65,9 +65,10 @@ SELECT "offset", key, value FROM topics.latest(NULL::lt_bytes);
 -- a long key stored compressed in one record (the largest field) and
 -- plain in another (a larger value compressed instead) is one key
 SELECT topics.create_topic('lt_long', partitions => 1, value_type => 'text');
-SELECT "offset" FROM topics.produce('lt_long', 'small', repeat('k', 3000), 0);
-SELECT "offset" FROM topics.produce('lt_long', repeat('v', 6000), repeat('k', 3000), 0);
-SELECT "offset" FROM topics.produce('lt_long', 'other', repeat('k', 2999), 0);
+SELECT "offset" FROM topics.produce('lt_long',
+    (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 32) g), repeat('k', 1500), 0);
+SELECT "offset" FROM topics.produce('lt_long', repeat('v', 6000), repeat('k', 1500), 0);
+SELECT "offset" FROM topics.produce('lt_long', 'other', repeat('k', 1499), 0);
 SELECT "offset", length(key) AS key_length, length(value) AS value_length
 FROM topics.latest(NULL::lt_long);
 
