@@ -190,3 +190,18 @@ WHERE pg_catalog.has_table_privilege(c.topic, 'SELECT')
 COMMENT ON VIEW topics.partitions IS
 'every partition of the topics the caller may read: offsets, size, time range, the transaction holding its stable offset back, and for compacted topics the share of the sealed log still to clean and the last compaction';
 -- end of log compaction
+
+---------------------------------------------------------------------------
+-- topics.latest(NULL::topic): the newest record of each key.
+---------------------------------------------------------------------------
+-- Any topic, compacted or not; per partition (a partition is Kafka's unit
+-- of compaction); committed records below each partition's last stable
+-- offset, as fetch reads them.  Readers of the topic may call it (SELECT
+-- on the topic, checked inside, as fetch does): EXECUTE for PUBLIC.
+CREATE FUNCTION topics.latest(topic anyelement)
+RETURNS SETOF anyelement
+AS 'MODULE_PATHNAME', 'topic_latest'
+LANGUAGE C STABLE;
+COMMENT ON FUNCTION topics.latest(anyelement) IS
+'the newest record of each key in each partition of a topic (a tombstone too; keyless records left out), in (partition, offset) order; call as topics.latest(NULL::mytopic)';
+-- end of topics.latest

@@ -319,28 +319,56 @@ check_row(Relation rel, TupleTableSlot *slot, bool preserve, int64 limit,
 }
 
 /*
+ * A record without a key for a compacted topic: refused as Kafka refuses it
+ * (INVALID_RECORD, "Compacted topic cannot accept message without key").
+ * The cleaner keeps the newest record of each key; a keyless record has no
+ * newer one, so it would stay in the log forever.  not_null_violation: the
+ * key column is required of this topic's records, as a NOT NULL column's
+ * values are.
+ */
+static void
+refuse_keyless(Relation rel)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NOT_NULL_VIOLATION),
+			 errmsg("a record for compacted topic \"%s\" needs a key",
+					get_rel_name(topic_registry_topic_of(rel))),
+			 errdetail("cleanup.policy includes compact: the log keeps the newest record of each key."),
+			 errtablecol(rel, Anum_topic_key)));
+}
+
+/*
  * The rules of check_row for nslots rows, within pg_topics.max_message_bytes
- * and, but in preserve mode, the topic's max.message.bytes: looked up once
- * for them all (two hash lookups a row were a few percent of a Kafka
- * Produce's time)
+ * and, but in preserve mode, the topic's max.message.bytes and its need of
+ * a key: looked up once for them all (two hash lookups a row were a few
+ * percent of a Kafka Produce's time).  Records restored or replicated
+ * (preserve mode) were taken under the rules of their time and place: the
+ * publisher's log is what it is.
  */
 static void
 check_rows(Relation rel, TupleTableSlot **slots, int nslots, bool preserve)
 {
-	int64		limit;
-	bool		from_topic = false;
+	TopicProducerRules rules;
 
 	if (nslots <= 0)
 		return;
 
-	/*
-	 * The topic's max.message.bytes is a producer's limit: records restored
-	 * or replicated (preserve mode) were taken under the limit of their time
-	 */
-	limit = preserve ? pg_topics_max_message_bytes :
-		topic_config_max_message_bytes(topic_registry_topic_of(rel), &from_topic);
+	if (preserve)
+	{
+		rules.max_message_bytes = pg_topics_max_message_bytes;
+		rules.limit_from_topic = false;
+		rules.needs_key = false;
+	}
+	else
+		topic_config_producer_rules(topic_registry_topic_of(rel), &rules);
 	for (int i = 0; i < nslots; i++)
-		check_row(rel, slots[i], preserve, limit, from_topic);
+		check_row(rel, slots[i], preserve, rules.max_message_bytes,
+				  rules.limit_from_topic);
+	/* apart, so that the loop above is the same for other topics */
+	if (rules.needs_key)
+		for (int i = 0; i < nslots; i++)
+			if (slots[i]->tts_isnull[Anum_topic_key - 1])
+				refuse_keyless(rel);
 }
 
 /*

@@ -327,7 +327,7 @@ topic_config_check_changes(const TopicConfigChange *changes, int nchanges,
 	return true;
 }
 
-/* Parse the integer keys of config from its values */
+/* Parse the integer keys of config from its values, and its policy */
 static void
 parse_values(TopicConfig *config)
 {
@@ -543,20 +543,31 @@ topic_config_changed(PG_FUNCTION_ARGS)
 int64
 topic_config_max_message_bytes(Oid topic, bool *from_topic)
 {
-	int64		limit = pg_topics_max_message_bytes;
+	TopicProducerRules rules;
 
-	*from_topic = false;
+	topic_config_producer_rules(topic, &rules);
+	*from_topic = rules.limit_from_topic;
+	return rules.max_message_bytes;
+}
+
+void
+topic_config_producer_rules(Oid topic, TopicProducerRules *rules)
+{
+	rules->max_message_bytes = pg_topics_max_message_bytes;
+	rules->limit_from_topic = false;
+	rules->needs_key = false;
 	if (OidIsValid(topic))
 	{
 		const TopicConfig *config = topic_config_of(topic);
 
-		if (config->max_message_bytes >= 0 && config->max_message_bytes < limit)
+		if (config->max_message_bytes >= 0 &&
+			config->max_message_bytes < rules->max_message_bytes)
 		{
-			limit = config->max_message_bytes;
-			*from_topic = true;
+			rules->max_message_bytes = config->max_message_bytes;
+			rules->limit_from_topic = true;
 		}
+		rules->needs_key = config->compact;
 	}
-	return limit;
 }
 
 int
@@ -574,6 +585,12 @@ topic_config_insync_standbys(Oid topic, bool *from_topic)
 		}
 	}
 	return pg_topics_min_insync_replicas;
+}
+
+bool
+topic_config_needs_key(Oid topic)
+{
+	return OidIsValid(topic) && topic_config_of(topic)->compact;
 }
 
 /*

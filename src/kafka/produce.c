@@ -54,6 +54,7 @@
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/base/topic_config.h"
 #include "pg_topics/kafka/budget.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
@@ -165,6 +166,7 @@ typedef struct PartitionProduce
 	int64		base_offset;
 	int64		log_append_time;	/* ms since the Unix epoch */
 	int64		log_start_offset;
+	bool		keyless;		/* refused: a record without a key */
 } PartitionProduce;
 
 /*
@@ -298,6 +300,20 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 	for (int b = 0; b < pp->batches.nbatches; b++)
 		if (pp->batches.batches[b].attributes & KAFKA_ATTR_TRANSACTIONAL)
 			return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	/*
+	 * A compacted topic refuses a batch with a record without a key, as
+	 * Kafka does, before any of it is written: the insert path refuses the
+	 * record too, but only when its chunk comes, after the batch's earlier
+	 * chunks took offsets
+	 */
+	if (topic_config_needs_key(RelationGetRelid(topic)))
+		for (int b = 0; b < pp->batches.nbatches; b++)
+			for (int r = 0; r < pp->batches.batches[b].nrecords; r++)
+				if (pp->batches.batches[b].records[r].key.len < 0)
+				{
+					pp->keyless = true;
+					return KAFKA_INVALID_RECORD;
+				}
 	pp->topic = topic;
 	pp->partition = partition;
 	batch = &pp->batches.batches[0];
@@ -446,7 +462,10 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 			pres->base_offset = error == KAFKA_NONE ? pp.base_offset : -1;
 			pres->log_append_time_ms = error == KAFKA_NONE ? pp.log_append_time : -1;
 			pres->log_start_offset = error == KAFKA_NONE ? pp.log_start_offset : -1;
-			pres->error_message.len = -1;
+			/* Kafka's words, which clients show */
+			pres->error_message = kafka_bytes_of(!pp.keyless ? NULL :
+												 psprintf("Compacted topic cannot accept message without key in topic partition %.*s-%d.",
+														  td->name.len, td->name.data, part->index));
 			pres->current_leader.leader_id = -1;
 			pres->current_leader.leader_epoch = -1;
 			MemoryContextReset(partition_context);

@@ -422,14 +422,15 @@ def idempotent_retry(bootstrap, topic):
             'gap': gap, 'following': following}
 
 
-def _produce_frame(topic, corr, records, acks=-1):
-    """A Produce v3 frame (with its size) of one partition-0 batch"""
+def _produce_frame(topic, corr, records, acks=-1, version=3):
+    """A Produce frame (v3 to v8: one layout) with its size, of one
+    partition-0 batch"""
     import struct
     name = topic.encode()
     body = (struct.pack('>hhi', -1, acks, 30000) + struct.pack('>i', 1)
             + struct.pack('>h', len(name)) + name + struct.pack('>i', 1)
             + struct.pack('>i', 0) + struct.pack('>i', len(records)) + records)
-    payload = struct.pack('>hhih', 0, 3, corr, 3) + b'raw' + body
+    payload = struct.pack('>hhih', 0, version, corr, 3) + b'raw' + body
     return struct.pack('>i', len(payload)) + payload
 
 
@@ -468,6 +469,33 @@ def raw_produce(bootstrap, topic, key):
         return [None, None, time.time() - start]
     part, perr, base, ts = _first_partition(topic, body)
     return [perr, base, time.time() - start]
+
+
+def raw_produce_keyless(bootstrap, topic):
+    """A Produce v8 batch of a keyed and a keyless record to partition 0:
+    [error, base offset, error message] of the partition's answer"""
+    import socket
+    import struct
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+    host, port = bootstrap.rsplit(':', 1)
+    sock = socket.create_connection((host, int(port)), timeout=60)
+    b = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 20)
+    b.append(0, timestamp=None, key=b'k', value=b'keyed', headers=[])
+    b.append(1, timestamp=None, key=None, value=b'keyless', headers=[])
+    sock.sendall(_produce_frame(topic, 1, bytes(b.build()), version=8))
+    corr, body = _read_response(sock)
+    # topics[1]: name, partitions[1]: index, error, base offset,
+    # log-append time, log start, record_errors[], error_message
+    off = 4 + 2 + len(topic.encode()) + 4
+    part, perr, base, lat, lso, nrec = struct.unpack('>ihqqqi', body[off:off + 34])
+    off += 34
+    for _ in range(max(nrec, 0)):
+        off += 4
+        n = struct.unpack('>h', body[off:off + 2])[0]
+        off += 2 + max(n, 0)
+    n = struct.unpack('>h', body[off:off + 2])[0]
+    message = body[off + 2:off + 2 + n].decode() if n >= 0 else None
+    return [perr, base, message]
 
 
 def idempotent_retry_held(bootstrap, topic):
@@ -797,7 +825,8 @@ def kp_tls(bootstrap, cafile, topic, mechanism='', user='', password=''):
     return {'offset': m.offset, 'read': n}
 
 
-COMMANDS = {f.__name__: f for f in (kp_tls, idempotent_retry, pipelined_produce, raw_produce, idempotent_retry_held,
+COMMANDS = {f.__name__: f for f in (kp_tls, idempotent_retry, pipelined_produce, raw_produce, raw_produce_keyless,
+                                    idempotent_retry_held,
                                     raw_list_offsets, idempotent_after_listener_exit,
                                     ck_idempotent_lost_answer, ck_admin, kp_sasl, kp_produce, kp_read, ck_produce,
                                     ck_produce_mixed, ck_latency, kp_group,

@@ -233,6 +233,21 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM events WHERE value = '{"o
 is($node->safe_psql('postgres', q{SELECT count(*) FROM events WHERE key = 'tombstone' AND value IS NULL}), '1',
 	'a null value is a tombstone');
 
+# ---- a compacted topic refuses a batch with a keyless record, as Kafka
+# does (the config written into topics.topic_config by hand, as a
+# superuser may)
+$node->safe_psql('postgres', q{
+SELECT topics.create_topic('compacted', 1, 'text', 'text');
+UPDATE topics.topic_config SET configs = configs || '{"cleanup.policy": "compact"}'
+WHERE topic = 'compacted'::regclass;});
+is_deeply(client('raw_produce_keyless', 'compacted'),
+	[ 87, -1, 'Compacted topic cannot accept message without key in topic partition compacted-0.' ],
+	'a compacted topic answers a batch with a keyless record INVALID_RECORD, with Kafka\'s message');
+is($node->safe_psql('postgres', q{SELECT format('%s', o) FROM topics.offsets('compacted') o}),
+	'(0,0,0,0)', 'and stores nothing of the batch, not even its offsets');
+is(client('raw_produce', 'compacted', 'k')->[0], 0, 'a keyed record goes in');
+$node->safe_psql('postgres', q{SELECT topics.drop_topic('compacted')});
+
 # ---- long-poll: a waiting consumer gets a record as soon as it commits
 my $lat = client('ck_latency', 'logs', 0, $dsn, 5);
 my @sorted = sort { $a <=> $b } @$lat;

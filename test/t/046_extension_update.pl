@@ -162,15 +162,16 @@ FROM topics.group_members},
 # topics.kafka_topic_names and the event trigger that forgets dropped
 # topics' names), the members' instance ids (topics.member_info() made
 # anew with the column instance_id, and topics.group_members, which shows
-# it) and topics.consumer_lag, whose lag counts a negative committed offset
-# as none, and log compaction (topics.compact, topics.compaction_info, and
-# topics.partitions' columns after the old ones).  A release that adds or
-# changes objects names them here.
+# it), topics.consumer_lag, whose lag counts a negative committed offset
+# as none, log compaction (topics.compact, topics.compaction_info, and
+# topics.partitions' columns after the old ones) and topics.latest() (named
+# by its call: "latest" is a word of other objects' text).  A release that
+# adds or changes objects names them here.
 my @updated_objects = qw(topic_configs alter_topic_configs topic_config_changed topic_config_info
   kafka_topic_names forget_dropped_kafka_names topics_forget_dropped_kafka_names
   member_info group_members consumer_lag compact compaction_info);
 my $updated_re = '(^|[^_a-z])(' . join('|', @updated_objects) . ')([^_a-z]|$)'
-  . '|create_topic\(|^table topics\.topic_config:|^view topics\.partitions:';
+  . '|create_topic\\(|topics\\.latest\\(|^table topics\\.topic_config:|^view topics\\.partitions:';
 
 # $text without the lines (rows) that name an object of @updated_objects
 sub without_updated
@@ -314,6 +315,12 @@ FROM $t WHERE value = 'inserted'}),
 		my ($db, $t) = @_;
 		is(q1($db, qq{SELECT string_agg("offset" || ':' || value, ',') FROM topics.fetch(NULL::$t, 1, 0)}),
 			'0:a,1:b,2:c', "$t: fetch");
+	},
+	latest => sub {
+		my ($db, $t) = @_;
+		# 0.3: the newest record of each key (the others are keyless)
+		is(q1($db, qq{SELECT string_agg(key || '=' || value, ',' ORDER BY key) FROM topics.latest(NULL::$t)}),
+			'foobar=inserted,k=one', "$t: latest");
 	},
 	next_offset => sub {
 		my ($db, $t) = @_;
@@ -498,7 +505,7 @@ WHERE topic = '${t}_compacted'::regclass}), 't', "$t: topics.partitions shows th
 );
 # the order of the calls (each builds on the ones before)
 my @exercise_order = qw(create_topic add_partitions topic_log_handler produce produce_batch
-  partition_for_insert murmur2 fetch next_offset offsets offsets_for_times partition_info
+  partition_for_insert murmur2 fetch latest next_offset offsets offsets_for_times partition_info
   segment_info verify poll commit group_offset_info seek reset_group group_info member_info
   delete_group delete_records restore_log_start enforce_retention maintenance_info
   alter_topic_configs topic_config_info topic_config_changed compact compaction_info drop_topic

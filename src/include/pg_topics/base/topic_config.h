@@ -186,11 +186,32 @@ extern void topic_config_describe(Oid topic, TopicConfigEntry *entries);
 extern int64 topic_config_max_message_bytes(Oid topic, bool *from_topic);
 
 /*
+ * What topic asks of every record a producer sends, from one lookup of its
+ * cached configs: the insert path looks them up once per call, not per
+ * record
+ */
+typedef struct TopicProducerRules
+{
+	int64		max_message_bytes;	/* as topic_config_max_message_bytes */
+	bool		limit_from_topic;	/* ... and its *from_topic */
+	bool		needs_key;		/* as topic_config_needs_key */
+} TopicProducerRules;
+
+extern void topic_config_producer_rules(Oid topic, TopicProducerRules *rules);
+
+/*
  * Synchronous standbys that must be streaming for topic to take records:
  * its min.insync.replicas less one (Kafka counts the leader), or
  * pg_topics.min_insync_replicas; *from_topic as above
  */
 extern int	topic_config_insync_standbys(Oid topic, bool *from_topic);
+
+/*
+ * Does topic refuse records without a key?  A compacted topic does
+ * (cleanup.policy includes compact), as Kafka's: the cleaner keeps the
+ * newest record of each key, and a keyless record has none
+ */
+extern bool topic_config_needs_key(Oid topic);
 
 /*
  * Segment size in blocks (0: pg_topics.segment_size) and roll age in
