@@ -326,13 +326,16 @@ check_row(Relation rel, TupleTableSlot *slot, bool preserve, int64 limit,
  * key column is required of this topic's records, as a NOT NULL column's
  * values are.
  */
-static void
-refuse_keyless(Relation rel)
+void
+topic_insert_refuse_keyless(Relation rel)
 {
+	Oid			topic = topic_registry_topic_of(rel);
+
 	ereport(ERROR,
 			(errcode(ERRCODE_NOT_NULL_VIOLATION),
 			 errmsg("a record for compacted topic \"%s\" needs a key",
-					get_rel_name(topic_registry_topic_of(rel))),
+					OidIsValid(topic) ? get_rel_name(topic) :
+					RelationGetRelationName(rel)),
 			 errdetail("cleanup.policy includes compact: the log keeps the newest record of each key."),
 			 errtablecol(rel, Anum_topic_key)));
 }
@@ -368,7 +371,7 @@ check_rows(Relation rel, TupleTableSlot **slots, int nslots, bool preserve)
 	if (rules.needs_key)
 		for (int i = 0; i < nslots; i++)
 			if (slots[i]->tts_isnull[Anum_topic_key - 1])
-				refuse_keyless(rel);
+				topic_insert_refuse_keyless(rel);
 }
 
 /*

@@ -37,9 +37,11 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "pg_topics/am/insert.h"
 #include "pg_topics/api/produce.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/partitioner.h"
+#include "pg_topics/base/topic_config.h"
 #include "pg_topics/log/topic_log.h"
 
 /*
@@ -498,6 +500,15 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 		relation_close(topic, NoLock);
 		return (Datum) 0;
 	}
+
+	/*
+	 * A compacted topic's records need keys.  The write path checks each
+	 * row too, but a call's rows go out partition by partition: checked
+	 * here, a keyless element refuses the call before any offset is taken.
+	 */
+	if (topic_config_needs_key(RelationGetRelid(topic)) &&
+		(!have_keys || array_contains_nulls(DatumGetArrayTypeP(PG_GETARG_DATUM(2)))))
+		topic_insert_refuse_keyless(topic);
 
 	produce_chunk_begin(&chunk, topic, key_type, nparts, fixed_partition,
 						nvalues);

@@ -19,6 +19,7 @@ extern void topic_insert(Relation rel, TupleTableSlot **slots, int nslots,
 extern void topic_insert_rows(Relation rel, TupleTableSlot **slots, int nslots,
 							  CommandId cid, bool preserve,
 							  BulkInsertState bistate);
+extern void topic_insert_refuse_keyless(Relation rel) pg_attribute_noreturn();
 extern void topic_insert_check_row(Relation rel, TupleTableSlot *slot,
 								   bool preserve);
 
