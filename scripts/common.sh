@@ -25,6 +25,9 @@ FUZZ_PACKAGES="clang libclang-rt-14-dev"
 # and 057, which skip without them; scripts/test.sh installs them on Debian 12)
 KAFKA_GO_PACKAGES="golang-go golang-github-shopify-sarama-dev golang-github-segmentio-kafka-go-dev \
 burrow libzookeeper-java default-jre-headless"
+# what librdkafka's configure and build need (RapidJSON: the tests that check
+# the statistics' JSON), and apt-get source's unpacking (test-librdkafka.sh)
+LIBRDKAFKA_BUILD_PACKAGES="dpkg-dev zlib1g-dev liblz4-dev libzstd-dev libssl-dev rapidjson-dev python3 perl"
 
 sudo_if_needed() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -57,9 +57,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 [ $# -gt 0 ] || set -- bookworm
 
-# what librdkafka's configure and build need (RapidJSON: the tests that check
-# the statistics' JSON), and apt-get source's unpacking
-install_packages dpkg-dev zlib1g-dev liblz4-dev libzstd-dev libssl-dev rapidjson-dev python3 perl
+# what librdkafka's configure and build need (scripts/common.sh)
+install_packages $LIBRDKAFKA_BUILD_PACKAGES
 run_as_user true
 
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/pg_topics-librdkafka.XXXXXX")

@@ -108,18 +108,36 @@ echo "+++ PostgreSQL $PG_MAJOR: $(( $(date +%s) - started )) s"
 # test/librdkafka/.  It runs the suites of Debian 12's librdkafka (bookworm:
 # 2.0.2) and Debian 13's (trixie: 2.8.0), each built on its own;
 # PGTOPICS_TEST_LIBRDKAFKA names other releases (e.g. "bookworm" alone).
-if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] &&
-	[ -z "${PGTOPICS_TEST_SKIP_LIBRDKAFKA:-}" ]; then
+# Beside it, the Debian package is built and installed into a fresh Debian 12
+# root (both mostly wait: on the network, on the tests' timeouts).  The host
+# packages both need are installed first, one apt-get at a time, so that
+# neither waits for (or trips over) the other's dpkg lock.
+librdkafka=
+package=
+if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ]; then
+	[ -n "${PGTOPICS_TEST_SKIP_LIBRDKAFKA:-}" ] || librdkafka=yes
+	[ -n "${PGTOPICS_TEST_SKIP_PACKAGE:-}" ] || package=yes
+fi
+if [ -n "$package" ]; then
+	install_packages $LIBRDKAFKA_BUILD_PACKAGES dpkg-dev debootstrap
+	if ! (cd "$top" && dpkg-checkbuilddeps) >/dev/null 2>&1; then
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -qq --no-install-recommends "$top" >/dev/null
+	fi
+	package_log=$(mktemp /var/tmp/pg_topics-package.XXXXXX)
+	"$top/scripts/test-package.sh" >"$package_log" 2>&1 &
+	package_pid=$!
+fi
+if [ -n "$librdkafka" ]; then
 	echo "+++ librdkafka's own test suite against the listener"
 	# shellcheck disable=SC2086
 	"$top/scripts/test-librdkafka.sh" ${PGTOPICS_TEST_LIBRDKAFKA:-bookworm trixie} || fail "librdkafka's suite"
 fi
-
-# the Debian package, built and installed into a fresh Debian 12 root
-if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] &&
-	[ -z "${PGTOPICS_TEST_SKIP_PACKAGE:-}" ]; then
+if [ -n "$package" ]; then
+	wait "$package_pid" || fail "the Debian package"
 	echo "+++ the Debian package in a fresh Debian 12 root"
-	"$top/scripts/test-package.sh" || fail "the Debian package"
+	cat "$package_log"
+	rm -f "$package_log"
 fi
 
 # The other majors, each in a Debian root of its own, side by side: their
