@@ -300,28 +300,43 @@ topic_cleaner_begin(Relation router, const TopicConfig *config,
 	pass->map = topic_key_map_create((Size) pg_topics_compaction_buffer_size * 1024);
 	set_costs(pass);
 
-	for (int i = 0; i < pass->nsegments; i++)
+	/*
+	 * The cost settings are the session's VACUUM settings (in 15, the GUC
+	 * variables themselves): an error or a cancel while mapping must give
+	 * them back, as topic_cleaner_end does once the pass is returned
+	 */
+	PG_TRY();
 	{
-		PassSegment *s = &pass->segments[i];
-		Relation	seg;
-		bool		go_on;
-
-		if (s->end <= pass->cleaned_to)
-			continue;
-		/* too new to clean (and every segment after it) */
-		if (s->max_timestamp > lag_limit)
+		for (int i = 0; i < pass->nsegments; i++)
 		{
-			pass->end = Max(s->entry.base_offset, pass->cleaned_to);
-			break;
+			PassSegment *s = &pass->segments[i];
+			Relation	seg;
+			bool		go_on;
+
+			if (s->end <= pass->cleaned_to)
+				continue;
+			/* too new to clean (and every segment after it) */
+			if (s->max_timestamp > lag_limit)
+			{
+				pass->end = Max(s->entry.base_offset, pass->cleaned_to);
+				break;
+			}
+			seg = topic_segment_open(pass->router, &s->entry, AccessShareLock);
+			if (seg == NULL)
+				continue;
+			go_on = map_segment(pass, seg, s);
+			relation_close(seg, AccessShareLock);
+			if (!go_on)
+				break;
 		}
-		seg = topic_segment_open(pass->router, &s->entry, AccessShareLock);
-		if (seg == NULL)
-			continue;
-		go_on = map_segment(pass, seg, s);
-		relation_close(seg, AccessShareLock);
-		if (!go_on)
-			break;
 	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		topic_cleaner_end(pass);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	MemoryContextSwitchTo(old);
 	return pass;
 }
