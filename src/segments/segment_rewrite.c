@@ -60,6 +60,7 @@
 #include "storage/procarray.h"
 #include "storage/smgr.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -640,6 +641,17 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
 	}
 
 	/* walk 3: the new file */
+	/*
+	 * A scan of this session still reading the old file (a cursor's) would
+	 * go on in the new one at its old block numbers: refused, as TRUNCATE
+	 * and CLUSTER refuse it (CheckTableNotInUse), naming the partition
+	 */
+	if (seg->rd_refcnt != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("cannot compact \"%s\" because it is being used by active queries in this session",
+						get_rel_name(router)),
+				 errhint("Close the cursors reading the topic first.")));
 	rw->locator = RelationGetLocator(seg);
 	RelFileLocatorRelNumber(rw->locator) =
 		GET_NEW_REL_FILE_NUMBER(seg->rd_rel->reltablespace, NULL,
