@@ -12,8 +12,9 @@
  * and stops at its end E: the end of the sealed segments, or earlier,
  *
  * - at the first segment holding records newer than min.compaction.lag.ms,
- * - at the first batch that is not settled yet (a transaction some
- *   snapshot may still see as running: topic_batch_settled),
+ * - at the first segment holding a batch that is not settled yet (a
+ *   transaction some snapshot may still see as running:
+ *   topic_batch_settled): such a segment cannot be rewritten yet,
  * - where the map is full (pg_topics.compaction_buffer_size): the next
  *   pass goes on from there.
  *
@@ -201,7 +202,16 @@ map_segment(TopicCleanPass *pass, Relation seg, const PassSegment *s)
 		switch (topic_batch_settled(it.buffer, hdr, resolved, oldest_xmin))
 		{
 			case TOPIC_BATCH_UNSETTLED:
-				pass->end = Max(hdr->base_offset, pass->cleaned_to);
+
+				/*
+				 * The pass ends before this segment, not at the batch: the
+				 * segment cannot be rewritten while it holds the batch, so
+				 * its records below the batch would be noted clean without
+				 * having been cleaned against each other (what the map
+				 * holds of them is settled: it still supersedes older
+				 * records)
+				 */
+				pass->end = Max(s->entry.base_offset, pass->cleaned_to);
 				go_on = false;
 				continue;
 			case TOPIC_BATCH_SETTLED_DROP:
