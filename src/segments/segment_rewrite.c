@@ -57,6 +57,7 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "storage/procarray.h"
 #include "storage/smgr.h"
 #include "utils/inval.h"
@@ -572,6 +573,21 @@ swap_in(Relation seg, RelFileLocator *locator)
 }
 
 /*
+ * Does another transaction hold a lock on seg that the swap's
+ * AccessExclusiveLock would wait for?  (as WaitForLockers asks)
+ */
+static bool
+segment_has_readers(Relation seg)
+{
+	LOCKTAG		tag;
+	VirtualTransactionId *holders;
+
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, RelationGetRelid(seg));
+	holders = GetLockConflicts(&tag, AccessExclusiveLock, NULL);
+	return VirtualTransactionIdIsValid(holders[0]);
+}
+
+/*
  * Rewrite the sealed segment of entry (of log router) without the records
  * removable says go, noting that the pass cleaned it up to cleaned_to.
  * wait: wait for readers to let go of the segment for the swap (under
@@ -602,6 +618,21 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(context);
 		return TOPIC_REWRITE_GONE;
+	}
+
+	/*
+	 * The worker gives up a segment that readers hold when it comes to the
+	 * swap, rolling the new file back: a reader that holds the segment now
+	 * (a transaction that read the topic and stays open) would have it
+	 * write and throw away a whole segment, its WAL included, at every
+	 * round.  The lock table says so before any page is read.
+	 */
+	if (!wait && segment_has_readers(seg))
+	{
+		relation_close(seg, NoLock);
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(context);
+		return TOPIC_REWRITE_BUSY;
 	}
 	rw->seg = seg;
 	rw->removable = removable;
