@@ -13,8 +13,7 @@
  * are one when their bytes are, as in Kafka, not when the type's equality
  * says so.  That only keeps more: jsonb keys equal as values but written
  * differently ({"id": 1} and {"id": 1.0}, whose numerics keep their
- * scale), or texts equal under a nondeterministic collation, count as
- * two keys, each keeping its newest record.
+ * scale) count as two keys, each keeping its newest record.
  *
  *-------------------------------------------------------------------------
  */
