@@ -57,9 +57,11 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "storage/procarray.h"
 #include "storage/smgr.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -571,6 +573,21 @@ swap_in(Relation seg, RelFileLocator *locator)
 }
 
 /*
+ * Does another transaction hold a lock on seg that the swap's
+ * AccessExclusiveLock would wait for?  (as WaitForLockers asks)
+ */
+static bool
+segment_has_readers(Relation seg)
+{
+	LOCKTAG		tag;
+	VirtualTransactionId *holders;
+
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, RelationGetRelid(seg));
+	holders = GetLockConflicts(&tag, AccessExclusiveLock, NULL);
+	return VirtualTransactionIdIsValid(holders[0]);
+}
+
+/*
  * Rewrite the sealed segment of entry (of log router) without the records
  * removable says go, noting that the pass cleaned it up to cleaned_to.
  * wait: wait for readers to let go of the segment for the swap (under
@@ -601,6 +618,21 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(context);
 		return TOPIC_REWRITE_GONE;
+	}
+
+	/*
+	 * The worker gives up a segment that readers hold when it comes to the
+	 * swap, rolling the new file back: a reader that holds the segment now
+	 * (a transaction that read the topic and stays open) would have it
+	 * write and throw away a whole segment, its WAL included, at every
+	 * round.  The lock table says so before any page is read.
+	 */
+	if (!wait && segment_has_readers(seg))
+	{
+		relation_close(seg, NoLock);
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(context);
+		return TOPIC_REWRITE_BUSY;
 	}
 	rw->seg = seg;
 	rw->removable = removable;
@@ -640,6 +672,17 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
 	}
 
 	/* walk 3: the new file */
+	/*
+	 * A scan of this session still reading the old file (a cursor's) would
+	 * go on in the new one at its old block numbers: refused, as TRUNCATE
+	 * and CLUSTER refuse it (CheckTableNotInUse), naming the partition
+	 */
+	if (seg->rd_refcnt != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("cannot compact \"%s\" because it is being used by active queries in this session",
+						get_rel_name(router)),
+				 errhint("Close the cursors reading the topic first.")));
 	rw->locator = RelationGetLocator(seg);
 	RelFileLocatorRelNumber(rw->locator) =
 		GET_NEW_REL_FILE_NUMBER(seg->rd_rel->reltablespace, NULL,

@@ -9,9 +9,11 @@
  * a pass may use (pg_topics.compaction_buffer_size) says how many keys it
  * takes.  Two keys with the same digest would count as one; MD5 makes that
  * as unlikely as it is for Kafka.  A key is hashed as the bytes of its
- * value, detoasted and decompressed: the same key always has the same
- * bytes whatever path produced it (jsonb keys are in jsonb's canonical
- * binary form).
+ * value, detoasted and decompressed, whatever path produced it: two keys
+ * are one when their bytes are, as in Kafka, not when the type's equality
+ * says so.  That only keeps more: jsonb keys equal as values but written
+ * differently ({"id": 1} and {"id": 1.0}, whose numerics keep their
+ * scale) count as two keys, each keeping its newest record.
  *
  *-------------------------------------------------------------------------
  */

@@ -12,8 +12,9 @@
  * and stops at its end E: the end of the sealed segments, or earlier,
  *
  * - at the first segment holding records newer than min.compaction.lag.ms,
- * - at the first batch that is not settled yet (a transaction some
- *   snapshot may still see as running: topic_batch_settled),
+ * - at the first segment holding a batch that is not settled yet (a
+ *   transaction some snapshot may still see as running:
+ *   topic_batch_settled): such a segment cannot be rewritten yet,
  * - where the map is full (pg_topics.compaction_buffer_size): the next
  *   pass goes on from there.
  *
@@ -201,7 +202,16 @@ map_segment(TopicCleanPass *pass, Relation seg, const PassSegment *s)
 		switch (topic_batch_settled(it.buffer, hdr, resolved, oldest_xmin))
 		{
 			case TOPIC_BATCH_UNSETTLED:
-				pass->end = Max(hdr->base_offset, pass->cleaned_to);
+
+				/*
+				 * The pass ends before this segment, not at the batch: the
+				 * segment cannot be rewritten while it holds the batch, so
+				 * its records below the batch would be noted clean without
+				 * having been cleaned against each other (what the map
+				 * holds of them is settled: it still supersedes older
+				 * records)
+				 */
+				pass->end = Max(s->entry.base_offset, pass->cleaned_to);
 				go_on = false;
 				continue;
 			case TOPIC_BATCH_SETTLED_DROP:
@@ -300,28 +310,43 @@ topic_cleaner_begin(Relation router, const TopicConfig *config,
 	pass->map = topic_key_map_create((Size) pg_topics_compaction_buffer_size * 1024);
 	set_costs(pass);
 
-	for (int i = 0; i < pass->nsegments; i++)
+	/*
+	 * The cost settings are the session's VACUUM settings (in 15, the GUC
+	 * variables themselves): an error or a cancel while mapping must give
+	 * them back, as topic_cleaner_end does once the pass is returned
+	 */
+	PG_TRY();
 	{
-		PassSegment *s = &pass->segments[i];
-		Relation	seg;
-		bool		go_on;
-
-		if (s->end <= pass->cleaned_to)
-			continue;
-		/* too new to clean (and every segment after it) */
-		if (s->max_timestamp > lag_limit)
+		for (int i = 0; i < pass->nsegments; i++)
 		{
-			pass->end = Max(s->entry.base_offset, pass->cleaned_to);
-			break;
+			PassSegment *s = &pass->segments[i];
+			Relation	seg;
+			bool		go_on;
+
+			if (s->end <= pass->cleaned_to)
+				continue;
+			/* too new to clean (and every segment after it) */
+			if (s->max_timestamp > lag_limit)
+			{
+				pass->end = Max(s->entry.base_offset, pass->cleaned_to);
+				break;
+			}
+			seg = topic_segment_open(pass->router, &s->entry, AccessShareLock);
+			if (seg == NULL)
+				continue;
+			go_on = map_segment(pass, seg, s);
+			relation_close(seg, AccessShareLock);
+			if (!go_on)
+				break;
 		}
-		seg = topic_segment_open(pass->router, &s->entry, AccessShareLock);
-		if (seg == NULL)
-			continue;
-		go_on = map_segment(pass, seg, s);
-		relation_close(seg, AccessShareLock);
-		if (!go_on)
-			break;
 	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		topic_cleaner_end(pass);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	MemoryContextSwitchTo(old);
 	return pass;
 }

@@ -1,0 +1,71 @@
+# The background worker's log compaction next to a reader that holds a
+# sealed segment for long (a transaction that read the topic and stays
+# open): the worker leaves the segment alone, without writing a new file
+# it would only roll back at the swap (a whole segment of full-page images
+# each round), and compacts it at the first round after the reader ends.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use PgTopicsTest;
+
+my $node = PostgreSQL::Test::Cluster->new('readers');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'pg_topics'
+pg_topics.worker_naptime = '200ms'
+});
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION pg_topics;
+SELECT topics.create_topic('c', 1, 'text', 'text', configs => '{"segment.bytes": "32768"}');
+});
+# two sealed segments of 20 keys, 400 records each, then a LIVE one
+for my $letter ('a', 'b')
+{
+	$node->safe_psql('postgres', qq{
+SELECT count(*) FROM topics.produce_batch('c',
+    (SELECT array_agg(repeat('$letter', 100) || g) FROM generate_series(0, 399) g),
+    (SELECT array_agg('k' || g % 20) FROM generate_series(0, 399) g));
+});
+	$node->safe_psql('postgres', q{SELECT count(*) FROM topics.enforce_retention('c')});
+}
+$node->safe_psql('postgres', q{SELECT count(*) FROM topics.produce('c', 'x', 'k1')});
+my $sealed_bytes = $node->safe_psql('postgres', q{
+SELECT sum(pg_relation_size(relation)) FROM topics.segments
+WHERE topic = 'c'::regclass AND state = 'sealed'});
+my $before = $node->safe_psql('postgres', 'SELECT count(*) FROM c');
+is($before, '801', 'two sealed segments and a record in the LIVE one');
+
+# the reader: its transaction read the topic, so it holds every segment
+my $reader = $node->background_psql('postgres');
+$reader->query_safe('BEGIN');
+$reader->query_safe('SELECT count(*) FROM c');
+
+my $lsn0 = $node->safe_psql('postgres', q{
+SELECT topics.alter_topic_configs('c', '{"cleanup.policy": "compact"}');
+SELECT pg_current_wal_lsn()});
+$lsn0 = (split /\n/, $lsn0)[-1];
+# rounds of the worker (one tries the segment every few rounds)
+sleep 5;
+my $wal = $node->safe_psql('postgres',
+	"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn0')");
+cmp_ok($wal, '<', $sealed_bytes / 8,
+	"the worker wrote no segment it could not swap in while the reader held it ($wal bytes of WAL in 5 s, sealed segments of $sealed_bytes bytes)");
+is($node->safe_psql('postgres', 'SELECT count(*) FROM c'), '801',
+	'nothing compacted while the reader holds the segments');
+
+$reader->query_safe('COMMIT');
+$reader->quit;
+ok( $node->poll_query_until('postgres', q{SELECT count(*) < 801 FROM c}),
+	'compacted by the worker once the reader ended');
+is($node->safe_psql('postgres', q{
+SELECT count(*) FROM c o WHERE EXISTS (SELECT 1 FROM c n WHERE n.key = o.key AND n."offset" > o."offset")
+  AND o."offset" + 1 NOT IN (SELECT base_offset FROM topics.segments WHERE topic = 'c'::regclass)
+  AND o.key <> 'k1'}), '0', 'each key keeps its newest record of the sealed segments');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('c')}), '0',
+	'verify finds nothing');
+
+$node->stop;
+done_testing();
