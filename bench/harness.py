@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
@@ -77,18 +78,20 @@ MODES = {
                   # consumers w9_consume_* point at run in w3)
                   w9_batch=200, w9_copy_calls=1, w9_backlog=400, w9_clients=[1],
                   w9_second_pass=False, w9_reads=["w9_fetch_cte_client", "w9_fetch_cte_server"],
-                  w10_records=10_000, w10_batch=1000, w10_latency_secs=1),
+                  w10_records=10_000, w10_batch=1000, w10_latency_secs=1,
+                  w11_keys=2000, w11_secs=1),
     "quick": dict(runs=1, produce_secs=2, batch_w2=1000, batch_w3=1000, backlog=200_000,
                   payload_rows_max=100_000, payload_bytes_max=200_000_000,
                   w4_backlogs=[0, 500_000, 2_000_000], w5_records=1_000_000, w7_secs=5,
                   w8_bytes=100_000_000, w9_batch=1000, w9_copy_calls=300, w9_backlog=200_000,
-                  w10_records=1_000_000, w10_batch=10_000, w10_latency_secs=5),
+                  w10_records=1_000_000, w10_batch=10_000, w10_latency_secs=5,
+                  w11_keys=100_000, w11_secs=2),
     "full": dict(runs=3, produce_secs=5, batch_w2=1000, batch_w3=1000, backlog=1_000_000,
                  payload_rows_max=100_000, payload_bytes_max=200_000_000,
                  w4_backlogs=[0, 5_000_000, 50_000_000], w5_records=10_000_000, w7_secs=20,
                  w8_bytes=1_000_000_000, w9_batch=1000, w9_copy_calls=1000,
                  w9_backlog=1_000_000, w10_records=1_000_000, w10_batch=10_000,
-                 w10_latency_secs=20),
+                 w10_latency_secs=20, w11_keys=100_000, w11_secs=5),
 }
 W1_CLIENTS = 4
 W2_CLIENTS = [1, 2]
@@ -98,6 +101,7 @@ DEFAULT_SIZE = 100
 LOAD_BATCH = 10_000        # records per transaction of the W4/W5 bulk backlog load
 W4_BATCH = 1000            # records per produce_batch call in workload 4
 W5_BATCH = 1000            # records per fetch in workload 5
+W11_VERSIONS = 20          # records of each key in workload 11's log (the issue's 100k x 20)
 W5_RANGE_FRACTION = 0.001  # workload 5's time range covers 0.1% of the records
 W5_REPEAT = 3              # EXPLAIN ANALYZE executions per time-range/full-scan point (median)
 W7_RATE = 1000             # records/s, 1 per transaction, 1 producer client
@@ -154,7 +158,7 @@ W10_KCAT_CONSUME = ["-C", "-o", "beginning", "-e", "-q", "-f", "%o\\n"]
 W10_LATENCY_RATE = 1000
 W10_SETTLE_S = 1.0         # after kcat -C: see w10()
 W10_GOALS = dict(produce=0.8, consume=1.0, p99_ms=10.0)
-ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10"]
+ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "w11"]
 
 TODO_WORKLOADS = {}
 
@@ -1344,6 +1348,127 @@ class Bench:
                             f"({res['first_errors']}), {res['undelivered']} undelivered")
         return True
 
+    def w11(self, peers):
+        """Log compaction: a keyed log of w11_keys keys x W11_VERSIONS versions of 100 B
+        (w11_load.sql, one version per transaction), then topics.compact over it
+        (w11_compact.sql, timed) while produce_batch.sql appends to bench_topic; the same
+        produce without compaction first. Disk bytes of the compacted topic before and after."""
+        keys, versions = self.m["w11_keys"], W11_VERSIONS
+        batch = self.m["batch_w2"]
+        secs = self.m["w11_secs"]
+        log(f"workload 11: log compaction of {keys:,} keys x {versions} versions of 100 B, "
+            f"produce ({batch} records per call, 1 client) without and during it")
+        nrows = self.ensure_payload(DEFAULT_SIZE, max(keys, self.payload_rows(DEFAULT_SIZE,
+                                                                              batch)))
+        if nrows < keys:
+            raise HarnessError(f"workload 11 needs {keys} payload rows, has {nrows}")
+        variables = dict(nrows=nrows, batch=batch, maxlo=nrows - batch + 1, pos=0)
+        for peer in peers:
+            scripts = [peer.script(f"w11_{x}.sql")
+                       for x in ("setup", "load", "compact", "size", "teardown")]
+            if not all(scripts) or not peer.script("produce_batch.sql"):
+                continue
+            setup, load, compact, size, teardown = scripts
+            try:
+                self.setup_peer(peer, variables)
+                # segments of about a 16th of the log (about 130 B a record on disk): the
+                # LIVE one, which compaction leaves alone, stays small
+                seg_kb = max(keys * versions * 130 // 16 // 1024, 64)
+                self.server.psql_file(setup, dict(segment_size=f"{seg_kb}kB"), peer.pgoptions)
+                t0 = time.time()
+                self.server.pgbench(load, 1, dict(keys=keys), txns=versions,
+                                    pgoptions=peer.pgoptions)
+                load_secs = time.time() - t0
+                self.checkpoint()
+                before = [int(x) for x in self.server.psql_file(size).split(",")]
+                # produce alone
+                alone = self.server.pgbench(peer.script("produce_batch.sql"), 1, variables,
+                                            secs=secs, pgoptions=peer.pgoptions)
+                self.checkpoint()
+                ends, c0, c1, out = self.w11_during(peer, compact, variables, secs)
+                removed = int(out.split("\n")[-1])
+                # produce while topics.compact ran: the transactions that ended meanwhile
+                during = sum(1 for t in ends if c0 <= t <= c1) * batch / (c1 - c0)
+                self.checkpoint()
+                after = [int(x) for x in self.server.psql_file(size).split(",")]
+                row = dict(workload="w11", config=f"{keys:,} keys x {versions} versions",
+                           peer=peer.name, keys=keys, versions=versions,
+                           records_before=before[2], records_after=after[2],
+                           removed=removed, segments_before=before[1],
+                           segments_after=after[1], bytes_before=before[0],
+                           bytes_after=after[0], load_secs=round(load_secs, 2),
+                           compact_secs=round(c1 - c0, 3),
+                           compact_records_per_s=round(removed / (c1 - c0)),
+                           scanned_records_per_s=round(before[2] / (c1 - c0)),
+                           produce_alone=round(alone["tps"] * batch),
+                           produce_during=round(during), batch=batch)
+                row["produce_ratio"] = round(row["produce_during"] / row["produce_alone"], 3)
+                self.results.append(row)
+                log(f"  w11 {peer.name:<10} {before[2]:,} records, {before[0]:,} bytes -> "
+                    f"{after[2]:,} records, {after[0]:,} bytes; topics.compact removed "
+                    f"{removed:,} in {row['compact_secs']} s ({row['compact_records_per_s']:,} "
+                    f"removed/s); produce {row['produce_alone']:,} rec/s alone, "
+                    f"{row['produce_during']:,} during it")
+            except (PeerError, HarnessError, ValueError, IndexError) as e:
+                self.fail(peer, "w11", e)
+            finally:
+                try:
+                    self.server.psql_file(teardown, {}, peer.pgoptions)
+                except (PeerError, HarnessError):
+                    pass
+                self.free_peer(peer, variables)
+
+    def w11_during(self, peer, compact, variables, secs):
+        """compact run by psql while produce_batch.sql (1 client, each transaction logged)
+        runs back to back in runs of secs, from before it starts to after it ends. Returns
+        every produce transaction's end time, the compaction's start and end (epoch
+        seconds) and psql's output."""
+        script = peer.script("produce_batch.sql")
+        env = dict(os.environ)
+        if peer.pgoptions:
+            env["PGOPTIONS"] = peer.pgoptions
+        logdir = tempfile.mkdtemp(prefix="pgbench_log")
+        outf = tempfile.TemporaryFile(mode="w+")
+        ends = []
+
+        def produce(run):
+            cmd, penv = self.server.pgbench_cmd(script, 1, variables, secs=secs,
+                                                pgoptions=peer.pgoptions)
+            cmd[1:1] = ["-l", "--log-prefix", os.path.join(logdir, f"tx{run}")]
+            return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    text=True, env=penv)
+        try:
+            runs = [produce(0)]
+            time.sleep(min(0.5, secs / 4))
+            c0 = time.time()
+            psql = subprocess.Popen([f"{PGBIN}/psql", "-X", "-q", "-At", "-v",
+                                     "ON_ERROR_STOP=1", "-f", compact]
+                                    + self.server.conn_args(), stdout=outf,
+                                    stderr=subprocess.STDOUT, text=True, env=env)
+            done = []
+            waiter = threading.Thread(target=lambda: (psql.wait(), done.append(time.time())))
+            waiter.start()
+            while True:
+                out, _ = runs[-1].communicate(timeout=secs + 600)
+                self.server.pgbench_result(script, runs[-1].returncode, out)
+                if done:
+                    break
+                runs.append(produce(len(runs)))
+            waiter.join()
+            c1 = done[0]
+            outf.seek(0)
+            text = outf.read().strip()
+            if psql.returncode != 0:
+                raise PeerError(f"{os.path.relpath(compact, BENCH)} failed:\n{text[-2000:]}")
+            for name in os.listdir(logdir):
+                with open(os.path.join(logdir, name)) as f:
+                    # client, number, latency (us), script, epoch s, us: the end time
+                    ends += [int(line.split()[4]) + int(line.split()[5]) / 1e6 for line in f]
+        finally:
+            outf.close()
+            shutil.rmtree(logdir, ignore_errors=True)
+        return ends, c0, c1, text
+
     def w7(self, peers):
         secs = self.m["w7_secs"]
         log(f"workload 7: end-to-end latency at {W7_RATE} records/s (1 per transaction, "
@@ -1483,7 +1608,7 @@ class Bench:
                                 ("w2", self.w2, {"w2"}), ("w4", self.w4, {"w4"}),
                                 ("w5", self.w5, {"w5"}), ("w7", self.w7, {"w7"}),
                                 ("w8", self.w8, {"w8"}), ("w9", self.w9, {"w9"}),
-                                ("w10", self.w10, {"w10"})):
+                                ("w10", self.w10, {"w10"}), ("w11", self.w11, {"w11"})):
             if wanted & when:
                 t0 = time.time()
                 run(active)
@@ -1516,7 +1641,7 @@ def main():
     g.add_argument("--full", dest="mode", action="store_const", const="full",
                    help="full sizes, median of 3 runs per point (default)")
     ap.add_argument("--peers", help="comma-separated peers to run (null is always run)")
-    ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3,w4,w5,w7,w8,w9,w10 "
+    ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3,w4,w5,w7,w8,w9,w10,w11 "
                     "(default all; w3 includes w6)")
     ap.add_argument("--allow-fail", default="",
                     help="comma-separated peers whose script failures are reported but do not "

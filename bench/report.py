@@ -148,6 +148,22 @@ def w8_table(doc):
     return "\n".join(out)
 
 
+def w11_table(doc):
+    rows = [r for r in doc["results"] if r["workload"] == "w11" and r.get("config")]
+    out = ["| peer | keys × versions | records before → after | segment bytes before → after | "
+           "topics.compact (s) | records removed/s | produce alone (records/s) | "
+           "produce during compaction (records/s) | ratio |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['peer']} | {r['keys']:,} × {r['versions']} | "
+                   f"{r['records_before']:,} → {r['records_after']:,} | "
+                   f"{r['bytes_before']:,} → {r['bytes_after']:,} "
+                   f"({r['bytes_after'] / r['bytes_before']:.1%}) | {r['compact_secs']:,} | "
+                   f"{r['compact_records_per_s']:,} | {r['produce_alone']:,} | "
+                   f"{r['produce_during']:,} | {r['produce_ratio']:.2f} |")
+    return "\n".join(out)
+
+
 def w9_tables(doc):
     rows = [r for r in doc["results"] if r["workload"] == "w9" and r.get("config")]
     prod = [r for r in rows if r.get("kind") == "produce"]
@@ -504,6 +520,21 @@ def write_report(doc, outdir):
                  f"{env.get('w10_goals', {}).get('consume', 1.0):g}× the SQL paths' records/s, "
                  f"p99 ≤ {env.get('w10_goals', {}).get('p99_ms', 10):g} ms.\n")
         L.append(w10_tables(doc))
+        L.append("")
+    if "w11" in has:
+        w11 = next((r for r in doc["results"] if r["workload"] == "w11" and r.get("config")), {})
+        L.append("## Workload 11 — log compaction\n")
+        L.append(f"A compacted topic's log of {w11.get('keys', 0):,} keys × "
+                 f"{w11.get('versions', 0)} versions (16 B keys, 100 B values; one version of "
+                 "every key per transaction, `w11_load.sql`, in segments of about a 16th of the "
+                 "log), then one `topics.compact` over it (`w11_compact.sql`, timed, commit "
+                 "included; records removed per second of it). Meanwhile `produce_batch.sql` "
+                 f"({w11.get('batch', 0):,} records per call, 1 client) appends to another topic "
+                 "in runs back to back; *during* counts the produce calls that ended while the "
+                 "compaction ran, *alone* is the same produce just before, without it. Bytes: "
+                 "`topics.segments.bytes` of the compacted topic (CHECKPOINT before each); the "
+                 "records after include the LIVE segment's, which compaction leaves alone.\n")
+        L.append(w11_table(doc))
         L.append("")
     if doc.get("todo_workloads"):
         L.append("## Not available\n")

@@ -6,8 +6,9 @@
  *	  record at its offset and timestamp.
  *
  * A pass works as Kafka's cleaner does.  The log below cleaned_to (the
- * highest end a pass noted on a segment's metapage) is clean: no key has
- * two records there.  The pass reads the dirty part after it, sealed
+ * lowest end a pass noted on the sealed segments' metapages, a segment no
+ * pass noted counting from its base offset: clean_point) is clean: no key
+ * has two records there.  The pass reads the dirty part after it, sealed
  * segments only, into a key map (key digest -> newest offset, key_map.c)
  * and stops at its end E: the end of the sealed segments, or earlier,
  *
@@ -118,6 +119,31 @@ sealed_segments(Relation router, int *n)
 	return segments;
 }
 
+/*
+ * The clean point of a log: the lowest end a pass noted on its sealed
+ * segments, a segment no pass noted counting from its base offset.  Not
+ * the highest: a pass that could not rewrite a segment (the worker, when a
+ * reader holds it) leaves that segment's older note as it was while the
+ * segments after it get the pass's end, and the next pass must map the
+ * records from the older note on again, or those the skipped segment
+ * holds below the pass's end would never go.
+ */
+static int64
+clean_point(const PassSegment *segments, int n)
+{
+	int64		point = PG_INT64_MAX;
+
+	for (int i = 0; i < n; i++)
+	{
+		int64		note = segments[i].entry.base_offset;
+
+		if (segments[i].cleaned)
+			note = Max(note, segments[i].cleaning.cleaned_to);
+		point = Min(point, note);
+	}
+	return n > 0 ? point : 0;
+}
+
 void
 topic_cleaner_status(Relation router, TopicCleanerStatus *status)
 {
@@ -125,11 +151,10 @@ topic_cleaner_status(Relation router, TopicCleanerStatus *status)
 	PassSegment *segments = sealed_segments(router, &n);
 
 	memset(status, 0, sizeof(*status));
+	status->cleaned_to = clean_point(segments, n);
 	for (int i = 0; i < n; i++)
 		if (segments[i].cleaned)
 		{
-			status->cleaned_to = Max(status->cleaned_to,
-									 segments[i].cleaning.cleaned_to);
 			status->last_cleaned = Max(status->last_cleaned,
 									   segments[i].cleaning.last_cleaned);
 			status->removed += segments[i].cleaning.removed;
@@ -301,10 +326,7 @@ topic_cleaner_begin(Relation router, const TopicConfig *config,
 	lag_limit = config->min_compaction_lag_ms > PG_INT64_MAX / 1000 ?
 		DT_NOBEGIN : now - config->min_compaction_lag_ms * 1000;
 	pass->segments = sealed_segments(router, &pass->nsegments);
-	for (int i = 0; i < pass->nsegments; i++)
-		if (pass->segments[i].cleaned)
-			pass->cleaned_to = Max(pass->cleaned_to,
-								   pass->segments[i].cleaning.cleaned_to);
+	pass->cleaned_to = clean_point(pass->segments, pass->nsegments);
 	pass->end = pass->nsegments > 0 ?
 		pass->segments[pass->nsegments - 1].end : pass->cleaned_to;
 	pass->map = topic_key_map_create((Size) pg_topics_compaction_buffer_size * 1024);
