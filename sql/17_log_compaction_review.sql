@@ -13,7 +13,8 @@ SELECT count(*) FROM topics.produce_batch('lcr',
     (SELECT array_agg('k' || g % 20) FROM generate_series(0, 399) g));
 SELECT count(*) FROM topics.enforce_retention('lcr');
 SELECT count(*) FROM topics.produce('lcr', 'x', 'k1');
-SELECT count(*) FILTER (WHERE state = 'sealed') AS sealed FROM topics.segments WHERE topic = 'lcr'::regclass;
+-- (how many depends on where the calls rolled into the worker's spares)
+SELECT count(*) FILTER (WHERE state = 'sealed') >= 2 AS sealed FROM topics.segments WHERE topic = 'lcr'::regclass;
 
 -- a cursor of this session reading a segment: its scan would go on in the
 -- new file at the old one's block numbers
@@ -33,8 +34,8 @@ ROLLBACK;
 BEGIN;
 SELECT topics.alter_topic_configs('lcr', '{"cleanup.policy": "compact"}');
 SAVEPOINT s;
-SELECT topics.compact('lcr') AS removed;
-SELECT count(*) FROM lcr;
+SELECT topics.compact('lcr') AS removed \gset
+SELECT :removed > 700 AS removed_most, :removed + count(*) AS records FROM lcr;
 ROLLBACK TO s;
 SELECT count(*) FROM lcr;
 SELECT * FROM topics.verify('lcr');
