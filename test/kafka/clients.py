@@ -357,7 +357,7 @@ def ck_admin(bootstrap):
     res['again'] = outcome(a.create_topics([NewTopic('t2', 4)]))
     res['validate'] = outcome(a.create_topics([NewTopic('t3', 2)], validate_only=True))
     res['bad'] = outcome(a.create_topics([NewTopic('t4', 2, replication_factor=3),
-                                          NewTopic('t5', 2, config={'cleanup.policy': 'compact'}),
+                                          NewTopic('t5', 2, config={'cleanup.policy': 'remove'}),
                                           NewTopic('bad name!', 1)]))
     res['listed'] = {name: len(t.partitions)
                      for name, t in a.list_topics(timeout=30).topics.items()}

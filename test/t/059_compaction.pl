@@ -56,7 +56,13 @@ SELECT count(*) FROM topics.produce_batch('c',
                            ELSE repeat('v', 100) || ':$round:' || g END) FROM generate_series(0, 199) g),
     (SELECT array_agg('k' || g) FROM generate_series(0, 199) g));
 SELECT count(*) FROM topics.produce('c', NULL::text, 'k' || ($round * 13 % 200));
+-- a compacted topic refuses keyless records: this one was written before
+-- the policy was compact (restores and replication bring such records too)
+BEGIN;
+SELECT topics.alter_topic_configs('c', '{"cleanup.policy": "delete"}');
 SELECT count(*) FROM topics.produce('c', 'keyless $round');
+SELECT topics.alter_topic_configs('c', '{"cleanup.policy": "compact"}');
+COMMIT;
 SELECT count(*) FROM topics.enforce_retention('c');
 });
 }
