@@ -148,26 +148,26 @@ is_deeply([ $ck->{offsets}, $ck->{eof} ], [ [], $hw ],
 # at their offsets, its lastOffsetDelta reaching where the reader stopped
 for my $version (4, 11, 12)
 {
-	my $b = kafka_script('holes.py', $bootstrap, 'batches', $version, 'holes', 2);
-	is_deeply($b->{batches}, [ [ 2, 2147483647, [ grep { $_ < 2147483650 } @{ from(2) } ] ] ],
+	my $answer = kafka_script('holes.py', $bootstrap, 'batches', $version, 'holes', 2);
+	is_deeply($answer->{batches}, [ [ 2, 2147483647, [ grep { $_ < 2147483650 } @{ from(2) } ] ] ],
 		"Fetch v$version at 2: a batch based at 2 with the records after it, as far as 32-bit deltas reach");
 }
-my $b = kafka_script('holes.py', $bootstrap, 'batches', 4, 'holes', 1300);
-is_deeply($b->{batches}, [ [ 3000000000, 4, [ 3000000000, 3000000001 ] ] ],
+my $answer = kafka_script('holes.py', $bootstrap, 'batches', 4, 'holes', 1300);
+is_deeply($answer->{batches}, [ [ 3000000000, 4, [ 3000000000, 3000000001 ] ] ],
 	'Fetch in a hole wider than 2^31: the batch starts at the next record, and reaches past the rolled-back tail');
-$b = kafka_script('holes.py', $bootstrap, 'batches', 4, 'holes', 3000000002);
-is_deeply($b->{batches}, [ [ 3000000002, 2, [] ] ],
+$answer = kafka_script('holes.py', $bootstrap, 'batches', 4, 'holes', 3000000002);
+is_deeply($answer->{batches}, [ [ 3000000002, 2, [] ] ],
 	'Fetch in the rolled-back tail: a batch without records up to the last stable offset');
 
 # the old formats carry each message's offset; below only rolled-back
 # offsets they answer nothing (a consumer of them waits for a record)
 for my $version (0 .. 3)
 {
-	$b = kafka_script('holes.py', $bootstrap, 'batches', $version, 'holes', 2);
-	is_deeply([ map { $_->[0] } @{ $b->{batches} } ], from(2),
+	$answer = kafka_script('holes.py', $bootstrap, 'batches', $version, 'holes', 2);
+	is_deeply([ map { $_->[0] } @{ $answer->{batches} } ], from(2),
 		"Fetch v$version at 2: a message per record, at its offset");
-	$b = kafka_script('holes.py', $bootstrap, 'batches', $version, 'holes', 3000000002);
-	is_deeply($b->{batches}, [], "Fetch v$version in the rolled-back tail: no messages");
+	$answer = kafka_script('holes.py', $bootstrap, 'batches', $version, 'holes', 3000000002);
+	is_deeply($answer->{batches}, [], "Fetch v$version in the rolled-back tail: no messages");
 }
 is_deeply(kafka_script('holes.py', $bootstrap, 'kp_read', 'holes', 2, 3000000002, '0.10'),
 	{ offsets => from(2), position => 3000000002 },
