@@ -166,8 +166,8 @@ typedef struct PartitionProduce
 	int64		base_offset;
 	int64		log_append_time;	/* ms since the Unix epoch */
 	int64		log_start_offset;
-	bool		keyless;		/* refused: a record without a key */
-	int			nkeyless;		/* how many, and where in the batch */
+	int			nkeyless;		/* refused: records without a key, so many */
+	/* their indexes in the partition's records */
 	int32	   *keyless_index;
 } PartitionProduce;
 
@@ -316,25 +316,21 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		 * tells the records refused for themselves from those refused
 		 * with them, as Kafka's answer lets it
 		 */
+		int			nrecords = 0;
 		int			index = 0;
 
+		for (int b = 0; b < pp->batches.nbatches; b++)
+			nrecords += pp->batches.batches[b].nrecords;
 		for (int b = 0; b < pp->batches.nbatches; b++)
 			for (int r = 0; r < pp->batches.batches[b].nrecords; r++, index++)
 				if (pp->batches.batches[b].records[r].key.len < 0)
 				{
 					if (pp->keyless_index == NULL)
-						pp->keyless_index = palloc(sizeof(int32) *
-												   Max(pp->batches.batches[b].nrecords, 1));
-					else if (pp->nkeyless % 1024 == 0)
-						pp->keyless_index = repalloc(pp->keyless_index,
-													 sizeof(int32) * (pp->nkeyless + 1024));
+						pp->keyless_index = palloc(sizeof(int32) * nrecords);
 					pp->keyless_index[pp->nkeyless++] = index;
 				}
 		if (pp->nkeyless > 0)
-		{
-			pp->keyless = true;
 			return KAFKA_INVALID_RECORD;
-		}
 	}
 	pp->topic = topic;
 	pp->partition = partition;
@@ -485,7 +481,7 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 			pres->log_append_time_ms = error == KAFKA_NONE ? pp.log_append_time : -1;
 			pres->log_start_offset = error == KAFKA_NONE ? pp.log_start_offset : -1;
 			/* Kafka's words, which clients show */
-			if (pp.keyless)
+			if (pp.nkeyless > 0)
 			{
 				char	   *message = psprintf("Compacted topic cannot accept message without key in topic partition %.*s-%d.",
 											   td->name.len, td->name.data, part->index);
