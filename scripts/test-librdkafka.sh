@@ -33,7 +33,9 @@
 # (by name or number) so, allowed or not: how to try excluded tests again
 # once what they need has landed.
 # PGTOPICS_LIBRDKAFKA_PGPORT and PGTOPICS_LIBRDKAFKA_KAFKA_PORT choose the
-# server's ports (default: free ones).
+# server's ports (default: free ones).  PGTOPICS_LIBRDKAFKA_FAILED names a
+# file to which a line is added for each suite with failed tests ("2.8.0:
+# 0011_produce_batch ...") and for a crash in the server log.
 # Needs: Debian's package registry (deb.debian.org, or DEBIAN_MIRROR), about
 # 300 MB under TMPDIR, and 2 to 4 minutes to build per release.
 set -euo pipefail
@@ -247,6 +249,8 @@ EOF
 	fi
 	if [ ${#failed[@]} -gt 0 ]; then
 		echo "$me: librdkafka $version: allowed tests failed: ${failed[*]}" >&2
+		[ -z "${PGTOPICS_LIBRDKAFKA_FAILED:-}" ] ||
+			echo "$version: ${failed[*]}" >>"$PGTOPICS_LIBRDKAFKA_FAILED"
 		for name in "${failed[@]}"; do
 			echo "--- the end of ${name:0:4}'s output:" >&2
 			tail -n 30 "$dir/${name:0:4}-"*.log | sed -e 's/\x1b\[[0-9;]*m//g' >&2
@@ -258,6 +262,8 @@ done
 # whatever the tests did, the server must not have crashed or asserted
 if grep -E 'TRAP:|PANIC:|terminated by signal|server process .* was terminated' "$pgdata/server.log" >&2; then
 	echo "$me: the server log shows a crash or an assertion failure (above)" >&2
+	[ -z "${PGTOPICS_LIBRDKAFKA_FAILED:-}" ] ||
+		echo "a crash or an assertion failure in the server log" >>"$PGTOPICS_LIBRDKAFKA_FAILED"
 	status=1
 fi
 exit $status

@@ -130,8 +130,14 @@ if [ -n "$package" ]; then
 fi
 if [ -n "$librdkafka" ]; then
 	echo "+++ librdkafka's own test suite against the listener"
+	rdk_failed=$(mktemp /var/tmp/pg_topics-librdkafka.XXXXXX)
 	# shellcheck disable=SC2086
-	"$top/scripts/test-librdkafka.sh" ${PGTOPICS_TEST_LIBRDKAFKA:-bookworm trixie} || fail "librdkafka's suite"
+	if ! PGTOPICS_LIBRDKAFKA_FAILED=$rdk_failed \
+		"$top/scripts/test-librdkafka.sh" ${PGTOPICS_TEST_LIBRDKAFKA:-bookworm trixie}; then
+		what=$(paste -s -d ';' "$rdk_failed" | sed 's/;/; /g')
+		fail "librdkafka's suite (${what:-before its tests})"
+	fi
+	rm -f "$rdk_failed"
 fi
 if [ -n "$package" ]; then
 	wait "$package_pid" || fail "the Debian package"
