@@ -91,6 +91,48 @@ reload_with() {
 	sleep 1
 }
 
+# run_tests SCENARIO JOBS NUMBERS: a test-runner for each test number, JOBS
+# at a time: the tests mostly wait (for rebalances, timeouts, linger), and
+# each has topics and groups of its own.  Each one's output goes to
+# $dir/NUM-SCENARIO.log, its exit status and seconds to NUM-SCENARIO.rc.
+run_tests() {
+	local scenario=$1 jobs=$2 numbers=$3
+	[ -n "$numbers" ] || return 0
+	if [ "$scenario" = noautocreate ]; then
+		reload_with 'ALTER SYSTEM SET pg_topics.kafka_auto_create_topics = off'
+	else
+		reload_with 'ALTER SYSTEM RESET pg_topics.kafka_auto_create_topics'
+	fi
+	echo "$numbers" | run_as_user env SRC="$src" DIR="$dir" SCENARIO="$scenario" \
+		KAFKA_VERSION="$kafka_version" TIMEOUT="$test_timeout" \
+		xargs -P "$jobs" -I NUM bash -c '
+			t0=$(date +%s)
+			cd "$SRC/tests" || exit 1
+			# (a failed test aborts its runner: the outcome is read
+			# from the log, and bash need not say "Aborted")
+			{ TESTS=NUM TEST_SCENARIO=$SCENARIO TEST_KAFKA_VERSION=$KAFKA_VERSION \
+				RDKAFKA_TEST_CONF=$DIR/test.conf LD_LIBRARY_PATH=../src:../src-cpp \
+				timeout -k 10 $TIMEOUT ./test-runner -L -Q >"$DIR/NUM-$SCENARIO.log" 2>&1; rc=$?; } 2>/dev/null
+			echo "$rc $(($(date +%s) - t0))" >"$DIR/NUM-$SCENARIO.rc"'
+}
+
+# outcome NAME SCENARIO: PASSED, FAILED or TIMEOUT, from its test-runner's
+# summary table ("| NAME | STATE | TIME |"); a runner that failed an
+# assertion aborts before its table: FAILED, or TIMEOUT when it was stopped
+outcome() {
+	local name=$1 scenario=$2 n=${1:0:4} rc secs state
+	read -r rc secs <"$dir/$n-$scenario.rc" || { rc=?; secs=?; }
+	state=$(sed -e 's/\x1b\[[0-9;]*m//g' "$dir/$n-$scenario.log" |
+		awk -F'|' -v t="$name" '{ gsub(/ /, "", $2); gsub(/ /, "", $3) } $2 == t { print $3; exit }')
+	if [ -z "$state" ]; then
+		case "$rc" in
+			124|137) state=TIMEOUT ;;
+			*) state=FAILED ;;
+		esac
+	fi
+	echo "$state $secs"
+}
+
 # The server: one for every release, each test's topics are its own
 pgport=${PGTOPICS_LIBRDKAFKA_PGPORT:-$(free_port)}
 kport=${PGTOPICS_LIBRDKAFKA_KAFKA_PORT:-$(free_port)}
@@ -193,53 +235,43 @@ EOF
 	for scenario in default noautocreate; do
 		numbers=$(join <(sort "$dir/to-run") <(sort "$dir/broker-tests") |
 			awk -v s="$scenario" '$2 == s { print substr($1, 1, 4) }' | sort -u)
-		[ -n "$numbers" ] || continue
-		if [ "$scenario" = noautocreate ]; then
-			reload_with 'ALTER SYSTEM SET pg_topics.kafka_auto_create_topics = off'
-		else
-			reload_with 'ALTER SYSTEM RESET pg_topics.kafka_auto_create_topics'
-		fi
-		# a test-runner for each test number, $jobs at a time: the tests
-		# mostly wait (for rebalances, timeouts, linger), and each has
-		# topics and groups of its own
-		echo "$numbers" | run_as_user env SRC="$src" DIR="$dir" SCENARIO="$scenario" \
-			KAFKA_VERSION="$kafka_version" TIMEOUT="$test_timeout" \
-			xargs -P "$jobs" -I NUM bash -c '
-				t0=$(date +%s)
-				cd "$SRC/tests" || exit 1
-				# (a failed test aborts its runner: the outcome is read
-				# from the log, and bash need not say "Aborted")
-				{ TESTS=NUM TEST_SCENARIO=$SCENARIO TEST_KAFKA_VERSION=$KAFKA_VERSION \
-					RDKAFKA_TEST_CONF=$DIR/test.conf LD_LIBRARY_PATH=../src:../src-cpp \
-					timeout -k 10 $TIMEOUT ./test-runner -L -Q >"$DIR/NUM-$SCENARIO.log" 2>&1; rc=$?; } 2>/dev/null
-				echo "$rc $(($(date +%s) - t0))" >"$DIR/NUM-$SCENARIO.rc"'
+		run_tests "$scenario" "$jobs" "$numbers"
 	done
 	reload_with 'ALTER SYSTEM RESET pg_topics.kafka_auto_create_topics'
 
-	# The outcome of each test meant to run, from its test-runner's summary
-	# table ("| NAME | STATE | TIME |"); a runner that failed an assertion
-	# aborts before its table: FAILED, or TIMEOUT when it was stopped
-	passed=0 failed=()
-	while read -r name; do
+	# The outcome of each test meant to run.  A test that failed runs once
+	# more, alone: on this 2-core machine under CI's load some of the
+	# suite's timing assertions miss (a librdkafka test, not pg_topics,
+	# decides how long a step may take).  One that passes then is reported
+	# as such, with the end of its first output, and does not fail the run;
+	# one that fails twice does.
+	passed=0 failed=() retried=()
+	while read -r name <&3; do
 		scenario=$(awk -v t="$name" '$1 == t { print $2 }' "$dir/broker-tests")
 		n=${name:0:4}
-		read -r rc secs <"$dir/$n-$scenario.rc" || { rc=?; secs=?; }
-		state=$(sed -e 's/\x1b\[[0-9;]*m//g' "$dir/$n-$scenario.log" |
-			awk -F'|' -v t="$name" '{ gsub(/ /, "", $2); gsub(/ /, "", $3) } $2 == t { print $3; exit }')
-		if [ -z "$state" ]; then
-			case "$rc" in
-				124|137) state=TIMEOUT ;;
-				*) state=FAILED ;;
-			esac
+		read -r state secs < <(outcome "$name" "$scenario")
+		note=
+		if [ "$state" != PASSED ] && [ -z "$sorting" ]; then
+			mv "$dir/$n-$scenario.log" "$dir/$n-$scenario.first.log"
+			first=$state
+			run_tests "$scenario" 1 "$n"
+			read -r state secs < <(outcome "$name" "$scenario")
+			note="  (first run $first, see below; then run alone)"
+			retried+=("$n-$scenario")
 		fi
 		reason=$(sed -n "s/^$name[[:space:]]*#[[:space:]]*//p" "$excluded")
-		printf '    %-48s %-8s %4s s%s\n' "$name" "$state" "$secs" "${reason:+  (excluded: $reason)}"
+		printf '    %-48s %-8s %4s s%s\n' "$name" "$state" "$secs" "${reason:+  (excluded: $reason)}$note"
 		if [ "$state" = PASSED ]; then
 			passed=$((passed + 1))
 		elif [ -z "$sorting" ]; then
 			failed+=("$name")
 		fi
-	done <"$dir/to-run"
+	done 3<"$dir/to-run"
+	[ ${#retried[@]} -eq 0 ] || reload_with 'ALTER SYSTEM RESET pg_topics.kafka_auto_create_topics'
+	for r in "${retried[@]}"; do
+		echo "--- the end of ${r%%-*}'s first run ($r):"
+		tail -n 30 "$dir/$r.first.log" | sed -e 's/\x1b\[[0-9;]*m//g'
+	done
 	total=$(wc -l <"$dir/to-run")
 	echo "+++ $me: librdkafka $version ($suite): $passed of $total passed, $(wc -l <"$dir/broker-tests") broker tests in the suite, $(($(date +%s) - started)) s"
 	if [ -z "$sorting" ]; then
