@@ -96,6 +96,14 @@ def message_set(magic, records, codec='none', corrupt=False):
     if codec == 'gzip':
         w = message(magic, None, gzip.compress(inner), 1)
         inner = struct.pack('>qi', len(records) - 1, len(w)) + w
+    elif codec == 'gzip2':
+        # two wrappers, the first with the first record, the second with
+        # the rest (offsets relative to each wrapper's)
+        out = b''
+        for part in (records[:1], records[1:]):
+            w = message(magic, None, gzip.compress(message_set(magic, part, 'inner')), 1)
+            out += struct.pack('>qi', len(part) - 1, len(w)) + w
+        inner = out
     if corrupt:
         inner = inner[:-1] + bytes([inner[-1] ^ 1])
     return inner
@@ -148,7 +156,8 @@ def parse_produce(version, r):
 
 def produce(bootstrap, version, fmt, topic, records_json, acks='-1'):
     """Produce records (JSON [[key, value], ...]) at version in fmt: magic0,
-    magic1, magic0-gzip, magic1-gzip, magic0-corrupt, or batch (magic 2);
+    magic1, magic0-gzip, magic1-gzip, magic1-gzip2 (two gzip wrappers),
+    magic0-corrupt, or batch (magic 2);
     the answer, then whether the connection still answers"""
     version, acks = int(version), int(acks)
     records = json.loads(records_json)
@@ -156,7 +165,7 @@ def produce(bootstrap, version, fmt, topic, records_json, acks='-1'):
         payload = record_batch(records)
     else:
         magic = int(fmt[5])
-        codec = 'gzip' if fmt.endswith('gzip') else 'none'
+        codec = fmt[7:] if fmt[6:7] == '-' and fmt[7:11] == 'gzip' else 'none'
         payload = message_set(magic, records, codec, fmt.endswith('corrupt'))
     s = connect(bootstrap)
     try:

@@ -89,6 +89,27 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM old WHERE value = 'corrup
 is($node->safe_psql('postgres', q{SELECT string_agg(key || '=' || value::text, ',') FROM oldjson}),
 	'ok={"a": 1}', 'nor anything of the partition with the invalid record');
 
+# a compacted topic refuses keyless records whatever the framing: here a
+# message set of two gzip wrappers, each a batch of its own, the second
+# holding more keyless records than the first (the refusal's index of them
+# once grew from the first batch's size and wrote past its end: silently
+# on a server built without memory checking, as Debian's is)
+$node->safe_psql('postgres', q{
+SELECT topics.create_topic('oldc', 1, 'text', 'text', configs => '{"cleanup.policy": "compact"}')});
+my $log_offset = -s $node->logfile;
+$answer = fmt('produce', 2, 'magic1-gzip2', 'oldc',
+	encode_json([ map { [ undef, "keyless $_" ] } 1 .. 200 ]));
+is_deeply($answer->{answer}, [ [ 'oldc', 0, 87, -1, JSON::PP::false ] ],
+	'a compacted topic answers keyless records in two gzip wrappers with INVALID_RECORD');
+$answer = fmt('produce', 2, 'magic1-gzip2', 'oldc',
+	encode_json([ [ 'k1', 'one' ], map { [ "k$_", "kept $_" ] } 2 .. 40 ]));
+is_deeply($answer->{answer}, [ [ 'oldc', 0, 0, 0, JSON::PP::true ] ],
+	'and stores keyed ones framed so');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM oldc WHERE key IS NULL}), '0',
+	'no keyless record is stored');
+unlike(slurp_file($node->logfile, $log_offset), qr/write past chunk end|TRAP:|terminated by signal/,
+	'the server neither crashed nor found memory written past a chunk');
+
 # ---- the versions of record batches, flexible ones included
 for my $version (3, 5, 8, 9, 10, 11)
 {
