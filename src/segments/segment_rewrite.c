@@ -621,13 +621,22 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
 	}
 
 	/*
-	 * The worker gives up a segment that readers hold when it comes to the
-	 * swap, rolling the new file back: a reader that holds the segment now
-	 * (a transaction that read the topic and stays open) would have it
-	 * write and throw away a whole segment, its WAL included, at every
-	 * round.  The lock table says so before any page is read.
+	 * Not waiting, give up a segment that readers hold: the swap would find
+	 * them, and a reader that holds it now (a transaction that read the
+	 * topic and stays open) would have the worker write and throw away a
+	 * whole segment, its WAL included, at every round.  The lock table says
+	 * so before any page is read.  Waiting, wait for those readers' ends
+	 * first (under lock_timeout), for the same reason: a timeout then costs
+	 * no write.  The swap waits for the readers who came since.
 	 */
-	if (!wait && segment_has_readers(seg))
+	if (wait)
+	{
+		LOCKTAG		tag;
+
+		SET_LOCKTAG_RELATION(tag, MyDatabaseId, RelationGetRelid(seg));
+		WaitForLockers(tag, AccessExclusiveLock, false);
+	}
+	else if (segment_has_readers(seg))
 	{
 		relation_close(seg, NoLock);
 		MemoryContextSwitchTo(old);

@@ -73,6 +73,7 @@ struct TopicCleanPass
 	int64		cleaned_to;		/* C: clean below it */
 	int64		end;			/* E */
 	bool		full;			/* the map filled up before the sealed end */
+	bool		overdue;		/* the dirty part is max.compaction.lag.ms old */
 	TopicKeyMap *map;
 	int			nsegments;
 	PassSegment *segments;
@@ -183,6 +184,21 @@ topic_cleaner_status(Relation router, TopicCleanerStatus *status)
 }
 
 /*
+ * Does the dirty part of a log start with a record older than
+ * max.compaction.lag.ms?  The first batch of the first dirty segment
+ * stands for it, as in Kafka: a segment's records are no older than the
+ * log before it.
+ */
+static bool
+lag_exceeded(const TopicConfig *config, TimestampTz oldest_dirty,
+			 TimestampTz now)
+{
+	return config->max_compaction_lag_ms < PG_INT64_MAX / 1000 &&
+		oldest_dirty != 0 &&
+		oldest_dirty < now - config->max_compaction_lag_ms * 1000;
+}
+
+/*
  * Is a pass due on router's log: dirty pages at least the topic's
  * min.cleanable.dirty.ratio of the sealed ones, or a dirty record older
  * than max.compaction.lag.ms?
@@ -198,9 +214,7 @@ topic_cleaner_due(Relation router, const TopicConfig *config, TimestampTz now)
 	if ((double) status.dirty_blocks >=
 		config->min_cleanable_dirty_ratio * (double) status.sealed_blocks)
 		return true;
-	return config->max_compaction_lag_ms < PG_INT64_MAX / 1000 &&
-		status.oldest_dirty != 0 &&
-		status.oldest_dirty < now - config->max_compaction_lag_ms * 1000;
+	return lag_exceeded(config, status.oldest_dirty, now);
 }
 
 /*
@@ -329,6 +343,14 @@ topic_cleaner_begin(Relation router, const TopicConfig *config,
 	pass->cleaned_to = clean_point(pass->segments, pass->nsegments);
 	pass->end = pass->nsegments > 0 ?
 		pass->segments[pass->nsegments - 1].end : pass->cleaned_to;
+	for (int i = 0; i < pass->nsegments; i++)
+		if (pass->segments[i].end > pass->cleaned_to)
+		{
+			pass->overdue = lag_exceeded(config,
+										 pass->segments[i].entry.base_timestamp,
+										 now);
+			break;
+		}
 	pass->map = topic_key_map_create((Size) pg_topics_compaction_buffer_size * 1024);
 	set_costs(pass);
 
@@ -387,6 +409,18 @@ removable(void *arg, const TopicBatchHeaderData *hdr, const TopicRecord *rec)
 	/* a tombstone, once its segment was first cleaned long enough ago */
 	return rec->value == NULL && s->cleaned &&
 		s->cleaning.first_cleaned <= pass->now - pass->delete_retention_usecs;
+}
+
+/*
+ * Is the pass's dirty part older than max.compaction.lag.ms?  Then the
+ * worker waits for the readers of its segments (a bounded time) rather
+ * than leaving a segment they hold for a later round, which readers that
+ * never all let go at once would put off for ever.
+ */
+bool
+topic_cleaner_overdue(TopicCleanPass *pass)
+{
+	return pass->overdue;
 }
 
 /* Is there a segment left for topic_cleaner_step? */

@@ -8,6 +8,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 use PgTopicsTest;
 
 my $node = PostgreSQL::Test::Cluster->new('readers');
@@ -65,6 +66,63 @@ SELECT count(*) FROM c o WHERE EXISTS (SELECT 1 FROM c n WHERE n.key = o.key AND
   AND o."offset" + 1 NOT IN (SELECT base_offset FROM topics.segments WHERE topic = 'c'::regclass)
   AND o.key <> 'k1'}), '0', 'each key keeps its newest record of the sealed segments');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('c')}), '0',
+	'verify finds nothing');
+
+# Readers that come and go but never all let go at once (two sessions
+# reading the topic in turn, each holding it 300 ms): the worker's
+# conditional lock never gets a segment, which is fine until the dirty
+# part is max.compaction.lag.ms old; then the worker waits for them (a
+# bounded time) and compacts.
+$node->safe_psql('postgres', q{
+SELECT topics.create_topic('d', 1, 'text', 'text', configs => '{"segment.bytes": "32768"}');
+});
+for my $letter ('a', 'b')
+{
+	$node->safe_psql('postgres', qq{
+SELECT count(*) FROM topics.produce_batch('d',
+    (SELECT array_agg(repeat('$letter', 100) || g) FROM generate_series(0, 399) g),
+    (SELECT array_agg('k' || g % 20) FROM generate_series(0, 399) g));
+});
+	$node->safe_psql('postgres', q{SELECT count(*) FROM topics.enforce_retention('d')});
+}
+$node->safe_psql('postgres', q{SELECT count(*) FROM topics.produce('d', 'x', 'k1')});
+# each reader stops once it sees the topic compacted, and fails if that
+# does not happen in 60 s
+my $turns = q{
+DO $$
+DECLARE
+	n bigint;
+	started timestamptz := clock_timestamp();
+BEGIN
+	LOOP
+		SELECT count(*) INTO n FROM d;
+		EXIT WHEN n < 801;
+		IF clock_timestamp() > started + interval '60 s' THEN
+			RAISE EXCEPTION 'the topic was not compacted while it was read';
+		END IF;
+		PERFORM pg_sleep(0.3);
+		COMMIT;
+	END LOOP;
+END
+$$;
+};
+my ($turn1) = PgTopicsTest::start_psql_script($node, 'turn1', $turns);
+usleep(150_000);
+my ($turn2) = PgTopicsTest::start_psql_script($node, 'turn2', $turns);
+$node->safe_psql('postgres', q{
+SELECT topics.alter_topic_configs('d', '{"cleanup.policy": "compact"}')});
+sleep 3;
+is($node->safe_psql('postgres', 'SELECT count(*) FROM d'), '801',
+	'readers in turn keep the worker off the segments before max.compaction.lag.ms');
+$node->safe_psql('postgres', q{
+SELECT topics.alter_topic_configs('d', '{"cleanup.policy": "compact", "max.compaction.lag.ms": "1000"}')});
+ok($turn1->finish && $turn2->finish,
+	'once the dirty part is max.compaction.lag.ms old, the worker compacts while the readers go on');
+is($node->safe_psql('postgres', q{
+SELECT count(*) FROM d o WHERE EXISTS (SELECT 1 FROM d n WHERE n.key = o.key AND n."offset" > o."offset")
+  AND o."offset" + 1 NOT IN (SELECT base_offset FROM topics.segments WHERE topic = 'd'::regclass)
+  AND o.key <> 'k1'}), '0', 'each key keeps its newest record of the sealed segments');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('d')}), '0',
 	'verify finds nothing');
 
 $node->stop;
