@@ -60,6 +60,7 @@ typedef struct PassSegment
 	TopicSegmentEntry entry;
 	int64		end;			/* one past its last offset */
 	TimestampTz max_timestamp;
+	int64		blocks;			/* its pages */
 	bool		cleaned;		/* a pass noted it */
 	TopicSegmentCleaning cleaning;
 } PassSegment;
@@ -112,6 +113,7 @@ sealed_segments(Relation router, int *n)
 		topic_storage_log_end(seg, &end);
 		s->end = end.next_offset;
 		s->max_timestamp = end.max_timestamp;
+		s->blocks = topic_storage_nblocks(seg);
 		s->cleaned = topic_segment_read_cleaning(seg, &s->cleaning);
 		relation_close(seg, AccessShareLock);
 		count++;
@@ -162,19 +164,10 @@ topic_cleaner_status(Relation router, TopicCleanerStatus *status)
 		}
 	for (int i = 0; i < n; i++)
 	{
-		Relation	seg = topic_segment_open(RelationGetRelid(router),
-											 &segments[i].entry,
-											 AccessShareLock);
-		int64		blocks;
-
-		if (seg == NULL)
-			continue;
-		blocks = topic_storage_nblocks(seg);
-		relation_close(seg, AccessShareLock);
-		status->sealed_blocks += blocks;
+		status->sealed_blocks += segments[i].blocks;
 		if (segments[i].end > status->cleaned_to)
 		{
-			status->dirty_blocks += blocks;
+			status->dirty_blocks += segments[i].blocks;
 			/* a segment's records are no older than the log before it */
 			if (status->oldest_dirty == 0)
 				status->oldest_dirty = segments[i].entry.base_timestamp;
