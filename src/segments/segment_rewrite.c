@@ -26,7 +26,13 @@
  * pages when needed.  The pages' summaries tile the segment's offsets with
  * no gap (a page's next_offset is the next page's first offset, the last
  * page's the old segment's end), so a seek that lands in a hole finds the
- * page after it.  The metapage is the old one with the resolved mark at
+ * page after it.  Their timestamps are the kept batches', running on from
+ * the metapage's, so the segment's newest timestamp becomes its newest
+ * kept record's (as in a segment Kafka cleaned, whose time index holds the
+ * retained batches only): no later than the removed records' and than the
+ * next segment's, so time seeks and offsets_for_times find the next record
+ * of the time asked or later, and retention by time may take the segment
+ * once what it keeps is old enough.  The metapage is the old one with the resolved mark at
  * the end (every batch is settled) and the cleaner's note
  * (TopicSegmentCleaning).  External TOAST values of removed records are
  * deleted from the segment's TOAST table in the same transaction.
@@ -123,7 +129,6 @@ typedef struct Rewrite
 	HTAB	   *producers;		/* ProducerLast by producer id */
 	int64		last_offset;	/* the segment's last record */
 	int64		seg_end;		/* the old segment's end */
-	TimestampTz seg_max_ts;
 	bool		keep_last;		/* every record would go: keep the last */
 
 	/* writing */
@@ -650,7 +655,6 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
 	rw->oldest_xmin = GetOldestNonRemovableTransactionId(seg);
 	topic_storage_log_end(seg, &end);
 	rw->seg_end = end.next_offset;
-	rw->seg_max_ts = end.max_timestamp;
 	result->old_blocks = topic_storage_nblocks(seg);
 
 	/* walk 1: producers, the last record, settled */
