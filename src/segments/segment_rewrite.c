@@ -27,7 +27,7 @@
  * no gap (a page's next_offset is the next page's first offset, the last
  * page's the old segment's end), so a seek that lands in a hole finds the
  * page after it.  Their timestamps are the kept batches', running on from
- * the metapage's, so the segment's newest timestamp becomes its newest
+ * the metapage's (the log's newest before the segment), so the segment's newest timestamp becomes its newest
  * kept record's (as in a segment Kafka cleaned, whose time index holds the
  * retained batches only): no later than the removed records' and than the
  * next segment's, so time seeks and offsets_for_times find the next record
