@@ -14,12 +14,12 @@
  * other: with 128 bits, a pass over m keys holding n in its map meets one
  * with a chance below n * m / 2^128, and making a key whose digest is that
  * of another key already written takes a second preimage of SHA-256 (2^128
- * tries).  A key is hashed as the bytes of its
- * value, detoasted and decompressed, whatever path produced it: two keys
- * are one when their bytes are, as in Kafka, not when the type's equality
- * says so.  That only keeps more: jsonb keys equal as values but written
- * differently ({"id": 1} and {"id": 1.0}, whose numerics keep their
- * scale) count as two keys, each keeping its newest record.
+ * tries).  A key is hashed as the bytes of its value, detoasted and
+ * decompressed, whatever path produced it: two keys are one when their
+ * bytes are, as in Kafka, not when the type's equality says so.  That only
+ * keeps more: jsonb keys equal as values but written differently
+ * ({"id": 1} and {"id": 1.0}, whose numerics keep their scale) count as
+ * two keys, each keeping its newest record.
  *
  *-------------------------------------------------------------------------
  */
