@@ -27,15 +27,16 @@
  * no gap (a page's next_offset is the next page's first offset, the last
  * page's the old segment's end), so a seek that lands in a hole finds the
  * page after it.  Their timestamps are the kept batches', running on from
- * the metapage's (the log's newest before the segment), so the segment's newest timestamp becomes its newest
- * kept record's (as in a segment Kafka cleaned, whose time index holds the
- * retained batches only): no later than the removed records' and than the
- * next segment's, so time seeks and offsets_for_times find the next record
- * of the time asked or later, and retention by time may take the segment
- * once what it keeps is old enough.  The metapage is the old one with the resolved mark at
- * the end (every batch is settled) and the cleaner's note
- * (TopicSegmentCleaning).  External TOAST values of removed records are
- * deleted from the segment's TOAST table in the same transaction.
+ * the metapage's (the log's newest before the segment), so the segment's
+ * newest timestamp becomes its newest kept record's (as in a segment Kafka
+ * cleaned, whose time index holds the retained batches only): no later
+ * than the removed records' and than the next segment's, so time seeks and
+ * offsets_for_times find the next record of the time asked or later, and
+ * retention by time may take the segment once what it keeps is old
+ * enough.  The metapage is the old one with the resolved mark at the end
+ * (every batch is settled) and the cleaner's note (TopicSegmentCleaning).
+ * External TOAST values of removed records are deleted from the segment's
+ * TOAST table in the same transaction.
  *
  * Two records are never removed, whatever the caller says: the records of
  * the last batch each idempotent producer has in the segment (the producer
