@@ -60,3 +60,35 @@ ALTER SYSTEM RESET pg_topics.compaction_cost_limit;
 SELECT pg_reload_conf();
 
 SELECT topics.drop_topic('lcr');
+
+-- a segment whose newest record goes: its newest timestamp becomes its
+-- newest kept record's, as in a segment Kafka cleaned; offsets_for_times
+-- and a time seek for the removed record's time find the next record of
+-- that time or later
+SELECT topics.create_topic('lcr_ts', 1, 'text', 'text', configs => '{"segment.bytes": "65536"}');
+SELECT count(*) FROM topics.produce_batch('lcr_ts',
+    (SELECT array_agg('a' || g) FROM generate_series(0, 99) g),
+    (SELECT array_agg('k' || g) FROM generate_series(0, 99) g));
+SELECT pg_sleep(0.01);
+SELECT count(*) FROM topics.produce('lcr_ts', 'b', 'k0');
+SELECT topics.alter_topic_configs('lcr_ts', '{"segment.bytes": "65536", "segment.ms": "1"}');
+SELECT pg_sleep(0.01);
+-- (the worker may have rolled it first: the segments end where they would)
+SELECT count(*) >= 0 AS rolled FROM topics.enforce_retention('lcr_ts');
+SELECT count(*) FROM topics.produce('lcr_ts', 'c', 'k0');
+SELECT count(*) >= 0 AS rolled FROM topics.enforce_retention('lcr_ts');
+SELECT count(*) FROM topics.produce('lcr_ts', 'live', 'live');
+SELECT base_offset FROM topics.segments WHERE topic = 'lcr_ts'::regclass AND base_offset <= 101 ORDER BY 1;
+CREATE TABLE lcr_ts_before AS SELECT "offset", timestamp FROM lcr_ts;
+BEGIN;
+SELECT topics.alter_topic_configs('lcr_ts', '{"segment.bytes": "65536", "segment.ms": "1", "cleanup.policy": "compact"}');
+SELECT topics.compact('lcr_ts');
+COMMIT;
+SELECT b."offset" AS removed,
+       b.timestamp > (SELECT max(timestamp) FROM lcr_ts WHERE "offset" < 101) AS newest_of_its_segment,
+       (SELECT "offset" FROM topics.offsets_for_times('lcr_ts', b.timestamp)) AS offsets_for_times,
+       (SELECT min("offset") FROM lcr_ts WHERE timestamp >= b.timestamp) AS time_seek
+FROM lcr_ts_before b WHERE b."offset" NOT IN (SELECT "offset" FROM lcr_ts);
+SELECT * FROM topics.verify('lcr_ts');
+DROP TABLE lcr_ts_before;
+SELECT topics.drop_topic('lcr_ts');

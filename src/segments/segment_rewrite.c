@@ -26,10 +26,17 @@
  * pages when needed.  The pages' summaries tile the segment's offsets with
  * no gap (a page's next_offset is the next page's first offset, the last
  * page's the old segment's end), so a seek that lands in a hole finds the
- * page after it.  The metapage is the old one with the resolved mark at
- * the end (every batch is settled) and the cleaner's note
- * (TopicSegmentCleaning).  External TOAST values of removed records are
- * deleted from the segment's TOAST table in the same transaction.
+ * page after it.  Their timestamps are the kept batches', running on from
+ * the metapage's (the log's newest before the segment), so the segment's
+ * newest timestamp becomes its newest kept record's (as in a segment Kafka
+ * cleaned, whose time index holds the retained batches only): no later
+ * than the removed records' and than the next segment's, so time seeks and
+ * offsets_for_times find the next record of the time asked or later, and
+ * retention by time may take the segment once what it keeps is old
+ * enough.  The metapage is the old one with the resolved mark at the end
+ * (every batch is settled) and the cleaner's note (TopicSegmentCleaning).
+ * External TOAST values of removed records are deleted from the segment's
+ * TOAST table in the same transaction.
  *
  * Two records are never removed, whatever the caller says: the records of
  * the last batch each idempotent producer has in the segment (the producer
@@ -123,7 +130,6 @@ typedef struct Rewrite
 	HTAB	   *producers;		/* ProducerLast by producer id */
 	int64		last_offset;	/* the segment's last record */
 	int64		seg_end;		/* the old segment's end */
-	TimestampTz seg_max_ts;
 	bool		keep_last;		/* every record would go: keep the last */
 
 	/* writing */
@@ -621,13 +627,22 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
 	}
 
 	/*
-	 * The worker gives up a segment that readers hold when it comes to the
-	 * swap, rolling the new file back: a reader that holds the segment now
-	 * (a transaction that read the topic and stays open) would have it
-	 * write and throw away a whole segment, its WAL included, at every
-	 * round.  The lock table says so before any page is read.
+	 * Not waiting, give up a segment that readers hold: the swap would find
+	 * them, and a reader that holds it now (a transaction that read the
+	 * topic and stays open) would have the worker write and throw away a
+	 * whole segment, its WAL included, at every round.  The lock table says
+	 * so before any page is read.  Waiting, wait for those readers' ends
+	 * first (under lock_timeout), for the same reason: a timeout then costs
+	 * no write.  The swap waits for the readers who came since.
 	 */
-	if (!wait && segment_has_readers(seg))
+	if (wait)
+	{
+		LOCKTAG		tag;
+
+		SET_LOCKTAG_RELATION(tag, MyDatabaseId, RelationGetRelid(seg));
+		WaitForLockers(tag, AccessExclusiveLock, false);
+	}
+	else if (segment_has_readers(seg))
 	{
 		relation_close(seg, NoLock);
 		MemoryContextSwitchTo(old);
@@ -641,7 +656,6 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
 	rw->oldest_xmin = GetOldestNonRemovableTransactionId(seg);
 	topic_storage_log_end(seg, &end);
 	rw->seg_end = end.next_offset;
-	rw->seg_max_ts = end.max_timestamp;
 	result->old_blocks = topic_storage_nblocks(seg);
 
 	/* walk 1: producers, the last record, settled */

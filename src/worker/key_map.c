@@ -4,16 +4,22 @@
  *	  The log cleaner's map of keys to the newest offset of each, in
  *	  bounded memory.
  *
- * As Kafka's cleaner does, the map holds the MD5 digest of each key, not
- * the key: an entry has a fixed size whatever the keys are, so the memory
- * a pass may use (pg_topics.compaction_buffer_size) says how many keys it
- * takes.  Two keys with the same digest would count as one; MD5 makes that
- * as unlikely as it is for Kafka.  A key is hashed as the bytes of its
- * value, detoasted and decompressed, whatever path produced it: two keys
- * are one when their bytes are, as in Kafka, not when the type's equality
- * says so.  That only keeps more: jsonb keys equal as values but written
- * differently ({"id": 1} and {"id": 1.0}, whose numerics keep their
- * scale) count as two keys, each keeping its newest record.
+ * As Kafka's cleaner does, the map holds a digest of each key, not the
+ * key: an entry has a fixed size whatever the keys are, so the memory a
+ * pass may use (pg_topics.compaction_buffer_size) says how many keys it
+ * takes.  The digest is the first 16 bytes of the key's SHA-256, where
+ * Kafka takes MD5: OpenSSL in FIPS mode refuses MD5 (the pass would fail
+ * at its first key) and allows SHA-256.  Two keys with the same digest
+ * count as one, so the older record of one would go for the newer of the
+ * other: with 128 bits, a pass over m keys holding n in its map meets one
+ * with a chance below n * m / 2^128, and making a key whose digest is that
+ * of another key already written takes a second preimage of SHA-256 (2^128
+ * tries).  A key is hashed as the bytes of its value, detoasted and
+ * decompressed, whatever path produced it: two keys are one when their
+ * bytes are, as in Kafka, not when the type's equality says so.  That only
+ * keeps more: jsonb keys equal as values but written differently
+ * ({"id": 1} and {"id": 1.0}, whose numerics keep their scale) count as
+ * two keys, each keeping its newest record.
  *
  *-------------------------------------------------------------------------
  */
@@ -21,15 +27,18 @@
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
-#include "common/md5.h"
+#include "common/cryptohash.h"
+#include "common/sha2.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
 #include "pg_topics/worker/key_map.h"
 
+#define KEY_DIGEST_LENGTH	16
+
 typedef struct KeyEntry
 {
-	uint8		digest[MD5_DIGEST_LENGTH];	/* hash key */
+	uint8		digest[KEY_DIGEST_LENGTH];	/* hash key */
 	int64		offset;
 } KeyEntry;
 
@@ -58,7 +67,7 @@ topic_key_map_create(Size bytes)
 
 	map->context = context;
 	map->capacity = Max(bytes / KEY_ENTRY_COST, 16);
-	ctl.keysize = MD5_DIGEST_LENGTH;
+	ctl.keysize = KEY_DIGEST_LENGTH;
 	ctl.entrysize = sizeof(KeyEntry);
 	ctl.hcxt = context;
 	map->entries = hash_create("pg_topics key map",
@@ -71,11 +80,18 @@ static void
 digest_key(const struct varlena *key, uint8 *digest)
 {
 	struct varlena *plain = detoast_attr((struct varlena *) key);
-	const char *errstr = NULL;
+	pg_cryptohash_ctx *ctx = pg_cryptohash_create(PG_SHA256);
+	uint8		sha256[PG_SHA256_DIGEST_LENGTH];
 
-	if (!pg_md5_binary(VARDATA_ANY(plain), VARSIZE_ANY_EXHDR(plain), digest,
-					   &errstr))
-		elog(ERROR, "could not hash a key: %s", errstr);
+	if (ctx == NULL)
+		elog(ERROR, "out of memory");
+	if (pg_cryptohash_init(ctx) < 0 ||
+		pg_cryptohash_update(ctx, (const uint8 *) VARDATA_ANY(plain),
+							 VARSIZE_ANY_EXHDR(plain)) < 0 ||
+		pg_cryptohash_final(ctx, sha256, sizeof(sha256)) < 0)
+		elog(ERROR, "could not hash a key: %s", pg_cryptohash_error(ctx));
+	pg_cryptohash_free(ctx);
+	memcpy(digest, sha256, KEY_DIGEST_LENGTH);
 	if (plain != key)
 		pfree(plain);
 }
@@ -87,7 +103,7 @@ digest_key(const struct varlena *key, uint8 *digest)
 bool
 topic_key_map_put(TopicKeyMap *map, const struct varlena *key, int64 offset)
 {
-	uint8		digest[MD5_DIGEST_LENGTH];
+	uint8		digest[KEY_DIGEST_LENGTH];
 	KeyEntry   *entry;
 	bool		found;
 
@@ -107,7 +123,7 @@ topic_key_map_put(TopicKeyMap *map, const struct varlena *key, int64 offset)
 int64
 topic_key_map_get(TopicKeyMap *map, const struct varlena *key)
 {
-	uint8		digest[MD5_DIGEST_LENGTH];
+	uint8		digest[KEY_DIGEST_LENGTH];
 	KeyEntry   *entry;
 
 	digest_key(key, digest);

@@ -60,6 +60,7 @@ typedef struct PassSegment
 	TopicSegmentEntry entry;
 	int64		end;			/* one past its last offset */
 	TimestampTz max_timestamp;
+	int64		blocks;			/* its pages */
 	bool		cleaned;		/* a pass noted it */
 	TopicSegmentCleaning cleaning;
 } PassSegment;
@@ -73,6 +74,7 @@ struct TopicCleanPass
 	int64		cleaned_to;		/* C: clean below it */
 	int64		end;			/* E */
 	bool		full;			/* the map filled up before the sealed end */
+	bool		overdue;		/* the dirty part is max.compaction.lag.ms old */
 	TopicKeyMap *map;
 	int			nsegments;
 	PassSegment *segments;
@@ -111,6 +113,7 @@ sealed_segments(Relation router, int *n)
 		topic_storage_log_end(seg, &end);
 		s->end = end.next_offset;
 		s->max_timestamp = end.max_timestamp;
+		s->blocks = topic_storage_nblocks(seg);
 		s->cleaned = topic_segment_read_cleaning(seg, &s->cleaning);
 		relation_close(seg, AccessShareLock);
 		count++;
@@ -161,25 +164,31 @@ topic_cleaner_status(Relation router, TopicCleanerStatus *status)
 		}
 	for (int i = 0; i < n; i++)
 	{
-		Relation	seg = topic_segment_open(RelationGetRelid(router),
-											 &segments[i].entry,
-											 AccessShareLock);
-		int64		blocks;
-
-		if (seg == NULL)
-			continue;
-		blocks = topic_storage_nblocks(seg);
-		relation_close(seg, AccessShareLock);
-		status->sealed_blocks += blocks;
+		status->sealed_blocks += segments[i].blocks;
 		if (segments[i].end > status->cleaned_to)
 		{
-			status->dirty_blocks += blocks;
+			status->dirty_blocks += segments[i].blocks;
 			/* a segment's records are no older than the log before it */
 			if (status->oldest_dirty == 0)
 				status->oldest_dirty = segments[i].entry.base_timestamp;
 		}
 	}
 	pfree(segments);
+}
+
+/*
+ * Does the dirty part of a log start with a record older than
+ * max.compaction.lag.ms?  The first batch of the first dirty segment
+ * stands for it, as in Kafka: a segment's records are no older than the
+ * log before it.
+ */
+static bool
+lag_exceeded(const TopicConfig *config, TimestampTz oldest_dirty,
+			 TimestampTz now)
+{
+	return config->max_compaction_lag_ms < PG_INT64_MAX / 1000 &&
+		oldest_dirty != 0 &&
+		oldest_dirty < now - config->max_compaction_lag_ms * 1000;
 }
 
 /*
@@ -198,9 +207,7 @@ topic_cleaner_due(Relation router, const TopicConfig *config, TimestampTz now)
 	if ((double) status.dirty_blocks >=
 		config->min_cleanable_dirty_ratio * (double) status.sealed_blocks)
 		return true;
-	return config->max_compaction_lag_ms < PG_INT64_MAX / 1000 &&
-		status.oldest_dirty != 0 &&
-		status.oldest_dirty < now - config->max_compaction_lag_ms * 1000;
+	return lag_exceeded(config, status.oldest_dirty, now);
 }
 
 /*
@@ -329,6 +336,14 @@ topic_cleaner_begin(Relation router, const TopicConfig *config,
 	pass->cleaned_to = clean_point(pass->segments, pass->nsegments);
 	pass->end = pass->nsegments > 0 ?
 		pass->segments[pass->nsegments - 1].end : pass->cleaned_to;
+	for (int i = 0; i < pass->nsegments; i++)
+		if (pass->segments[i].end > pass->cleaned_to)
+		{
+			pass->overdue = lag_exceeded(config,
+										 pass->segments[i].entry.base_timestamp,
+										 now);
+			break;
+		}
 	pass->map = topic_key_map_create((Size) pg_topics_compaction_buffer_size * 1024);
 	set_costs(pass);
 
@@ -387,6 +402,18 @@ removable(void *arg, const TopicBatchHeaderData *hdr, const TopicRecord *rec)
 	/* a tombstone, once its segment was first cleaned long enough ago */
 	return rec->value == NULL && s->cleaned &&
 		s->cleaning.first_cleaned <= pass->now - pass->delete_retention_usecs;
+}
+
+/*
+ * Is the pass's dirty part older than max.compaction.lag.ms?  Then the
+ * worker waits for the readers of its segments (a bounded time) rather
+ * than leaving a segment they hold for a later round, which readers that
+ * never all let go at once would put off for ever.
+ */
+bool
+topic_cleaner_overdue(TopicCleanPass *pass)
+{
+	return pass->overdue;
 }
 
 /* Is there a segment left for topic_cleaner_step? */

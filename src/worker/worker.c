@@ -453,6 +453,15 @@ compact_finish(Oid relid)
  */
 static TopicCleanPass *clean_pass = NULL;
 
+/*
+ * Does the pass wait for a segment's readers?  Only when its dirty part is
+ * older than max.compaction.lag.ms, and only until a wait first times out
+ * (lock_timeout): a reader that stays in its transaction holds every
+ * segment it read, and waiting for it at each of them would hold up the
+ * round's other partitions that many times.
+ */
+static bool clean_wait = false;
+
 static void
 clean_plan(Oid relid)
 {
@@ -476,9 +485,9 @@ clean_plan(Oid relid)
 }
 
 /*
- * The pass's next segment.  A segment that readers hold when it is to be
- * swapped is left for the next round: its new file goes with the
- * subtransaction that wrote it.
+ * The pass's next segment.  A segment that readers hold is left for the
+ * next round (when clean_wait, once they held it lock_timeout long): a new
+ * file already written goes with the subtransaction that wrote it.
  */
 static void
 clean_step(Oid relid)
@@ -498,7 +507,7 @@ clean_step(Oid relid)
 	BeginInternalSubTransaction(NULL);
 	PG_TRY();
 	{
-		(void) topic_cleaner_step(clean_pass, false, &removed);
+		(void) topic_cleaner_step(clean_pass, clean_wait, &removed);
 		ReleaseCurrentSubTransaction();
 	}
 	PG_CATCH();
@@ -512,6 +521,7 @@ clean_step(Oid relid)
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
 		FreeErrorData(edata);
+		clean_wait = false;
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(context);
@@ -526,6 +536,7 @@ clean_log(Oid relid)
 		return;
 	if (!in_transaction(clean_plan, relid) || clean_pass == NULL)
 		return;
+	clean_wait = topic_cleaner_overdue(clean_pass);
 	while (clean_pass != NULL && topic_cleaner_more(clean_pass))
 	{
 		CHECK_FOR_INTERRUPTS();

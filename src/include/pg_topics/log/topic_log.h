@@ -190,7 +190,13 @@ typedef struct TopicLogMetaData
  * A segment the log cleaner rewrote or passed over: a TopicSegmentCleaning
  * follows the fixed part of its metapage, where a router keeps its
  * directory (segments have none).  Readers need none of it: it tells the
- * cleaner what it already did (worker/log_cleaner.c).
+ * cleaner what it already did (worker/log_cleaner.c).  It takes no new
+ * format version: a release before it tests the metapage's flags bit by
+ * bit, so ignores this one, and reads no segment metapage past its fixed
+ * part.  Such a release would still not verify a compacted segment (its
+ * pages' summaries run on over the records removed after their last one),
+ * which is one reason why it must not be put back under a cluster a later
+ * release wrote (docs/operations.md, "Going back").
  */
 #define TL_META_CLEANED		0x0004
 

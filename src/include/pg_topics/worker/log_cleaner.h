@@ -38,6 +38,7 @@ extern TopicCleanPass *topic_cleaner_begin(Relation router,
 extern bool topic_cleaner_step(TopicCleanPass *pass, bool wait,
 							   int64 *removed);
 extern bool topic_cleaner_more(TopicCleanPass *pass);
+extern bool topic_cleaner_overdue(TopicCleanPass *pass);
 extern void topic_cleaner_end(TopicCleanPass *pass);
 extern int64 topic_cleaner_run(Relation router, const TopicConfig *config);
 
