@@ -81,6 +81,7 @@
 #include "pg_topics/shared/registry.h"
 #include "pg_topics/worker/compaction.h"
 #include "pg_topics/worker/log_cleaner.h"
+#include "pg_topics/worker/replica_cleaner.h"
 #include "pg_topics/worker/retention.h"
 #include "pg_topics/worker/worker.h"
 
@@ -574,6 +575,33 @@ static List *found_logs = NIL;
 static MemoryContext round_context = NULL;
 
 /*
+ * Logical replicas remove what their publishers' log cleaners removed
+ * (replica_cleaner.c), each partition in a transaction of its own
+ */
+static List *removal_logs = NIL;
+
+static void
+find_removals(Oid unused)
+{
+	MemoryContext old = MemoryContextSwitchTo(round_context);
+
+	removal_logs = topic_replica_removals_pending();
+	MemoryContextSwitchTo(old);
+}
+
+static void
+remove_replicated(Oid relid)
+{
+	Relation	router = open_for_upkeep(relid);
+
+	if (router == NULL)
+		return;
+	if (topic_log_is_router(router))
+		(void) topic_replica_removals_apply(router);
+	close_after_upkeep(router);
+}
+
+/*
  * Are this worker's transactions read-only, as a session's would be?  And
  * the database's name, for the log.
  */
@@ -673,6 +701,15 @@ topic_db_worker_main(Datum main_arg)
 			in_transaction(compact_copy, offsets_log) && compaction_cut >= 0)
 			in_transaction(compact_finish, offsets_log);
 		ensure_spare(lfirst_oid(lc));
+	}
+
+	if (in_transaction(find_removals, InvalidOid))
+	{
+		foreach(lc, removal_logs)
+		{
+			CHECK_FOR_INTERRUPTS();
+			in_transaction(remove_replicated, lfirst_oid(lc));
+		}
 	}
 
 	/*

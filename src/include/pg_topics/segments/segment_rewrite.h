@@ -55,6 +55,11 @@ extern TopicRewriteOutcome topic_segment_rewrite(Oid router,
 												 void *arg, int64 cleaned_to,
 												 TimestampTz now, bool wait,
 												 TopicRewriteResult *result);
+extern TopicRewriteOutcome topic_segment_rewrite_replica(Oid router,
+														 const TopicSegmentEntry *entry,
+														 TopicRecordRemovable removable,
+														 void *arg, bool wait,
+														 TopicRewriteResult *result);
 
 extern bool topic_segment_read_cleaning(Relation seg,
 										TopicSegmentCleaning *cleaning);
