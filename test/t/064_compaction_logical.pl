@@ -22,10 +22,10 @@ SELECT topics.create_topic('c', 2, 'text', 'text',
                  "delete.retention.ms": "0", "min.cleanable.dirty.ratio": "1"}');
 });
 # a compacted topic whose own policy would clean it at once, were it not a
-# replica; segments eight times the publisher's
+# replica; segments 128 times the publisher's
 $sub->safe_psql('postgres', q{
 SELECT topics.create_topic('c', 2, 'text', 'text',
-    configs => '{"cleanup.policy": "compact", "segment.bytes": "262144",
+    configs => '{"cleanup.policy": "compact", "segment.bytes": "4194304",
                  "delete.retention.ms": "0", "min.cleanable.dirty.ratio": "0.01"}');
 });
 
@@ -71,6 +71,12 @@ is($sub->safe_psql('postgres', $rows), $pub->safe_psql('postgres', $rows),
 is($sub->safe_psql('postgres', 'SELECT count(*) FROM topics.replica_removals'), '0',
 	'nothing to remove on the subscriber before the publisher compacts');
 
+# the subscriber's larger segments: each partition's records are all in
+# its LIVE segment, which must roll before they can be removed
+my $sealed = q{SELECT count(*) FROM topics.segment_info('c') WHERE state = 'sealed'};
+is($sub->safe_psql('postgres', $sealed), '0', 'no sealed segment on the subscriber yet');
+cmp_ok($pub->safe_psql('postgres', $sealed), '>', 4, 'sealed segments on the publisher');
+
 # compact on the publisher, twice (the second pass takes the tombstones
 # the first one kept, now that delete.retention.ms has passed)
 my $removed = $pub->safe_psql('postgres', q{SELECT topics.compact('c')});
@@ -100,6 +106,8 @@ is($sub->safe_psql('postgres',
 	'fetch returns the same offsets on both sides');
 cmp_ok($sub->safe_psql('postgres', q{SELECT count(*) FROM c}), '<',
 	200 * 13, 'the subscriber holds fewer records than were produced');
+cmp_ok($sub->safe_psql('postgres', $sealed), '>=', 2,
+	"the subscriber's LIVE segments rolled to be rewritten");
 is($pub->safe_psql('postgres', q{SELECT * FROM topics.verify('c')}), '',
 	'verify is clean on the publisher');
 is($sub->safe_psql('postgres', q{SELECT * FROM topics.verify('c')}), '',
