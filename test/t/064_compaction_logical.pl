@@ -1,7 +1,8 @@
 # Log compaction and logical replication: the publisher's cleaner ships the
 # offsets it removed, and a subscriber removes the same records from its own
-# segments (laid out differently: larger segments, so that some removed
-# records sit in its LIVE segment), TOASTed values included.  After
+# segments (laid out differently: larger segments, so that the removed
+# records sit in its LIVE segment, and out of offset order where a
+# transaction committed after a later one), TOASTed values included.  After
 # catch-up both show the same (partition, offset, key, value) rows and the
 # same topics.offsets(), and verify is clean on both.  The subscriber's
 # topic is compacted by policy too, and its own worker leaves the replica
@@ -58,8 +59,17 @@ $sub->safe_psql('postgres',
 	qq{CREATE SUBSCRIPTION c_sub CONNECTION '$connstr' PUBLICATION c_pub});
 $sub->wait_for_subscription_sync($pub, 'c_sub');
 
-produce_round() for 4 .. 10;
+produce_round() for 4 .. 9;
+# out of offset order on the subscriber: A takes a lower offset and commits
+# after B, so the subscriber's segment is unordered; B supersedes A's key
+my $a = $pub->background_psql('postgres');
+$a->query_safe(q{BEGIN; SELECT topics.produce('c', 'late'::text, 'k5'::text);});
+produce_round();
+$a->query_safe('COMMIT');
+$a->quit;
 $pub->wait_for_catchup('c_sub');
+is($sub->safe_psql('postgres', q{SELECT count(*) FROM c WHERE value = 'late'}), '1',
+	'the late record reached the subscriber after the records above it');
 
 my $rows = q{SELECT partition, "offset", key, md5(coalesce(value, '<null>')) FROM c ORDER BY 1, 2};
 my $offsets = q{SELECT * FROM topics.offsets('c') ORDER BY 1};
@@ -104,6 +114,8 @@ is($sub->safe_psql('postgres',
 		  FROM (SELECT * FROM topics.fetch(NULL::c, 0, 0, 100000)
 		        UNION ALL SELECT * FROM topics.fetch(NULL::c, 1, 0, 100000)) f}),
 	'fetch returns the same offsets on both sides');
+is($sub->safe_psql('postgres', q{SELECT count(*) FROM c WHERE value = 'late'}), '0',
+	'the subscriber removed the superseded late record from its unordered segment');
 cmp_ok($sub->safe_psql('postgres', q{SELECT count(*) FROM c}), '<',
 	200 * 13, 'the subscriber holds fewer records than were produced');
 cmp_ok($sub->safe_psql('postgres', $sealed), '>=', 2,
