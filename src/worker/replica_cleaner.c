@@ -86,6 +86,20 @@ topic_replica_removals_pending(void)
 	return relids;
 }
 
+/* Forget the removals of partition relid, which is gone (dropped) */
+void
+topic_replica_removals_forget(Oid relid)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
+
+	args[0] = ObjectIdGetDatum(relid);
+	if (topic_internal_sql_exec("DELETE FROM topics.replica_removals "
+								"WHERE \"partition\"::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+								1, argtypes, args, NULL, false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not forget the removals of relation %u", relid);
+}
+
 /* Parse an int8multirange's text, "{[a,b),[c,d)}" */
 static void
 parse_ranges(const char *text, RemovalSet *set)

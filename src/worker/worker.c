@@ -69,6 +69,7 @@
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "pg_topics/base/catalog.h"
@@ -595,7 +596,12 @@ remove_replicated(Oid relid)
 	Relation	router = open_for_upkeep(relid);
 
 	if (router == NULL)
+	{
+		/* dropped with its topic: its removals go too */
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+			topic_replica_removals_forget(relid);
 		return;
+	}
 	if (topic_log_is_router(router))
 		(void) topic_replica_removals_apply(router);
 	close_after_upkeep(router);

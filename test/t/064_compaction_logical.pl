@@ -140,4 +140,11 @@ ok($sub->poll_query_until('postgres',
 is($sub->safe_psql('postgres', $rows), $pub->safe_psql('postgres', $rows),
 	'records after the compaction arrive at their offsets');
 
+# the removals of a partition that is gone (dropped with its topic) go too
+$sub->safe_psql('postgres', q{
+INSERT INTO topics.replica_removals VALUES (4000000000::oid::regclass, '{[1,2)}')});
+ok($sub->poll_query_until('postgres',
+	q{SELECT count(*) = 0 FROM topics.replica_removals}),
+	'the removals of a dropped partition are forgotten');
+
 done_testing();

@@ -13,5 +13,6 @@
 
 extern List *topic_replica_removals_pending(void);
 extern bool topic_replica_removals_apply(Relation router);
+extern void topic_replica_removals_forget(Oid relid);
 
 #endif							/* TOPIC_REPLICA_CLEANER_H */
