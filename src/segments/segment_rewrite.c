@@ -29,7 +29,9 @@
  * page after it.  The metapage is the old one with the resolved mark at
  * the end (every batch is settled) and the cleaner's note
  * (TopicSegmentCleaning).  External TOAST values of removed records are
- * deleted from the segment's TOAST table in the same transaction.
+ * deleted from the segment's TOAST table in the same transaction.  The
+ * caller gets the offsets removed as ranges, for logical subscribers
+ * (the log cleaner logs them: replication/markers.c).
  *
  * Two records are never removed, whatever the caller says: the records of
  * the last batch each idempotent producer has in the segment (the producer
@@ -72,7 +74,6 @@
 #include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/visibility.h"
-#include "pg_topics/replication/markers.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/segments/segment_rewrite.h"
 
@@ -809,9 +810,13 @@ rewrite_segment(Oid router, const TopicSegmentEntry *entry,
 				 errmsg("segment \"%s\" is being read",
 						RelationGetRelationName(seg))));
 	swap_in(seg, &rw->locator);
-	/* subscribers remove the same records (a replica's caller tells them) */
-	if (!replica)
-		topic_markers_log_removed(router, rw->ranges, rw->nranges);
+	/* for the caller to tell subscribers, who remove the same records */
+	if (rw->nranges > 0)
+	{
+		result->ranges = MemoryContextAlloc(old, sizeof(int64) * 2 * rw->nranges);
+		memcpy(result->ranges, rw->ranges, sizeof(int64) * 2 * rw->nranges);
+		result->nranges = rw->nranges;
+	}
 	result->new_blocks = rw->last_blkno + 1;
 	outcome = TOPIC_REWRITE_DONE;
 
@@ -844,9 +849,7 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
  * removed (worker/replica_cleaner.c): exactly the records removable says
  * go, but the last one of a segment that would have no record and no
  * marker batch left.  The cleaner's note on the metapage claims no clean
- * point (the replica's own policy does not clean it), and no removal
- * record is logged for its subscribers: the caller logs them once the
- * whole log is done.
+ * point (the replica's own policy does not clean it).
  */
 TopicRewriteOutcome
 topic_segment_rewrite_replica(Oid router, const TopicSegmentEntry *entry,

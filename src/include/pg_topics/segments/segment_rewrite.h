@@ -47,6 +47,13 @@ typedef struct TopicRewriteResult
 	int64		kept;			/* records kept */
 	BlockNumber old_blocks;
 	BlockNumber new_blocks;
+
+	/*
+	 * When rewritten: the offsets removed, for logical subscribers, as
+	 * nranges pairs [first, end) ascending, in the caller's memory context
+	 */
+	int64	   *ranges;
+	int			nranges;
 } TopicRewriteResult;
 
 extern TopicRewriteOutcome topic_segment_rewrite(Oid router,
