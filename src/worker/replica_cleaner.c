@@ -22,7 +22,9 @@
  *
  * - a LIVE segment holding one of them is rolled first (the rewrite takes
  *   sealed segments only);
- * - every sealed segment is rewritten without them by segment_rewrite.c,
+ * - every sealed segment that may hold some (one out of offset order, or
+ *   one whose offsets the set meets) is rewritten without them by
+ *   segment_rewrite.c,
  *   swapped in at commit as the cleaner's are (crash-safe, WAL-logged for
  *   standbys, their TOAST values deleted);
  * - a segment holding a batch that is not settled yet (a recent apply that
@@ -148,6 +150,16 @@ in_set(void *arg, const TopicBatchHeaderData *hdr, const TopicRecord *rec)
 		else
 			return true;
 	}
+	return false;
+}
+
+/* Does the set hold an offset in [lo, hi)? */
+static bool
+set_meets(RemovalSet *set, int64 lo, int64 hi)
+{
+	for (int i = 0; i < set->nranges; i++)
+		if (set->ranges[2 * i] < hi && set->ranges[2 * i + 1] > lo)
+			return true;
 	return false;
 }
 
@@ -288,8 +300,23 @@ topic_replica_removals_apply(Relation router)
 	for (int i = 0; i < dir->nentries; i++)
 	{
 		TopicSegmentEntry entry = dir->entries[i];
+		int64		next_base = PG_INT64_MAX;
 
 		if (entry.state != TOPIC_SEGMENT_SEALED)
+			continue;
+
+		/*
+		 * A segment in offset order holds offsets from its base to the
+		 * next segment's: it is read only when the set meets them
+		 */
+		for (int j = i + 1; j < dir->nentries; j++)
+			if (topic_segment_readable(&dir->entries[j]))
+			{
+				next_base = dir->entries[j].base_offset;
+				break;
+			}
+		if (!(entry.flags & TOPIC_SEGENTRY_UNORDERED) &&
+			!set_meets(&set, entry.base_offset, next_base))
 			continue;
 		if (!rewrite_one(router, &entry, &set))
 			done = false;
