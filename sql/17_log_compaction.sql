@@ -102,10 +102,9 @@ WHERE NOT EXISTS (SELECT 1 FROM lc_expected e WHERE e."offset" = lc."offset")
 -- the removed large value of k5 left the TOAST table, a kept one stayed
 -- (whether the newer one is below the LIVE segment depends on where the
 -- segments rolled, which depends on when the worker made its spares)
-SELECT lc_toast_values('lc') AS toast_values,
+SELECT lc_toast_values('lc') BETWEEN 1 AND 2 AS toast_values,
        lc_toast_values('lc') = (SELECT count(*) FROM lc WHERE key = 'k5' AND octet_length(value) > 2000)
-         AS only_kept_ones
-FROM (SELECT 1) x;
+         AS only_kept_ones;
 SELECT "offset", key, value FROM lc WHERE key IN ('k3', 'only1', 'only2') OR key IS NULL ORDER BY "offset";
 SELECT * FROM topics.offsets('lc');
 SELECT * FROM topics.verify('lc');

@@ -166,7 +166,9 @@ typedef struct PartitionProduce
 	int64		base_offset;
 	int64		log_append_time;	/* ms since the Unix epoch */
 	int64		log_start_offset;
-	bool		keyless;		/* refused: a record without a key */
+	int			nkeyless;		/* refused: records without a key, so many */
+	/* their indexes in the partition's records */
+	int32	   *keyless_index;
 } PartitionProduce;
 
 /*
@@ -307,13 +309,29 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 	 * chunks took offsets
 	 */
 	if (topic_config_needs_key(RelationGetRelid(topic)))
+	{
+		/*
+		 * Each keyless record is named in the answer (Produce v8's
+		 * record_errors, by its index in the batch), so that a client
+		 * tells the records refused for themselves from those refused
+		 * with them, as Kafka's answer lets it
+		 */
+		int			nrecords = 0;
+		int			index = 0;
+
 		for (int b = 0; b < pp->batches.nbatches; b++)
-			for (int r = 0; r < pp->batches.batches[b].nrecords; r++)
+			nrecords += pp->batches.batches[b].nrecords;
+		for (int b = 0; b < pp->batches.nbatches; b++)
+			for (int r = 0; r < pp->batches.batches[b].nrecords; r++, index++)
 				if (pp->batches.batches[b].records[r].key.len < 0)
 				{
-					pp->keyless = true;
-					return KAFKA_INVALID_RECORD;
+					if (pp->keyless_index == NULL)
+						pp->keyless_index = palloc(sizeof(int32) * nrecords);
+					pp->keyless_index[pp->nkeyless++] = index;
 				}
+		if (pp->nkeyless > 0)
+			return KAFKA_INVALID_RECORD;
+	}
 	pp->topic = topic;
 	pp->partition = partition;
 	batch = &pp->batches.batches[0];
@@ -463,9 +481,24 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 			pres->log_append_time_ms = error == KAFKA_NONE ? pp.log_append_time : -1;
 			pres->log_start_offset = error == KAFKA_NONE ? pp.log_start_offset : -1;
 			/* Kafka's words, which clients show */
-			pres->error_message = kafka_bytes_of(!pp.keyless ? NULL :
-												 psprintf("Compacted topic cannot accept message without key in topic partition %.*s-%d.",
-														  td->name.len, td->name.data, part->index));
+			if (pp.nkeyless > 0)
+			{
+				char	   *message = psprintf("Compacted topic cannot accept message without key in topic partition %.*s-%d.",
+											   td->name.len, td->name.data, part->index);
+
+				pres->error_message = kafka_bytes_of(message);
+				pres->nrecord_errors = pp.nkeyless;
+				pres->record_errors = palloc(sizeof(KafkaBatchIndexAndErrorMessage) *
+											 pp.nkeyless);
+				for (int i = 0; i < pp.nkeyless; i++)
+				{
+					pres->record_errors[i].batch_index = pp.keyless_index[i];
+					pres->record_errors[i].batch_index_error_message =
+						kafka_bytes_of(message);
+				}
+			}
+			else
+				pres->error_message = kafka_bytes_of(NULL);
 			pres->current_leader.leader_id = -1;
 			pres->current_leader.leader_epoch = -1;
 			MemoryContextReset(partition_context);

@@ -12,6 +12,7 @@
 #include "executor/tuptable.h"
 #include "utils/rel.h"
 
+#include "pg_topics/base/compat.h"
 #include "pg_topics/log/topic_log.h"
 
 extern void topic_insert(Relation rel, TupleTableSlot **slots, int nslots,
@@ -19,7 +20,7 @@ extern void topic_insert(Relation rel, TupleTableSlot **slots, int nslots,
 extern void topic_insert_rows(Relation rel, TupleTableSlot **slots, int nslots,
 							  CommandId cid, bool preserve,
 							  BulkInsertState bistate);
-extern void topic_insert_refuse_keyless(Relation rel) pg_attribute_noreturn();
+pg_noreturn extern void topic_insert_refuse_keyless(Relation rel) pg_attribute_noreturn();
 extern void topic_insert_check_row(Relation rel, TupleTableSlot *slot,
 								   bool preserve);
 
