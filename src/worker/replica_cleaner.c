@@ -24,15 +24,16 @@
  *   sealed segments only);
  * - every sealed segment that may hold some (one out of offset order, or
  *   one whose offsets the set meets) is rewritten without them by
- *   segment_rewrite.c,
- *   swapped in at commit as the cleaner's are (crash-safe, WAL-logged for
- *   standbys, their TOAST values deleted);
+ *   segment_rewrite.c, each in a transaction of its own, swapped in at its
+ *   commit as the cleaner's are (crash-safe, WAL-logged for standbys,
+ *   their TOAST values deleted);
  * - a segment holding a batch that is not settled yet (a recent apply that
  *   some snapshot may not see), or that readers hold, waits for a later
  *   round, and so does the row.
  *
- * When nothing is left to remove, the row goes and the removals are logged
- * again for this server's own subscribers, if it publishes the topic.
+ * When every segment is done, what was removed leaves the row (the row
+ * goes when nothing is left) and is logged again for this server's own
+ * subscribers, if it publishes the topic.
  *
  *-------------------------------------------------------------------------
  */
@@ -240,27 +241,59 @@ rewrite_one(Relation router, const TopicSegmentEntry *entry, RemovalSet *set)
 }
 
 /*
- * Remove router's pending removals from its segments, in the caller's
- * transaction.  True when none is left (the row is gone).
+ * A pass over one partition's pending removals: the set as the row held it
+ * when the pass began, and the sealed segments that may hold some of it.
+ * It lives in its own memory context under TopMemoryContext, so that the
+ * worker may rewrite each segment in a transaction of its own: a swapped
+ * segment is AccessExclusive-locked only until its own commit.
+ *
+ * The row is left as it is until every segment is done.  A crash (or an
+ * error, or a segment left for later) between two segments' commits leaves
+ * it whole, and the next round's pass takes every segment again: a segment
+ * already rewritten holds none of the set any more and is left as it is
+ * (TOPIC_REWRITE_NOTHING, after reading it).  Offsets are never reused, so
+ * removing them again from a segment cannot take a record the publisher
+ * kept.  Only the last transaction, once every segment is done, takes the
+ * pass's set out of the row: removals the apply added meanwhile stay.
  */
-bool
-topic_replica_removals_apply(Relation router)
+struct TopicReplicaPass
+{
+	MemoryContext context;
+	Oid			router;
+	char	   *text;			/* the set, as the row's text */
+	RemovalSet	set;
+	TopicSegmentEntry *segments;	/* the sealed ones to rewrite */
+	int			nsegments;
+	int			next;			/* the next one to rewrite */
+	bool		done;			/* none left so far */
+};
+
+/*
+ * Begin a pass over router's pending removals, or NULL when it has none.
+ * A LIVE segment holding some of them rolls first (the rewrite takes
+ * sealed segments only): the pass then rewrites it with the others.
+ */
+TopicReplicaPass *
+topic_replica_removals_begin(Relation router)
 {
 	Oid			argtypes[1] = {REGCLASSOID};
 	Datum		args[1];
 	RemovalSet	set;
 	TopicSegmentDir *dir;
 	TopicSegmentEntry *live;
+	TopicSegmentEntry *segments;
+	int			nsegments = 0;
 	bool		done = true;
 	char	   *text = NULL;
 	MemoryContext context = CurrentMemoryContext;
 	TopicInternalSql state;
+	TopicReplicaPass *pass;
 
 	args[0] = ObjectIdGetDatum(RelationGetRelid(router));
 	topic_internal_sql_begin(&state);
 	if (SPI_execute_with_args("SELECT removed::text FROM topics.replica_removals "
-							  "WHERE \"partition\" = $1 FOR UPDATE",
-							  1, argtypes, args, NULL, false, 0) != SPI_OK_SELECT)
+							  "WHERE \"partition\" = $1",
+							  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the removals of \"%s\"",
 			 RelationGetRelationName(router));
 	if (SPI_processed == 1)
@@ -273,10 +306,9 @@ topic_replica_removals_apply(Relation router)
 	}
 	topic_internal_sql_end(&state);
 	if (text == NULL)
-		return true;
+		return NULL;
 	parse_ranges(text, &set);
 
-	/* a LIVE segment holding some of them rolls: it is rewritten later */
 	dir = topic_segdir_read(router);
 	live = topic_segdir_live(dir);
 	if (live != NULL)
@@ -286,23 +318,22 @@ topic_replica_removals_apply(Relation router)
 
 		if (seg != NULL)
 		{
-			if (segment_holds(seg, &set))
-			{
+			/* without a spare to roll to, it waits for a later round */
+			if (segment_holds(seg, &set) && !topic_segment_roll(router, seg))
 				done = false;
-				(void) topic_segment_roll(router, seg);
-			}
 			relation_close(seg, RowExclusiveLock);
 		}
 	}
 	pfree(dir);
 
 	dir = topic_segdir_read(router);
+	segments = palloc(sizeof(TopicSegmentEntry) * Max(dir->nentries, 1));
 	for (int i = 0; i < dir->nentries; i++)
 	{
-		TopicSegmentEntry entry = dir->entries[i];
+		TopicSegmentEntry *entry = &dir->entries[i];
 		int64		next_base = PG_INT64_MAX;
 
-		if (entry.state != TOPIC_SEGMENT_SEALED)
+		if (entry->state != TOPIC_SEGMENT_SEALED)
 			continue;
 
 		/*
@@ -315,21 +346,90 @@ topic_replica_removals_apply(Relation router)
 				next_base = dir->entries[j].base_offset;
 				break;
 			}
-		if (!(entry.flags & TOPIC_SEGENTRY_UNORDERED) &&
-			!set_meets(&set, entry.base_offset, next_base))
+		if (!(entry->flags & TOPIC_SEGENTRY_UNORDERED) &&
+			!set_meets(&set, entry->base_offset, next_base))
 			continue;
-		if (!rewrite_one(router, &entry, &set))
-			done = false;
+		segments[nsegments++] = *entry;
 	}
 	pfree(dir);
-	if (!done)
-		return false;
 
-	if (topic_internal_sql_exec("DELETE FROM topics.replica_removals WHERE \"partition\" = $1",
+	/* all planned: the pass outlives the transaction */
+	context = AllocSetContextCreate(TopMemoryContext,
+									"pg_topics replica removals",
+									ALLOCSET_SMALL_SIZES);
+	pass = MemoryContextAllocZero(context, sizeof(TopicReplicaPass));
+	pass->context = context;
+	pass->router = RelationGetRelid(router);
+	pass->text = MemoryContextStrdup(context, text);
+	pass->set.nranges = set.nranges;
+	pass->set.ranges = MemoryContextAlloc(context,
+										  sizeof(int64) * 2 * Max(set.nranges, 1));
+	memcpy(pass->set.ranges, set.ranges, sizeof(int64) * 2 * set.nranges);
+	pass->segments = MemoryContextAlloc(context,
+										sizeof(TopicSegmentEntry) * Max(nsegments, 1));
+	memcpy(pass->segments, segments, sizeof(TopicSegmentEntry) * nsegments);
+	pass->nsegments = nsegments;
+	pass->done = done;
+	return pass;
+}
+
+/* Is there a segment left for topic_replica_removals_step? */
+bool
+topic_replica_removals_more(TopicReplicaPass *pass)
+{
+	return pass->next < pass->nsegments;
+}
+
+/*
+ * Rewrite the pass's next segment without the set, in the caller's
+ * transaction, which the worker commits next.  A segment readers hold, or
+ * holding a batch not settled yet, is left for a later round.
+ */
+void
+topic_replica_removals_step(Relation router, TopicReplicaPass *pass)
+{
+	Assert(topic_replica_removals_more(pass));
+	Assert(RelationGetRelid(router) == pass->router);
+	if (!rewrite_one(router, &pass->segments[pass->next++], &pass->set))
+		pass->done = false;
+}
+
+/*
+ * End the pass in the caller's transaction, after its last step: when
+ * every segment is done, its set leaves the row (the row goes when nothing
+ * is left) and is logged again for this server's own subscribers, if it
+ * publishes the topic.
+ */
+void
+topic_replica_removals_finish(Relation router, TopicReplicaPass *pass)
+{
+	Oid			argtypes[2] = {REGCLASSOID, TEXTOID};
+	Datum		args[2];
+
+	Assert(!topic_replica_removals_more(pass));
+	if (!pass->done)
+		return;
+	args[0] = ObjectIdGetDatum(RelationGetRelid(router));
+	args[1] = CStringGetTextDatum(pass->text);
+	if (topic_internal_sql_exec("UPDATE topics.replica_removals "
+								"SET removed = removed OPERATOR(pg_catalog.-) $2::pg_catalog.int8multirange "
+								"WHERE \"partition\" = $1",
+								2, argtypes, args, NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not update the removals of \"%s\"",
+			 RelationGetRelationName(router));
+	if (topic_internal_sql_exec("DELETE FROM topics.replica_removals "
+								"WHERE \"partition\" = $1 "
+								"AND pg_catalog.isempty(removed)",
 								1, argtypes, args, NULL, false, 0) != SPI_OK_DELETE)
 		elog(ERROR, "could not forget the removals of \"%s\"",
 			 RelationGetRelationName(router));
 	/* this server's own subscribers remove them too */
-	topic_markers_log_removed(RelationGetRelid(router), set.ranges, set.nranges);
-	return true;
+	topic_markers_log_removed(RelationGetRelid(router), pass->set.ranges,
+							  pass->set.nranges);
+}
+
+void
+topic_replica_removals_end(TopicReplicaPass *pass)
+{
+	MemoryContextDelete(pass->context);
 }

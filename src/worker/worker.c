@@ -577,9 +577,13 @@ static MemoryContext round_context = NULL;
 
 /*
  * Logical replicas remove what their publishers' log cleaners removed
- * (replica_cleaner.c), each partition in a transaction of its own
+ * (replica_cleaner.c): for each partition that has removals, a transaction
+ * plans the pass, each segment is rewritten in a transaction of its own
+ * (a swapped segment's lock is held only until its own commit), and a last
+ * one takes what was removed out of topics.replica_removals.
  */
 static List *removal_logs = NIL;
+static TopicReplicaPass *replica_pass = NULL;
 
 static void
 find_removals(Oid unused)
@@ -591,10 +595,11 @@ find_removals(Oid unused)
 }
 
 static void
-remove_replicated(Oid relid)
+replica_plan(Oid relid)
 {
 	Relation	router = open_for_upkeep(relid);
 
+	replica_pass = NULL;
 	if (router == NULL)
 	{
 		/* dropped with its topic: its removals go too */
@@ -603,8 +608,56 @@ remove_replicated(Oid relid)
 		return;
 	}
 	if (topic_log_is_router(router))
-		(void) topic_replica_removals_apply(router);
+		replica_pass = topic_replica_removals_begin(router);
 	close_after_upkeep(router);
+}
+
+/*
+ * The pass's next segment, or its end (replica_last).  When someone else
+ * holds the log, the pass stops (replica_stopped) and the row stays whole.
+ */
+static bool replica_last = false;
+static bool replica_stopped = false;
+
+static void
+replica_step(Oid relid)
+{
+	Relation	router = open_for_upkeep(relid);
+
+	if (router == NULL)
+	{
+		replica_stopped = true;
+		return;
+	}
+	if (replica_last)
+		topic_replica_removals_finish(router, replica_pass);
+	else
+		topic_replica_removals_step(router, replica_pass);
+	close_after_upkeep(router);
+}
+
+static void
+remove_replicated(Oid relid)
+{
+	if (!in_transaction(replica_plan, relid) || replica_pass == NULL)
+		return;
+	replica_last = false;
+	replica_stopped = false;
+
+	while (topic_replica_removals_more(replica_pass) && !replica_stopped)
+	{
+		CHECK_FOR_INTERRUPTS();
+		/* an error leaves the row whole too, for the next round */
+		if (!in_transaction(replica_step, relid))
+			replica_stopped = true;
+	}
+	if (!replica_stopped)
+	{
+		replica_last = true;
+		in_transaction(replica_step, relid);
+	}
+	topic_replica_removals_end(replica_pass);
+	replica_pass = NULL;
 }
 
 /*
@@ -714,7 +767,7 @@ topic_db_worker_main(Datum main_arg)
 		foreach(lc, removal_logs)
 		{
 			CHECK_FOR_INTERRUPTS();
-			in_transaction(remove_replicated, lfirst_oid(lc));
+			remove_replicated(lfirst_oid(lc));
 		}
 	}
 
