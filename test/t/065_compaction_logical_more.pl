@@ -16,6 +16,9 @@ use Time::HiRes qw(usleep);
 use PgTopicsTest;
 
 my $pub = start_logical_node('publisher', '300ms');
+# the walsender of a subscriber killed with -9 lets its slot go soon
+$pub->append_conf('postgresql.conf', "wal_sender_timeout = '3s'");
+$pub->reload;
 my $mid = start_logical_node('mid', '200ms');
 my $last = start_logical_node('last', '300ms');
 
@@ -41,12 +44,15 @@ SELECT topics.create_topic('k', 2, 'text', 'text',
 
 # every key of 100 a new version per round, a tombstone, a rolled-back
 # batch: its offsets are gaps on every side
+# (values of $width md5 strings: 40 make a value of 1280 bytes)
 sub produce_round
 {
-	my ($topic, $round) = @_;
+	my ($topic, $round, $width) = @_;
+	$width //= 3;
 	$pub->safe_psql('postgres', qq{
 SELECT count(*) FROM topics.produce_batch('$topic',
-    (SELECT array_agg(repeat('v', 100) || ':$round:' || g) FROM generate_series(0, 99) g),
+    (SELECT array_agg((SELECT string_agg(md5(g || ':' || i), '') FROM generate_series(1, $width) i)
+                      || ':$round:' || g) FROM generate_series(0, 99) g),
     (SELECT array_agg('k' || g) FROM generate_series(0, 99) g));
 SELECT count(*) FROM topics.produce('$topic', NULL::text, 'k' || ($round * 13 % 100));
 BEGIN;
@@ -154,28 +160,41 @@ cmp_ok($holes, '>', 512,
 settle('many removed ranges');
 same('w', 'many removed ranges');
 
-# (c) kill -9 of mid while its worker rewrites segments, a few times
+# (c) kill -9 of mid while its worker rewrites segments, a few times: the
+# postmaster and every child at once, gone before the restart
+sub crash_mid
+{
+	my @killed = kill9_server($mid);
+	for (1 .. 100)
+	{
+		last unless grep { kill 0, $_ } @killed;
+		usleep(100_000);
+	}
+	$mid->start;
+}
+
 my $count_k = q{SELECT count(*) FROM k};
 my $kills_pending = 0;
 for my $round (1 .. 4)
 {
-	produce_round('k', 10 * $round + $_) for 1 .. 4;
+	produce_round('k', 10 * $round + $_, 40) for 1 .. 4;
 	$pub->wait_for_catchup('mid_sub');
 	$pub->safe_psql('postgres', q{SELECT topics.compact('k')});
-	$pub->wait_for_catchup('mid_sub');
-	# the crash comes anywhere from before mid's first rewrite to after its last
+	# the crash comes anywhere from before the removals arrive to after
+	# mid's pass (a round every 200 ms; a pass is short: the held segment
+	# below makes sure of a crash inside one)
 	usleep(int(rand(400_000)));
-	my $pending = $mid->safe_psql('postgres', 'SELECT count(*) FROM topics.replica_removals');
-	$mid->kill9;
-	$kills_pending++ if $pending > 0;
-	$mid->start;
+	crash_mid();
+	# still there after the restart: the crash came before the pass's end
+	$kills_pending++
+	  if $mid->safe_psql('postgres', 'SELECT count(*) FROM topics.replica_removals') > 0;
 }
-note("$kills_pending of 4 kills came with removals pending");
+note("$kills_pending of 4 kills came before mid's pass ended");
 
 # and once between two segments' commits: a reader holds one of mid's
 # sealed segments, so the worker rewrites the others, commits them, and
 # leaves the row; the crash comes then
-produce_round('k', 100 + $_) for 1 .. 4;
+produce_round('k', 100 + $_, 40) for 1 .. 4;
 $pub->wait_for_catchup('mid_sub');
 ok($mid->poll_query_until('postgres',
 	q{SELECT count(*) = 0 FROM topics.replica_removals}),
@@ -201,9 +220,8 @@ ok($mid->poll_query_until('postgres',
 ok($mid->poll_query_until('postgres',
 	q{SELECT count(*) = 1 FROM topics.replica_removals}),
 	'kill -9: the removals of the held partition stay');
-$mid->kill9;
+crash_mid();
 eval { $reader->quit };
-$mid->start;
 settle('kill -9');
 same('k', 'kill -9');
 cmp_ok($mid->safe_psql('postgres', $count_k), '<', $mid_before,
