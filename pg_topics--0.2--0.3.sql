@@ -205,3 +205,19 @@ LANGUAGE C STABLE;
 COMMENT ON FUNCTION topics.latest(anyelement) IS
 'the newest record of each key in each partition of a topic (a tombstone too; keyless records left out), in (partition, offset) order; call as topics.latest(NULL::mytopic)';
 -- end of topics.latest
+
+---------------------------------------------------------------------------
+-- Log compaction on logical subscribers.
+---------------------------------------------------------------------------
+-- The records a publisher's log cleaner removed from a partition this
+-- server replicates, as the subscription applied them, that this server's
+-- worker has still to remove from its own segments (docs/replication.md).
+-- A row goes when every record of it is gone.
+CREATE TABLE topics.replica_removals (
+    "partition" regclass PRIMARY KEY,
+    removed pg_catalog.int8multirange NOT NULL
+);
+REVOKE ALL ON topics.replica_removals FROM PUBLIC;
+COMMENT ON TABLE topics.replica_removals IS
+'offsets a publisher''s log cleaner removed that this replica''s worker still has to remove (internal)';
+-- end of log compaction on logical subscribers

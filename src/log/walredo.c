@@ -219,6 +219,7 @@ topic_redo(XLogReaderState *record)
 			redo_log_start(record);
 			break;
 		case XLOG_TOPIC_LOG_STABLE:
+		case XLOG_TOPIC_LOG_REMOVED:
 			break;				/* for decoding only */
 		default:
 			elog(PANIC, "pg_topics redo: unknown op code %u", info);
@@ -307,6 +308,23 @@ topic_desc(StringInfo buf, XLogReaderState *record)
 						 RelFileLocatorSpcOid(xlrec.router), RelFileLocatorDbOid(xlrec.router),
 						 RelFileLocatorRelNumber(xlrec.router));
 	}
+	else if ((info & XLOG_TOPIC_LOG_OPMASK) == XLOG_TOPIC_LOG_REMOVED)
+	{
+		xl_topic_log_removed xlrec;
+		Size		len = XLogRecGetDataLen(record);
+
+		if (len < SizeOfTopicLogRemoved)
+		{
+			appendStringInfoString(buf, "truncated");
+			return;
+		}
+		memcpy(&xlrec, XLogRecGetData(record), SizeOfTopicLogRemoved);
+		appendStringInfo(buf, "partition %d of %d, %d ranges of removed offsets"
+						 ", partition relation %u/%u/%u",
+						 xlrec.partition, xlrec.npartitions, xlrec.nranges,
+						 RelFileLocatorSpcOid(xlrec.router), RelFileLocatorDbOid(xlrec.router),
+						 RelFileLocatorRelNumber(xlrec.router));
+	}
 }
 
 const char *
@@ -326,6 +344,8 @@ topic_identify(uint8 info)
 			return "LOG_START";
 		case XLOG_TOPIC_LOG_STABLE:
 			return "STABLE";
+		case XLOG_TOPIC_LOG_REMOVED:
+			return "REMOVED";
 	}
 	return NULL;
 }

@@ -26,6 +26,10 @@
  *   {"pg_topics.log_start": l, "pg_topics.partitions": n} (without the log
  *   start when the record does not carry one).  docs/replication.md
  *   explains markers.
+ * - The log cleaner's removals (XLOG_TOPIC_LOG_REMOVED) become a removal
+ *   row: the partition, the first offset removed, timestamp 'infinity',
+ *   no key or value, and headers {"pg_topics.removed": [first, end, ...],
+ *   "pg_topics.partitions": n}, the half-open ranges of offsets removed.
  *
  * The order of the checks follows heap_decode() in decode.c, including
  * SnapBuildProcessChange() before the fast-forward test (which keeps a
@@ -281,6 +285,62 @@ decode_stable(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 				 xlrec.stable_offset, xlrec.log_start, true);
 }
 
+/*
+ * The log cleaner's removals: a removal row, the partition, the first
+ * offset removed, timestamp 'infinity', no key or value, and headers
+ * {"pg_topics.removed": [first, end, ...], "pg_topics.partitions": n}
+ */
+static void
+decode_removed(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
+{
+	xl_topic_log_removed xlrec;
+	const char *data = XLogRecGetData(buf->record);
+	Size		len = XLogRecGetDataLen(buf->record);
+	StringInfoData headers;
+	Datum		values[Natts_topic];
+	bool		nulls[Natts_topic];
+	int64		first = 0;
+
+	if (len < SizeOfTopicLogRemoved)
+		elog(ERROR, "pg_topics removal record at %X/%X is truncated",
+			 LSN_FORMAT_ARGS(buf->origptr));
+	memcpy(&xlrec, data, SizeOfTopicLogRemoved);
+	if (xlrec.nranges <= 0 ||
+		len < SizeOfTopicLogRemoved + sizeof(int64) * 2 * xlrec.nranges)
+		elog(ERROR, "pg_topics removal record at %X/%X is truncated",
+			 LSN_FORMAT_ARGS(buf->origptr));
+	if (RelFileLocatorDbOid(xlrec.router) != ctx->slot->data.database)
+		return;
+
+	initStringInfo(&headers);
+	appendStringInfoString(&headers, "{\"pg_topics.removed\": [");
+	for (int i = 0; i < 2 * xlrec.nranges; i++)
+	{
+		int64		offset;
+
+		memcpy(&offset, data + SizeOfTopicLogRemoved + sizeof(int64) * i,
+			   sizeof(int64));
+		if (i == 0)
+			first = offset;
+		appendStringInfo(&headers, "%s" INT64_FORMAT, i > 0 ? ", " : "",
+						 offset);
+	}
+	appendStringInfo(&headers, "], \"pg_topics.partitions\": %d}",
+					 xlrec.npartitions);
+
+	memset(nulls, 0, sizeof(nulls));
+	values[Anum_topic_partition - 1] = Int32GetDatum(xlrec.partition);
+	values[Anum_topic_offset - 1] = Int64GetDatum(first);
+	values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(TOPIC_MARKER_TIMESTAMP);
+	nulls[Anum_topic_key - 1] = true;
+	nulls[Anum_topic_value - 1] = true;
+	values[Anum_topic_headers - 1] = DirectFunctionCall1(jsonb_in,
+														 CStringGetDatum(headers.data));
+	/* the cleaner's transaction inserts nothing after it */
+	queue_insert(ctx, buf, &xlrec.router,
+				 heap_form_tuple(topic_physical_desc(), values, nulls), true);
+}
+
 void
 topic_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 {
@@ -292,7 +352,8 @@ topic_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 	ReorderBufferProcessXid(ctx->reorder, xid, buf->origptr);
 
 	/* freezing, log starts and flags change nothing a subscriber sees */
-	if (op != XLOG_TOPIC_LOG_INSERT && op != XLOG_TOPIC_LOG_STABLE)
+	if (op != XLOG_TOPIC_LOG_INSERT && op != XLOG_TOPIC_LOG_STABLE &&
+		op != XLOG_TOPIC_LOG_REMOVED)
 		return;
 	if (SnapBuildCurrentState(ctx->snapshot_builder) < SNAPBUILD_FULL_SNAPSHOT)
 		return;
@@ -308,8 +369,10 @@ topic_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 	old = MemoryContextSwitchTo(decode_context);
 	if (op == XLOG_TOPIC_LOG_INSERT)
 		decode_insert(ctx, buf);
-	else
+	else if (op == XLOG_TOPIC_LOG_STABLE)
 		decode_stable(ctx, buf);
+	else
+		decode_removed(ctx, buf);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(decode_context);
 }

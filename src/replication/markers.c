@@ -327,6 +327,62 @@ topic_markers_refresh(Oid router_relid)
 		relation_close(topic, AccessShareLock);
 }
 
+/*
+ * The log cleaner removed the records of log router_relid at the offsets
+ * of nranges half-open ranges (pairs in ranges, ascending): tell the
+ * subscribers, in the cleaner's transaction, which they then remove too
+ * (docs/replication.md).  Only when wal_level is logical and the log is
+ * published; a replica's own removals are passed on as well, to
+ * subscribers of the subscriber.
+ */
+void
+topic_markers_log_removed(Oid router_relid, const int64 *ranges, int nranges)
+{
+	Oid			topic_relid = InvalidOid;
+	Relation	router;
+	int32		nparts = 1;
+	int32		partition = 0;
+
+	if (!XLogLogicalInfoActive() || nranges == 0)
+		return;
+	if (get_rel_relispartition(router_relid))
+		topic_relid = get_partition_parent(router_relid, true);
+	if (!is_published(router_relid, topic_relid))
+		return;
+	if (OidIsValid(topic_relid))
+	{
+		Relation	topic = relation_open(topic_relid, AccessShareLock);
+
+		nparts = topic_partition_count(topic);
+		for (partition = 0; partition < nparts; partition++)
+			if (topic_partition_relid(topic, partition) == router_relid)
+				break;
+		relation_close(topic, AccessShareLock);
+		if (partition >= nparts)
+			return;
+	}
+	router = relation_open(router_relid, AccessShareLock);
+
+	/* the record must carry our xid, to be decoded with our transaction */
+	(void) GetCurrentTransactionId();
+	for (int first = 0; first < nranges; first += TOPIC_REMOVED_MAX_RANGES)
+	{
+		xl_topic_log_removed xlrec;
+
+		memset(&xlrec, 0, SizeOfTopicLogRemoved);
+		xlrec.router = RelationGetLocator(router);
+		xlrec.partition = partition;
+		xlrec.npartitions = nparts;
+		xlrec.nranges = Min(nranges - first, TOPIC_REMOVED_MAX_RANGES);
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfTopicLogRemoved);
+		XLogRegisterData((char *) &ranges[2 * first],
+						 sizeof(int64) * 2 * xlrec.nranges);
+		XLogSetRecordFlags(XLOG_INCLUDE_ORIGIN);
+		(void) XLogInsert(TOPIC_LOG_RMGR_ID, XLOG_TOPIC_LOG_REMOVED);
+	}
+	relation_close(router, AccessShareLock);
+}
 
 /* At pre-commit of a transaction that produced (registry.c) */
 static void

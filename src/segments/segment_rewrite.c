@@ -36,7 +36,9 @@
  * enough.  The metapage is the old one with the resolved mark at the end
  * (every batch is settled) and the cleaner's note (TopicSegmentCleaning).
  * External TOAST values of removed records are deleted from the segment's
- * TOAST table in the same transaction.
+ * TOAST table in the same transaction.  The caller gets the offsets
+ * removed as ranges, for logical subscribers (the log cleaner logs them:
+ * replication/markers.c).
  *
  * Two records are never removed, whatever the caller says: the records of
  * the last batch each idempotent producer has in the segment (the producer
@@ -131,6 +133,8 @@ typedef struct Rewrite
 	int64		last_offset;	/* the segment's last record */
 	int64		seg_end;		/* the old segment's end */
 	bool		keep_last;		/* every record would go: keep the last */
+	bool		replica;		/* a subscriber's: its publisher's removals */
+	int			markers;		/* marker batches kept */
 
 	/* writing */
 	bool		write;
@@ -149,6 +153,16 @@ typedef struct Rewrite
 
 	List	   *toast;			/* TOAST pointers of removed records */
 
+	/*
+	 * The offsets removed, for subscribers: pairs [first, end) ascending,
+	 * a range ending only at a kept record (holes inside it are no
+	 * records), so there are at most one more than records kept
+	 */
+	int64	   *ranges;
+	int			nranges;
+	int			maxranges;
+	bool		range_open;		/* the last range may still grow */
+
 	/* counts */
 	int64		removed;
 	int64		kept;
@@ -161,7 +175,7 @@ static bool
 record_removed(Rewrite *rw, const TopicBatchHeaderData *hdr,
 			   const TopicRecord *rec)
 {
-	if (hdr->flags & TB_PRODUCER)
+	if ((hdr->flags & TB_PRODUCER) && !rw->replica)
 	{
 		TopicBatchProducerData producer;
 		ProducerLast *last;
@@ -352,6 +366,28 @@ note_toast(Rewrite *rw, const TopicRecord *rec)
 		}
 }
 
+/* The writing walk removed the record at offset */
+static void
+note_removed_offset(Rewrite *rw, int64 offset)
+{
+	if (rw->range_open && offset >= rw->ranges[2 * rw->nranges - 1])
+	{
+		rw->ranges[2 * rw->nranges - 1] = offset + 1;
+		return;
+	}
+	if (rw->nranges == rw->maxranges)
+	{
+		rw->maxranges = Max(rw->maxranges * 2, 16);
+		rw->ranges = rw->ranges == NULL ?
+			palloc(sizeof(int64) * 2 * rw->maxranges) :
+			repalloc(rw->ranges, sizeof(int64) * 2 * rw->maxranges);
+	}
+	rw->ranges[2 * rw->nranges] = offset;
+	rw->ranges[2 * rw->nranges + 1] = offset + 1;
+	rw->nranges++;
+	rw->range_open = true;
+}
+
 /*
  * One walk over the segment.  The first (!write, producers NULL) finds the
  * producers' last batches and the last record and whether everything is
@@ -404,6 +440,8 @@ walk_segment(Rewrite *rw)
 		}
 		if (TopicBatchIsMarker(hdr))
 		{
+			if (first_walk)
+				rw->markers++;
 			if (rw->write)
 				put_batch(rw, bytes, hdr->length);
 			continue;
@@ -446,10 +484,16 @@ walk_segment(Rewrite *rw)
 				all_kept = false;
 				rw->removed++;
 				if (rw->write)
+				{
 					note_toast(rw, &rec);
+					note_removed_offset(rw, rec.offset);
+				}
 			}
 			else
+			{
 				rw->kept++;
+				rw->range_open = false;
+			}
 		}
 		if (!all_kept)
 			rw->changes = true;
@@ -599,11 +643,11 @@ segment_has_readers(Relation seg)
  * wait: wait for readers to let go of the segment for the swap (under
  * lock_timeout); else give up (TOPIC_REWRITE_BUSY) and leave it as it was.
  */
-TopicRewriteOutcome
-topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
-					  TopicRecordRemovable removable, void *arg,
-					  int64 cleaned_to, TimestampTz now, bool wait,
-					  TopicRewriteResult *result)
+static TopicRewriteOutcome
+rewrite_segment(Oid router, const TopicSegmentEntry *entry,
+				TopicRecordRemovable removable, void *arg,
+				int64 cleaned_to, TimestampTz now, bool wait, bool replica,
+				TopicRewriteResult *result)
 {
 	MemoryContext context = AllocSetContextCreate(CurrentMemoryContext,
 												  "pg_topics segment rewrite",
@@ -650,6 +694,7 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
 		return TOPIC_REWRITE_BUSY;
 	}
 	rw->seg = seg;
+	rw->replica = replica;
 	rw->removable = removable;
 	rw->arg = arg;
 	rw->resolved = topic_storage_resolved(seg);
@@ -667,19 +712,26 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
 	}
 	/* walk 2: what goes */
 	walk_segment(rw);
-	if (rw->kept == 0 && rw->removed > 0)
+
+	/*
+	 * A replica's segment may lose every record when it keeps a marker
+	 * batch, whose page says where the segment ends (a replica's segments
+	 * hold one after each applied transaction).
+	 */
+	if (rw->kept == 0 && rw->removed > 0 && !(replica && rw->markers > 0))
 	{
 		rw->keep_last = true;
 		walk_segment(rw);
 	}
 	/* a segment of rolled-back batches only is left as it is */
-	if (!rw->changes || rw->kept == 0)
+	if (!rw->changes || (rw->kept == 0 && !(replica && rw->markers > 0)))
 	{
 		TopicSegmentCleaning cleaning;
 
 		/* the pass still cleaned it: its tombstones' time starts */
-		if (!topic_segment_read_cleaning(seg, &cleaning) ||
-			cleaning.cleaned_to < cleaned_to)
+		if (!replica &&
+			(!topic_segment_read_cleaning(seg, &cleaning) ||
+			 cleaning.cleaned_to < cleaned_to))
 			topic_segment_note_cleaned(seg, cleaned_to, now);
 		outcome = TOPIC_REWRITE_NOTHING;
 		goto done;
@@ -745,6 +797,11 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
 		if (rw->last_blkno != 0)
 			meta->resolved = TopicLogPositionMake(rw->last_blkno,
 												  rw->last_lower);
+		/*
+		 * A replica's note claims no clean point (cleaned_to 0): it tells
+		 * readers and verify that the pages run on over holes, and
+		 * topics.partitions when it last removed records
+		 */
 		set_cleaning((Page) metapage.data, cleaned_to, now, rw->removed);
 		emit_page(rw, (Page) metapage.data, TOPIC_LOG_METAPAGE_BLKNO);
 	}
@@ -767,6 +824,13 @@ topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
 				 errmsg("segment \"%s\" is being read",
 						RelationGetRelationName(seg))));
 	swap_in(seg, &rw->locator);
+	/* for the caller to tell subscribers, who remove the same records */
+	if (rw->nranges > 0)
+	{
+		result->ranges = MemoryContextAlloc(old, sizeof(int64) * 2 * rw->nranges);
+		memcpy(result->ranges, rw->ranges, sizeof(int64) * 2 * rw->nranges);
+		result->nranges = rw->nranges;
+	}
 	result->new_blocks = rw->last_blkno + 1;
 	outcome = TOPIC_REWRITE_DONE;
 
@@ -777,4 +841,35 @@ done:
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(context);
 	return outcome;
+}
+
+/*
+ * Rewrite the sealed segment of entry (of log router) without the records
+ * removable says go.  The log cleaner's, with the segment-dependent
+ * records it keeps whatever removable says.
+ */
+TopicRewriteOutcome
+topic_segment_rewrite(Oid router, const TopicSegmentEntry *entry,
+					  TopicRecordRemovable removable, void *arg,
+					  int64 cleaned_to, TimestampTz now, bool wait,
+					  TopicRewriteResult *result)
+{
+	return rewrite_segment(router, entry, removable, arg, cleaned_to, now,
+						   wait, false, result);
+}
+
+/*
+ * The same on a logical replica, removing what its publisher's cleaner
+ * removed (worker/replica_cleaner.c): exactly the records removable says
+ * go, but the last one of a segment that would have no record and no
+ * marker batch left.  The cleaner's note on the metapage claims no clean
+ * point (the replica's own policy does not clean it).
+ */
+TopicRewriteOutcome
+topic_segment_rewrite_replica(Oid router, const TopicSegmentEntry *entry,
+							  TopicRecordRemovable removable, void *arg,
+							  bool wait, TopicRewriteResult *result)
+{
+	return rewrite_segment(router, entry, removable, arg, 0,
+						   GetCurrentTimestamp(), wait, true, result);
 }

@@ -49,6 +49,7 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
+#include "pg_topics/replication/markers.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/segments/segment_rewrite.h"
 #include "pg_topics/worker/key_map.h"
@@ -441,7 +442,11 @@ topic_cleaner_step(TopicCleanPass *pass, bool wait, int64 *removed)
 									removable, pass, pass->end, pass->now,
 									wait, &result);
 	if (outcome == TOPIC_REWRITE_DONE)
+	{
 		*removed += result.removed;
+		/* logical subscribers remove the same records (replica_cleaner.c) */
+		topic_markers_log_removed(pass->router, result.ranges, result.nranges);
+	}
 	return outcome == TOPIC_REWRITE_DONE || outcome == TOPIC_REWRITE_NOTHING ||
 		outcome == TOPIC_REWRITE_GONE;
 }

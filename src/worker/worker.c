@@ -69,6 +69,7 @@
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "pg_topics/base/catalog.h"
@@ -81,6 +82,7 @@
 #include "pg_topics/shared/registry.h"
 #include "pg_topics/worker/compaction.h"
 #include "pg_topics/worker/log_cleaner.h"
+#include "pg_topics/worker/replica_cleaner.h"
 #include "pg_topics/worker/retention.h"
 #include "pg_topics/worker/worker.h"
 
@@ -585,6 +587,91 @@ static List *found_logs = NIL;
 static MemoryContext round_context = NULL;
 
 /*
+ * Logical replicas remove what their publishers' log cleaners removed
+ * (replica_cleaner.c): for each partition that has removals, a transaction
+ * plans the pass, each segment is rewritten in a transaction of its own
+ * (a swapped segment's lock is held only until its own commit), and a last
+ * one takes what was removed out of topics.replica_removals.
+ */
+static List *removal_logs = NIL;
+static TopicReplicaPass *replica_pass = NULL;
+
+static void
+find_removals(Oid unused)
+{
+	MemoryContext old = MemoryContextSwitchTo(round_context);
+
+	removal_logs = topic_replica_removals_pending();
+	MemoryContextSwitchTo(old);
+}
+
+static void
+replica_plan(Oid relid)
+{
+	Relation	router = open_for_upkeep(relid);
+
+	replica_pass = NULL;
+	if (router == NULL)
+	{
+		/* dropped with its topic: its removals go too */
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+			topic_replica_removals_forget(relid);
+		return;
+	}
+	if (topic_log_is_router(router))
+		replica_pass = topic_replica_removals_begin(router);
+	close_after_upkeep(router);
+}
+
+/*
+ * The pass's next segment, or its end (replica_last).  When someone else
+ * holds the log, the pass stops (replica_stopped) and the row stays whole.
+ */
+static bool replica_last = false;
+static bool replica_stopped = false;
+
+static void
+replica_step(Oid relid)
+{
+	Relation	router = open_for_upkeep(relid);
+
+	if (router == NULL)
+	{
+		replica_stopped = true;
+		return;
+	}
+	if (replica_last)
+		topic_replica_removals_finish(router, replica_pass);
+	else
+		topic_replica_removals_step(router, replica_pass);
+	close_after_upkeep(router);
+}
+
+static void
+remove_replicated(Oid relid)
+{
+	if (!in_transaction(replica_plan, relid) || replica_pass == NULL)
+		return;
+	replica_last = false;
+	replica_stopped = false;
+
+	while (topic_replica_removals_more(replica_pass) && !replica_stopped)
+	{
+		CHECK_FOR_INTERRUPTS();
+		/* an error leaves the row whole too, for the next round */
+		if (!in_transaction(replica_step, relid))
+			replica_stopped = true;
+	}
+	if (!replica_stopped)
+	{
+		replica_last = true;
+		in_transaction(replica_step, relid);
+	}
+	topic_replica_removals_end(replica_pass);
+	replica_pass = NULL;
+}
+
+/*
  * Are this worker's transactions read-only, as a session's would be?  And
  * the database's name, for the log.
  */
@@ -684,6 +771,15 @@ topic_db_worker_main(Datum main_arg)
 			in_transaction(compact_copy, offsets_log) && compaction_cut >= 0)
 			in_transaction(compact_finish, offsets_log);
 		ensure_spare(lfirst_oid(lc));
+	}
+
+	if (in_transaction(find_removals, InvalidOid))
+	{
+		foreach(lc, removal_logs)
+		{
+			CHECK_FOR_INTERRUPTS();
+			remove_replicated(lfirst_oid(lc));
+		}
 	}
 
 	/*

@@ -164,12 +164,13 @@ FROM topics.group_members},
 # anew with the column instance_id, and topics.group_members, which shows
 # it), topics.consumer_lag, whose lag counts a negative committed offset
 # as none, log compaction (topics.compact, topics.compaction_info, and
-# topics.partitions' columns after the old ones) and topics.latest() (named
-# by its call: "latest" is a word of other objects' text).  A release that
-# adds or changes objects names them here.
+# topics.partitions' columns after the old ones), topics.latest() (named
+# by its call: "latest" is a word of other objects' text) and the table
+# topics.replica_removals of logical subscribers.  A release that adds or
+# changes objects names them here.
 my @updated_objects = qw(topic_configs alter_topic_configs topic_config_changed topic_config_info
   kafka_topic_names forget_dropped_kafka_names topics_forget_dropped_kafka_names
-  member_info group_members consumer_lag compact compaction_info);
+  member_info group_members consumer_lag compact compaction_info replica_removals);
 my $updated_re = '(^|[^_a-z])(' . join('|', @updated_objects) . ')([^_a-z]|$)'
   . '|create_topic\\(|topics\\.latest\\(|^table topics\\.topic_config:|^view topics\\.partitions:';
 

@@ -29,6 +29,7 @@
 #define XLOG_TOPIC_LOG_RESOLVE		0x20
 #define XLOG_TOPIC_LOG_START		0x30
 #define XLOG_TOPIC_LOG_STABLE		0x40
+#define XLOG_TOPIC_LOG_REMOVED		0x50
 #define XLOG_TOPIC_LOG_OPMASK		0x70
 #define XLOG_TOPIC_LOG_INIT_PAGE	0x80	/* the batch starts a new page */
 
@@ -131,6 +132,29 @@ typedef struct xl_topic_log_stable
 
 /* the record before log_start was added: the log start is not known */
 #define SizeOfTopicLogStableNoStart	offsetof(xl_topic_log_stable, log_start)
+
+/*
+ * XLOG_TOPIC_LOG_REMOVED: no page changes.  Written when wal_level is
+ * logical by the log cleaner's transaction for each segment it rewrote
+ * (segment_rewrite.c): the offsets of the partition's records it removed,
+ * as nranges half-open ranges [ranges[2i], ranges[2i+1]) of offsets no
+ * kept record holds (a range may span offsets that were holes already).
+ * Decoding turns it into a removal row; a subscriber removes the same
+ * records from its own segments, whatever their layout (docs/replication.md).
+ * A segment with more ranges than TOPIC_REMOVED_MAX_RANGES gets several.
+ */
+typedef struct xl_topic_log_removed
+{
+	RelFileLocator router;
+	int32		partition;
+	int32		npartitions;
+	int32		nranges;
+	int32		reserved;
+	int64		ranges[FLEXIBLE_ARRAY_MEMBER];
+} xl_topic_log_removed;
+
+#define SizeOfTopicLogRemoved	offsetof(xl_topic_log_removed, ranges)
+#define TOPIC_REMOVED_MAX_RANGES	512
 
 /* An insert record taken apart */
 typedef struct TopicInsertRecord

@@ -47,6 +47,13 @@ typedef struct TopicRewriteResult
 	int64		kept;			/* records kept */
 	BlockNumber old_blocks;
 	BlockNumber new_blocks;
+
+	/*
+	 * When rewritten: the offsets removed, for logical subscribers, as
+	 * nranges pairs [first, end) ascending, in the caller's memory context
+	 */
+	int64	   *ranges;
+	int			nranges;
 } TopicRewriteResult;
 
 extern TopicRewriteOutcome topic_segment_rewrite(Oid router,
@@ -55,6 +62,11 @@ extern TopicRewriteOutcome topic_segment_rewrite(Oid router,
 												 void *arg, int64 cleaned_to,
 												 TimestampTz now, bool wait,
 												 TopicRewriteResult *result);
+extern TopicRewriteOutcome topic_segment_rewrite_replica(Oid router,
+														 const TopicSegmentEntry *entry,
+														 TopicRecordRemovable removable,
+														 void *arg, bool wait,
+														 TopicRewriteResult *result);
 
 extern bool topic_segment_read_cleaning(Relation seg,
 										TopicSegmentCleaning *cleaning);
