@@ -38,7 +38,9 @@
 # 0011_produce_batch ...") and for a crash in the server log.
 # Needs: Debian's package registry (deb.debian.org, or DEBIAN_MIRROR), about
 # 300 MB under TMPDIR, and 2 to 4 minutes to build per release.
-set -euo pipefail
+set -eEuo pipefail
+# a command that fails the run says where (set -e alone exits silently)
+trap 'echo "test-librdkafka.sh: line $LINENO: a command failed with status $?" >&2' ERR
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/scripts/common.sh"
@@ -122,8 +124,11 @@ run_tests() {
 outcome() {
 	local name=$1 scenario=$2 n=${1:0:4} rc secs state
 	read -r rc secs <"$dir/$n-$scenario.rc" || { rc=?; secs=?; }
+	# (awk reads the whole log: were it to stop at the row, sed could be
+	# killed by SIGPIPE writing the rest, and pipefail would fail the run)
 	state=$(sed -e 's/\x1b\[[0-9;]*m//g' "$dir/$n-$scenario.log" |
-		awk -F'|' -v t="$name" '{ gsub(/ /, "", $2); gsub(/ /, "", $3) } $2 == t { print $3; exit }')
+		awk -F'|' -v t="$name" '{ gsub(/ /, "", $2); gsub(/ /, "", $3) }
+			$2 == t && state == "" { state = $3 } END { print state }')
 	if [ -z "$state" ]; then
 		case "$rc" in
 			124|137) state=TIMEOUT ;;
