@@ -142,7 +142,7 @@ if running; then action=restart; else action=start; fi
 if ! pg_ctl_demo -l "$log" -w "$action" >/dev/null; then
 	echo "demo.sh: the demo's server did not start; the end of its log, $log:" >&2
 	tail -c +$((log_size + 1)) "$log" | tail -n 15 >&2
-	if tail -c +$((log_size + 1)) "$log" | grep -q "Address already in use"; then
+	if grep -q "Address already in use" < <(tail -c +$((log_size + 1)) "$log"); then
 		port_advice
 	fi
 	exit 1

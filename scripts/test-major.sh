@@ -89,7 +89,9 @@ if [ "$major" = 17 ] && [ -f "$old_bindir/postgres" ] &&
 			{ echo "test-major.sh: PostgreSQL 15 in the root still lacks $missing" >&2; exit 1; }
 		previous=$missing
 		for lib in $missing; do
-			path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64/ { print $NF; exit }')
+			# (awk reads it all: stopping early could kill ldconfig by
+			# SIGPIPE, which pipefail and set -e would make the run's end)
+			path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64/ && path == "" { path = $NF } END { print path }')
 			[ -n "$path" ] || { echo "test-major.sh: $lib, which PostgreSQL 15 needs, is not on this host" >&2; exit 1; }
 			cp -L "$path" "$root$old/lib/$lib"
 		done
