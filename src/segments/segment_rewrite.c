@@ -40,12 +40,14 @@
  * removed as ranges, for logical subscribers (the log cleaner logs them:
  * replication/markers.c).
  *
- * Two records are never removed, whatever the caller says: the records of
- * the last batch each idempotent producer has in the segment (the producer
- * state Kafka clients need after a restart is read back from those
- * batches, kafka/producer_log.c), and the segment's last record when every
- * record would go (a segment keeps at least one record, so that its pages
- * say where it ends).
+ * The log cleaner never removes two kinds of records, whatever its map
+ * says: the records of the last batch each idempotent producer has in the
+ * segment (the producer state Kafka clients need after a restart is read
+ * back from those batches, kafka/producer_log.c), and the segment's last
+ * record when every record would go.  A logical replica's rewrite removes
+ * exactly what its publisher removed, whose segments are not its own: a
+ * segment may lose every record, and a data page with no batch (or the
+ * marker batches it keeps) then says where it ends.
  *
  *-------------------------------------------------------------------------
  */
@@ -271,6 +273,31 @@ put_batch(Rewrite *rw, const char *batch, Size len)
 	((TopicBatchHeader) ((char *) rw->cur.data +
 						 ((PageHeader) rw->cur.data)->pd_lower -
 						 MAXALIGN(len)))->hints = 0;
+	rw->cur_used = true;
+}
+
+/*
+ * Start a page that holds no batch: a replica's segment that lost every
+ * record and has no marker batch still needs a data page whose summary
+ * runs to the segment's end (the last page's is raised to it), and the
+ * resolved mark a position to point at.
+ */
+static void
+put_empty_page(Rewrite *rw)
+{
+	Page		page = (Page) rw->cur.data;
+	TopicLogPageOpaque opaque;
+
+	Assert(!rw->cur_used);
+	PageInit(page, BLCKSZ, sizeof(TopicLogPageOpaqueData));
+	opaque = TopicLogPageGetOpaque(page);
+	opaque->min_offset = Max(rw->running.next_offset, rw->seg_end);
+	opaque->next_offset = opaque->min_offset;
+	opaque->min_timestamp = DT_NOEND;
+	opaque->max_timestamp = rw->running.max_timestamp;
+	opaque->flags = TL_PAGE_DATA;
+	opaque->version = TOPIC_LOG_FORMAT_VERSION;
+	opaque->page_id = TOPIC_LOG_PAGE_ID;
 	rw->cur_used = true;
 }
 
@@ -714,17 +741,20 @@ rewrite_segment(Oid router, const TopicSegmentEntry *entry,
 	walk_segment(rw);
 
 	/*
-	 * A replica's segment may lose every record when it keeps a marker
-	 * batch, whose page says where the segment ends (a replica's segments
-	 * hold one after each applied transaction).
+	 * The cleaner keeps a segment's last record when every one would go.  A
+	 * replica's segment loses every record its publisher removed, all of
+	 * them if so: its pages still say where it ends, a marker batch's
+	 * (replica segments hold one after each applied transaction) or, in a
+	 * segment an applied transaction filled in the middle, an empty page's.
 	 */
-	if (rw->kept == 0 && rw->removed > 0 && !(replica && rw->markers > 0))
+	if (rw->kept == 0 && rw->removed > 0 && !replica)
 	{
 		rw->keep_last = true;
 		walk_segment(rw);
 	}
 	/* a segment of rolled-back batches only is left as it is */
-	if (!rw->changes || (rw->kept == 0 && !(replica && rw->markers > 0)))
+	if (!rw->changes ||
+		(rw->kept == 0 && !(replica && (rw->markers > 0 || rw->removed > 0))))
 	{
 		TopicSegmentCleaning cleaning;
 
@@ -773,6 +803,8 @@ rewrite_segment(Oid router, const TopicSegmentEntry *entry,
 		pushed = true;
 	}
 	walk_segment(rw);
+	if (rw->next_blkno == TOPIC_LOG_FIRST_DATA_BLKNO && !rw->cur_used)
+		put_empty_page(rw);
 	foreach(lc, rw->toast)
 		toast_delete_datum(seg, PointerGetDatum(lfirst(lc)), false);
 	if (pushed)
