@@ -8,7 +8,7 @@
  * The publisher's cleaner logs the offsets it removed from each segment it
  * rewrote (XLOG_TOPIC_LOG_REMOVED, segment_rewrite.c); decoding makes them
  * a removal row (replication/decode.c); the subscription's apply records
- * them in topics.replica_removals, in its own transaction (am/insert.c).
+ * them in topics.replica_removals, in the apply's transaction (am/insert.c).
  * The removal row comes after the records it names: they were settled on
  * the publisher before its cleaner read them, so their commits precede
  * the cleaner's, and a subscription applies in commit order.
@@ -40,15 +40,14 @@
 #include "postgres.h"
 
 #include "access/relation.h"
-#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
-#include "utils/resowner.h"
 
 #include "pg_topics/base/internal_sql.h"
+#include "pg_topics/base/unless_locked.h"
 #include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/replication/markers.h"
@@ -154,14 +153,26 @@ in_set(void *arg, const TopicBatchHeaderData *hdr, const TopicRecord *rec)
 	return false;
 }
 
-/* Does the set hold an offset in [lo, hi)? */
+/*
+ * Does the set hold an offset in [lo, hi)?  The first range that ends
+ * after lo (a binary search, as in_set's) tells.
+ */
 static bool
 set_meets(RemovalSet *set, int64 lo, int64 hi)
 {
-	for (int i = 0; i < set->nranges; i++)
-		if (set->ranges[2 * i] < hi && set->ranges[2 * i + 1] > lo)
-			return true;
-	return false;
+	int			first = 0;
+	int			last = set->nranges;
+
+	while (first < last)
+	{
+		int			mid = (first + last) / 2;
+
+		if (set->ranges[2 * mid + 1] <= lo)
+			first = mid + 1;
+		else
+			last = mid;
+	}
+	return first < set->nranges && set->ranges[2 * first] < hi;
 }
 
 /* Does segment seg hold a record of the set? */
@@ -200,6 +211,26 @@ segment_holds(Relation seg, RemovalSet *set)
 	return holds;
 }
 
+/* A segment to rewrite without a set (topic_call_unless_locked's arg) */
+typedef struct RewriteOne
+{
+	Oid			router;
+	const TopicSegmentEntry *entry;
+	RemovalSet *set;
+	TopicRewriteOutcome outcome;
+} RewriteOne;
+
+static void
+rewrite_one_now(void *arg)
+{
+	RewriteOne *one = (RewriteOne *) arg;
+	TopicRewriteResult result;
+
+	one->outcome = topic_segment_rewrite_replica(one->router, one->entry,
+												 in_set, one->set, false,
+												 &result);
+}
+
 /*
  * Rewrite one sealed segment without the set, in a subtransaction: a
  * segment readers hold is left for a later round.  False if it was left.
@@ -207,37 +238,13 @@ segment_holds(Relation seg, RemovalSet *set)
 static bool
 rewrite_one(Relation router, const TopicSegmentEntry *entry, RemovalSet *set)
 {
-	MemoryContext context = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	TopicRewriteResult result;
-	TopicRewriteOutcome outcome = TOPIC_REWRITE_BUSY;
+	RewriteOne	one = {RelationGetRelid(router), entry, set, TOPIC_REWRITE_BUSY};
 
-	BeginInternalSubTransaction(NULL);
-	PG_TRY();
-	{
-		outcome = topic_segment_rewrite_replica(RelationGetRelid(router),
-												entry, in_set, set, false,
-												&result);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(context);
-		edata = CopyErrorData();
-		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
-			PG_RE_THROW();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		FreeErrorData(edata);
-		outcome = TOPIC_REWRITE_BUSY;
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(context);
-	CurrentResourceOwner = owner;
-	return outcome == TOPIC_REWRITE_DONE || outcome == TOPIC_REWRITE_NOTHING ||
-		outcome == TOPIC_REWRITE_GONE;
+	if (!topic_call_unless_locked(rewrite_one_now, &one))
+		return false;
+	return one.outcome == TOPIC_REWRITE_DONE ||
+		one.outcome == TOPIC_REWRITE_NOTHING ||
+		one.outcome == TOPIC_REWRITE_GONE;
 }
 
 /*

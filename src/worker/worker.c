@@ -67,7 +67,6 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/resowner.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
@@ -75,6 +74,7 @@
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/subscription.h"
+#include "pg_topics/base/unless_locked.h"
 #include "pg_topics/base/wakeup.h"
 #include "pg_topics/replication/markers.h"
 #include "pg_topics/segments/segment.h"
@@ -492,12 +492,17 @@ clean_plan(Oid relid)
  * file already written goes with the subtransaction that wrote it.
  */
 static void
+clean_step_now(void *unused)
+{
+	int64		removed = 0;
+
+	(void) topic_cleaner_step(clean_pass, clean_wait, &removed);
+}
+
+static void
 clean_step(Oid relid)
 {
 	Relation	router = open_for_upkeep(relid);
-	MemoryContext context = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	int64		removed = 0;
 
 	if (router == NULL)
 	{
@@ -506,28 +511,8 @@ clean_step(Oid relid)
 		clean_pass = NULL;
 		return;
 	}
-	BeginInternalSubTransaction(NULL);
-	PG_TRY();
-	{
-		(void) topic_cleaner_step(clean_pass, clean_wait, &removed);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(context);
-		edata = CopyErrorData();
-		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
-			PG_RE_THROW();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		FreeErrorData(edata);
+	if (!topic_call_unless_locked(clean_step_now, NULL))
 		clean_wait = false;
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(context);
-	CurrentResourceOwner = owner;
 	close_after_upkeep(router);
 }
 
