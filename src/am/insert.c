@@ -54,9 +54,8 @@
 #include "pg_topics/base/topic_config.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
+#include "pg_topics/segments/live.h"
 #include "pg_topics/segments/segment.h"
-#include "pg_topics/segments/segment_ddl.h"
-#include "pg_topics/shared/maintenance.h"
 #include "pg_topics/shared/registry.h"
 
 TopicPositionsArrivedHook topic_positions_arrived_hook = NULL;
@@ -637,46 +636,6 @@ fill_slot(Relation rel, TupleTableSlot *slot, int64 offset, TimestampTz ts,
 	slot->tts_tableOid = RelationGetRelid(rel);
 }
 
-/*
- * The segment's size in blocks, as this backend last saw its tail: an
- * lseek per insert was a tenth of a single-record produce, and the limit
- * is soft (every writer looks, each at its own last tail).
- */
-static BlockNumber
-segment_nblocks(Relation seg)
-{
-	BlockNumber target = RelationGetTargetBlock(seg);
-
-	return target != InvalidBlockNumber ? target + 1 : topic_storage_nblocks(seg);
-}
-
-/*
- * How long a call that filled its segment waits for the worker's next
- * spare segment, each time: enough for a round that is not busy elsewhere
- */
-#define SPARE_WAIT_MS	1000
-
-/*
- * Is the LIVE segment due to roll over to the next one: by pages, by age,
- * or because someone found it full by its whole size (the flag in the
- * directory, which every writer reads anyway)?
- */
-static bool
-segment_due(Relation seg, const TopicSegmentEntry *live,
-			const TopicSegmentDir *dir)
-{
-	BlockNumber nblocks = segment_nblocks(seg);
-
-	if (nblocks <= TOPIC_LOG_FIRST_DATA_BLKNO)
-		return false;			/* empty: nothing to seal */
-	if (live->flags & TOPIC_SEGENTRY_DUE)
-		return true;
-	if (nblocks >= topic_segdir_roll_blocks(dir))
-		return true;
-	return dir->segment_roll_usecs > 0 &&
-		GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs;
-}
-
 /* Did preparing rec move a field out to the TOAST table? */
 static bool
 moved_to_toast(const PreparedRecord *rec)
@@ -704,7 +663,7 @@ prepare_chunk(Relation router, Relation seg, TupleTableSlot **slots,
 			  int first, int nslots, bool any_order,
 			  PreparedRecord *recs, BlockNumber limit, bool *due)
 {
-	BlockNumber main_blocks = segment_nblocks(seg);
+	BlockNumber main_blocks = topic_live_nblocks(seg);
 	BlockNumber disk_blocks = 0;
 	Size		inline_bytes = 0;
 	int			i;
@@ -729,93 +688,26 @@ prepare_chunk(Relation router, Relation seg, TupleTableSlot **slots,
 }
 
 /*
- * Open the LIVE segment of router, for writing, with its tail locked in
- * *tail, and prepare the records from first on for it (up to *end, see
- * prepare_chunk: at its size, plus slack blocks if it is slack_relid;
- * dense: all of them, whatever the segment's size).
- * The records are prepared (and TOASTed into that segment) first, without
- * any buffer lock; if the
- * segment stopped being LIVE meanwhile (another writer rolled), they are
- * prepared again for the next one.
+ * Open the LIVE segment of router (segments/live.c), prepare the records
+ * from first on for it (up to *end, see prepare_chunk: at its limit), and
+ * lock its tail in *tail.  The records are prepared (and TOASTed into
+ * that segment) first, without any buffer lock; if the segment stopped
+ * being LIVE meanwhile (another writer rolled), they are prepared again
+ * for the next one.
  */
-static Relation
+static void
 lock_live_segment(Relation router, TupleTableSlot **slots, int first,
-				  int nslots, Oid slack_relid, BlockNumber slack,
-				  bool any_order, bool dense, PreparedRecord *recs,
-				  TopicTail *tail, BufferAccessStrategy strategy,
-				  TopicSegmentEntry *entry, BlockNumber *roll_blocks,
+				  int nslots, const TopicLiveSlack *slack, bool any_order,
+				  bool dense, PreparedRecord *recs, TopicTail *tail,
+				  BufferAccessStrategy strategy, TopicLiveSegment *live,
 				  int *end, bool *due)
 {
-	int			stale = 0;
-
-	for (;;)
+	do
 	{
-		TopicSegmentDir *dir = topic_segdir_read(router);
-		TopicSegmentEntry *live = topic_segdir_live(dir);
-		Relation	seg;
-		BlockNumber limit;
-
-		if (live == NULL ||
-			(seg = topic_segment_open(dir->router, live, RowExclusiveLock)) == NULL)
-		{
-			/*
-			 * Truncated in this transaction, by a TRUNCATE whose new segment
-			 * is still to come (a subscription's worker's); or rolled and
-			 * dropped since we read the directory: read it again
-			 */
-			pfree(dir);
-			if (live == NULL &&
-				topic_segment_ddl_settle(RelationGetRelid(router)))
-				continue;
-			if (++stale < 3)
-				continue;
-			elog(ERROR, "partition \"%s\" has no segment to write to",
-				 RelationGetRelationName(router));
-		}
-		if (segment_due(seg, live, dir) && topic_segment_roll(router, seg))
-		{
-			relation_close(seg, RowExclusiveLock);
-			pfree(dir);
-			continue;
-		}
-		*entry = *live;
-		*roll_blocks = topic_segdir_roll_blocks(dir);
-		limit = *roll_blocks;
-		if (live->relid == slack_relid)
-			limit += Min(slack, MaxBlockNumber - limit);
-		/* a writer's records stay together, past the segment's size */
-		if (dense)
-			limit = 0;
-		pfree(dir);
-
-		*end = prepare_chunk(router, seg, slots, first, nslots, any_order,
-							 recs, limit, due);
-
-		topic_tail_lock(seg, tail, strategy);
-
-		/*
-		 * A roll seals the segment's tail page while holding it, so under
-		 * the tail lock an unsealed tail means the segment is still LIVE.
-		 * A sealed one usually means it rolled; but the seal is a hint that
-		 * can reach disk when the directory change did not (a crash), so
-		 * the directory has the last word.
-		 */
-		if (!tail->sealed && !tail->init_page &&
-			tail->blkno != TOPIC_LOG_METAPAGE_BLKNO)
-			return seg;
-		dir = topic_segdir_read(router);
-		live = topic_segdir_live(dir);
-		if (live != NULL && live->relid == entry->relid &&
-			live->segno == entry->segno)
-		{
-			pfree(dir);
-			return seg;
-		}
-		pfree(dir);
-		topic_tail_release(tail);
-		/* we may have written TOAST there: keep the lock, as for any write */
-		relation_close(seg, NoLock);
-	}
+		topic_live_open(router, slack, dense, live);
+		*end = prepare_chunk(router, live->seg, slots, first, nslots,
+							 any_order, recs, live->limit, due);
+	} while (!topic_live_lock(router, live, tail, strategy));
 }
 
 /*
@@ -865,8 +757,7 @@ typedef struct InsertCall
 	char	   *batch;			/* a page's worth of batch being built */
 	bool		preserve;		/* session_replication_role = replica */
 	bool		any_order;		/* a subscription's worker: commit order */
-	Oid			slack_relid;	/* a full segment we go on in */
-	BlockNumber slack;
+	TopicLiveSlack slack;		/* a full segment we go on in */
 	TransactionId xid;
 	CommandId	cid;
 	TimestampTz now;
@@ -919,8 +810,8 @@ insert_begin(Relation rel, int nslots, CommandId cid, bool preserve,
 	call->preserve = preserve;
 	/* only a subscription's workers bring records in commit order */
 	call->any_order = call->preserve && IsLogicalWorker();
-	call->slack_relid = InvalidOid;
-	call->slack = 0;
+	call->slack.relid = InvalidOid;
+	call->slack.blocks = 0;
 	call->strategy = bistate ? bistate->strategy : NULL;
 	call->producer = NULL;
 
@@ -944,32 +835,15 @@ insert_begin(Relation rel, int nslots, CommandId cid, bool preserve,
 }
 
 /*
- * A segment's first record continues the log where it stood: move the
- * start of the empty segment seg (tail) to its base offset, or, restoring,
- * to the supplied offset of rec, its first record.
+ * Where a restored log starts, for topic_live_start: its first supplied
+ * offset.  Not a replicated one: it receives records in commit order, so
+ * its first record need not be the publisher's first, and it takes its log
+ * start from the publisher's markers instead (follow_log_start).
  */
-static void
-insert_start_segment(Relation rel, Relation seg, TopicTail *tail,
-					 TopicSegmentEntry *entry, PreparedRecord *rec,
-					 bool keep_supplied, bool any_order)
+static int64
+restored_start(PreparedRecord *rec, bool keep_supplied, bool any_order)
 {
-	int64		start = entry->base_offset;
-
-	/*
-	 * A restored log starts where its source's did.  Not a replicated one:
-	 * it receives records in commit order, so its first record need not be
-	 * the publisher's first, and it takes its log start from the
-	 * publisher's markers instead (follow_log_start).
-	 */
-	if (keep_supplied && !any_order &&
-		rec->offset != TOPIC_OFFSET_PLACEHOLDER &&
-		rec->offset > tail->next_offset &&
-		topic_segdir_log_is_empty(rel, entry))
-	{
-		start = rec->offset;
-		topic_segdir_advance_start(rel, start, start);
-	}
-	topic_tail_move_start(seg, tail, start, entry->base_timestamp);
+	return keep_supplied && !any_order ? rec->offset : TOPIC_OFFSET_PLACEHOLDER;
 }
 
 /*
@@ -1032,37 +906,6 @@ insert_batches(Relation rel, Relation seg, TopicTail *tail,
 }
 
 /*
- * The segment reached its size: roll it now, so that the rest of the call
- * and the next calls write to a fresh one.  Without a spare, flag it for
- * every writer and the worker, and go on in it for as much again as it
- * holds; when the call fills even that (and has more records to write), it
- * waits a little for the worker's spare (if the worker runs and can see
- * this partition).  A call smaller than a segment never waits.
- */
-static void
-insert_roll_segment(Relation rel, Relation seg, TopicSegmentEntry *entry,
-					BlockNumber roll_blocks, bool more, InsertCall *call)
-{
-	bool		rolled;
-
-	if (!(rolled = topic_segment_roll(rel, seg)) && more &&
-		call->slack_relid == entry->relid &&
-		rel->rd_createSubid == InvalidSubTransactionId &&
-		topic_maintenance_problem() == NULL &&
-		topic_segment_wait_for_spare(rel, SPARE_WAIT_MS))
-		rolled = topic_segment_roll(rel, seg);
-	if (rolled)
-		return;
-	if (!(entry->flags & TOPIC_SEGENTRY_DUE))
-		topic_segdir_mark_due(rel, entry->relid, entry->segno);
-	if (call->slack_relid != entry->relid)
-		call->slack = 0;
-	call->slack_relid = entry->relid;
-	/* doubling: a few tries, however large the call */
-	call->slack = Min((uint64) call->slack * 2 + roll_blocks, MaxBlockNumber);
-}
-
-/*
  * Write the records from first on, as many as the LIVE segment takes (one
  * chunk), and roll the segment if it reached its size.  Returns where the
  * chunk ended.
@@ -1072,37 +915,35 @@ insert_chunk(Relation rel, TupleTableSlot **slots, int first, int nslots,
 			 InsertCall *call)
 {
 	TopicTail	tail;
-	TopicSegmentEntry entry;
-	Relation	seg;
-	BlockNumber roll_blocks;
+	TopicLiveSegment live;
 	bool		keep_supplied;
 	bool		due;
 	bool		unordered;
 	int			end;
 
-	seg = lock_live_segment(rel, slots, first, nslots, call->slack_relid,
-							call->slack, call->any_order, false,
-							call->recs, &tail, call->strategy, &entry,
-							&roll_blocks, &end, &due);
+	lock_live_segment(rel, slots, first, nslots, &call->slack,
+					  call->any_order, false, call->recs, &tail,
+					  call->strategy, &live, &end, &due);
 	keep_supplied = call->preserve && any_supplied(call->recs + first, end - first);
 
 	if (tail.blkno == TOPIC_LOG_METAPAGE_BLKNO)
-		insert_start_segment(rel, seg, &tail, &entry, &call->recs[first],
-							 keep_supplied, call->any_order);
-	unordered = insert_batches(rel, seg, &tail, &entry, slots, first, end,
-							   keep_supplied, call);
+		topic_live_start(rel, &live, &tail,
+						 restored_start(&call->recs[first], keep_supplied,
+										call->any_order));
+	unordered = insert_batches(rel, live.seg, &tail, &live.entry, slots,
+							   first, end, keep_supplied, call);
 	topic_tail_release(&tail);
 
 	/* before anyone can see those batches: readers must not trust order */
-	if (unordered && !(entry.flags & TOPIC_SEGENTRY_UNORDERED))
-		topic_segdir_mark_unordered(rel, entry.relid, entry.segno);
+	if (unordered && !(live.entry.flags & TOPIC_SEGENTRY_UNORDERED))
+		topic_segdir_mark_unordered(rel, live.entry.relid, live.entry.segno);
 
 	if (due)
-		insert_roll_segment(rel, seg, &entry, roll_blocks, end < nslots, call);
+		topic_live_roll(rel, &live, end < nslots, &call->slack);
 
 	/* the segment for autovacuum's freezing */
-	pgstat_count_heap_insert(seg, end - first);
-	relation_close(seg, NoLock);
+	pgstat_count_heap_insert(live.seg, end - first);
+	relation_close(live.seg, NoLock);
 	return end;
 }
 
@@ -1320,11 +1161,9 @@ struct TopicWriter
 	InsertCall	call;
 	Relation	rel;
 	int			capacity;		/* of the call's per-record arrays */
-	bool		locked;			/* the tail is locked: seg, tail, entry */
-	Relation	seg;
+	bool		locked;			/* the tail is locked: live, tail */
+	TopicLiveSegment live;
 	TopicTail	tail;
-	TopicSegmentEntry entry;
-	BlockNumber roll_blocks;
 	int64		nrecords;
 	TopicBatchProducerData producer;
 };
@@ -1380,16 +1219,14 @@ topic_writer_append(TopicWriter *writer, TupleTableSlot **slots, int nslots)
 		int			end;
 		bool		due;
 
-		writer->seg = lock_live_segment(rel, slots, 0, nslots, InvalidOid, 0,
-										false, true, call->recs,
-										&writer->tail, call->strategy,
-										&writer->entry, &writer->roll_blocks,
-										&end, &due);
+		lock_live_segment(rel, slots, 0, nslots, NULL, false, true,
+						  call->recs, &writer->tail, call->strategy,
+						  &writer->live, &end, &due);
 		Assert(end == nslots);
 		writer->locked = true;
 		if (writer->tail.blkno == TOPIC_LOG_METAPAGE_BLKNO)
-			insert_start_segment(rel, writer->seg, &writer->tail,
-								 &writer->entry, &call->recs[0], false, false);
+			topic_live_start(rel, &writer->live, &writer->tail,
+							 TOPIC_OFFSET_PLACEHOLDER);
 	}
 	else
 	{
@@ -1397,12 +1234,12 @@ topic_writer_append(TopicWriter *writer, TupleTableSlot **slots, int nslots)
 		for (int i = 0; i < nslots; i++)
 		{
 			prepare_record(rel, slots[i], false, &call->recs[i]);
-			toast_record(writer->seg, &call->recs[i]);
+			toast_record(writer->live.seg, &call->recs[i]);
 		}
 	}
-	(void) insert_batches(rel, writer->seg, &writer->tail, &writer->entry,
-						  slots, 0, nslots, false, call);
-	pgstat_count_heap_insert(writer->seg, nslots);
+	(void) insert_batches(rel, writer->live.seg, &writer->tail,
+						  &writer->live.entry, slots, 0, nslots, false, call);
+	pgstat_count_heap_insert(writer->live.seg, nslots);
 	writer->nrecords += nslots;
 	MemoryContextSwitchTo(oldcontext);
 }
@@ -1415,14 +1252,10 @@ topic_writer_end(TopicWriter *writer)
 
 	if (writer->locked)
 	{
-		BlockNumber nblocks;
-
 		topic_tail_release(&writer->tail);
-		nblocks = segment_nblocks(writer->seg);
-		if (nblocks >= writer->roll_blocks)
-			insert_roll_segment(writer->rel, writer->seg, &writer->entry,
-								writer->roll_blocks, false, call);
-		relation_close(writer->seg, NoLock);
+		if (topic_live_nblocks(writer->live.seg) >= writer->live.roll_blocks)
+			topic_live_roll(writer->rel, &writer->live, false, &call->slack);
+		relation_close(writer->live.seg, NoLock);
 		writer->locked = false;
 	}
 	pgstat_count_heap_insert(writer->rel, writer->nrecords);
