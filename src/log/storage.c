@@ -921,6 +921,28 @@ batch_fits(Page page, const char *batch, Size len, bool init_page)
 }
 
 /*
+ * Initialize a data page whose first offset is first_offset, its summary
+ * running on from the log before it (start).  No batch yet: the page's
+ * counts are zero.
+ */
+void
+topic_page_init_data(Page page, int64 first_offset,
+					 const xl_topic_log_page_start *start)
+{
+	TopicLogPageOpaque opaque;
+
+	PageInit(page, BLCKSZ, sizeof(TopicLogPageOpaqueData));
+	opaque = TopicLogPageGetOpaque(page);
+	opaque->min_offset = first_offset;
+	opaque->next_offset = Max(start->next_offset, first_offset);
+	opaque->min_timestamp = DT_NOEND;
+	opaque->max_timestamp = start->max_timestamp;
+	opaque->flags = TL_PAGE_DATA;
+	opaque->version = TOPIC_LOG_FORMAT_VERSION;
+	opaque->page_id = TOPIC_LOG_PAGE_ID;
+}
+
+/*
  * Append a batch to a page, initializing the page first if asked.  Runs in
  * a critical section on the primary and in redo; both must do exactly the
  * same, so that the pages are byte-identical.
@@ -942,17 +964,7 @@ topic_page_append_batch(Page page, const char *batch, Size len,
 	(void) topic_batch_summary(hdr, &last_offset, &min_ts, &max_ts);
 
 	if (init_page)
-	{
-		PageInit(page, BLCKSZ, sizeof(TopicLogPageOpaqueData));
-		opaque = TopicLogPageGetOpaque(page);
-		opaque->min_offset = hdr->base_offset;
-		opaque->next_offset = Max(init->next_offset, hdr->base_offset);
-		opaque->min_timestamp = DT_NOEND;
-		opaque->max_timestamp = init->max_timestamp;
-		opaque->flags = TL_PAGE_DATA;
-		opaque->version = TOPIC_LOG_FORMAT_VERSION;
-		opaque->page_id = TOPIC_LOG_PAGE_ID;
-	}
+		topic_page_init_data(page, hdr->base_offset, init);
 	opaque = TopicLogPageGetOpaque(page);
 	/* a version 2 page holds no producer batches: it becomes version 3 */
 	if (hdr->flags & TB_PRODUCER)

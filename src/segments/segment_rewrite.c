@@ -285,19 +285,8 @@ put_batch(Rewrite *rw, const char *batch, Size len)
 static void
 put_empty_page(Rewrite *rw)
 {
-	Page		page = (Page) rw->cur.data;
-	TopicLogPageOpaque opaque;
-
 	Assert(!rw->cur_used);
-	PageInit(page, BLCKSZ, sizeof(TopicLogPageOpaqueData));
-	opaque = TopicLogPageGetOpaque(page);
-	opaque->min_offset = Max(rw->running.next_offset, rw->seg_end);
-	opaque->next_offset = opaque->min_offset;
-	opaque->min_timestamp = DT_NOEND;
-	opaque->max_timestamp = rw->running.max_timestamp;
-	opaque->flags = TL_PAGE_DATA;
-	opaque->version = TOPIC_LOG_FORMAT_VERSION;
-	opaque->page_id = TOPIC_LOG_PAGE_ID;
+	topic_page_init_data((Page) rw->cur.data, rw->seg_end, &rw->running);
 	rw->cur_used = true;
 }
 

@@ -486,11 +486,7 @@ clean_plan(Oid relid)
 	close_after_upkeep(router);
 }
 
-/*
- * The pass's next segment.  A segment that readers hold is left for the
- * next round (when clean_wait, once they held it lock_timeout long): a new
- * file already written goes with the subtransaction that wrote it.
- */
+/* topic_call_unless_locked's step: the pass's next segment */
 static void
 clean_step_now(void *unused)
 {
@@ -499,6 +495,11 @@ clean_step_now(void *unused)
 	(void) topic_cleaner_step(clean_pass, clean_wait, &removed);
 }
 
+/*
+ * The pass's next segment.  A segment that readers hold is left for the
+ * next round (when clean_wait, once they held it lock_timeout long): a new
+ * file already written goes with the subtransaction that wrote it.
+ */
 static void
 clean_step(Oid relid)
 {

@@ -75,6 +75,8 @@ extern void topic_tail_append(Relation rel, TopicTail *tail,
 extern void topic_tail_release(TopicTail *tail);
 extern bool topic_tail_seal(TopicTail *tail);
 
+extern void topic_page_init_data(Page page, int64 first_offset,
+								 const xl_topic_log_page_start *start);
 extern void topic_page_append_batch(Page page, const char *batch, Size len,
 									const xl_topic_log_page_start *init);
 extern bool topic_page_is_data(Page page);
