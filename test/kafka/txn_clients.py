@@ -23,11 +23,12 @@ credentials ('-' for none: a listener under trust).
     committed TOPIC GROUP NPARTS USER PASSWORD
         GROUP's committed offset of each partition (OffsetFetch; -1001
         where none), as a read_committed consumer asks for it.
-    loop USER PASSWORD TRANSACTIONAL_ID TOPIC NPARTS PER_PARTITION REPORT
-        Transactions one after the other until killed: each writes
-        PER_PARTITION records to every partition, values "tN-i" (N counts
-        transactions from 0), then commits; "N begun", "N committed" or
-        "N failed ERROR" lines go to the file REPORT as they happen.
+    loop USER PASSWORD TRANSACTIONAL_ID TOPIC NPARTS PER_PARTITION TAG REPORT
+        Transactions one after the other until killed or failed: each
+        writes PER_PARTITION records to every partition, values
+        "TAG.N-i" (N counts transactions from 0), then commits; lines
+        "TAG.N begun", "TAG.N committed" or "TAG.N failed ERROR" go to the
+        file REPORT as they happen.
 
 Steps of driver:
     init                      init_transactions()
@@ -207,7 +208,7 @@ def committed(bootstrap, topic, group, nparts, user, password):
 
 
 def loop(bootstrap, user, password, txn_id, topic, nparts, per_partition,
-         report):
+         tag, report):
     d = Driver(bootstrap, user, password, txn_id,
                ['transaction.timeout.ms=10000'])
     out = open(report, 'a')
@@ -218,15 +219,16 @@ def loop(bootstrap, user, password, txn_id, topic, nparts, per_partition,
     d.p.init_transactions(60)
     n = 0
     while True:
-        say('%d begun' % n)
+        name = '%s.%d' % (tag, n)
+        say(name + ' begun')
         try:
             d.p.begin_transaction()
             for p in range(int(nparts)):
-                d._produce(topic, p, 't%d' % n, per_partition, wait=False)
+                d._produce(topic, p, name, per_partition, wait=False)
             d.p.commit_transaction(60)
-            say('%d committed' % n)
+            say(name + ' committed')
         except Exception as e:
-            say('%d failed %s' % (n, _error(e)['error']))
+            say('%s failed %s' % (name, _error(e)['error']))
             return None
         n += 1
 

@@ -13,7 +13,7 @@ use JSON::PP;
 use Test::More;
 use PgTopicsTest;
 
-our @EXPORT = qw(txn_driver txn_step txn_ok txn_kill txn_quit);
+our @EXPORT = qw(txn_driver txn_step txn_send txn_answer txn_ok txn_kill txn_quit);
 
 # Start a driver: @cmd runs it (it prints {"ok":"ready"} first); returns
 # the driver, a hash the other functions take
@@ -51,6 +51,22 @@ sub txn_step
 	$d->{in} .= "$step\n";
 	my $a = _answer($d, $timeout // 120);
 	return $a // { error => 'no answer', message => "driver gave no answer to '$step': $d->{err}" };
+}
+
+# Send a step without waiting for its answer (txn_answer reads it later)
+sub txn_send
+{
+	my ($d, $step) = @_;
+	$d->{in} .= "$step\n";
+	eval { $d->{h}->pump_nb; };
+	return;
+}
+
+# The answer to the step txn_send sent, within $timeout s (default 120)
+sub txn_answer
+{
+	my ($d, $timeout) = @_;
+	return _answer($d, $timeout // 120) // { error => 'no answer', message => $d->{err} };
 }
 
 # A step that must succeed, as a test named $name; its answer's ok part
