@@ -22,7 +22,8 @@ credentials ('-' for none: a listener under trust).
         "ends": {partition: offset of the end it stopped at}}.
     committed TOPIC GROUP NPARTS USER PASSWORD
         GROUP's committed offset of each partition (OffsetFetch; -1001
-        where none), as a read_committed consumer asks for it.
+        where none), as a read_committed consumer asks for it (requiring
+        stable offsets); or the error librdkafka gave up with.
     loop USER PASSWORD TRANSACTIONAL_ID TOPIC NPARTS PER_PARTITION TAG REPORT
         Transactions one after the other until killed or failed: each
         writes PER_PARTITION records to every partition, values
@@ -201,9 +202,13 @@ def read(bootstrap, topic, isolation, user, password):
 def committed(bootstrap, topic, group, nparts, user, password):
     from confluent_kafka import TopicPartition
     c = _consumer(bootstrap, 'read_committed', user, password, group)
-    tps = c.committed([TopicPartition(topic, p) for p in range(int(nparts))],
-                      timeout=30)
-    c.close()
+    try:
+        tps = c.committed([TopicPartition(topic, p)
+                           for p in range(int(nparts))], timeout=10)
+    except Exception as e:      # Kafka's UNSTABLE_OFFSET_COMMIT, retried
+        return _error(e)        # by librdkafka until the timeout
+    finally:
+        c.close()
     return [tp.offset for tp in tps]
 
 

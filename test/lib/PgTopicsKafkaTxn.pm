@@ -13,7 +13,7 @@ use JSON::PP;
 use Test::More;
 use PgTopicsTest;
 
-our @EXPORT = qw(txn_driver txn_step txn_send txn_answer txn_ok txn_kill txn_quit);
+our @EXPORT = qw(txn_driver txn_step txn_send txn_answer txn_pending txn_ok txn_kill txn_quit);
 
 # Start a driver: @cmd runs it (it prints {"ok":"ready"} first); returns
 # the driver, a hash the other functions take
@@ -67,6 +67,14 @@ sub txn_answer
 {
 	my ($d, $timeout) = @_;
 	return _answer($d, $timeout // 120) // { error => 'no answer', message => $d->{err} };
+}
+
+# Whether the step txn_send sent is still unanswered
+sub txn_pending
+{
+	my ($d) = @_;
+	eval { $d->{h}->pump_nb; };
+	return $d->{out} !~ /\n/;
 }
 
 # A step that must succeed, as a test named $name; its answer's ok part

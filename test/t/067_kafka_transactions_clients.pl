@@ -231,8 +231,13 @@ is_deeply(txn_ok($c, 'send_offsets'), { 0 => 3, 1 => 3 }, 'ctp: send_offsets_to_
 is(txn_row('txn-ctp'), 'Ongoing output/0 g1', 'ctp: the transaction holds the group');
 is(sql(q{SELECT count(*) FROM topics.consumer_lag WHERE group_name = 'g1' AND committed_offset IS NOT NULL}),
 	'0', 'ctp open: the group has no position yet');
-is_deeply(kafka_script('txn_clients.py', $bootstrap, 'committed', 'input', 'g1', 2, 'alice', 'alice-pw'),
-	[ -1001, -1001 ], 'ctp open: nor does OffsetFetch answer one');
+# Kafka answers a read_committed consumer's OffsetFetch UNSTABLE_OFFSET_COMMIT
+# while a transaction holds the group's positions; no position is right too
+my $fetched = kafka_script('txn_clients.py', $bootstrap, 'committed', 'input', 'g1', 2, 'alice', 'alice-pw');
+ok((ref $fetched eq 'ARRAY' && "@$fetched" eq '-1001 -1001')
+	  || (ref $fetched eq 'HASH' && ($fetched->{error} // '') eq 'UNSTABLE_OFFSET_COMMIT'),
+	'ctp open: nor does OffsetFetch answer one')
+  or diag(explain $fetched);
 txn_ok($c, 'abort', 'ctp: abort');
 is(sql(q{SELECT count(*) FROM topics.consumer_lag WHERE group_name = 'g1' AND committed_offset IS NOT NULL}),
 	'0', 'ctp aborted: the group\'s position did not move');
