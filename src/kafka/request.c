@@ -398,6 +398,7 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 		/* a new request waits for nothing yet */
 		kafka_watch_reset(&conn->watch);
 		conn->watch.group_slot = -1;
+		conn->watch.txn_slot = -1;
 	}
 	kafka_budget_request_begin(conn, request_context);
 	*hold_lsn = InvalidXLogRecPtr;
