@@ -34,6 +34,7 @@
 #include "executor/spi.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "postmaster/bgworker.h"
 #include "storage/dsm.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -377,6 +378,29 @@ kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
 }
 
 /*
+ * Start the worker of slot's transaction (txn_worker.c), without waiting
+ * for it: *started says whether it could be registered
+ */
+static void
+start_worker(int slot, const KafkaTxnInfo *info, bool *started)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_topics");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "topic_kafka_txn_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN,
+			 "pg_topics kafka transaction of producer %lld",
+			 (long long) info->producer_id);
+	snprintf(worker.bgw_type, BGW_MAXLEN, "pg_topics kafka transaction");
+	worker.bgw_main_arg = Int32GetDatum(slot);
+	*started = RegisterDynamicBackgroundWorker(&worker, NULL);
+}
+
+/*
  * Begin the transaction of row (checked by kafka_txn_check) unless it is
  * open: a slot within the limits, a worker for it, the row Ongoing.
  * CONCURRENT_TRANSACTIONS when a limit is reached or no worker can be
@@ -406,7 +430,7 @@ kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row, int *slot)
 	{
 		bool		started;
 
-		kafka_txn_worker_start(*slot, &info, &started);
+		start_worker(*slot, &info, &started);
 		if (!started)
 		{
 			kafka_txn_release(*slot);

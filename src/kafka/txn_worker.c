@@ -73,26 +73,6 @@ typedef enum AbortKind
 	ABORT_FAILED				/* timed out or failed: the producer is fenced */
 } AbortKind;
 
-/* Start the worker of slot's transaction (*started: could it be) */
-void
-kafka_txn_worker_start(int slot, const KafkaTxnInfo *info, bool *started)
-{
-	BackgroundWorker worker;
-
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = BGW_NEVER_RESTART;
-	snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_topics");
-	snprintf(worker.bgw_function_name, BGW_MAXLEN, "topic_kafka_txn_main");
-	snprintf(worker.bgw_name, BGW_MAXLEN,
-			 "pg_topics kafka transaction of producer %lld",
-			 (long long) info->producer_id);
-	snprintf(worker.bgw_type, BGW_MAXLEN, "pg_topics kafka transaction");
-	worker.bgw_main_arg = Int32GetDatum(slot);
-	*started = RegisterDynamicBackgroundWorker(&worker, NULL);
-}
-
 /* The worker leaves, however: its slot is free (after the rollback) */
 static void
 worker_exit(int code, Datum arg)
@@ -325,11 +305,11 @@ topic_kafka_txn_main(Datum main_arg)
 	for (;;)
 	{
 		dsm_handle	handle;
-		bool		abort;
+		bool		abort_asked;
 		long		wait_ms;
 
 		CHECK_FOR_INTERRUPTS();
-		if (kafka_txn_take(my_slot, &handle, &abort) && !abort)
+		if (kafka_txn_take(my_slot, &handle, &abort_asked) && !abort_asked)
 		{
 			pgstat_report_activity(STATE_RUNNING, "Kafka transaction request");
 			if (run_item(handle))
@@ -337,7 +317,7 @@ topic_kafka_txn_main(Datum main_arg)
 			pgstat_report_activity(STATE_IDLEINTRANSACTION, NULL);
 			continue;
 		}
-		if (abort)
+		if (abort_asked)
 		{
 			/* a newer producer of the id: the request taken is not run */
 			end_aborted(ABORT_FENCED);

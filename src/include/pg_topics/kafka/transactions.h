@@ -69,10 +69,6 @@ extern KafkaOutcome kafka_txn_forward(KafkaRequest *req, int slot,
 									  TimestampTz *deadline);
 extern void kafka_txn_conn_closed(KafkaConn *conn);
 
-/* txn_worker.c */
-extern void kafka_txn_worker_start(int slot, const KafkaTxnInfo *info,
-								   bool *started);
-
 /* txn_requests.c: what the worker runs of the transaction APIs */
 extern KafkaOutcome kafka_txn_offset_commit_run(KafkaRequest *req,
 												const KafkaTxnInfo *txn);
