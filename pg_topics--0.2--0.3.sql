@@ -221,3 +221,42 @@ REVOKE ALL ON topics.replica_removals FROM PUBLIC;
 COMMENT ON TABLE topics.replica_removals IS
 'offsets a publisher''s log cleaner removed that this replica''s worker still has to remove (internal)';
 -- end of log compaction on logical subscribers
+
+---------------------------------------------------------------------------
+-- Kafka transactions.
+---------------------------------------------------------------------------
+-- One row per Kafka transactional id (src/kafka/transactions.c): the role
+-- that owns it, its producer id and epoch, and its transaction's state by
+-- Kafka's names.  An open transaction is a PostgreSQL transaction held by a
+-- transaction worker; its commit marks the row CompleteCommit in the same
+-- transaction as the records and group positions.  Not dumped: the roles
+-- are this cluster's, and a restored database has no open transaction.
+CREATE TABLE topics.kafka_transactional_ids (
+    transactional_id text PRIMARY KEY,
+    role pg_catalog.oid NOT NULL,
+    producer_id bigint NOT NULL,
+    producer_epoch smallint NOT NULL,
+    timeout_ms integer NOT NULL,
+    state text NOT NULL CHECK (state IN ('Empty', 'Ongoing', 'PrepareCommit',
+        'PrepareAbort', 'CompleteCommit', 'CompleteAbort')),
+    partitions text[] NOT NULL DEFAULT '{}',
+    groups text[] NOT NULL DEFAULT '{}',
+    started_at timestamptz,
+    updated_at timestamptz NOT NULL
+);
+REVOKE ALL ON topics.kafka_transactional_ids FROM PUBLIC;
+COMMENT ON TABLE topics.kafka_transactional_ids IS
+'Kafka transactional ids, their producers and their transactions'' states (internal; managed by pg_topics)';
+
+-- The ids of the roles the caller is a member of, as the group views show.
+CREATE VIEW topics.kafka_transactions WITH (security_barrier) AS
+SELECT t.transactional_id,
+       pg_catalog.pg_get_userbyid(t.role)::name AS role,
+       t.producer_id, t.producer_epoch, t.state, t.timeout_ms,
+       t.partitions, t.groups, t.started_at, t.updated_at
+FROM topics.kafka_transactional_ids t
+WHERE pg_catalog.pg_has_role(t.role, 'USAGE');
+GRANT SELECT ON topics.kafka_transactions TO PUBLIC;
+COMMENT ON VIEW topics.kafka_transactions IS
+'the Kafka transactional ids of the roles the caller is a member of: producer, epoch, state and the open transaction''s partitions and groups';
+-- end of Kafka transactions

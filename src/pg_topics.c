@@ -35,6 +35,7 @@
 #include "pg_topics/replication/markers.h"
 #include "pg_topics/shared/group_state.h"
 #include "pg_topics/shared/kafka_connections.h"
+#include "pg_topics/shared/kafka_txns.h"
 #include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/shared/kafka_producers.h"
 #include "pg_topics/shared/maintenance.h"
@@ -76,6 +77,7 @@ topic_shmem_request(void)
 	kafka_groups_shmem_request();
 	kafka_producers_shmem_request();
 	kafka_connections_shmem_request();
+	kafka_txns_shmem_request();
 	RequestAddinShmemSpace(topic_wakeup_shmem_size());
 	RequestAddinShmemSpace(topic_maintenance_shmem_size());
 	topic_markers_shmem_request();
@@ -93,6 +95,7 @@ topic_shmem_startup(void)
 	kafka_groups_shmem_startup();
 	kafka_producers_shmem_startup();
 	kafka_connections_shmem_startup();
+	kafka_txns_shmem_startup();
 	topic_wakeup_shmem_startup();
 	topic_maintenance_shmem_startup();
 	topic_markers_shmem_startup();

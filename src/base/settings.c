@@ -54,6 +54,9 @@ char	   *pg_topics_kafka_brokers = NULL;
 int			pg_topics_kafka_listener_memory = 256 * 1024;
 bool		pg_topics_kafka_auto_create_topics = false;
 int			pg_topics_kafka_default_partitions = 1;
+int			pg_topics_kafka_max_transactions = 16;
+int			pg_topics_kafka_max_transactions_per_role = 8;
+int			pg_topics_kafka_transaction_max_timeout = 900000;
 
 static const struct config_enum_entry offset_reset_options[] = {
 	{"earliest", TOPIC_RESET_EARLIEST, false},
@@ -201,6 +204,27 @@ define_kafka_settings(void)
 							&pg_topics_kafka_max_connections,
 							1000, 1, 1000000,
 							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_topics.kafka_max_transactions",
+							"Most Kafka transactions open at once.",
+							"Each open one holds a background worker of max_worker_processes; a transaction over the limit is answered CONCURRENT_TRANSACTIONS, which clients retry.",
+							&pg_topics_kafka_max_transactions,
+							16, 0, 10000,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_topics.kafka_max_transactions_per_role",
+							"Most Kafka transactions one role may have open at once.",
+							"A transaction over the limit is answered CONCURRENT_TRANSACTIONS, which clients retry.",
+							&pg_topics_kafka_max_transactions_per_role,
+							8, 0, 10000,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_topics.kafka_transaction_max_timeout",
+							"Largest transaction timeout a Kafka producer may ask for.",
+							"Kafka's transaction.max.timeout.ms: InitProducerId with a longer transaction.timeout.ms is answered INVALID_TRANSACTION_TIMEOUT.",
+							&pg_topics_kafka_transaction_max_timeout,
+							900000, 1000, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_topics.kafka_idle_timeout",
 							"Closes Kafka client connections idle for longer than this.",

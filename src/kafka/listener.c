@@ -90,7 +90,9 @@
 #include "pg_topics/kafka/role_slots.h"
 #include "pg_topics/kafka/sasl.h"
 #include "pg_topics/kafka/tls.h"
+#include "pg_topics/kafka/transactions.h"
 #include "pg_topics/shared/kafka_groups.h"
+#include "pg_topics/shared/kafka_txns.h"
 #include "pg_topics/shared/registry.h"
 
 PGDLLEXPORT void topic_kafka_main(Datum main_arg);
@@ -324,6 +326,7 @@ close_connection(KafkaConn *conn)
 	if (conn->unauthenticated)
 		nunauthenticated--;
 	kafka_role_slot_release(conn);
+	kafka_txn_conn_closed(conn);
 	kafka_budget_untrack(conn);
 	if (conn->tls)
 		kafka_tls_end(conn->tls);
@@ -803,6 +806,9 @@ watch_fired(const KafkaWatch *watch)
 {
 	if (watch->group_slot >= 0 &&
 		kafka_group_changed(watch->group_slot, watch->group_seen))
+		return true;
+	if (watch->txn_slot >= 0 &&
+		kafka_txn_changed(watch->txn_slot, watch->txn_seen))
 		return true;
 	return watch->partitions &&
 		topic_registry_watch_count(watch->buckets) != watch->seen;

@@ -319,12 +319,8 @@ kafka_metadata(KafkaRequest *req, TimestampTz *deadline)
 }
 
 /*
- * The coordinator of one key: a writable primary coordinates every group,
- * a fenced node none.  Transactions are not offered: a transactional id's
- * coordinator is refused as Kafka refuses a transactional id the principal
- * may not use, which clients take as final at once (librdkafka's
- * init_transactions() fails instead of looking for a coordinator until its
- * timeout).
+ * The coordinator of one key: a writable primary coordinates every group
+ * and every transactional id (kafka/transactions.c), a fenced node none.
  */
 static void
 fill_coordinator(KafkaRequest *req, int8 key_type, KafkaCoordinator *c)
@@ -332,9 +328,8 @@ fill_coordinator(KafkaRequest *req, int8 key_type, KafkaCoordinator *c)
 	KafkaBroker self = kafka_self_broker(req->conn);
 
 	c->error_code = KAFKA_NONE;
-	if (key_type == KAFKA_COORDINATOR_TRANSACTION)
-		c->error_code = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
-	else if (key_type != KAFKA_COORDINATOR_GROUP)
+	if (key_type != KAFKA_COORDINATOR_GROUP &&
+		key_type != KAFKA_COORDINATOR_TRANSACTION)
 		c->error_code = KAFKA_INVALID_REQUEST;
 	else if (kafka_node_fenced())
 		c->error_code = KAFKA_COORDINATOR_NOT_AVAILABLE;

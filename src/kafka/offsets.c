@@ -44,6 +44,7 @@
 #include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/transactions.h"
 #include "pg_topics/shared/group_state.h"
 #include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/wire/msg_offset_commit.h"
@@ -144,13 +145,48 @@ commit_error(int16 error, Relation topic, const char *group)
 }
 
 /* A group id as a C string, or NULL if it cannot be a group's name */
-static char *
-offsets_group_name(KafkaBytes id)
+char *
+kafka_offsets_group_name(KafkaBytes id)
 {
 	if (id.len <= 0 || id.len >= KAFKA_GROUP_NAME_LEN ||
 		memchr(id.data, '\0', id.len) != NULL)
 		return NULL;
 	return kafka_bytes_cstring(id);
+}
+
+/*
+ * Commit group's position of partition of topic (open, its SELECT
+ * checked) as OffsetCommit does, in a subtransaction: Kafka's error code.
+ * What it allocates goes in partition_context, reset after.  OffsetCommit
+ * and a transaction's TxnOffsetCommit (in the transaction's worker,
+ * txn_worker.c, so that the position is committed with the transaction)
+ * share it.
+ */
+int16
+kafka_commit_one_position(Relation topic, const char *group, int32 partition,
+						  int64 offset, KafkaBytes metadata,
+						  MemoryContext partition_context)
+{
+	PartitionCommit pc;
+	MemoryContext oldcontext;
+	int16		error;
+
+	if (metadata_length(metadata) > KAFKA_OFFSET_METADATA_MAX)
+		return KAFKA_OFFSET_METADATA_TOO_LARGE;
+	oldcontext = MemoryContextSwitchTo(partition_context);
+	pc.topic = topic;
+	pc.group = group;
+	pc.partition = partition;
+	pc.offset = offset;
+	pc.metadata = commit_metadata(metadata);
+	error = commit_error(kafka_run_guarded(commit_partition, &pc, NULL),
+						 topic, group);
+	/* 22023: the partition does not exist */
+	if (error == KAFKA_INVALID_RECORD)
+		error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+	MemoryContextSwitchTo(oldcontext);
+	MemoryContextReset(partition_context);
+	return error;
 }
 
 /*
@@ -173,7 +209,7 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 	if (!kafka_decode(&req->body, &kafka_offset_commit_request,
 					  req->api_version, &cr))
 		return KAFKA_CLOSE;
-	group = offsets_group_name(cr.group_id);
+	group = kafka_offsets_group_name(cr.group_id);
 	member_id = cr.member_id.len > 0 ?
 		pnstrdup(cr.member_id.data, cr.member_id.len) : "";
 	if (group == NULL)
@@ -219,30 +255,15 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		for (int32 p = 0; p < tr->npartitions; p++)
 		{
 			KafkaOffsetCommitRequestPartition *part = &tr->partitions[p];
-			PartitionCommit pc;
 			int16		error = topic_error;
 
 			CHECK_FOR_INTERRUPTS();
-			if (topic != NULL &&
-				metadata_length(part->committed_metadata) > KAFKA_OFFSET_METADATA_MAX)
-				error = KAFKA_OFFSET_METADATA_TOO_LARGE;
-			else if (topic != NULL)
-			{
-				MemoryContext oldcontext = MemoryContextSwitchTo(partition_context);
-
-				pc.topic = topic;
-				pc.group = group;
-				pc.partition = part->partition_index;
-				pc.offset = part->committed_offset;
-				pc.metadata = commit_metadata(part->committed_metadata);
-				error = commit_error(kafka_run_guarded(commit_partition, &pc, NULL),
-									 topic, group);
-				/* 22023: the partition does not exist */
-				if (error == KAFKA_INVALID_RECORD)
-					error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
-				MemoryContextSwitchTo(oldcontext);
-				MemoryContextReset(partition_context);
-			}
+			if (topic != NULL)
+				error = kafka_commit_one_position(topic, group,
+												  part->partition_index,
+												  part->committed_offset,
+												  part->committed_metadata,
+												  partition_context);
 			to->partitions[p].partition_index = part->partition_index;
 			to->partitions[p].error_code = error;
 		}
@@ -432,7 +453,7 @@ kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 	topic_groups_ensure_loaded();
 	if (req->api_version < 8)
 	{
-		char	   *group = offsets_group_name(fr.group_id);
+		char	   *group = kafka_offsets_group_name(fr.group_id);
 
 		group_positions(group, fr.ntopics, fr.topics, &out.ntopics,
 						&out.topics);
@@ -447,7 +468,7 @@ kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 		{
 			KafkaOffsetFetchRequestGroup *gr = &fr.groups[g];
 			KafkaOffsetFetchResponseGroup *go = &out.groups[g];
-			char	   *group = offsets_group_name(gr->group_id);
+			char	   *group = kafka_offsets_group_name(gr->group_id);
 
 			go->group_id = gr->group_id;
 			go->error_code = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;

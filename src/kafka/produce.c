@@ -31,9 +31,15 @@
  * A node that refuses writes (fence.c) stores nothing and answers every
  * partition NOT_LEADER_OR_FOLLOWER, which producers retry wherever
  * Metadata then names the leader.
- * Transactional producers are refused (TRANSACTIONAL_ID_AUTHORIZATION_FAILED):
- * a Kafka transaction spans requests and connections, which a request's
- * transaction cannot.
+ * A transactional producer's Produce goes into its open transaction
+ * (transactions.c): the listener checks the transactional id and hands
+ * the request to the transaction's worker (txn_worker.c), which runs it
+ * here (kafka_txn_produce), each partition as above, in the transaction
+ * that EndTxn commits or aborts.  A partition not added to the transaction
+ * (AddPartitionsToTxn) is refused INVALID_TXN_STATE, a batch of an older
+ * epoch INVALID_PRODUCER_EPOCH, as Kafka 3.9 answers them.  Transactional
+ * batches outside a transactional Produce are refused
+ * (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
  *
  *-------------------------------------------------------------------------
  */
@@ -60,6 +66,7 @@
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/producer_log.h"
 #include "pg_topics/kafka/record_map.h"
+#include "pg_topics/kafka/transactions.h"
 #include "pg_topics/segments/segment.h"
 #include "pg_topics/shared/kafka_producers.h"
 #include "pg_topics/wire/message_set.h"
@@ -253,10 +260,38 @@ write_partition(void *arg)
 	table_close(router, NoLock);
 }
 
+/*
+ * May the transaction txn (NULL: none) write batch to partition of topic
+ * (its Kafka name)?  Kafka's error code
+ */
+static int16
+transactional_error(const KafkaTxnInfo *txn, List *added, KafkaBytes name,
+					int32 partition, const KafkaRecordBatch *batch)
+{
+	char	   *key;
+	ListCell   *lc;
+
+	if (txn == NULL)
+		return (batch->attributes & KAFKA_ATTR_TRANSACTIONAL) ?
+			KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED : KAFKA_NONE;
+	if (!(batch->attributes & KAFKA_ATTR_TRANSACTIONAL))
+		return KAFKA_INVALID_TXN_STATE;
+	if (batch->producer_id != txn->producer_id)
+		return KAFKA_INVALID_PRODUCER_ID_MAPPING;
+	if (batch->producer_epoch != txn->producer_epoch)
+		return KAFKA_INVALID_PRODUCER_EPOCH;
+	key = psprintf("%.*s/%d", name.len, name.data, partition);
+	foreach(lc, added)
+		if (strcmp((char *) lfirst(lc), key) == 0)
+			return KAFKA_NONE;
+	return KAFKA_INVALID_TXN_STATE;
+}
+
 /* Decode, check and write one partition of the request; its error code */
 static int16
 produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
-				  int32 partition, KafkaBytes records, PartitionProduce *pp)
+				  KafkaBytes name, int32 partition, KafkaBytes records,
+				  const KafkaTxnInfo *txn, List *added, PartitionProduce *pp)
 {
 	int16		error;
 	KafkaRecordBatch *batch;
@@ -300,8 +335,12 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		req->api_version >= KAFKA_PRODUCE_FIRST_BATCH_VERSION)
 		return KAFKA_INVALID_RECORD;
 	for (int b = 0; b < pp->batches.nbatches; b++)
-		if (pp->batches.batches[b].attributes & KAFKA_ATTR_TRANSACTIONAL)
-			return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	{
+		error = transactional_error(txn, added, name, partition,
+									&pp->batches.batches[b]);
+		if (error != KAFKA_NONE)
+			return error;
+	}
 	/*
 	 * A compacted topic refuses a batch with a record without a key, as
 	 * Kafka does, before any of it is written: the insert path refuses the
@@ -415,20 +454,20 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 	return kafka_run_guarded(write_partition, pp, NULL);
 }
 
-/* Produce v0-11 */
-KafkaOutcome
-kafka_produce(KafkaRequest *req, TimestampTz *deadline)
+/*
+ * Serve a decoded Produce request: every partition answered all_error if
+ * that is not KAFKA_NONE, else written, in the transaction txn (NULL: the
+ * request's own) whose partitions added are listed ("topic/partition")
+ */
+static KafkaOutcome
+produce_request(KafkaRequest *req, KafkaProduceRequest *pr_in,
+				int16 all_error, const KafkaTxnInfo *txn, List *added)
 {
-	KafkaProduceRequest pr;
+	KafkaProduceRequest pr = *pr_in;
 	KafkaProduceResponse resp = {0};
 	MemoryContext partition_context;
 
-	if (!kafka_decode(&req->body, &kafka_produce_request, req->api_version, &pr))
-		return KAFKA_CLOSE;
-	/* as Kafka: any other acks fails the request (INVALID_REQUIRED_ACKS) */
-	if (pr.acks != 0 && pr.acks != 1 && pr.acks != -1)
-		return KAFKA_CLOSE;
-	if (pr.acks == 1)
+	if (pr.acks == 1 && txn == NULL)
 		(void) set_config_option("synchronous_commit", "local", PGC_USERSET,
 								 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 
@@ -450,8 +489,8 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 		int16		topic_error = KAFKA_NONE;
 		Relation	topic = NULL;
 
-		if (pr.transactional_id.len >= 0)
-			topic_error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+		if (all_error != KAFKA_NONE)
+			topic_error = all_error;
 		else if (kafka_writes_refused())
 			topic_error = KAFKA_NOT_LEADER_OR_FOLLOWER;
 		else
@@ -472,8 +511,9 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 
 			memset(&pp, 0, sizeof(pp));
 			oldcontext = MemoryContextSwitchTo(partition_context);
-			error = produce_partition(req, topic, topic_error, part->index,
-									  part->records.bytes, &pp);
+			error = produce_partition(req, topic, topic_error, td->name,
+									  part->index, part->records.bytes,
+									  txn, added, &pp);
 			MemoryContextSwitchTo(oldcontext);
 			pres->index = part->index;
 			pres->error_code = error;
@@ -514,8 +554,70 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 }
 
 /*
- * InitProducerId v0-1: an id for an idempotent producer, bound to the
- * request's role (it runs in a transaction for that: kafka/request.c)
+ * Produce v0-11.  A transactional producer's goes to its transaction's
+ * worker once its transactional id is checked: a partition of an id that
+ * is not the role's is refused TRANSACTIONAL_ID_AUTHORIZATION_FAILED, of
+ * an unknown id INVALID_PRODUCER_ID_MAPPING, of an id with no open
+ * transaction INVALID_TXN_STATE, of a transaction lost with its worker
+ * INVALID_PRODUCER_EPOCH (the producer is fenced).
+ */
+KafkaOutcome
+kafka_produce(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaProduceRequest pr;
+	KafkaTxnRow row;
+	KafkaReader body = req->body;
+	int16		error = KAFKA_NONE;
+	int			slot = -1;
+
+	if (kafka_txn_forwarded(req))
+		return kafka_txn_forward(req, req->conn->txn_slot, deadline);
+	if (!kafka_decode(&req->body, &kafka_produce_request, req->api_version, &pr))
+		return KAFKA_CLOSE;
+	/* as Kafka: any other acks fails the request (INVALID_REQUIRED_ACKS) */
+	if (pr.acks != 0 && pr.acks != 1 && pr.acks != -1)
+		return KAFKA_CLOSE;
+	if (pr.transactional_id.len < 0)
+		return produce_request(req, &pr, KAFKA_NONE, NULL, NIL);
+
+	if (kafka_writes_refused())
+		error = KAFKA_NOT_LEADER_OR_FOLLOWER;
+	else if (!kafka_txn_read_row(pr.transactional_id, false, &row))
+		error = KAFKA_INVALID_PRODUCER_ID_MAPPING;
+	else if (row.role != GetUserId())
+		error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	else if (strcmp(row.state, "Ongoing") != 0)
+		error = KAFKA_INVALID_TXN_STATE;
+	else if ((slot = kafka_txn_find(row.producer_id, row.producer_epoch)) < 0)
+		error = KAFKA_INVALID_PRODUCER_EPOCH;
+	if (error != KAFKA_NONE)
+		return produce_request(req, &pr, error, NULL, NIL);
+	/* the worker decodes it again, from the start */
+	req->body = body;
+	return kafka_txn_forward(req, slot, deadline);
+}
+
+/*
+ * A transactional Produce, in the transaction's worker (txn_worker.c):
+ * each partition written in the open transaction, if it was added to it
+ */
+KafkaOutcome
+kafka_txn_produce(KafkaRequest *req, const KafkaTxnInfo *txn)
+{
+	KafkaProduceRequest pr;
+
+	if (!kafka_decode(&req->body, &kafka_produce_request, req->api_version, &pr))
+		return KAFKA_CLOSE;
+	if (pr.acks != 0 && pr.acks != 1 && pr.acks != -1)
+		return KAFKA_CLOSE;
+	return produce_request(req, &pr, KAFKA_NONE, txn,
+						   kafka_txn_added_partitions(txn->producer_id));
+}
+
+/*
+ * InitProducerId v0-5: an id for an idempotent producer, bound to the
+ * request's role (it runs in a transaction for that: kafka/request.c), or
+ * a transactional producer's id and epoch (transactions.c)
  */
 KafkaOutcome
 kafka_init_producer_id(KafkaRequest *req, TimestampTz *deadline)
@@ -530,12 +632,29 @@ kafka_init_producer_id(KafkaRequest *req, TimestampTz *deadline)
 	if (!kafka_decode(&req->body, &kafka_init_producer_id_request,
 					  req->api_version, &ir))
 		return KAFKA_CLOSE;
-	resp.error_code = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 	resp.producer_id = -1;
+	if (ir.transactional_id.len >= 0)
+	{
+		/* a transactional producer's: transactions.c */
+		KafkaOutcome outcome;
+
+		outcome = kafka_init_transactional_producer(req, ir.transactional_id,
+													ir.transaction_timeout_ms,
+													req->api_version >= 3 ? ir.producer_id : -1,
+													req->api_version >= 3 ? ir.producer_epoch : -1,
+													&resp.producer_id,
+													&resp.producer_epoch,
+													&resp.error_code);
+		if (outcome != KAFKA_ANSWER)
+			return outcome;
+		kafka_encode(req->response, &kafka_init_producer_id_response,
+					 req->api_version, &resp);
+		return KAFKA_ANSWER;
+	}
 	/* a node that takes no writes hands out no producer ids: ask another */
-	if (ir.transactional_id.len < 0 && kafka_writes_refused())
+	if (kafka_writes_refused())
 		resp.error_code = KAFKA_COORDINATOR_NOT_AVAILABLE;
-	else if (ir.transactional_id.len < 0)
+	else
 		resp.error_code = kafka_producer_new_id(GetUserId(), &resp.producer_id);
 	resp.producer_epoch = resp.error_code == KAFKA_NONE ? 0 : -1;
 	kafka_encode(req->response, &kafka_init_producer_id_response,

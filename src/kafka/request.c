@@ -115,6 +115,10 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_DESCRIBE_LOG_DIRS, SCHEMA_VERSIONS, false, true, kafka_describe_log_dirs, "DescribeLogDirs"},
 	{KAFKA_API_DESCRIBE_CLUSTER, SCHEMA_VERSIONS, false, true, kafka_describe_cluster, "DescribeCluster"},
 	{KAFKA_API_OFFSET_FOR_LEADER_EPOCH, SCHEMA_VERSIONS, false, true, kafka_offset_for_leader_epoch, "OffsetForLeaderEpoch"},
+	{KAFKA_API_ADD_PARTITIONS_TO_TXN, SCHEMA_VERSIONS, false, true, kafka_add_partitions_to_txn, "AddPartitionsToTxn"},
+	{KAFKA_API_ADD_OFFSETS_TO_TXN, SCHEMA_VERSIONS, false, true, kafka_add_offsets_to_txn, "AddOffsetsToTxn"},
+	{KAFKA_API_END_TXN, SCHEMA_VERSIONS, false, true, kafka_end_txn, "EndTxn"},
+	{KAFKA_API_TXN_OFFSET_COMMIT, SCHEMA_VERSIONS, false, true, kafka_txn_offset_commit, "TxnOffsetCommit"},
 	{KAFKA_API_DESCRIBE_CONFIGS, SCHEMA_VERSIONS, false, true, kafka_describe_configs, "DescribeConfigs"},
 	{KAFKA_API_ALTER_CONFIGS, SCHEMA_VERSIONS, false, true, kafka_alter_configs, "AlterConfigs"},
 	{KAFKA_API_INCREMENTAL_ALTER_CONFIGS, SCHEMA_VERSIONS, false, true, kafka_incremental_alter_configs, "IncrementalAlterConfigs"},
@@ -398,6 +402,7 @@ kafka_serve_frames(KafkaConn *conn, const KafkaFrame *frames, int nframes,
 		/* a new request waits for nothing yet */
 		kafka_watch_reset(&conn->watch);
 		conn->watch.group_slot = -1;
+		conn->watch.txn_slot = -1;
 	}
 	kafka_budget_request_begin(conn, request_context);
 	*hold_lsn = InvalidXLogRecPtr;

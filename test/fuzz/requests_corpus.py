@@ -451,6 +451,58 @@ def alter_configs(v, incremental):
             + i8(0) + tags)
 
 
+def add_partitions_to_txn(v):
+    """v0-3 one transaction (librdkafka 2.0.2 sends v0), v4+ a batch of
+    them with VerifyOnly (a broker's); flexible from 3"""
+    f = v >= 3
+    tags = TAGS if f else b''
+
+    def topic(t):
+        return flex_string(t[0], f) + flex_array(t[1], i32, f) + tags
+    topics = [('orders', [0, 1]), ('logs', [2])]
+    if v >= 4:
+        return flex_array([('txn-1', 4097, 3, False, topics),
+                           ('txn-2', 4098, 0, True, [])],
+                          lambda x: flex_string(x[0], f) + i64(x[1]) + i16(x[2])
+                          + i8(1 if x[3] else 0) + flex_array(x[4], topic, f)
+                          + tags, f) + tags
+    return (flex_string('txn-1', f) + i64(4097) + i16(3)
+            + flex_array(topics, topic, f) + tags)
+
+
+def txn_request(v, last):
+    """AddOffsetsToTxn (last: a group id) or EndTxn (last: committed),
+    flexible from 3"""
+    f = v >= 3
+    return (flex_string('txn-1', f) + i64(4097) + i16(3)
+            + (flex_string(last, f) if isinstance(last, str) else i8(last))
+            + (TAGS if f else b''))
+
+
+def txn_offset_commit(v):
+    """flexible from 3, which adds the member's generation, id and
+    instance id; v2 adds each partition's leader epoch"""
+    f = v >= 3
+    tags = TAGS if f else b''
+    out = flex_string('txn-1', f) + flex_string('g1', f) + i64(4097) + i16(3)
+    if v >= 3:
+        out += i32(5) + flex_string('member-1', f) + flex_string(None, f)
+
+    def partition(p):
+        return (i32(p[0]) + i64(p[1]) + (i32(-1) if v >= 2 else b'')
+                + flex_string(p[2], f) + tags)
+    return out + flex_array(
+        [('orders', [(0, 10, 'meta'), (1, 20, None)])],
+        lambda t: flex_string(t[0], f) + flex_array(t[1], partition, f) + tags,
+        f) + tags
+
+
+def list_transactions(v):
+    """flexible; v1 adds DurationFilter"""
+    return (compact_array(['Ongoing', 'PrepareCommit'], compact_string)
+            + uvarint(2) + i64(4097) + (i64(60000) if v >= 1 else b'') + TAGS)
+
+
 def kp(request):
     """a request of kafka-python's, as it encodes it"""
     return request.API_KEY, request.API_VERSION, request.encode()
@@ -562,6 +614,19 @@ for v in range(0, 3):
     token = b'n,,n=alice,r=abcdefghijklmnop'
     SEEDS['sasl_authenticate_v%d' % v] = (36, v, uvarint(len(token) + 1) + token + b'\x00'
                                          if v >= 2 else data(token))
+
+for v in range(0, 6):
+    SEEDS['add_partitions_to_txn_v%d' % v] = (24, v, add_partitions_to_txn(v))
+for v in range(0, 5):
+    SEEDS['add_offsets_to_txn_v%d' % v] = (25, v, txn_request(v, 'g1'))
+for v in range(0, 5):
+    SEEDS['end_txn_v%d' % v] = (26, v, txn_request(v, 1))
+for v in range(0, 5):
+    SEEDS['txn_offset_commit_v%d' % v] = (28, v, txn_offset_commit(v))
+SEEDS['describe_transactions_v0'] = (65, 0, compact_array(['txn-1', 'txn-2'], compact_string)
+                                     + TAGS)
+for v in range(0, 2):
+    SEEDS['list_transactions_v%d' % v] = (66, v, list_transactions(v))
 
 
 def main(corpus):

@@ -30,6 +30,8 @@
 #include "postgres_fe.h"
 
 #include "pg_topics/wire/messages.h"
+#include "pg_topics/wire/msg_add_offsets_to_txn.h"
+#include "pg_topics/wire/msg_add_partitions_to_txn.h"
 #include "pg_topics/wire/msg_alter_configs.h"
 #include "pg_topics/wire/msg_api_versions.h"
 #include "pg_topics/wire/msg_create_partitions.h"
@@ -42,6 +44,8 @@
 #include "pg_topics/wire/msg_describe_configs.h"
 #include "pg_topics/wire/msg_describe_groups.h"
 #include "pg_topics/wire/msg_describe_log_dirs.h"
+#include "pg_topics/wire/msg_describe_transactions.h"
+#include "pg_topics/wire/msg_end_txn.h"
 #include "pg_topics/wire/msg_fetch.h"
 #include "pg_topics/wire/msg_find_coordinator.h"
 #include "pg_topics/wire/msg_heartbeat.h"
@@ -51,6 +55,7 @@
 #include "pg_topics/wire/msg_leave_group.h"
 #include "pg_topics/wire/msg_list_groups.h"
 #include "pg_topics/wire/msg_list_offsets.h"
+#include "pg_topics/wire/msg_list_transactions.h"
 #include "pg_topics/wire/msg_metadata.h"
 #include "pg_topics/wire/msg_offset_commit.h"
 #include "pg_topics/wire/msg_offset_delete.h"
@@ -60,6 +65,7 @@
 #include "pg_topics/wire/msg_sasl_authenticate.h"
 #include "pg_topics/wire/msg_sasl_handshake.h"
 #include "pg_topics/wire/msg_sync_group.h"
+#include "pg_topics/wire/msg_txn_offset_commit.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/schema.h"
 #include "unit_check.h"
@@ -129,6 +135,18 @@ static const KafkaMessage *const messages[] = {
 	&kafka_alter_configs_response,
 	&kafka_incremental_alter_configs_request,
 	&kafka_incremental_alter_configs_response,
+	&kafka_add_partitions_to_txn_request,
+	&kafka_add_partitions_to_txn_response,
+	&kafka_add_offsets_to_txn_request,
+	&kafka_add_offsets_to_txn_response,
+	&kafka_end_txn_request,
+	&kafka_end_txn_response,
+	&kafka_txn_offset_commit_request,
+	&kafka_txn_offset_commit_response,
+	&kafka_describe_transactions_request,
+	&kafka_describe_transactions_response,
+	&kafka_list_transactions_request,
+	&kafka_list_transactions_response,
 };
 
 /* ---- a message of every type ---- */

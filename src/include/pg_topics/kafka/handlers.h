@@ -22,6 +22,15 @@ extern KafkaOutcome kafka_find_coordinator(KafkaRequest *req, TimestampTz *deadl
 extern KafkaOutcome kafka_produce(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_init_producer_id(KafkaRequest *req, TimestampTz *deadline);
 
+/* txn_requests.c */
+extern KafkaOutcome kafka_add_partitions_to_txn(KafkaRequest *req,
+												TimestampTz *deadline);
+extern KafkaOutcome kafka_add_offsets_to_txn(KafkaRequest *req,
+											 TimestampTz *deadline);
+extern KafkaOutcome kafka_txn_offset_commit(KafkaRequest *req,
+											TimestampTz *deadline);
+extern KafkaOutcome kafka_end_txn(KafkaRequest *req, TimestampTz *deadline);
+
 /* admin.c */
 extern KafkaOutcome kafka_create_topics(KafkaRequest *req, TimestampTz *deadline);
 extern KafkaOutcome kafka_delete_topics(KafkaRequest *req, TimestampTz *deadline);

@@ -50,6 +50,8 @@ typedef struct KafkaWatch
 	int			group_slot;		/* a Kafka group's changes, or -1 */
 	uint64		group_seen;
 	char		member_id[NAMEDATALEN]; /* who joins, when parked in JoinGroup */
+	int			txn_slot;		/* an open Kafka transaction's slot, or -1 */
+	uint64		txn_seen;
 } KafkaWatch;
 
 typedef struct KafkaConn
@@ -97,6 +99,14 @@ typedef struct KafkaConn
 	TimestampTz parked_since;	/* when the request first ran */
 	TimestampTz park_deadline;
 	KafkaWatch	watch;
+
+	/*
+	 * its request handed to a Kafka transaction's worker (transactions.c):
+	 * the segment holding it (a dsm_segment), the slot and the ticket
+	 */
+	void	   *txn_seg;
+	int			txn_slot;
+	uint64		txn_ticket;
 } KafkaConn;
 
 /* A request being served; its frame stays in conn->in until answered */

@@ -1,0 +1,89 @@
+/*-------------------------------------------------------------------------
+ *
+ * transactions.h
+ *	  Kafka transactions: the transactional ids' rows, handing requests to
+ *	  a transaction's worker, and what the worker runs.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOPIC_KAFKA_TRANSACTIONS_H
+#define TOPIC_KAFKA_TRANSACTIONS_H
+
+#include "access/xlogdefs.h"
+#include "nodes/pg_list.h"
+#include "utils/relcache.h"
+
+#include "pg_topics/kafka/request.h"
+#include "pg_topics/shared/kafka_txns.h"
+
+/* A transactional id's row of topics.kafka_transactional_ids */
+typedef struct KafkaTxnRow
+{
+	bool		found;
+	Oid			role;
+	int64		producer_id;
+	int16		producer_epoch;
+	int32		timeout_ms;
+	char		state[16];		/* Kafka's name of the state */
+	TimestampTz started_at;		/* 0: none */
+} KafkaTxnRow;
+
+/*
+ * A request handed to a transaction's worker, in a DSM segment: the
+ * request's body, then room for the answer's
+ */
+typedef struct KafkaTxnItem
+{
+	int16		api_key;
+	int16		api_version;
+	bool		flexible;
+	int32		body_len;
+	int32		answer_cap;
+	int32		answer_len;
+	int			outcome;		/* KafkaOutcome */
+	char		data[FLEXIBLE_ARRAY_MEMBER];
+} KafkaTxnItem;
+
+/* transactions.c: the listener's side */
+extern bool kafka_txn_read_row(KafkaBytes transactional_id, bool for_update,
+							   KafkaTxnRow *row);
+extern int16 kafka_txn_fenced_error(int16 api_key, int16 api_version);
+extern KafkaOutcome kafka_init_transactional_producer(KafkaRequest *req,
+													  KafkaBytes transactional_id,
+													  int32 timeout_ms,
+													  int64 producer_id,
+													  int16 producer_epoch,
+													  int64 *out_producer_id,
+													  int16 *out_epoch,
+													  int16 *error);
+extern int16 kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
+							 int64 producer_id, int16 producer_epoch,
+							 KafkaTxnRow *row, int *slot);
+extern int16 kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row,
+							 int *slot);
+extern void kafka_txn_add(KafkaBytes transactional_id, bool groups,
+						  List *names);
+extern List *kafka_txn_added_partitions(int64 producer_id);
+extern bool kafka_txn_forwarded(KafkaRequest *req);
+extern KafkaOutcome kafka_txn_forward(KafkaRequest *req, int slot,
+									  TimestampTz *deadline);
+extern void kafka_txn_conn_closed(KafkaConn *conn);
+
+/* txn_requests.c: what the worker runs of the transaction APIs */
+extern KafkaOutcome kafka_txn_offset_commit_run(KafkaRequest *req,
+												const KafkaTxnInfo *txn);
+extern bool kafka_end_txn_decode(KafkaRequest *req, bool *commit);
+extern void kafka_end_txn_answer(KafkaRequest *req, int16 error);
+
+/* produce.c: a transactional Produce, in the transaction's worker */
+extern KafkaOutcome kafka_txn_produce(KafkaRequest *req,
+									  const KafkaTxnInfo *txn);
+
+/* offsets.c: one partition's position, as OffsetCommit commits it */
+extern int16 kafka_commit_one_position(Relation topic, const char *group,
+									   int32 partition, int64 offset,
+									   KafkaBytes metadata,
+									   MemoryContext partition_context);
+extern char *kafka_offsets_group_name(KafkaBytes id);
+
+#endif							/* TOPIC_KAFKA_TRANSACTIONS_H */

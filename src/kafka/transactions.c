@@ -1,0 +1,610 @@
+/*-------------------------------------------------------------------------
+ *
+ * transactions.c
+ *	  Kafka transactions, the listener's side: transactional ids and their
+ *	  producers, beginning a transaction, and handing its requests to the
+ *	  transaction's worker.
+ *
+ * A Kafka transaction is a PostgreSQL transaction (docs/architecture.md):
+ * a transaction worker (txn_worker.c) holds it open from the first
+ * AddPartitionsToTxn or AddOffsetsToTxn until EndTxn, and runs in it the
+ * producer's transactional Produce and TxnOffsetCommit requests and the
+ * EndTxn.  The listener never waits for it: the request goes to the
+ * worker in a DSM segment through the transaction's slot in shared memory
+ * (shared/kafka_txns.c), and is parked until the worker sets the
+ * listener's latch with the answer.
+ *
+ * Each transactional id has a row in topics.kafka_transactional_ids: the
+ * role that first used it (no other role may), its producer id and epoch,
+ * and its transaction's state by Kafka's names.  InitProducerId bumps the
+ * epoch, which fences the older producer: a request of an older epoch is
+ * answered PRODUCER_FENCED (INVALID_PRODUCER_EPOCH in the versions before
+ * that code, as Kafka maps it).  A row Ongoing whose transaction has no
+ * worker (the server restarted, the worker was terminated) is never
+ * continued: a later AddPartitionsToTxn would begin a new transaction
+ * whose commit would succeed with only the later part, so its producer is
+ * fenced too, and InitProducerId or the background worker's round ends it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type_d.h"
+#include "executor/spi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "postmaster/bgworker.h"
+#include "storage/dsm.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "pg_topics/base/internal_sql.h"
+#include "pg_topics/base/settings.h"
+#include "pg_topics/kafka/fence.h"
+#include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/transactions.h"
+#include "pg_topics/shared/kafka_producers.h"
+#include "pg_topics/shared/kafka_txns.h"
+#include "pg_topics/wire/protocol.h"
+
+/*
+ * The epoch after which a producer gets a new id, as Kafka: an epoch is
+ * never Short.MaxValue, kept for "no epoch" by some clients' fencing
+ */
+#define KAFKA_MAX_PRODUCER_EPOCH	(PG_INT16_MAX - 1)
+
+/* how long a request handed to a worker parks before it looks again (ms) */
+#define TXN_PARK_MS					1000
+
+/* A transactional id as text, or NULL if it cannot be one */
+static text *
+txn_id_text(KafkaBytes id)
+{
+	if (id.len <= 0 || memchr(id.data, '\0', id.len) != NULL ||
+		!pg_verifymbstr(id.data, id.len, true))
+		return NULL;
+	return cstring_to_text_with_len(id.data, id.len);
+}
+
+/*
+ * Read transactional_id's row (locked against other changes when
+ * for_update); false if it has none or the id cannot be one
+ */
+bool
+kafka_txn_read_row(KafkaBytes transactional_id, bool for_update,
+				   KafkaTxnRow *row)
+{
+	text	   *id = txn_id_text(transactional_id);
+	TopicInternalSql state;
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1];
+
+	memset(row, 0, sizeof(*row));
+	if (id == NULL)
+		return false;
+	values[0] = PointerGetDatum(id);
+	topic_internal_sql_begin(&state);
+	if (SPI_execute_with_args(for_update ?
+							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at "
+							  "FROM topics.kafka_transactional_ids WHERE transactional_id = $1 FOR UPDATE" :
+							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at "
+							  "FROM topics.kafka_transactional_ids WHERE transactional_id = $1",
+							  1, argtypes, values, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read topics.kafka_transactional_ids");
+	if (SPI_processed == 1)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[0];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		bool		isnull;
+		Datum		d;
+
+		row->found = true;
+		row->role = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
+		row->producer_id = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
+		row->producer_epoch = DatumGetInt16(SPI_getbinval(tup, desc, 3, &isnull));
+		row->timeout_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
+		d = SPI_getbinval(tup, desc, 5, &isnull);
+		text_to_cstring_buffer(DatumGetTextPP(d), row->state, sizeof(row->state));
+		d = SPI_getbinval(tup, desc, 6, &isnull);
+		row->started_at = isnull ? 0 : DatumGetTimestampTz(d);
+	}
+	topic_internal_sql_end(&state);
+	return row->found;
+}
+
+/*
+ * Run sql (parameters: the transactional id, then args) on the id's row;
+ * the rows it changed
+ */
+static uint64
+update_row(KafkaBytes transactional_id, const char *sql, int nargs,
+		   Oid *argtypes, Datum *args)
+{
+	Oid			types[8];
+	Datum		values[8];
+	TopicInternalSql state;
+	uint64		n;
+
+	Assert(nargs < 8);
+	types[0] = TEXTOID;
+	values[0] = PointerGetDatum(txn_id_text(transactional_id));
+	for (int i = 0; i < nargs; i++)
+	{
+		types[i + 1] = argtypes[i];
+		values[i + 1] = args[i];
+	}
+	topic_internal_sql_begin(&state);
+	if (SPI_execute_with_args(sql, nargs + 1, types, values, NULL, false, 0) < 0)
+		elog(ERROR, "could not change topics.kafka_transactional_ids");
+	n = SPI_processed;
+	topic_internal_sql_end(&state);
+	return n;
+}
+
+/*
+ * The error of a fenced producer for api_key at api_version: Kafka's
+ * PRODUCER_FENCED, or INVALID_PRODUCER_EPOCH in the versions before it
+ * was introduced (KIP-588), as Kafka 3.9 answers them
+ */
+int16
+kafka_txn_fenced_error(int16 api_key, int16 api_version)
+{
+	switch (api_key)
+	{
+		case KAFKA_API_INIT_PRODUCER_ID:
+			return api_version < 4 ? KAFKA_INVALID_PRODUCER_EPOCH :
+				KAFKA_PRODUCER_FENCED;
+		case KAFKA_API_ADD_PARTITIONS_TO_TXN:
+		case KAFKA_API_ADD_OFFSETS_TO_TXN:
+		case KAFKA_API_END_TXN:
+			return api_version < 2 ? KAFKA_INVALID_PRODUCER_EPOCH :
+				KAFKA_PRODUCER_FENCED;
+		default:
+			/* Produce and TxnOffsetCommit: the epoch is the batch's */
+			return KAFKA_INVALID_PRODUCER_EPOCH;
+	}
+}
+
+/* Is the row's transaction open, with a worker behind it?  Its slot */
+static int
+open_slot(const KafkaTxnRow *row)
+{
+	if (strcmp(row->state, "Ongoing") != 0)
+		return -1;
+	return kafka_txn_find(row->producer_id, row->producer_epoch);
+}
+
+/*
+ * InitProducerId with a transactional id (v0-5), in the request's
+ * transaction: *error, and the producer's id and epoch.  Kafka 3.9's
+ * rules (its TransactionCoordinator.handleInitProducerId):
+ * - the first use of an id makes a producer id, epoch 0;
+ * - a later one bumps the epoch (past KAFKA_MAX_PRODUCER_EPOCH, a new
+ *   producer id and epoch 0), fencing the older producer;
+ * - an open transaction of the id is aborted first: its epoch is bumped
+ *   at once (its producer is fenced), its worker rolls back, and the
+ *   request is answered CONCURRENT_TRANSACTIONS, which clients retry;
+ * - v3+ may name the producer id and epoch the client had (KIP-360): they
+ *   must be the id's current ones, or the ones it was just given (a
+ *   retry, answered the same), else the client is fenced.
+ */
+KafkaOutcome
+kafka_init_transactional_producer(KafkaRequest *req,
+								  KafkaBytes transactional_id,
+								  int32 timeout_ms, int64 producer_id,
+								  int16 producer_epoch,
+								  int64 *out_producer_id, int16 *out_epoch,
+								  int16 *error)
+{
+	KafkaTxnRow row;
+	int64		new_id;
+	int16		new_epoch;
+	int			slot;
+	Oid			types[4] = {INT8OID, INT2OID, INT4OID, OIDOID};
+	Datum		args[4];
+
+	*out_producer_id = -1;
+	*out_epoch = -1;
+	if (txn_id_text(transactional_id) == NULL)
+	{
+		*error = KAFKA_INVALID_REQUEST;
+		return KAFKA_ANSWER;
+	}
+	if (kafka_writes_refused())
+	{
+		*error = KAFKA_NOT_COORDINATOR;
+		return KAFKA_ANSWER;
+	}
+	if (timeout_ms <= 0 || timeout_ms > pg_topics_kafka_transaction_max_timeout)
+	{
+		*error = KAFKA_INVALID_TRANSACTION_TIMEOUT;
+		return KAFKA_ANSWER;
+	}
+	if (!kafka_txn_read_row(transactional_id, true, &row))
+	{
+		/* the first use: the id is the role's from now on */
+		*error = kafka_producer_new_id(GetUserId(), &new_id);
+		if (*error != KAFKA_NONE)
+			return KAFKA_ANSWER;
+		args[0] = Int64GetDatum(new_id);
+		args[1] = Int16GetDatum(0);
+		args[2] = Int32GetDatum(timeout_ms);
+		args[3] = ObjectIdGetDatum(GetUserId());
+		/* another request may have made it meanwhile: the client retries */
+		if (update_row(transactional_id,
+					   "INSERT INTO topics.kafka_transactional_ids "
+					   "(transactional_id, role, producer_id, producer_epoch, timeout_ms, state, updated_at) "
+					   "VALUES ($1, $5, $2, $3, $4, 'Empty', pg_catalog.now()) "
+					   "ON CONFLICT (transactional_id) DO NOTHING",
+					   4, types, args) != 1)
+		{
+			*error = KAFKA_CONCURRENT_TRANSACTIONS;
+			return KAFKA_ANSWER;
+		}
+		*out_producer_id = new_id;
+		*out_epoch = 0;
+		*error = KAFKA_NONE;
+		return KAFKA_ANSWER;
+	}
+	if (row.role != GetUserId())
+	{
+		*error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+		return KAFKA_ANSWER;
+	}
+	if (producer_id >= 0 || producer_epoch >= 0)
+	{
+		/* KIP-360: the client says which producer it was */
+		if (producer_id == row.producer_id &&
+			producer_epoch + 1 == row.producer_epoch &&
+			strcmp(row.state, "Empty") == 0)
+		{
+			/* a retry of the request that gave it the current epoch */
+			*out_producer_id = row.producer_id;
+			*out_epoch = row.producer_epoch;
+			*error = KAFKA_NONE;
+			return KAFKA_ANSWER;
+		}
+		if (producer_id != row.producer_id ||
+			producer_epoch != row.producer_epoch)
+		{
+			*error = kafka_txn_fenced_error(req->api_key, req->api_version);
+			return KAFKA_ANSWER;
+		}
+	}
+	if (strcmp(row.state, "PrepareCommit") == 0 ||
+		strcmp(row.state, "PrepareAbort") == 0)
+	{
+		/* its worker is still ending the transaction */
+		if (kafka_txn_find(row.producer_id, row.producer_epoch - 1) >= 0 ||
+			kafka_txn_find(row.producer_id, row.producer_epoch) >= 0)
+		{
+			*error = KAFKA_CONCURRENT_TRANSACTIONS;
+			return KAFKA_ANSWER;
+		}
+		/* its worker is gone: nothing of it was committed */
+	}
+	slot = open_slot(&row);
+	if (slot >= 0)
+	{
+		/*
+		 * Abort the open transaction: its epoch moves on at once, so that
+		 * its producer is fenced from now on, and its worker rolls back
+		 */
+		if (row.producer_epoch < KAFKA_MAX_PRODUCER_EPOCH)
+		{
+			args[0] = Int16GetDatum(row.producer_epoch + 1);
+			(void) update_row(transactional_id,
+							  "UPDATE topics.kafka_transactional_ids "
+							  "SET producer_epoch = $2, state = 'PrepareAbort', updated_at = pg_catalog.now() "
+							  "WHERE transactional_id = $1",
+							  1, &types[1], args);
+		}
+		else
+			(void) update_row(transactional_id,
+							  "UPDATE topics.kafka_transactional_ids "
+							  "SET state = 'PrepareAbort', updated_at = pg_catalog.now() "
+							  "WHERE transactional_id = $1",
+							  0, NULL, NULL);
+		kafka_txn_request_abort(slot);
+		*error = KAFKA_CONCURRENT_TRANSACTIONS;
+		return KAFKA_ANSWER;
+	}
+	if (strcmp(row.state, "Ongoing") == 0)
+		ereport(LOG,
+				(errmsg("aborting Kafka transaction of transactional id \"%.*s\" that has no transaction behind it",
+						transactional_id.len, transactional_id.data),
+				 errdetail("Its PostgreSQL transaction ended without a commit: the server restarted or its worker was terminated.")));
+
+	/* the next epoch, or a new producer id once the epochs run out */
+	new_id = row.producer_id;
+	new_epoch = row.producer_epoch + 1;
+	if (row.producer_epoch >= KAFKA_MAX_PRODUCER_EPOCH)
+	{
+		*error = kafka_producer_new_id(GetUserId(), &new_id);
+		if (*error != KAFKA_NONE)
+			return KAFKA_ANSWER;
+		new_epoch = 0;
+	}
+	args[0] = Int64GetDatum(new_id);
+	args[1] = Int16GetDatum(new_epoch);
+	args[2] = Int32GetDatum(timeout_ms);
+	(void) update_row(transactional_id,
+					  "UPDATE topics.kafka_transactional_ids "
+					  "SET producer_id = $2, producer_epoch = $3, timeout_ms = $4, "
+					  "state = 'Empty', partitions = '{}', groups = '{}', started_at = NULL, "
+					  "updated_at = pg_catalog.now() "
+					  "WHERE transactional_id = $1",
+					  3, types, args);
+	*out_producer_id = new_id;
+	*out_epoch = new_epoch;
+	*error = KAFKA_NONE;
+	return KAFKA_ANSWER;
+}
+
+/*
+ * The checks every request of a transactional producer passes, in the
+ * request's transaction: the id's row (locked), its role, its producer
+ * id and epoch, and a transaction that is open without a worker behind it
+ * (fenced).  KAFKA_NONE and *slot, the open transaction's slot or -1.
+ */
+int16
+kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
+				int64 producer_id, int16 producer_epoch, KafkaTxnRow *row,
+				int *slot)
+{
+	*slot = -1;
+	if (kafka_writes_refused())
+		return KAFKA_NOT_COORDINATOR;
+	if (!kafka_txn_read_row(transactional_id, true, row))
+		return KAFKA_INVALID_PRODUCER_ID_MAPPING;
+	if (row->role != GetUserId())
+		return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	if (producer_id != row->producer_id)
+		return KAFKA_INVALID_PRODUCER_ID_MAPPING;
+	if (producer_epoch != row->producer_epoch)
+		return kafka_txn_fenced_error(req->api_key, req->api_version);
+	if (strcmp(row->state, "PrepareCommit") == 0 ||
+		strcmp(row->state, "PrepareAbort") == 0)
+		return KAFKA_CONCURRENT_TRANSACTIONS;
+	if (strcmp(row->state, "Ongoing") == 0)
+	{
+		*slot = open_slot(row);
+		/* lost with its worker: never continued */
+		if (*slot < 0)
+			return kafka_txn_fenced_error(req->api_key, req->api_version);
+	}
+	return KAFKA_NONE;
+}
+
+/*
+ * Start the worker of slot's transaction (txn_worker.c), without waiting
+ * for it: *started says whether it could be registered
+ */
+static void
+start_worker(int slot, const KafkaTxnInfo *info, bool *started)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_topics");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "topic_kafka_txn_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN,
+			 "pg_topics kafka transaction of producer %lld",
+			 (long long) info->producer_id);
+	snprintf(worker.bgw_type, BGW_MAXLEN, "pg_topics kafka transaction");
+	worker.bgw_main_arg = Int32GetDatum(slot);
+	*started = RegisterDynamicBackgroundWorker(&worker, NULL);
+}
+
+/*
+ * Begin the transaction of row (checked by kafka_txn_check) unless it is
+ * open: a slot within the limits, a worker for it, the row Ongoing.
+ * CONCURRENT_TRANSACTIONS when a limit is reached or no worker can be
+ * started (retriable: clients try again after their backoff).
+ */
+int16
+kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row, int *slot)
+{
+	KafkaTxnInfo info;
+	bool		fresh;
+	int16		error;
+
+	if (*slot >= 0)
+		return KAFKA_NONE;
+	memset(&info, 0, sizeof(info));
+	info.database = MyDatabaseId;
+	info.role = row->role;
+	info.producer_id = row->producer_id;
+	info.producer_epoch = row->producer_epoch;
+	info.timeout_ms = row->timeout_ms;
+	info.started_at = GetCurrentTimestamp();
+	error = kafka_txn_claim(&info, pg_topics_kafka_max_transactions_per_role,
+							slot, &fresh);
+	if (error != KAFKA_NONE)
+		return error;
+	if (fresh)
+	{
+		bool		started;
+
+		start_worker(*slot, &info, &started);
+		if (!started)
+		{
+			kafka_txn_release(*slot);
+			*slot = -1;
+			return KAFKA_CONCURRENT_TRANSACTIONS;
+		}
+	}
+	(void) update_row(transactional_id,
+					  "UPDATE topics.kafka_transactional_ids "
+					  "SET state = 'Ongoing', partitions = '{}', groups = '{}', "
+					  "started_at = pg_catalog.now(), updated_at = pg_catalog.now() "
+					  "WHERE transactional_id = $1",
+					  0, NULL, NULL);
+	strlcpy(row->state, "Ongoing", sizeof(row->state));
+	return KAFKA_NONE;
+}
+
+/* Add partitions ("topic/partition") or groups to the open transaction */
+void
+kafka_txn_add(KafkaBytes transactional_id, bool groups, List *names)
+{
+	Datum	   *elems;
+	int			n = list_length(names);
+	int			i = 0;
+	ListCell   *lc;
+	Oid			type = TEXTARRAYOID;
+	Datum		arg;
+
+	if (n == 0)
+		return;
+	elems = palloc(sizeof(Datum) * n);
+	foreach(lc, names)
+		elems[i++] = CStringGetTextDatum((char *) lfirst(lc));
+	arg = PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false,
+										  TYPALIGN_INT));
+	(void) update_row(transactional_id, groups ?
+					  "UPDATE topics.kafka_transactional_ids "
+					  "SET groups = ARRAY(SELECT DISTINCT g FROM pg_catalog.unnest(groups || $2) g ORDER BY g), "
+					  "updated_at = pg_catalog.now() WHERE transactional_id = $1" :
+					  "UPDATE topics.kafka_transactional_ids "
+					  "SET partitions = ARRAY(SELECT DISTINCT p FROM pg_catalog.unnest(partitions || $2) p ORDER BY p), "
+					  "updated_at = pg_catalog.now() WHERE transactional_id = $1",
+					  1, &type, &arg);
+}
+
+/*
+ * The partitions added to producer_id's open transaction, as
+ * "topic/partition" strings (in the transaction's worker: what the
+ * listener's AddPartitionsToTxn committed)
+ */
+List *
+kafka_txn_added_partitions(int64 producer_id)
+{
+	TopicInternalSql state;
+	Oid			argtypes[1] = {INT8OID};
+	Datum		values[1];
+	List	   *result = NIL;
+	MemoryContext caller = CurrentMemoryContext;
+
+	values[0] = Int64GetDatum(producer_id);
+	topic_internal_sql_begin(&state);
+	if (SPI_execute_with_args("SELECT pg_catalog.unnest(partitions) FROM topics.kafka_transactional_ids "
+							  "WHERE producer_id = $1",
+							  1, argtypes, values, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read topics.kafka_transactional_ids");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		char	   *p = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+		MemoryContext old = MemoryContextSwitchTo(caller);
+
+		result = lappend(result, pstrdup(p));
+		MemoryContextSwitchTo(old);
+	}
+	topic_internal_sql_end(&state);
+	return result;
+}
+
+/* Is req's request with a transaction's worker already? */
+bool
+kafka_txn_forwarded(KafkaRequest *req)
+{
+	return req->conn != NULL && req->conn->txn_seg != NULL;
+}
+
+/* Let go of conn's segment */
+static void
+forget_forwarded(KafkaConn *conn)
+{
+	if (conn->txn_seg != NULL)
+		dsm_detach((dsm_segment *) conn->txn_seg);
+	conn->txn_seg = NULL;
+	conn->txn_ticket = 0;
+}
+
+/* conn closes: a request it handed to a worker is answered to nobody */
+void
+kafka_txn_conn_closed(KafkaConn *conn)
+{
+	forget_forwarded(conn);
+}
+
+/* Park req until slot moves on, or for TXN_PARK_MS */
+static KafkaOutcome
+park_on_slot(KafkaRequest *req, int slot, TimestampTz *deadline)
+{
+	req->watch->txn_slot = slot;
+	req->watch->txn_seen = kafka_txn_version(slot);
+	*deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), TXN_PARK_MS);
+	return KAFKA_PARK;
+}
+
+/*
+ * Hand req to the worker of slot's transaction and park it; once parked,
+ * the answer the worker wrote, when it has.  A worker gone without
+ * answering closes the connection: the client connects again and retries,
+ * and its retry finds its producer fenced.
+ */
+KafkaOutcome
+kafka_txn_forward(KafkaRequest *req, int slot, TimestampTz *deadline)
+{
+	KafkaConn  *conn = req->conn;
+	dsm_segment *seg;
+	KafkaTxnItem *item;
+	int32		body_len;
+	int32		answer_cap;
+	uint64		ticket;
+
+	if (conn->txn_seg != NULL)
+	{
+		KafkaTxnResult result = kafka_txn_result(conn->txn_slot,
+												 conn->txn_ticket);
+		KafkaOutcome outcome;
+
+		if (result == KAFKA_TXN_PENDING)
+			return park_on_slot(req, conn->txn_slot, deadline);
+		if (result == KAFKA_TXN_LOST)
+		{
+			forget_forwarded(conn);
+			ereport(ERROR,
+					(errcode(ERRCODE_TRANSACTION_ROLLBACK),
+					 errmsg("the Kafka transaction's worker ended without answering")));
+		}
+		item = dsm_segment_address((dsm_segment *) conn->txn_seg);
+		outcome = (KafkaOutcome) item->outcome;
+		if (outcome == KAFKA_ANSWER)
+			appendBinaryStringInfo(req->response,
+								   item->data + item->body_len,
+								   item->answer_len);
+		forget_forwarded(conn);
+		return outcome;
+	}
+
+	/* the request's body, and room for its answer (never larger) */
+	body_len = req->body.len - req->body.pos;
+	answer_cap = body_len + 4096;
+	seg = dsm_create(offsetof(KafkaTxnItem, data) + (Size) body_len + answer_cap, 0);
+	dsm_pin_mapping(seg);
+	item = dsm_segment_address(seg);
+	item->api_key = req->api_key;
+	item->api_version = req->api_version;
+	item->flexible = req->flexible;
+	item->body_len = body_len;
+	item->answer_cap = answer_cap;
+	item->answer_len = 0;
+	item->outcome = KAFKA_CLOSE;
+	memcpy(item->data, req->body.data + req->body.pos, body_len);
+	if (!kafka_txn_post(slot, dsm_segment_handle(seg), MyLatch, &ticket))
+	{
+		/* the worker is busy with another request: try again after it */
+		dsm_detach(seg);
+		return park_on_slot(req, slot, deadline);
+	}
+	conn->txn_seg = seg;
+	conn->txn_slot = slot;
+	conn->txn_ticket = ticket;
+	return park_on_slot(req, slot, deadline);
+}

@@ -1,0 +1,376 @@
+/*-------------------------------------------------------------------------
+ *
+ * txn_requests.c
+ *	  AddPartitionsToTxn (v0-5), AddOffsetsToTxn (v0-4), TxnOffsetCommit
+ *	  (v0-4) and EndTxn (v0-4): a transactional producer's requests.
+ *
+ * AddPartitionsToTxn and AddOffsetsToTxn run in the listener: the first
+ * of a transaction begins it (transactions.c starts its worker), and the
+ * partitions or groups are listed in the transactional id's row, where
+ * Produce's check (in the worker) finds them.  A partition the role may
+ * not write is refused TOPIC_AUTHORIZATION_FAILED, one that does not exist
+ * UNKNOWN_TOPIC_OR_PARTITION, and the others of the request are then not
+ * added (OPERATION_NOT_ATTEMPTED), as Kafka answers.  v4+ of
+ * AddPartitionsToTxn is the form brokers send each other (KIP-890) and is
+ * refused CLUSTER_AUTHORIZATION_FAILED, as Kafka refuses it to a client.
+ *
+ * TxnOffsetCommit and EndTxn are checked in the listener and run by the
+ * transaction's worker (txn_worker.c): the positions are committed as
+ * OffsetCommit commits them (offsets.c), in the transaction, so that they
+ * and the records become visible together; EndTxn commits or aborts it.
+ * An EndTxn of a transaction that ended already is answered as Kafka
+ * answers a retry: no error if it ended the way asked, INVALID_TXN_STATE
+ * otherwise.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "pg_topics/base/catalog.h"
+#include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/transactions.h"
+#include "pg_topics/shared/kafka_groups.h"
+#include "pg_topics/wire/msg_add_offsets_to_txn.h"
+#include "pg_topics/wire/msg_add_partitions_to_txn.h"
+#include "pg_topics/wire/msg_end_txn.h"
+#include "pg_topics/wire/msg_txn_offset_commit.h"
+#include "pg_topics/wire/protocol.h"
+
+/* The first version of AddPartitionsToTxn that brokers send each other */
+#define ADD_PARTITIONS_BROKER_VERSION	4
+
+/*
+ * May the request's role write partition of topic name?  Kafka's error
+ * code
+ */
+static int16
+partition_error(KafkaBytes name, int32 partition)
+{
+	int16		error = KAFKA_NONE;
+	Relation	topic = kafka_open_topic(name, AccessShareLock, ACL_INSERT,
+										 &error);
+
+	if (topic == NULL)
+		return error;
+	if (partition < 0 || partition >= topic_partition_count(topic))
+		error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+	relation_close(topic, NoLock);
+	return error;
+}
+
+/* AddPartitionsToTxn v0-5 */
+KafkaOutcome
+kafka_add_partitions_to_txn(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaAddPartitionsToTxnRequest ar;
+	KafkaAddPartitionsToTxnResponse resp = {0};
+	KafkaTxnRow row;
+	int			slot;
+	int16		error;
+	bool		failed = false;
+	List	   *names = NIL;
+	int16	  **errors;
+
+	if (!kafka_decode(&req->body, &kafka_add_partitions_to_txn_request,
+					  req->api_version, &ar))
+		return KAFKA_CLOSE;
+	if (req->api_version >= ADD_PARTITIONS_BROKER_VERSION)
+	{
+		resp.error_code = KAFKA_CLUSTER_AUTHORIZATION_FAILED;
+		kafka_encode(req->response, &kafka_add_partitions_to_txn_response,
+					 req->api_version, &resp);
+		return KAFKA_ANSWER;
+	}
+
+	error = kafka_txn_check(req, ar.v3_and_below_transactional_id,
+							ar.v3_and_below_producer_id,
+							ar.v3_and_below_producer_epoch, &row, &slot);
+	errors = palloc0(sizeof(int16 *) * Max(ar.nv3_and_below_topics, 1));
+	for (int32 t = 0; t < ar.nv3_and_below_topics; t++)
+	{
+		KafkaAddPartitionsToTxnTopic *tp = &ar.v3_and_below_topics[t];
+
+		errors[t] = palloc0(sizeof(int16) * Max(tp->npartitions, 1));
+		for (int32 p = 0; p < tp->npartitions; p++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			errors[t][p] = error != KAFKA_NONE ? error :
+				partition_error(tp->name, tp->partitions[p]);
+			if (errors[t][p] != KAFKA_NONE)
+				failed = true;
+			else
+				names = lappend(names, psprintf("%.*s/%d", tp->name.len,
+												tp->name.data,
+												tp->partitions[p]));
+		}
+	}
+	if (error == KAFKA_NONE && !failed && names != NIL)
+	{
+		error = kafka_txn_begin(ar.v3_and_below_transactional_id, &row, &slot);
+		if (error == KAFKA_NONE)
+			kafka_txn_add(ar.v3_and_below_transactional_id, false, names);
+		else
+			failed = true;
+	}
+
+	resp.nresults_by_topic_v3_and_below = ar.nv3_and_below_topics;
+	resp.results_by_topic_v3_and_below =
+		palloc0(sizeof(KafkaAddPartitionsToTxnTopicResult) *
+				Max(ar.nv3_and_below_topics, 1));
+	for (int32 t = 0; t < ar.nv3_and_below_topics; t++)
+	{
+		KafkaAddPartitionsToTxnTopic *tp = &ar.v3_and_below_topics[t];
+		KafkaAddPartitionsToTxnTopicResult *tr = &resp.results_by_topic_v3_and_below[t];
+
+		tr->name = tp->name;
+		tr->nresults_by_partition = tp->npartitions;
+		tr->results_by_partition =
+			palloc0(sizeof(KafkaAddPartitionsToTxnPartitionResult) *
+					Max(tp->npartitions, 1));
+		for (int32 p = 0; p < tp->npartitions; p++)
+		{
+			int16		e = errors[t][p];
+
+			/* the others of a request that failed are not added */
+			if (failed && e == KAFKA_NONE)
+				e = error != KAFKA_NONE ? error : KAFKA_OPERATION_NOT_ATTEMPTED;
+			tr->results_by_partition[p].partition_index = tp->partitions[p];
+			tr->results_by_partition[p].partition_error_code = e;
+		}
+	}
+	kafka_encode(req->response, &kafka_add_partitions_to_txn_response,
+				 req->api_version, &resp);
+	return KAFKA_ANSWER;
+}
+
+/* AddOffsetsToTxn v0-4: the group's positions go in the transaction */
+KafkaOutcome
+kafka_add_offsets_to_txn(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaAddOffsetsToTxnRequest ar;
+	KafkaAddOffsetsToTxnResponse resp = {0};
+	KafkaTxnRow row;
+	int			slot;
+	char	   *group;
+
+	if (!kafka_decode(&req->body, &kafka_add_offsets_to_txn_request,
+					  req->api_version, &ar))
+		return KAFKA_CLOSE;
+	group = kafka_offsets_group_name(ar.group_id);
+	resp.error_code = kafka_txn_check(req, ar.transactional_id, ar.producer_id,
+									  ar.producer_epoch, &row, &slot);
+	if (resp.error_code == KAFKA_NONE && group == NULL)
+		resp.error_code = KAFKA_INVALID_GROUP_ID;
+	if (resp.error_code == KAFKA_NONE)
+		resp.error_code = kafka_txn_begin(ar.transactional_id, &row, &slot);
+	if (resp.error_code == KAFKA_NONE)
+		kafka_txn_add(ar.transactional_id, true, list_make1(group));
+	kafka_encode(req->response, &kafka_add_offsets_to_txn_response,
+				 req->api_version, &resp);
+	return KAFKA_ANSWER;
+}
+
+/* TxnOffsetCommit's answer: every partition error */
+static void
+txn_offset_commit_answer(KafkaRequest *req, KafkaTxnOffsetCommitRequest *cr,
+						 int16 error)
+{
+	KafkaTxnOffsetCommitResponse resp = {0};
+
+	resp.ntopics = cr->ntopics;
+	resp.topics = palloc0(sizeof(KafkaTxnOffsetCommitResponseTopic) *
+						  Max(cr->ntopics, 1));
+	for (int32 t = 0; t < cr->ntopics; t++)
+	{
+		resp.topics[t].name = cr->topics[t].name;
+		resp.topics[t].npartitions = cr->topics[t].npartitions;
+		resp.topics[t].partitions =
+			palloc0(sizeof(KafkaTxnOffsetCommitResponsePartition) *
+					Max(cr->topics[t].npartitions, 1));
+		for (int32 p = 0; p < cr->topics[t].npartitions; p++)
+		{
+			resp.topics[t].partitions[p].partition_index =
+				cr->topics[t].partitions[p].partition_index;
+			resp.topics[t].partitions[p].error_code = error;
+		}
+	}
+	kafka_encode(req->response, &kafka_txn_offset_commit_response,
+				 req->api_version, &resp);
+}
+
+/*
+ * TxnOffsetCommit v0-4, in the listener: checked, then handed to the
+ * transaction's worker.  Without an open transaction: INVALID_TXN_STATE.
+ */
+KafkaOutcome
+kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaTxnOffsetCommitRequest cr;
+	KafkaReader body = req->body;
+	KafkaTxnRow row;
+	int			slot;
+	int16		error;
+
+	if (kafka_txn_forwarded(req))
+		return kafka_txn_forward(req, req->conn->txn_slot, deadline);
+	if (!kafka_decode(&req->body, &kafka_txn_offset_commit_request,
+					  req->api_version, &cr))
+		return KAFKA_CLOSE;
+	error = kafka_txn_check(req, cr.transactional_id, cr.producer_id,
+							cr.producer_epoch, &row, &slot);
+	if (error == KAFKA_NONE && slot < 0)
+		error = KAFKA_INVALID_TXN_STATE;
+	if (error == KAFKA_NONE && kafka_offsets_group_name(cr.group_id) == NULL)
+		error = KAFKA_INVALID_GROUP_ID;
+	if (error != KAFKA_NONE)
+	{
+		txn_offset_commit_answer(req, &cr, error);
+		return KAFKA_ANSWER;
+	}
+	req->body = body;
+	return kafka_txn_forward(req, slot, deadline);
+}
+
+/*
+ * TxnOffsetCommit in the transaction's worker: each partition's position
+ * committed as OffsetCommit commits it, after the same checks of the
+ * group's member (v3+ names it and its generation)
+ */
+KafkaOutcome
+kafka_txn_offset_commit_run(KafkaRequest *req, const KafkaTxnInfo *txn)
+{
+	KafkaTxnOffsetCommitRequest cr;
+	KafkaTxnOffsetCommitResponse resp = {0};
+	char	   *group;
+	char	   *member_id;
+	int16		group_error = KAFKA_NONE;
+	MemoryContext partition_context;
+
+	if (!kafka_decode(&req->body, &kafka_txn_offset_commit_request,
+					  req->api_version, &cr))
+		return KAFKA_CLOSE;
+	group = kafka_offsets_group_name(cr.group_id);
+	member_id = cr.member_id.len > 0 ?
+		pnstrdup(cr.member_id.data, cr.member_id.len) : "";
+	if (cr.producer_id != txn->producer_id ||
+		cr.producer_epoch != txn->producer_epoch)
+		group_error = kafka_txn_fenced_error(req->api_key, req->api_version);
+	else if (group == NULL)
+		group_error = KAFKA_INVALID_GROUP_ID;
+	else if (member_id[0] != '\0')
+		group_error = kafka_group_member_rights(group, member_id, GetUserId());
+	if (group != NULL && group_error == KAFKA_NONE)
+		group_error = kafka_group_check_member(group, member_id,
+											   cr.group_instance_id.len > 0 ?
+											   kafka_bytes_cstring(cr.group_instance_id) : "",
+											   cr.generation_id,
+											   GetUserId());
+	if (group_error != KAFKA_NONE)
+	{
+		txn_offset_commit_answer(req, &cr, group_error);
+		return KAFKA_ANSWER;
+	}
+
+	partition_context = AllocSetContextCreate(CurrentMemoryContext,
+											  "Kafka TxnOffsetCommit partition",
+											  ALLOCSET_DEFAULT_SIZES);
+	resp.ntopics = cr.ntopics;
+	resp.topics = palloc0(sizeof(KafkaTxnOffsetCommitResponseTopic) *
+						  Max(cr.ntopics, 1));
+	for (int32 t = 0; t < cr.ntopics; t++)
+	{
+		KafkaTxnOffsetCommitRequestTopic *tr = &cr.topics[t];
+		KafkaTxnOffsetCommitResponseTopic *to = &resp.topics[t];
+		int16		topic_error = KAFKA_NONE;
+		Relation	topic;
+
+		topic = kafka_open_topic(tr->name, AccessShareLock, ACL_SELECT,
+								 &topic_error);
+		to->name = tr->name;
+		to->npartitions = tr->npartitions;
+		to->partitions = palloc0(sizeof(KafkaTxnOffsetCommitResponsePartition) *
+								 Max(tr->npartitions, 1));
+		for (int32 p = 0; p < tr->npartitions; p++)
+		{
+			KafkaTxnOffsetCommitRequestPartition *part = &tr->partitions[p];
+			int16		error = topic_error;
+
+			CHECK_FOR_INTERRUPTS();
+			if (topic != NULL)
+				error = kafka_commit_one_position(topic, group,
+												  part->partition_index,
+												  part->committed_offset,
+												  part->committed_metadata,
+												  partition_context);
+			to->partitions[p].partition_index = part->partition_index;
+			to->partitions[p].error_code = error;
+		}
+		if (topic != NULL)
+			relation_close(topic, NoLock);
+	}
+	MemoryContextDelete(partition_context);
+	kafka_encode(req->response, &kafka_txn_offset_commit_response,
+				 req->api_version, &resp);
+	return KAFKA_ANSWER;
+}
+
+/* EndTxn v0-4, in the listener: the open transaction's worker ends it */
+KafkaOutcome
+kafka_end_txn(KafkaRequest *req, TimestampTz *deadline)
+{
+	KafkaEndTxnRequest er;
+	KafkaReader body = req->body;
+	KafkaTxnRow row;
+	int			slot;
+	int16		error;
+
+	if (kafka_txn_forwarded(req))
+		return kafka_txn_forward(req, req->conn->txn_slot, deadline);
+	if (!kafka_decode(&req->body, &kafka_end_txn_request, req->api_version,
+					  &er))
+		return KAFKA_CLOSE;
+	error = kafka_txn_check(req, er.transactional_id, er.producer_id,
+							er.producer_epoch, &row, &slot);
+	if (error == KAFKA_NONE && slot >= 0)
+	{
+		req->body = body;
+		return kafka_txn_forward(req, slot, deadline);
+	}
+	/* no open transaction: a retry of the EndTxn that ended it, or wrong */
+	if (error == KAFKA_NONE &&
+		!(er.committed && strcmp(row.state, "CompleteCommit") == 0) &&
+		!(!er.committed && strcmp(row.state, "CompleteAbort") == 0))
+		error = KAFKA_INVALID_TXN_STATE;
+	kafka_end_txn_answer(req, error);
+	return KAFKA_ANSWER;
+}
+
+/* The worker's EndTxn: commit (true) or abort; false if malformed */
+bool
+kafka_end_txn_decode(KafkaRequest *req, bool *commit)
+{
+	KafkaEndTxnRequest er;
+
+	if (!kafka_decode(&req->body, &kafka_end_txn_request, req->api_version,
+					  &er))
+		return false;
+	*commit = er.committed;
+	return true;
+}
+
+/* EndTxn's answer */
+void
+kafka_end_txn_answer(KafkaRequest *req, int16 error)
+{
+	KafkaEndTxnResponse resp = {0};
+
+	resp.error_code = error;
+	kafka_encode(req->response, &kafka_end_txn_response, req->api_version,
+				 &resp);
+}

@@ -1,0 +1,341 @@
+/*-------------------------------------------------------------------------
+ *
+ * txn_worker.c
+ *	  The transaction worker: a background worker that holds one open
+ *	  Kafka transaction's PostgreSQL transaction.
+ *
+ * A Kafka transaction spans requests, and connections: it cannot be a
+ * listener request's transaction, and the listener, an event loop, may
+ * not hold one open for a producer either.  So each open Kafka
+ * transaction gets a process of its own, started when it begins
+ * (transactions.c): it connects to the Kafka database, begins a
+ * transaction acting as the transactional id's role, and runs what the
+ * listener hands it through the transaction's slot (shared/kafka_txns.c):
+ * the producer's transactional Produce requests (produce.c, each
+ * partition in a subtransaction, with the idempotent producers' sequence
+ * checks), its TxnOffsetCommit requests (the same commit of a position
+ * as OffsetCommit's) and its EndTxn.  Commit marks the id's row
+ * CompleteCommit in the same transaction as the records and positions, so
+ * that all of it becomes visible at once, and waits for the synchronous
+ * standbys as the server's synchronous_commit says (what acks=all waits
+ * for): the worker is the only one waiting.  Abort rolls back and then
+ * marks the row CompleteAbort: nothing of the transaction is ever seen.
+ *
+ * The transaction is aborted, and the producer fenced (its epoch
+ * bumped), when transaction.timeout.ms passes after it began without an
+ * EndTxn, as Kafka aborts an abandoned transaction; and when a request
+ * fails as a whole (an error that is not one partition's), since its
+ * transaction then has lost part of what the producer was told went in.
+ * A newer producer of the id (InitProducerId) aborts it too.  A worker
+ * that is terminated, or a server that crashes, leaves the row Ongoing
+ * with nothing behind it: transactions.c fences its producer, and
+ * InitProducerId or the background worker's round ends it.
+ *
+ * Each open transaction costs one of max_worker_processes for its life.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type_d.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "storage/dsm.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#include "pg_topics/base/internal_sql.h"
+#include "pg_topics/kafka/handlers.h"
+#include "pg_topics/kafka/transactions.h"
+#include "pg_topics/shared/kafka_txns.h"
+#include "pg_topics/wire/protocol.h"
+
+PGDLLEXPORT void topic_kafka_txn_main(Datum main_arg);
+
+static int	my_slot = -1;
+static KafkaTxnInfo txn;
+static Oid	saved_user;
+static int	saved_sec_context;
+
+/* How the row is marked when the transaction aborted */
+typedef enum AbortKind
+{
+	ABORT_ASKED,				/* EndTxn abort: the epoch stays */
+	ABORT_FENCED,				/* a newer producer aborted it: its epoch moved */
+	ABORT_FAILED				/* timed out or failed: the producer is fenced */
+} AbortKind;
+
+/* The worker leaves, however: its slot is free (after the rollback) */
+static void
+worker_exit(int code, Datum arg)
+{
+	kafka_txn_detach(my_slot);
+}
+
+/* Begin the Kafka transaction's PostgreSQL transaction, as its role */
+static void
+begin_xact(void)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	GetUserIdAndSecContext(&saved_user, &saved_sec_context);
+	SetUserIdAndSecContext(txn.role, saved_sec_context |
+						   SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+}
+
+/* Run sql on the row of the transaction's producer; the rows changed */
+static uint64
+mark_row(const char *sql)
+{
+	Oid			types[2] = {INT8OID, INT2OID};
+	Datum		values[2];
+
+	TopicInternalSql state;
+	uint64		n;
+
+	values[0] = Int64GetDatum(txn.producer_id);
+	values[1] = Int16GetDatum(txn.producer_epoch);
+	topic_internal_sql_begin(&state);
+	if (SPI_execute_with_args(sql, 2, types, values, NULL, false, 0) < 0)
+		elog(ERROR, "could not change topics.kafka_transactional_ids");
+	n = SPI_processed;
+	topic_internal_sql_end(&state);
+	return n;
+}
+
+/*
+ * Roll the transaction back (if it is still open) and mark the row as
+ * kind says, in a transaction of its own
+ */
+static void
+end_aborted(AbortKind kind)
+{
+	AbortCurrentTransaction();
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (kind == ABORT_FENCED)
+		(void) mark_row("UPDATE topics.kafka_transactional_ids "
+						"SET state = 'CompleteAbort', partitions = '{}', groups = '{}', "
+						"updated_at = pg_catalog.now() "
+						"WHERE producer_id = $1 AND state = 'PrepareAbort'");
+	else
+		(void) mark_row(kind == ABORT_FAILED ?
+						"UPDATE topics.kafka_transactional_ids "
+						"SET state = 'CompleteAbort', partitions = '{}', groups = '{}', "
+						"producer_epoch = CASE WHEN producer_epoch < 32766 "
+						"THEN producer_epoch + 1 ELSE producer_epoch END, "
+						"updated_at = pg_catalog.now() "
+						"WHERE producer_id = $1 AND producer_epoch = $2 AND state = 'Ongoing'" :
+						"UPDATE topics.kafka_transactional_ids "
+						"SET state = 'CompleteAbort', partitions = '{}', groups = '{}', "
+						"updated_at = pg_catalog.now() "
+						"WHERE producer_id = $1 AND producer_epoch = $2 AND state = 'Ongoing'");
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
+/*
+ * Commit the transaction, the row marked CompleteCommit in it: false
+ * (nothing committed) if the row is not its any more (a newer producer
+ * fenced it meanwhile)
+ */
+static bool
+end_committed(void)
+{
+	if (mark_row("UPDATE topics.kafka_transactional_ids "
+				 "SET state = 'CompleteCommit', partitions = '{}', groups = '{}', "
+				 "updated_at = pg_catalog.now() "
+				 "WHERE producer_id = $1 AND producer_epoch = $2 AND state = 'Ongoing'") != 1)
+		return false;
+	SetUserIdAndSecContext(saved_user, saved_sec_context);
+	if (ActiveSnapshotSet())
+		PopActiveSnapshot();
+	/* as the server's synchronous_commit says: acks=all's wait */
+	CommitTransactionCommand();
+	return true;
+}
+
+/*
+ * Run the request in the segment of handle in the transaction: its
+ * answer goes back in the segment.  True if the transaction ended (EndTxn,
+ * or a failure that aborted it).
+ */
+static bool
+run_item(dsm_handle handle)
+{
+	dsm_segment *seg = dsm_attach(handle);
+	KafkaTxnItem *item;
+	KafkaRequest req;
+	KafkaWatch	watch;
+	StringInfoData answer;
+	MemoryContext item_context;
+	MemoryContext oldcontext;
+	volatile KafkaOutcome outcome = KAFKA_CLOSE;
+	volatile bool ended = false;
+
+	if (seg == NULL)
+	{
+		/* its listener gave up on it (the client went away) */
+		kafka_txn_done(my_slot);
+		return false;
+	}
+	item = dsm_segment_address(seg);
+	/* not the transaction's: EndTxn ends it before the answer is written */
+	item_context = AllocSetContextCreate(TopMemoryContext,
+										 "Kafka transaction request",
+										 ALLOCSET_DEFAULT_SIZES);
+	oldcontext = CurrentMemoryContext;
+	MemoryContextSwitchTo(item_context);
+	memset(&req, 0, sizeof(req));
+	memset(&watch, 0, sizeof(watch));
+	req.api_key = item->api_key;
+	req.api_version = item->api_version;
+	req.flexible = item->flexible;
+	kafka_reader_init(&req.body, item->data, item->body_len);
+	req.body.alloc_left = SIZE_MAX;
+	req.body.elements_left = KAFKA_MAX_REQUEST_ELEMENTS;
+	req.received = GetCurrentTimestamp();
+	req.watch = &watch;
+	initStringInfo(&answer);
+	req.response = &answer;
+
+	/* each request sees what committed before it, and what came before */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	PG_TRY();
+	{
+		switch (req.api_key)
+		{
+			case KAFKA_API_PRODUCE:
+				outcome = kafka_txn_produce(&req, &txn);
+				break;
+			case KAFKA_API_TXN_OFFSET_COMMIT:
+				outcome = kafka_txn_offset_commit_run(&req, &txn);
+				break;
+			case KAFKA_API_END_TXN:
+				{
+					bool		commit;
+					int16		error = KAFKA_NONE;
+
+					outcome = KAFKA_CLOSE;
+					if (!kafka_end_txn_decode(&req, &commit))
+						break;
+					if (commit && !end_committed())
+					{
+						error = kafka_txn_fenced_error(req.api_key,
+													   req.api_version);
+						end_aborted(ABORT_FENCED);
+					}
+					else if (!commit)
+						end_aborted(ABORT_ASKED);
+					ended = true;
+					MemoryContextSwitchTo(item_context);
+					kafka_end_txn_answer(&req, error);
+					outcome = KAFKA_ANSWER;
+					break;
+				}
+			default:
+				elog(ERROR, "unexpected Kafka request %d for a transaction",
+					 req.api_key);
+		}
+		if (!ended)
+			PopActiveSnapshot();
+	}
+	PG_CATCH();
+	{
+		/* the transaction lost part of what it was told went in: abort */
+		HOLD_INTERRUPTS();
+		EmitErrorReport();
+		FlushErrorState();
+		RESUME_INTERRUPTS();
+		outcome = KAFKA_CLOSE;
+		ended = true;
+		end_aborted(ABORT_FAILED);
+		ereport(LOG,
+				(errmsg("Kafka transaction of producer %lld epoch %d aborted after its request failed",
+						(long long) txn.producer_id, txn.producer_epoch)));
+	}
+	PG_END_TRY();
+
+	if (outcome == KAFKA_ANSWER && answer.len > item->answer_cap)
+		outcome = KAFKA_CLOSE;
+	if (outcome == KAFKA_ANSWER)
+	{
+		memcpy(item->data + item->body_len, answer.data, answer.len);
+		item->answer_len = answer.len;
+	}
+	item->outcome = outcome;
+	/* an ended transaction took its memory with it */
+	MemoryContextSwitchTo(ended ? TopMemoryContext : oldcontext);
+	MemoryContextDelete(item_context);
+	dsm_detach(seg);
+	kafka_txn_done(my_slot);
+	return ended;
+}
+
+/* Entry point of a transaction worker: main_arg is its slot */
+void
+topic_kafka_txn_main(Datum main_arg)
+{
+	TimestampTz deadline;
+
+	my_slot = DatumGetInt32(main_arg);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	before_shmem_exit(worker_exit, (Datum) 0);
+	if (!kafka_txn_attach(my_slot, MyLatch, &txn))
+		proc_exit(0);
+	BackgroundWorkerInitializeConnectionByOid(txn.database, InvalidOid, 0);
+	pgstat_report_appname("pg_topics kafka transaction");
+	kafka_session_init();
+	deadline = TimestampTzPlusMilliseconds(txn.started_at, txn.timeout_ms);
+	begin_xact();
+	pgstat_report_activity(STATE_IDLEINTRANSACTION, NULL);
+
+	for (;;)
+	{
+		dsm_handle	handle;
+		bool		abort_asked;
+		long		wait_ms;
+
+		CHECK_FOR_INTERRUPTS();
+		if (kafka_txn_take(my_slot, &handle, &abort_asked) && !abort_asked)
+		{
+			pgstat_report_activity(STATE_RUNNING, "Kafka transaction request");
+			if (run_item(handle))
+				break;
+			pgstat_report_activity(STATE_IDLEINTRANSACTION, NULL);
+			continue;
+		}
+		if (abort_asked)
+		{
+			/* a newer producer of the id: the request taken is not run */
+			end_aborted(ABORT_FENCED);
+			break;
+		}
+		if (GetCurrentTimestamp() >= deadline)
+		{
+			end_aborted(ABORT_FAILED);
+			ereport(LOG,
+					(errmsg("Kafka transaction of producer %lld epoch %d aborted: no EndTxn within its transaction.timeout.ms (%d ms)",
+							(long long) txn.producer_id, txn.producer_epoch,
+							txn.timeout_ms)));
+			break;
+		}
+		wait_ms = (long) ((deadline - GetCurrentTimestamp() + 999) / 1000);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 Max(wait_ms, 1), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+	proc_exit(0);
+}

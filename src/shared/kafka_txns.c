@@ -1,0 +1,425 @@
+/*-------------------------------------------------------------------------
+ *
+ * kafka_txns.c
+ *	  Open Kafka transactions in shared memory: a slot each, through which
+ *	  the Kafka listener hands the transaction's worker its requests.
+ *
+ * A Kafka transaction that is open is a PostgreSQL transaction held by a
+ * background worker of its own (kafka/txn_worker.c).  Its slot says which
+ * producer (id and epoch) and role it is, and carries one request at a
+ * time: the listener that serves one of the producer's requests puts it
+ * in a DSM segment, posts the segment's handle here with its own latch,
+ * and parks the request; the worker runs it, writes the answer into the
+ * segment and sets that latch.  Each posted request gets a ticket (one
+ * counter for all slots), so that a listener never takes another
+ * request's answer for its own, even after the slot is reused.  A slot's
+ * version moves with everything a parked request may wait for (its
+ * request answered, the slot free again, the worker gone), as a Kafka
+ * group's does for the requests parked on the group.
+ *
+ * pg_topics.kafka_max_transactions slots in all, and at most
+ * pg_topics.kafka_max_transactions_per_role of one role's: a transaction
+ * beyond them does not start (CONCURRENT_TRANSACTIONS, which clients
+ * retry).  The lock is held only to read and set a slot's fields, never
+ * while a segment is created or copied.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/timestamp.h"
+
+#include "pg_topics/base/settings.h"
+#include "pg_topics/shared/kafka_txns.h"
+#include "pg_topics/wire/protocol.h"
+
+/*
+ * A slot claimed whose worker has not attached after this long (ms) is
+ * taken for one that never started (the postmaster could not fork it),
+ * and freed.  A worker that attaches late finds its slot gone and exits.
+ */
+#define TXN_ATTACH_TIMEOUT_MS	60000
+
+typedef struct TxnSlot
+{
+	bool		in_use;
+	bool		attached;		/* its worker runs */
+	bool		abort;			/* its transaction is to be aborted */
+	TimestampTz claimed_at;
+	KafkaTxnInfo info;
+	Latch	   *worker_latch;
+	/* the request handed over: 0 none */
+	uint64		posted;
+	bool		taken;			/* the worker is running it */
+	dsm_handle	handle;
+	Latch	   *reply;
+	uint64		done;			/* the last ticket answered */
+	pg_atomic_uint64 version;
+} TxnSlot;
+
+typedef struct TxnsShared
+{
+	LWLock		lock;
+	uint64		next_ticket;
+	int			nslots;
+	TxnSlot		slots[FLEXIBLE_ARRAY_MEMBER];
+} TxnsShared;
+
+static TxnsShared *shared = NULL;
+
+static Size
+shared_size(void)
+{
+	return add_size(offsetof(TxnsShared, slots),
+					mul_size(pg_topics_kafka_max_transactions, sizeof(TxnSlot)));
+}
+
+void
+kafka_txns_shmem_request(void)
+{
+	if (pg_topics_kafka_port == 0)
+		return;					/* no Kafka listener */
+	RequestAddinShmemSpace(shared_size());
+}
+
+void
+kafka_txns_shmem_startup(void)
+{
+	bool		found;
+
+	if (pg_topics_kafka_port == 0)
+		return;
+	shared = ShmemInitStruct("pg_topics kafka transactions", shared_size(),
+							 &found);
+	if (!found)
+	{
+		LWLockInitialize(&shared->lock, LWLockNewTrancheId());
+		shared->next_ticket = 1;
+		shared->nslots = pg_topics_kafka_max_transactions;
+		for (int i = 0; i < shared->nslots; i++)
+		{
+			memset(&shared->slots[i], 0, sizeof(TxnSlot));
+			pg_atomic_init_u64(&shared->slots[i].version, 0);
+		}
+	}
+}
+
+/* Whatever waits on s may look again (lock held) */
+static void
+slot_changed(TxnSlot *s)
+{
+	pg_atomic_fetch_add_u64(&s->version, 1);
+}
+
+/* Free s (lock held): a request posted and not answered is lost */
+static Latch *
+free_slot(TxnSlot *s)
+{
+	Latch	   *reply = s->posted != 0 && s->posted != s->done ? s->reply : NULL;
+
+	s->in_use = false;
+	s->attached = false;
+	s->abort = false;
+	s->posted = 0;
+	s->taken = false;
+	s->worker_latch = NULL;
+	s->reply = NULL;
+	slot_changed(s);
+	return reply;
+}
+
+/*
+ * The slot of the open transaction of producer_id at producer_epoch, or
+ * -1 if it has none (none was begun, or it ended, or it was lost with its
+ * worker)
+ */
+int
+kafka_txn_find(int64 producer_id, int16 producer_epoch)
+{
+	int			found = -1;
+
+	if (shared == NULL)
+		return -1;
+	LWLockAcquire(&shared->lock, LW_SHARED);
+	for (int i = 0; i < shared->nslots; i++)
+	{
+		TxnSlot    *s = &shared->slots[i];
+
+		if (s->in_use && s->info.producer_id == producer_id &&
+			s->info.producer_epoch == producer_epoch)
+		{
+			found = i;
+			break;
+		}
+	}
+	LWLockRelease(&shared->lock);
+	return found;
+}
+
+/*
+ * A slot for a transaction of info's producer, within the limits: *slot
+ * gets it, *fresh says whether its worker is still to be started (a slot
+ * the producer's transaction holds already is answered again).  Kafka's
+ * error code otherwise: CONCURRENT_TRANSACTIONS while the producer's
+ * earlier transaction is still ending, or when the limits are reached.
+ */
+int16
+kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
+				bool *fresh)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	TxnSlot    *free_slot_found = NULL;
+	int			role_count = 0;
+	int16		error = KAFKA_NONE;
+
+	*slot = -1;
+	*fresh = false;
+	if (shared == NULL)
+		return KAFKA_CONCURRENT_TRANSACTIONS;
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < shared->nslots; i++)
+	{
+		TxnSlot    *s = &shared->slots[i];
+
+		if (s->in_use && !s->attached &&
+			TimestampDifferenceExceeds(s->claimed_at, now,
+									   TXN_ATTACH_TIMEOUT_MS))
+		{
+			Latch	   *reply = free_slot(s);
+
+			/* a latch is set without waiting for anything */
+			if (reply != NULL)
+				SetLatch(reply);
+		}
+		if (!s->in_use)
+		{
+			if (free_slot_found == NULL)
+				free_slot_found = s;
+			continue;
+		}
+		if (s->info.producer_id == info->producer_id)
+		{
+			if (s->info.producer_epoch == info->producer_epoch && !s->abort)
+				*slot = i;
+			else
+				error = KAFKA_CONCURRENT_TRANSACTIONS;
+			break;
+		}
+		if (s->info.role == info->role)
+			role_count++;
+	}
+	if (*slot < 0 && error == KAFKA_NONE)
+	{
+		if (free_slot_found == NULL || role_count >= per_role_limit)
+			error = KAFKA_CONCURRENT_TRANSACTIONS;
+		else
+		{
+			TxnSlot    *s = free_slot_found;
+
+			s->in_use = true;
+			s->attached = false;
+			s->abort = false;
+			s->claimed_at = now;
+			s->info = *info;
+			s->posted = 0;
+			s->taken = false;
+			s->done = 0;
+			slot_changed(s);
+			*slot = s - shared->slots;
+			*fresh = true;
+		}
+	}
+	LWLockRelease(&shared->lock);
+	return error;
+}
+
+/* Give back a slot whose worker could not be started */
+void
+kafka_txn_release(int slot)
+{
+	Latch	   *reply;
+
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	reply = free_slot(&shared->slots[slot]);
+	LWLockRelease(&shared->lock);
+	if (reply != NULL)
+		SetLatch(reply);
+}
+
+/*
+ * Hand slot's worker the request in the segment of handle; reply is set
+ * when it is answered.  False if the slot is busy with another request
+ * (wait for its version to move) or holds no transaction any more.
+ */
+bool
+kafka_txn_post(int slot, dsm_handle handle, Latch *reply, uint64 *ticket)
+{
+	TxnSlot    *s = &shared->slots[slot];
+	Latch	   *worker = NULL;
+	bool		ok = false;
+
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	if (s->in_use && !s->abort && (s->posted == 0 || s->posted == s->done))
+	{
+		*ticket = shared->next_ticket++;
+		s->posted = *ticket;
+		s->taken = false;
+		s->handle = handle;
+		s->reply = reply;
+		worker = s->worker_latch;
+		ok = true;
+	}
+	LWLockRelease(&shared->lock);
+	if (worker != NULL)
+		SetLatch(worker);
+	return ok;
+}
+
+/* What became of the request of ticket handed to slot */
+KafkaTxnResult
+kafka_txn_result(int slot, uint64 ticket)
+{
+	TxnSlot    *s = &shared->slots[slot];
+	KafkaTxnResult result;
+
+	LWLockAcquire(&shared->lock, LW_SHARED);
+	if (s->done == ticket)
+		result = KAFKA_TXN_DONE;
+	else if (s->in_use && s->posted == ticket)
+		result = KAFKA_TXN_PENDING;
+	else
+		result = KAFKA_TXN_LOST;
+	LWLockRelease(&shared->lock);
+	return result;
+}
+
+/*
+ * Abort slot's transaction (its producer is fenced): its worker rolls back
+ * and leaves, answering nothing more
+ */
+void
+kafka_txn_request_abort(int slot)
+{
+	TxnSlot    *s = &shared->slots[slot];
+	Latch	   *worker;
+
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	s->abort = true;
+	worker = s->in_use ? s->worker_latch : NULL;
+	slot_changed(s);
+	LWLockRelease(&shared->lock);
+	if (worker != NULL)
+		SetLatch(worker);
+}
+
+uint64
+kafka_txn_version(int slot)
+{
+	return pg_atomic_read_u64(&shared->slots[slot].version);
+}
+
+bool
+kafka_txn_changed(int slot, uint64 seen)
+{
+	return pg_atomic_read_u64(&shared->slots[slot].version) != seen;
+}
+
+/*
+ * The worker of slot starts: it is reached through latch from now on.
+ * False if the slot was given up meanwhile.
+ */
+bool
+kafka_txn_attach(int slot, Latch *latch, KafkaTxnInfo *info)
+{
+	TxnSlot    *s;
+	bool		ok;
+
+	if (shared == NULL || slot < 0 || slot >= shared->nslots)
+		return false;
+	s = &shared->slots[slot];
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	ok = s->in_use && !s->attached;
+	if (ok)
+	{
+		s->attached = true;
+		s->worker_latch = latch;
+		*info = s->info;
+	}
+	LWLockRelease(&shared->lock);
+	return ok;
+}
+
+/*
+ * The request posted to slot and not yet taken, if any (true): its
+ * segment's handle.  *abort says the transaction is to be aborted.
+ */
+bool
+kafka_txn_take(int slot, dsm_handle *handle, bool *abort)
+{
+	TxnSlot    *s = &shared->slots[slot];
+	bool		found = false;
+
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	*abort = s->abort;
+	if (s->posted != 0 && s->posted != s->done && !s->taken)
+	{
+		s->taken = true;
+		*handle = s->handle;
+		found = true;
+	}
+	LWLockRelease(&shared->lock);
+	return found;
+}
+
+bool
+kafka_txn_abort_requested(int slot)
+{
+	bool		abort;
+
+	LWLockAcquire(&shared->lock, LW_SHARED);
+	abort = shared->slots[slot].abort;
+	LWLockRelease(&shared->lock);
+	return abort;
+}
+
+/* The request taken is answered in its segment: wake its listener */
+void
+kafka_txn_done(int slot)
+{
+	TxnSlot    *s = &shared->slots[slot];
+	Latch	   *reply;
+
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	s->done = s->posted;
+	s->taken = false;
+	reply = s->reply;
+	slot_changed(s);
+	LWLockRelease(&shared->lock);
+	if (reply != NULL)
+		SetLatch(reply);
+}
+
+/*
+ * The worker of slot leaves (its transaction ended, or it exits on an
+ * error): the slot is free, and a request it did not answer is lost
+ */
+void
+kafka_txn_detach(int slot)
+{
+	TxnSlot    *s;
+	Latch	   *reply = NULL;
+
+	if (shared == NULL || slot < 0 || slot >= shared->nslots)
+		return;
+	s = &shared->slots[slot];
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	if (s->in_use && s->attached && s->worker_latch == MyLatch)
+		reply = free_slot(s);
+	LWLockRelease(&shared->lock);
+	if (reply != NULL)
+		SetLatch(reply);
+}
