@@ -189,6 +189,8 @@ run_item(dsm_handle handle)
 		kafka_txn_done(my_slot);
 		return false;
 	}
+	/* mapped until detached here, not until the transaction ends */
+	dsm_pin_mapping(seg);
 	item = dsm_segment_address(seg);
 	/* not the transaction's: EndTxn ends it before the answer is written */
 	item_context = AllocSetContextCreate(TopMemoryContext,

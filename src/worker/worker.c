@@ -75,6 +75,7 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/subscription.h"
 #include "pg_topics/base/unless_locked.h"
+#include "pg_topics/worker/lost_transactions.h"
 #include "pg_topics/base/wakeup.h"
 #include "pg_topics/replication/markers.h"
 #include "pg_topics/segments/segment.h"
@@ -678,6 +679,12 @@ find_installed(Oid unused)
 
 static Oid	found_offsets_log = InvalidOid;
 
+static void
+end_lost_transactions(Oid unused)
+{
+	topic_end_lost_kafka_transactions();
+}
+
 /*
  * The partitions' logs (segments false; and topics.consumer_offsets' log)
  * or the segments, into found_logs
@@ -779,6 +786,9 @@ topic_db_worker_main(Datum main_arg)
 		if (in_transaction(refresh_markers, InvalidOid))
 			topic_markers_round_committed(logs);
 	}
+
+	/* Kafka transactions lost with their PostgreSQL transaction */
+	in_transaction(end_lost_transactions, InvalidOid);
 
 	/* orphans: cheap to look for (no locks), so every round */
 	if (in_transaction(find_logs, (Oid) 1))
