@@ -184,14 +184,19 @@ for my $round (1 .. 4)
 			'loop', 4, 200, "r$round", $report ], '>', \$out, '2>', \$err, IPC::Run::timeout(600));
 	# a few transactions committed, then a moment anywhere in the next ones
 	my $t0 = time;
+	my $before = '';
 	while (time - $t0 < 120)
 	{
-		my $n = () = (-e $report ? slurp_file($report) : '') =~ /^r$round\.\d+ committed$/mg;
-		last if $n >= 3;
+		$before = -e $report ? slurp_file($report) : '';
+		my $n = () = $before =~ /^r$round\.\d+ committed$/mg;
+		last if $n >= 3 || $before =~ /^r$round\.\d+ failed/m || !$h->pumpable;
 		usleep(100_000);
 	}
 	usleep(int(rand(1_000_000)));
+	$before = slurp_file($report);
 	crash_and_start($node);
+	is(join(' ', $before =~ /^(r$round\.\d+ failed .*)$/mg), '',
+		"(c) round $round: no transaction failed before the crash");
 	$h->signal('KILL');
 	eval { $h->finish; };
 	foreach my $line (split /\n/, slurp_file($report))
