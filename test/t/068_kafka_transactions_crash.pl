@@ -209,7 +209,7 @@ for my $round (1 .. 4)
 	  or diag($err);
 }
 my %visible = map { split /\|/ } split /\n/, sql($node,
-	q{SELECT split_part(value, '-', 1) || '|' || count(*) FROM loop GROUP BY 1});
+	q{SELECT txn || '|' || count(*) FROM (SELECT split_part(value, '-', 1) AS txn FROM loop) t GROUP BY txn});
 my @partial = grep { $visible{$_} != 800 } sort keys %visible;
 is("@partial", '', '(c) every transaction is visible whole or not at all');
 my @lost = grep { ($visible{$_} // 0) != 800 } sort keys %committed;
