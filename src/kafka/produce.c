@@ -384,6 +384,7 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		error = kafka_producer_begin(GetUserId(), relid, batch->producer_id,
 									 batch->producer_epoch,
 									 batch->base_sequence, batch->nrecords,
+									 txn != NULL,
 									 NULL, &duplicate, &pp->base_offset,
 									 &pp->log_append_time);
 		if (error == KAFKA_PRODUCER_NEEDS_HISTORY)
@@ -404,7 +405,8 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 										 batch->producer_id,
 										 batch->producer_epoch,
 										 batch->base_sequence,
-										 batch->nrecords, &history,
+										 batch->nrecords, txn != NULL,
+										 &history,
 										 &duplicate, &pp->base_offset,
 										 &pp->log_append_time);
 		}
@@ -442,6 +444,19 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		{
 			kafka_producer_end(relid, batch->producer_id,
 							   batch->base_sequence, false, 0, 0);
+			drop_last_pending_batch();
+		}
+		else if (txn != NULL)
+		{
+			/*
+			 * In a Kafka transaction, the batch takes its sequence numbers
+			 * now, whether the transaction commits or aborts (as in
+			 * Kafka's log): held in flight until its end, a transaction's
+			 * sixth batch of a partition would find no room
+			 */
+			kafka_producer_end(relid, batch->producer_id,
+							   batch->base_sequence, true, pp->base_offset,
+							   pp->log_append_time);
 			drop_last_pending_batch();
 		}
 		else
@@ -553,13 +568,44 @@ produce_request(KafkaRequest *req, KafkaProduceRequest *pr_in,
 	return KAFKA_ANSWER;
 }
 
+/* Where a RecordBatch v2's header has its producer id and epoch */
+#define BATCH_PRODUCER_ID_AT		43
+#define BATCH_PRODUCER_EPOCH_AT		51
+
+/*
+ * Is the first batch of pr's first partition of an older epoch of
+ * producer_id than epoch?  Read from its header, before anything is
+ * decoded: a fenced producer's Produce is answered INVALID_PRODUCER_EPOCH
+ * whatever state its id's newer producer left
+ */
+static bool
+older_epoch(KafkaProduceRequest *pr, int64 producer_id, int16 epoch)
+{
+	KafkaBytes	records;
+	uint64		id = 0;
+	uint16		e;
+
+	if (pr->ntopic_data < 1 || pr->topic_data[0].npartition_data < 1)
+		return false;
+	records = pr->topic_data[0].partition_data[0].records.bytes;
+	if (records.len < KAFKA_BATCH_HEADER_SIZE ||
+		records.data[KAFKA_BATCH_MAGIC_AT] != 2)
+		return false;
+	for (int i = 0; i < 8; i++)
+		id = (id << 8) | (unsigned char) records.data[BATCH_PRODUCER_ID_AT + i];
+	e = ((unsigned char) records.data[BATCH_PRODUCER_EPOCH_AT] << 8) |
+		(unsigned char) records.data[BATCH_PRODUCER_EPOCH_AT + 1];
+	return (int64) id == producer_id && (int16) e < epoch;
+}
+
 /*
  * Produce v0-11.  A transactional producer's goes to its transaction's
  * worker once its transactional id is checked: a partition of an id that
  * is not the role's is refused TRANSACTIONAL_ID_AUTHORIZATION_FAILED, of
- * an unknown id INVALID_PRODUCER_ID_MAPPING, of an id with no open
- * transaction INVALID_TXN_STATE, of a transaction lost with its worker
- * INVALID_PRODUCER_EPOCH (the producer is fenced).
+ * an unknown id INVALID_PRODUCER_ID_MAPPING, of an older epoch of the
+ * id's producer or of a transaction lost with its worker
+ * INVALID_PRODUCER_EPOCH (the producer is fenced), of an id with no open
+ * transaction INVALID_TXN_STATE.
  */
 KafkaOutcome
 kafka_produce(KafkaRequest *req, TimestampTz *deadline)
@@ -586,6 +632,8 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 		error = KAFKA_INVALID_PRODUCER_ID_MAPPING;
 	else if (row.role != GetUserId())
 		error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	else if (older_epoch(&pr, row.producer_id, row.producer_epoch))
+		error = KAFKA_INVALID_PRODUCER_EPOCH;
 	else if (strcmp(row.state, "Ongoing") != 0)
 		error = KAFKA_INVALID_TXN_STATE;
 	else if ((slot = kafka_txn_find(row.producer_id, row.producer_epoch)) < 0)

@@ -186,7 +186,7 @@ run_item(dsm_handle handle)
 	if (seg == NULL)
 	{
 		/* its listener gave up on it (the client went away) */
-		kafka_txn_done(my_slot);
+		kafka_txn_done(my_slot, false);
 		return false;
 	}
 	/* mapped until detached here, not until the transaction ends */
@@ -281,7 +281,7 @@ run_item(dsm_handle handle)
 	MemoryContextSwitchTo(ended ? TopMemoryContext : oldcontext);
 	MemoryContextDelete(item_context);
 	dsm_detach(seg);
-	kafka_txn_done(my_slot);
+	kafka_txn_done(my_slot, ended);
 	return ended;
 }
 
@@ -323,11 +323,13 @@ topic_kafka_txn_main(Datum main_arg)
 		{
 			/* a newer producer of the id: the request taken is not run */
 			end_aborted(ABORT_FENCED);
+			kafka_txn_detach(my_slot);
 			break;
 		}
 		if (GetCurrentTimestamp() >= deadline)
 		{
 			end_aborted(ABORT_FAILED);
+			kafka_txn_detach(my_slot);
 			ereport(LOG,
 					(errmsg("Kafka transaction of producer %lld epoch %d aborted: no EndTxn within its transaction.timeout.ms (%d ms)",
 							(long long) txn.producer_id, txn.producer_epoch,

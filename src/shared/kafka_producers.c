@@ -462,11 +462,14 @@ next_seq(int32 seq)
  * already, at *base_offset and *timestamp; KAFKA_PRODUCER_NEEDS_HISTORY:
  * call again with the producer's history in the partition's log (history
  * is used only when the table does not know the producer there);
- * otherwise the error to answer.
+ * otherwise the error to answer.  A transactional producer's batch may
+ * follow a gap: the batches of its aborted transactions took sequence
+ * numbers (as in Kafka's log) that neither the log nor, after a restart,
+ * this table knows of.
  */
 int16
 kafka_producer_begin(Oid roleid, Oid relid, int64 producer_id, int16 epoch,
-					 int32 first_seq, int32 count,
+					 int32 first_seq, int32 count, bool transactional,
 					 const KafkaProducerHistory *history, bool *duplicate,
 					 int64 *base_offset, int64 *timestamp)
 {
@@ -537,7 +540,8 @@ kafka_producer_begin(Oid roleid, Oid relid, int64 producer_id, int16 epoch,
 				error = KAFKA_REQUEST_TIMED_OUT;	/* sent again: it commits */
 		if (*duplicate || error != KAFKA_NONE)
 			;
-		else if (first_seq != expected)
+		else if (first_seq != expected &&
+				 !(transactional && first_seq > expected))
 			error = KAFKA_OUT_OF_ORDER_SEQUENCE_NUMBER;
 		else if (e->nin_flight == CACHED_BATCHES)
 			error = KAFKA_REQUEST_TIMED_OUT;

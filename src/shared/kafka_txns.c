@@ -227,7 +227,6 @@ kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
 			s->info = *info;
 			s->posted = 0;
 			s->taken = false;
-			s->done = 0;
 			slot_changed(s);
 			*slot = s - shared->slots;
 			*fresh = true;
@@ -386,9 +385,16 @@ kafka_txn_abort_requested(int slot)
 	return abort;
 }
 
-/* The request taken is answered in its segment: wake its listener */
+/*
+ * The request taken is answered in its segment: wake its listener.  When
+ * the transaction ended with it (leaving), the slot is free at once, so
+ * that the producer's next transaction, which may begin as soon as the
+ * answer is read, never finds it still taken by a worker on its way out.
+ * The answered ticket stays: a later claim does not clear it, and tickets
+ * are never used twice.
+ */
 void
-kafka_txn_done(int slot)
+kafka_txn_done(int slot, bool leaving)
 {
 	TxnSlot    *s = &shared->slots[slot];
 	Latch	   *reply;
@@ -397,6 +403,8 @@ kafka_txn_done(int slot)
 	s->done = s->posted;
 	s->taken = false;
 	reply = s->reply;
+	if (leaving)
+		(void) free_slot(s);
 	slot_changed(s);
 	LWLockRelease(&shared->lock);
 	if (reply != NULL)

@@ -176,7 +176,8 @@ sub kill9_server
 	return @pids;
 }
 
-# The settings of a node whose Kafka listener listens on 127.0.0.1:$port
+# The settings of a node whose Kafka listener listens on 127.0.0.1:$port;
+# room for a few open Kafka transactions, each a background worker
 sub kafka_node_conf
 {
 	my ($port) = @_;
@@ -184,6 +185,7 @@ sub kafka_node_conf
 shared_preload_libraries = 'pg_topics'
 pg_topics.kafka_port = $port
 pg_topics.kafka_listen_addresses = '127.0.0.1'
+max_worker_processes = 16
 };
 }
 

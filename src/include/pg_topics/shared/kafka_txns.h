@@ -51,7 +51,7 @@ extern bool kafka_txn_changed(int slot, uint64 seen);
 extern bool kafka_txn_attach(int slot, Latch *latch, KafkaTxnInfo *info);
 extern bool kafka_txn_take(int slot, dsm_handle *handle, bool *abort);
 extern bool kafka_txn_abort_requested(int slot);
-extern void kafka_txn_done(int slot);
+extern void kafka_txn_done(int slot, bool leaving);
 extern void kafka_txn_detach(int slot);
 
 #endif							/* TOPIC_KAFKA_TXNS_H */

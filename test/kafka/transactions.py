@@ -1,0 +1,282 @@
+"""Kafka transactions (test/t/066): transactional producers by raw frames
+and by confluent-kafka.
+
+Run with Debian's /usr/bin/python3:
+
+    transactions.py BOOTSTRAP COMMAND [ARGS...]
+
+Raw connections authenticate with SASL PLAIN as the role and password
+given.  Each command prints one JSON document on stdout; a failure is an
+exception.
+"""
+import json
+import struct
+import sys
+import time
+
+from kafka.record.default_records import DefaultRecordBatchBuilder
+
+from producer_roles import Conn
+from clients import _raw_request
+
+
+def s16(s):
+    b = s.encode() if isinstance(s, str) else s
+    return struct.pack('>h', len(b)) + b
+
+
+class Txn:
+    """A transactional producer's requests, by raw frames (the non-flexible
+    versions given)"""
+
+    def __init__(self, bootstrap, user, password, txn_id):
+        self.conn = Conn(bootstrap, user, password)
+        self.txn_id = txn_id
+        self.pid = -1
+        self.epoch = -1
+
+    def call(self, key, version, body):
+        return _raw_request(self.conn.sock, key, version,
+                            self.conn.next_corr(), body)
+
+    def init(self, timeout_ms=60000, version=1):
+        """InitProducerId: its error; the id and epoch are kept"""
+        body = self.call(22, version, s16(self.txn_id) +
+                         struct.pack('>i', timeout_ms))
+        throttle, err, pid, epoch = struct.unpack('>ihqh', body[:16])
+        if err == 0:
+            self.pid, self.epoch = pid, epoch
+        return err
+
+    def init_until_done(self, timeout_ms=60000):
+        """InitProducerId retried while it answers CONCURRENT_TRANSACTIONS
+        (51), as clients do: the errors seen"""
+        seen = []
+        for _ in range(100):
+            err = self.init(timeout_ms)
+            seen.append(err)
+            if err != 51:
+                return seen
+            time.sleep(0.1)
+        return seen
+
+    def add_partitions(self, topic, partitions, version=1, epoch=None):
+        """AddPartitionsToTxn: [[partition, error], ...]"""
+        body = (s16(self.txn_id) + struct.pack('>qh', self.pid,
+                                               self.epoch if epoch is None else epoch)
+                + struct.pack('>i', 1) + s16(topic)
+                + struct.pack('>i', len(partitions))
+                + b''.join(struct.pack('>i', p) for p in partitions))
+        body = self.call(24, version, body)
+        off = 4
+        ntopics = struct.unpack('>i', body[off:off + 4])[0]
+        off += 4
+        out = []
+        for _ in range(ntopics):
+            n = struct.unpack('>h', body[off:off + 2])[0]
+            off += 2 + n
+            nparts = struct.unpack('>i', body[off:off + 4])[0]
+            off += 4
+            for _ in range(nparts):
+                p, e = struct.unpack('>ih', body[off:off + 6])
+                off += 6
+                out.append([p, e])
+        return out
+
+    def add_offsets(self, group, version=1):
+        body = self.call(25, version, s16(self.txn_id) +
+                         struct.pack('>qh', self.pid, self.epoch) + s16(group))
+        return struct.unpack('>ih', body[:6])[1]
+
+    def end(self, commit, version=1, epoch=None):
+        body = self.call(26, version, s16(self.txn_id) +
+                         struct.pack('>qhb', self.pid,
+                                     self.epoch if epoch is None else epoch,
+                                     1 if commit else 0))
+        return struct.unpack('>ih', body[:6])[1]
+
+    def produce(self, topic, partition, value, seq=0, epoch=None,
+                transactional=True, txn_id=None):
+        """Produce v3 of one record: [error, base offset]"""
+        b = DefaultRecordBatchBuilder(2, 0, transactional, self.pid,
+                                      self.epoch if epoch is None else epoch,
+                                      seq, 1 << 20)
+        b.append(0, timestamp=None, key=None, value=value.encode(), headers=[])
+        records = bytes(b.build())
+        tid = self.txn_id if txn_id is None else txn_id
+        body = (s16(tid) + struct.pack('>hi', -1, 30000)
+                + struct.pack('>i', 1) + s16(topic) + struct.pack('>i', 1)
+                + struct.pack('>i', partition)
+                + struct.pack('>i', len(records)) + records)
+        body = self.call(0, 3, body)
+        off = 4 + 2 + len(topic.encode()) + 4
+        p, err, base = struct.unpack('>ihq', body[off:off + 14])
+        return [err, base]
+
+
+def errors(bootstrap, topic, user, password):
+    """The error paths of a transactional producer, by raw frames"""
+    out = {}
+    t = Txn(bootstrap, user, password, 'raw-errors')
+    out['empty_id'] = Txn(bootstrap, user, password, '').init()
+    out['timeout_too_long'] = t.init(timeout_ms=3600000)
+    out['timeout_zero'] = t.init(timeout_ms=0)
+    out['init'] = t.init()
+    out['init_epoch'] = t.epoch
+    out['produce_unknown_id'] = t.produce(topic, 0, 'x', txn_id='nobody')[0]
+    out['produce_no_txn'] = t.produce(topic, 0, 'x')[0]
+    out['end_no_txn'] = t.end(True)
+    out['add_unknown_topic'] = t.add_partitions('no_such_topic', [0])
+    out['add_bad_partition'] = t.add_partitions(topic, [0, 99])
+    out['add_old_epoch_v1'] = t.add_partitions(topic, [0], version=1,
+                                               epoch=t.epoch - 1 if t.epoch > 0 else 5)
+    out['add_old_epoch_v2'] = t.add_partitions(topic, [0], version=2,
+                                               epoch=t.epoch - 1 if t.epoch > 0 else 5)
+    out['add'] = t.add_partitions(topic, [0])
+    out['produce_not_added'] = t.produce(topic, 1, 'not-added')[0]
+    out['produce_not_transactional'] = t.produce(topic, 0, 'plain', transactional=False)[0]
+    out['produce'] = t.produce(topic, 0, 'raw-committed')[0]
+    out['add_group_bad'] = t.add_offsets('')
+    out['commit'] = t.end(True)
+    out['commit_again'] = t.end(True)
+    out['abort_after_commit'] = t.end(False)
+    # a newer epoch fences the open transaction's producer
+    t.add_partitions(topic, [0])
+    t.produce(topic, 0, 'raw-fenced', seq=1)
+    old = Txn(bootstrap, user, password, 'raw-errors')
+    old.pid, old.epoch = t.pid, t.epoch
+    out['reinit'] = t.init_until_done()
+    out['old_produce'] = old.produce(topic, 0, 'raw-old', seq=2)[0]
+    out['old_end_v1'] = old.end(True, version=1)
+    out['old_end_v2'] = old.end(True, version=2)
+    out['new_epoch'] = t.epoch
+    return out
+
+
+def begin(bootstrap, topic, user, password, txn_id, timeout_ms):
+    """A transaction begun and one record produced; the producer's id and
+    epoch for the later commands"""
+    t = Txn(bootstrap, user, password, txn_id)
+    init = t.init_until_done(int(timeout_ms))
+    add = t.add_partitions(topic, [0])
+    produced = t.produce(topic, 0, 'begun-' + txn_id)
+    return {'init': init, 'add': add, 'produce': produced,
+            'pid': t.pid, 'epoch': t.epoch}
+
+
+def resume(bootstrap, topic, user, password, txn_id, pid, epoch):
+    """The producer of begin goes on after its transaction was lost or
+    timed out: its requests' errors"""
+    t = Txn(bootstrap, user, password, txn_id)
+    t.pid, t.epoch = int(pid), int(epoch)
+    return {'produce': t.produce(topic, 0, 'resumed', seq=1)[0],
+            'add_v1': t.add_partitions(topic, [0], version=1),
+            'end_v2': t.end(True, version=2)}
+
+
+def limit(bootstrap, topic, user, password):
+    """Two transactions of one role begun, the second over the limit"""
+    a = Txn(bootstrap, user, password, 'limit-a')
+    b = Txn(bootstrap, user, password, 'limit-b')
+    a.init()
+    b.init()
+    first = a.add_partitions(topic, [0])
+    second = b.add_partitions(topic, [0])
+    a.end(False)
+    after = b.add_partitions(topic, [0])
+    b.end(False)
+    return {'first': first, 'second': second, 'after': after}
+
+
+def role_owns(bootstrap, owner, owner_pw, thief, thief_pw):
+    """A transactional id is its first user's"""
+    a = Txn(bootstrap, owner, owner_pw, 'owned-id')
+    b = Txn(bootstrap, thief, thief_pw, 'owned-id')
+    first = a.init()
+    stolen = b.init()
+    # the thief's Produce with the owner's id
+    b.pid, b.epoch = a.pid, a.epoch
+    produce = b.produce('txn_topic', 0, 'stolen')[0]
+    return {'first': first, 'stolen': stolen, 'produce': produce}
+
+
+def confluent(bootstrap, topic, source, user, password):
+    """confluent-kafka's transactional producer, consuming source and
+    producing topic exactly once: a committed transaction with its group
+    position, an aborted one; a read_committed consumer sees only the
+    committed records; a second producer of the id fences the first"""
+    from confluent_kafka import Producer, Consumer, TopicPartition, KafkaException
+    auth = {'bootstrap.servers': bootstrap, 'security.protocol': 'SASL_PLAINTEXT',
+            'sasl.mechanisms': 'PLAIN', 'sasl.username': user,
+            'sasl.password': password}
+    seed = Producer(dict(auth))
+    for i in range(10):
+        seed.produce(source, value='v%d' % i)
+    seed.flush(30)
+    c = Consumer(dict(auth, **{'group.id': 'txn-group', 'auto.offset.reset': 'earliest',
+                               'enable.auto.commit': False,
+                               'isolation.level': 'read_committed'}))
+    c.subscribe([source])
+    got = []
+    deadline = time.time() + 60
+    while len(got) < 10 and time.time() < deadline:
+        m = c.poll(1)
+        if m is not None and not m.error():
+            got.append(m)
+    p = Producer(dict(auth, **{'transactional.id': 'confluent-txn'}))
+    p.init_transactions(30)
+    p.begin_transaction()
+    for m in got[:5]:
+        p.produce(topic, value='committed-' + m.value().decode())
+    p.send_offsets_to_transaction([TopicPartition(source, 0, got[4].offset() + 1)],
+                                  c.consumer_group_metadata(), 30)
+    p.commit_transaction(30)
+    p.begin_transaction()
+    for m in got[5:]:
+        p.produce(topic, value='aborted-' + m.value().decode())
+    p.send_offsets_to_transaction([TopicPartition(source, 0, got[9].offset() + 1)],
+                                  c.consumer_group_metadata(), 30)
+    p.flush(30)
+    p.abort_transaction(30)
+    committed = c.committed([TopicPartition(source, 0)], 30)[0].offset
+    c.close()
+
+    # a read_committed consumer of topic: the committed records only
+    r = Consumer(dict(auth, **{'group.id': 'txn-reader', 'auto.offset.reset': 'earliest',
+                               'isolation.level': 'read_committed'}))
+    r.subscribe([topic])
+    seen = []
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        m = r.poll(1)
+        if m is not None and not m.error():
+            seen.append(m.value().decode())
+        if len(seen) >= 5 and m is None:
+            break
+    r.close()
+
+    # fencing: a second producer of the id; the first's commit fails
+    p.begin_transaction()
+    p.produce(topic, value='fenced')
+    p.flush(30)
+    p2 = Producer(dict(auth, **{'transactional.id': 'confluent-txn'}))
+    p2.init_transactions(30)
+    fenced = None
+    try:
+        p.commit_transaction(30)
+    except KafkaException as e:
+        fenced = e.args[0].name()
+    # a transaction of many batches of one partition (each flushed alone),
+    # after an aborted one took sequence numbers
+    p2.begin_transaction()
+    for i in range(8):
+        p2.produce(topic, value='after-fence-%d' % i)
+        p2.flush(30)
+    p2.commit_transaction(30)
+    return {'got': len(got), 'committed_position': committed,
+            'read_committed': sorted(seen), 'fenced': fenced}
+
+
+if __name__ == '__main__':
+    bootstrap, command = sys.argv[1], sys.argv[2]
+    print(json.dumps(globals()[command](bootstrap, *sys.argv[3:])))

@@ -1,0 +1,214 @@
+# Kafka transactions are PostgreSQL transactions (issue 33): a
+# transactional producer's records and group positions become visible
+# together at commit and never after an abort; read_committed consumers
+# and SQL readers see only committed transactions; a newer epoch fences
+# the older producer; transaction.timeout.ms aborts an abandoned
+# transaction; a transaction that lost its PostgreSQL transaction (its
+# worker terminated) is never continued and is ended by the background
+# worker's round; roles own their transactional ids; the limits on open
+# transactions answer a retriable error.  By raw frames (each error code
+# checked) and by confluent-kafka's transactional producer.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use PgTopicsTest;
+use JSON::PP;
+use Time::HiRes qw(time usleep);
+
+my %E = (
+	UNKNOWN_TOPIC_OR_PARTITION => 3,
+	INVALID_GROUP_ID => 24,
+	INVALID_REQUEST => 42,
+	INVALID_PRODUCER_EPOCH => 47,
+	INVALID_TXN_STATE => 48,
+	INVALID_PRODUCER_ID_MAPPING => 49,
+	INVALID_TRANSACTION_TIMEOUT => 50,
+	CONCURRENT_TRANSACTIONS => 51,
+	TRANSACTIONAL_ID_AUTHORIZATION_FAILED => 53,
+	OPERATION_NOT_ATTEMPTED => 55,
+	PRODUCER_FENCED => 90);
+
+my $node = PostgreSQL::Test::Cluster->new('kafka_transactions');
+my $kport = PostgreSQL::Test::Cluster::get_free_port();
+my $bootstrap = "127.0.0.1:$kport";
+$node->init;
+$node->append_conf('postgresql.conf', kafka_node_conf($kport) . q{
+pg_topics.kafka_auth = 'plain'
+pg_topics.kafka_workers = 1
+pg_topics.worker_naptime = '1s'
+pg_topics.kafka_transaction_max_timeout = '10min'
+max_worker_processes = 24
+});
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION pg_topics;
+CREATE ROLE alice LOGIN PASSWORD 'alice-pw';
+CREATE ROLE bob LOGIN PASSWORD 'bob-pw';
+SELECT topics.create_topic('txn_topic', 2, 'text', 'text');
+SELECT topics.create_topic('txn_source', 1, 'text', 'text');
+SELECT topics.create_topic('txn_out', 1, 'text', 'text');
+GRANT SELECT, INSERT ON txn_topic, txn_source, txn_out TO alice;
+GRANT SELECT, INSERT ON txn_topic TO bob;
+});
+wait_for_kafka_listener($kport);
+
+sub txn
+{
+	return kafka_script('transactions.py', $bootstrap, @_);
+}
+
+sub values_of
+{
+	my ($topic) = @_;
+	return $node->safe_psql('postgres',
+		qq{SELECT coalesce(string_agg(value, ',' ORDER BY partition, "offset"), '') FROM $topic});
+}
+
+sub row_of
+{
+	my ($id) = @_;
+	return $node->safe_psql('postgres',
+		qq{SELECT state || ' ' || producer_epoch FROM topics.kafka_transactions WHERE transactional_id = '$id'});
+}
+
+sub wait_for
+{
+	my ($sql, $want, $what) = @_;
+	my $got;
+	for (1 .. 300)
+	{
+		$got = $node->safe_psql('postgres', $sql);
+		last if $got eq $want;
+		usleep(100_000);
+	}
+	is($got, $want, $what);
+}
+
+# --- error paths, by raw frames ------------------------------------------
+
+my $r = txn('errors', 'txn_topic', 'alice', 'alice-pw');
+is($r->{empty_id}, $E{INVALID_REQUEST}, 'an empty transactional id is refused');
+is($r->{timeout_too_long}, $E{INVALID_TRANSACTION_TIMEOUT},
+	'a timeout over pg_topics.kafka_transaction_max_timeout is refused');
+is($r->{timeout_zero}, $E{INVALID_TRANSACTION_TIMEOUT}, 'so is a timeout of 0');
+is($r->{init}, 0, 'InitProducerId with a transactional id');
+is($r->{init_epoch}, 0, 'first use: epoch 0');
+is($r->{produce_unknown_id}, $E{INVALID_PRODUCER_ID_MAPPING},
+	'Produce with an unknown transactional id');
+is($r->{produce_no_txn}, $E{INVALID_TXN_STATE}, 'Produce outside a transaction');
+is($r->{end_no_txn}, $E{INVALID_TXN_STATE}, 'EndTxn without a transaction');
+is_deeply($r->{add_unknown_topic}, [ [ 0, $E{UNKNOWN_TOPIC_OR_PARTITION} ] ],
+	'AddPartitionsToTxn of a topic that does not exist');
+is_deeply($r->{add_bad_partition},
+	[ [ 0, $E{OPERATION_NOT_ATTEMPTED} ], [ 99, $E{UNKNOWN_TOPIC_OR_PARTITION} ] ],
+	'a partition that does not exist: the others are not added');
+is_deeply($r->{add_old_epoch_v1}, [ [ 0, $E{INVALID_PRODUCER_EPOCH} ] ],
+	'AddPartitionsToTxn v1 of another epoch: INVALID_PRODUCER_EPOCH');
+is_deeply($r->{add_old_epoch_v2}, [ [ 0, $E{PRODUCER_FENCED} ] ],
+	'v2: PRODUCER_FENCED');
+is_deeply($r->{add}, [ [ 0, 0 ] ], 'AddPartitionsToTxn begins the transaction');
+is($r->{produce_not_added}, $E{INVALID_TXN_STATE},
+	'Produce to a partition not added to the transaction');
+is($r->{produce_not_transactional}, $E{INVALID_TXN_STATE},
+	'a batch not marked transactional in a transactional Produce');
+is($r->{produce}, 0, 'Produce to the partition added');
+is($r->{add_group_bad}, $E{INVALID_GROUP_ID}, 'AddOffsetsToTxn of an empty group id');
+is($r->{commit}, 0, 'EndTxn commit');
+is($r->{commit_again}, 0, 'EndTxn commit again: a retry');
+is($r->{abort_after_commit}, $E{INVALID_TXN_STATE}, 'EndTxn abort after the commit');
+is_deeply($r->{reinit}, [ $E{CONCURRENT_TRANSACTIONS}, 0 ],
+	'InitProducerId during an open transaction aborts it (CONCURRENT_TRANSACTIONS), then answers');
+is($r->{old_produce}, $E{INVALID_PRODUCER_EPOCH}, "the fenced producer's Produce");
+is($r->{old_end_v1}, $E{INVALID_PRODUCER_EPOCH}, "the fenced producer's EndTxn v1");
+is($r->{old_end_v2}, $E{PRODUCER_FENCED}, "and v2");
+is($r->{new_epoch}, 2, 'the new producer has epoch 2 (one bump fenced the open transaction)');
+is(values_of('txn_topic'), 'raw-committed',
+	'only the committed record is stored: none of the aborted, refused or fenced ones');
+is(row_of('raw-errors'), 'Empty 2', 'the id in topics.kafka_transactions');
+
+# --- roles own their transactional ids ------------------------------------
+
+$r = txn('role_owns', 'alice', 'alice-pw', 'bob', 'bob-pw');
+is($r->{first}, 0, 'alice takes a transactional id');
+is($r->{stolen}, $E{TRANSACTIONAL_ID_AUTHORIZATION_FAILED}, 'bob may not use it');
+is($r->{produce}, $E{TRANSACTIONAL_ID_AUTHORIZATION_FAILED}, "nor Produce with it");
+is($node->safe_psql('postgres',
+		q{SET ROLE bob; SELECT count(*) FROM topics.kafka_transactions WHERE transactional_id = 'owned-id'}),
+	'0', "bob does not see alice's transactional id");
+is($node->safe_psql('postgres',
+		q{SET ROLE alice; SELECT role FROM topics.kafka_transactions WHERE transactional_id = 'owned-id'}),
+	'alice', 'alice does');
+my ($ret, $out, $err) = $node->psql('postgres',
+	q{SET ROLE alice; SELECT * FROM topics.kafka_transactional_ids});
+like($err, qr/permission denied/, 'the table behind the view is not readable');
+
+# --- the limits -------------------------------------------------------------
+
+$node->safe_psql('postgres', q{
+ALTER SYSTEM SET pg_topics.kafka_max_transactions_per_role = 1;
+SELECT pg_reload_conf();
+});
+sleep 1;
+$r = txn('limit', 'txn_topic', 'alice', 'alice-pw');
+is_deeply($r->{first}, [ [ 0, 0 ] ], 'one open transaction of the role');
+is_deeply($r->{second}, [ [ 0, $E{CONCURRENT_TRANSACTIONS} ] ],
+	'a second one over pg_topics.kafka_max_transactions_per_role: CONCURRENT_TRANSACTIONS');
+is_deeply($r->{after}, [ [ 0, 0 ] ], 'once the first ended, the second begins');
+$node->safe_psql('postgres', q{
+ALTER SYSTEM RESET pg_topics.kafka_max_transactions_per_role;
+SELECT pg_reload_conf();
+});
+
+# --- a transaction whose worker is terminated -----------------------------
+
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'lost-id', 3000);
+is($r->{produce}[0], 0, 'a transaction begun');
+my $worker = $node->safe_psql('postgres',
+	q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction'});
+isnt($worker, '', 'its worker runs');
+$node->safe_psql('postgres', "SELECT pg_terminate_backend($worker)");
+wait_for(q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction'},
+	'0', 'the worker is gone');
+my $resumed = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'lost-id', $r->{pid}, $r->{epoch});
+is($resumed->{produce}, $E{INVALID_PRODUCER_EPOCH}, 'its producer is fenced: Produce');
+is_deeply($resumed->{add_v1}, [ [ 0, $E{INVALID_PRODUCER_EPOCH} ] ],
+	'AddPartitionsToTxn does not begin another transaction');
+is($resumed->{end_v2}, $E{PRODUCER_FENCED}, 'EndTxn cannot commit what is left');
+wait_for(q{SELECT state || ' ' || producer_epoch FROM topics.kafka_transactions WHERE transactional_id = 'lost-id'},
+	'CompleteAbort ' . ($r->{epoch} + 1),
+	"the worker's round aborts it once its timeout passed, at the next epoch");
+unlike(values_of('txn_topic'), qr/begun-lost-id/, 'nothing of it is visible');
+ok($node->log_contains('aborted Kafka transaction of transactional id "lost-id"'),
+	'and logs it');
+
+# --- transaction.timeout.ms -------------------------------------------------
+
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'slow-id', 2000);
+is($r->{produce}[0], 0, 'a transaction with a 2 s timeout begun');
+wait_for(q{SELECT state || ' ' || producer_epoch FROM topics.kafka_transactions WHERE transactional_id = 'slow-id'},
+	'CompleteAbort ' . ($r->{epoch} + 1), 'it is aborted when its timeout passes, its producer fenced');
+$resumed = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'slow-id', $r->{pid}, $r->{epoch});
+is($resumed->{produce}, $E{INVALID_PRODUCER_EPOCH}, 'its Produce is fenced');
+is($resumed->{end_v2}, $E{PRODUCER_FENCED}, 'and its EndTxn');
+unlike(values_of('txn_topic'), qr/begun-slow-id/, 'nothing of it is visible');
+
+# --- confluent-kafka --------------------------------------------------------
+
+$r = txn('confluent', 'txn_out', 'txn_source', 'alice', 'alice-pw');
+is($r->{got}, 10, 'the consumer read the source');
+is($r->{committed_position}, 5,
+	"the group's position is the committed transaction's, not the aborted one's");
+is_deeply($r->{read_committed}, [ map { "committed-v$_" } 0 .. 4 ],
+	'a read_committed consumer gets the committed records only');
+ok(defined $r->{fenced} && $r->{fenced} =~ /FENCED/,
+	"a second producer of the id fences the first: its commit fails ($r->{fenced})");
+is(values_of('txn_out'), join(',', (map { "committed-v$_" } 0 .. 4), (map { "after-fence-$_" } 0 .. 7)),
+	'SQL readers see the committed transactions only (the last of 8 batches)');
+is($node->safe_psql('postgres',
+		q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction'}),
+	'0', 'no transaction worker is left');
+
+$node->stop;
+done_testing();
