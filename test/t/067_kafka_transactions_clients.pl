@@ -20,6 +20,8 @@
 #    visible; after transaction.timeout.ms its row in
 #    topics.kafka_transactions is CompleteAbort and a new producer of the
 #    id works.
+#    A transaction.timeout.ms over pg_topics.kafka_transaction_max_timeout
+#    is refused (INVALID_TRANSACTION_TIMEOUT).
 # 6. Roles: another role cannot use the id
 #    (TRANSACTIONAL_ID_AUTHORIZATION_FAILED); topics.kafka_transactions
 #    shows each role its own ids only.
@@ -305,6 +307,17 @@ is(sql_records('killed'), '0:3:k2-0 0:4:k2-1', 'killed: only its records are vis
 is("$recs | $ends", '0:3:k2-0 0:4:k2-1 | 0:5', 'killed: to read_committed consumers too');
 txn_quit($k2);
 
+# a transaction.timeout.ms over pg_topics.kafka_transaction_max_timeout (15 min)
+my $long = producer('txn-long', undef, 'transaction.timeout.ms=900001');
+$r = txn_step($long, 'init');
+is($r->{error}, 'INVALID_TRANSACTION_TIMEOUT',
+	'a transaction.timeout.ms over pg_topics.kafka_transaction_max_timeout is refused')
+  or diag(explain $r);
+txn_quit($long);
+$long = producer('txn-long', undef, 'transaction.timeout.ms=900000');
+txn_ok($long, 'init', 'and one of 15 min is taken');
+txn_quit($long);
+
 # ---- 6. roles
 my $b = producer('txn-commit', 'bob');
 $r = txn_step($b, 'init');
@@ -323,7 +336,8 @@ is(sql(q{SET ROLE bob; SELECT string_agg(transactional_id || ' ' || role, ',' OR
 	FROM topics.kafka_transactions}), 'txn-bob bob', 'roles: bob sees his id only');
 is(sql(q{SET ROLE alice; SELECT string_agg(transactional_id || ' ' || role, ',' ORDER BY transactional_id)
 	FROM topics.kafka_transactions}),
-	'txn-commit alice,txn-ctp alice,txn-fence alice,txn-killed alice', 'roles: alice sees hers only');
+	'txn-commit alice,txn-ctp alice,txn-fence alice,txn-killed alice,txn-long alice',
+	'roles: alice sees hers only');
 
 $node->stop;
 done_testing();
