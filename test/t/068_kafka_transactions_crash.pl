@@ -8,8 +8,9 @@
 #     row CompleteAbort, at a newer epoch, once transaction.timeout.ms has
 #     passed; a new producer of the id commits.
 # (b) kill -9 while the commit waits for a synchronous standby that never
-#     comes (the commit record is flushed, the answer not sent): nothing is
-#     visible before the crash, every record after it, the row is
+#     comes (the commit record is flushed, the transaction worker waits,
+#     the answer is not sent): nothing is visible before the crash, every
+#     record after it, the row is
 #     CompleteCommit, and the producer's commit_transaction, retried by
 #     librdkafka across the restart, succeeds.
 # (c) kill -9 at a random moment while a producer commits transaction
@@ -153,15 +154,24 @@ txn_ok($d, 'produce midcommit 0 m 3');
 txn_ok($d, 'produce midcommit 1 m 3');
 $node->append_conf('postgresql.conf', "synchronous_standby_names = 'nobody'\n");
 $node->reload;
+# Commits wait for the standby once the checkpointer has read the reload
+# (it sets the flag every committing process looks at): until then a
+# commit does not wait.  So a probe commits until one waits (left waiting
+# until the crash).
+my $probe_waits;
+for my $i (1 .. 30)
+{
+	$node->psql('postgres', "CREATE TABLE sync_probe_$i ()", timeout => 2, timed_out => \$probe_waits);
+	last if $probe_waits;
+}
+ok($probe_waits, '(b) commits wait for the synchronous standby');
 txn_send($d, 'commit');
-# the commit record is flushed once the worker waits for the standby, or
-# once the row says CompleteCommit (where the answer waits instead)
 ok($node->poll_query_until('postgres', q{
-SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event = 'SyncRep')
-	OR EXISTS (SELECT FROM topics.kafka_transactions
-		WHERE transactional_id = 'txn-midcommit' AND state = 'CompleteCommit')}),
-	'(b) the commit is written and waits for the synchronous standby');
-ok(txn_pending($d), '(b) the producer is not answered meanwhile');
+SELECT EXISTS (SELECT FROM pg_stat_activity
+	WHERE backend_type = 'pg_topics kafka transaction' AND wait_event = 'SyncRep')}),
+	'(b) the commit is written and its worker waits for the synchronous standby');
+ok(txn_pending($d), '(b) the producer is not answered meanwhile')
+  or diag(explain txn_answer($d, 1));
 like(sql($node, q{SELECT count(*) FROM midcommit}), qr/^[06]$/, '(b) meanwhile its records are all visible or none');
 crash_and_start($node, "synchronous_standby_names = ''\n");
 is(sql_records($node, 'midcommit'), '0:0:m-0 0:1:m-1 0:2:m-2 1:0:m-0 1:1:m-1 1:2:m-2',
