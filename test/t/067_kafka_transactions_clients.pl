@@ -278,12 +278,12 @@ is(sql_records('fenced'), '0:2:f2-0 0:3:f2-1', 'fencing: only its records are vi
 txn_quit($_) for $f1, $f2;
 
 # ---- 5. a producer killed mid-transaction
-my $k = producer('txn-killed', undef, 'transaction.timeout.ms=10000');
+my $k = producer('txn-killed', undef, 'transaction.timeout.ms=15000');
 txn_ok($k, 'init');
 txn_ok($k, 'begin');
 txn_ok($k, 'produce killed 0 k 3');
 my $epoch_k = txn_epoch('txn-killed');
-is(sql(q{SELECT timeout_ms FROM topics.kafka_transactions WHERE transactional_id = 'txn-killed'}), '10000',
+is(sql(q{SELECT timeout_ms FROM topics.kafka_transactions WHERE transactional_id = 'txn-killed'}), '15000',
 	'killed: the row has the producer\'s transaction.timeout.ms');
 txn_kill($k);
 is(sql_records('killed'), '', 'killed: its records are not visible');
@@ -292,7 +292,7 @@ ok($node->poll_query_until('postgres',
 		q{SELECT state FROM topics.kafka_transactions WHERE transactional_id = 'txn-killed'},
 		'CompleteAbort'),
 	'killed: the transaction is aborted');
-is(sql(q{SELECT updated_at - started_at >= interval '10 s' FROM topics.kafka_transactions
+is(sql(q{SELECT updated_at - started_at >= interval '15 s' FROM topics.kafka_transactions
 	WHERE transactional_id = 'txn-killed'}), 't', 'killed: after transaction.timeout.ms');
 cmp_ok(txn_epoch('txn-killed'), '>', $epoch_k, 'killed: the row\'s epoch is bumped (the producer fenced)');
 is(offsets('killed'), '0:3/3', 'killed: the partition is no longer held');
