@@ -114,6 +114,8 @@ static const KafkaApi kafka_apis[] = {
 	{KAFKA_API_DESCRIBE_ACLS, SCHEMA_VERSIONS, false, true, kafka_describe_acls, "DescribeAcls"},
 	{KAFKA_API_DESCRIBE_LOG_DIRS, SCHEMA_VERSIONS, false, true, kafka_describe_log_dirs, "DescribeLogDirs"},
 	{KAFKA_API_DESCRIBE_CLUSTER, SCHEMA_VERSIONS, false, true, kafka_describe_cluster, "DescribeCluster"},
+	{KAFKA_API_DESCRIBE_TRANSACTIONS, SCHEMA_VERSIONS, false, true, kafka_describe_transactions, "DescribeTransactions"},
+	{KAFKA_API_LIST_TRANSACTIONS, SCHEMA_VERSIONS, false, true, kafka_list_transactions, "ListTransactions"},
 	{KAFKA_API_OFFSET_FOR_LEADER_EPOCH, SCHEMA_VERSIONS, false, true, kafka_offset_for_leader_epoch, "OffsetForLeaderEpoch"},
 	{KAFKA_API_ADD_PARTITIONS_TO_TXN, SCHEMA_VERSIONS, false, true, kafka_add_partitions_to_txn, "AddPartitionsToTxn"},
 	{KAFKA_API_ADD_OFFSETS_TO_TXN, SCHEMA_VERSIONS, false, true, kafka_add_offsets_to_txn, "AddOffsetsToTxn"},

@@ -73,6 +73,12 @@ extern KafkaOutcome kafka_describe_log_dirs(KafkaRequest *req,
 /* acls.c */
 extern KafkaOutcome kafka_describe_acls(KafkaRequest *req, TimestampTz *deadline);
 
+/* transactions_admin.c */
+extern KafkaOutcome kafka_describe_transactions(KafkaRequest *req,
+												TimestampTz *deadline);
+extern KafkaOutcome kafka_list_transactions(KafkaRequest *req,
+											TimestampTz *deadline);
+
 /* leader_epoch.c */
 extern KafkaOutcome kafka_offset_for_leader_epoch(KafkaRequest *req,
 												  TimestampTz *deadline);
