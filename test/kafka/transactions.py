@@ -18,6 +18,7 @@ from kafka.record.default_records import DefaultRecordBatchBuilder
 
 from producer_roles import Conn
 from clients import _raw_request
+import raw_wire
 
 
 def s16(s):
@@ -150,6 +151,43 @@ def errors(bootstrap, topic, user, password):
     out['old_end_v1'] = old.end(True, version=1)
     out['old_end_v2'] = old.end(True, version=2)
     out['new_epoch'] = t.epoch
+    return out
+
+
+def init_v(t, version, pid, epoch):
+    """InitProducerId v3+ (flexible) naming the producer the client was
+    (KIP-360): [error, producer id is the same, epoch]"""
+    e = raw_wire.Enc(True)
+    body = (e.string(t.txn_id) + struct.pack('>iqh', 60000, pid, epoch)
+            + e.tags())
+    data = raw_wire.call(t.conn.sock, 22, version, t.conn.next_corr(), body,
+                         'raw', True)
+    # the response header's tagged fields (none), then the body
+    throttle, err, got_pid, got_epoch = struct.unpack('>ihqh', data[1:17])
+    return [err, int(got_pid == pid), got_epoch]
+
+
+def recovery(bootstrap, user, password):
+    """InitProducerId v3+ with the producer id and epoch the client had"""
+    t = Txn(bootstrap, user, password, 'recovering')
+    t.init()
+    t.init()
+    pid, epoch = t.pid, t.epoch
+    return {'epoch': epoch,
+            'current': init_v(t, 4, pid, epoch),
+            'retry': init_v(t, 4, pid, epoch),
+            'stale_v4': init_v(t, 4, pid, epoch - 1),
+            'stale_v3': init_v(t, 3, pid, epoch - 1),
+            'other_id': init_v(t, 4, pid + 1, epoch + 1)}
+
+
+def fenced_node(bootstrap, topic, user, password):
+    """The transaction APIs of a node that refuses writes"""
+    t = Txn(bootstrap, user, password, 'on-fenced-node')
+    out = {'init': t.init()}
+    t.pid, t.epoch = 1, 0
+    out['add'] = t.add_partitions(topic, [0])
+    out['end'] = t.end(True)
     return out
 
 

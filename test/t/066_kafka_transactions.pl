@@ -128,6 +128,17 @@ is(values_of('txn_topic'), 'raw-committed',
 	'only the committed record is stored: none of the aborted, refused or fenced ones');
 is(row_of('raw-errors'), 'Empty 2', 'the id in topics.kafka_transactions');
 
+# --- InitProducerId v3+ naming the producer the client was (KIP-360) -------
+
+$r = txn('recovery', 'alice', 'alice-pw');
+is_deeply($r->{current}, [ 0, 1, $r->{epoch} + 1 ],
+	"the id's current producer and epoch: the epoch is bumped");
+is_deeply($r->{retry}, [ 0, 1, $r->{epoch} + 1 ],
+	'the same request again (a retry): the same answer');
+is($r->{stale_v4}[0], $E{PRODUCER_FENCED}, 'an older epoch: PRODUCER_FENCED');
+is($r->{stale_v3}[0], $E{INVALID_PRODUCER_EPOCH}, 'v3: INVALID_PRODUCER_EPOCH');
+is($r->{other_id}[0], $E{PRODUCER_FENCED}, 'another producer id: PRODUCER_FENCED');
+
 # --- roles own their transactional ids ------------------------------------
 
 $r = txn('role_owns', 'alice', 'alice-pw', 'bob', 'bob-pw');
@@ -209,6 +220,20 @@ is(values_of('txn_out'), join(',', (map { "committed-v$_" } 0 .. 4), (map { "aft
 is($node->safe_psql('postgres',
 		q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction'}),
 	'0', 'no transaction worker is left');
+
+# --- a node that refuses writes --------------------------------------------
+
+$node->safe_psql('postgres', q{
+ALTER SYSTEM SET default_transaction_read_only = on;
+SELECT pg_reload_conf();
+});
+$node->poll_query_until('postgres',
+	q{SELECT current_setting('default_transaction_read_only') = 'on'});
+sleep 1;
+$r = txn('fenced_node', 'txn_topic', 'alice', 'alice-pw');
+is($r->{init}, 16, 'a fenced node answers InitProducerId NOT_COORDINATOR');
+is_deeply($r->{add}, [ [ 0, 16 ] ], 'AddPartitionsToTxn too');
+is($r->{end}, 16, 'and EndTxn');
 
 $node->stop;
 done_testing();
