@@ -120,6 +120,8 @@ def errors(bootstrap, topic, user, password):
     out = {}
     t = Txn(bootstrap, user, password, 'raw-errors')
     out['empty_id'] = Txn(bootstrap, user, password, '').init()
+    out['long_id'] = Txn(bootstrap, user, password, 'x' * 1025).init()
+    out['longest_id'] = Txn(bootstrap, user, password, 'y' * 1024).init()
     out['timeout_too_long'] = t.init(timeout_ms=3600000)
     out['timeout_zero'] = t.init(timeout_ms=0)
     out['init'] = t.init()

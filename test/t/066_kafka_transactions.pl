@@ -90,6 +90,8 @@ sub wait_for
 
 my $r = txn('errors', 'txn_topic', 'alice', 'alice-pw');
 is($r->{empty_id}, $E{INVALID_REQUEST}, 'an empty transactional id is refused');
+is($r->{long_id}, $E{INVALID_REQUEST}, 'so is one over 1024 bytes');
+is($r->{longest_id}, 0, 'one of 1024 bytes is taken');
 is($r->{timeout_too_long}, $E{INVALID_TRANSACTION_TIMEOUT},
 	'a timeout over pg_topics.kafka_transaction_max_timeout is refused');
 is($r->{timeout_zero}, $E{INVALID_TRANSACTION_TIMEOUT}, 'so is a timeout of 0');
