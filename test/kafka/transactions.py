@@ -214,6 +214,18 @@ def resume(bootstrap, topic, user, password, txn_id, pid, epoch):
             'end_v2': t.end(True, version=2)}
 
 
+def reinit_and_commit(bootstrap, topic, user, password, txn_id):
+    """InitProducerId of the id again, then a whole transaction of two
+    batches, committed"""
+    t = Txn(bootstrap, user, password, txn_id)
+    init = t.init_until_done()
+    add = t.add_partitions(topic, [0])
+    first = t.produce(topic, 0, 'again-1-' + txn_id, seq=0)[0]
+    second = t.produce(topic, 0, 'again-2-' + txn_id, seq=1)[0]
+    return {'init': init, 'epoch': t.epoch, 'add': add,
+            'produce': [first, second], 'commit': t.end(True)}
+
+
 def limit(bootstrap, topic, user, password):
     """Two transactions of one role begun, the second over the limit"""
     a = Txn(bootstrap, user, password, 'limit-a')

@@ -196,6 +196,32 @@ unlike(values_of('txn_topic'), qr/begun-lost-id/, 'nothing of it is visible');
 ok($node->log_contains('aborted Kafka transaction of transactional id "lost-id"'),
 	'and logs it');
 
+# --- kill -9 of the server during a transaction ---------------------------
+
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'crashed-id', 60000);
+is($r->{produce}[0], 0, 'a transaction begun');
+my @killed = kill9_server($node);
+for (1 .. 100)
+{
+	last unless grep { kill 0, $_ } @killed;
+	usleep(100_000);
+}
+$node->start;
+wait_for_kafka_listener($kport);
+unlike(values_of('txn_topic'), qr/begun-crashed-id/, 'after kill -9 nothing of it is visible');
+is(row_of('crashed-id'), "Ongoing $r->{epoch}", 'its row still says Ongoing');
+$resumed = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'crashed-id', $r->{pid}, $r->{epoch});
+is($resumed->{produce}, $E{INVALID_PRODUCER_EPOCH}, 'its producer is fenced');
+is($resumed->{end_v2}, $E{PRODUCER_FENCED}, 'its EndTxn commits nothing');
+my $again = txn('reinit_and_commit', 'txn_topic', 'alice', 'alice-pw', 'crashed-id');
+is_deeply($again->{init}, [0], 'InitProducerId of the id ends the lost transaction');
+is($again->{epoch}, $r->{epoch} + 1, 'at the next epoch');
+is_deeply([ $again->{add}, $again->{produce}, $again->{commit} ], [ [ [ 0, 0 ] ], [ 0, 0 ], 0 ],
+	'and its next transaction commits');
+like(values_of('txn_topic'), qr/again-1-crashed-id,again-2-crashed-id/, 'its records are visible');
+ok($node->log_contains('aborting Kafka transaction of transactional id "crashed-id" that has no transaction behind it'),
+	'the lost transaction is logged');
+
 # --- transaction.timeout.ms -------------------------------------------------
 
 $r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'slow-id', 2000);
