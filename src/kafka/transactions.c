@@ -57,11 +57,19 @@
 /* how long a request handed to a worker parks before it looks again (ms) */
 #define TXN_PARK_MS					1000
 
+/*
+ * The longest transactional id, in bytes: an id is its row's primary key,
+ * and a btree entry of a few kilobytes fails (Kafka sets no limit; clients'
+ * ids are names of an application's instances)
+ */
+#define KAFKA_TXN_ID_MAX_BYTES		1024
+
 /* A transactional id as text, or NULL if it cannot be one */
 static text *
 txn_id_text(KafkaBytes id)
 {
-	if (id.len <= 0 || memchr(id.data, '\0', id.len) != NULL ||
+	if (id.len <= 0 || id.len > KAFKA_TXN_ID_MAX_BYTES ||
+		memchr(id.data, '\0', id.len) != NULL ||
 		!pg_verifymbstr(id.data, id.len, true))
 		return NULL;
 	return cstring_to_text_with_len(id.data, id.len);

@@ -1,7 +1,7 @@
 """Kafka protocol details the listener must get right, for
 test/t/041_kafka_protocol.pl (and the login and TLS checks of 033 and 034):
 Fetch's byte limits, OffsetCommit of any offset, Produce versions and
-compression, transactional producers refused at once, group listings,
+compression, transactional producers served at once, group listings,
 members whose role may no longer log in, PLAIN's timing, TLS settings.
 
 Run with Debian's /usr/bin/python3 (kafka-python 2.0.2, confluent-kafka

@@ -18,6 +18,7 @@ from kafka.record.default_records import DefaultRecordBatchBuilder
 
 from producer_roles import Conn
 from clients import _raw_request
+import raw_wire
 
 
 def s16(s):
@@ -119,6 +120,8 @@ def errors(bootstrap, topic, user, password):
     out = {}
     t = Txn(bootstrap, user, password, 'raw-errors')
     out['empty_id'] = Txn(bootstrap, user, password, '').init()
+    out['long_id'] = Txn(bootstrap, user, password, 'x' * 1025).init()
+    out['longest_id'] = Txn(bootstrap, user, password, 'y' * 1024).init()
     out['timeout_too_long'] = t.init(timeout_ms=3600000)
     out['timeout_zero'] = t.init(timeout_ms=0)
     out['init'] = t.init()
@@ -153,6 +156,43 @@ def errors(bootstrap, topic, user, password):
     return out
 
 
+def init_v(t, version, pid, epoch):
+    """InitProducerId v3+ (flexible) naming the producer the client was
+    (KIP-360): [error, producer id is the same, epoch]"""
+    e = raw_wire.Enc(True)
+    body = (e.string(t.txn_id) + struct.pack('>iqh', 60000, pid, epoch)
+            + e.tags())
+    data = raw_wire.call(t.conn.sock, 22, version, t.conn.next_corr(), body,
+                         'raw', True)
+    # the response header's tagged fields (none), then the body
+    throttle, err, got_pid, got_epoch = struct.unpack('>ihqh', data[1:17])
+    return [err, int(got_pid == pid), got_epoch]
+
+
+def recovery(bootstrap, user, password):
+    """InitProducerId v3+ with the producer id and epoch the client had"""
+    t = Txn(bootstrap, user, password, 'recovering')
+    t.init()
+    t.init()
+    pid, epoch = t.pid, t.epoch
+    return {'epoch': epoch,
+            'current': init_v(t, 4, pid, epoch),
+            'retry': init_v(t, 4, pid, epoch),
+            'stale_v4': init_v(t, 4, pid, epoch - 1),
+            'stale_v3': init_v(t, 3, pid, epoch - 1),
+            'other_id': init_v(t, 4, pid + 1, epoch + 1)}
+
+
+def fenced_node(bootstrap, topic, user, password):
+    """The transaction APIs of a node that refuses writes"""
+    t = Txn(bootstrap, user, password, 'on-fenced-node')
+    out = {'init': t.init()}
+    t.pid, t.epoch = 1, 0
+    out['add'] = t.add_partitions(topic, [0])
+    out['end'] = t.end(True)
+    return out
+
+
 def begin(bootstrap, topic, user, password, txn_id, timeout_ms):
     """A transaction begun and one record produced; the producer's id and
     epoch for the later commands"""
@@ -172,6 +212,18 @@ def resume(bootstrap, topic, user, password, txn_id, pid, epoch):
     return {'produce': t.produce(topic, 0, 'resumed', seq=1)[0],
             'add_v1': t.add_partitions(topic, [0], version=1),
             'end_v2': t.end(True, version=2)}
+
+
+def reinit_and_commit(bootstrap, topic, user, password, txn_id):
+    """InitProducerId of the id again, then a whole transaction of two
+    batches, committed"""
+    t = Txn(bootstrap, user, password, txn_id)
+    init = t.init_until_done()
+    add = t.add_partitions(topic, [0])
+    first = t.produce(topic, 0, 'again-1-' + txn_id, seq=0)[0]
+    second = t.produce(topic, 0, 'again-2-' + txn_id, seq=1)[0]
+    return {'init': init, 'epoch': t.epoch, 'add': add,
+            'produce': [first, second], 'commit': t.end(True)}
 
 
 def limit(bootstrap, topic, user, password):

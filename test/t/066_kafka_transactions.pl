@@ -90,6 +90,8 @@ sub wait_for
 
 my $r = txn('errors', 'txn_topic', 'alice', 'alice-pw');
 is($r->{empty_id}, $E{INVALID_REQUEST}, 'an empty transactional id is refused');
+is($r->{long_id}, $E{INVALID_REQUEST}, 'so is one over 1024 bytes');
+is($r->{longest_id}, 0, 'one of 1024 bytes is taken');
 is($r->{timeout_too_long}, $E{INVALID_TRANSACTION_TIMEOUT},
 	'a timeout over pg_topics.kafka_transaction_max_timeout is refused');
 is($r->{timeout_zero}, $E{INVALID_TRANSACTION_TIMEOUT}, 'so is a timeout of 0');
@@ -127,6 +129,17 @@ is($r->{new_epoch}, 2, 'the new producer has epoch 2 (one bump fenced the open t
 is(values_of('txn_topic'), 'raw-committed',
 	'only the committed record is stored: none of the aborted, refused or fenced ones');
 is(row_of('raw-errors'), 'Empty 2', 'the id in topics.kafka_transactions');
+
+# --- InitProducerId v3+ naming the producer the client was (KIP-360) -------
+
+$r = txn('recovery', 'alice', 'alice-pw');
+is_deeply($r->{current}, [ 0, 1, $r->{epoch} + 1 ],
+	"the id's current producer and epoch: the epoch is bumped");
+is_deeply($r->{retry}, [ 0, 1, $r->{epoch} + 1 ],
+	'the same request again (a retry): the same answer');
+is($r->{stale_v4}[0], $E{PRODUCER_FENCED}, 'an older epoch: PRODUCER_FENCED');
+is($r->{stale_v3}[0], $E{INVALID_PRODUCER_EPOCH}, 'v3: INVALID_PRODUCER_EPOCH');
+is($r->{other_id}[0], $E{PRODUCER_FENCED}, 'another producer id: PRODUCER_FENCED');
 
 # --- roles own their transactional ids ------------------------------------
 
@@ -183,6 +196,32 @@ unlike(values_of('txn_topic'), qr/begun-lost-id/, 'nothing of it is visible');
 ok($node->log_contains('aborted Kafka transaction of transactional id "lost-id"'),
 	'and logs it');
 
+# --- kill -9 of the server during a transaction ---------------------------
+
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'crashed-id', 60000);
+is($r->{produce}[0], 0, 'a transaction begun');
+my @killed = kill9_server($node);
+for (1 .. 100)
+{
+	last unless grep { kill 0, $_ } @killed;
+	usleep(100_000);
+}
+$node->start;
+wait_for_kafka_listener($kport);
+unlike(values_of('txn_topic'), qr/begun-crashed-id/, 'after kill -9 nothing of it is visible');
+is(row_of('crashed-id'), "Ongoing $r->{epoch}", 'its row still says Ongoing');
+$resumed = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'crashed-id', $r->{pid}, $r->{epoch});
+is($resumed->{produce}, $E{INVALID_PRODUCER_EPOCH}, 'its producer is fenced');
+is($resumed->{end_v2}, $E{PRODUCER_FENCED}, 'its EndTxn commits nothing');
+my $again = txn('reinit_and_commit', 'txn_topic', 'alice', 'alice-pw', 'crashed-id');
+is_deeply($again->{init}, [0], 'InitProducerId of the id ends the lost transaction');
+is($again->{epoch}, $r->{epoch} + 1, 'at the next epoch');
+is_deeply([ $again->{add}, $again->{produce}, $again->{commit} ], [ [ [ 0, 0 ] ], [ 0, 0 ], 0 ],
+	'and its next transaction commits');
+like(values_of('txn_topic'), qr/again-1-crashed-id,again-2-crashed-id/, 'its records are visible');
+ok($node->log_contains('aborting Kafka transaction of transactional id "crashed-id" that has no transaction behind it'),
+	'the lost transaction is logged');
+
 # --- transaction.timeout.ms -------------------------------------------------
 
 $r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'slow-id', 2000);
@@ -209,6 +248,20 @@ is(values_of('txn_out'), join(',', (map { "committed-v$_" } 0 .. 4), (map { "aft
 is($node->safe_psql('postgres',
 		q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction'}),
 	'0', 'no transaction worker is left');
+
+# --- a node that refuses writes --------------------------------------------
+
+$node->safe_psql('postgres', q{
+ALTER SYSTEM SET default_transaction_read_only = on;
+SELECT pg_reload_conf();
+});
+$node->poll_query_until('postgres',
+	q{SELECT current_setting('default_transaction_read_only') = 'on'});
+sleep 1;
+$r = txn('fenced_node', 'txn_topic', 'alice', 'alice-pw');
+is($r->{init}, 16, 'a fenced node answers InitProducerId NOT_COORDINATOR');
+is_deeply($r->{add}, [ [ 0, 16 ] ], 'AddPartitionsToTxn too');
+is($r->{end}, 16, 'and EndTxn');
 
 $node->stop;
 done_testing();
