@@ -591,9 +591,16 @@ kafka_txn_forward(KafkaRequest *req, int slot, TimestampTz *deadline)
 		return outcome;
 	}
 
-	/* the request's body, and room for its answer (never larger) */
+	/*
+	 * The request's body, and room for its answer: twice the body's size
+	 * and a little holds any answer of the requests handed over (a
+	 * Produce partition's answer is at most twice its smallest batch, a
+	 * record refused at most six bytes of the answer for its seven or
+	 * more), and the worker closes the connection on an answer that would
+	 * not fit rather than write past it
+	 */
 	body_len = req->body.len - req->body.pos;
-	answer_cap = body_len + 4096;
+	answer_cap = 2 * body_len + 4096;
 	seg = dsm_create(offsetof(KafkaTxnItem, data) + (Size) body_len + answer_cap, 0);
 	dsm_pin_mapping(seg);
 	item = dsm_segment_address(seg);
