@@ -583,6 +583,20 @@ kafka_txn_forward(KafkaRequest *req, int slot, TimestampTz *deadline)
 		}
 		item = dsm_segment_address((dsm_segment *) conn->txn_seg);
 		outcome = (KafkaOutcome) item->outcome;
+		if (item->failed || item->too_large)
+		{
+			bool		failed = item->failed;
+
+			forget_forwarded(conn);
+			/* the worker logged why */
+			if (failed)
+				ereport(ERROR,
+						(errcode(ERRCODE_TRANSACTION_ROLLBACK),
+						 errmsg("the Kafka transaction was aborted: its request failed in the transaction's worker")));
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("the answer of a Kafka transaction's request is larger than its room")));
+		}
 		if (outcome == KAFKA_ANSWER)
 			appendBinaryStringInfo(req->response,
 								   item->data + item->body_len,
@@ -611,6 +625,8 @@ kafka_txn_forward(KafkaRequest *req, int slot, TimestampTz *deadline)
 	item->answer_cap = answer_cap;
 	item->answer_len = 0;
 	item->outcome = KAFKA_CLOSE;
+	item->failed = false;
+	item->too_large = false;
 	memcpy(item->data, req->body.data + req->body.pos, body_len);
 	if (!kafka_txn_post(slot, dsm_segment_handle(seg), MyLatch, &ticket))
 	{
