@@ -548,8 +548,15 @@ produce_request(KafkaRequest *req, KafkaProduceRequest *pr_in,
 				for (int i = 0; i < pp.nkeyless; i++)
 				{
 					pres->record_errors[i].batch_index = pp.keyless_index[i];
+
+					/*
+					 * In a transaction's worker, the answer goes back in
+					 * room of twice the request's size (transactions.c):
+					 * each record named, not each with the message, which
+					 * the partition's answer carries once anyway
+					 */
 					pres->record_errors[i].batch_index_error_message =
-						kafka_bytes_of(message);
+						kafka_bytes_of(txn == NULL ? message : NULL);
 				}
 			}
 			else

@@ -583,6 +583,20 @@ kafka_txn_forward(KafkaRequest *req, int slot, TimestampTz *deadline)
 		}
 		item = dsm_segment_address((dsm_segment *) conn->txn_seg);
 		outcome = (KafkaOutcome) item->outcome;
+		if (item->failed || item->too_large)
+		{
+			bool		failed = item->failed;
+
+			forget_forwarded(conn);
+			/* the worker logged why */
+			if (failed)
+				ereport(ERROR,
+						(errcode(ERRCODE_TRANSACTION_ROLLBACK),
+						 errmsg("the Kafka transaction was aborted: its request failed in the transaction's worker")));
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("the answer of a Kafka transaction's request is larger than its room")));
+		}
 		if (outcome == KAFKA_ANSWER)
 			appendBinaryStringInfo(req->response,
 								   item->data + item->body_len,
@@ -591,9 +605,16 @@ kafka_txn_forward(KafkaRequest *req, int slot, TimestampTz *deadline)
 		return outcome;
 	}
 
-	/* the request's body, and room for its answer (never larger) */
+	/*
+	 * The request's body, and room for its answer: twice the body's size
+	 * and a little holds any answer of the requests handed over (a
+	 * Produce partition's answer is at most twice its smallest batch, a
+	 * record refused at most six bytes of the answer for its seven or
+	 * more), and the worker closes the connection on an answer that would
+	 * not fit rather than write past it
+	 */
 	body_len = req->body.len - req->body.pos;
-	answer_cap = body_len + 4096;
+	answer_cap = 2 * body_len + 4096;
 	seg = dsm_create(offsetof(KafkaTxnItem, data) + (Size) body_len + answer_cap, 0);
 	dsm_pin_mapping(seg);
 	item = dsm_segment_address(seg);
@@ -604,6 +625,8 @@ kafka_txn_forward(KafkaRequest *req, int slot, TimestampTz *deadline)
 	item->answer_cap = answer_cap;
 	item->answer_len = 0;
 	item->outcome = KAFKA_CLOSE;
+	item->failed = false;
+	item->too_large = false;
 	memcpy(item->data, req->body.data + req->body.pos, body_len);
 	if (!kafka_txn_post(slot, dsm_segment_handle(seg), MyLatch, &ticket))
 	{

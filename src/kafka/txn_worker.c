@@ -262,6 +262,7 @@ run_item(dsm_handle handle)
 		RESUME_INTERRUPTS();
 		outcome = KAFKA_CLOSE;
 		ended = true;
+		item->failed = true;
 		end_aborted(ABORT_FAILED);
 		ereport(LOG,
 				(errmsg("Kafka transaction of producer %lld epoch %d aborted after its request failed",
@@ -270,7 +271,10 @@ run_item(dsm_handle handle)
 	PG_END_TRY();
 
 	if (outcome == KAFKA_ANSWER && answer.len > item->answer_cap)
+	{
 		outcome = KAFKA_CLOSE;
+		item->too_large = true;
+	}
 	if (outcome == KAFKA_ANSWER)
 	{
 		memcpy(item->data + item->body_len, answer.data, answer.len);

@@ -65,6 +65,7 @@ typedef struct TxnsShared
 {
 	LWLock		lock;
 	uint64		next_ticket;
+	int			next_free;		/* where the search for a free slot starts */
 	int			nslots;
 	TxnSlot		slots[FLEXIBLE_ARRAY_MEMBER];
 } TxnsShared;
@@ -99,6 +100,7 @@ kafka_txns_shmem_startup(void)
 	{
 		LWLockInitialize(&shared->lock, LWLockNewTrancheId());
 		shared->next_ticket = 1;
+		shared->next_free = 0;
 		shared->nslots = pg_topics_kafka_max_transactions;
 		for (int i = 0; i < shared->nslots; i++)
 		{
@@ -181,8 +183,14 @@ kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
 	if (shared == NULL)
 		return KAFKA_CONCURRENT_TRANSACTIONS;
 	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
-	for (int i = 0; i < shared->nslots; i++)
+	for (int n = 0; n < shared->nslots; n++)
 	{
+		/*
+		 * Free slots are taken in turn, so that a slot just freed is taken
+		 * last: the listener of its last answer reads it by its ticket
+		 * there, which the slot's next request would replace
+		 */
+		int			i = (shared->next_free + n) % shared->nslots;
 		TxnSlot    *s = &shared->slots[i];
 
 		if (s->in_use && !s->attached &&
@@ -230,6 +238,7 @@ kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
 			slot_changed(s);
 			*slot = s - shared->slots;
 			*fresh = true;
+			shared->next_free = (*slot + 1) % shared->nslots;
 		}
 	}
 	LWLockRelease(&shared->lock);

@@ -97,19 +97,22 @@ class Txn:
         return struct.unpack('>ih', body[:6])[1]
 
     def produce(self, topic, partition, value, seq=0, epoch=None,
-                transactional=True, txn_id=None):
-        """Produce v3 of one record: [error, base offset]"""
+                transactional=True, txn_id=None, count=1, version=3):
+        """Produce (v3 to v8: one layout up to the partition's base
+        offset) of count records (keyless): [error, base offset]"""
         b = DefaultRecordBatchBuilder(2, 0, transactional, self.pid,
                                       self.epoch if epoch is None else epoch,
                                       seq, 1 << 20)
-        b.append(0, timestamp=None, key=None, value=value.encode(), headers=[])
+        for i in range(count):
+            b.append(i, timestamp=None, key=None,
+                     value=value.encode() if i == 0 else b'', headers=[])
         records = bytes(b.build())
         tid = self.txn_id if txn_id is None else txn_id
         body = (s16(tid) + struct.pack('>hi', -1, 30000)
                 + struct.pack('>i', 1) + s16(topic) + struct.pack('>i', 1)
                 + struct.pack('>i', partition)
                 + struct.pack('>i', len(records)) + records)
-        body = self.call(0, 3, body)
+        body = self.call(0, version, body)
         off = 4 + 2 + len(topic.encode()) + 4
         p, err, base = struct.unpack('>ihq', body[off:off + 14])
         return [err, base]
@@ -139,6 +142,11 @@ def errors(bootstrap, topic, user, password):
     out['produce_not_added'] = t.produce(topic, 1, 'not-added')[0]
     out['produce_not_transactional'] = t.produce(topic, 0, 'plain', transactional=False)[0]
     out['produce'] = t.produce(topic, 0, 'raw-committed')[0]
+    # a keyless record for a compacted topic: refused, the record named
+    t.add_partitions('txn_compacted', [0])
+    # (v8 names each refused record in its answer)
+    out['produce_keyless'] = t.produce('txn_compacted', 0, 'keyless', seq=0,
+                                       count=2000, version=8)[0]
     out['add_group_bad'] = t.add_offsets('')
     out['commit'] = t.end(True)
     out['commit_again'] = t.end(True)

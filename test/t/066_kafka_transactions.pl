@@ -49,7 +49,9 @@ CREATE ROLE bob LOGIN PASSWORD 'bob-pw';
 SELECT topics.create_topic('txn_topic', 2, 'text', 'text');
 SELECT topics.create_topic('txn_source', 1, 'text', 'text');
 SELECT topics.create_topic('txn_out', 1, 'text', 'text');
-GRANT SELECT, INSERT ON txn_topic, txn_source, txn_out TO alice;
+SELECT topics.create_topic('txn_compacted', 1, 'text', 'text',
+    configs => '{"cleanup.policy": "compact"}');
+GRANT SELECT, INSERT ON txn_topic, txn_source, txn_out, txn_compacted TO alice;
 GRANT SELECT, INSERT ON txn_topic TO bob;
 });
 wait_for_kafka_listener($kport);
@@ -116,6 +118,8 @@ is($r->{produce_not_added}, $E{INVALID_TXN_STATE},
 is($r->{produce_not_transactional}, $E{INVALID_TXN_STATE},
 	'a batch not marked transactional in a transactional Produce');
 is($r->{produce}, 0, 'Produce to the partition added');
+is($r->{produce_keyless}, 87,
+	'2000 keyless records for a compacted topic: INVALID_RECORD, each named, the answer in its room');
 is($r->{add_group_bad}, $E{INVALID_GROUP_ID}, 'AddOffsetsToTxn of an empty group id');
 is($r->{commit}, 0, 'EndTxn commit');
 is($r->{commit_again}, 0, 'EndTxn commit again: a retry');

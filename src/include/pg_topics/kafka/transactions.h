@@ -41,6 +41,8 @@ typedef struct KafkaTxnItem
 	int32		answer_cap;
 	int32		answer_len;
 	int			outcome;		/* KafkaOutcome */
+	bool		failed;			/* it failed, and the transaction with it */
+	bool		too_large;		/* its answer did not fit */
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } KafkaTxnItem;
 
