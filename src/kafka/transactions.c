@@ -36,6 +36,7 @@
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
 #include "storage/dsm.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
