@@ -7,10 +7,9 @@
 # a fenced node answers as a Kafka broker that is not the coordinator.
 #
 # The rows are written straight into the table behind the view,
-# topics.kafka_transactional_ids, as the extension's superuser may.  Where
-# the extension has no such view yet, the test makes a stand-in table and
-# view of the same shape.  The Ongoing rows' timeouts are far from over, so
-# that nothing resolves them while the test runs.
+# topics.kafka_transactional_ids, as the extension's superuser may.  The
+# Ongoing rows' timeouts are far from over, so that nothing resolves them
+# while the test runs.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -37,20 +36,6 @@ GRANT SELECT ON orders TO alice;
 GRANT INSERT ON orders TO bob;
 });
 my $table = 'topics.kafka_transactional_ids';
-if ($node->safe_psql('postgres', q{SELECT to_regclass('topics.kafka_transactions') IS NULL}) eq 't')
-{
-	$table = 'standin_txn';
-	$node->safe_psql('postgres', q{
-CREATE TABLE standin_txn (transactional_id text PRIMARY KEY, role oid,
-  producer_id bigint, producer_epoch smallint, state text, timeout_ms integer,
-  partitions text[], groups text[], started_at timestamptz, updated_at timestamptz);
-CREATE VIEW topics.kafka_transactions WITH (security_barrier) AS
-  SELECT transactional_id, pg_get_userbyid(role)::name AS role, producer_id,
-         producer_epoch, state, timeout_ms, partitions, groups, started_at, updated_at
-    FROM standin_txn WHERE pg_has_role(role, 'USAGE');
-GRANT SELECT ON topics.kafka_transactions TO PUBLIC;
-});
-}
 $node->safe_psql('postgres', qq{
 INSERT INTO $table (transactional_id, role, producer_id, producer_epoch, state,
   timeout_ms, partitions, groups, started_at, updated_at) VALUES
