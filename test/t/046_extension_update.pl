@@ -165,12 +165,14 @@ FROM topics.group_members},
 # it), topics.consumer_lag, whose lag counts a negative committed offset
 # as none, log compaction (topics.compact, topics.compaction_info, and
 # topics.partitions' columns after the old ones), topics.latest() (named
-# by its call: "latest" is a word of other objects' text) and the table
-# topics.replica_removals of logical subscribers.  A release that adds or
-# changes objects names them here.
+# by its call: "latest" is a word of other objects' text), the table
+# topics.replica_removals of logical subscribers, and Kafka transactions'
+# table topics.kafka_transactional_ids and view topics.kafka_transactions.
+# A release that adds or changes objects names them here.
 my @updated_objects = qw(topic_configs alter_topic_configs topic_config_changed topic_config_info
   kafka_topic_names forget_dropped_kafka_names topics_forget_dropped_kafka_names
-  member_info group_members consumer_lag compact compaction_info replica_removals);
+  member_info group_members consumer_lag compact compaction_info replica_removals
+  kafka_transactional_ids kafka_transactions);
 my $updated_re = '(^|[^_a-z])(' . join('|', @updated_objects) . ')([^_a-z]|$)'
   . '|create_topic\\(|topics\\.latest\\(|^table topics\\.topic_config:|^view topics\\.partitions:';
 
