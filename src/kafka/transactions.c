@@ -551,13 +551,15 @@ park_on_slot(KafkaRequest *req, int slot, TimestampTz *deadline)
 }
 
 /*
- * Hand req to the worker of slot's transaction and park it; once parked,
- * the answer the worker wrote, when it has.  A worker gone without
- * answering closes the connection: the client connects again and retries,
- * and its retry finds its producer fenced.
+ * Hand req to the worker of slot's transaction, row's (checked by
+ * kafka_txn_check or Produce), and park it; once parked (row NULL), the
+ * answer the worker wrote, when it has.  A worker gone without answering
+ * closes the connection: the client connects again and retries, and its
+ * retry finds its producer fenced.
  */
 KafkaOutcome
-kafka_txn_forward(KafkaRequest *req, int slot, TimestampTz *deadline)
+kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
+				  TimestampTz *deadline)
 {
 	KafkaConn  *conn = req->conn;
 	dsm_segment *seg;
@@ -628,9 +630,15 @@ kafka_txn_forward(KafkaRequest *req, int slot, TimestampTz *deadline)
 	item->failed = false;
 	item->too_large = false;
 	memcpy(item->data, req->body.data + req->body.pos, body_len);
-	if (!kafka_txn_post(slot, dsm_segment_handle(seg), MyLatch, &ticket))
+	Assert(row != NULL);
+	if (!kafka_txn_post(slot, row->producer_id, row->producer_epoch,
+						dsm_segment_handle(seg), MyLatch, &ticket))
 	{
-		/* the worker is busy with another request: try again after it */
+		/*
+		 * The worker is busy with another request: try again after it.  Or
+		 * the slot holds another producer's transaction now: the request
+		 * is checked again from the start when it wakes.
+		 */
 		dsm_detach(seg);
 		return park_on_slot(req, slot, deadline);
 	}

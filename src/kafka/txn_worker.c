@@ -227,11 +227,30 @@ run_item(dsm_handle handle)
 			case KAFKA_API_END_TXN:
 				{
 					bool		commit;
+					int64		producer_id;
+					int16		producer_epoch;
 					int16		error = KAFKA_NONE;
 
 					outcome = KAFKA_CLOSE;
-					if (!kafka_end_txn_decode(&req, &commit))
+					if (!kafka_end_txn_decode(&req, &commit, &producer_id,
+											  &producer_epoch))
 						break;
+
+					/*
+					 * Another producer's EndTxn never ends this transaction
+					 * (the listener checked the slot's producer when it
+					 * posted; this holds even if that check were lost):
+					 * the request is answered, the transaction goes on
+					 */
+					if (producer_id != txn.producer_id ||
+						producer_epoch != txn.producer_epoch)
+					{
+						kafka_end_txn_answer(&req,
+											 kafka_txn_fenced_error(req.api_key,
+																	req.api_version));
+						outcome = KAFKA_ANSWER;
+						break;
+					}
 					if (commit && !end_committed())
 					{
 						error = kafka_txn_fenced_error(req.api_key,

@@ -259,19 +259,26 @@ kafka_txn_release(int slot)
 }
 
 /*
- * Hand slot's worker the request in the segment of handle; reply is set
- * when it is answered.  False if the slot is busy with another request
- * (wait for its version to move) or holds no transaction any more.
+ * Hand slot's worker the request in the segment of handle, a request of
+ * producer_id at producer_epoch; reply is set when it is answered.  False
+ * if the slot is busy with another request (wait for its version to
+ * move), or holds no transaction of that producer any more: the slot was
+ * looked up before, and may have been freed and taken by another
+ * producer's transaction since, which must never run this request.
  */
 bool
-kafka_txn_post(int slot, dsm_handle handle, Latch *reply, uint64 *ticket)
+kafka_txn_post(int slot, int64 producer_id, int16 producer_epoch,
+			   dsm_handle handle, Latch *reply, uint64 *ticket)
 {
 	TxnSlot    *s = &shared->slots[slot];
 	Latch	   *worker = NULL;
 	bool		ok = false;
 
 	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
-	if (s->in_use && !s->abort && (s->posted == 0 || s->posted == s->done))
+	if (s->in_use && !s->abort &&
+		s->info.producer_id == producer_id &&
+		s->info.producer_epoch == producer_epoch &&
+		(s->posted == 0 || s->posted == s->done))
 	{
 		*ticket = shared->next_ticket++;
 		s->posted = *ticket;

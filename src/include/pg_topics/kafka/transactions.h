@@ -68,13 +68,15 @@ extern void kafka_txn_add(KafkaBytes transactional_id, bool groups,
 extern List *kafka_txn_added_partitions(int64 producer_id);
 extern bool kafka_txn_forwarded(KafkaRequest *req);
 extern KafkaOutcome kafka_txn_forward(KafkaRequest *req, int slot,
+									  const KafkaTxnRow *row,
 									  TimestampTz *deadline);
 extern void kafka_txn_conn_closed(KafkaConn *conn);
 
 /* txn_requests.c: what the worker runs of the transaction APIs */
 extern KafkaOutcome kafka_txn_offset_commit_run(KafkaRequest *req,
 												const KafkaTxnInfo *txn);
-extern bool kafka_end_txn_decode(KafkaRequest *req, bool *commit);
+extern bool kafka_end_txn_decode(KafkaRequest *req, bool *commit,
+								 int64 *producer_id, int16 *producer_epoch);
 extern void kafka_end_txn_answer(KafkaRequest *req, int16 error);
 
 /* produce.c: a transactional Produce, in the transaction's worker */
