@@ -54,6 +54,14 @@
  */
 #define KAFKA_MAX_PRODUCER_EPOCH	(PG_INT16_MAX - 1)
 
+/*
+ * The epoch a producer at KAFKA_MAX_PRODUCER_EPOCH is fenced to (an
+ * aborted, timed-out or lost transaction's row always moves to the next
+ * epoch, else its producer would go on at the same one): no producer has
+ * it, and every request naming it is fenced
+ */
+#define KAFKA_FENCED_EPOCH			PG_INT16_MAX
+
 /* how long a request handed to a worker parks before it looks again (ms) */
 #define TXN_PARK_MS					1000
 
@@ -297,23 +305,16 @@ kafka_init_transactional_producer(KafkaRequest *req,
 	{
 		/*
 		 * Abort the open transaction: its epoch moves on at once, so that
-		 * its producer is fenced from now on, and its worker rolls back
+		 * its producer is fenced from now on, and its worker rolls back.
+		 * At the last epoch too: KAFKA_FENCED_EPOCH is never handed out,
+		 * and the retry of this request gives a new producer id.
 		 */
-		if (row.producer_epoch < KAFKA_MAX_PRODUCER_EPOCH)
-		{
-			args[0] = Int16GetDatum(row.producer_epoch + 1);
-			(void) update_row(transactional_id,
-							  "UPDATE topics.kafka_transactional_ids "
-							  "SET producer_epoch = $2, state = 'PrepareAbort', updated_at = pg_catalog.now() "
-							  "WHERE transactional_id = $1",
-							  1, &types[1], args);
-		}
-		else
-			(void) update_row(transactional_id,
-							  "UPDATE topics.kafka_transactional_ids "
-							  "SET state = 'PrepareAbort', updated_at = pg_catalog.now() "
-							  "WHERE transactional_id = $1",
-							  0, NULL, NULL);
+		args[0] = Int16GetDatum(row.producer_epoch + 1);
+		(void) update_row(transactional_id,
+						  "UPDATE topics.kafka_transactional_ids "
+						  "SET producer_epoch = $2, state = 'PrepareAbort', updated_at = pg_catalog.now() "
+						  "WHERE transactional_id = $1",
+						  1, &types[1], args);
 		kafka_txn_request_abort(slot);
 		*error = KAFKA_CONCURRENT_TRANSACTIONS;
 		return KAFKA_ANSWER;
@@ -370,7 +371,8 @@ kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
 		return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 	if (producer_id != row->producer_id)
 		return KAFKA_INVALID_PRODUCER_ID_MAPPING;
-	if (producer_epoch != row->producer_epoch)
+	if (producer_epoch != row->producer_epoch ||
+		row->producer_epoch >= KAFKA_FENCED_EPOCH)
 		return kafka_txn_fenced_error(req->api_key, req->api_version);
 	if (strcmp(row->state, "PrepareCommit") == 0 ||
 		strcmp(row->state, "PrepareAbort") == 0)

@@ -70,7 +70,9 @@ typedef enum AbortKind
 {
 	ABORT_ASKED,				/* EndTxn abort: the epoch stays */
 	ABORT_FENCED,				/* a newer producer aborted it: its epoch moved */
-	ABORT_FAILED				/* timed out or failed: the producer is fenced */
+	ABORT_FAILED				/* timed out or failed: the producer is fenced,
+								 * at 32767 too (never handed out: the next
+								 * InitProducerId gives a new producer id) */
 } AbortKind;
 
 /* The worker leaves, however: its slot is free (after the rollback) */
@@ -132,8 +134,7 @@ end_aborted(AbortKind kind)
 		(void) mark_row(kind == ABORT_FAILED ?
 						"UPDATE topics.kafka_transactional_ids "
 						"SET state = 'CompleteAbort', partitions = '{}', groups = '{}', "
-						"producer_epoch = CASE WHEN producer_epoch < 32766 "
-						"THEN producer_epoch + 1 ELSE producer_epoch END, "
+						"producer_epoch = pg_catalog.least(producer_epoch + 1, 32767), "
 						"updated_at = pg_catalog.now() "
 						"WHERE producer_id = $1 AND producer_epoch = $2 AND state = 'Ongoing'" :
 						"UPDATE topics.kafka_transactional_ids "

@@ -212,6 +212,13 @@ def begin(bootstrap, topic, user, password, txn_id, timeout_ms):
             'pid': t.pid, 'epoch': t.epoch}
 
 
+def init_only(bootstrap, user, password, txn_id, timeout_ms):
+    """InitProducerId of txn_id, once: its error, producer id and epoch"""
+    t = Txn(bootstrap, user, password, txn_id)
+    err = t.init(int(timeout_ms))
+    return {'init': err, 'pid': t.pid, 'epoch': t.epoch}
+
+
 def resume(bootstrap, topic, user, password, txn_id, pid, epoch):
     """The producer of begin goes on after its transaction was lost or
     timed out: its requests' errors"""

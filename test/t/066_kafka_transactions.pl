@@ -237,6 +237,38 @@ is($resumed->{produce}, $E{INVALID_PRODUCER_EPOCH}, 'its Produce is fenced');
 is($resumed->{end_v2}, $E{PRODUCER_FENCED}, 'and its EndTxn');
 unlike(values_of('txn_topic'), qr/begun-slow-id/, 'nothing of it is visible');
 
+# --- the last epoch: an abort fences it too --------------------------------
+
+$r = txn('init_only', 'alice', 'alice-pw', 'last-epoch-id', 2000);
+$node->safe_psql('postgres',
+	q{UPDATE topics.kafka_transactional_ids SET producer_epoch = 32765 WHERE transactional_id = 'last-epoch-id'});
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-id', 2000);
+is_deeply([ $r->{epoch}, $r->{produce}[0] ], [ 32766, 0 ],
+	'a transaction of a producer at epoch 32766 begun');
+wait_for(q{SELECT state || ' ' || producer_epoch FROM topics.kafka_transactions WHERE transactional_id = 'last-epoch-id'},
+	'CompleteAbort 32767', 'its timeout aborts it at epoch 32767');
+$resumed = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-id', $r->{pid}, $r->{epoch});
+is_deeply($resumed->{add_v1}, [ [ 0, $E{INVALID_PRODUCER_EPOCH} ] ],
+	'its producer is fenced: AddPartitionsToTxn does not begin another transaction');
+is($resumed->{end_v2}, $E{PRODUCER_FENCED}, 'and EndTxn commits nothing');
+$again = txn('reinit_and_commit', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-id');
+is_deeply([ $again->{init}, $again->{epoch}, $again->{commit} ], [ [0], 0, 0 ],
+	'InitProducerId gives a new producer id at epoch 0, whose transaction commits');
+
+$r = txn('init_only', 'alice', 'alice-pw', 'last-epoch-fenced', 60000);
+$node->safe_psql('postgres',
+	q{UPDATE topics.kafka_transactional_ids SET producer_epoch = 32765 WHERE transactional_id = 'last-epoch-fenced'});
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-fenced', 60000);
+is($r->{epoch}, 32766, 'an open transaction at epoch 32766');
+is(txn('init_only', 'alice', 'alice-pw', 'last-epoch-fenced', 60000)->{init},
+	$E{CONCURRENT_TRANSACTIONS}, 'a new instance of the id aborts it');
+wait_for(q{SELECT state || ' ' || producer_epoch FROM topics.kafka_transactions WHERE transactional_id = 'last-epoch-fenced'},
+	'CompleteAbort 32767', 'at epoch 32767');
+$resumed = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-fenced', $r->{pid}, $r->{epoch});
+is_deeply($resumed->{add_v1}, [ [ 0, $E{INVALID_PRODUCER_EPOCH} ] ],
+	'the old instance is fenced before the new one retries');
+unlike(values_of('txn_topic'), qr/begun-last-epoch|resumed/, 'nothing of either transaction is visible');
+
 # --- confluent-kafka --------------------------------------------------------
 
 $r = txn('confluent', 'txn_out', 'txn_source', 'alice', 'alice-pw');
