@@ -85,7 +85,12 @@ txn_id_text(KafkaBytes id)
 
 /*
  * Read transactional_id's row (locked against other changes when
- * for_update); false if it has none or the id cannot be one
+ * for_update); false if it has none or the id cannot be one, or (with
+ * row->locked) if for_update and another transaction holds the row: a
+ * transaction's worker committing may hold it while it waits for the
+ * synchronous standbys, as long as they are away, and the listener never
+ * waits for that (the client is answered CONCURRENT_TRANSACTIONS and
+ * retries)
  */
 bool
 kafka_txn_read_row(KafkaBytes transactional_id, bool for_update,
@@ -103,7 +108,8 @@ kafka_txn_read_row(KafkaBytes transactional_id, bool for_update,
 	topic_internal_sql_begin(&state);
 	if (SPI_execute_with_args(for_update ?
 							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at "
-							  "FROM topics.kafka_transactional_ids WHERE transactional_id = $1 FOR UPDATE" :
+							  "FROM topics.kafka_transactional_ids WHERE transactional_id = $1 "
+							  "FOR UPDATE SKIP LOCKED" :
 							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at "
 							  "FROM topics.kafka_transactional_ids WHERE transactional_id = $1",
 							  1, argtypes, values, NULL, false, 1) != SPI_OK_SELECT)
@@ -124,6 +130,15 @@ kafka_txn_read_row(KafkaBytes transactional_id, bool for_update,
 		text_to_cstring_buffer(DatumGetTextPP(d), row->state, sizeof(row->state));
 		d = SPI_getbinval(tup, desc, 6, &isnull);
 		row->started_at = isnull ? 0 : DatumGetTimestampTz(d);
+	}
+	else if (for_update)
+	{
+		/* skipped, or absent? */
+		if (SPI_execute_with_args("SELECT FROM topics.kafka_transactional_ids "
+								  "WHERE transactional_id = $1",
+								  1, argtypes, values, NULL, true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not read topics.kafka_transactional_ids");
+		row->locked = SPI_processed == 1;
 	}
 	topic_internal_sql_end(&state);
 	return row->found;
@@ -239,6 +254,11 @@ kafka_init_transactional_producer(KafkaRequest *req,
 	}
 	if (!kafka_txn_read_row(transactional_id, true, &row))
 	{
+		if (row.locked)
+		{
+			*error = KAFKA_CONCURRENT_TRANSACTIONS;
+			return KAFKA_ANSWER;
+		}
 		/* the first use: the id is the role's from now on */
 		*error = kafka_producer_new_id(GetUserId(), &new_id);
 		if (*error != KAFKA_NONE)
@@ -366,7 +386,8 @@ kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
 	if (kafka_writes_refused())
 		return KAFKA_NOT_COORDINATOR;
 	if (!kafka_txn_read_row(transactional_id, true, row))
-		return KAFKA_INVALID_PRODUCER_ID_MAPPING;
+		return row->locked ? KAFKA_CONCURRENT_TRANSACTIONS :
+			KAFKA_INVALID_PRODUCER_ID_MAPPING;
 	if (row->role != GetUserId())
 		return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 	if (producer_id != row->producer_id)

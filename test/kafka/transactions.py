@@ -219,6 +219,23 @@ def init_only(bootstrap, user, password, txn_id, timeout_ms):
     return {'init': err, 'pid': t.pid, 'epoch': t.epoch}
 
 
+def locked(bootstrap, topic, user, password, txn_id, pid, epoch):
+    """The requests of txn_id while another transaction holds its row:
+    each error, or 'closed' when the connection was closed"""
+    out = {}
+    for name, request in (
+            ('init', lambda t: t.init()),
+            ('add', lambda t: t.add_partitions(topic, [0])),
+            ('end', lambda t: t.end(True))):
+        t = Txn(bootstrap, user, password, txn_id)
+        t.pid, t.epoch = int(pid), int(epoch)
+        try:
+            out[name] = request(t)
+        except Exception:
+            out[name] = 'closed'
+    return out
+
+
 def resume(bootstrap, topic, user, password, txn_id, pid, epoch):
     """The producer of begin goes on after its transaction was lost or
     timed out: its requests' errors"""

@@ -145,6 +145,22 @@ is($r->{stale_v4}[0], $E{PRODUCER_FENCED}, 'an older epoch: PRODUCER_FENCED');
 is($r->{stale_v3}[0], $E{INVALID_PRODUCER_EPOCH}, 'v3: INVALID_PRODUCER_EPOCH');
 is($r->{other_id}[0], $E{PRODUCER_FENCED}, 'another producer id: PRODUCER_FENCED');
 
+# --- a row held by another transaction: the listener does not wait -------
+
+$r = txn('init_only', 'alice', 'alice-pw', 'locked-id', 60000);
+my $holder = $node->background_psql('postgres');
+$holder->query_safe(
+	q{BEGIN; SELECT FROM topics.kafka_transactional_ids WHERE transactional_id = 'locked-id' FOR UPDATE});
+my $locked = txn('locked', 'txn_topic', 'alice', 'alice-pw', 'locked-id', $r->{pid}, $r->{epoch});
+is($locked->{init}, $E{CONCURRENT_TRANSACTIONS},
+	'InitProducerId of an id whose row another transaction holds: CONCURRENT_TRANSACTIONS, not a lock wait');
+is_deeply($locked->{add}, [ [ 0, $E{CONCURRENT_TRANSACTIONS} ] ], 'AddPartitionsToTxn too');
+is($locked->{end}, $E{CONCURRENT_TRANSACTIONS}, 'and EndTxn');
+$holder->query_safe('COMMIT');
+$holder->quit;
+is(txn('init_only', 'alice', 'alice-pw', 'locked-id', 60000)->{init}, 0,
+	'once the row is free, InitProducerId answers');
+
 # --- roles own their transactional ids ------------------------------------
 
 $r = txn('role_owns', 'alice', 'alice-pw', 'bob', 'bob-pw');

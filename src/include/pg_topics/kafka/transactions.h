@@ -20,6 +20,7 @@
 typedef struct KafkaTxnRow
 {
 	bool		found;
+	bool		locked;			/* not read: another transaction holds it */
 	Oid			role;
 	int64		producer_id;
 	int16		producer_epoch;
