@@ -215,7 +215,8 @@ open_slot(const KafkaTxnRow *row)
  *   producer id and epoch 0), fencing the older producer;
  * - an open transaction of the id is aborted first: its epoch is bumped
  *   at once (its producer is fenced), its worker rolls back, and the
- *   request is answered CONCURRENT_TRANSACTIONS, which clients retry;
+ *   request is answered CONCURRENT_TRANSACTIONS, which clients retry (so
+ *   is a slot of the id's producer that its row does not know of);
  * - v3+ may name the producer id and epoch the client had (KIP-360): they
  *   must be the id's current ones, or the ones it was just given (a
  *   retry, answered the same), else the client is fenced.
@@ -232,6 +233,7 @@ kafka_init_transactional_producer(KafkaRequest *req,
 	int64		new_id;
 	int16		new_epoch;
 	int			slot;
+	int16		slot_epoch;
 	Oid			types[4] = {INT8OID, INT2OID, INT4OID, OIDOID};
 	Datum		args[4];
 
@@ -320,21 +322,29 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		}
 		/* its worker is gone: nothing of it was committed */
 	}
-	slot = open_slot(&row);
+	slot = kafka_txn_find_producer(row.producer_id, &slot_epoch);
 	if (slot >= 0)
 	{
 		/*
 		 * Abort the open transaction: its epoch moves on at once, so that
 		 * its producer is fenced from now on, and its worker rolls back.
 		 * At the last epoch too: KAFKA_FENCED_EPOCH is never handed out,
-		 * and the retry of this request gives a new producer id.
+		 * and the retry of this request gives a new producer id.  A slot
+		 * of the producer whose transaction the row never said Ongoing
+		 * (the request that began it failed after claiming the slot) is
+		 * aborted too: it would refuse the new epoch's transaction until
+		 * its timeout.
 		 */
-		args[0] = Int16GetDatum(row.producer_epoch + 1);
-		(void) update_row(transactional_id,
-						  "UPDATE topics.kafka_transactional_ids "
-						  "SET producer_epoch = $2, state = 'PrepareAbort', updated_at = pg_catalog.now() "
-						  "WHERE transactional_id = $1",
-						  1, &types[1], args);
+		if (strcmp(row.state, "Ongoing") == 0 &&
+			slot_epoch == row.producer_epoch)
+		{
+			args[0] = Int16GetDatum(row.producer_epoch + 1);
+			(void) update_row(transactional_id,
+							  "UPDATE topics.kafka_transactional_ids "
+							  "SET producer_epoch = $2, state = 'PrepareAbort', updated_at = pg_catalog.now() "
+							  "WHERE transactional_id = $1",
+							  1, &types[1], args);
+		}
 		kafka_txn_request_abort(slot);
 		*error = KAFKA_CONCURRENT_TRANSACTIONS;
 		return KAFKA_ANSWER;

@@ -163,6 +163,35 @@ kafka_txn_find(int64 producer_id, int16 producer_epoch)
 }
 
 /*
+ * The slot of a transaction of producer_id at any epoch, whatever became
+ * of it (its row may never have said Ongoing: the request that claimed it
+ * failed), or -1; *epoch gets its epoch.  A producer id has at most one
+ * slot (kafka_txn_claim).
+ */
+int
+kafka_txn_find_producer(int64 producer_id, int16 *epoch)
+{
+	int			found = -1;
+
+	if (shared == NULL)
+		return -1;
+	LWLockAcquire(&shared->lock, LW_SHARED);
+	for (int i = 0; i < shared->nslots; i++)
+	{
+		TxnSlot    *s = &shared->slots[i];
+
+		if (s->in_use && s->info.producer_id == producer_id)
+		{
+			found = i;
+			*epoch = s->info.producer_epoch;
+			break;
+		}
+	}
+	LWLockRelease(&shared->lock);
+	return found;
+}
+
+/*
  * A slot for a transaction of info's producer, within the limits: *slot
  * gets it, *fresh says whether its worker is still to be started (a slot
  * the producer's transaction holds already is answered again).  Kafka's

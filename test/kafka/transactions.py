@@ -236,6 +236,17 @@ def locked(bootstrap, topic, user, password, txn_id, pid, epoch):
     return out
 
 
+def add_failing(bootstrap, topic, user, password, txn_id, pid, epoch, count):
+    """AddPartitionsToTxn of txn_id naming partition 0 count times:
+    'closed' (the request failed), or its answer"""
+    t = Txn(bootstrap, user, password, txn_id)
+    t.pid, t.epoch = int(pid), int(epoch)
+    try:
+        return {'add': t.add_partitions(topic, [0] * int(count))}
+    except Exception:
+        return {'add': 'closed'}
+
+
 def resume(bootstrap, topic, user, password, txn_id, pid, epoch):
     """The producer of begin goes on after its transaction was lost or
     timed out: its requests' errors"""

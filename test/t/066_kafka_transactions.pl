@@ -285,6 +285,33 @@ is_deeply($resumed->{add_v1}, [ [ 0, $E{INVALID_PRODUCER_EPOCH} ] ],
 	'the old instance is fenced before the new one retries');
 unlike(values_of('txn_topic'), qr/begun-last-epoch|resumed/, 'nothing of either transaction is visible');
 
+# --- a request that failed after beginning its transaction -----------------
+
+$r = txn('init_only', 'alice', 'alice-pw', 'orphan-id', 600000);
+# AddPartitionsToTxn naming partition 0 800 times: a request under
+# pg_topics.kafka_max_request_bytes, whose answer is over it, which fails
+# the request once its transaction was begun; the slot and its worker are
+# left without a transaction the row knows of
+$node->safe_psql('postgres', q{
+ALTER SYSTEM SET pg_topics.kafka_max_request_bytes = 4096;
+SELECT pg_reload_conf();
+});
+sleep 1;
+is(txn('add_failing', 'txn_topic', 'alice', 'alice-pw', 'orphan-id', $r->{pid}, $r->{epoch}, 800)->{add},
+	'closed', 'AddPartitionsToTxn fails after its transaction was begun');
+$node->safe_psql('postgres', q{
+ALTER SYSTEM RESET pg_topics.kafka_max_request_bytes;
+SELECT pg_reload_conf();
+});
+sleep 1;
+is(row_of('orphan-id'), "Empty $r->{epoch}", 'the row never said Ongoing');
+$again = txn('reinit_and_commit', 'txn_topic', 'alice', 'alice-pw', 'orphan-id');
+is($again->{init}[0], $E{CONCURRENT_TRANSACTIONS},
+	"the id's next InitProducerId aborts what the failed request left");
+is_deeply([ $again->{add}, $again->{produce}, $again->{commit} ], [ [ [ 0, 0 ] ], [ 0, 0 ], 0 ],
+	'and its transaction begins and commits, not refused until the timeout');
+like(values_of('txn_topic'), qr/again-1-orphan-id,again-2-orphan-id/, 'its records are visible');
+
 # --- confluent-kafka --------------------------------------------------------
 
 $r = txn('confluent', 'txn_out', 'txn_source', 'alice', 'alice-pw');

@@ -37,6 +37,7 @@ extern void kafka_txns_shmem_startup(void);
 
 /* the listener's side */
 extern int	kafka_txn_find(int64 producer_id, int16 producer_epoch);
+extern int	kafka_txn_find_producer(int64 producer_id, int16 *epoch);
 extern int16 kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit,
 							 int *slot, bool *fresh);
 extern void kafka_txn_release(int slot);
