@@ -134,7 +134,7 @@ end_aborted(AbortKind kind)
 		(void) mark_row(kind == ABORT_FAILED ?
 						"UPDATE topics.kafka_transactional_ids "
 						"SET state = 'CompleteAbort', partitions = '{}', groups = '{}', "
-						"producer_epoch = pg_catalog.least(producer_epoch + 1, 32767), "
+						"producer_epoch = LEAST(producer_epoch + 1, 32767), "
 						"updated_at = pg_catalog.now() "
 						"WHERE producer_id = $1 AND producer_epoch = $2 AND state = 'Ongoing'" :
 						"UPDATE topics.kafka_transactional_ids "

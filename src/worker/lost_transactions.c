@@ -80,7 +80,7 @@ topic_end_lost_kafka_transactions(void)
 		if (SPI_execute_with_args("UPDATE topics.kafka_transactional_ids "
 								  "SET state = 'CompleteAbort', partitions = '{}', groups = '{}', "
 								  "producer_epoch = CASE WHEN state = 'Ongoing' "
-								  "THEN pg_catalog.least(producer_epoch + 1, 32767) ELSE producer_epoch END, "
+								  "THEN LEAST(producer_epoch + 1, 32767) ELSE producer_epoch END, "
 								  "updated_at = pg_catalog.now() "
 								  "WHERE transactional_id = $1",
 								  1, argtypes, values, NULL, false, 0) != SPI_OK_UPDATE)
