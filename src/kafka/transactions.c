@@ -107,10 +107,12 @@ kafka_txn_read_row(KafkaBytes transactional_id, bool for_update,
 	values[0] = PointerGetDatum(id);
 	topic_internal_sql_begin(&state);
 	if (SPI_execute_with_args(for_update ?
-							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at "
+							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at, "
+							  "last_producer_epoch "
 							  "FROM topics.kafka_transactional_ids WHERE transactional_id = $1 "
 							  "FOR UPDATE SKIP LOCKED" :
-							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at "
+							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at, "
+							  "last_producer_epoch "
 							  "FROM topics.kafka_transactional_ids WHERE transactional_id = $1",
 							  1, argtypes, values, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read topics.kafka_transactional_ids");
@@ -130,6 +132,7 @@ kafka_txn_read_row(KafkaBytes transactional_id, bool for_update,
 		text_to_cstring_buffer(DatumGetTextPP(d), row->state, sizeof(row->state));
 		d = SPI_getbinval(tup, desc, 6, &isnull);
 		row->started_at = isnull ? 0 : DatumGetTimestampTz(d);
+		row->last_producer_epoch = DatumGetInt16(SPI_getbinval(tup, desc, 7, &isnull));
 	}
 	else if (for_update)
 	{
@@ -218,8 +221,12 @@ open_slot(const KafkaTxnRow *row)
  *   request is answered CONCURRENT_TRANSACTIONS, which clients retry (so
  *   is a slot of the id's producer that its row does not know of);
  * - v3+ may name the producer id and epoch the client had (KIP-360): they
- *   must be the id's current ones, or the ones it was just given (a
- *   retry, answered the same), else the client is fenced.
+ *   must be the id's current ones (the epoch is bumped, and its previous
+ *   one kept), or the previous epoch that a request naming it moved on
+ *   from (a retry: answered the current epoch, also after that request
+ *   fenced the client's own open transaction), else the client is fenced;
+ *   while a transaction is being ended, CONCURRENT_TRANSACTIONS comes
+ *   first, whichever epoch is named.
  */
 KafkaOutcome
 kafka_init_transactional_producer(KafkaRequest *req,
@@ -234,7 +241,10 @@ kafka_init_transactional_producer(KafkaRequest *req,
 	int16		new_epoch;
 	int			slot;
 	int16		slot_epoch;
+	int16		last_epoch = -1;
 	Oid			types[4] = {INT8OID, INT2OID, INT4OID, OIDOID};
+	Oid			fence_types[2] = {INT2OID, INT2OID};
+	Oid			bump_types[4] = {INT8OID, INT2OID, INT4OID, INT2OID};
 	Datum		args[4];
 
 	*out_producer_id = -1;
@@ -290,30 +300,21 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		*error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 		return KAFKA_ANSWER;
 	}
-	if (producer_id >= 0 || producer_epoch >= 0)
+	/* KIP-360: the client says which producer it was */
+	if ((producer_id >= 0 || producer_epoch >= 0) &&
+		producer_id != row.producer_id)
 	{
-		/* KIP-360: the client says which producer it was */
-		if (producer_id == row.producer_id &&
-			producer_epoch + 1 == row.producer_epoch &&
-			strcmp(row.state, "Empty") == 0)
-		{
-			/* a retry of the request that gave it the current epoch */
-			*out_producer_id = row.producer_id;
-			*out_epoch = row.producer_epoch;
-			*error = KAFKA_NONE;
-			return KAFKA_ANSWER;
-		}
-		if (producer_id != row.producer_id ||
-			producer_epoch != row.producer_epoch)
-		{
-			*error = kafka_txn_fenced_error(req->api_key, req->api_version);
-			return KAFKA_ANSWER;
-		}
+		*error = kafka_txn_fenced_error(req->api_key, req->api_version);
+		return KAFKA_ANSWER;
 	}
 	if (strcmp(row.state, "PrepareCommit") == 0 ||
 		strcmp(row.state, "PrepareAbort") == 0)
 	{
-		/* its worker is still ending the transaction */
+		/*
+		 * its worker is still ending the transaction: the retry of the
+		 * request that began ending it is answered this way too, before
+		 * its epoch is looked at, as Kafka's coordinator answers it
+		 */
 		if (kafka_txn_find(row.producer_id, row.producer_epoch - 1) >= 0 ||
 			kafka_txn_find(row.producer_id, row.producer_epoch) >= 0)
 		{
@@ -321,6 +322,39 @@ kafka_init_transactional_producer(KafkaRequest *req,
 			return KAFKA_ANSWER;
 		}
 		/* its worker is gone: nothing of it was committed */
+	}
+	if (producer_id >= 0 || producer_epoch >= 0)
+	{
+		if (producer_epoch == row.producer_epoch)
+			last_epoch = producer_epoch;
+		else if (row.last_producer_epoch >= 0 &&
+				 producer_epoch == row.last_producer_epoch &&
+				 strcmp(row.state, "Ongoing") != 0)
+		{
+			/*
+			 * A retry of the request that named the producer's previous
+			 * epoch: it gave the current one, or fenced the producer's
+			 * own open transaction for it (then the current epoch is the
+			 * fence's, which no one else was given).  Answered the current
+			 * epoch, as Kafka answers a retry (its lastProducerEpoch).
+			 */
+			args[0] = Int32GetDatum(timeout_ms);
+			(void) update_row(transactional_id,
+							  "UPDATE topics.kafka_transactional_ids "
+							  "SET timeout_ms = $2, state = 'Empty', partitions = '{}', groups = '{}', "
+							  "started_at = NULL, updated_at = pg_catalog.now() "
+							  "WHERE transactional_id = $1",
+							  1, &types[2], args);
+			*out_producer_id = row.producer_id;
+			*out_epoch = row.producer_epoch;
+			*error = KAFKA_NONE;
+			return KAFKA_ANSWER;
+		}
+		else
+		{
+			*error = kafka_txn_fenced_error(req->api_key, req->api_version);
+			return KAFKA_ANSWER;
+		}
 	}
 	slot = kafka_txn_find_producer(row.producer_id, &slot_epoch);
 	if (slot >= 0)
@@ -339,11 +373,13 @@ kafka_init_transactional_producer(KafkaRequest *req,
 			slot_epoch == row.producer_epoch)
 		{
 			args[0] = Int16GetDatum(row.producer_epoch + 1);
+			args[1] = Int16GetDatum(last_epoch);
 			(void) update_row(transactional_id,
 							  "UPDATE topics.kafka_transactional_ids "
-							  "SET producer_epoch = $2, state = 'PrepareAbort', updated_at = pg_catalog.now() "
+							  "SET producer_epoch = $2, last_producer_epoch = $3, state = 'PrepareAbort', "
+							  "updated_at = pg_catalog.now() "
 							  "WHERE transactional_id = $1",
-							  1, &types[1], args);
+							  2, fence_types, args);
 		}
 		kafka_txn_request_abort(slot);
 		*error = KAFKA_CONCURRENT_TRANSACTIONS;
@@ -364,17 +400,20 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		if (*error != KAFKA_NONE)
 			return KAFKA_ANSWER;
 		new_epoch = 0;
+		last_epoch = -1;
 	}
 	args[0] = Int64GetDatum(new_id);
 	args[1] = Int16GetDatum(new_epoch);
 	args[2] = Int32GetDatum(timeout_ms);
+	args[3] = Int16GetDatum(last_epoch);
 	(void) update_row(transactional_id,
 					  "UPDATE topics.kafka_transactional_ids "
 					  "SET producer_id = $2, producer_epoch = $3, timeout_ms = $4, "
+					  "last_producer_epoch = $5, "
 					  "state = 'Empty', partitions = '{}', groups = '{}', started_at = NULL, "
 					  "updated_at = pg_catalog.now() "
 					  "WHERE transactional_id = $1",
-					  3, types, args);
+					  4, bump_types, args);
 	*out_producer_id = new_id;
 	*out_epoch = new_epoch;
 	*error = KAFKA_NONE;

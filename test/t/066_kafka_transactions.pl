@@ -144,6 +144,16 @@ is_deeply($r->{retry}, [ 0, 1, $r->{epoch} + 1 ],
 is($r->{stale_v4}[0], $E{PRODUCER_FENCED}, 'an older epoch: PRODUCER_FENCED');
 is($r->{stale_v3}[0], $E{INVALID_PRODUCER_EPOCH}, 'v3: INVALID_PRODUCER_EPOCH');
 is($r->{other_id}[0], $E{PRODUCER_FENCED}, 'another producer id: PRODUCER_FENCED');
+is($r->{zombie}[0], $E{PRODUCER_FENCED},
+	'after a new instance took the next epoch, the previous one is fenced, not answered as a retry');
+
+$r = txn('own_fence', 'txn_topic', 'alice', 'alice-pw');
+is($r->{seen}[0], $E{CONCURRENT_TRANSACTIONS},
+	'KIP-360 InitProducerId naming the open transaction\'s own producer aborts it: CONCURRENT_TRANSACTIONS');
+is_deeply($r->{last}, [ 0, 1, $r->{epoch} + 1 ],
+	'its retries are not fenced: once the abort ended, the epoch its fence took (given to no one else)');
+is(scalar(grep { $_ != $E{CONCURRENT_TRANSACTIONS} && $_ != 0 } @{ $r->{seen} }), 0,
+	'no other answer in between (' . join(',', @{ $r->{seen} }) . ')');
 
 # --- a row held by another transaction: the listener does not wait -------
 

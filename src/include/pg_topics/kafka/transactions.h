@@ -24,6 +24,8 @@ typedef struct KafkaTxnRow
 	Oid			role;
 	int64		producer_id;
 	int16		producer_epoch;
+	int16		last_producer_epoch;	/* the epoch a KIP-360 InitProducerId
+										 * moved on from, or -1 */
 	int32		timeout_ms;
 	char		state[16];		/* Kafka's name of the state */
 	TimestampTz started_at;		/* 0: none */
