@@ -37,6 +37,7 @@
 #include "postmaster/bgworker.h"
 #include "storage/dsm.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "pg_topics/base/internal_sql.h"
@@ -458,13 +459,65 @@ kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
 }
 
 /*
- * Start the worker of slot's transaction (txn_worker.c), without waiting
- * for it: *started says whether it could be registered
+ * A worker this listener registered that has not attached to its slot
+ * yet: the postmaster tells (bgw_notify_pid) when it starts or stops, and
+ * kafka_txn_sweep_starting frees the slot if it stopped first
+ */
+typedef struct StartingWorker
+{
+	int			slot;
+	uint64		claim;
+	BackgroundWorkerHandle *handle;
+} StartingWorker;
+
+static List *starting = NIL;
+
+/*
+ * Free the slots of the workers this listener registered that are gone
+ * without attaching (the postmaster could not fork one, or it was
+ * terminated before it attached), and forget those that attached: at each
+ * turn of the listener's loop (nothing to do almost always)
+ */
+void
+kafka_txn_sweep_starting(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, starting)
+	{
+		StartingWorker *w = lfirst(lc);
+		pid_t		pid;
+		bool		forget = false;
+
+		if (!kafka_txn_unattached(w->slot, w->claim))
+			forget = true;
+		else if (GetBackgroundWorkerPid(w->handle, &pid) == BGWH_STOPPED)
+		{
+			kafka_txn_release_unstarted(w->slot, w->claim);
+			ereport(LOG,
+					(errmsg("Kafka transaction worker of slot %d exited before it started its transaction",
+							w->slot)));
+			forget = true;
+		}
+		if (forget)
+		{
+			pfree(w->handle);
+			pfree(w);
+			starting = foreach_delete_current(starting, lc);
+		}
+	}
+}
+
+/*
+ * Start the worker of claim of slot's transaction (txn_worker.c), without
+ * waiting for it: *started says whether it could be registered
  */
 static void
-start_worker(int slot, const KafkaTxnInfo *info, bool *started)
+start_worker(int slot, uint64 claim, const KafkaTxnInfo *info, bool *started)
 {
 	BackgroundWorker worker;
+	BackgroundWorkerHandle *handle;
+	MemoryContext old;
 
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -477,7 +530,19 @@ start_worker(int slot, const KafkaTxnInfo *info, bool *started)
 			 (long long) info->producer_id);
 	snprintf(worker.bgw_type, BGW_MAXLEN, "pg_topics kafka transaction");
 	worker.bgw_main_arg = Int32GetDatum(slot);
-	*started = RegisterDynamicBackgroundWorker(&worker, NULL);
+	worker.bgw_notify_pid = MyProcPid;
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	*started = RegisterDynamicBackgroundWorker(&worker, &handle);
+	if (*started)
+	{
+		StartingWorker *w = palloc(sizeof(StartingWorker));
+
+		w->slot = slot;
+		w->claim = claim;
+		w->handle = handle;
+		starting = lappend(starting, w);
+	}
+	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -491,6 +556,7 @@ kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row, int *slot)
 {
 	KafkaTxnInfo info;
 	bool		fresh;
+	uint64		claim;
 	int16		error;
 
 	if (*slot >= 0)
@@ -503,14 +569,14 @@ kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row, int *slot)
 	info.timeout_ms = row->timeout_ms;
 	info.started_at = GetCurrentTimestamp();
 	error = kafka_txn_claim(&info, pg_topics_kafka_max_transactions_per_role,
-							slot, &fresh);
+							slot, &fresh, &claim);
 	if (error != KAFKA_NONE)
 		return error;
 	if (fresh)
 	{
 		bool		started;
 
-		start_worker(*slot, &info, &started);
+		start_worker(*slot, claim, &info, &started);
 		if (!started)
 		{
 			kafka_txn_release(*slot);

@@ -39,8 +39,11 @@
 
 /*
  * A slot claimed whose worker has not attached after this long (ms) is
- * taken for one that never started (the postmaster could not fork it),
- * and freed.  A worker that attaches late finds its slot gone and exits.
+ * freed.  The listener that registered the worker frees the slot as soon
+ * as the postmaster reports the worker gone without attaching (it could
+ * not fork it, or it was terminated first: kafka_txn_release_unstarted);
+ * this is for a slot whose listener exited before it could.  A worker
+ * that attaches late finds its slot gone and exits.
  */
 #define TXN_ATTACH_TIMEOUT_MS	60000
 
@@ -50,6 +53,7 @@ typedef struct TxnSlot
 	bool		attached;		/* its worker runs */
 	bool		abort;			/* its transaction is to be aborted */
 	TimestampTz claimed_at;
+	uint64		claim;			/* which claim of the slot it is */
 	KafkaTxnInfo info;
 	Latch	   *worker_latch;
 	/* the request handed over: 0 none */
@@ -200,7 +204,7 @@ kafka_txn_find_producer(int64 producer_id, int16 *epoch)
  */
 int16
 kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
-				bool *fresh)
+				bool *fresh, uint64 *claim)
 {
 	TimestampTz now = GetCurrentTimestamp();
 	TxnSlot    *free_slot_found = NULL;
@@ -261,6 +265,9 @@ kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
 			s->attached = false;
 			s->abort = false;
 			s->claimed_at = now;
+			/* tickets and claims share the counter: never used twice */
+			s->claim = shared->next_ticket++;
+			*claim = s->claim;
 			s->info = *info;
 			s->posted = 0;
 			s->taken = false;
@@ -282,6 +289,40 @@ kafka_txn_release(int slot)
 
 	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
 	reply = free_slot(&shared->slots[slot]);
+	LWLockRelease(&shared->lock);
+	if (reply != NULL)
+		SetLatch(reply);
+}
+
+/*
+ * Is claim of slot still waiting for its worker to attach?  False once it
+ * attached, or once the slot was freed (and perhaps claimed again)
+ */
+bool
+kafka_txn_unattached(int slot, uint64 claim)
+{
+	TxnSlot    *s = &shared->slots[slot];
+	bool		waiting;
+
+	LWLockAcquire(&shared->lock, LW_SHARED);
+	waiting = s->in_use && !s->attached && s->claim == claim;
+	LWLockRelease(&shared->lock);
+	return waiting;
+}
+
+/*
+ * The worker of claim of slot is gone without attaching: free the slot
+ * (a request posted to it is lost), unless it attached meanwhile
+ */
+void
+kafka_txn_release_unstarted(int slot, uint64 claim)
+{
+	TxnSlot    *s = &shared->slots[slot];
+	Latch	   *reply = NULL;
+
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	if (s->in_use && !s->attached && s->claim == claim)
+		reply = free_slot(s);
 	LWLockRelease(&shared->lock);
 	if (reply != NULL)
 		SetLatch(reply);

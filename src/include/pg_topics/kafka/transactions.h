@@ -74,6 +74,7 @@ extern KafkaOutcome kafka_txn_forward(KafkaRequest *req, int slot,
 									  const KafkaTxnRow *row,
 									  TimestampTz *deadline);
 extern void kafka_txn_conn_closed(KafkaConn *conn);
+extern void kafka_txn_sweep_starting(void);
 
 /* txn_requests.c: what the worker runs of the transaction APIs */
 extern KafkaOutcome kafka_txn_offset_commit_run(KafkaRequest *req,
