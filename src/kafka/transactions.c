@@ -38,6 +38,7 @@
 #include "storage/dsm.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "pg_topics/base/internal_sql.h"
@@ -214,7 +215,8 @@ open_slot(const KafkaTxnRow *row)
  * InitProducerId with a transactional id (v0-5), in the request's
  * transaction: *error, and the producer's id and epoch.  Kafka 3.9's
  * rules (its TransactionCoordinator.handleInitProducerId):
- * - the first use of an id makes a producer id, epoch 0;
+ * - the first use of an id makes a producer id, epoch 0; so does the use
+ *   of an id whose role was dropped, by another role, which takes it;
  * - a later one bumps the epoch (past KAFKA_MAX_PRODUCER_EPOCH, a new
  *   producer id and epoch 0), fencing the older producer;
  * - an open transaction of the id is aborted first: its epoch is bumped
@@ -296,9 +298,47 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		*error = KAFKA_NONE;
 		return KAFKA_ANSWER;
 	}
-	if (row.role != GetUserId())
+	if (row.role != GetUserId() &&
+		SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(row.role)))
 	{
 		*error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+		return KAFKA_ANSWER;
+	}
+	if (row.role != GetUserId())
+	{
+		/*
+		 * The id's role was dropped: the id is free, and this role takes it
+		 * as at its first use (a new producer id), once a transaction its
+		 * last producer may have left open is aborted
+		 */
+		slot = kafka_txn_find_producer(row.producer_id, &slot_epoch);
+		if (slot >= 0)
+		{
+			kafka_txn_request_abort(slot);
+			*error = KAFKA_CONCURRENT_TRANSACTIONS;
+			return KAFKA_ANSWER;
+		}
+		*error = kafka_producer_new_id(GetUserId(), &new_id);
+		if (*error != KAFKA_NONE)
+			return KAFKA_ANSWER;
+		args[0] = Int64GetDatum(new_id);
+		args[1] = Int16GetDatum(0);
+		args[2] = Int32GetDatum(timeout_ms);
+		args[3] = ObjectIdGetDatum(GetUserId());
+		(void) update_row(transactional_id,
+						  "UPDATE topics.kafka_transactional_ids "
+						  "SET role = $5, producer_id = $2, producer_epoch = $3, timeout_ms = $4, "
+						  "last_producer_epoch = -1, state = 'Empty', partitions = '{}', groups = '{}', "
+						  "started_at = NULL, updated_at = pg_catalog.now() "
+						  "WHERE transactional_id = $1",
+						  4, types, args);
+		ereport(LOG,
+				(errmsg("Kafka transactional id \"%.*s\" of a dropped role taken by role \"%s\"",
+						transactional_id.len, transactional_id.data,
+						GetUserNameFromId(GetUserId(), false))));
+		*out_producer_id = new_id;
+		*out_epoch = 0;
+		*error = KAFKA_NONE;
 		return KAFKA_ANSWER;
 	}
 	/* KIP-360: the client says which producer it was */

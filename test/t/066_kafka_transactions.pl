@@ -187,6 +187,25 @@ my ($ret, $out, $err) = $node->psql('postgres',
 	q{SET ROLE alice; SELECT * FROM topics.kafka_transactional_ids});
 like($err, qr/permission denied/, 'the table behind the view is not readable');
 
+$node->safe_psql('postgres', q{
+CREATE ROLE dave LOGIN PASSWORD 'dave-pw';
+GRANT SELECT, INSERT ON txn_topic TO dave;
+});
+is(txn('init_only', 'dave', 'dave-pw', 'dropped-role-id', 60000)->{init}, 0,
+	'dave takes a transactional id');
+$node->safe_psql('postgres', q{
+REVOKE ALL ON txn_topic FROM dave;
+DROP ROLE dave;
+});
+$r = txn('init_only', 'bob', 'bob-pw', 'dropped-role-id', 60000);
+is_deeply([ $r->{init}, $r->{epoch} ], [ 0, 0 ],
+	'once dave is dropped, bob takes the id: a new producer, epoch 0');
+is($node->safe_psql('postgres',
+		q{SET ROLE bob; SELECT role FROM topics.kafka_transactions WHERE transactional_id = 'dropped-role-id'}),
+	'bob', 'the id is bob\'s');
+is(txn('init_only', 'alice', 'alice-pw', 'dropped-role-id', 60000)->{init},
+	$E{TRANSACTIONAL_ID_AUTHORIZATION_FAILED}, 'and no longer free');
+
 # --- the limits -------------------------------------------------------------
 
 $node->safe_psql('postgres', q{
