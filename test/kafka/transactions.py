@@ -337,6 +337,19 @@ def confluent(bootstrap, topic, source, user, password):
             'read_committed': sorted(seen), 'fenced': fenced}
 
 
+def two_partitions(bootstrap, topic, user, password, txn_id):
+    """A transaction that adds its second partition after its first
+    Produce, committed: each request's error"""
+    t = Txn(bootstrap, user, password, txn_id)
+    out = {'init': t.init_until_done()}
+    out['add0'] = t.add_partitions(topic, [0])
+    out['produce0'] = t.produce(topic, 0, txn_id + '-0')[0]
+    out['add1'] = t.add_partitions(topic, [1])
+    out['produce1'] = t.produce(topic, 1, txn_id + '-1')[0]
+    out['commit'] = t.end(True)
+    return out
+
+
 if __name__ == '__main__':
     bootstrap, command = sys.argv[1], sys.argv[2]
     print(json.dumps(globals()[command](bootstrap, *sys.argv[3:])))

@@ -28,7 +28,10 @@ my %E = (
 	CONCURRENT_TRANSACTIONS => 51,
 	TRANSACTIONAL_ID_AUTHORIZATION_FAILED => 53,
 	OPERATION_NOT_ATTEMPTED => 55,
-	PRODUCER_FENCED => 90);
+	PRODUCER_FENCED => 90,
+	NOT_LEADER_OR_FOLLOWER => 6,
+	NOT_COORDINATOR => 16,
+	OUT_OF_ORDER_SEQUENCE_NUMBER => 45);
 
 my $node = PostgreSQL::Test::Cluster->new('kafka_transactions');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
@@ -252,6 +255,21 @@ is(values_of('txn_out'), join(',', (map { "committed-v$_" } 0 .. 4), (map { "aft
 is($node->safe_psql('postgres',
 		q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction'}),
 	'0', 'no transaction worker is left');
+
+# --- the database's default_transaction_isolation -----------------------
+
+# a transaction worker's transaction is READ COMMITTED whatever the
+# database says: it sees the partition added after its first request
+$node->safe_psql('postgres',
+	q{ALTER DATABASE postgres SET default_transaction_isolation = 'serializable'});
+$r = txn('two_partitions', 'txn_topic', 'alice', 'alice-pw', 'serializable-db');
+is($r->{produce1}, 0,
+	'default_transaction_isolation serializable: a partition added after the first Produce takes the next');
+is($r->{commit}, 0, 'and the transaction commits');
+like(values_of('txn_topic'), qr/serializable-db-0.*serializable-db-1/,
+	'both partitions committed');
+$node->safe_psql('postgres',
+	q{ALTER DATABASE postgres RESET default_transaction_isolation});
 
 # --- a node that refuses writes --------------------------------------------
 
