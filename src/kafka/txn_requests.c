@@ -33,6 +33,7 @@
 #include "utils/rel.h"
 
 #include "pg_topics/base/catalog.h"
+#include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/transactions.h"
 #include "pg_topics/shared/kafka_groups.h"
@@ -263,6 +264,8 @@ kafka_txn_offset_commit_run(KafkaRequest *req, const KafkaTxnInfo *txn)
 		group_error = kafka_txn_fenced_error(req->api_key, req->api_version);
 	else if (group == NULL)
 		group_error = KAFKA_INVALID_GROUP_ID;
+	else if (kafka_writes_refused())
+		group_error = KAFKA_NOT_COORDINATOR;
 	else if (member_id[0] != '\0')
 		group_error = kafka_group_member_rights(group, member_id, GetUserId());
 	if (group != NULL && group_error == KAFKA_NONE)

@@ -53,6 +53,7 @@
 #include "utils/wait_event.h"
 
 #include "pg_topics/base/internal_sql.h"
+#include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/transactions.h"
 #include "pg_topics/shared/kafka_txns.h"
@@ -214,6 +215,15 @@ run_item(dsm_handle handle)
 	/* each request sees what committed before it, and what came before */
 	CommandCounterIncrement();
 	PushActiveSnapshot(GetTransactionSnapshot());
+
+	/*
+	 * The listener looked at the node's fence before it handed the request
+	 * over, which may have waited since (behind the transaction's other
+	 * requests, on a lock): the configuration files are read again here,
+	 * before anything is written or committed, so that a node fenced
+	 * meanwhile stores nothing (fence.c)
+	 */
+	kafka_fence_reload(false);
 	PG_TRY();
 	{
 		switch (req.api_key)
@@ -232,15 +242,27 @@ run_item(dsm_handle handle)
 					outcome = KAFKA_CLOSE;
 					if (!kafka_end_txn_decode(&req, &commit))
 						break;
-					if (commit && !end_committed())
+					if (commit && kafka_writes_refused())
 					{
-						error = kafka_txn_fenced_error(req.api_key,
-													   req.api_version);
-						end_aborted(ABORT_FENCED);
+						/*
+						 * as the listener answers a fenced node's EndTxn:
+						 * the transaction stays open, the client retries
+						 * here or at the new primary
+						 */
+						error = KAFKA_NOT_COORDINATOR;
 					}
-					else if (!commit)
-						end_aborted(ABORT_ASKED);
-					ended = true;
+					else
+					{
+						if (commit && !end_committed())
+						{
+							error = kafka_txn_fenced_error(req.api_key,
+														   req.api_version);
+							end_aborted(ABORT_FENCED);
+						}
+						else if (!commit)
+							end_aborted(ABORT_ASKED);
+						ended = true;
+					}
 					MemoryContextSwitchTo(item_context);
 					kafka_end_txn_answer(&req, error);
 					outcome = KAFKA_ANSWER;

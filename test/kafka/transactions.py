@@ -350,6 +350,22 @@ def two_partitions(bootstrap, topic, user, password, txn_id):
     return out
 
 
+def fenced_worker(bootstrap, topic, user, password, txn_id, pid, epoch):
+    """The producer of begin goes on on a node fenced since: a Produce and
+    EndTxn(commit)"""
+    t = Txn(bootstrap, user, password, txn_id)
+    t.pid, t.epoch = int(pid), int(epoch)
+    return {'produce': t.produce(topic, 0, 'fenced-' + txn_id, seq=1)[0],
+            'commit': t.end(True)}
+
+
+def commit(bootstrap, user, password, txn_id, pid, epoch):
+    """EndTxn(commit) of the producer given"""
+    t = Txn(bootstrap, user, password, txn_id)
+    t.pid, t.epoch = int(pid), int(epoch)
+    return {'commit': t.end(True)}
+
+
 if __name__ == '__main__':
     bootstrap, command = sys.argv[1], sys.argv[2]
     print(json.dumps(globals()[command](bootstrap, *sys.argv[3:])))

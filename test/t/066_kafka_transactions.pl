@@ -271,6 +271,30 @@ like(values_of('txn_topic'), qr/serializable-db-0.*serializable-db-1/,
 $node->safe_psql('postgres',
 	q{ALTER DATABASE postgres RESET default_transaction_isolation});
 
+# --- the worker reads the fence -------------------------------------------
+
+# The node is fenced after the transaction's first Produce; the
+# configuration files are changed but not reloaded, so that the
+# listener, which reads them at a reload, still forwards: the worker
+# reads them itself before each write and before its commit.
+my $fw = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'worker-fence', 60000);
+is($fw->{produce}[0], 0, 'a transaction begun before the fence');
+$node->safe_psql('postgres',
+	q{ALTER SYSTEM SET default_transaction_read_only = on});
+$r = txn('fenced_worker', 'txn_topic', 'alice', 'alice-pw', 'worker-fence',
+	$fw->{pid}, $fw->{epoch});
+is($r->{produce}, $E{NOT_LEADER_OR_FOLLOWER},
+	'its Produce on the fenced node: NOT_LEADER_OR_FOLLOWER');
+is($r->{commit}, $E{NOT_COORDINATOR}, 'its EndTxn(commit): NOT_COORDINATOR');
+is(row_of('worker-fence'), "Ongoing $fw->{epoch}",
+	'nothing committed: the transaction stays open');
+unlike(values_of('txn_topic'), qr/worker-fence/, 'nothing of it visible');
+$node->safe_psql('postgres', q{ALTER SYSTEM RESET default_transaction_read_only});
+$r = txn('commit', 'alice', 'alice-pw', 'worker-fence', $fw->{pid}, $fw->{epoch});
+is($r->{commit}, 0, 'the fence gone, the retried commit commits');
+like(values_of('txn_topic'), qr/begun-worker-fence/, 'what was written before the fence');
+unlike(values_of('txn_topic'), qr/fenced-worker-fence/, 'not the Produce refused');
+
 # --- a node that refuses writes --------------------------------------------
 
 $node->safe_psql('postgres', q{
