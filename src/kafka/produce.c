@@ -160,6 +160,14 @@ drop_last_pending_batch(void)
 	pfree(pb);
 }
 
+/*
+ * The partitions (relation OIDs) this transaction worker's Kafka
+ * transaction wrote a batch to: only the first batch of a partition in a
+ * transaction may follow a gap in its producer's sequence numbers
+ * (kafka_producer_begin).  A worker serves one transaction in its life.
+ */
+static List *txn_partitions_written = NIL;
+
 /* One partition of a Produce request, and what became of it */
 typedef struct PartitionProduce
 {
@@ -379,12 +387,14 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		/* idempotent: a batch sent again is answered, not stored again */
 		Oid			relid = topic_partition_relid(topic, partition);
 		bool		duplicate;
+		bool		first_in_txn = txn != NULL &&
+			!list_member_oid(txn_partitions_written, relid);
 		PendingBatch *pb = add_pending_batch(relid, batch);
 
 		error = kafka_producer_begin(GetUserId(), relid, batch->producer_id,
 									 batch->producer_epoch,
 									 batch->base_sequence, batch->nrecords,
-									 txn != NULL,
+									 first_in_txn,
 									 NULL, &duplicate, &pp->base_offset,
 									 &pp->log_append_time);
 		if (error == KAFKA_PRODUCER_NEEDS_HISTORY)
@@ -405,7 +415,7 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 										 batch->producer_id,
 										 batch->producer_epoch,
 										 batch->base_sequence,
-										 batch->nrecords, txn != NULL,
+										 batch->nrecords, first_in_txn,
 										 &history,
 										 &duplicate, &pp->base_offset,
 										 &pp->log_append_time);
@@ -454,10 +464,16 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 			 * Kafka's log): held in flight until its end, a transaction's
 			 * sixth batch of a partition would find no room
 			 */
+			MemoryContext oldcontext;
+
 			kafka_producer_end(relid, batch->producer_id,
 							   batch->base_sequence, true, pp->base_offset,
 							   pp->log_append_time);
 			drop_last_pending_batch();
+			oldcontext = MemoryContextSwitchTo(TopMemoryContext);
+			txn_partitions_written =
+				list_append_unique_oid(txn_partitions_written, relid);
+			MemoryContextSwitchTo(oldcontext);
 		}
 		else
 		{

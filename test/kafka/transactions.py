@@ -366,6 +366,25 @@ def commit(bootstrap, user, password, txn_id, pid, epoch):
     return {'commit': t.end(True)}
 
 
+def sequence_gaps(bootstrap, topic, user, password):
+    """Sequence numbers in a transaction: a gap is taken only for a
+    partition's first batch of a transaction"""
+    t = Txn(bootstrap, user, password, 'sequence-gaps')
+    out = {'init': t.init_until_done()}
+    t.add_partitions(topic, [0])
+    out['first'] = t.produce(topic, 0, 'gaps-a', seq=0)[0]
+    out['gap'] = t.produce(topic, 0, 'gaps-gap', seq=5)[0]
+    out['next'] = t.produce(topic, 0, 'gaps-b', seq=1)[0]
+    out['commit'] = t.end(True)
+    # the next transaction's first batch may follow batches the table
+    # never kept (an aborted transaction's, before a restart)
+    t.add_partitions(topic, [0])
+    out['first_of_next'] = t.produce(topic, 0, 'gaps-c', seq=10)[0]
+    out['gap_of_next'] = t.produce(topic, 0, 'gaps-gap', seq=20)[0]
+    out['commit_next'] = t.end(True)
+    return out
+
+
 if __name__ == '__main__':
     bootstrap, command = sys.argv[1], sys.argv[2]
     print(json.dumps(globals()[command](bootstrap, *sys.argv[3:])))

@@ -271,6 +271,21 @@ like(values_of('txn_topic'), qr/serializable-db-0.*serializable-db-1/,
 $node->safe_psql('postgres',
 	q{ALTER DATABASE postgres RESET default_transaction_isolation});
 
+# --- sequence numbers in a transaction --------------------------------------
+
+$r = txn('sequence_gaps', 'txn_source', 'alice', 'alice-pw');
+is($r->{first}, 0, 'a transaction\'s first batch of a partition');
+is($r->{gap}, $E{OUT_OF_ORDER_SEQUENCE_NUMBER},
+	'a later batch of it after a gap: OUT_OF_ORDER_SEQUENCE_NUMBER');
+is($r->{next}, 0, 'the batch in order is taken');
+is($r->{commit}, 0, 'the transaction commits');
+is($r->{first_of_next}, 0,
+	"the next transaction's first batch of the partition may follow a gap");
+is($r->{gap_of_next}, $E{OUT_OF_ORDER_SEQUENCE_NUMBER}, 'its second may not');
+is($r->{commit_next}, 0, 'that transaction commits');
+like(values_of('txn_source'), qr/gaps-a,gaps-b,gaps-c/, 'the batches taken, in order');
+unlike(values_of('txn_source'), qr/gaps-gap/, 'none of the batches refused');
+
 # --- the worker reads the fence -------------------------------------------
 
 # The node is fenced after the transaction's first Produce; the
