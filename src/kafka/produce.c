@@ -295,6 +295,23 @@ transactional_error(const KafkaTxnInfo *txn, List *added, KafkaBytes name,
 	return KAFKA_INVALID_TXN_STATE;
 }
 
+/*
+ * Write one partition in a Kafka transaction's worker, in the transaction
+ * itself.  A subtransaction per partition write, for a transaction that
+ * lives up to its timeout, would give it a subtransaction xid per
+ * partition per request: past 64 of them every snapshot taken in the
+ * server reads pg_subtrans while it is open, and the worker's memory grows
+ * with each.  An ERROR here fails the whole Kafka transaction instead, as
+ * Kafka's producer goes into an abortable state after any failed
+ * transactional Produce: the worker rolls back and refuses what follows
+ * until the client aborts (txn_worker.c).
+ */
+static void
+write_unguarded(PartitionProduce *pp)
+{
+	write_partition(pp);
+}
+
 /* Decode, check and write one partition of the request; its error code */
 static int16
 produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
@@ -315,9 +332,14 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 	 * Decoded, a batch takes what its records inflate to and up to nine
 	 * times the bytes of the tiniest records: at most what a request may
 	 * take (MESSAGE_TOO_LARGE, as Kafka's max.message.bytes), and at most
-	 * what the listener's memory has left, else a retriable error
+	 * what the listener's memory has left, else a retriable error.  A
+	 * transaction worker is not the listener: its bound is its own, one
+	 * partition's batch at a time (freed after it), in memory freed after
+	 * each request; measured against the listener's budget, the memory of
+	 * a long transaction would refuse every later partition.
 	 */
-	room = kafka_budget_room();
+	room = txn != NULL ? (Size) pg_topics_kafka_max_request_bytes :
+		kafka_budget_room();
 	if (req->api_version < KAFKA_PRODUCE_FIRST_BATCH_VERSION &&
 		(records.len <= KAFKA_BATCH_MAGIC_AT ||
 		 records.data[KAFKA_BATCH_MAGIC_AT] != 2))
@@ -449,7 +471,17 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		pp->producer.first_sequence = batch->base_sequence;
 		pp->producer.count = batch->nrecords;
 		pp->producer.role = GetUserId();
-		error = kafka_run_guarded(write_partition, pp, NULL);
+		if (txn != NULL)
+		{
+			/*
+			 * without a subtransaction (write_unguarded): after an ERROR
+			 * the worker's rollback ends the pending batch
+			 */
+			write_unguarded(pp);
+			error = KAFKA_NONE;
+		}
+		else
+			error = kafka_run_guarded(write_partition, pp, NULL);
 		if (error != KAFKA_NONE)
 		{
 			kafka_producer_end(relid, batch->producer_id,
@@ -481,6 +513,11 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 			pb->timestamp = pp->log_append_time;
 		}
 		return error;
+	}
+	if (txn != NULL)
+	{
+		write_unguarded(pp);
+		return KAFKA_NONE;
 	}
 	return kafka_run_guarded(write_partition, pp, NULL);
 }
@@ -670,10 +707,11 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 
 /*
  * A transactional Produce, in the transaction's worker (txn_worker.c):
- * each partition written in the open transaction, if it was added to it
+ * each partition written in the open transaction, if it was added to it;
+ * or, all_error not KAFKA_NONE (the transaction failed), answered that
  */
 KafkaOutcome
-kafka_txn_produce(KafkaRequest *req, const KafkaTxnInfo *txn)
+kafka_txn_produce(KafkaRequest *req, const KafkaTxnInfo *txn, int16 all_error)
 {
 	KafkaProduceRequest pr;
 
@@ -681,6 +719,8 @@ kafka_txn_produce(KafkaRequest *req, const KafkaTxnInfo *txn)
 		return KAFKA_CLOSE;
 	if (pr.acks != 0 && pr.acks != 1 && pr.acks != -1)
 		return KAFKA_CLOSE;
+	if (all_error != KAFKA_NONE)
+		return produce_request(req, &pr, all_error, txn, NIL);
 	return produce_request(req, &pr, KAFKA_NONE, txn,
 						   kafka_txn_added_partitions(txn->producer_id));
 }

@@ -241,10 +241,12 @@ kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 /*
  * TxnOffsetCommit in the transaction's worker: each partition's position
  * committed as OffsetCommit commits it, after the same checks of the
- * group's member (v3+ names it and its generation)
+ * group's member (v3+ names it and its generation); every partition
+ * answered all_error if that is not KAFKA_NONE (the transaction failed)
  */
 KafkaOutcome
-kafka_txn_offset_commit_run(KafkaRequest *req, const KafkaTxnInfo *txn)
+kafka_txn_offset_commit_run(KafkaRequest *req, const KafkaTxnInfo *txn,
+							int16 all_error)
 {
 	KafkaTxnOffsetCommitRequest cr;
 	KafkaTxnOffsetCommitResponse resp = {0};
@@ -259,8 +261,10 @@ kafka_txn_offset_commit_run(KafkaRequest *req, const KafkaTxnInfo *txn)
 	group = kafka_offsets_group_name(cr.group_id);
 	member_id = cr.member_id.len > 0 ?
 		pnstrdup(cr.member_id.data, cr.member_id.len) : "";
-	if (cr.producer_id != txn->producer_id ||
-		cr.producer_epoch != txn->producer_epoch)
+	if (all_error != KAFKA_NONE)
+		group_error = all_error;	/* the transaction failed */
+	else if (cr.producer_id != txn->producer_id ||
+			 cr.producer_epoch != txn->producer_epoch)
 		group_error = kafka_txn_fenced_error(req->api_key, req->api_version);
 	else if (group == NULL)
 		group_error = KAFKA_INVALID_GROUP_ID;

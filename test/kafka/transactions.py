@@ -385,6 +385,35 @@ def sequence_gaps(bootstrap, topic, user, password):
     return out
 
 
+def wide(bootstrap, topic, user, password, n):
+    """A transaction writing n partitions, a Produce each, left open"""
+    t = Txn(bootstrap, user, password, 'wide-txn')
+    init = t.init_until_done()
+    add = t.add_partitions(topic, list(range(int(n))))
+    errors = set(t.produce(topic, p, 'wide-%d' % p)[0] for p in range(int(n)))
+    return {'init': init, 'add': sorted(set(e for _, e in add)),
+            'produce': sorted(errors), 'pid': t.pid, 'epoch': t.epoch}
+
+
+def failed_produce(bootstrap, topic, json_topic, user, password):
+    """A transaction whose Produce fails (a record a jsonb topic refuses):
+    the requests after it, its commit, its abort, the next transaction"""
+    t = Txn(bootstrap, user, password, 'failed-produce')
+    out = {'init': t.init_until_done()}
+    t.add_partitions(topic, [0])
+    t.add_partitions(json_topic, [0])
+    out['produce'] = t.produce(topic, 0, 'failed-txn-ok', seq=0)[0]
+    out['bad'] = t.produce(json_topic, 0, '{not json', seq=0)[0]
+    out['after'] = t.produce(topic, 0, 'failed-txn-after', seq=1)[0]
+    out['commit'] = t.end(True)
+    out['abort'] = t.end(False)
+    out['epoch'] = t.epoch
+    t.add_partitions(topic, [0])
+    out['next'] = t.produce(topic, 0, 'failed-txn-next', seq=1)[0]
+    out['next_commit'] = t.end(True)
+    return out
+
+
 if __name__ == '__main__':
     bootstrap, command = sys.argv[1], sys.argv[2]
     print(json.dumps(globals()[command](bootstrap, *sys.argv[3:])))

@@ -31,7 +31,8 @@ my %E = (
 	PRODUCER_FENCED => 90,
 	NOT_LEADER_OR_FOLLOWER => 6,
 	NOT_COORDINATOR => 16,
-	OUT_OF_ORDER_SEQUENCE_NUMBER => 45);
+	OUT_OF_ORDER_SEQUENCE_NUMBER => 45,
+	INVALID_RECORD => 87);
 
 my $node = PostgreSQL::Test::Cluster->new('kafka_transactions');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
@@ -54,7 +55,9 @@ SELECT topics.create_topic('txn_source', 1, 'text', 'text');
 SELECT topics.create_topic('txn_out', 1, 'text', 'text');
 SELECT topics.create_topic('txn_compacted', 1, 'text', 'text',
     configs => '{"cleanup.policy": "compact"}');
-GRANT SELECT, INSERT ON txn_topic, txn_source, txn_out, txn_compacted TO alice;
+SELECT topics.create_topic('txn_wide', 70, 'text', 'text');
+SELECT topics.create_topic('txn_json', 1, 'text', 'jsonb');
+GRANT SELECT, INSERT ON txn_topic, txn_source, txn_out, txn_compacted, txn_wide, txn_json TO alice;
 GRANT SELECT, INSERT ON txn_topic TO bob;
 });
 wait_for_kafka_listener($kport);
@@ -285,6 +288,39 @@ is($r->{gap_of_next}, $E{OUT_OF_ORDER_SEQUENCE_NUMBER}, 'its second may not');
 is($r->{commit_next}, 0, 'that transaction commits');
 like(values_of('txn_source'), qr/gaps-a,gaps-b,gaps-c/, 'the batches taken, in order');
 unlike(values_of('txn_source'), qr/gaps-gap/, 'none of the batches refused');
+
+# --- partition writes without subtransactions; a failed Produce ------------
+
+# 70 partitions, a Produce each: the worker's transaction has one xid (a
+# subtransaction per partition write would hold one more each, past the
+# 64 a snapshot can list)
+$r = txn('wide', 'txn_wide', 'alice', 'alice-pw', 70);
+is_deeply($r->{produce}, [0], 'a transaction writes 70 partitions, a request each');
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+	WHERE a.backend_type = 'pg_topics kafka transaction' AND l.locktype = 'transactionid'}),
+	'1', 'its worker holds one xid: no subtransaction per partition write');
+is(txn('commit', 'alice', 'alice-pw', 'wide-txn', $r->{pid}, $r->{epoch})->{commit},
+	0, 'it commits');
+is($node->safe_psql('postgres', q{SELECT count(DISTINCT partition) FROM txn_wide}), '70',
+	'all 70 partitions');
+
+# a Produce that fails fails the transaction, as in Kafka: the client
+# must abort it
+$r = txn('failed_produce', 'txn_topic', 'txn_json', 'alice', 'alice-pw');
+is($r->{produce}, 0, 'a transaction writes');
+is($r->{bad}, $E{INVALID_RECORD}, 'its Produce of a record a jsonb topic refuses: INVALID_RECORD');
+is($r->{after}, $E{INVALID_TXN_STATE}, 'a Produce after it: INVALID_TXN_STATE');
+is($r->{commit}, $E{INVALID_TXN_STATE}, 'its commit: INVALID_TXN_STATE');
+is($r->{abort}, 0, 'its abort succeeds');
+is($r->{next}, 0, "the producer's next transaction writes (its epoch kept)");
+is($r->{next_commit}, 0, 'and commits');
+is(row_of('failed-produce'), "CompleteCommit $r->{epoch}", 'the row');
+my $vals = values_of('txn_topic');
+ok($vals =~ /failed-txn-next/ && $vals !~ /failed-txn-ok|failed-txn-after/,
+	'only the next transaction is visible');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM txn_json}), '0',
+	'nothing of the failed transaction');
 
 # --- the worker reads the fence -------------------------------------------
 

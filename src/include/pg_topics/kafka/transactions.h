@@ -73,13 +73,15 @@ extern void kafka_txn_conn_closed(KafkaConn *conn);
 
 /* txn_requests.c: what the worker runs of the transaction APIs */
 extern KafkaOutcome kafka_txn_offset_commit_run(KafkaRequest *req,
-												const KafkaTxnInfo *txn);
+												const KafkaTxnInfo *txn,
+												int16 all_error);
 extern bool kafka_end_txn_decode(KafkaRequest *req, bool *commit);
 extern void kafka_end_txn_answer(KafkaRequest *req, int16 error);
 
 /* produce.c: a transactional Produce, in the transaction's worker */
 extern KafkaOutcome kafka_txn_produce(KafkaRequest *req,
-									  const KafkaTxnInfo *txn);
+									  const KafkaTxnInfo *txn,
+									  int16 all_error);
 
 /* offsets.c: one partition's position, as OffsetCommit commits it */
 extern int16 kafka_commit_one_position(Relation topic, const char *group,
