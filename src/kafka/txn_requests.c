@@ -115,7 +115,7 @@ kafka_add_partitions_to_txn(KafkaRequest *req, TimestampTz *deadline)
 	{
 		error = kafka_txn_begin(ar.v3_and_below_transactional_id, &row, &slot);
 		if (error == KAFKA_NONE)
-			kafka_txn_add(ar.v3_and_below_transactional_id, false, names);
+			kafka_txn_add_partitions(ar.v3_and_below_transactional_id, names);
 		else
 			failed = true;
 	}
@@ -169,9 +169,12 @@ kafka_add_offsets_to_txn(KafkaRequest *req, TimestampTz *deadline)
 	if (resp.error_code == KAFKA_NONE && group == NULL)
 		resp.error_code = KAFKA_INVALID_GROUP_ID;
 	if (resp.error_code == KAFKA_NONE)
-		resp.error_code = kafka_txn_begin(ar.transactional_id, &row, &slot);
+		resp.error_code = kafka_txn_group_error(group);
 	if (resp.error_code == KAFKA_NONE)
-		kafka_txn_add(ar.transactional_id, true, list_make1(group));
+		resp.error_code = kafka_txn_begin(ar.transactional_id, &row, &slot);
+	if (resp.error_code == KAFKA_NONE &&
+		!kafka_txn_add_group(ar.transactional_id, group))
+		resp.error_code = KAFKA_INVALID_REQUEST;
 	kafka_encode(req->response, &kafka_add_offsets_to_txn_response,
 				 req->api_version, &resp);
 	return KAFKA_ANSWER;

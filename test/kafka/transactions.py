@@ -414,6 +414,31 @@ def failed_produce(bootstrap, topic, json_topic, user, password):
     return out
 
 
+def add_offsets_checks(bootstrap, topic, user, password, other, other_pw):
+    """AddOffsetsToTxn of a group another role's consumer holds, of the
+    same group twice, of groups up to the limit and one more; the
+    transaction is left open"""
+    from confluent_kafka import Consumer
+    c = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'others-group',
+                  'security.protocol': 'SASL_PLAINTEXT',
+                  'sasl.mechanisms': 'PLAIN', 'sasl.username': other,
+                  'sasl.password': other_pw, 'enable.auto.commit': False})
+    c.subscribe([topic])
+    deadline = time.time() + 60
+    while not c.assignment() and time.time() < deadline:
+        c.poll(0.5)
+    t = Txn(bootstrap, user, password, 'offsets-checks')
+    out = {'joined': len(c.assignment()) > 0, 'init': t.init_until_done()}
+    out['others'] = t.add_offsets('others-group')
+    c.close()
+    out['own'] = t.add_offsets('own-group')
+    out['own_again'] = t.add_offsets('own-group')
+    out['more'] = sorted(set(t.add_offsets('group-%d' % i) for i in range(63)))
+    out['over'] = t.add_offsets('one-too-many')
+    out['pid'], out['epoch'] = t.pid, t.epoch
+    return out
+
+
 if __name__ == '__main__':
     bootstrap, command = sys.argv[1], sys.argv[2]
     print(json.dumps(globals()[command](bootstrap, *sys.argv[3:])))

@@ -32,7 +32,8 @@ my %E = (
 	NOT_LEADER_OR_FOLLOWER => 6,
 	NOT_COORDINATOR => 16,
 	OUT_OF_ORDER_SEQUENCE_NUMBER => 45,
-	INVALID_RECORD => 87);
+	INVALID_RECORD => 87,
+	GROUP_AUTHORIZATION_FAILED => 30);
 
 my $node = PostgreSQL::Test::Cluster->new('kafka_transactions');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
@@ -321,6 +322,23 @@ ok($vals =~ /failed-txn-next/ && $vals !~ /failed-txn-ok|failed-txn-after/,
 	'only the next transaction is visible');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM txn_json}), '0',
 	'nothing of the failed transaction');
+
+# --- AddOffsetsToTxn --------------------------------------------------------
+
+$r = txn('add_offsets_checks', 'txn_topic', 'alice', 'alice-pw', 'bob', 'bob-pw');
+ok($r->{joined}, "bob's consumer holds others-group");
+is($r->{others}, $E{GROUP_AUTHORIZATION_FAILED},
+	"AddOffsetsToTxn of a group bob's consumer holds: GROUP_AUTHORIZATION_FAILED");
+is($r->{own}, 0, 'of a group of its own');
+is($r->{own_again}, 0, 'the same group again');
+is_deeply($r->{more}, [0], 'groups up to 64 in one transaction');
+is($r->{over}, $E{INVALID_REQUEST}, 'the 65th: INVALID_REQUEST');
+is($node->safe_psql('postgres', q{
+	SELECT cardinality(groups) || ' ' || (SELECT count(*) FROM unnest(groups) g WHERE g = 'own-group')
+	FROM topics.kafka_transactional_ids WHERE transactional_id = 'offsets-checks'}),
+	'64 1', 'the transaction lists 64 groups, each once, not the refused ones');
+is(txn('commit', 'alice', 'alice-pw', 'offsets-checks', $r->{pid}, $r->{epoch})->{commit},
+	0, 'and commits');
 
 # --- the worker reads the fence -------------------------------------------
 

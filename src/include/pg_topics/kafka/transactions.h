@@ -17,6 +17,14 @@
 #include "pg_topics/shared/kafka_txns.h"
 
 /* A transactional id's row of topics.kafka_transactional_ids */
+/*
+ * The groups one Kafka transaction may add (AddOffsetsToTxn): a
+ * consume-transform-produce loop adds its consumer's one; beyond this the
+ * request is refused INVALID_REQUEST, so that a client cannot grow the
+ * transaction's row (and each later request's work on it) without bound
+ */
+#define KAFKA_TXN_MAX_GROUPS	64
+
 typedef struct KafkaTxnRow
 {
 	bool		found;
@@ -63,9 +71,11 @@ extern int16 kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
 							 KafkaTxnRow *row, int *slot);
 extern int16 kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row,
 							 int *slot);
-extern void kafka_txn_add(KafkaBytes transactional_id, bool groups,
-						  List *names);
+extern void kafka_txn_add_partitions(KafkaBytes transactional_id,
+									 List *names);
 extern List *kafka_txn_added_partitions(int64 producer_id);
+extern bool kafka_txn_add_group(KafkaBytes transactional_id, const char *group);
+extern int16 kafka_txn_group_error(const char *group);
 extern bool kafka_txn_forwarded(KafkaRequest *req);
 extern KafkaOutcome kafka_txn_forward(KafkaRequest *req, int slot,
 									  TimestampTz *deadline);
