@@ -93,11 +93,26 @@ extern KafkaOutcome kafka_txn_produce(KafkaRequest *req,
 									  const KafkaTxnInfo *txn,
 									  int16 all_error);
 
-/* offsets.c: one partition's position, as OffsetCommit commits it */
-extern int16 kafka_commit_one_position(Relation topic, const char *group,
-									   int32 partition, int64 offset,
-									   KafkaBytes metadata,
-									   MemoryContext partition_context);
+/*
+ * offsets.c: OffsetCommit's checks of the group and its commit of a
+ * topic's positions, which a transaction's TxnOffsetCommit shares (its
+ * positions committed in the transaction's worker)
+ */
+
+/* The i-th partition of a request's topic: its index, offset, metadata */
+typedef void (*KafkaPositionGetter) (const void *partitions, int32 i,
+									 int32 *partition, int64 *offset,
+									 KafkaBytes *metadata);
+
+extern int16 kafka_commit_group_error(const char *group, KafkaBytes member_id,
+									  KafkaBytes group_instance_id,
+									  int32 generation);
+extern void kafka_commit_topic_positions(KafkaBytes name, int16 error,
+										 const char *group,
+										 const void *partitions, int32 n,
+										 KafkaPositionGetter get,
+										 int16 *errors,
+										 MemoryContext partition_context);
 extern char *kafka_offsets_group_name(KafkaBytes id);
 
 #endif							/* TOPIC_KAFKA_TRANSACTIONS_H */
