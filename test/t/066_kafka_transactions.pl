@@ -379,4 +379,20 @@ is_deeply($r->{add}, [ [ 0, 16 ] ], 'AddPartitionsToTxn too');
 is($r->{end}, 16, 'and EndTxn');
 
 $node->stop;
+
+# --- kafka_max_transactions and max_worker_processes ------------------------
+
+# the defaults: 8 worker processes, 2 listener processes, 16 transactions
+my $small = PostgreSQL::Test::Cluster->new('few_workers');
+$small->init;
+$small->append_conf('postgresql.conf', kafka_node_conf(PostgreSQL::Test::Cluster::get_free_port())
+	. "max_worker_processes = 8\n");
+$small->start;
+is($small->safe_psql('postgres', q{SHOW pg_topics.kafka_max_transactions}), '3',
+	'max_worker_processes 8: kafka_max_transactions lowered to 3 (8 - 2 listeners - 3)');
+like(slurp_file($small->logfile),
+	qr/WARNING:  (?:01000: )?pg_topics.kafka_max_transactions is lowered from 16 to 3/,
+	'with a WARNING');
+$small->stop;
+
 done_testing();
