@@ -36,6 +36,7 @@
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
 #include "storage/dsm.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -46,6 +47,7 @@
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/transactions.h"
+#include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/shared/kafka_producers.h"
 #include "pg_topics/shared/kafka_txns.h"
 #include "pg_topics/wire/protocol.h"
@@ -634,9 +636,9 @@ kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row, int *slot)
 	return KAFKA_NONE;
 }
 
-/* Add partitions ("topic/partition") or groups to the open transaction */
+/* Add partitions ("topic/partition") to the open transaction */
 void
-kafka_txn_add(KafkaBytes transactional_id, bool groups, List *names)
+kafka_txn_add_partitions(KafkaBytes transactional_id, List *names)
 {
 	Datum	   *elems;
 	int			n = list_length(names);
@@ -652,14 +654,59 @@ kafka_txn_add(KafkaBytes transactional_id, bool groups, List *names)
 		elems[i++] = CStringGetTextDatum((char *) lfirst(lc));
 	arg = PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false,
 										  TYPALIGN_INT));
-	(void) update_row(transactional_id, groups ?
-					  "UPDATE topics.kafka_transactional_ids "
-					  "SET groups = ARRAY(SELECT DISTINCT g FROM pg_catalog.unnest(groups || $2) g ORDER BY g), "
-					  "updated_at = pg_catalog.now() WHERE transactional_id = $1" :
+	(void) update_row(transactional_id,
 					  "UPDATE topics.kafka_transactional_ids "
 					  "SET partitions = ARRAY(SELECT DISTINCT p FROM pg_catalog.unnest(partitions || $2) p ORDER BY p), "
 					  "updated_at = pg_catalog.now() WHERE transactional_id = $1",
 					  1, &type, &arg);
+}
+
+/*
+ * Add group to the open transaction, if it is not in it yet: false if the
+ * transaction has KAFKA_TXN_MAX_GROUPS others already.  One name looked
+ * for and appended, not the whole array sorted again at each request.
+ */
+bool
+kafka_txn_add_group(KafkaBytes transactional_id, const char *group)
+{
+	Oid			types[2] = {TEXTOID, INT4OID};
+	Datum		args[2];
+
+	args[0] = CStringGetTextDatum(group);
+	args[1] = Int32GetDatum(KAFKA_TXN_MAX_GROUPS);
+	return update_row(transactional_id,
+					  "UPDATE topics.kafka_transactional_ids "
+					  "SET groups = CASE WHEN $2 = ANY (groups) THEN groups "
+					  "ELSE pg_catalog.array_append(groups, $2) END, "
+					  "updated_at = pg_catalog.now() "
+					  "WHERE transactional_id = $1 "
+					  "AND ($2 = ANY (groups) OR pg_catalog.cardinality(groups) < $3)",
+					  2, types, args) == 1;
+}
+
+/*
+ * May the request's role commit group's positions in a transaction, as far
+ * as the group's coordinator knows it?  A Kafka group of that name that is
+ * live belongs to its first member's role: another role, not a member of
+ * it itself, is refused GROUP_AUTHORIZATION_FAILED, as Kafka refuses
+ * AddOffsetsToTxn without the group's READ.  The positions' own checks
+ * (each topic's group, its owner) are TxnOffsetCommit's, as OffsetCommit's.
+ */
+int16
+kafka_txn_group_error(const char *group)
+{
+	KafkaGroupRights *rights = palloc(sizeof(KafkaGroupRights));
+	Oid			role = GetUserId();
+	int16		error = KAFKA_GROUP_AUTHORIZATION_FAILED;
+
+	if (!kafka_group_rights(group, rights) ||
+		has_privs_of_role(role, rights->owner))
+		error = KAFKA_NONE;
+	for (int i = 0; i < rights->nmembers && error != KAFKA_NONE; i++)
+		if (rights->members[i].role == role)
+			error = KAFKA_NONE;
+	pfree(rights);
+	return error;
 }
 
 /*

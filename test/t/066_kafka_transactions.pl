@@ -28,7 +28,12 @@ my %E = (
 	CONCURRENT_TRANSACTIONS => 51,
 	TRANSACTIONAL_ID_AUTHORIZATION_FAILED => 53,
 	OPERATION_NOT_ATTEMPTED => 55,
-	PRODUCER_FENCED => 90);
+	PRODUCER_FENCED => 90,
+	NOT_LEADER_OR_FOLLOWER => 6,
+	NOT_COORDINATOR => 16,
+	OUT_OF_ORDER_SEQUENCE_NUMBER => 45,
+	INVALID_RECORD => 87,
+	GROUP_AUTHORIZATION_FAILED => 30);
 
 my $node = PostgreSQL::Test::Cluster->new('kafka_transactions');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
@@ -51,7 +56,9 @@ SELECT topics.create_topic('txn_source', 1, 'text', 'text');
 SELECT topics.create_topic('txn_out', 1, 'text', 'text');
 SELECT topics.create_topic('txn_compacted', 1, 'text', 'text',
     configs => '{"cleanup.policy": "compact"}');
-GRANT SELECT, INSERT ON txn_topic, txn_source, txn_out, txn_compacted TO alice;
+SELECT topics.create_topic('txn_wide', 70, 'text', 'text');
+SELECT topics.create_topic('txn_json', 1, 'text', 'jsonb');
+GRANT SELECT, INSERT ON txn_topic, txn_source, txn_out, txn_compacted, txn_wide, txn_json TO alice;
 GRANT SELECT, INSERT ON txn_topic TO bob;
 });
 wait_for_kafka_listener($kport);
@@ -357,6 +364,110 @@ is($node->safe_psql('postgres',
 		q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction'}),
 	'0', 'no transaction worker is left');
 
+# --- the database's default_transaction_isolation -----------------------
+
+# a transaction worker's transaction is READ COMMITTED whatever the
+# database says: it sees the partition added after its first request
+$node->safe_psql('postgres',
+	q{ALTER DATABASE postgres SET default_transaction_isolation = 'serializable'});
+$r = txn('two_partitions', 'txn_topic', 'alice', 'alice-pw', 'serializable-db');
+is($r->{produce1}, 0,
+	'default_transaction_isolation serializable: a partition added after the first Produce takes the next');
+is($r->{commit}, 0, 'and the transaction commits');
+like(values_of('txn_topic'), qr/serializable-db-0.*serializable-db-1/,
+	'both partitions committed');
+$node->safe_psql('postgres',
+	q{ALTER DATABASE postgres RESET default_transaction_isolation});
+
+# --- sequence numbers in a transaction --------------------------------------
+
+$r = txn('sequence_gaps', 'txn_source', 'alice', 'alice-pw');
+is($r->{first}, 0, 'a transaction\'s first batch of a partition');
+is($r->{gap}, $E{OUT_OF_ORDER_SEQUENCE_NUMBER},
+	'a later batch of it after a gap: OUT_OF_ORDER_SEQUENCE_NUMBER');
+is($r->{next}, 0, 'the batch in order is taken');
+is($r->{commit}, 0, 'the transaction commits');
+is($r->{first_of_next}, 0,
+	"the next transaction's first batch of the partition may follow a gap");
+is($r->{gap_of_next}, $E{OUT_OF_ORDER_SEQUENCE_NUMBER}, 'its second may not');
+is($r->{commit_next}, 0, 'that transaction commits');
+like(values_of('txn_source'), qr/gaps-a,gaps-b,gaps-c/, 'the batches taken, in order');
+unlike(values_of('txn_source'), qr/gaps-gap/, 'none of the batches refused');
+
+# --- partition writes without subtransactions; a failed Produce ------------
+
+# 70 partitions, a Produce each: the worker's transaction has one xid (a
+# subtransaction per partition write would hold one more each, past the
+# 64 a snapshot can list)
+$r = txn('wide', 'txn_wide', 'alice', 'alice-pw', 70);
+is_deeply($r->{produce}, [0], 'a transaction writes 70 partitions, a request each');
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+	WHERE a.backend_type = 'pg_topics kafka transaction' AND l.locktype = 'transactionid'}),
+	'1', 'its worker holds one xid: no subtransaction per partition write');
+is(txn('commit', 'alice', 'alice-pw', 'wide-txn', $r->{pid}, $r->{epoch})->{commit},
+	0, 'it commits');
+is($node->safe_psql('postgres', q{SELECT count(DISTINCT partition) FROM txn_wide}), '70',
+	'all 70 partitions');
+
+# a Produce that fails fails the transaction, as in Kafka: the client
+# must abort it
+$r = txn('failed_produce', 'txn_topic', 'txn_json', 'alice', 'alice-pw');
+is($r->{produce}, 0, 'a transaction writes');
+is($r->{bad}, $E{INVALID_RECORD}, 'its Produce of a record a jsonb topic refuses: INVALID_RECORD');
+is($r->{after}, $E{INVALID_TXN_STATE}, 'a Produce after it: INVALID_TXN_STATE');
+is($r->{commit}, $E{INVALID_TXN_STATE}, 'its commit: INVALID_TXN_STATE');
+is($r->{abort}, 0, 'its abort succeeds');
+is($r->{next}, 0, "the producer's next transaction writes (its epoch kept)");
+is($r->{next_commit}, 0, 'and commits');
+is(row_of('failed-produce'), "CompleteCommit $r->{epoch}", 'the row');
+my $vals = values_of('txn_topic');
+ok($vals =~ /failed-txn-next/ && $vals !~ /failed-txn-ok|failed-txn-after/,
+	'only the next transaction is visible');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM txn_json}), '0',
+	'nothing of the failed transaction');
+
+# --- AddOffsetsToTxn --------------------------------------------------------
+
+$r = txn('add_offsets_checks', 'txn_topic', 'alice', 'alice-pw', 'bob', 'bob-pw');
+ok($r->{joined}, "bob's consumer holds others-group");
+is($r->{others}, $E{GROUP_AUTHORIZATION_FAILED},
+	"AddOffsetsToTxn of a group bob's consumer holds: GROUP_AUTHORIZATION_FAILED");
+is($r->{own}, 0, 'of a group of its own');
+is($r->{own_again}, 0, 'the same group again');
+is_deeply($r->{more}, [0], 'groups up to 64 in one transaction');
+is($r->{over}, $E{INVALID_REQUEST}, 'the 65th: INVALID_REQUEST');
+is($node->safe_psql('postgres', q{
+	SELECT cardinality(groups) || ' ' || (SELECT count(*) FROM unnest(groups) g WHERE g = 'own-group')
+	FROM topics.kafka_transactional_ids WHERE transactional_id = 'offsets-checks'}),
+	'64 1', 'the transaction lists 64 groups, each once, not the refused ones');
+is(txn('commit', 'alice', 'alice-pw', 'offsets-checks', $r->{pid}, $r->{epoch})->{commit},
+	0, 'and commits');
+
+# --- the worker reads the fence -------------------------------------------
+
+# The node is fenced after the transaction's first Produce; the
+# configuration files are changed but not reloaded, so that the
+# listener, which reads them at a reload, still forwards: the worker
+# reads them itself before each write and before its commit.
+my $fw = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'worker-fence', 60000);
+is($fw->{produce}[0], 0, 'a transaction begun before the fence');
+$node->safe_psql('postgres',
+	q{ALTER SYSTEM SET default_transaction_read_only = on});
+$r = txn('fenced_worker', 'txn_topic', 'alice', 'alice-pw', 'worker-fence',
+	$fw->{pid}, $fw->{epoch});
+is($r->{produce}, $E{NOT_LEADER_OR_FOLLOWER},
+	'its Produce on the fenced node: NOT_LEADER_OR_FOLLOWER');
+is($r->{commit}, $E{NOT_COORDINATOR}, 'its EndTxn(commit): NOT_COORDINATOR');
+is(row_of('worker-fence'), "Ongoing $fw->{epoch}",
+	'nothing committed: the transaction stays open');
+unlike(values_of('txn_topic'), qr/worker-fence/, 'nothing of it visible');
+$node->safe_psql('postgres', q{ALTER SYSTEM RESET default_transaction_read_only});
+$r = txn('commit', 'alice', 'alice-pw', 'worker-fence', $fw->{pid}, $fw->{epoch});
+is($r->{commit}, 0, 'the fence gone, the retried commit commits');
+like(values_of('txn_topic'), qr/begun-worker-fence/, 'what was written before the fence');
+unlike(values_of('txn_topic'), qr/fenced-worker-fence/, 'not the Produce refused');
+
 # --- a node that refuses writes --------------------------------------------
 
 $node->safe_psql('postgres', q{
@@ -372,4 +483,20 @@ is_deeply($r->{add}, [ [ 0, 16 ] ], 'AddPartitionsToTxn too');
 is($r->{end}, 16, 'and EndTxn');
 
 $node->stop;
+
+# --- kafka_max_transactions and max_worker_processes ------------------------
+
+# the defaults: 8 worker processes, 2 listener processes, 16 transactions
+my $small = PostgreSQL::Test::Cluster->new('few_workers');
+$small->init;
+$small->append_conf('postgresql.conf', kafka_node_conf(PostgreSQL::Test::Cluster::get_free_port())
+	. "max_worker_processes = 8\n");
+$small->start;
+is($small->safe_psql('postgres', q{SHOW pg_topics.kafka_max_transactions}), '3',
+	'max_worker_processes 8: kafka_max_transactions lowered to 3 (8 - 2 listeners - 3)');
+like(slurp_file($small->logfile),
+	qr/WARNING:  (?:01000: )?pg_topics.kafka_max_transactions is lowered from 16 to 3/,
+	'with a WARNING');
+$small->stop;
+
 done_testing();
