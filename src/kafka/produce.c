@@ -677,7 +677,7 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 	int			slot = -1;
 
 	if (kafka_txn_forwarded(req))
-		return kafka_txn_forward(req, req->conn->txn_slot, deadline);
+		return kafka_txn_forward(req, req->conn->txn_slot, NULL, deadline);
 	if (!kafka_decode(&req->body, &kafka_produce_request, req->api_version, &pr))
 		return KAFKA_CLOSE;
 	/* as Kafka: any other acks fails the request (INVALID_REQUIRED_ACKS) */
@@ -702,7 +702,7 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 		return produce_request(req, &pr, error, NULL, NIL);
 	/* the worker decodes it again, from the start */
 	req->body = body;
-	return kafka_txn_forward(req, slot, deadline);
+	return kafka_txn_forward(req, slot, &row, deadline);
 }
 
 /*

@@ -220,7 +220,7 @@ kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 	int16		error;
 
 	if (kafka_txn_forwarded(req))
-		return kafka_txn_forward(req, req->conn->txn_slot, deadline);
+		return kafka_txn_forward(req, req->conn->txn_slot, NULL, deadline);
 	if (!kafka_decode(&req->body, &kafka_txn_offset_commit_request,
 					  req->api_version, &cr))
 		return KAFKA_CLOSE;
@@ -236,7 +236,7 @@ kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		return KAFKA_ANSWER;
 	}
 	req->body = body;
-	return kafka_txn_forward(req, slot, deadline);
+	return kafka_txn_forward(req, slot, &row, deadline);
 }
 
 /* TxnOffsetCommit's i-th partition (a KafkaPositionGetter) */
@@ -331,7 +331,7 @@ kafka_end_txn(KafkaRequest *req, TimestampTz *deadline)
 	int16		error;
 
 	if (kafka_txn_forwarded(req))
-		return kafka_txn_forward(req, req->conn->txn_slot, deadline);
+		return kafka_txn_forward(req, req->conn->txn_slot, NULL, deadline);
 	if (!kafka_decode(&req->body, &kafka_end_txn_request, req->api_version,
 					  &er))
 		return KAFKA_CLOSE;
@@ -340,7 +340,7 @@ kafka_end_txn(KafkaRequest *req, TimestampTz *deadline)
 	if (error == KAFKA_NONE && slot >= 0)
 	{
 		req->body = body;
-		return kafka_txn_forward(req, slot, deadline);
+		return kafka_txn_forward(req, slot, &row, deadline);
 	}
 	/* no open transaction: a retry of the EndTxn that ended it, or wrong */
 	if (error == KAFKA_NONE &&
@@ -351,9 +351,13 @@ kafka_end_txn(KafkaRequest *req, TimestampTz *deadline)
 	return KAFKA_ANSWER;
 }
 
-/* The worker's EndTxn: commit (true) or abort; false if malformed */
+/*
+ * The worker's EndTxn: commit (true) or abort, and the producer it is
+ * of; false if malformed
+ */
 bool
-kafka_end_txn_decode(KafkaRequest *req, bool *commit)
+kafka_end_txn_decode(KafkaRequest *req, bool *commit, int64 *producer_id,
+					 int16 *producer_epoch)
 {
 	KafkaEndTxnRequest er;
 
@@ -361,6 +365,8 @@ kafka_end_txn_decode(KafkaRequest *req, bool *commit)
 					  &er))
 		return false;
 	*commit = er.committed;
+	*producer_id = er.producer_id;
+	*producer_epoch = er.producer_epoch;
 	return true;
 }
 

@@ -83,7 +83,9 @@ typedef enum AbortKind
 {
 	ABORT_ASKED,				/* EndTxn abort: the epoch stays */
 	ABORT_FENCED,				/* a newer producer aborted it: its epoch moved */
-	ABORT_FAILED				/* timed out or failed: the producer is fenced */
+	ABORT_FAILED				/* timed out or failed: the producer is fenced,
+								 * at 32767 too (never handed out: the next
+								 * InitProducerId gives a new producer id) */
 } AbortKind;
 
 /* The worker leaves, however: its slot is free (after the rollback) */
@@ -145,8 +147,8 @@ end_aborted(AbortKind kind)
 		(void) mark_row(kind == ABORT_FAILED ?
 						"UPDATE topics.kafka_transactional_ids "
 						"SET state = 'CompleteAbort', partitions = '{}', groups = '{}', "
-						"producer_epoch = CASE WHEN producer_epoch < 32766 "
-						"THEN producer_epoch + 1 ELSE producer_epoch END, "
+						"producer_epoch = LEAST(producer_epoch + 1, 32767), "
+						"last_producer_epoch = -1, "
 						"updated_at = pg_catalog.now() "
 						"WHERE producer_id = $1 AND producer_epoch = $2 AND state = 'Ongoing'" :
 						"UPDATE topics.kafka_transactional_ids "
@@ -190,6 +192,8 @@ run_request(KafkaRequest *req, MemoryContext item_context, int16 all_error,
 			bool *ended)
 {
 	bool		commit;
+	int64		producer_id;
+	int16		producer_epoch;
 	int16		error = KAFKA_NONE;
 
 	switch (req->api_key)
@@ -204,9 +208,17 @@ run_request(KafkaRequest *req, MemoryContext item_context, int16 all_error,
 			elog(ERROR, "unexpected Kafka request %d for a transaction",
 				 req->api_key);
 	}
-	if (!kafka_end_txn_decode(req, &commit))
+	if (!kafka_end_txn_decode(req, &commit, &producer_id, &producer_epoch))
 		return KAFKA_CLOSE;
-	if (commit && txn_failed)
+
+	/*
+	 * Another producer's EndTxn never ends this transaction (the listener
+	 * checked the slot's producer when it posted; this holds even if that
+	 * check were lost): the request is answered, the transaction goes on
+	 */
+	if (producer_id != txn.producer_id || producer_epoch != txn.producer_epoch)
+		error = kafka_txn_fenced_error(req->api_key, req->api_version);
+	else if (commit && txn_failed)
 		error = KAFKA_INVALID_TXN_STATE;
 	else if (commit && kafka_writes_refused())
 	{

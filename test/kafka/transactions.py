@@ -177,6 +177,26 @@ def init_v(t, version, pid, epoch):
     return [err, int(got_pid == pid), got_epoch]
 
 
+def own_fence(bootstrap, topic, user, password):
+    """InitProducerId v4 naming the producer the client is while its
+    transaction is open (KIP-360): the transaction is aborted and the
+    retries of the same request, answered CONCURRENT_TRANSACTIONS until the
+    abort ended, then get the next epoch"""
+    t = Txn(bootstrap, user, password, 'own-fence')
+    t.init()
+    t.add_partitions(topic, [0])
+    t.produce(topic, 0, 'own-fence-aborted')
+    pid, epoch = t.pid, t.epoch
+    seen = []
+    for _ in range(100):
+        r = init_v(t, 4, pid, epoch)
+        seen.append(r[0])
+        if r[0] != 51:
+            break
+        time.sleep(0.05)
+    return {'epoch': epoch, 'seen': seen, 'last': r}
+
+
 def recovery(bootstrap, user, password):
     """InitProducerId v3+ with the producer id and epoch the client had"""
     t = Txn(bootstrap, user, password, 'recovering')
@@ -188,7 +208,15 @@ def recovery(bootstrap, user, password):
             'retry': init_v(t, 4, pid, epoch),
             'stale_v4': init_v(t, 4, pid, epoch - 1),
             'stale_v3': init_v(t, 3, pid, epoch - 1),
-            'other_id': init_v(t, 4, pid + 1, epoch + 1)}
+            'other_id': init_v(t, 4, pid + 1, epoch + 1),
+            'zombie': zombie(t, pid)}
+
+
+def zombie(t, pid):
+    """A new instance's InitProducerId (naming no producer) bumps the
+    epoch; the instance it fenced then names its epoch: fenced"""
+    t.init()
+    return init_v(t, 4, pid, t.epoch - 1)
 
 
 def fenced_node(bootstrap, topic, user, password):
@@ -210,6 +238,41 @@ def begin(bootstrap, topic, user, password, txn_id, timeout_ms):
     produced = t.produce(topic, 0, 'begun-' + txn_id)
     return {'init': init, 'add': add, 'produce': produced,
             'pid': t.pid, 'epoch': t.epoch}
+
+
+def init_only(bootstrap, user, password, txn_id, timeout_ms):
+    """InitProducerId of txn_id, once: its error, producer id and epoch"""
+    t = Txn(bootstrap, user, password, txn_id)
+    err = t.init(int(timeout_ms))
+    return {'init': err, 'pid': t.pid, 'epoch': t.epoch}
+
+
+def locked(bootstrap, topic, user, password, txn_id, pid, epoch):
+    """The requests of txn_id while another transaction holds its row:
+    each error, or 'closed' when the connection was closed"""
+    out = {}
+    for name, request in (
+            ('init', lambda t: t.init()),
+            ('add', lambda t: t.add_partitions(topic, [0])),
+            ('end', lambda t: t.end(True))):
+        t = Txn(bootstrap, user, password, txn_id)
+        t.pid, t.epoch = int(pid), int(epoch)
+        try:
+            out[name] = request(t)
+        except Exception:
+            out[name] = 'closed'
+    return out
+
+
+def add_failing(bootstrap, topic, user, password, txn_id, pid, epoch, count):
+    """AddPartitionsToTxn of txn_id naming partition 0 count times:
+    'closed' (the request failed), or its answer"""
+    t = Txn(bootstrap, user, password, txn_id)
+    t.pid, t.epoch = int(pid), int(epoch)
+    try:
+        return {'add': t.add_partitions(topic, [0] * int(count))}
+    except Exception:
+        return {'add': 'closed'}
 
 
 def resume(bootstrap, topic, user, password, txn_id, pid, epoch):

@@ -151,6 +151,32 @@ is_deeply($r->{retry}, [ 0, 1, $r->{epoch} + 1 ],
 is($r->{stale_v4}[0], $E{PRODUCER_FENCED}, 'an older epoch: PRODUCER_FENCED');
 is($r->{stale_v3}[0], $E{INVALID_PRODUCER_EPOCH}, 'v3: INVALID_PRODUCER_EPOCH');
 is($r->{other_id}[0], $E{PRODUCER_FENCED}, 'another producer id: PRODUCER_FENCED');
+is($r->{zombie}[0], $E{PRODUCER_FENCED},
+	'after a new instance took the next epoch, the previous one is fenced, not answered as a retry');
+
+$r = txn('own_fence', 'txn_topic', 'alice', 'alice-pw');
+is($r->{seen}[0], $E{CONCURRENT_TRANSACTIONS},
+	'KIP-360 InitProducerId naming the open transaction\'s own producer aborts it: CONCURRENT_TRANSACTIONS');
+is_deeply($r->{last}, [ 0, 1, $r->{epoch} + 1 ],
+	'its retries are not fenced: once the abort ended, the epoch its fence took (given to no one else)');
+is(scalar(grep { $_ != $E{CONCURRENT_TRANSACTIONS} && $_ != 0 } @{ $r->{seen} }), 0,
+	'no other answer in between (' . join(',', @{ $r->{seen} }) . ')');
+
+# --- a row held by another transaction: the listener does not wait -------
+
+$r = txn('init_only', 'alice', 'alice-pw', 'locked-id', 60000);
+my $holder = $node->background_psql('postgres');
+$holder->query_safe(
+	q{BEGIN; SELECT FROM topics.kafka_transactional_ids WHERE transactional_id = 'locked-id' FOR UPDATE});
+my $locked = txn('locked', 'txn_topic', 'alice', 'alice-pw', 'locked-id', $r->{pid}, $r->{epoch});
+is($locked->{init}, $E{CONCURRENT_TRANSACTIONS},
+	'InitProducerId of an id whose row another transaction holds: CONCURRENT_TRANSACTIONS, not a lock wait');
+is_deeply($locked->{add}, [ [ 0, $E{CONCURRENT_TRANSACTIONS} ] ], 'AddPartitionsToTxn too');
+is($locked->{end}, $E{CONCURRENT_TRANSACTIONS}, 'and EndTxn');
+$holder->query_safe('COMMIT');
+$holder->quit;
+is(txn('init_only', 'alice', 'alice-pw', 'locked-id', 60000)->{init}, 0,
+	'once the row is free, InitProducerId answers');
 
 # --- roles own their transactional ids ------------------------------------
 
@@ -167,6 +193,25 @@ is($node->safe_psql('postgres',
 my ($ret, $out, $err) = $node->psql('postgres',
 	q{SET ROLE alice; SELECT * FROM topics.kafka_transactional_ids});
 like($err, qr/permission denied/, 'the table behind the view is not readable');
+
+$node->safe_psql('postgres', q{
+CREATE ROLE dave LOGIN PASSWORD 'dave-pw';
+GRANT SELECT, INSERT ON txn_topic TO dave;
+});
+is(txn('init_only', 'dave', 'dave-pw', 'dropped-role-id', 60000)->{init}, 0,
+	'dave takes a transactional id');
+$node->safe_psql('postgres', q{
+REVOKE ALL ON txn_topic FROM dave;
+DROP ROLE dave;
+});
+$r = txn('init_only', 'bob', 'bob-pw', 'dropped-role-id', 60000);
+is_deeply([ $r->{init}, $r->{epoch} ], [ 0, 0 ],
+	'once dave is dropped, bob takes the id: a new producer, epoch 0');
+is($node->safe_psql('postgres',
+		q{SET ROLE bob; SELECT role FROM topics.kafka_transactions WHERE transactional_id = 'dropped-role-id'}),
+	'bob', 'the id is bob\'s');
+is(txn('init_only', 'alice', 'alice-pw', 'dropped-role-id', 60000)->{init},
+	$E{TRANSACTIONAL_ID_AUTHORIZATION_FAILED}, 'and no longer free');
 
 # --- the limits -------------------------------------------------------------
 
@@ -243,6 +288,65 @@ $resumed = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'slow-id', $r->{pid},
 is($resumed->{produce}, $E{INVALID_PRODUCER_EPOCH}, 'its Produce is fenced');
 is($resumed->{end_v2}, $E{PRODUCER_FENCED}, 'and its EndTxn');
 unlike(values_of('txn_topic'), qr/begun-slow-id/, 'nothing of it is visible');
+
+# --- the last epoch: an abort fences it too --------------------------------
+
+$r = txn('init_only', 'alice', 'alice-pw', 'last-epoch-id', 2000);
+$node->safe_psql('postgres',
+	q{UPDATE topics.kafka_transactional_ids SET producer_epoch = 32765 WHERE transactional_id = 'last-epoch-id'});
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-id', 2000);
+is_deeply([ $r->{epoch}, $r->{produce}[0] ], [ 32766, 0 ],
+	'a transaction of a producer at epoch 32766 begun');
+wait_for(q{SELECT state || ' ' || producer_epoch FROM topics.kafka_transactions WHERE transactional_id = 'last-epoch-id'},
+	'CompleteAbort 32767', 'its timeout aborts it at epoch 32767');
+$resumed = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-id', $r->{pid}, $r->{epoch});
+is_deeply($resumed->{add_v1}, [ [ 0, $E{INVALID_PRODUCER_EPOCH} ] ],
+	'its producer is fenced: AddPartitionsToTxn does not begin another transaction');
+is($resumed->{end_v2}, $E{PRODUCER_FENCED}, 'and EndTxn commits nothing');
+$again = txn('reinit_and_commit', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-id');
+is_deeply([ $again->{init}, $again->{epoch}, $again->{commit} ], [ [0], 0, 0 ],
+	'InitProducerId gives a new producer id at epoch 0, whose transaction commits');
+
+$r = txn('init_only', 'alice', 'alice-pw', 'last-epoch-fenced', 60000);
+$node->safe_psql('postgres',
+	q{UPDATE topics.kafka_transactional_ids SET producer_epoch = 32765 WHERE transactional_id = 'last-epoch-fenced'});
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-fenced', 60000);
+is($r->{epoch}, 32766, 'an open transaction at epoch 32766');
+is(txn('init_only', 'alice', 'alice-pw', 'last-epoch-fenced', 60000)->{init},
+	$E{CONCURRENT_TRANSACTIONS}, 'a new instance of the id aborts it');
+wait_for(q{SELECT state || ' ' || producer_epoch FROM topics.kafka_transactions WHERE transactional_id = 'last-epoch-fenced'},
+	'CompleteAbort 32767', 'at epoch 32767');
+$resumed = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-fenced', $r->{pid}, $r->{epoch});
+is_deeply($resumed->{add_v1}, [ [ 0, $E{INVALID_PRODUCER_EPOCH} ] ],
+	'the old instance is fenced before the new one retries');
+unlike(values_of('txn_topic'), qr/begun-last-epoch|resumed/, 'nothing of either transaction is visible');
+
+# --- a request that failed after beginning its transaction -----------------
+
+$r = txn('init_only', 'alice', 'alice-pw', 'orphan-id', 600000);
+# AddPartitionsToTxn naming partition 0 800 times: a request under
+# pg_topics.kafka_max_request_bytes, whose answer is over it, which fails
+# the request once its transaction was begun; the slot and its worker are
+# left without a transaction the row knows of
+$node->safe_psql('postgres', q{
+ALTER SYSTEM SET pg_topics.kafka_max_request_bytes = 4096;
+SELECT pg_reload_conf();
+});
+sleep 1;
+is(txn('add_failing', 'txn_topic', 'alice', 'alice-pw', 'orphan-id', $r->{pid}, $r->{epoch}, 800)->{add},
+	'closed', 'AddPartitionsToTxn fails after its transaction was begun');
+$node->safe_psql('postgres', q{
+ALTER SYSTEM RESET pg_topics.kafka_max_request_bytes;
+SELECT pg_reload_conf();
+});
+sleep 1;
+is(row_of('orphan-id'), "Empty $r->{epoch}", 'the row never said Ongoing');
+$again = txn('reinit_and_commit', 'txn_topic', 'alice', 'alice-pw', 'orphan-id');
+is($again->{init}[0], $E{CONCURRENT_TRANSACTIONS},
+	"the id's next InitProducerId aborts what the failed request left");
+is_deeply([ $again->{add}, $again->{produce}, $again->{commit} ], [ [ [ 0, 0 ] ], [ 0, 0 ], 0 ],
+	'and its transaction begins and commits, not refused until the timeout');
+like(values_of('txn_topic'), qr/again-1-orphan-id,again-2-orphan-id/, 'its records are visible');
 
 # --- confluent-kafka --------------------------------------------------------
 

@@ -28,9 +28,12 @@
 typedef struct KafkaTxnRow
 {
 	bool		found;
+	bool		locked;			/* not read: another transaction holds it */
 	Oid			role;
 	int64		producer_id;
 	int16		producer_epoch;
+	int16		last_producer_epoch;	/* the epoch a KIP-360 InitProducerId
+										 * moved on from, or -1 */
 	int32		timeout_ms;
 	char		state[16];		/* Kafka's name of the state */
 	TimestampTz started_at;		/* 0: none */
@@ -78,14 +81,17 @@ extern bool kafka_txn_add_group(KafkaBytes transactional_id, const char *group);
 extern int16 kafka_txn_group_error(const char *group);
 extern bool kafka_txn_forwarded(KafkaRequest *req);
 extern KafkaOutcome kafka_txn_forward(KafkaRequest *req, int slot,
+									  const KafkaTxnRow *row,
 									  TimestampTz *deadline);
 extern void kafka_txn_conn_closed(KafkaConn *conn);
+extern void kafka_txn_sweep_starting(void);
 
 /* txn_requests.c: what the worker runs of the transaction APIs */
 extern KafkaOutcome kafka_txn_offset_commit_run(KafkaRequest *req,
 												const KafkaTxnInfo *txn,
 												int16 all_error);
-extern bool kafka_end_txn_decode(KafkaRequest *req, bool *commit);
+extern bool kafka_end_txn_decode(KafkaRequest *req, bool *commit,
+								 int64 *producer_id, int16 *producer_epoch);
 extern void kafka_end_txn_answer(KafkaRequest *req, int16 error);
 
 /* produce.c: a transactional Produce, in the transaction's worker */
