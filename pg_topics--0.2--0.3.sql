@@ -236,6 +236,9 @@ CREATE TABLE topics.kafka_transactional_ids (
     role pg_catalog.oid NOT NULL,
     producer_id bigint NOT NULL,
     producer_epoch smallint NOT NULL,
+    -- the epoch an InitProducerId naming it (KIP-360) moved on from, or -1:
+    -- a retry of that request names it
+    last_producer_epoch smallint NOT NULL DEFAULT -1,
     timeout_ms integer NOT NULL,
     state text NOT NULL CHECK (state IN ('Empty', 'Ongoing', 'PrepareCommit',
         'PrepareAbort', 'CompleteCommit', 'CompleteAbort')),

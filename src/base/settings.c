@@ -13,7 +13,9 @@
 
 #include <limits.h>
 
+#include "miscadmin.h"
 #include "postmaster/postmaster.h"
+#include "replication/logicallauncher.h"
 #if PG_VERSION_NUM >= 180000
 #include "storage/procnumber.h"
 #endif
@@ -274,6 +276,42 @@ define_kafka_settings(void)
  * Define the settings of pg_topics.  Long on purpose: one
  * DefineCustom*Variable call per setting.
  */
+/*
+ * Each open Kafka transaction holds a background worker for its life, a
+ * slot of max_worker_processes.  Transactions that took every slot left
+ * would keep the workers the server needs from starting: pg_topics's
+ * database worker (retention, spare segments, rolls, the round that ends
+ * lost transactions), and the logical replication launcher.  So the
+ * limit is lowered at start to what max_worker_processes leaves beside
+ * the Kafka listener's processes, pg_topics's launcher, one database
+ * worker and the logical replication launcher, with a WARNING: a
+ * transaction over it is answered CONCURRENT_TRANSACTIONS, which clients
+ * retry.  (Parallel query's workers take what is left when they can.)
+ */
+static void
+clamp_kafka_max_transactions(void)
+{
+	int			reserved = pg_topics_kafka_workers + 2 +
+		(max_logical_replication_workers > 0 ? 1 : 0);
+	int			room = Max(max_worker_processes - reserved, 0);
+	char		value[16];
+
+	if (pg_topics_kafka_max_transactions <= room)
+		return;
+	ereport(WARNING,
+			(errmsg("pg_topics.kafka_max_transactions is lowered from %d to %d",
+					pg_topics_kafka_max_transactions, room),
+			 errdetail("Each open Kafka transaction holds one of max_worker_processes (%d), of which %d are kept for the Kafka listener, pg_topics's launcher and database worker and the logical replication launcher.",
+					   max_worker_processes, reserved),
+			 errhint("Raise max_worker_processes to %d to keep %d Kafka transactions open at once.",
+					 reserved + pg_topics_kafka_max_transactions,
+					 pg_topics_kafka_max_transactions)));
+	snprintf(value, sizeof(value), "%d", room);
+	/* over the configuration file's value, which a reload reads again */
+	SetConfigOption("pg_topics.kafka_max_transactions", value,
+					PGC_POSTMASTER, PGC_S_OVERRIDE);
+}
+
 void
 topic_guc_init(void)
 {
@@ -459,4 +497,5 @@ topic_guc_init(void)
 
 	define_kafka_settings();
 	MarkGUCPrefixReserved("pg_topics");
+	clamp_kafka_max_transactions();
 }

@@ -1102,6 +1102,8 @@ topic_kafka_main(Datum main_arg)
 			kafka_fence_reload(worker_number == 0);
 			kafka_brokers_reload();
 		}
+		/* transaction workers that never started: their slots freed */
+		kafka_txn_sweep_starting();
 		handle_ready_sockets();
 		timeout = sweep_connections();
 		timeout = tick_groups(timeout);

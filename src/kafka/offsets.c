@@ -156,16 +156,13 @@ kafka_offsets_group_name(KafkaBytes id)
 
 /*
  * Commit group's position of partition of topic (open, its SELECT
- * checked) as OffsetCommit does, in a subtransaction: Kafka's error code.
- * What it allocates goes in partition_context, reset after.  OffsetCommit
- * and a transaction's TxnOffsetCommit (in the transaction's worker,
- * txn_worker.c, so that the position is committed with the transaction)
- * share it.
+ * checked) in a subtransaction: Kafka's error code.  What it allocates
+ * goes in partition_context, reset after.
  */
-int16
-kafka_commit_one_position(Relation topic, const char *group, int32 partition,
-						  int64 offset, KafkaBytes metadata,
-						  MemoryContext partition_context)
+static int16
+commit_one_position(Relation topic, const char *group, int32 partition,
+					int64 offset, KafkaBytes metadata,
+					MemoryContext partition_context)
 {
 	PartitionCommit pc;
 	MemoryContext oldcontext;
@@ -190,6 +187,88 @@ kafka_commit_one_position(Relation topic, const char *group, int32 partition,
 }
 
 /*
+ * The error, if any, that refuses every position of a commit to group
+ * (NULL: not a group's name) by member_id (empty: none) of generation: a
+ * node that takes no writes, a member whose role may no longer use the
+ * group, a member or generation the coordinator does not know.
+ * OffsetCommit and TxnOffsetCommit (v3+ names the member) share it.
+ */
+int16
+kafka_commit_group_error(const char *group, KafkaBytes member_id,
+						 KafkaBytes group_instance_id, int32 generation)
+{
+	char	   *member = member_id.len > 0 ?
+		pnstrdup(member_id.data, member_id.len) : "";
+	int16		error = KAFKA_NONE;
+
+	if (group == NULL)
+		return KAFKA_INVALID_GROUP_ID;
+	if (kafka_writes_refused())
+		return KAFKA_NOT_COORDINATOR;
+	if (member[0] != '\0')
+		error = kafka_group_member_rights(group, member, GetUserId());
+	if (error == KAFKA_NONE)
+		error = kafka_group_check_member(group, member,
+										 group_instance_id.len > 0 ?
+										 kafka_bytes_cstring(group_instance_id) : "",
+										 generation, GetUserId());
+	return error;
+}
+
+/*
+ * Commit group's positions of the n partitions of topic name (each read
+ * by get from partitions), as OffsetCommit commits them, each partition's
+ * error in errors; every one error if that is not KAFKA_NONE.  The topic
+ * is opened (its SELECT checked) here.  What a partition's commit
+ * allocates (its record's key and value, as text and as jsonb) is freed
+ * after it, in partition_context: a request of many partitions would
+ * otherwise grow the process by kilobytes a partition.  OffsetCommit and
+ * a transaction's TxnOffsetCommit (in the transaction's worker,
+ * txn_worker.c, so that the positions are committed with the
+ * transaction) share it.
+ */
+void
+kafka_commit_topic_positions(KafkaBytes name, int16 error, const char *group,
+							 const void *partitions, int32 n,
+							 KafkaPositionGetter get, int16 *errors,
+							 MemoryContext partition_context)
+{
+	Relation	topic = NULL;
+
+	if (error == KAFKA_NONE)
+		topic = kafka_open_topic(name, AccessShareLock, ACL_SELECT, &error);
+	for (int32 p = 0; p < n; p++)
+	{
+		int32		partition;
+		int64		offset;
+		KafkaBytes	metadata;
+
+		CHECK_FOR_INTERRUPTS();
+		errors[p] = error;
+		if (topic == NULL)
+			continue;
+		get(partitions, p, &partition, &offset, &metadata);
+		errors[p] = commit_one_position(topic, group, partition, offset,
+										metadata, partition_context);
+	}
+	if (topic != NULL)
+		relation_close(topic, NoLock);
+}
+
+/* OffsetCommit's i-th partition (a KafkaPositionGetter) */
+static void
+offset_commit_position(const void *partitions, int32 i, int32 *partition,
+					   int64 *offset, KafkaBytes *metadata)
+{
+	const KafkaOffsetCommitRequestPartition *part =
+		&((const KafkaOffsetCommitRequestPartition *) partitions)[i];
+
+	*partition = part->partition_index;
+	*offset = part->committed_offset;
+	*metadata = part->committed_metadata;
+}
+
+/*
  * OffsetCommit v0-9.  v0 carries neither generation nor member: it is the
  * commit of a consumer outside any group (generation -1), which old Kafka
  * kept in ZooKeeper and Kafka 3.9 stores as any other; so is it here.
@@ -202,39 +281,19 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 	KafkaOffsetCommitRequest cr;
 	KafkaOffsetCommitResponse out = {0};
 	char	   *group;
-	char	   *member_id;
-	int16		group_error = KAFKA_NONE;
+	int16		group_error;
 	MemoryContext partition_context;
 
 	if (!kafka_decode(&req->body, &kafka_offset_commit_request,
 					  req->api_version, &cr))
 		return KAFKA_CLOSE;
 	group = kafka_offsets_group_name(cr.group_id);
-	member_id = cr.member_id.len > 0 ?
-		pnstrdup(cr.member_id.data, cr.member_id.len) : "";
-	if (group == NULL)
-		group_error = KAFKA_INVALID_GROUP_ID;
-	else if (kafka_writes_refused())
-		group_error = KAFKA_NOT_COORDINATOR;
-	else if (member_id[0] != '\0')
-		group_error = kafka_group_member_rights(group, member_id, GetUserId());
-	if (group != NULL && group_error == KAFKA_NONE)
-		group_error = kafka_group_check_member(group, member_id,
-											   cr.group_instance_id.len > 0 ?
-											   kafka_bytes_cstring(cr.group_instance_id) : "",
-											   cr.generation_id_or_member_epoch,
-											   GetUserId());
-
+	group_error = kafka_commit_group_error(group, cr.member_id,
+										   cr.group_instance_id,
+										   cr.generation_id_or_member_epoch);
 	out.ntopics = cr.ntopics;
 	out.topics = palloc0(sizeof(KafkaOffsetCommitResponseTopic) *
 						 Max(cr.ntopics, 1));
-
-	/*
-	 * What a partition's commit allocates (its record's key and value, as
-	 * text and as jsonb) is garbage once it is written: freed after each
-	 * partition, or a request of many partitions would grow the listener by
-	 * kilobytes a partition, and pay for the fresh pages besides.
-	 */
 	partition_context = AllocSetContextCreate(CurrentMemoryContext,
 											  "Kafka OffsetCommit partition",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -242,33 +301,22 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 	{
 		KafkaOffsetCommitRequestTopic *tr = &cr.topics[t];
 		KafkaOffsetCommitResponseTopic *to = &out.topics[t];
-		int16		topic_error = group_error;
-		Relation	topic = NULL;
+		int16	   *errors = palloc(sizeof(int16) * Max(tr->npartitions, 1));
 
-		if (topic_error == KAFKA_NONE)
-			topic = kafka_open_topic(tr->name, AccessShareLock, ACL_SELECT,
-									 &topic_error);
+		kafka_commit_topic_positions(tr->name, group_error, group,
+									 tr->partitions, tr->npartitions,
+									 offset_commit_position, errors,
+									 partition_context);
 		to->name = tr->name;
 		to->npartitions = tr->npartitions;
 		to->partitions = palloc0(sizeof(KafkaOffsetCommitResponsePartition) *
 								 Max(tr->npartitions, 1));
 		for (int32 p = 0; p < tr->npartitions; p++)
 		{
-			KafkaOffsetCommitRequestPartition *part = &tr->partitions[p];
-			int16		error = topic_error;
-
-			CHECK_FOR_INTERRUPTS();
-			if (topic != NULL)
-				error = kafka_commit_one_position(topic, group,
-												  part->partition_index,
-												  part->committed_offset,
-												  part->committed_metadata,
-												  partition_context);
-			to->partitions[p].partition_index = part->partition_index;
-			to->partitions[p].error_code = error;
+			to->partitions[p].partition_index = tr->partitions[p].partition_index;
+			to->partitions[p].error_code = errors[p];
 		}
-		if (topic != NULL)
-			relation_close(topic, NoLock);
+		pfree(errors);
 	}
 	MemoryContextDelete(partition_context);
 	kafka_encode(req->response, &kafka_offset_commit_response,

@@ -160,6 +160,14 @@ drop_last_pending_batch(void)
 	pfree(pb);
 }
 
+/*
+ * The partitions (relation OIDs) this transaction worker's Kafka
+ * transaction wrote a batch to: only the first batch of a partition in a
+ * transaction may follow a gap in its producer's sequence numbers
+ * (kafka_producer_begin).  A worker serves one transaction in its life.
+ */
+static List *txn_partitions_written = NIL;
+
 /* One partition of a Produce request, and what became of it */
 typedef struct PartitionProduce
 {
@@ -287,6 +295,23 @@ transactional_error(const KafkaTxnInfo *txn, List *added, KafkaBytes name,
 	return KAFKA_INVALID_TXN_STATE;
 }
 
+/*
+ * Write one partition in a Kafka transaction's worker, in the transaction
+ * itself.  A subtransaction per partition write, for a transaction that
+ * lives up to its timeout, would give it a subtransaction xid per
+ * partition per request: past 64 of them every snapshot taken in the
+ * server reads pg_subtrans while it is open, and the worker's memory grows
+ * with each.  An ERROR here fails the whole Kafka transaction instead, as
+ * Kafka's producer goes into an abortable state after any failed
+ * transactional Produce: the worker rolls back and refuses what follows
+ * until the client aborts (txn_worker.c).
+ */
+static void
+write_unguarded(PartitionProduce *pp)
+{
+	write_partition(pp);
+}
+
 /* Decode, check and write one partition of the request; its error code */
 static int16
 produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
@@ -307,9 +332,14 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 	 * Decoded, a batch takes what its records inflate to and up to nine
 	 * times the bytes of the tiniest records: at most what a request may
 	 * take (MESSAGE_TOO_LARGE, as Kafka's max.message.bytes), and at most
-	 * what the listener's memory has left, else a retriable error
+	 * what the listener's memory has left, else a retriable error.  A
+	 * transaction worker is not the listener: its bound is its own, one
+	 * partition's batch at a time (freed after it), in memory freed after
+	 * each request; measured against the listener's budget, the memory of
+	 * a long transaction would refuse every later partition.
 	 */
-	room = kafka_budget_room();
+	room = txn != NULL ? (Size) pg_topics_kafka_max_request_bytes :
+		kafka_budget_room();
 	if (req->api_version < KAFKA_PRODUCE_FIRST_BATCH_VERSION &&
 		(records.len <= KAFKA_BATCH_MAGIC_AT ||
 		 records.data[KAFKA_BATCH_MAGIC_AT] != 2))
@@ -379,12 +409,14 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		/* idempotent: a batch sent again is answered, not stored again */
 		Oid			relid = topic_partition_relid(topic, partition);
 		bool		duplicate;
+		bool		first_in_txn = txn != NULL &&
+			!list_member_oid(txn_partitions_written, relid);
 		PendingBatch *pb = add_pending_batch(relid, batch);
 
 		error = kafka_producer_begin(GetUserId(), relid, batch->producer_id,
 									 batch->producer_epoch,
 									 batch->base_sequence, batch->nrecords,
-									 txn != NULL,
+									 first_in_txn,
 									 NULL, &duplicate, &pp->base_offset,
 									 &pp->log_append_time);
 		if (error == KAFKA_PRODUCER_NEEDS_HISTORY)
@@ -405,7 +437,7 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 										 batch->producer_id,
 										 batch->producer_epoch,
 										 batch->base_sequence,
-										 batch->nrecords, txn != NULL,
+										 batch->nrecords, first_in_txn,
 										 &history,
 										 &duplicate, &pp->base_offset,
 										 &pp->log_append_time);
@@ -439,7 +471,17 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 		pp->producer.first_sequence = batch->base_sequence;
 		pp->producer.count = batch->nrecords;
 		pp->producer.role = GetUserId();
-		error = kafka_run_guarded(write_partition, pp, NULL);
+		if (txn != NULL)
+		{
+			/*
+			 * without a subtransaction (write_unguarded): after an ERROR
+			 * the worker's rollback ends the pending batch
+			 */
+			write_unguarded(pp);
+			error = KAFKA_NONE;
+		}
+		else
+			error = kafka_run_guarded(write_partition, pp, NULL);
 		if (error != KAFKA_NONE)
 		{
 			kafka_producer_end(relid, batch->producer_id,
@@ -454,10 +496,16 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 			 * Kafka's log): held in flight until its end, a transaction's
 			 * sixth batch of a partition would find no room
 			 */
+			MemoryContext oldcontext;
+
 			kafka_producer_end(relid, batch->producer_id,
 							   batch->base_sequence, true, pp->base_offset,
 							   pp->log_append_time);
 			drop_last_pending_batch();
+			oldcontext = MemoryContextSwitchTo(TopMemoryContext);
+			txn_partitions_written =
+				list_append_unique_oid(txn_partitions_written, relid);
+			MemoryContextSwitchTo(oldcontext);
 		}
 		else
 		{
@@ -465,6 +513,11 @@ produce_partition(KafkaRequest *req, Relation topic, int16 topic_error,
 			pb->timestamp = pp->log_append_time;
 		}
 		return error;
+	}
+	if (txn != NULL)
+	{
+		write_unguarded(pp);
+		return KAFKA_NONE;
 	}
 	return kafka_run_guarded(write_partition, pp, NULL);
 }
@@ -624,7 +677,7 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 	int			slot = -1;
 
 	if (kafka_txn_forwarded(req))
-		return kafka_txn_forward(req, req->conn->txn_slot, deadline);
+		return kafka_txn_forward(req, req->conn->txn_slot, NULL, deadline);
 	if (!kafka_decode(&req->body, &kafka_produce_request, req->api_version, &pr))
 		return KAFKA_CLOSE;
 	/* as Kafka: any other acks fails the request (INVALID_REQUIRED_ACKS) */
@@ -649,15 +702,16 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 		return produce_request(req, &pr, error, NULL, NIL);
 	/* the worker decodes it again, from the start */
 	req->body = body;
-	return kafka_txn_forward(req, slot, deadline);
+	return kafka_txn_forward(req, slot, &row, deadline);
 }
 
 /*
  * A transactional Produce, in the transaction's worker (txn_worker.c):
- * each partition written in the open transaction, if it was added to it
+ * each partition written in the open transaction, if it was added to it;
+ * or, all_error not KAFKA_NONE (the transaction failed), answered that
  */
 KafkaOutcome
-kafka_txn_produce(KafkaRequest *req, const KafkaTxnInfo *txn)
+kafka_txn_produce(KafkaRequest *req, const KafkaTxnInfo *txn, int16 all_error)
 {
 	KafkaProduceRequest pr;
 
@@ -665,6 +719,8 @@ kafka_txn_produce(KafkaRequest *req, const KafkaTxnInfo *txn)
 		return KAFKA_CLOSE;
 	if (pr.acks != 0 && pr.acks != 1 && pr.acks != -1)
 		return KAFKA_CLOSE;
+	if (all_error != KAFKA_NONE)
+		return produce_request(req, &pr, all_error, txn, NIL);
 	return produce_request(req, &pr, KAFKA_NONE, txn,
 						   kafka_txn_added_partitions(txn->producer_id));
 }

@@ -221,11 +221,21 @@ apply_role_limits(Oid role)
 }
 
 /*
- * Set up the listener process's session for serving requests: every
- * request's lock waits end after 1 s; and its transactions are not made
- * read-only by default_transaction_read_only, which fence.c reads for
- * every request instead (this process's own value may be a database's or
- * role's setting as of its start)
+ * Set up the session of a listener process or a transaction worker for
+ * serving requests: every request's lock waits end after 1 s; its
+ * transactions are not made read-only by default_transaction_read_only,
+ * which fence.c reads for every request instead (this process's own value
+ * may be a database's or role's setting as of its start); and they are
+ * READ COMMITTED whatever the server's, database's or role's
+ * default_transaction_isolation: a transaction worker's transaction lives
+ * across requests and must see what the listener committed meanwhile (the
+ * partitions added to it, the row it marks at commit), which a snapshot
+ * taken once would hide.
+ *
+ * The other settings of a SQL session's life do not reach these processes:
+ * statement_timeout, idle_in_transaction_session_timeout (and
+ * transaction_timeout from PostgreSQL 17) are armed only by a client
+ * backend's command loop, which background workers do not run.
  */
 void
 kafka_session_init(void)
@@ -234,6 +244,9 @@ kafka_session_init(void)
 							 PGC_S_SESSION, GUC_ACTION_SET, true, 0, false);
 	(void) set_config_option("default_transaction_read_only", "off", PGC_SUSET,
 							 PGC_S_OVERRIDE, GUC_ACTION_SET, true, 0, false);
+	(void) set_config_option("default_transaction_isolation", "read committed",
+							 PGC_SUSET, PGC_S_OVERRIDE, GUC_ACTION_SET, true,
+							 0, false);
 }
 
 /*

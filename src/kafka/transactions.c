@@ -36,8 +36,11 @@
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
 #include "storage/dsm.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "pg_topics/base/internal_sql.h"
@@ -45,6 +48,7 @@
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/transactions.h"
+#include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/shared/kafka_producers.h"
 #include "pg_topics/shared/kafka_txns.h"
 #include "pg_topics/wire/protocol.h"
@@ -54,6 +58,14 @@
  * never Short.MaxValue, kept for "no epoch" by some clients' fencing
  */
 #define KAFKA_MAX_PRODUCER_EPOCH	(PG_INT16_MAX - 1)
+
+/*
+ * The epoch a producer at KAFKA_MAX_PRODUCER_EPOCH is fenced to (an
+ * aborted, timed-out or lost transaction's row always moves to the next
+ * epoch, else its producer would go on at the same one): no producer has
+ * it, and every request naming it is fenced
+ */
+#define KAFKA_FENCED_EPOCH			PG_INT16_MAX
 
 /* how long a request handed to a worker parks before it looks again (ms) */
 #define TXN_PARK_MS					1000
@@ -78,7 +90,12 @@ txn_id_text(KafkaBytes id)
 
 /*
  * Read transactional_id's row (locked against other changes when
- * for_update); false if it has none or the id cannot be one
+ * for_update); false if it has none or the id cannot be one, or (with
+ * row->locked) if for_update and another transaction holds the row: a
+ * transaction's worker committing may hold it while it waits for the
+ * synchronous standbys, as long as they are away, and the listener never
+ * waits for that (the client is answered CONCURRENT_TRANSACTIONS and
+ * retries)
  */
 bool
 kafka_txn_read_row(KafkaBytes transactional_id, bool for_update,
@@ -95,9 +112,12 @@ kafka_txn_read_row(KafkaBytes transactional_id, bool for_update,
 	values[0] = PointerGetDatum(id);
 	topic_internal_sql_begin(&state);
 	if (SPI_execute_with_args(for_update ?
-							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at "
-							  "FROM topics.kafka_transactional_ids WHERE transactional_id = $1 FOR UPDATE" :
-							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at "
+							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at, "
+							  "last_producer_epoch "
+							  "FROM topics.kafka_transactional_ids WHERE transactional_id = $1 "
+							  "FOR UPDATE SKIP LOCKED" :
+							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at, "
+							  "last_producer_epoch "
 							  "FROM topics.kafka_transactional_ids WHERE transactional_id = $1",
 							  1, argtypes, values, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read topics.kafka_transactional_ids");
@@ -117,6 +137,16 @@ kafka_txn_read_row(KafkaBytes transactional_id, bool for_update,
 		text_to_cstring_buffer(DatumGetTextPP(d), row->state, sizeof(row->state));
 		d = SPI_getbinval(tup, desc, 6, &isnull);
 		row->started_at = isnull ? 0 : DatumGetTimestampTz(d);
+		row->last_producer_epoch = DatumGetInt16(SPI_getbinval(tup, desc, 7, &isnull));
+	}
+	else if (for_update)
+	{
+		/* skipped, or absent? */
+		if (SPI_execute_with_args("SELECT FROM topics.kafka_transactional_ids "
+								  "WHERE transactional_id = $1",
+								  1, argtypes, values, NULL, true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not read topics.kafka_transactional_ids");
+		row->locked = SPI_processed == 1;
 	}
 	topic_internal_sql_end(&state);
 	return row->found;
@@ -188,15 +218,21 @@ open_slot(const KafkaTxnRow *row)
  * InitProducerId with a transactional id (v0-5), in the request's
  * transaction: *error, and the producer's id and epoch.  Kafka 3.9's
  * rules (its TransactionCoordinator.handleInitProducerId):
- * - the first use of an id makes a producer id, epoch 0;
+ * - the first use of an id makes a producer id, epoch 0; so does the use
+ *   of an id whose role was dropped, by another role, which takes it;
  * - a later one bumps the epoch (past KAFKA_MAX_PRODUCER_EPOCH, a new
  *   producer id and epoch 0), fencing the older producer;
  * - an open transaction of the id is aborted first: its epoch is bumped
  *   at once (its producer is fenced), its worker rolls back, and the
- *   request is answered CONCURRENT_TRANSACTIONS, which clients retry;
+ *   request is answered CONCURRENT_TRANSACTIONS, which clients retry (so
+ *   is a slot of the id's producer that its row does not know of);
  * - v3+ may name the producer id and epoch the client had (KIP-360): they
- *   must be the id's current ones, or the ones it was just given (a
- *   retry, answered the same), else the client is fenced.
+ *   must be the id's current ones (the epoch is bumped, and its previous
+ *   one kept), or the previous epoch that a request naming it moved on
+ *   from (a retry: answered the current epoch, also after that request
+ *   fenced the client's own open transaction), else the client is fenced;
+ *   while a transaction is being ended, CONCURRENT_TRANSACTIONS comes
+ *   first, whichever epoch is named.
  */
 KafkaOutcome
 kafka_init_transactional_producer(KafkaRequest *req,
@@ -210,7 +246,11 @@ kafka_init_transactional_producer(KafkaRequest *req,
 	int64		new_id;
 	int16		new_epoch;
 	int			slot;
+	int16		slot_epoch;
+	int16		last_epoch = -1;
 	Oid			types[4] = {INT8OID, INT2OID, INT4OID, OIDOID};
+	Oid			fence_types[2] = {INT2OID, INT2OID};
+	Oid			bump_types[4] = {INT8OID, INT2OID, INT4OID, INT2OID};
 	Datum		args[4];
 
 	*out_producer_id = -1;
@@ -232,6 +272,11 @@ kafka_init_transactional_producer(KafkaRequest *req,
 	}
 	if (!kafka_txn_read_row(transactional_id, true, &row))
 	{
+		if (row.locked)
+		{
+			*error = KAFKA_CONCURRENT_TRANSACTIONS;
+			return KAFKA_ANSWER;
+		}
 		/* the first use: the id is the role's from now on */
 		*error = kafka_producer_new_id(GetUserId(), &new_id);
 		if (*error != KAFKA_NONE)
@@ -256,35 +301,64 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		*error = KAFKA_NONE;
 		return KAFKA_ANSWER;
 	}
-	if (row.role != GetUserId())
+	if (row.role != GetUserId() &&
+		SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(row.role)))
 	{
 		*error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 		return KAFKA_ANSWER;
 	}
-	if (producer_id >= 0 || producer_epoch >= 0)
+	if (row.role != GetUserId())
 	{
-		/* KIP-360: the client says which producer it was */
-		if (producer_id == row.producer_id &&
-			producer_epoch + 1 == row.producer_epoch &&
-			strcmp(row.state, "Empty") == 0)
+		/*
+		 * The id's role was dropped: the id is free, and this role takes it
+		 * as at its first use (a new producer id), once a transaction its
+		 * last producer may have left open is aborted
+		 */
+		slot = kafka_txn_find_producer(row.producer_id, &slot_epoch);
+		if (slot >= 0)
 		{
-			/* a retry of the request that gave it the current epoch */
-			*out_producer_id = row.producer_id;
-			*out_epoch = row.producer_epoch;
-			*error = KAFKA_NONE;
+			kafka_txn_request_abort(slot);
+			*error = KAFKA_CONCURRENT_TRANSACTIONS;
 			return KAFKA_ANSWER;
 		}
-		if (producer_id != row.producer_id ||
-			producer_epoch != row.producer_epoch)
-		{
-			*error = kafka_txn_fenced_error(req->api_key, req->api_version);
+		*error = kafka_producer_new_id(GetUserId(), &new_id);
+		if (*error != KAFKA_NONE)
 			return KAFKA_ANSWER;
-		}
+		args[0] = Int64GetDatum(new_id);
+		args[1] = Int16GetDatum(0);
+		args[2] = Int32GetDatum(timeout_ms);
+		args[3] = ObjectIdGetDatum(GetUserId());
+		(void) update_row(transactional_id,
+						  "UPDATE topics.kafka_transactional_ids "
+						  "SET role = $5, producer_id = $2, producer_epoch = $3, timeout_ms = $4, "
+						  "last_producer_epoch = -1, state = 'Empty', partitions = '{}', groups = '{}', "
+						  "started_at = NULL, updated_at = pg_catalog.now() "
+						  "WHERE transactional_id = $1",
+						  4, types, args);
+		ereport(LOG,
+				(errmsg("Kafka transactional id \"%.*s\" of a dropped role taken by role \"%s\"",
+						transactional_id.len, transactional_id.data,
+						GetUserNameFromId(GetUserId(), false))));
+		*out_producer_id = new_id;
+		*out_epoch = 0;
+		*error = KAFKA_NONE;
+		return KAFKA_ANSWER;
+	}
+	/* KIP-360: the client says which producer it was */
+	if ((producer_id >= 0 || producer_epoch >= 0) &&
+		producer_id != row.producer_id)
+	{
+		*error = kafka_txn_fenced_error(req->api_key, req->api_version);
+		return KAFKA_ANSWER;
 	}
 	if (strcmp(row.state, "PrepareCommit") == 0 ||
 		strcmp(row.state, "PrepareAbort") == 0)
 	{
-		/* its worker is still ending the transaction */
+		/*
+		 * its worker is still ending the transaction: the retry of the
+		 * request that began ending it is answered this way too, before
+		 * its epoch is looked at, as Kafka's coordinator answers it
+		 */
 		if (kafka_txn_find(row.producer_id, row.producer_epoch - 1) >= 0 ||
 			kafka_txn_find(row.producer_id, row.producer_epoch) >= 0)
 		{
@@ -293,28 +367,64 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		}
 		/* its worker is gone: nothing of it was committed */
 	}
-	slot = open_slot(&row);
+	if (producer_id >= 0 || producer_epoch >= 0)
+	{
+		if (producer_epoch == row.producer_epoch)
+			last_epoch = producer_epoch;
+		else if (row.last_producer_epoch >= 0 &&
+				 producer_epoch == row.last_producer_epoch &&
+				 strcmp(row.state, "Ongoing") != 0)
+		{
+			/*
+			 * A retry of the request that named the producer's previous
+			 * epoch: it gave the current one, or fenced the producer's
+			 * own open transaction for it (then the current epoch is the
+			 * fence's, which no one else was given).  Answered the current
+			 * epoch, as Kafka answers a retry (its lastProducerEpoch).
+			 */
+			args[0] = Int32GetDatum(timeout_ms);
+			(void) update_row(transactional_id,
+							  "UPDATE topics.kafka_transactional_ids "
+							  "SET timeout_ms = $2, state = 'Empty', partitions = '{}', groups = '{}', "
+							  "started_at = NULL, updated_at = pg_catalog.now() "
+							  "WHERE transactional_id = $1",
+							  1, &types[2], args);
+			*out_producer_id = row.producer_id;
+			*out_epoch = row.producer_epoch;
+			*error = KAFKA_NONE;
+			return KAFKA_ANSWER;
+		}
+		else
+		{
+			*error = kafka_txn_fenced_error(req->api_key, req->api_version);
+			return KAFKA_ANSWER;
+		}
+	}
+	slot = kafka_txn_find_producer(row.producer_id, &slot_epoch);
 	if (slot >= 0)
 	{
 		/*
 		 * Abort the open transaction: its epoch moves on at once, so that
-		 * its producer is fenced from now on, and its worker rolls back
+		 * its producer is fenced from now on, and its worker rolls back.
+		 * At the last epoch too: KAFKA_FENCED_EPOCH is never handed out,
+		 * and the retry of this request gives a new producer id.  A slot
+		 * of the producer whose transaction the row never said Ongoing
+		 * (the request that began it failed after claiming the slot) is
+		 * aborted too: it would refuse the new epoch's transaction until
+		 * its timeout.
 		 */
-		if (row.producer_epoch < KAFKA_MAX_PRODUCER_EPOCH)
+		if (strcmp(row.state, "Ongoing") == 0 &&
+			slot_epoch == row.producer_epoch)
 		{
 			args[0] = Int16GetDatum(row.producer_epoch + 1);
+			args[1] = Int16GetDatum(last_epoch);
 			(void) update_row(transactional_id,
 							  "UPDATE topics.kafka_transactional_ids "
-							  "SET producer_epoch = $2, state = 'PrepareAbort', updated_at = pg_catalog.now() "
+							  "SET producer_epoch = $2, last_producer_epoch = $3, state = 'PrepareAbort', "
+							  "updated_at = pg_catalog.now() "
 							  "WHERE transactional_id = $1",
-							  1, &types[1], args);
+							  2, fence_types, args);
 		}
-		else
-			(void) update_row(transactional_id,
-							  "UPDATE topics.kafka_transactional_ids "
-							  "SET state = 'PrepareAbort', updated_at = pg_catalog.now() "
-							  "WHERE transactional_id = $1",
-							  0, NULL, NULL);
 		kafka_txn_request_abort(slot);
 		*error = KAFKA_CONCURRENT_TRANSACTIONS;
 		return KAFKA_ANSWER;
@@ -334,17 +444,20 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		if (*error != KAFKA_NONE)
 			return KAFKA_ANSWER;
 		new_epoch = 0;
+		last_epoch = -1;
 	}
 	args[0] = Int64GetDatum(new_id);
 	args[1] = Int16GetDatum(new_epoch);
 	args[2] = Int32GetDatum(timeout_ms);
+	args[3] = Int16GetDatum(last_epoch);
 	(void) update_row(transactional_id,
 					  "UPDATE topics.kafka_transactional_ids "
 					  "SET producer_id = $2, producer_epoch = $3, timeout_ms = $4, "
+					  "last_producer_epoch = $5, "
 					  "state = 'Empty', partitions = '{}', groups = '{}', started_at = NULL, "
 					  "updated_at = pg_catalog.now() "
 					  "WHERE transactional_id = $1",
-					  3, types, args);
+					  4, bump_types, args);
 	*out_producer_id = new_id;
 	*out_epoch = new_epoch;
 	*error = KAFKA_NONE;
@@ -366,12 +479,14 @@ kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
 	if (kafka_writes_refused())
 		return KAFKA_NOT_COORDINATOR;
 	if (!kafka_txn_read_row(transactional_id, true, row))
-		return KAFKA_INVALID_PRODUCER_ID_MAPPING;
+		return row->locked ? KAFKA_CONCURRENT_TRANSACTIONS :
+			KAFKA_INVALID_PRODUCER_ID_MAPPING;
 	if (row->role != GetUserId())
 		return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 	if (producer_id != row->producer_id)
 		return KAFKA_INVALID_PRODUCER_ID_MAPPING;
-	if (producer_epoch != row->producer_epoch)
+	if (producer_epoch != row->producer_epoch ||
+		row->producer_epoch >= KAFKA_FENCED_EPOCH)
 		return kafka_txn_fenced_error(req->api_key, req->api_version);
 	if (strcmp(row->state, "PrepareCommit") == 0 ||
 		strcmp(row->state, "PrepareAbort") == 0)
@@ -387,13 +502,65 @@ kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
 }
 
 /*
- * Start the worker of slot's transaction (txn_worker.c), without waiting
- * for it: *started says whether it could be registered
+ * A worker this listener registered that has not attached to its slot
+ * yet: the postmaster tells (bgw_notify_pid) when it starts or stops, and
+ * kafka_txn_sweep_starting frees the slot if it stopped first
+ */
+typedef struct StartingWorker
+{
+	int			slot;
+	uint64		claim;
+	BackgroundWorkerHandle *handle;
+} StartingWorker;
+
+static List *starting = NIL;
+
+/*
+ * Free the slots of the workers this listener registered that are gone
+ * without attaching (the postmaster could not fork one, or it was
+ * terminated before it attached), and forget those that attached: at each
+ * turn of the listener's loop (nothing to do almost always)
+ */
+void
+kafka_txn_sweep_starting(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, starting)
+	{
+		StartingWorker *w = lfirst(lc);
+		pid_t		pid;
+		bool		forget = false;
+
+		if (!kafka_txn_unattached(w->slot, w->claim))
+			forget = true;
+		else if (GetBackgroundWorkerPid(w->handle, &pid) == BGWH_STOPPED)
+		{
+			kafka_txn_release_unstarted(w->slot, w->claim);
+			ereport(LOG,
+					(errmsg("Kafka transaction worker of slot %d exited before it started its transaction",
+							w->slot)));
+			forget = true;
+		}
+		if (forget)
+		{
+			pfree(w->handle);
+			pfree(w);
+			starting = foreach_delete_current(starting, lc);
+		}
+	}
+}
+
+/*
+ * Start the worker of claim of slot's transaction (txn_worker.c), without
+ * waiting for it: *started says whether it could be registered
  */
 static void
-start_worker(int slot, const KafkaTxnInfo *info, bool *started)
+start_worker(int slot, uint64 claim, const KafkaTxnInfo *info, bool *started)
 {
 	BackgroundWorker worker;
+	BackgroundWorkerHandle *handle;
+	MemoryContext old;
 
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -406,7 +573,19 @@ start_worker(int slot, const KafkaTxnInfo *info, bool *started)
 			 (long long) info->producer_id);
 	snprintf(worker.bgw_type, BGW_MAXLEN, "pg_topics kafka transaction");
 	worker.bgw_main_arg = Int32GetDatum(slot);
-	*started = RegisterDynamicBackgroundWorker(&worker, NULL);
+	worker.bgw_notify_pid = MyProcPid;
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	*started = RegisterDynamicBackgroundWorker(&worker, &handle);
+	if (*started)
+	{
+		StartingWorker *w = palloc(sizeof(StartingWorker));
+
+		w->slot = slot;
+		w->claim = claim;
+		w->handle = handle;
+		starting = lappend(starting, w);
+	}
+	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -420,6 +599,7 @@ kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row, int *slot)
 {
 	KafkaTxnInfo info;
 	bool		fresh;
+	uint64		claim;
 	int16		error;
 
 	if (*slot >= 0)
@@ -432,14 +612,14 @@ kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row, int *slot)
 	info.timeout_ms = row->timeout_ms;
 	info.started_at = GetCurrentTimestamp();
 	error = kafka_txn_claim(&info, pg_topics_kafka_max_transactions_per_role,
-							slot, &fresh);
+							slot, &fresh, &claim);
 	if (error != KAFKA_NONE)
 		return error;
 	if (fresh)
 	{
 		bool		started;
 
-		start_worker(*slot, &info, &started);
+		start_worker(*slot, claim, &info, &started);
 		if (!started)
 		{
 			kafka_txn_release(*slot);
@@ -457,9 +637,9 @@ kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row, int *slot)
 	return KAFKA_NONE;
 }
 
-/* Add partitions ("topic/partition") or groups to the open transaction */
+/* Add partitions ("topic/partition") to the open transaction */
 void
-kafka_txn_add(KafkaBytes transactional_id, bool groups, List *names)
+kafka_txn_add_partitions(KafkaBytes transactional_id, List *names)
 {
 	Datum	   *elems;
 	int			n = list_length(names);
@@ -475,14 +655,59 @@ kafka_txn_add(KafkaBytes transactional_id, bool groups, List *names)
 		elems[i++] = CStringGetTextDatum((char *) lfirst(lc));
 	arg = PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false,
 										  TYPALIGN_INT));
-	(void) update_row(transactional_id, groups ?
-					  "UPDATE topics.kafka_transactional_ids "
-					  "SET groups = ARRAY(SELECT DISTINCT g FROM pg_catalog.unnest(groups || $2) g ORDER BY g), "
-					  "updated_at = pg_catalog.now() WHERE transactional_id = $1" :
+	(void) update_row(transactional_id,
 					  "UPDATE topics.kafka_transactional_ids "
 					  "SET partitions = ARRAY(SELECT DISTINCT p FROM pg_catalog.unnest(partitions || $2) p ORDER BY p), "
 					  "updated_at = pg_catalog.now() WHERE transactional_id = $1",
 					  1, &type, &arg);
+}
+
+/*
+ * Add group to the open transaction, if it is not in it yet: false if the
+ * transaction has KAFKA_TXN_MAX_GROUPS others already.  One name looked
+ * for and appended, not the whole array sorted again at each request.
+ */
+bool
+kafka_txn_add_group(KafkaBytes transactional_id, const char *group)
+{
+	Oid			types[2] = {TEXTOID, INT4OID};
+	Datum		args[2];
+
+	args[0] = CStringGetTextDatum(group);
+	args[1] = Int32GetDatum(KAFKA_TXN_MAX_GROUPS);
+	return update_row(transactional_id,
+					  "UPDATE topics.kafka_transactional_ids "
+					  "SET groups = CASE WHEN $2 = ANY (groups) THEN groups "
+					  "ELSE pg_catalog.array_append(groups, $2) END, "
+					  "updated_at = pg_catalog.now() "
+					  "WHERE transactional_id = $1 "
+					  "AND ($2 = ANY (groups) OR pg_catalog.cardinality(groups) < $3)",
+					  2, types, args) == 1;
+}
+
+/*
+ * May the request's role commit group's positions in a transaction, as far
+ * as the group's coordinator knows it?  A Kafka group of that name that is
+ * live belongs to its first member's role: another role, not a member of
+ * it itself, is refused GROUP_AUTHORIZATION_FAILED, as Kafka refuses
+ * AddOffsetsToTxn without the group's READ.  The positions' own checks
+ * (each topic's group, its owner) are TxnOffsetCommit's, as OffsetCommit's.
+ */
+int16
+kafka_txn_group_error(const char *group)
+{
+	KafkaGroupRights *rights = palloc(sizeof(KafkaGroupRights));
+	Oid			role = GetUserId();
+	int16		error = KAFKA_GROUP_AUTHORIZATION_FAILED;
+
+	if (!kafka_group_rights(group, rights) ||
+		has_privs_of_role(role, rights->owner))
+		error = KAFKA_NONE;
+	for (int i = 0; i < rights->nmembers && error != KAFKA_NONE; i++)
+		if (rights->members[i].role == role)
+			error = KAFKA_NONE;
+	pfree(rights);
+	return error;
 }
 
 /*
@@ -552,13 +777,15 @@ park_on_slot(KafkaRequest *req, int slot, TimestampTz *deadline)
 }
 
 /*
- * Hand req to the worker of slot's transaction and park it; once parked,
- * the answer the worker wrote, when it has.  A worker gone without
- * answering closes the connection: the client connects again and retries,
- * and its retry finds its producer fenced.
+ * Hand req to the worker of slot's transaction, row's (checked by
+ * kafka_txn_check or Produce), and park it; once parked (row NULL), the
+ * answer the worker wrote, when it has.  A worker gone without answering
+ * closes the connection: the client connects again and retries, and its
+ * retry finds its producer fenced.
  */
 KafkaOutcome
-kafka_txn_forward(KafkaRequest *req, int slot, TimestampTz *deadline)
+kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
+				  TimestampTz *deadline)
 {
 	KafkaConn  *conn = req->conn;
 	dsm_segment *seg;
@@ -629,9 +856,15 @@ kafka_txn_forward(KafkaRequest *req, int slot, TimestampTz *deadline)
 	item->failed = false;
 	item->too_large = false;
 	memcpy(item->data, req->body.data + req->body.pos, body_len);
-	if (!kafka_txn_post(slot, dsm_segment_handle(seg), MyLatch, &ticket))
+	Assert(row != NULL);
+	if (!kafka_txn_post(slot, row->producer_id, row->producer_epoch,
+						dsm_segment_handle(seg), MyLatch, &ticket))
 	{
-		/* the worker is busy with another request: try again after it */
+		/*
+		 * The worker is busy with another request: try again after it.  Or
+		 * the slot holds another producer's transaction now: the request
+		 * is checked again from the start when it wakes.
+		 */
 		dsm_detach(seg);
 		return park_on_slot(req, slot, deadline);
 	}

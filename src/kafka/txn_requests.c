@@ -35,7 +35,6 @@
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/transactions.h"
-#include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/wire/msg_add_offsets_to_txn.h"
 #include "pg_topics/wire/msg_add_partitions_to_txn.h"
 #include "pg_topics/wire/msg_end_txn.h"
@@ -114,7 +113,7 @@ kafka_add_partitions_to_txn(KafkaRequest *req, TimestampTz *deadline)
 	{
 		error = kafka_txn_begin(ar.v3_and_below_transactional_id, &row, &slot);
 		if (error == KAFKA_NONE)
-			kafka_txn_add(ar.v3_and_below_transactional_id, false, names);
+			kafka_txn_add_partitions(ar.v3_and_below_transactional_id, names);
 		else
 			failed = true;
 	}
@@ -168,9 +167,12 @@ kafka_add_offsets_to_txn(KafkaRequest *req, TimestampTz *deadline)
 	if (resp.error_code == KAFKA_NONE && group == NULL)
 		resp.error_code = KAFKA_INVALID_GROUP_ID;
 	if (resp.error_code == KAFKA_NONE)
-		resp.error_code = kafka_txn_begin(ar.transactional_id, &row, &slot);
+		resp.error_code = kafka_txn_group_error(group);
 	if (resp.error_code == KAFKA_NONE)
-		kafka_txn_add(ar.transactional_id, true, list_make1(group));
+		resp.error_code = kafka_txn_begin(ar.transactional_id, &row, &slot);
+	if (resp.error_code == KAFKA_NONE &&
+		!kafka_txn_add_group(ar.transactional_id, group))
+		resp.error_code = KAFKA_INVALID_REQUEST;
 	kafka_encode(req->response, &kafka_add_offsets_to_txn_response,
 				 req->api_version, &resp);
 	return KAFKA_ANSWER;
@@ -218,7 +220,7 @@ kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 	int16		error;
 
 	if (kafka_txn_forwarded(req))
-		return kafka_txn_forward(req, req->conn->txn_slot, deadline);
+		return kafka_txn_forward(req, req->conn->txn_slot, NULL, deadline);
 	if (!kafka_decode(&req->body, &kafka_txn_offset_commit_request,
 					  req->api_version, &cr))
 		return KAFKA_CLOSE;
@@ -234,43 +236,51 @@ kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		return KAFKA_ANSWER;
 	}
 	req->body = body;
-	return kafka_txn_forward(req, slot, deadline);
+	return kafka_txn_forward(req, slot, &row, deadline);
+}
+
+/* TxnOffsetCommit's i-th partition (a KafkaPositionGetter) */
+static void
+txn_offset_commit_position(const void *partitions, int32 i, int32 *partition,
+						   int64 *offset, KafkaBytes *metadata)
+{
+	const KafkaTxnOffsetCommitRequestPartition *part =
+		&((const KafkaTxnOffsetCommitRequestPartition *) partitions)[i];
+
+	*partition = part->partition_index;
+	*offset = part->committed_offset;
+	*metadata = part->committed_metadata;
 }
 
 /*
  * TxnOffsetCommit in the transaction's worker: each partition's position
  * committed as OffsetCommit commits it, after the same checks of the
- * group's member (v3+ names it and its generation)
+ * group's member (v3+ names it and its generation); every partition
+ * answered all_error if that is not KAFKA_NONE (the transaction failed)
  */
 KafkaOutcome
-kafka_txn_offset_commit_run(KafkaRequest *req, const KafkaTxnInfo *txn)
+kafka_txn_offset_commit_run(KafkaRequest *req, const KafkaTxnInfo *txn,
+							int16 all_error)
 {
 	KafkaTxnOffsetCommitRequest cr;
 	KafkaTxnOffsetCommitResponse resp = {0};
 	char	   *group;
-	char	   *member_id;
-	int16		group_error = KAFKA_NONE;
+	int16		group_error;
 	MemoryContext partition_context;
 
 	if (!kafka_decode(&req->body, &kafka_txn_offset_commit_request,
 					  req->api_version, &cr))
 		return KAFKA_CLOSE;
 	group = kafka_offsets_group_name(cr.group_id);
-	member_id = cr.member_id.len > 0 ?
-		pnstrdup(cr.member_id.data, cr.member_id.len) : "";
-	if (cr.producer_id != txn->producer_id ||
-		cr.producer_epoch != txn->producer_epoch)
+	if (all_error != KAFKA_NONE)
+		group_error = all_error;	/* the transaction failed */
+	else if (cr.producer_id != txn->producer_id ||
+			 cr.producer_epoch != txn->producer_epoch)
 		group_error = kafka_txn_fenced_error(req->api_key, req->api_version);
-	else if (group == NULL)
-		group_error = KAFKA_INVALID_GROUP_ID;
-	else if (member_id[0] != '\0')
-		group_error = kafka_group_member_rights(group, member_id, GetUserId());
-	if (group != NULL && group_error == KAFKA_NONE)
-		group_error = kafka_group_check_member(group, member_id,
-											   cr.group_instance_id.len > 0 ?
-											   kafka_bytes_cstring(cr.group_instance_id) : "",
-											   cr.generation_id,
-											   GetUserId());
+	else
+		group_error = kafka_commit_group_error(group, cr.member_id,
+											   cr.group_instance_id,
+											   cr.generation_id);
 	if (group_error != KAFKA_NONE)
 	{
 		txn_offset_commit_answer(req, &cr, group_error);
@@ -287,32 +297,22 @@ kafka_txn_offset_commit_run(KafkaRequest *req, const KafkaTxnInfo *txn)
 	{
 		KafkaTxnOffsetCommitRequestTopic *tr = &cr.topics[t];
 		KafkaTxnOffsetCommitResponseTopic *to = &resp.topics[t];
-		int16		topic_error = KAFKA_NONE;
-		Relation	topic;
+		int16	   *errors = palloc(sizeof(int16) * Max(tr->npartitions, 1));
 
-		topic = kafka_open_topic(tr->name, AccessShareLock, ACL_SELECT,
-								 &topic_error);
+		kafka_commit_topic_positions(tr->name, KAFKA_NONE, group,
+									 tr->partitions, tr->npartitions,
+									 txn_offset_commit_position, errors,
+									 partition_context);
 		to->name = tr->name;
 		to->npartitions = tr->npartitions;
 		to->partitions = palloc0(sizeof(KafkaTxnOffsetCommitResponsePartition) *
 								 Max(tr->npartitions, 1));
 		for (int32 p = 0; p < tr->npartitions; p++)
 		{
-			KafkaTxnOffsetCommitRequestPartition *part = &tr->partitions[p];
-			int16		error = topic_error;
-
-			CHECK_FOR_INTERRUPTS();
-			if (topic != NULL)
-				error = kafka_commit_one_position(topic, group,
-												  part->partition_index,
-												  part->committed_offset,
-												  part->committed_metadata,
-												  partition_context);
-			to->partitions[p].partition_index = part->partition_index;
-			to->partitions[p].error_code = error;
+			to->partitions[p].partition_index = tr->partitions[p].partition_index;
+			to->partitions[p].error_code = errors[p];
 		}
-		if (topic != NULL)
-			relation_close(topic, NoLock);
+		pfree(errors);
 	}
 	MemoryContextDelete(partition_context);
 	kafka_encode(req->response, &kafka_txn_offset_commit_response,
@@ -331,7 +331,7 @@ kafka_end_txn(KafkaRequest *req, TimestampTz *deadline)
 	int16		error;
 
 	if (kafka_txn_forwarded(req))
-		return kafka_txn_forward(req, req->conn->txn_slot, deadline);
+		return kafka_txn_forward(req, req->conn->txn_slot, NULL, deadline);
 	if (!kafka_decode(&req->body, &kafka_end_txn_request, req->api_version,
 					  &er))
 		return KAFKA_CLOSE;
@@ -340,7 +340,7 @@ kafka_end_txn(KafkaRequest *req, TimestampTz *deadline)
 	if (error == KAFKA_NONE && slot >= 0)
 	{
 		req->body = body;
-		return kafka_txn_forward(req, slot, deadline);
+		return kafka_txn_forward(req, slot, &row, deadline);
 	}
 	/* no open transaction: a retry of the EndTxn that ended it, or wrong */
 	if (error == KAFKA_NONE &&
@@ -351,9 +351,13 @@ kafka_end_txn(KafkaRequest *req, TimestampTz *deadline)
 	return KAFKA_ANSWER;
 }
 
-/* The worker's EndTxn: commit (true) or abort; false if malformed */
+/*
+ * The worker's EndTxn: commit (true) or abort, and the producer it is
+ * of; false if malformed
+ */
 bool
-kafka_end_txn_decode(KafkaRequest *req, bool *commit)
+kafka_end_txn_decode(KafkaRequest *req, bool *commit, int64 *producer_id,
+					 int16 *producer_epoch)
 {
 	KafkaEndTxnRequest er;
 
@@ -361,6 +365,8 @@ kafka_end_txn_decode(KafkaRequest *req, bool *commit)
 					  &er))
 		return false;
 	*commit = er.committed;
+	*producer_id = er.producer_id;
+	*producer_epoch = er.producer_epoch;
 	return true;
 }
 

@@ -12,9 +12,9 @@
  * transaction acting as the transactional id's role, and runs what the
  * listener hands it through the transaction's slot (shared/kafka_txns.c):
  * the producer's transactional Produce requests (produce.c, each
- * partition in a subtransaction, with the idempotent producers' sequence
- * checks), its TxnOffsetCommit requests (the same commit of a position
- * as OffsetCommit's) and its EndTxn.  Commit marks the id's row
+ * partition written in the transaction itself, with the idempotent
+ * producers' sequence checks), its TxnOffsetCommit requests (the same
+ * commit of a position as OffsetCommit's) and its EndTxn.  Commit marks the id's row
  * CompleteCommit in the same transaction as the records and positions, so
  * that all of it becomes visible at once, and waits for the synchronous
  * standbys as the server's synchronous_commit says (what acks=all waits
@@ -23,10 +23,16 @@
  *
  * The transaction is aborted, and the producer fenced (its epoch
  * bumped), when transaction.timeout.ms passes after it began without an
- * EndTxn, as Kafka aborts an abandoned transaction; and when a request
- * fails as a whole (an error that is not one partition's), since its
- * transaction then has lost part of what the producer was told went in.
- * A newer producer of the id (InitProducerId) aborts it too.  A worker
+ * EndTxn, as Kafka aborts an abandoned transaction; and when its EndTxn
+ * fails.  A Produce or TxnOffsetCommit that fails (an ERROR: a Produce
+ * partition has no subtransaction of its own, which a transaction of
+ * many requests could not afford; a TxnOffsetCommit partition's commit
+ * still has one, its errors its own) rolls the transaction
+ * back, and the worker, its slot kept and its producer not fenced,
+ * answers what follows an error until the producer aborts: a Kafka
+ * producer whose transactional Produce failed must abort anyway.
+ * Its memory is its own, freed after each request (not the listener's
+ * budget).  A newer producer of the id (InitProducerId) aborts it too.  A worker
  * that is terminated, or a server that crashes, leaves the row Ongoing
  * with nothing behind it: transactions.c fences its producer, and
  * InitProducerId or the background worker's round ends it.
@@ -53,6 +59,7 @@
 #include "utils/wait_event.h"
 
 #include "pg_topics/base/internal_sql.h"
+#include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/transactions.h"
 #include "pg_topics/shared/kafka_txns.h"
@@ -62,6 +69,12 @@ PGDLLEXPORT void topic_kafka_txn_main(Datum main_arg);
 
 static int	my_slot = -1;
 static KafkaTxnInfo txn;
+
+/*
+ * A request failed: the transaction was rolled back, the worker waits for
+ * the producer's abort (run_item)
+ */
+static bool txn_failed = false;
 static Oid	saved_user;
 static int	saved_sec_context;
 
@@ -70,7 +83,9 @@ typedef enum AbortKind
 {
 	ABORT_ASKED,				/* EndTxn abort: the epoch stays */
 	ABORT_FENCED,				/* a newer producer aborted it: its epoch moved */
-	ABORT_FAILED				/* timed out or failed: the producer is fenced */
+	ABORT_FAILED				/* timed out or failed: the producer is fenced,
+								 * at 32767 too (never handed out: the next
+								 * InitProducerId gives a new producer id) */
 } AbortKind;
 
 /* The worker leaves, however: its slot is free (after the rollback) */
@@ -132,8 +147,8 @@ end_aborted(AbortKind kind)
 		(void) mark_row(kind == ABORT_FAILED ?
 						"UPDATE topics.kafka_transactional_ids "
 						"SET state = 'CompleteAbort', partitions = '{}', groups = '{}', "
-						"producer_epoch = CASE WHEN producer_epoch < 32766 "
-						"THEN producer_epoch + 1 ELSE producer_epoch END, "
+						"producer_epoch = LEAST(producer_epoch + 1, 32767), "
+						"last_producer_epoch = -1, "
 						"updated_at = pg_catalog.now() "
 						"WHERE producer_id = $1 AND producer_epoch = $2 AND state = 'Ongoing'" :
 						"UPDATE topics.kafka_transactional_ids "
@@ -166,6 +181,71 @@ end_committed(void)
 }
 
 /*
+ * Run req in the transaction: a Produce or TxnOffsetCommit is answered
+ * all_error for every partition, if that is not KAFKA_NONE, else written;
+ * EndTxn ends the transaction (*ended set), but a failed transaction
+ * (txn_failed) is only aborted: its commit is answered INVALID_TXN_STATE,
+ * as Kafka answers an EndTxn the transaction's state does not allow.
+ */
+static KafkaOutcome
+run_request(KafkaRequest *req, MemoryContext item_context, int16 all_error,
+			bool *ended)
+{
+	bool		commit;
+	int64		producer_id;
+	int16		producer_epoch;
+	int16		error = KAFKA_NONE;
+
+	switch (req->api_key)
+	{
+		case KAFKA_API_PRODUCE:
+			return kafka_txn_produce(req, &txn, all_error);
+		case KAFKA_API_TXN_OFFSET_COMMIT:
+			return kafka_txn_offset_commit_run(req, &txn, all_error);
+		case KAFKA_API_END_TXN:
+			break;
+		default:
+			elog(ERROR, "unexpected Kafka request %d for a transaction",
+				 req->api_key);
+	}
+	if (!kafka_end_txn_decode(req, &commit, &producer_id, &producer_epoch))
+		return KAFKA_CLOSE;
+
+	/*
+	 * Another producer's EndTxn never ends this transaction (the listener
+	 * checked the slot's producer when it posted; this holds even if that
+	 * check were lost): the request is answered, the transaction goes on
+	 */
+	if (producer_id != txn.producer_id ||
+		producer_epoch != txn.producer_epoch)
+		error = kafka_txn_fenced_error(req->api_key, req->api_version);
+	else if (commit && txn_failed)
+		error = KAFKA_INVALID_TXN_STATE;
+	else if (commit && kafka_writes_refused())
+	{
+		/*
+		 * as the listener answers a fenced node's EndTxn: the transaction
+		 * stays open, the client retries here or at the new primary
+		 */
+		error = KAFKA_NOT_COORDINATOR;
+	}
+	else
+	{
+		if (commit && !end_committed())
+		{
+			error = kafka_txn_fenced_error(req->api_key, req->api_version);
+			end_aborted(ABORT_FENCED);
+		}
+		else if (!commit)
+			end_aborted(ABORT_ASKED);
+		*ended = true;
+	}
+	MemoryContextSwitchTo(item_context);
+	kafka_end_txn_answer(req, error);
+	return KAFKA_ANSWER;
+}
+
+/*
  * Run the request in the segment of handle in the transaction: its
  * answer goes back in the segment.  True if the transaction ended (EndTxn,
  * or a failure that aborted it).
@@ -182,6 +262,7 @@ run_item(dsm_handle handle)
 	MemoryContext oldcontext;
 	volatile KafkaOutcome outcome = KAFKA_CLOSE;
 	volatile bool ended = false;
+	volatile int16 caught = KAFKA_NONE;
 
 	if (seg == NULL)
 	{
@@ -214,61 +295,81 @@ run_item(dsm_handle handle)
 	/* each request sees what committed before it, and what came before */
 	CommandCounterIncrement();
 	PushActiveSnapshot(GetTransactionSnapshot());
+
+	/*
+	 * The listener looked at the node's fence before it handed the request
+	 * over, which may have waited since (behind the transaction's other
+	 * requests, on a lock): the configuration files are read again here,
+	 * before anything is written or committed, so that a node fenced
+	 * meanwhile stores nothing (fence.c)
+	 */
+	kafka_fence_reload(false);
 	PG_TRY();
 	{
-		switch (req.api_key)
-		{
-			case KAFKA_API_PRODUCE:
-				outcome = kafka_txn_produce(&req, &txn);
-				break;
-			case KAFKA_API_TXN_OFFSET_COMMIT:
-				outcome = kafka_txn_offset_commit_run(&req, &txn);
-				break;
-			case KAFKA_API_END_TXN:
-				{
-					bool		commit;
-					int16		error = KAFKA_NONE;
-
-					outcome = KAFKA_CLOSE;
-					if (!kafka_end_txn_decode(&req, &commit))
-						break;
-					if (commit && !end_committed())
-					{
-						error = kafka_txn_fenced_error(req.api_key,
-													   req.api_version);
-						end_aborted(ABORT_FENCED);
-					}
-					else if (!commit)
-						end_aborted(ABORT_ASKED);
-					ended = true;
-					MemoryContextSwitchTo(item_context);
-					kafka_end_txn_answer(&req, error);
-					outcome = KAFKA_ANSWER;
-					break;
-				}
-			default:
-				elog(ERROR, "unexpected Kafka request %d for a transaction",
-					 req.api_key);
-		}
+		outcome = run_request(&req, item_context,
+							  txn_failed ? KAFKA_INVALID_TXN_STATE : KAFKA_NONE,
+							  (bool *) &ended);
 		if (!ended)
 			PopActiveSnapshot();
 	}
 	PG_CATCH();
 	{
-		/* the transaction lost part of what it was told went in: abort */
+		ErrorData  *edata;
+
 		HOLD_INTERRUPTS();
+		MemoryContextSwitchTo(item_context);
+		edata = CopyErrorData();
 		EmitErrorReport();
 		FlushErrorState();
 		RESUME_INTERRUPTS();
-		outcome = KAFKA_CLOSE;
-		ended = true;
-		item->failed = true;
-		end_aborted(ABORT_FAILED);
-		ereport(LOG,
-				(errmsg("Kafka transaction of producer %lld epoch %d aborted after its request failed",
-						(long long) txn.producer_id, txn.producer_epoch)));
+		if (req.api_key != KAFKA_API_END_TXN)
+		{
+			/*
+			 * A Produce or TxnOffsetCommit failed (a partition's write, its
+			 * records refused by the topic's types): the transaction lost
+			 * part of what it was told went in, as a Kafka producer's
+			 * transaction whose Produce failed, which it must abort.  It is
+			 * rolled back now, and the worker waits for that abort in an
+			 * empty transaction of its own, its slot kept (the producer
+			 * is not fenced); the request's partitions are answered the
+			 * error, the later requests INVALID_TXN_STATE.
+			 */
+			caught = kafka_error_of(edata);
+			if (caught == KAFKA_NONE)
+				caught = KAFKA_INVALID_TXN_STATE;
+			AbortCurrentTransaction();
+			txn_failed = true;
+			begin_xact();
+			ereport(LOG,
+					(errmsg("Kafka transaction of producer %lld epoch %d failed: it is rolled back and waits for the producer's abort",
+							(long long) txn.producer_id, txn.producer_epoch)));
+		}
+		else
+		{
+			/* its end failed: it is over, the producer fenced */
+			outcome = KAFKA_CLOSE;
+			ended = true;
+			item->failed = true;
+			end_aborted(ABORT_FAILED);
+			ereport(LOG,
+					(errmsg("Kafka transaction of producer %lld epoch %d aborted after its request failed",
+							(long long) txn.producer_id, txn.producer_epoch)));
+		}
 	}
 	PG_END_TRY();
+
+	if (caught != KAFKA_NONE)
+	{
+		/* the failed request's answer: every partition the error */
+		MemoryContextSwitchTo(item_context);
+		kafka_reader_init(&req.body, item->data, item->body_len);
+		req.body.alloc_left = SIZE_MAX;
+		req.body.elements_left = KAFKA_MAX_REQUEST_ELEMENTS;
+		resetStringInfo(&answer);
+		PushActiveSnapshot(GetTransactionSnapshot());
+		outcome = run_request(&req, item_context, caught, (bool *) &ended);
+		PopActiveSnapshot();
+	}
 
 	if (outcome == KAFKA_ANSWER && answer.len > item->answer_cap)
 	{

@@ -462,14 +462,18 @@ next_seq(int32 seq)
  * already, at *base_offset and *timestamp; KAFKA_PRODUCER_NEEDS_HISTORY:
  * call again with the producer's history in the partition's log (history
  * is used only when the table does not know the producer there);
- * otherwise the error to answer.  A transactional producer's batch may
- * follow a gap: the batches of its aborted transactions took sequence
- * numbers (as in Kafka's log) that neither the log nor, after a restart,
- * this table knows of.
+ * otherwise the error to answer.  first_in_txn: the batch is the first
+ * its Kafka transaction writes to the partition, and may follow a gap: the
+ * batches of the producer's aborted transactions took sequence numbers (as
+ * in Kafka's log, which keeps them) that neither the log nor, after a
+ * restart, this table knows of.  Any later batch of the transaction must
+ * follow the one before, as in Kafka: a batch over a gap is refused
+ * OUT_OF_ORDER_SEQUENCE_NUMBER, and the batch before it, if it failed with
+ * a retriable error, is taken in order when it is sent again.
  */
 int16
 kafka_producer_begin(Oid roleid, Oid relid, int64 producer_id, int16 epoch,
-					 int32 first_seq, int32 count, bool transactional,
+					 int32 first_seq, int32 count, bool first_in_txn,
 					 const KafkaProducerHistory *history, bool *duplicate,
 					 int64 *base_offset, int64 *timestamp)
 {
@@ -541,7 +545,7 @@ kafka_producer_begin(Oid roleid, Oid relid, int64 producer_id, int16 epoch,
 		if (*duplicate || error != KAFKA_NONE)
 			;
 		else if (first_seq != expected &&
-				 !(transactional && first_seq > expected))
+				 !(first_in_txn && first_seq > expected))
 			error = KAFKA_OUT_OF_ORDER_SEQUENCE_NUMBER;
 		else if (e->nin_flight == CACHED_BATCHES)
 			error = KAFKA_REQUEST_TIMED_OUT;

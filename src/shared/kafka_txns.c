@@ -39,8 +39,11 @@
 
 /*
  * A slot claimed whose worker has not attached after this long (ms) is
- * taken for one that never started (the postmaster could not fork it),
- * and freed.  A worker that attaches late finds its slot gone and exits.
+ * freed.  The listener that registered the worker frees the slot as soon
+ * as the postmaster reports the worker gone without attaching (it could
+ * not fork it, or it was terminated first: kafka_txn_release_unstarted);
+ * this is for a slot whose listener exited before it could.  A worker
+ * that attaches late finds its slot gone and exits.
  */
 #define TXN_ATTACH_TIMEOUT_MS	60000
 
@@ -50,6 +53,7 @@ typedef struct TxnSlot
 	bool		attached;		/* its worker runs */
 	bool		abort;			/* its transaction is to be aborted */
 	TimestampTz claimed_at;
+	uint64		claim;			/* which claim of the slot it is */
 	KafkaTxnInfo info;
 	Latch	   *worker_latch;
 	/* the request handed over: 0 none */
@@ -163,6 +167,35 @@ kafka_txn_find(int64 producer_id, int16 producer_epoch)
 }
 
 /*
+ * The slot of a transaction of producer_id at any epoch, whatever became
+ * of it (its row may never have said Ongoing: the request that claimed it
+ * failed), or -1; *epoch gets its epoch.  A producer id has at most one
+ * slot (kafka_txn_claim).
+ */
+int
+kafka_txn_find_producer(int64 producer_id, int16 *epoch)
+{
+	int			found = -1;
+
+	if (shared == NULL)
+		return -1;
+	LWLockAcquire(&shared->lock, LW_SHARED);
+	for (int i = 0; i < shared->nslots; i++)
+	{
+		TxnSlot    *s = &shared->slots[i];
+
+		if (s->in_use && s->info.producer_id == producer_id)
+		{
+			found = i;
+			*epoch = s->info.producer_epoch;
+			break;
+		}
+	}
+	LWLockRelease(&shared->lock);
+	return found;
+}
+
+/*
  * A slot for a transaction of info's producer, within the limits: *slot
  * gets it, *fresh says whether its worker is still to be started (a slot
  * the producer's transaction holds already is answered again).  Kafka's
@@ -171,7 +204,7 @@ kafka_txn_find(int64 producer_id, int16 producer_epoch)
  */
 int16
 kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
-				bool *fresh)
+				bool *fresh, uint64 *claim)
 {
 	TimestampTz now = GetCurrentTimestamp();
 	TxnSlot    *free_slot_found = NULL;
@@ -232,6 +265,9 @@ kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
 			s->attached = false;
 			s->abort = false;
 			s->claimed_at = now;
+			/* tickets and claims share the counter: never used twice */
+			s->claim = shared->next_ticket++;
+			*claim = s->claim;
 			s->info = *info;
 			s->posted = 0;
 			s->taken = false;
@@ -259,19 +295,60 @@ kafka_txn_release(int slot)
 }
 
 /*
- * Hand slot's worker the request in the segment of handle; reply is set
- * when it is answered.  False if the slot is busy with another request
- * (wait for its version to move) or holds no transaction any more.
+ * Is claim of slot still waiting for its worker to attach?  False once it
+ * attached, or once the slot was freed (and perhaps claimed again)
  */
 bool
-kafka_txn_post(int slot, dsm_handle handle, Latch *reply, uint64 *ticket)
+kafka_txn_unattached(int slot, uint64 claim)
+{
+	TxnSlot    *s = &shared->slots[slot];
+	bool		waiting;
+
+	LWLockAcquire(&shared->lock, LW_SHARED);
+	waiting = s->in_use && !s->attached && s->claim == claim;
+	LWLockRelease(&shared->lock);
+	return waiting;
+}
+
+/*
+ * The worker of claim of slot is gone without attaching: free the slot
+ * (a request posted to it is lost), unless it attached meanwhile
+ */
+void
+kafka_txn_release_unstarted(int slot, uint64 claim)
+{
+	TxnSlot    *s = &shared->slots[slot];
+	Latch	   *reply = NULL;
+
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	if (s->in_use && !s->attached && s->claim == claim)
+		reply = free_slot(s);
+	LWLockRelease(&shared->lock);
+	if (reply != NULL)
+		SetLatch(reply);
+}
+
+/*
+ * Hand slot's worker the request in the segment of handle, a request of
+ * producer_id at producer_epoch; reply is set when it is answered.  False
+ * if the slot is busy with another request (wait for its version to
+ * move), or holds no transaction of that producer any more: the slot was
+ * looked up before, and may have been freed and taken by another
+ * producer's transaction since, which must never run this request.
+ */
+bool
+kafka_txn_post(int slot, int64 producer_id, int16 producer_epoch,
+			   dsm_handle handle, Latch *reply, uint64 *ticket)
 {
 	TxnSlot    *s = &shared->slots[slot];
 	Latch	   *worker = NULL;
 	bool		ok = false;
 
 	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
-	if (s->in_use && !s->abort && (s->posted == 0 || s->posted == s->done))
+	if (s->in_use && !s->abort &&
+		s->info.producer_id == producer_id &&
+		s->info.producer_epoch == producer_epoch &&
+		(s->posted == 0 || s->posted == s->done))
 	{
 		*ticket = shared->next_ticket++;
 		s->posted = *ticket;

@@ -14,7 +14,9 @@
  * ends those whose producer does not come back, once their
  * transaction.timeout.ms has passed since they began (as Kafka aborts an
  * abandoned transaction): CompleteAbort, at the next epoch (the producer
- * stays fenced), with a line in the log.  A transaction whose worker still
+ * stays fenced; after epoch 32766 that is 32767, which is never handed out,
+ * so that a producer is fenced at the last epoch too), with a line in the
+ * log.  A transaction whose worker still
  * runs is left to it (it aborts at that timeout by itself).
  *
  *-------------------------------------------------------------------------
@@ -77,8 +79,10 @@ topic_end_lost_kafka_transactions(void)
 		values[0] = CStringGetTextDatum((char *) lfirst(lc));
 		if (SPI_execute_with_args("UPDATE topics.kafka_transactional_ids "
 								  "SET state = 'CompleteAbort', partitions = '{}', groups = '{}', "
-								  "producer_epoch = CASE WHEN state = 'Ongoing' AND producer_epoch < 32766 "
-								  "THEN producer_epoch + 1 ELSE producer_epoch END, "
+								  "producer_epoch = CASE WHEN state = 'Ongoing' "
+								  "THEN LEAST(producer_epoch + 1, 32767) ELSE producer_epoch END, "
+								  "last_producer_epoch = CASE WHEN state = 'Ongoing' "
+								  "THEN -1 ELSE last_producer_epoch END, "
 								  "updated_at = pg_catalog.now() "
 								  "WHERE transactional_id = $1",
 								  1, argtypes, values, NULL, false, 0) != SPI_OK_UPDATE)

@@ -177,6 +177,26 @@ def init_v(t, version, pid, epoch):
     return [err, int(got_pid == pid), got_epoch]
 
 
+def own_fence(bootstrap, topic, user, password):
+    """InitProducerId v4 naming the producer the client is while its
+    transaction is open (KIP-360): the transaction is aborted and the
+    retries of the same request, answered CONCURRENT_TRANSACTIONS until the
+    abort ended, then get the next epoch"""
+    t = Txn(bootstrap, user, password, 'own-fence')
+    t.init()
+    t.add_partitions(topic, [0])
+    t.produce(topic, 0, 'own-fence-aborted')
+    pid, epoch = t.pid, t.epoch
+    seen = []
+    for _ in range(100):
+        r = init_v(t, 4, pid, epoch)
+        seen.append(r[0])
+        if r[0] != 51:
+            break
+        time.sleep(0.05)
+    return {'epoch': epoch, 'seen': seen, 'last': r}
+
+
 def recovery(bootstrap, user, password):
     """InitProducerId v3+ with the producer id and epoch the client had"""
     t = Txn(bootstrap, user, password, 'recovering')
@@ -188,7 +208,15 @@ def recovery(bootstrap, user, password):
             'retry': init_v(t, 4, pid, epoch),
             'stale_v4': init_v(t, 4, pid, epoch - 1),
             'stale_v3': init_v(t, 3, pid, epoch - 1),
-            'other_id': init_v(t, 4, pid + 1, epoch + 1)}
+            'other_id': init_v(t, 4, pid + 1, epoch + 1),
+            'zombie': zombie(t, pid)}
+
+
+def zombie(t, pid):
+    """A new instance's InitProducerId (naming no producer) bumps the
+    epoch; the instance it fenced then names its epoch: fenced"""
+    t.init()
+    return init_v(t, 4, pid, t.epoch - 1)
 
 
 def fenced_node(bootstrap, topic, user, password):
@@ -210,6 +238,41 @@ def begin(bootstrap, topic, user, password, txn_id, timeout_ms):
     produced = t.produce(topic, 0, 'begun-' + txn_id)
     return {'init': init, 'add': add, 'produce': produced,
             'pid': t.pid, 'epoch': t.epoch}
+
+
+def init_only(bootstrap, user, password, txn_id, timeout_ms):
+    """InitProducerId of txn_id, once: its error, producer id and epoch"""
+    t = Txn(bootstrap, user, password, txn_id)
+    err = t.init(int(timeout_ms))
+    return {'init': err, 'pid': t.pid, 'epoch': t.epoch}
+
+
+def locked(bootstrap, topic, user, password, txn_id, pid, epoch):
+    """The requests of txn_id while another transaction holds its row:
+    each error, or 'closed' when the connection was closed"""
+    out = {}
+    for name, request in (
+            ('init', lambda t: t.init()),
+            ('add', lambda t: t.add_partitions(topic, [0])),
+            ('end', lambda t: t.end(True))):
+        t = Txn(bootstrap, user, password, txn_id)
+        t.pid, t.epoch = int(pid), int(epoch)
+        try:
+            out[name] = request(t)
+        except Exception:
+            out[name] = 'closed'
+    return out
+
+
+def add_failing(bootstrap, topic, user, password, txn_id, pid, epoch, count):
+    """AddPartitionsToTxn of txn_id naming partition 0 count times:
+    'closed' (the request failed), or its answer"""
+    t = Txn(bootstrap, user, password, txn_id)
+    t.pid, t.epoch = int(pid), int(epoch)
+    try:
+        return {'add': t.add_partitions(topic, [0] * int(count))}
+    except Exception:
+        return {'add': 'closed'}
 
 
 def resume(bootstrap, topic, user, password, txn_id, pid, epoch):
@@ -335,6 +398,108 @@ def confluent(bootstrap, topic, source, user, password):
     p2.commit_transaction(30)
     return {'got': len(got), 'committed_position': committed,
             'read_committed': sorted(seen), 'fenced': fenced}
+
+
+def two_partitions(bootstrap, topic, user, password, txn_id):
+    """A transaction that adds its second partition after its first
+    Produce, committed: each request's error"""
+    t = Txn(bootstrap, user, password, txn_id)
+    out = {'init': t.init_until_done()}
+    out['add0'] = t.add_partitions(topic, [0])
+    out['produce0'] = t.produce(topic, 0, txn_id + '-0')[0]
+    out['add1'] = t.add_partitions(topic, [1])
+    out['produce1'] = t.produce(topic, 1, txn_id + '-1')[0]
+    out['commit'] = t.end(True)
+    return out
+
+
+def fenced_worker(bootstrap, topic, user, password, txn_id, pid, epoch):
+    """The producer of begin goes on on a node fenced since: a Produce and
+    EndTxn(commit)"""
+    t = Txn(bootstrap, user, password, txn_id)
+    t.pid, t.epoch = int(pid), int(epoch)
+    return {'produce': t.produce(topic, 0, 'fenced-' + txn_id, seq=1)[0],
+            'commit': t.end(True)}
+
+
+def commit(bootstrap, user, password, txn_id, pid, epoch):
+    """EndTxn(commit) of the producer given"""
+    t = Txn(bootstrap, user, password, txn_id)
+    t.pid, t.epoch = int(pid), int(epoch)
+    return {'commit': t.end(True)}
+
+
+def sequence_gaps(bootstrap, topic, user, password):
+    """Sequence numbers in a transaction: a gap is taken only for a
+    partition's first batch of a transaction"""
+    t = Txn(bootstrap, user, password, 'sequence-gaps')
+    out = {'init': t.init_until_done()}
+    t.add_partitions(topic, [0])
+    out['first'] = t.produce(topic, 0, 'gaps-a', seq=0)[0]
+    out['gap'] = t.produce(topic, 0, 'gaps-gap', seq=5)[0]
+    out['next'] = t.produce(topic, 0, 'gaps-b', seq=1)[0]
+    out['commit'] = t.end(True)
+    # the next transaction's first batch may follow batches the table
+    # never kept (an aborted transaction's, before a restart)
+    t.add_partitions(topic, [0])
+    out['first_of_next'] = t.produce(topic, 0, 'gaps-c', seq=10)[0]
+    out['gap_of_next'] = t.produce(topic, 0, 'gaps-gap', seq=20)[0]
+    out['commit_next'] = t.end(True)
+    return out
+
+
+def wide(bootstrap, topic, user, password, n):
+    """A transaction writing n partitions, a Produce each, left open"""
+    t = Txn(bootstrap, user, password, 'wide-txn')
+    init = t.init_until_done()
+    add = t.add_partitions(topic, list(range(int(n))))
+    errors = set(t.produce(topic, p, 'wide-%d' % p)[0] for p in range(int(n)))
+    return {'init': init, 'add': sorted(set(e for _, e in add)),
+            'produce': sorted(errors), 'pid': t.pid, 'epoch': t.epoch}
+
+
+def failed_produce(bootstrap, topic, json_topic, user, password):
+    """A transaction whose Produce fails (a record a jsonb topic refuses):
+    the requests after it, its commit, its abort, the next transaction"""
+    t = Txn(bootstrap, user, password, 'failed-produce')
+    out = {'init': t.init_until_done()}
+    t.add_partitions(topic, [0])
+    t.add_partitions(json_topic, [0])
+    out['produce'] = t.produce(topic, 0, 'failed-txn-ok', seq=0)[0]
+    out['bad'] = t.produce(json_topic, 0, '{not json', seq=0)[0]
+    out['after'] = t.produce(topic, 0, 'failed-txn-after', seq=1)[0]
+    out['commit'] = t.end(True)
+    out['abort'] = t.end(False)
+    out['epoch'] = t.epoch
+    t.add_partitions(topic, [0])
+    out['next'] = t.produce(topic, 0, 'failed-txn-next', seq=1)[0]
+    out['next_commit'] = t.end(True)
+    return out
+
+
+def add_offsets_checks(bootstrap, topic, user, password, other, other_pw):
+    """AddOffsetsToTxn of a group another role's consumer holds, of the
+    same group twice, of groups up to the limit and one more; the
+    transaction is left open"""
+    from confluent_kafka import Consumer
+    c = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'others-group',
+                  'security.protocol': 'SASL_PLAINTEXT',
+                  'sasl.mechanisms': 'PLAIN', 'sasl.username': other,
+                  'sasl.password': other_pw, 'enable.auto.commit': False})
+    c.subscribe([topic])
+    deadline = time.time() + 60
+    while not c.assignment() and time.time() < deadline:
+        c.poll(0.5)
+    t = Txn(bootstrap, user, password, 'offsets-checks')
+    out = {'joined': len(c.assignment()) > 0, 'init': t.init_until_done()}
+    out['others'] = t.add_offsets('others-group')
+    c.close()
+    out['own'] = t.add_offsets('own-group')
+    out['own_again'] = t.add_offsets('own-group')
+    out['more'] = sorted(set(t.add_offsets('group-%d' % i) for i in range(63)))
+    out['over'] = t.add_offsets('one-too-many')
+    out['pid'], out['epoch'] = t.pid, t.epoch
+    return out
 
 
 if __name__ == '__main__':

@@ -185,7 +185,7 @@ sub kafka_node_conf
 shared_preload_libraries = 'pg_topics'
 pg_topics.kafka_port = $port
 pg_topics.kafka_listen_addresses = '127.0.0.1'
-max_worker_processes = 16
+max_worker_processes = 24
 };
 }
 

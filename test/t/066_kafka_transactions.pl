@@ -28,7 +28,12 @@ my %E = (
 	CONCURRENT_TRANSACTIONS => 51,
 	TRANSACTIONAL_ID_AUTHORIZATION_FAILED => 53,
 	OPERATION_NOT_ATTEMPTED => 55,
-	PRODUCER_FENCED => 90);
+	PRODUCER_FENCED => 90,
+	NOT_LEADER_OR_FOLLOWER => 6,
+	NOT_COORDINATOR => 16,
+	OUT_OF_ORDER_SEQUENCE_NUMBER => 45,
+	INVALID_RECORD => 87,
+	GROUP_AUTHORIZATION_FAILED => 30);
 
 my $node = PostgreSQL::Test::Cluster->new('kafka_transactions');
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
@@ -51,7 +56,9 @@ SELECT topics.create_topic('txn_source', 1, 'text', 'text');
 SELECT topics.create_topic('txn_out', 1, 'text', 'text');
 SELECT topics.create_topic('txn_compacted', 1, 'text', 'text',
     configs => '{"cleanup.policy": "compact"}');
-GRANT SELECT, INSERT ON txn_topic, txn_source, txn_out, txn_compacted TO alice;
+SELECT topics.create_topic('txn_wide', 70, 'text', 'text');
+SELECT topics.create_topic('txn_json', 1, 'text', 'jsonb');
+GRANT SELECT, INSERT ON txn_topic, txn_source, txn_out, txn_compacted, txn_wide, txn_json TO alice;
 GRANT SELECT, INSERT ON txn_topic TO bob;
 });
 wait_for_kafka_listener($kport);
@@ -144,6 +151,32 @@ is_deeply($r->{retry}, [ 0, 1, $r->{epoch} + 1 ],
 is($r->{stale_v4}[0], $E{PRODUCER_FENCED}, 'an older epoch: PRODUCER_FENCED');
 is($r->{stale_v3}[0], $E{INVALID_PRODUCER_EPOCH}, 'v3: INVALID_PRODUCER_EPOCH');
 is($r->{other_id}[0], $E{PRODUCER_FENCED}, 'another producer id: PRODUCER_FENCED');
+is($r->{zombie}[0], $E{PRODUCER_FENCED},
+	'after a new instance took the next epoch, the previous one is fenced, not answered as a retry');
+
+$r = txn('own_fence', 'txn_topic', 'alice', 'alice-pw');
+is($r->{seen}[0], $E{CONCURRENT_TRANSACTIONS},
+	'KIP-360 InitProducerId naming the open transaction\'s own producer aborts it: CONCURRENT_TRANSACTIONS');
+is_deeply($r->{last}, [ 0, 1, $r->{epoch} + 1 ],
+	'its retries are not fenced: once the abort ended, the epoch its fence took (given to no one else)');
+is(scalar(grep { $_ != $E{CONCURRENT_TRANSACTIONS} && $_ != 0 } @{ $r->{seen} }), 0,
+	'no other answer in between (' . join(',', @{ $r->{seen} }) . ')');
+
+# --- a row held by another transaction: the listener does not wait -------
+
+$r = txn('init_only', 'alice', 'alice-pw', 'locked-id', 60000);
+my $holder = $node->background_psql('postgres');
+$holder->query_safe(
+	q{BEGIN; SELECT FROM topics.kafka_transactional_ids WHERE transactional_id = 'locked-id' FOR UPDATE});
+my $locked = txn('locked', 'txn_topic', 'alice', 'alice-pw', 'locked-id', $r->{pid}, $r->{epoch});
+is($locked->{init}, $E{CONCURRENT_TRANSACTIONS},
+	'InitProducerId of an id whose row another transaction holds: CONCURRENT_TRANSACTIONS, not a lock wait');
+is_deeply($locked->{add}, [ [ 0, $E{CONCURRENT_TRANSACTIONS} ] ], 'AddPartitionsToTxn too');
+is($locked->{end}, $E{CONCURRENT_TRANSACTIONS}, 'and EndTxn');
+$holder->query_safe('COMMIT');
+$holder->quit;
+is(txn('init_only', 'alice', 'alice-pw', 'locked-id', 60000)->{init}, 0,
+	'once the row is free, InitProducerId answers');
 
 # --- roles own their transactional ids ------------------------------------
 
@@ -160,6 +193,25 @@ is($node->safe_psql('postgres',
 my ($ret, $out, $err) = $node->psql('postgres',
 	q{SET ROLE alice; SELECT * FROM topics.kafka_transactional_ids});
 like($err, qr/permission denied/, 'the table behind the view is not readable');
+
+$node->safe_psql('postgres', q{
+CREATE ROLE dave LOGIN PASSWORD 'dave-pw';
+GRANT SELECT, INSERT ON txn_topic TO dave;
+});
+is(txn('init_only', 'dave', 'dave-pw', 'dropped-role-id', 60000)->{init}, 0,
+	'dave takes a transactional id');
+$node->safe_psql('postgres', q{
+REVOKE ALL ON txn_topic FROM dave;
+DROP ROLE dave;
+});
+$r = txn('init_only', 'bob', 'bob-pw', 'dropped-role-id', 60000);
+is_deeply([ $r->{init}, $r->{epoch} ], [ 0, 0 ],
+	'once dave is dropped, bob takes the id: a new producer, epoch 0');
+is($node->safe_psql('postgres',
+		q{SET ROLE bob; SELECT role FROM topics.kafka_transactions WHERE transactional_id = 'dropped-role-id'}),
+	'bob', 'the id is bob\'s');
+is(txn('init_only', 'alice', 'alice-pw', 'dropped-role-id', 60000)->{init},
+	$E{TRANSACTIONAL_ID_AUTHORIZATION_FAILED}, 'and no longer free');
 
 # --- the limits -------------------------------------------------------------
 
@@ -237,6 +289,65 @@ is($resumed->{produce}, $E{INVALID_PRODUCER_EPOCH}, 'its Produce is fenced');
 is($resumed->{end_v2}, $E{PRODUCER_FENCED}, 'and its EndTxn');
 unlike(values_of('txn_topic'), qr/begun-slow-id/, 'nothing of it is visible');
 
+# --- the last epoch: an abort fences it too --------------------------------
+
+$r = txn('init_only', 'alice', 'alice-pw', 'last-epoch-id', 2000);
+$node->safe_psql('postgres',
+	q{UPDATE topics.kafka_transactional_ids SET producer_epoch = 32765 WHERE transactional_id = 'last-epoch-id'});
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-id', 2000);
+is_deeply([ $r->{epoch}, $r->{produce}[0] ], [ 32766, 0 ],
+	'a transaction of a producer at epoch 32766 begun');
+wait_for(q{SELECT state || ' ' || producer_epoch FROM topics.kafka_transactions WHERE transactional_id = 'last-epoch-id'},
+	'CompleteAbort 32767', 'its timeout aborts it at epoch 32767');
+$resumed = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-id', $r->{pid}, $r->{epoch});
+is_deeply($resumed->{add_v1}, [ [ 0, $E{INVALID_PRODUCER_EPOCH} ] ],
+	'its producer is fenced: AddPartitionsToTxn does not begin another transaction');
+is($resumed->{end_v2}, $E{PRODUCER_FENCED}, 'and EndTxn commits nothing');
+$again = txn('reinit_and_commit', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-id');
+is_deeply([ $again->{init}, $again->{epoch}, $again->{commit} ], [ [0], 0, 0 ],
+	'InitProducerId gives a new producer id at epoch 0, whose transaction commits');
+
+$r = txn('init_only', 'alice', 'alice-pw', 'last-epoch-fenced', 60000);
+$node->safe_psql('postgres',
+	q{UPDATE topics.kafka_transactional_ids SET producer_epoch = 32765 WHERE transactional_id = 'last-epoch-fenced'});
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-fenced', 60000);
+is($r->{epoch}, 32766, 'an open transaction at epoch 32766');
+is(txn('init_only', 'alice', 'alice-pw', 'last-epoch-fenced', 60000)->{init},
+	$E{CONCURRENT_TRANSACTIONS}, 'a new instance of the id aborts it');
+wait_for(q{SELECT state || ' ' || producer_epoch FROM topics.kafka_transactions WHERE transactional_id = 'last-epoch-fenced'},
+	'CompleteAbort 32767', 'at epoch 32767');
+$resumed = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'last-epoch-fenced', $r->{pid}, $r->{epoch});
+is_deeply($resumed->{add_v1}, [ [ 0, $E{INVALID_PRODUCER_EPOCH} ] ],
+	'the old instance is fenced before the new one retries');
+unlike(values_of('txn_topic'), qr/begun-last-epoch|resumed/, 'nothing of either transaction is visible');
+
+# --- a request that failed after beginning its transaction -----------------
+
+$r = txn('init_only', 'alice', 'alice-pw', 'orphan-id', 600000);
+# AddPartitionsToTxn naming partition 0 800 times: a request under
+# pg_topics.kafka_max_request_bytes, whose answer is over it, which fails
+# the request once its transaction was begun; the slot and its worker are
+# left without a transaction the row knows of
+$node->safe_psql('postgres', q{
+ALTER SYSTEM SET pg_topics.kafka_max_request_bytes = 4096;
+SELECT pg_reload_conf();
+});
+sleep 1;
+is(txn('add_failing', 'txn_topic', 'alice', 'alice-pw', 'orphan-id', $r->{pid}, $r->{epoch}, 800)->{add},
+	'closed', 'AddPartitionsToTxn fails after its transaction was begun');
+$node->safe_psql('postgres', q{
+ALTER SYSTEM RESET pg_topics.kafka_max_request_bytes;
+SELECT pg_reload_conf();
+});
+sleep 1;
+is(row_of('orphan-id'), "Empty $r->{epoch}", 'the row never said Ongoing');
+$again = txn('reinit_and_commit', 'txn_topic', 'alice', 'alice-pw', 'orphan-id');
+is($again->{init}[0], $E{CONCURRENT_TRANSACTIONS},
+	"the id's next InitProducerId aborts what the failed request left");
+is_deeply([ $again->{add}, $again->{produce}, $again->{commit} ], [ [ [ 0, 0 ] ], [ 0, 0 ], 0 ],
+	'and its transaction begins and commits, not refused until the timeout');
+like(values_of('txn_topic'), qr/again-1-orphan-id,again-2-orphan-id/, 'its records are visible');
+
 # --- confluent-kafka --------------------------------------------------------
 
 $r = txn('confluent', 'txn_out', 'txn_source', 'alice', 'alice-pw');
@@ -253,6 +364,113 @@ is($node->safe_psql('postgres',
 		q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction'}),
 	'0', 'no transaction worker is left');
 
+# --- the database's default_transaction_isolation -----------------------
+
+# a transaction worker's transaction is READ COMMITTED whatever the
+# database says: it sees the partition added after its first request
+$node->safe_psql('postgres',
+	q{ALTER DATABASE postgres SET default_transaction_isolation = 'serializable'});
+$r = txn('two_partitions', 'txn_topic', 'alice', 'alice-pw', 'serializable-db');
+is($r->{produce1}, 0,
+	'default_transaction_isolation serializable: a partition added after the first Produce takes the next');
+is($r->{commit}, 0, 'and the transaction commits');
+like(values_of('txn_topic'), qr/serializable-db-0.*serializable-db-1/,
+	'both partitions committed');
+$node->safe_psql('postgres',
+	q{ALTER DATABASE postgres RESET default_transaction_isolation});
+
+# --- sequence numbers in a transaction --------------------------------------
+
+$r = txn('sequence_gaps', 'txn_source', 'alice', 'alice-pw');
+is($r->{first}, 0, 'a transaction\'s first batch of a partition');
+is($r->{gap}, $E{OUT_OF_ORDER_SEQUENCE_NUMBER},
+	'a later batch of it after a gap: OUT_OF_ORDER_SEQUENCE_NUMBER');
+is($r->{next}, 0, 'the batch in order is taken');
+is($r->{commit}, 0, 'the transaction commits');
+is($r->{first_of_next}, 0,
+	"the next transaction's first batch of the partition may follow a gap");
+is($r->{gap_of_next}, $E{OUT_OF_ORDER_SEQUENCE_NUMBER}, 'its second may not');
+is($r->{commit_next}, 0, 'that transaction commits');
+like(values_of('txn_source'), qr/gaps-a,gaps-b,gaps-c/, 'the batches taken, in order');
+unlike(values_of('txn_source'), qr/gaps-gap/, 'none of the batches refused');
+
+# --- partition writes without subtransactions; a failed Produce ------------
+
+# 70 partitions, a Produce each, in one transaction: every one written
+# and committed, and the worker's transaction holds a single xid (past
+# 64 subtransaction xids every snapshot would read pg_subtrans).  A probe
+# with the old subtransaction per write also showed one xid: the topic
+# writes take none of their own there, so this part guards, it does not
+# tell the two apart.
+$r = txn('wide', 'txn_wide', 'alice', 'alice-pw', 70);
+is_deeply($r->{produce}, [0], 'a transaction writes 70 partitions, a request each');
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+	WHERE a.backend_type = 'pg_topics kafka transaction' AND l.locktype = 'transactionid'}),
+	'1', 'its worker holds one xid');
+is(txn('commit', 'alice', 'alice-pw', 'wide-txn', $r->{pid}, $r->{epoch})->{commit},
+	0, 'it commits');
+is($node->safe_psql('postgres', q{SELECT count(DISTINCT partition) FROM txn_wide}), '70',
+	'all 70 partitions');
+
+# a Produce that fails fails the transaction, as in Kafka: the client
+# must abort it
+$r = txn('failed_produce', 'txn_topic', 'txn_json', 'alice', 'alice-pw');
+is($r->{produce}, 0, 'a transaction writes');
+is($r->{bad}, $E{INVALID_RECORD}, 'its Produce of a record a jsonb topic refuses: INVALID_RECORD');
+is($r->{after}, $E{INVALID_TXN_STATE}, 'a Produce after it: INVALID_TXN_STATE');
+is($r->{commit}, $E{INVALID_TXN_STATE}, 'its commit: INVALID_TXN_STATE');
+is($r->{abort}, 0, 'its abort succeeds');
+is($r->{next}, 0, "the producer's next transaction writes (its epoch kept)");
+is($r->{next_commit}, 0, 'and commits');
+is(row_of('failed-produce'), "CompleteCommit $r->{epoch}", 'the row');
+my $vals = values_of('txn_topic');
+ok($vals =~ /failed-txn-next/ && $vals !~ /failed-txn-ok|failed-txn-after/,
+	'only the next transaction is visible');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM txn_json}), '0',
+	'nothing of the failed transaction');
+
+# --- AddOffsetsToTxn --------------------------------------------------------
+
+$r = txn('add_offsets_checks', 'txn_topic', 'alice', 'alice-pw', 'bob', 'bob-pw');
+ok($r->{joined}, "bob's consumer holds others-group");
+is($r->{others}, $E{GROUP_AUTHORIZATION_FAILED},
+	"AddOffsetsToTxn of a group bob's consumer holds: GROUP_AUTHORIZATION_FAILED");
+is($r->{own}, 0, 'of a group of its own');
+is($r->{own_again}, 0, 'the same group again');
+is_deeply($r->{more}, [0], 'groups up to 64 in one transaction');
+is($r->{over}, $E{INVALID_REQUEST}, 'the 65th: INVALID_REQUEST');
+is($node->safe_psql('postgres', q{
+	SELECT cardinality(groups) || ' ' || (SELECT count(*) FROM unnest(groups) g WHERE g = 'own-group')
+	FROM topics.kafka_transactional_ids WHERE transactional_id = 'offsets-checks'}),
+	'64 1', 'the transaction lists 64 groups, each once, not the refused ones');
+is(txn('commit', 'alice', 'alice-pw', 'offsets-checks', $r->{pid}, $r->{epoch})->{commit},
+	0, 'and commits');
+
+# --- the worker reads the fence -------------------------------------------
+
+# The node is fenced after the transaction's first Produce; the
+# configuration files are changed but not reloaded, so that the
+# listener, which reads them at a reload, still forwards: the worker
+# reads them itself before each write and before its commit.
+my $fw = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'worker-fence', 60000);
+is($fw->{produce}[0], 0, 'a transaction begun before the fence');
+$node->safe_psql('postgres',
+	q{ALTER SYSTEM SET default_transaction_read_only = on});
+$r = txn('fenced_worker', 'txn_topic', 'alice', 'alice-pw', 'worker-fence',
+	$fw->{pid}, $fw->{epoch});
+is($r->{produce}, $E{NOT_LEADER_OR_FOLLOWER},
+	'its Produce on the fenced node: NOT_LEADER_OR_FOLLOWER');
+is($r->{commit}, $E{NOT_COORDINATOR}, 'its EndTxn(commit): NOT_COORDINATOR');
+is(row_of('worker-fence'), "Ongoing $fw->{epoch}",
+	'nothing committed: the transaction stays open');
+unlike(values_of('txn_topic'), qr/worker-fence/, 'nothing of it visible');
+$node->safe_psql('postgres', q{ALTER SYSTEM RESET default_transaction_read_only});
+$r = txn('commit', 'alice', 'alice-pw', 'worker-fence', $fw->{pid}, $fw->{epoch});
+is($r->{commit}, 0, 'the fence gone, the retried commit commits');
+like(values_of('txn_topic'), qr/begun-worker-fence/, 'what was written before the fence');
+unlike(values_of('txn_topic'), qr/fenced-worker-fence/, 'not the Produce refused');
+
 # --- a node that refuses writes --------------------------------------------
 
 $node->safe_psql('postgres', q{
@@ -268,4 +486,20 @@ is_deeply($r->{add}, [ [ 0, 16 ] ], 'AddPartitionsToTxn too');
 is($r->{end}, 16, 'and EndTxn');
 
 $node->stop;
+
+# --- kafka_max_transactions and max_worker_processes ------------------------
+
+# the defaults: 8 worker processes, 2 listener processes, 16 transactions
+my $small = PostgreSQL::Test::Cluster->new('few_workers');
+$small->init;
+$small->append_conf('postgresql.conf', kafka_node_conf(PostgreSQL::Test::Cluster::get_free_port())
+	. "max_worker_processes = 8\n");
+$small->start;
+is($small->safe_psql('postgres', q{SHOW pg_topics.kafka_max_transactions}), '3',
+	'max_worker_processes 8: kafka_max_transactions lowered to 3 (8 - 2 listeners - 3)');
+like(slurp_file($small->logfile),
+	qr/WARNING:  (?:01000: )?pg_topics.kafka_max_transactions is lowered from 16 to 3/,
+	'with a WARNING');
+$small->stop;
+
 done_testing();

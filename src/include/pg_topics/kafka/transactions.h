@@ -17,12 +17,23 @@
 #include "pg_topics/shared/kafka_txns.h"
 
 /* A transactional id's row of topics.kafka_transactional_ids */
+/*
+ * The groups one Kafka transaction may add (AddOffsetsToTxn): a
+ * consume-transform-produce loop adds its consumer's one; beyond this the
+ * request is refused INVALID_REQUEST, so that a client cannot grow the
+ * transaction's row (and each later request's work on it) without bound
+ */
+#define KAFKA_TXN_MAX_GROUPS	64
+
 typedef struct KafkaTxnRow
 {
 	bool		found;
+	bool		locked;			/* not read: another transaction holds it */
 	Oid			role;
 	int64		producer_id;
 	int16		producer_epoch;
+	int16		last_producer_epoch;	/* the epoch a KIP-360 InitProducerId
+										 * moved on from, or -1 */
 	int32		timeout_ms;
 	char		state[16];		/* Kafka's name of the state */
 	TimestampTz started_at;		/* 0: none */
@@ -63,29 +74,51 @@ extern int16 kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
 							 KafkaTxnRow *row, int *slot);
 extern int16 kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row,
 							 int *slot);
-extern void kafka_txn_add(KafkaBytes transactional_id, bool groups,
-						  List *names);
+extern void kafka_txn_add_partitions(KafkaBytes transactional_id,
+									 List *names);
 extern List *kafka_txn_added_partitions(int64 producer_id);
+extern bool kafka_txn_add_group(KafkaBytes transactional_id, const char *group);
+extern int16 kafka_txn_group_error(const char *group);
 extern bool kafka_txn_forwarded(KafkaRequest *req);
 extern KafkaOutcome kafka_txn_forward(KafkaRequest *req, int slot,
+									  const KafkaTxnRow *row,
 									  TimestampTz *deadline);
 extern void kafka_txn_conn_closed(KafkaConn *conn);
+extern void kafka_txn_sweep_starting(void);
 
 /* txn_requests.c: what the worker runs of the transaction APIs */
 extern KafkaOutcome kafka_txn_offset_commit_run(KafkaRequest *req,
-												const KafkaTxnInfo *txn);
-extern bool kafka_end_txn_decode(KafkaRequest *req, bool *commit);
+												const KafkaTxnInfo *txn,
+												int16 all_error);
+extern bool kafka_end_txn_decode(KafkaRequest *req, bool *commit,
+								 int64 *producer_id, int16 *producer_epoch);
 extern void kafka_end_txn_answer(KafkaRequest *req, int16 error);
 
 /* produce.c: a transactional Produce, in the transaction's worker */
 extern KafkaOutcome kafka_txn_produce(KafkaRequest *req,
-									  const KafkaTxnInfo *txn);
+									  const KafkaTxnInfo *txn,
+									  int16 all_error);
 
-/* offsets.c: one partition's position, as OffsetCommit commits it */
-extern int16 kafka_commit_one_position(Relation topic, const char *group,
-									   int32 partition, int64 offset,
-									   KafkaBytes metadata,
-									   MemoryContext partition_context);
+/*
+ * offsets.c: OffsetCommit's checks of the group and its commit of a
+ * topic's positions, which a transaction's TxnOffsetCommit shares (its
+ * positions committed in the transaction's worker)
+ */
+
+/* The i-th partition of a request's topic: its index, offset, metadata */
+typedef void (*KafkaPositionGetter) (const void *partitions, int32 i,
+									 int32 *partition, int64 *offset,
+									 KafkaBytes *metadata);
+
+extern int16 kafka_commit_group_error(const char *group, KafkaBytes member_id,
+									  KafkaBytes group_instance_id,
+									  int32 generation);
+extern void kafka_commit_topic_positions(KafkaBytes name, int16 error,
+										 const char *group,
+										 const void *partitions, int32 n,
+										 KafkaPositionGetter get,
+										 int16 *errors,
+										 MemoryContext partition_context);
 extern char *kafka_offsets_group_name(KafkaBytes id);
 
 #endif							/* TOPIC_KAFKA_TRANSACTIONS_H */

@@ -45,7 +45,7 @@ extern void kafka_producers_shmem_startup(void);
 extern int16 kafka_producer_new_id(Oid roleid, int64 *producer_id);
 extern int16 kafka_producer_begin(Oid roleid, Oid relid, int64 producer_id,
 								  int16 epoch, int32 first_seq, int32 count,
-								  bool transactional,
+								  bool first_in_txn,
 								  const KafkaProducerHistory *history,
 								  bool *duplicate, int64 *base_offset,
 								  int64 *timestamp);

@@ -37,11 +37,14 @@ extern void kafka_txns_shmem_startup(void);
 
 /* the listener's side */
 extern int	kafka_txn_find(int64 producer_id, int16 producer_epoch);
+extern int	kafka_txn_find_producer(int64 producer_id, int16 *epoch);
 extern int16 kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit,
-							 int *slot, bool *fresh);
+							 int *slot, bool *fresh, uint64 *claim);
 extern void kafka_txn_release(int slot);
-extern bool kafka_txn_post(int slot, dsm_handle handle, Latch *reply,
-						   uint64 *ticket);
+extern bool kafka_txn_unattached(int slot, uint64 claim);
+extern void kafka_txn_release_unstarted(int slot, uint64 claim);
+extern bool kafka_txn_post(int slot, int64 producer_id, int16 producer_epoch,
+						   dsm_handle handle, Latch *reply, uint64 *ticket);
 extern KafkaTxnResult kafka_txn_result(int slot, uint64 ticket);
 extern void kafka_txn_request_abort(int slot);
 extern uint64 kafka_txn_version(int slot);
