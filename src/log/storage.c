@@ -7,23 +7,26 @@
  * A segment's main fork holds block 0, its metapage, and data pages in
  * offset order after it; a partition's own relation (its router) has only
  * the metapage, whose segment directory segments/segment.c keeps.
- * Readers walk pages with batch_iter.c.  Appends go to the tail (the last block)
- * under its exclusive content lock, which is what serializes offset and
- * timestamp assignment.  The protocol, in full:
+ * Readers walk pages with batch_iter.c.  Appends go to the tail, the last
+ * initialized page, under its exclusive content lock, which is what
+ * serializes offset and timestamp assignment.  The protocol, in full:
  *
- * - An inserter locks the block it believes to be the tail, then reads the
- *   relation size.  A relation is only ever extended by a backend that holds
- *   the tail's exclusive lock, so if the locked block is still the last one
- *   it stays the tail for as long as the lock is held.
- * - A full tail is extended under the relation extension lock while the old
- *   tail stays locked; the new page is initialized by the first batch
- *   written to it (one WAL record, REGBUF_WILL_INIT, no full-page image).
- * - An all-zero last page (a crash between extension and the first WAL
- *   record, or a page another backend is about to initialize) takes its
- *   starting offset from the page before it.  That page is read without
- *   holding the zero page's lock, so that this backend never waits for a
- *   lower block while holding a higher one: the extender does exactly the
- *   opposite, and LWLocks have no deadlock detector.
+ * - Initialized pages form a prefix of the file; after the tail come only
+ *   zero pages, taken ahead of need.  find_tail says how the tail is found
+ *   (the page this backend last saw as the tail, a few pages forward over
+ *   TL_PAGE_HAS_NEXT, or back from the file's end over the zero pages).
+ * - A full tail's writer takes the next page while it still holds the
+ *   tail: a page the file has is locked without being read or written
+ *   (RBM_ZERO_AND_LOCK); a file that ends at the tail first grows by an
+ *   eighth of the relation, 1 to 32 blocks, after WAL is flushed up to the
+ *   tail (extend_ahead), so that a crash leaves no more zero pages at the
+ *   end than that.  The new page is initialized by the first batch written
+ *   to it (one WAL record, REGBUF_WILL_INIT, no full-page image); standbys
+ *   grow their files by replaying it.
+ * - Locks are taken from lower blocks to higher ones, holding the lower
+ *   one (the writer taking the next page, a walk forward), or one at a
+ *   time (the walk back): never a lower block while holding a higher one,
+ *   since LWLocks have no deadlock detector.
  *
  * Every page change happens inside a critical section, after all sizing
  * and allocation, and is WAL-logged by the same code that redo runs

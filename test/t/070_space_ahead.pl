@@ -1,0 +1,295 @@
+# Space taken ahead of the LIVE segment's tail (docs/architecture.md §3):
+# writers add zero pages to a segment's file ahead of need and take them
+# without writing them first.  kill -9 of the server while two producers
+# write with produce_batch; after restart every acknowledged record is
+# there, offsets are dense but for transactions cut by the crash,
+# topics.verify is clean, and pageinspect shows zero pages only after the
+# last initialized page and at most 32 of them.  A physical standby replays
+# the same records, is promoted and written to.  Retention by bytes still
+# holds, and a segment rolls when its records fill it, not when the space
+# taken ahead does.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use PgTopicsTest;
+use IPC::Run;
+use Time::HiRes qw(usleep);
+
+my $primary = PostgreSQL::Test::Cluster->new('primary');
+$primary->init(allows_streaming => 1);
+$primary->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'pg_topics'
+wal_consistency_checking = 'pg_topics'
+wal_keep_size = '2GB'
+pg_topics.worker_naptime = '200ms'
+checkpoint_timeout = 30s
+shared_buffers = '32MB'
+});
+$primary->start;
+
+# 't': segments of 36 pages, so that many roll during the test.  Writers
+# add an eighth of a segment's pages ahead, within its size: 30 pages take
+# 3 more, 33 the last 3, so that the file reaches the size while its pages
+# (plus the one of the TOAST index, which counts too) do not.
+$primary->safe_psql('postgres', q{
+CREATE EXTENSION pg_topics;
+CREATE EXTENSION pageinspect;
+SELECT topics.create_topic('t', partitions => 1, key_type => 'text', value_type => 'bytea',
+    configs => '{"segment.bytes": "294912", "segment.ms": "3600000"}');
+});
+my $roll_blocks = 36;
+
+$primary->backup('base');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'base', has_streaming => 1);
+$standby->start;
+
+# Per segment of topic $topic: its state, the blocks of its file, its last
+# initialized page, its zero pages and the zero pages before that page
+# (pd_upper is 0 only on an all-zero page, PageIsNew)
+sub segment_pages
+{
+	my ($node, $topic) = @_;
+	my $rows = $node->safe_psql('postgres', qq{
+SELECT s.segment, s.state, n.nblocks, p.last_init, p.zeros, p.zeros_inside, n.other
+FROM topics.segments s,
+  LATERAL (SELECT (pg_relation_size(s.relation) / 8192)::int AS nblocks,
+                  (pg_total_relation_size(s.relation) - pg_relation_size(s.relation)) / 8192 AS other) n,
+  LATERAL (SELECT max(b) FILTER (WHERE NOT z) AS last_init,
+                  count(*) FILTER (WHERE z) AS zeros,
+                  count(*) FILTER (WHERE z AND b < (SELECT max(b2) FROM generate_series(0, n.nblocks - 1) b2
+                                                    WHERE (page_header(get_raw_page(s.relation::text, b2))).upper <> 0)) AS zeros_inside
+           FROM generate_series(0, n.nblocks - 1) b,
+                LATERAL (SELECT (page_header(get_raw_page(s.relation::text, b))).upper = 0 AS z) zz) p
+WHERE s.topic = '$topic'::regclass AND s.relation IS NOT NULL AND s.state <> 'spare'
+ORDER BY s.segment});
+	my @segs;
+	for my $row (split /\n/, $rows)
+	{
+		my ($segment, $state, $nblocks, $last, $zeros, $inside, $other) = split /\|/, $row;
+		# used: the size a roll counts (the TOAST table and its index too)
+		push @segs, { segment => $segment, state => $state, nblocks => $nblocks,
+			last_init => $last, zeros => $zeros, inside => $inside,
+			used => $last + 1 + $other, disk => $nblocks + $other };
+	}
+	return @segs;
+}
+
+# zero pages only after the last initialized page, at most 32 of them
+sub check_zero_runs
+{
+	my ($node, $topic, $what) = @_;
+	my @segs = segment_pages($node, $topic);
+	my @inside = grep { $_->{inside} > 0 } @segs;
+	is(scalar(@inside), 0, "$what: no zero page before a segment's last initialized page")
+	  or diag(join ', ', map { "segment $_->{segment}: $_->{inside}" } @inside);
+	my @long = grep { $_->{zeros} > 32 } @segs;
+	is(scalar(@long), 0, "$what: at most 32 zero pages after a segment's tail")
+	  or diag(join ', ', map { "segment $_->{segment}: $_->{zeros}" } @long);
+	return @segs;
+}
+
+# Sealed segments hold what they were configured to: a segment rolls when
+# its records fill its size, whatever space was taken ahead of them.  (A
+# writer measures its records before writing them, by an upper bound of
+# their size: so the call's records must be few for the segment to end
+# within a page of its size, and the producers here write at most 300 a
+# call.)
+sub check_sealed_full
+{
+	my ($node, $topic, $blocks, $what) = @_;
+	my @sealed = grep { $_->{state} eq 'sealed' } segment_pages($node, $topic);
+	my @short = grep { $_->{used} < $blocks - 1 } @sealed;
+	ok(@sealed > 0, "$what: segments were sealed (" . scalar(@sealed) . ')');
+	is(scalar(@short), 0, "$what: every sealed segment holds its size in records")
+	  or diag(join ', ', map { "segment $_->{segment}: $_->{used} pages" } @short);
+}
+
+# --- the writers take space ahead, and a roll does not count it ---
+
+# a fresh segment, written to one call at a time by this session, until
+# its file reached the roll size through the space taken ahead while its
+# records did not: the roll (the worker's, enforce_retention's) waits
+my $value = "decode(repeat('ab', 100), 'hex')";
+my $live_before = $primary->safe_psql('postgres',
+	q{SELECT segment FROM topics.segments WHERE topic = 't'::regclass AND state = 'live'});
+my ($ahead_seen, $waited) = (0, 0);
+for my $i (1 .. 200)
+{
+	$primary->safe_psql('postgres',
+		"SELECT count(*) FROM topics.produce_batch('t', (SELECT array_agg($value) FROM generate_series(1, 20)))");
+	my ($live) = grep { $_->{state} eq 'live' } segment_pages($primary, 't');
+	next unless defined $live && $live->{segment} == $live_before;
+	$ahead_seen = 1 if $live->{zeros} > 1;
+	if ($live->{disk} >= $roll_blocks && $live->{used} < $roll_blocks)
+	{
+		$primary->safe_psql('postgres', q{SELECT count(*) FROM topics.enforce_retention('t')});
+		is($primary->safe_psql('postgres',
+				q{SELECT segment FROM topics.segments WHERE topic = 't'::regclass AND state = 'live'}),
+			$live_before, 'a segment whose file reached its size only through the space taken ahead does not roll');
+		$waited = 1;
+		last;
+	}
+}
+ok($ahead_seen, 'writers take more than one page ahead of the tail');
+ok($waited, 'a segment file reached its roll size before its records did');
+
+# --- kill -9 under two heavy producers ---
+
+# Each producer runs transactions of produce_batch; psql prints
+# "ack <key> <n>" after each COMMIT returns, so the output lists exactly
+# the acknowledged ones.
+my $nproducers = 2;
+my $ntxn = 4000;
+my (@harness, @outfile, %plan);
+srand(70);
+for my $p (1 .. $nproducers)
+{
+	my $script = '';
+	for my $i (1 .. $ntxn)
+	{
+		my $key = "p$p-$i";
+		my $n = 1 + int(rand(300));
+		$plan{$key} = $n;
+		$script .= "SELECT count(*) FROM topics.produce_batch('t', (SELECT array_agg($value) FROM generate_series(1, $n)), (SELECT array_agg('$key'::text) FROM generate_series(1, $n))) \\g /dev/null\n";
+		$script .= "\\echo ack $key $n\n";
+	}
+	my $file = $primary->basedir . "/producer$p.sql";
+	open my $fh, '>', $file or die;
+	print $fh $script;
+	close $fh;
+	$outfile[$p] = $primary->basedir . "/producer$p.out";
+	push @harness, IPC::Run::start(
+		[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $primary->connstr('postgres'), '-f', $file ],
+		'>', $outfile[$p], '2>', $primary->basedir . "/producer$p.err");
+}
+
+sleep 2;
+my $deadline = time + 120;
+while (time < $deadline)
+{
+	my $acks = 0;
+	for my $file (grep { defined } @outfile)
+	{
+		open my $fh, '<', $file or next;
+		$acks += grep { /^ack / } <$fh>;
+		close $fh;
+	}
+	last if $acks > 300;
+	sleep 1;
+}
+my @killed = kill9_server($primary);
+$_->finish for @harness;
+for (1 .. 100)
+{
+	last unless grep { kill 0, $_ } @killed;
+	usleep(100_000);
+}
+$primary->start;
+
+# before anything writes again: what crash recovery left
+my @after_crash = check_zero_runs($primary, 't', 'after crash recovery');
+note("zero pages after the tail after the crash: " . join(" ", map { $_->{zeros} } @after_crash));
+
+my %acked;
+for my $p (1 .. $nproducers)
+{
+	open my $fh, '<', $outfile[$p] or die;
+	while (<$fh>)
+	{
+		$acked{$1} = $2 if /^ack (\S+) (\d+)$/;
+	}
+	close $fh;
+}
+ok(scalar(keys %acked) > 100, 'producers acknowledged transactions before the crash: ' . scalar(keys %acked));
+
+my %found;
+for my $row (split /\n/, $primary->safe_psql('postgres', q{SELECT key, count(*) FROM t WHERE key LIKE 'p%' GROUP BY key}))
+{
+	my ($key, $count) = split /\|/, $row;
+	$found{$key} = $count;
+}
+my @missing = grep { ($found{$_} // 0) != $acked{$_} } keys %acked;
+is(scalar(@missing), 0, 'every acknowledged record is there exactly once')
+  or diag("missing or wrong: @missing[0 .. ($#missing < 9 ? $#missing : 9)]");
+my @partial = grep { !defined $plan{$_} || $found{$_} != $plan{$_} } keys %found;
+is(scalar(@partial), 0, 'every visible call is complete (all or nothing)');
+
+# dense: the only gaps are the calls the crash cut (one per producer)
+my ($total, $distinct, $minoff, $maxoff) = split /\|/, $primary->safe_psql('postgres',
+	'SELECT count(*), count(DISTINCT "offset"), min("offset"), max("offset") FROM t');
+is($total, $distinct, 'no offset is used twice');
+my $gaps = $maxoff - $minoff + 1 - $total;
+ok($gaps <= 300 * $nproducers, "offsets are dense but for the calls the crash cut ($gaps missing)");
+
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('t')}), '0',
+	'verify finds nothing after crash recovery');
+
+# the log goes on, into the space the crash left ahead
+$primary->safe_psql('postgres',
+	"SELECT count(*) FROM generate_series(0, 14) c, LATERAL topics.produce_batch('t', (SELECT array_agg($value) FROM generate_series(1, 200)), (SELECT array_agg('after' || (c * 200 + g)) FROM generate_series(1, 200) g))");
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM t WHERE key LIKE 'after%' AND "offset" > } . $maxoff),
+	'3000', 'offsets continue after the crash');
+check_zero_runs($primary, 't', 'after writing again');
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('t')}), '0',
+	'verify finds nothing after writing again');
+check_sealed_full($primary, 't', $roll_blocks, 'primary');
+
+# --- the standby replays the same log ---
+
+my $content = q{SELECT string_agg("offset" || ':' || coalesce(key, '') || ':' || md5(value), ',' ORDER BY "offset")
+FROM topics.fetch(NULL::t, 0, 0, max_records => 100000000)};
+$primary->wait_for_catchup($standby);
+my $on_primary = $primary->safe_psql('postgres', $content);
+is($standby->safe_psql('postgres', $content), $on_primary, 'the standby fetches the same records');
+is($standby->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('t')}), '0',
+	'verify on the standby finds nothing');
+check_zero_runs($standby, 't', 'standby');
+ok(!$standby->log_contains('inconsistent page found'), 'wal_consistency_checking found no difference');
+
+# promoted, it takes over the log where the primary left it
+$primary->stop;
+$standby->promote;
+$standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()') or die;
+$standby->safe_psql('postgres',
+	"SELECT count(*) FROM generate_series(0, 24) c, LATERAL topics.produce_batch('t', (SELECT array_agg($value) FROM generate_series(1, 200)), (SELECT array_agg('promoted' || (c * 200 + g)) FROM generate_series(1, 200) g))");
+my ($ptotal, $pdistinct) = split /\|/, $standby->safe_psql('postgres',
+	'SELECT count(*), count(DISTINCT "offset") FROM t');
+is($ptotal, $pdistinct, 'the promoted standby uses no offset twice');
+is($standby->safe_psql('postgres',
+		q{SELECT max("offset") - min("offset") + 1 FROM t WHERE key LIKE 'promoted%'}),
+	'5000', "the promoted standby's records have dense offsets");
+ok($standby->safe_psql('postgres', q{SELECT min("offset") FROM t WHERE key LIKE 'promoted%'}) > $maxoff,
+	'the promoted standby continues after the primary');
+is($standby->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('t')}), '0',
+	'verify on the promoted standby finds nothing');
+check_zero_runs($standby, 't', 'promoted standby');
+check_sealed_full($standby, 't', $roll_blocks, 'promoted standby');
+
+# --- retention by bytes counts what is on disk ---
+
+# 2 MB of retention: segments of a quarter of it (64 pages)
+$standby->safe_psql('postgres', q{
+SELECT topics.create_topic('r', partitions => 1, key_type => 'text', value_type => 'bytea',
+    retention_bytes => 2097152);
+});
+for (1 .. 12)
+{
+	$standby->safe_psql('postgres',
+		"SELECT count(*) FROM generate_series(1, 25) c, LATERAL topics.produce_batch('r', (SELECT array_agg($value) FROM generate_series(1, 200)), (SELECT array_agg('r' || c || '-' || g) FROM generate_series(1, 200) g))");
+}
+$standby->safe_psql('postgres', q{SELECT count(*) FROM topics.enforce_retention('r')});
+my ($kept, $sealed_bytes) = split /\|/, $standby->safe_psql('postgres', q{
+SELECT sum(bytes), max(bytes) FILTER (WHERE state = 'sealed')
+FROM topics.segments WHERE topic = 'r'::regclass AND state IN ('live', 'sealed')});
+ok($kept <= 2097152 + $sealed_bytes, "retention by bytes keeps at most retention_bytes and one segment ($kept bytes)");
+ok($standby->safe_psql('postgres', q{SELECT min("offset") FROM r}) > 0, 'retention dropped the oldest records');
+check_zero_runs($standby, 'r', 'retention');
+check_sealed_full($standby, 'r', 64, 'retention');
+is($standby->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('r')}), '0',
+	'verify finds nothing after retention');
+
+$standby->stop;
+done_testing();
