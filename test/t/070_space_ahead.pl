@@ -38,6 +38,7 @@ CREATE EXTENSION pg_topics;
 CREATE EXTENSION pageinspect;
 SELECT topics.create_topic('t', partitions => 1, key_type => 'text', value_type => 'bytea',
     configs => '{"segment.bytes": "294912", "segment.ms": "3600000"}');
+SELECT topics.create_topic('big', partitions => 1, key_type => 'text', value_type => 'bytea');
 });
 my $roll_blocks = 36;
 
@@ -136,12 +137,13 @@ for my $i (1 .. 200)
 ok($ahead_seen, 'writers take more than one page ahead of the tail');
 ok($waited, 'a segment file reached its roll size before its records did');
 
-# --- kill -9 under two heavy producers ---
+# --- kill -9 under heavy producers ---
 
 # Each producer runs transactions of produce_batch; psql prints
 # "ack <key> <n>" after each COMMIT returns, so the output lists exactly
-# the acknowledged ones.
-my $nproducers = 2;
+# the acknowledged ones.  Two share 't'; a third writes larger calls to
+# 'big', whose segment takes 32 pages ahead at a time.
+my $nproducers = 3;
 my $ntxn = 4000;
 my (@harness, @outfile, %plan);
 srand(70);
@@ -151,9 +153,10 @@ for my $p (1 .. $nproducers)
 	for my $i (1 .. $ntxn)
 	{
 		my $key = "p$p-$i";
-		my $n = 1 + int(rand(300));
+		my $n = 1 + int(rand($p == 3 ? 1000 : 300));
+		my $topic = $p == 3 ? 'big' : 't';
 		$plan{$key} = $n;
-		$script .= "SELECT count(*) FROM topics.produce_batch('t', (SELECT array_agg($value) FROM generate_series(1, $n)), (SELECT array_agg('$key'::text) FROM generate_series(1, $n))) \\g /dev/null\n";
+		$script .= "SELECT count(*) FROM topics.produce_batch('$topic', (SELECT array_agg($value) FROM generate_series(1, $n)), (SELECT array_agg('$key'::text) FROM generate_series(1, $n))) \\g /dev/null\n";
 		$script .= "\\echo ack $key $n\n";
 	}
 	my $file = $primary->basedir . "/producer$p.sql";
@@ -192,6 +195,8 @@ $primary->start;
 # before anything writes again: what crash recovery left
 my @after_crash = check_zero_runs($primary, 't', 'after crash recovery');
 note("zero pages after the tail after the crash: " . join(" ", map { $_->{zeros} } @after_crash));
+@after_crash = check_zero_runs($primary, 'big', 'after crash recovery, large segment');
+note("zero pages after the tail of the large segment after the crash: " . join(" ", map { $_->{zeros} } @after_crash));
 
 my %acked;
 for my $p (1 .. $nproducers)
@@ -206,7 +211,8 @@ for my $p (1 .. $nproducers)
 ok(scalar(keys %acked) > 100, 'producers acknowledged transactions before the crash: ' . scalar(keys %acked));
 
 my %found;
-for my $row (split /\n/, $primary->safe_psql('postgres', q{SELECT key, count(*) FROM t WHERE key LIKE 'p%' GROUP BY key}))
+for my $row (split /\n/, $primary->safe_psql('postgres',
+		q{SELECT key, count(*) FROM (SELECT key FROM t UNION ALL SELECT key FROM big) r WHERE key LIKE 'p%' GROUP BY key}))
 {
 	my ($key, $count) = split /\|/, $row;
 	$found{$key} = $count;
@@ -222,10 +228,16 @@ my ($total, $distinct, $minoff, $maxoff) = split /\|/, $primary->safe_psql('post
 	'SELECT count(*), count(DISTINCT "offset"), min("offset"), max("offset") FROM t');
 is($total, $distinct, 'no offset is used twice');
 my $gaps = $maxoff - $minoff + 1 - $total;
-ok($gaps <= 300 * $nproducers, "offsets are dense but for the calls the crash cut ($gaps missing)");
+ok($gaps <= 300 * 2, "offsets are dense but for the calls the crash cut ($gaps missing)");
+my ($btotal, $bdistinct, $bspan) = split /\|/, $primary->safe_psql('postgres',
+	'SELECT count(*), count(DISTINCT "offset"), coalesce(max("offset") - min("offset") + 1, 0) FROM big');
+is($btotal, $bdistinct, 'no offset is used twice in the large segment');
+ok($bspan - $btotal <= 1000, 'offsets of the large segment are dense but for the call the crash cut (' . ($bspan - $btotal) . ' missing)');
 
 is($primary->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('t')}), '0',
 	'verify finds nothing after crash recovery');
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('big')}), '0',
+	'verify finds nothing in the large segment after crash recovery');
 
 # the log goes on, into the space the crash left ahead
 $primary->safe_psql('postgres',
@@ -237,6 +249,23 @@ is($primary->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('t')}), 
 	'verify finds nothing after writing again');
 check_sealed_full($primary, 't', $roll_blocks, 'primary');
 
+# 'big': the default segment size, where writers take 32 pages at a time
+# (on 15 with posix_fallocate, from 16 with ExtendBufferedRelBy)
+my $max_ahead = 0;
+for my $c (1 .. 40)
+{
+	$primary->safe_psql('postgres',
+		"SELECT count(*) FROM topics.produce_batch('big', (SELECT array_agg($value) FROM generate_series(1, 1000)), (SELECT array_agg('big$c-' || g) FROM generate_series(1, 1000) g))");
+	my ($live) = grep { $_->{state} eq 'live' } segment_pages($primary, 'big');
+	$max_ahead = $live->{zeros} if $live->{zeros} > $max_ahead;
+}
+ok($max_ahead > 8 && $max_ahead <= 32, "a large segment takes up to 32 pages ahead at once (seen: $max_ahead)");
+check_zero_runs($primary, 'big', 'large segment');
+is($primary->safe_psql('postgres', q{SELECT count(*), max("offset") - min("offset") + 1 FROM big WHERE key LIKE 'big%'}),
+	'40000|40000', 'every record written to the large segment is there, offsets dense');
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('big')}), '0',
+	'verify finds nothing in the large segment');
+
 # --- the standby replays the same log ---
 
 my $content = q{SELECT string_agg("offset" || ':' || coalesce(key, '') || ':' || md5(value), ',' ORDER BY "offset")
@@ -244,6 +273,9 @@ FROM topics.fetch(NULL::t, 0, 0, max_records => 100000000)};
 $primary->wait_for_catchup($standby);
 my $on_primary = $primary->safe_psql('postgres', $content);
 is($standby->safe_psql('postgres', $content), $on_primary, 'the standby fetches the same records');
+(my $content_big = $content) =~ s/NULL::t\b/NULL::big/;
+is($standby->safe_psql('postgres', $content_big), $primary->safe_psql('postgres', $content_big),
+	'the standby fetches the same records of the large segment');
 is($standby->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('t')}), '0',
 	'verify on the standby finds nothing');
 check_zero_runs($standby, 't', 'standby');
