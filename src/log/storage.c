@@ -36,12 +36,17 @@
  */
 #include "postgres.h"
 
+#include <fcntl.h>
+
 #include "access/relation.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
+#include "catalog/pg_class.h"
 #include "catalog/storage.h"
+#include "common/relpath.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/fd.h"
 #include "storage/lmgr.h"
 #include "storage/smgr.h"
 
@@ -49,6 +54,14 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/wal.h"
+
+#if PG_VERSION_NUM < 160000
+/*
+ * On 15, more blocks than this at once are allocated with posix_fallocate
+ * (fallocate_ahead) rather than written, as 16's smgrzeroextend decides
+ */
+#define FALLOCATE_MIN_BLOCKS	8
+#endif
 
 static bool batch_fits(Page page, const char *batch, Size len, bool init_page);
 static void read_metapage(Relation rel, TopicLogMetaData *meta,
@@ -794,6 +807,64 @@ ahead_blocks(BlockNumber nblocks, BlockNumber limit)
 	return n;
 }
 
+#if PG_VERSION_NUM < 160000
+/*
+ * PostgreSQL 15 only, where smgr extends one block at a time (an 8 kB
+ * pwrite of zeros each): the blocks [first, first + n) of rel's main fork
+ * are allocated with posix_fallocate on the segment's own file, around
+ * smgr, as 16's mdzeroextend does through it for more than 8 blocks.  That
+ * is sound because md.c keeps no size of its own (mdnblocks asks the file)
+ * and the blocks are zero to any reader; they need no fsync, since the
+ * space ahead need not survive a crash (see extend_ahead), and the pages
+ * written into them later register the file for the checkpoint's fsync as
+ * any write does.  Only inside the relation's first file of RELSEG_SIZE
+ * blocks (a segment is never larger, unless the server was built with a
+ * smaller segment size) and for a permanent relation.  False when it
+ * cannot, or the file system does not offer the call: the caller then
+ * writes the zero blocks through smgr.
+ */
+static bool
+fallocate_ahead(Relation rel, BlockNumber first, BlockNumber n)
+{
+	char	   *path;
+	int			fd;
+	int			rc;
+
+	if ((uint64) first + n > RELSEG_SIZE ||
+		rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
+		return false;
+	path = relpathperm(RelationGetLocator(rel), MAIN_FORKNUM);
+	fd = OpenTransientFile(path, O_RDWR | PG_BINARY);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", path)));
+	do
+	{
+		rc = posix_fallocate(fd, (off_t) first * BLCKSZ, (off_t) n * BLCKSZ);
+	} while (rc == EINTR);
+	if (CloseTransientFile(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not close file \"%s\": %m", path)));
+	if (rc == EINVAL || rc == EOPNOTSUPP)
+	{
+		pfree(path);
+		return false;
+	}
+	if (rc != 0)
+	{
+		errno = rc;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not extend file \"%s\": %m", path),
+				 errhint("Check free disk space.")));
+	}
+	pfree(path);
+	return true;
+}
+#endif
+
 /*
  * The file of rel ends at the locked tail: add the space ahead, zero
  * blocks that later tails take without writing them first, and return the
@@ -848,8 +919,9 @@ extend_ahead(Relation rel, TopicTail *tail)
 		if (nblocks != next)
 			elog(ERROR, "relation \"%s\" has %u blocks past its tail %u",
 				 RelationGetRelationName(rel), nblocks, tail->blkno);
-		for (BlockNumber i = 0; i < n; i++)
-			smgrextend(smgr, MAIN_FORKNUM, next + i, zero.data, false);
+		if (n <= FALLOCATE_MIN_BLOCKS || !fallocate_ahead(rel, next, n))
+			for (BlockNumber i = 0; i < n; i++)
+				smgrextend(smgr, MAIN_FORKNUM, next + i, zero.data, false);
 		UnlockRelationForExtension(rel, ExclusiveLock);
 		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, next, RBM_ZERO_AND_LOCK,
 									tail->strategy);
