@@ -26,6 +26,10 @@ wal_keep_size = '2GB'
 pg_topics.worker_naptime = '200ms'
 checkpoint_timeout = 30s
 shared_buffers = '32MB'
+# WAL of a transaction that has not committed stays unflushed for seconds
+wal_buffers = '64MB'
+wal_writer_delay = '10s'
+autovacuum = off
 });
 $primary->start;
 
@@ -265,6 +269,50 @@ is($primary->safe_psql('postgres', q{SELECT count(*), max("offset") - min("offse
 	'40000|40000', 'every record written to the large segment is there, offsets dense');
 is($primary->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('big')}), '0',
 	'verify finds nothing in the large segment');
+
+# --- a crash inside a long transaction ---
+
+# A transaction that wrote 320 pages into a fresh segment and has not
+# committed: its WAL need not be flushed (nobody commits, the WAL writer
+# sleeps long) but where a writer flushed it before growing the file.  The
+# crash loses its pages; the zero pages it leaves after the tail are no
+# more than the space taken ahead, because the file grew only past pages
+# whose WAL was flushed.  (The WAL writer may still flush before the
+# kill: then the case shows less; the note says how much was unflushed.)
+$primary->safe_psql('postgres', q{
+SELECT topics.create_topic('long', partitions => 1, key_type => 'text', value_type => 'bytea');
+SELECT count(*) FROM topics.produce_batch('long', ARRAY['\x00'::bytea]);
+});
+# the worker's spare segment for it, committed before, not during
+$primary->poll_query_until('postgres',
+	q{SELECT count(*) > 0 FROM topics.segments WHERE topic = 'long'::regclass AND state = 'spare'})
+  or die 'no spare segment';
+sleep 1;
+my ($long) = start_psql_script($primary, 'long', "BEGIN;
+SELECT count(*) FROM topics.produce_batch('long', (SELECT array_agg($value) FROM generate_series(1, 25000)));
+SELECT 'written';
+SELECT pg_sleep(600);
+");
+$primary->poll_query_until('postgres', q{SELECT count(*) > 0 FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND state = 'active' AND pid <> pg_backend_pid()})
+  or die 'the long transaction did not get to its sleep';
+note('WAL not yet flushed when the server is killed: ' . $primary->safe_psql('postgres',
+		q{SELECT pg_current_wal_insert_lsn() - pg_current_wal_flush_lsn()}) . ' bytes');
+my ($long_live) = grep { $_->{state} eq 'live' } segment_pages($primary, 'long');
+ok($long_live->{last_init} > 250, "the long transaction wrote its pages ($long_live->{last_init})");
+@killed = kill9_server($primary);
+$long->finish;
+for (1 .. 100)
+{
+	last unless grep { kill 0, $_ } @killed;
+	usleep(100_000);
+}
+$primary->start;
+my @long_segs = check_zero_runs($primary, 'long', 'after a crash inside a long transaction');
+note("zero pages after the tail after the crash inside a long transaction: " . join(" ", map { $_->{zeros} } @long_segs));
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM long}), '1',
+	'the long transaction left nothing behind');
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('long')}), '0',
+	'verify finds nothing after the crash inside a long transaction');
 
 # --- the standby replays the same log ---
 
