@@ -371,5 +371,23 @@ check_sealed_full($standby, 'r', 64, 'retention');
 is($standby->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('r')}), '0',
 	'verify finds nothing after retention');
 
+# --- verify reports a zero page before the tail ---
+
+# zero block 2 of a sealed segment of 'r' on disk: a run of zero pages
+# that hides the pages after it, which nothing of this release writes
+my ($seg_file, $seg_name) = split /\|/, $standby->safe_psql('postgres', q{
+SELECT pg_relation_filepath(relation), relation FROM topics.segments
+WHERE topic = 'r'::regclass AND state = 'sealed' ORDER BY segment DESC LIMIT 1});
+$standby->stop;
+open my $segfh, '+<', $standby->data_dir . "/$seg_file" or die "could not open $seg_file: $!";
+binmode $segfh;
+seek $segfh, 2 * 8192, 0 or die;
+print $segfh "\0" x 8192;
+close $segfh;
+$standby->start;
+is($standby->safe_psql('postgres', q{SELECT block || ': ' || problem FROM topics.verify('r')}),
+	'2: all-zero pages 2 to 2 come before initialized page 3; zero pages may only follow the last initialized page',
+	'verify reports a zero page before the last initialized page');
+
 $standby->stop;
 done_testing();
