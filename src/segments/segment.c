@@ -895,14 +895,22 @@ topic_segment_roll_if_due(Relation router)
 	if (live != NULL &&
 		(seg = topic_segment_open(dir->router, live, RowExclusiveLock)) != NULL)
 	{
-		bool		has_records = topic_storage_last_block(seg) >= TOPIC_LOG_FIRST_DATA_BLKNO;
+		BlockNumber roll_blocks = topic_segdir_roll_blocks(dir);
 		bool		due;
 
+		/*
+		 * The size on disk first: the space taken ahead stays within the
+		 * roll size, so below it the segment's tail need not be looked for
+		 * (a walk back over its zero pages, for this process that has no
+		 * guess)
+		 */
 		due = (live->flags & TOPIC_SEGENTRY_DUE) != 0 ||
 			(dir->segment_roll_usecs > 0 &&
 			 GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs) ||
-			topic_segment_used_blocks(seg, true) >= topic_segdir_roll_blocks(dir);
-		if (due && has_records)
+			(topic_segment_disk_blocks(seg, true) >= roll_blocks &&
+			 topic_segment_used_blocks(seg, true) >= roll_blocks);
+		/* and an empty segment has nothing to seal */
+		if (due && topic_storage_last_block(seg) >= TOPIC_LOG_FIRST_DATA_BLKNO)
 			result = topic_segment_roll(router, seg) ? TOPIC_ROLL_ROLLED :
 				TOPIC_ROLL_NO_SPARE;
 		relation_close(seg, RowExclusiveLock);
