@@ -18,11 +18,10 @@
  * - A full tail's writer takes the next page while it still holds the
  *   tail: a page the file has is locked without being read or written
  *   (RBM_ZERO_AND_LOCK); a file that ends at the tail first grows by an
- *   eighth of the relation, 1 to 32 blocks, after WAL is flushed up to the
- *   tail (extend_ahead), so that a crash leaves no more zero pages at the
- *   end than that.  The new page is initialized by the first batch written
- *   to it (one WAL record, REGBUF_WILL_INIT, no full-page image); standbys
- *   grow their files by replaying it.
+ *   eighth of the relation, 1 to 32 blocks (extend_ahead).  The new page
+ *   is initialized by the first batch written to it (one WAL record,
+ *   REGBUF_WILL_INIT, no full-page image); standbys grow their files by
+ *   replaying it.
  * - Locks are taken from lower blocks to higher ones, holding the lower
  *   one (the writer taking the next page, a walk forward), or one at a
  *   time (the walk back): never a lower block while holding a higher one,
@@ -275,8 +274,11 @@ known_nblocks(Relation rel, BlockNumber want)
  * The last initialized page of rel at or below the file's last block
  * (nblocks - 1), walking back over the zero pages after it: the space a
  * writer took ahead (at most TOPIC_LOG_AHEAD_MAX_BLOCKS, see
- * topic_tail_extend), or what a crash of a version before 0.3 left
- * (longer, walked all the same).  Pages are share-locked one at a time.
+ * topic_tail_extend), after a crash also the pages whose WAL had not
+ * reached disk (any number: a long transaction's), or what a crash of a
+ * version before 0.3 left.  Pages are share-locked one at a time.  A
+ * backend pays for the walk once per segment: find_tail's callers keep
+ * the tail found as their guess.
  */
 static BlockNumber
 last_initialized(Relation rel, BlockNumber nblocks,
@@ -872,12 +874,15 @@ fallocate_ahead(Relation rel, BlockNumber first, BlockNumber n)
  * replaying the pages' first batches, which extend a file that is too
  * short, as any redo does).
  *
- * Before the file grows, WAL is flushed up to the tail's last change: a
- * crash can then lose only pages after the tail, so the zero pages it
- * leaves at the end are no more than the space ahead
- * (TOPIC_LOG_AHEAD_MAX_BLOCKS), which bounds the walk of last_initialized.
- * Without it, the pages a long transaction wrote but had not flushed yet
- * would come back as zero pages too, before the space ahead.
+ * WAL is not flushed first (that would be one more fdatasync per growth
+ * on produce's path, where the commit's flush is already a quarter of
+ * the time): the pages before the tail whose WAL had not reached disk
+ * come back from a crash as zero pages, before the space ahead.  They
+ * are after every page that does come back, since a page's first batch
+ * is logged after its predecessor's (L + 1 is taken only while L is
+ * held) and replay restores a prefix of the WAL, so the initialized
+ * pages still form a prefix; only the run of zero pages at the end is
+ * longer, and last_initialized walks any run.
  */
 static Buffer
 extend_ahead(Relation rel, TopicTail *tail)
@@ -885,9 +890,6 @@ extend_ahead(Relation rel, TopicTail *tail)
 	BlockNumber next = tail->blkno + 1;
 	BlockNumber n = ahead_blocks(next, tail->ahead_limit);
 	Buffer		buffer;
-
-	if (RelationNeedsWAL(rel))
-		XLogFlush(PageGetLSN(BufferGetPage(tail->buffer)));
 
 #if PG_VERSION_NUM >= 160000
 	{
