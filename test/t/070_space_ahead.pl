@@ -1,13 +1,16 @@
 # Space taken ahead of the LIVE segment's tail (docs/architecture.md §3):
 # writers add zero pages to a segment's file ahead of need and take them
-# without writing them first.  kill -9 of the server while two producers
+# without writing them first.  kill -9 of the server while three producers
 # write with produce_batch; after restart every acknowledged record is
 # there, offsets are dense but for transactions cut by the crash,
 # topics.verify is clean, and pageinspect shows zero pages only after the
-# last initialized page and at most 32 of them.  A physical standby replays
-# the same records, is promoted and written to.  Retention by bytes still
-# holds, and a segment rolls when its records fill it, not when the space
-# taken ahead does.
+# last initialized page.  At most 32 of them (the space ahead) wherever
+# no crash came between, or every write before it was committed; a crash
+# inside a long transaction leaves more (its pages whose WAL had not
+# reached disk), which a backend walks back over once.  A physical standby
+# replays the same records, is promoted and written to.  Retention by bytes
+# still holds, and a segment rolls when its records fill it, not when the
+# space taken ahead does.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -82,18 +85,38 @@ ORDER BY s.segment});
 	return @segs;
 }
 
-# zero pages only after the last initialized page, at most 32 of them
+# Zero pages only after the last initialized page, always; and with
+# $bounded, at most 32 of them, the most space a writer takes ahead: where
+# no crash came between, or every write before it was committed (a crash
+# also leaves the pages whose WAL had not reached disk as zero pages, any
+# number of them, before the space ahead)
 sub check_zero_runs
 {
-	my ($node, $topic, $what) = @_;
+	my ($node, $topic, $what, $bounded) = @_;
 	my @segs = segment_pages($node, $topic);
 	my @inside = grep { $_->{inside} > 0 } @segs;
 	is(scalar(@inside), 0, "$what: no zero page before a segment's last initialized page")
 	  or diag(join ', ', map { "segment $_->{segment}: $_->{inside}" } @inside);
-	my @long = grep { $_->{zeros} > 32 } @segs;
-	is(scalar(@long), 0, "$what: at most 32 zero pages after a segment's tail")
-	  or diag(join ', ', map { "segment $_->{segment}: $_->{zeros}" } @long);
+	if ($bounded)
+	{
+		my @long = grep { $_->{zeros} > 32 } @segs;
+		is(scalar(@long), 0, "$what: at most 32 zero pages after a segment's tail")
+		  or diag(join ', ', map { "segment $_->{segment}: $_->{zeros}" } @long);
+	}
 	return @segs;
+}
+
+# kill -9 of $node, wait for its processes to be gone, start it again
+sub crash_and_restart
+{
+	my ($node) = @_;
+	my @killed = kill9_server($node);
+	for (1 .. 100)
+	{
+		last unless grep { kill 0, $_ } @killed;
+		usleep(100_000);
+	}
+	$node->start;
 }
 
 # Sealed segments hold what they were configured to: a segment rolls when
@@ -187,16 +210,11 @@ while (time < $deadline)
 	last if $acks > 300;
 	sleep 1;
 }
-my @killed = kill9_server($primary);
+crash_and_restart($primary);
 $_->finish for @harness;
-for (1 .. 100)
-{
-	last unless grep { kill 0, $_ } @killed;
-	usleep(100_000);
-}
-$primary->start;
 
-# before anything writes again: what crash recovery left
+# before anything writes again: what crash recovery left (the calls the
+# crash cut may have left their pages zero, before the space ahead)
 my @after_crash = check_zero_runs($primary, 't', 'after crash recovery');
 note("zero pages after the tail after the crash: " . join(" ", map { $_->{zeros} } @after_crash));
 @after_crash = check_zero_runs($primary, 'big', 'after crash recovery, large segment');
@@ -264,7 +282,15 @@ for my $c (1 .. 40)
 	$max_ahead = $live->{zeros} if $live->{zeros} > $max_ahead;
 }
 ok($max_ahead > 8 && $max_ahead <= 32, "a large segment takes up to 32 pages ahead at once (seen: $max_ahead)");
-check_zero_runs($primary, 'big', 'large segment');
+# the pages the first crash left zero are written over by now
+check_zero_runs($primary, 'big', 'large segment', 1);
+
+# A crash after every write was committed (synchronous_commit is on: the
+# commits flushed all WAL before them): recovery brings back every page,
+# and the zero pages after the tail are only the space taken ahead.
+crash_and_restart($primary);
+check_zero_runs($primary, 'big', 'after a crash with every write committed, large segment', 1);
+check_zero_runs($primary, 't', 'after a crash with every write committed');
 is($primary->safe_psql('postgres', q{SELECT count(*), max("offset") - min("offset") + 1 FROM big WHERE key LIKE 'big%'}),
 	'40000|40000', 'every record written to the large segment is there, offsets dense');
 is($primary->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('big')}), '0',
@@ -273,12 +299,14 @@ is($primary->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('big')})
 # --- a crash inside a long transaction ---
 
 # A transaction that wrote 320 pages into a fresh segment and has not
-# committed: its WAL need not be flushed (nobody commits, the WAL writer
-# sleeps long) but where a writer flushed it before growing the file.  The
-# crash loses its pages; the zero pages it leaves after the tail are no
-# more than the space taken ahead, because the file grew only past pages
-# whose WAL was flushed.  (The WAL writer may still flush before the
-# kill: then the case shows less; the note says how much was unflushed.)
+# committed: its WAL need not have reached disk (nobody commits, the WAL
+# writer sleeps long), and writers grow the file without flushing it.
+# Replay brings back a prefix of the pages, at least every page whose WAL
+# had been flushed, and the rest come back as zero pages: a run after the
+# tail that may be far longer than the space taken ahead.  (The WAL writer
+# or a checkpoint may still flush before the kill: then the run is shorter;
+# the note says how long it was.)  The tail is found all the same, and a
+# backend walks back over the run once, not on every call.
 $primary->safe_psql('postgres', q{
 SELECT topics.create_topic('long', partitions => 1, key_type => 'text', value_type => 'bytea');
 SELECT count(*) FROM topics.produce_batch('long', ARRAY['\x00'::bytea]);
@@ -295,24 +323,65 @@ SELECT pg_sleep(600);
 ");
 $primary->poll_query_until('postgres', q{SELECT count(*) > 0 FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND state = 'active' AND pid <> pg_backend_pid()})
   or die 'the long transaction did not get to its sleep';
-note('WAL not yet flushed when the server is killed: ' . $primary->safe_psql('postgres',
-		q{SELECT pg_current_wal_insert_lsn() - pg_current_wal_flush_lsn()}) . ' bytes');
+my $long_seg = $primary->safe_psql('postgres',
+	q{SELECT relation::oid FROM topics.segments WHERE topic = 'long'::regclass AND state = 'live'});
+# the last page whose every change was flushed (its LSN, that of its last
+# change, at or before the flush position): replay must bring it back
+my ($flushed_page, $unflushed) = split /\|/, $primary->safe_psql('postgres', qq{
+SELECT coalesce(max(b), 1), pg_current_wal_insert_lsn() - pg_current_wal_flush_lsn()
+FROM generate_series(1, (pg_relation_size($long_seg) / 8192)::int - 1) b,
+     LATERAL page_header(get_raw_page('$long_seg'::regclass::text, b)) h
+WHERE h.upper <> 0 AND h.lsn <= pg_current_wal_flush_lsn()});
+note("WAL not yet flushed when the server is killed: $unflushed bytes");
 my ($long_live) = grep { $_->{state} eq 'live' } segment_pages($primary, 'long');
 ok($long_live->{last_init} > 250, "the long transaction wrote its pages ($long_live->{last_init})");
-@killed = kill9_server($primary);
+crash_and_restart($primary);
 $long->finish;
-for (1 .. 100)
-{
-	last unless grep { kill 0, $_ } @killed;
-	usleep(100_000);
-}
-$primary->start;
 my @long_segs = check_zero_runs($primary, 'long', 'after a crash inside a long transaction');
-note("zero pages after the tail after the crash inside a long transaction: " . join(" ", map { $_->{zeros} } @long_segs));
+my ($long_after) = grep { $_->{state} eq 'live' } @long_segs;
+note("zero pages after the tail after the crash inside a long transaction: $long_after->{zeros} "
+	  . "(tail $long_after->{last_init}, before the crash $long_live->{last_init}, flushed up to page $flushed_page)");
+ok($long_after->{last_init} >= $flushed_page && $long_after->{last_init} <= $long_live->{last_init},
+	'recovery brought back every page whose WAL was flushed, and no page the transaction did not write');
 is($primary->safe_psql('postgres', q{SELECT count(*) FROM long}), '1',
 	'the long transaction left nothing behind');
 is($primary->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('long')}), '0',
 	'verify finds nothing after the crash inside a long transaction');
+
+# One session: its first produce walks back from the file's end over every
+# zero page (buffer accesses to the segment, counted inside a transaction
+# block); its next produce and fetch, in later transactions, start from the
+# tail it found: the produce reads only it, the fetch it and the pages of
+# its records (and the metapage).
+my @reads = split /\n/, $primary->safe_psql('postgres', qq{
+BEGIN;
+SELECT pg_stat_get_xact_blocks_fetched($long_seg);
+SELECT "offset" FROM topics.produce_batch('long', ARRAY['\\x01'::bytea]);
+SELECT pg_stat_get_xact_blocks_fetched($long_seg);
+COMMIT;
+BEGIN;
+SELECT pg_stat_get_xact_blocks_fetched($long_seg);
+SELECT "offset" FROM topics.produce_batch('long', ARRAY['\\x02'::bytea]);
+SELECT pg_stat_get_xact_blocks_fetched($long_seg);
+COMMIT;
+BEGIN;
+SELECT pg_stat_get_xact_blocks_fetched($long_seg);
+SELECT count(*) FROM topics.fetch(NULL::long, 0, 0, max_records => 10);
+SELECT pg_stat_get_xact_blocks_fetched($long_seg);
+COMMIT;
+});
+note("blocks read: first produce $reads[0]..$reads[2], second $reads[3]..$reads[5], fetch $reads[6]..$reads[8]");
+is("$reads[1] $reads[4] $reads[7]", '1 2 3', 'the log goes on after the crash inside a long transaction');
+ok($reads[2] - $reads[0] > $long_after->{zeros},
+	'the first call of a backend walks back over the zero pages after the tail ('
+	  . ($reads[2] - $reads[0]) . ' blocks)');
+ok($reads[5] - $reads[3] <= 4, 'the next produce in that backend reads the tail it found ('
+	  . ($reads[5] - $reads[3]) . ' blocks)');
+ok($reads[8] - $reads[6] <= 10, 'a fetch in that backend reads the tail it found and its records ('
+	  . ($reads[8] - $reads[6]) . ' blocks)');
+check_zero_runs($primary, 'long', 'after writing again after a crash inside a long transaction');
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('long')}), '0',
+	'verify finds nothing after writing again after the crash inside a long transaction');
 
 # --- the standby replays the same log ---
 
@@ -326,7 +395,7 @@ is($standby->safe_psql('postgres', $content_big), $primary->safe_psql('postgres'
 	'the standby fetches the same records of the large segment');
 is($standby->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('t')}), '0',
 	'verify on the standby finds nothing');
-check_zero_runs($standby, 't', 'standby');
+check_zero_runs($standby, 't', 'standby', 1);
 ok(!$standby->log_contains('inconsistent page found'), 'wal_consistency_checking found no difference');
 
 # promoted, it takes over the log where the primary left it
@@ -345,7 +414,7 @@ ok($standby->safe_psql('postgres', q{SELECT min("offset") FROM t WHERE key LIKE 
 	'the promoted standby continues after the primary');
 is($standby->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('t')}), '0',
 	'verify on the promoted standby finds nothing');
-check_zero_runs($standby, 't', 'promoted standby');
+check_zero_runs($standby, 't', 'promoted standby', 1);
 check_sealed_full($standby, 't', $roll_blocks, 'promoted standby');
 
 # --- retention by bytes counts what is on disk ---
@@ -366,7 +435,7 @@ SELECT sum(bytes), max(bytes) FILTER (WHERE state = 'sealed')
 FROM topics.segments WHERE topic = 'r'::regclass AND state IN ('live', 'sealed')});
 ok($kept <= 2097152 + $sealed_bytes, "retention by bytes keeps at most retention_bytes and one segment ($kept bytes)");
 ok($standby->safe_psql('postgres', q{SELECT min("offset") FROM r}) > 0, 'retention dropped the oldest records');
-check_zero_runs($standby, 'r', 'retention');
+check_zero_runs($standby, 'r', 'retention', 1);
 check_sealed_full($standby, 'r', 64, 'retention');
 is($standby->safe_psql('postgres', q{SELECT count(*) FROM topics.verify('r')}), '0',
 	'verify finds nothing after retention');
