@@ -653,8 +653,9 @@ moved_to_toast(const PreparedRecord *rec)
  * fields into it, as many as the segment's size leaves room for (limit
  * blocks; 0: no limit), and at least one.  Returns where the chunk ends;
  * *due says whether the segment reaches its size with it.  The size is the
- * segment's whole size on disk, TOAST included (measured after each record
- * that moved values there, the only ones that grow it), plus the encoded
+ * segment's whole size on disk up to its tail, TOAST included
+ * (topic_segment_used_blocks: measured after each record that moved values
+ * there, the only ones that grow it), plus the encoded
  * size of the chunk's records: a call of any size, and records of any size,
  * never make one segment much larger than its share of retention_bytes.
  */
@@ -677,7 +678,7 @@ prepare_chunk(Relation router, Relation seg, TupleTableSlot **slots,
 			continue;
 		inline_bytes += inline_size(&recs[i]);
 		if (moved_to_toast(&recs[i]))
-			disk_blocks = topic_segment_disk_blocks(seg, false);
+			disk_blocks = topic_segment_used_blocks(seg, false);
 		if (Max(main_blocks, disk_blocks) + inline_bytes / TOPIC_LOG_PAGE_CAPACITY >= limit)
 		{
 			*due = true;

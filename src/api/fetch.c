@@ -266,7 +266,7 @@ static bool
 offset_for_time(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
 {
 	TimeSearch *search = (TimeSearch *) arg;
-	BlockNumber nblocks = topic_storage_nblocks(seg);
+	BlockNumber nblocks = topic_storage_last_block(seg) + 1;
 	TopicBatchIter it;
 	TopicBatchHeader hdr;
 

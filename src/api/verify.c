@@ -16,9 +16,9 @@
  * ids of batches at or after it are normal (or frozen), not in the future
  * and not older than relfrozenxid, and none flagged rolled back committed.
  * Batches before the mark are not asked about their xids, which may be
- * older than the commit log or wrapped around.  All-zero
- * pages are healthy anywhere: a crash between extending the relation and
- * logging a page's first batch leaves them.
+ * older than the commit log or wrapped around.  All-zero pages are
+ * healthy after the last initialized page (the space writers take ahead of
+ * the tail) and nowhere else.
  *
  *-------------------------------------------------------------------------
  */
@@ -377,6 +377,7 @@ verify_pages(ReturnSetInfo *rsinfo, Oid relid, bool unordered,
 	VerifyState state;
 	BlockNumber nblocks;
 	BlockNumber blkno;
+	BlockNumber first_zero = InvalidBlockNumber;	/* of the run we are in */
 	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
 	PGAlignedBlock copy;
 
@@ -403,20 +404,34 @@ verify_pages(ReturnSetInfo *rsinfo, Oid relid, bool unordered,
 		memcpy(copy.data, BufferGetPage(buffer), BLCKSZ);
 		UnlockReleaseBuffer(buffer);
 
+		/*
+		 * All-zero pages may only follow the tail, the last initialized
+		 * page: the space writers take ahead, and what a crash before a
+		 * page's first batch was logged leaves there.  Writers and readers
+		 * find the tail by walking back over them, so one before an
+		 * initialized page would hide the pages after it from a writer.
+		 */
+		if (blkno != TOPIC_LOG_METAPAGE_BLKNO && PageIsNew(page))
+		{
+			if (first_zero == InvalidBlockNumber)
+				first_zero = blkno;
+			continue;
+		}
+		if (first_zero != InvalidBlockNumber)
+		{
+			report(&state, first_zero,
+				   "all-zero pages %u to %u come before initialized page %u; zero pages may only follow the last initialized page",
+				   first_zero, blkno - 1, blkno);
+			first_zero = InvalidBlockNumber;
+		}
 		if (blkno == TOPIC_LOG_METAPAGE_BLKNO)
 			check_metapage(&state, page);
-		else if (!PageIsNew(page))
+		else
 		{
 			/* xids written since we started are not from the future */
 			state.next_xid = ReadNextTransactionId();
 			check_data_page(&state, blkno, page);
 		}
-
-		/*
-		 * An all-zero page is fine anywhere: a crash between extending the
-		 * relation and logging the page's first batch leaves one, and the
-		 * log simply continues on the next page.
-		 */
 	}
 	if (nblocks > 0 && !state.resolved_found)
 		report(&state, TOPIC_LOG_METAPAGE_BLKNO,

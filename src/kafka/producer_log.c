@@ -133,7 +133,7 @@ walk_segment(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
 {
 	ProducerWalk *walk = (ProducerWalk *) arg;
 	TopicLogPosition resolved = topic_storage_resolved(seg);
-	BlockNumber blkno = topic_storage_nblocks(seg);
+	BlockNumber blkno = topic_storage_last_block(seg) + 1;
 
 	while (!walk->done && blkno-- > TOPIC_LOG_FIRST_DATA_BLKNO)
 	{

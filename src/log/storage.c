@@ -7,23 +7,25 @@
  * A segment's main fork holds block 0, its metapage, and data pages in
  * offset order after it; a partition's own relation (its router) has only
  * the metapage, whose segment directory segments/segment.c keeps.
- * Readers walk pages with batch_iter.c.  Appends go to the tail (the last block)
- * under its exclusive content lock, which is what serializes offset and
- * timestamp assignment.  The protocol, in full:
+ * Readers walk pages with batch_iter.c.  Appends go to the tail, the last
+ * initialized page, under its exclusive content lock, which is what
+ * serializes offset and timestamp assignment.  The protocol, in full:
  *
- * - An inserter locks the block it believes to be the tail, then reads the
- *   relation size.  A relation is only ever extended by a backend that holds
- *   the tail's exclusive lock, so if the locked block is still the last one
- *   it stays the tail for as long as the lock is held.
- * - A full tail is extended under the relation extension lock while the old
- *   tail stays locked; the new page is initialized by the first batch
- *   written to it (one WAL record, REGBUF_WILL_INIT, no full-page image).
- * - An all-zero last page (a crash between extension and the first WAL
- *   record, or a page another backend is about to initialize) takes its
- *   starting offset from the page before it.  That page is read without
- *   holding the zero page's lock, so that this backend never waits for a
- *   lower block while holding a higher one: the extender does exactly the
- *   opposite, and LWLocks have no deadlock detector.
+ * - Initialized pages form a prefix of the file; after the tail come only
+ *   zero pages, taken ahead of need.  find_tail says how the tail is found
+ *   (the page this backend last saw as the tail, a few pages forward over
+ *   TL_PAGE_HAS_NEXT, or back from the file's end over the zero pages).
+ * - A full tail's writer takes the next page while it still holds the
+ *   tail: a page the file has is locked without being read or written
+ *   (RBM_ZERO_AND_LOCK); a file that ends at the tail first grows by an
+ *   eighth of the relation, 1 to 32 blocks (extend_ahead).  The new page
+ *   is initialized by the first batch written to it (one WAL record,
+ *   REGBUF_WILL_INIT, no full-page image); standbys grow their files by
+ *   replaying it.
+ * - Locks are taken from lower blocks to higher ones, holding the lower
+ *   one (the writer taking the next page, a walk forward), or one at a
+ *   time (the walk back): never a lower block while holding a higher one,
+ *   since LWLocks have no deadlock detector.
  *
  * Every page change happens inside a critical section, after all sizing
  * and allocation, and is WAL-logged by the same code that redo runs
@@ -33,18 +35,32 @@
  */
 #include "postgres.h"
 
+#include <fcntl.h>
+
 #include "access/relation.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
+#include "catalog/pg_class.h"
 #include "catalog/storage.h"
+#include "common/relpath.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/fd.h"
 #include "storage/lmgr.h"
 #include "storage/smgr.h"
 
 #include "pg_topics/base/compat.h"
+#include "pg_topics/base/settings.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/wal.h"
+
+#if PG_VERSION_NUM < 160000
+/*
+ * On 15, more blocks than this at once are allocated with posix_fallocate
+ * (fallocate_ahead) rather than written, as 16's smgrzeroextend decides
+ */
+#define FALLOCATE_MIN_BLOCKS	8
+#endif
 
 static bool batch_fits(Page page, const char *batch, Size len, bool init_page);
 static void read_metapage(Relation rel, TopicLogMetaData *meta,
@@ -236,31 +252,167 @@ topic_storage_nblocks(Relation rel)
 }
 
 /*
- * Is the locked page blkno, which this backend last saw as the tail, still
- * the tail?  An initialized data page that no writer has added a page
- * after (TL_PAGE_HAS_NEXT) is: pages are added only by the writer holding
- * the tail's exclusive lock, which marks it before letting go, so any lock
- * on the page will do.  Anything else (the metapage, a page left zeroed by
- * a crash, a marked page) is left to the file system's size, as is every
- * guess after a restart or on a promoted standby, where no backend has a
- * guess yet and the marks, which are not WAL-logged, may be missing.
+ * Blocks rel's main fork has at least (more than want, or exactly as many
+ * as it has): what this backend last learned of the file's size, else the
+ * file system's answer (an lseek).  The file of a relfilenode never shrinks
+ * under other backends (no one truncates a segment; topic_storage_reset
+ * truncates only in the transaction that created it), so what this
+ * backend learned stays a lower bound.
  */
-static bool
-page_still_last(Relation rel, BlockNumber blkno, Page page)
+static BlockNumber
+known_nblocks(Relation rel, BlockNumber want)
 {
-	if (blkno == TOPIC_LOG_METAPAGE_BLKNO || PageIsNew(page))
-		return false;
-	topic_page_check(rel, blkno, page, TL_PAGE_DATA);
-	return (TopicLogPageGetOpaque(page)->flags & TL_PAGE_HAS_NEXT) == 0;
+	SMgrRelation smgr = RelationGetSmgr(rel);
+	BlockNumber cached = smgr->smgr_cached_nblocks[MAIN_FORKNUM];
+
+	if (cached != InvalidBlockNumber && cached > want)
+		return cached;
+	return smgrnblocks(smgr, MAIN_FORKNUM);
 }
 
 /*
- * The last block of rel, which a reader that knew it before learns without
- * asking the file system: the block this backend last saw as the tail (its
- * target block, which inserts keep too), if page_still_last.  Anything
- * else asks for the relation's size (an lseek, a few microseconds on a
- * virtual machine; fetch used to make three).  Not during recovery:
- * replay sets no marks, so a standby asks every time and keeps no guess
+ * The last initialized page of rel at or below the file's last block
+ * (nblocks - 1), walking back over the zero pages after it: the space a
+ * writer took ahead (at most TOPIC_LOG_AHEAD_MAX_BLOCKS, see
+ * topic_tail_extend), after a crash also the pages whose WAL had not
+ * reached disk (any number: a long transaction's), or what a crash of a
+ * version before 0.3 left.  Pages are share-locked one at a time.  A
+ * backend pays for the walk once per segment: find_tail's callers keep
+ * the tail found as their guess.
+ */
+static BlockNumber
+last_initialized(Relation rel, BlockNumber nblocks,
+				 BufferAccessStrategy strategy)
+{
+	BlockNumber blkno = nblocks;
+
+	if (nblocks == 0)
+		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, BAD_PAGE_NO_METAPAGE);
+	while (blkno-- > 0)
+	{
+		Buffer		buffer;
+		bool		is_new;
+
+		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+									strategy);
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		is_new = PageIsNew(BufferGetPage(buffer));
+		UnlockReleaseBuffer(buffer);
+		if (!is_new)
+			return blkno;
+	}
+	report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, BAD_PAGE_NO_METAPAGE);
+	return InvalidBlockNumber;	/* keep compiler quiet */
+}
+
+/*
+ * Find the tail of rel, its last initialized page L, and return it locked
+ * in mode (share for readers, exclusive for a writer) in *buffer.
+ *
+ * Initialized pages form a prefix of the file: a writer takes L + 1 only
+ * while it holds L (topic_tail_extend), and after a crash WAL came before
+ * data, so replay restores every page up to the last one logged.  After L
+ * come only zero pages, the space taken ahead.  So:
+ *
+ * - An initialized data page that no writer has taken a page after
+ *   (TL_PAGE_HAS_NEXT, set by the writer that takes the next page before
+ *   it lets go of this one) is L, under any lock: the common case, the
+ *   page this backend last saw as the tail (its target block), needs
+ *   neither the file's size nor another page.
+ * - A flagged page or the metapage is L unless the page after it exists
+ *   and is initialized: then walk on to it, holding the lower page while
+ *   locking the higher one (the writer's order), at most
+ *   TOPIC_LOG_TAIL_WALK_MAX pages from a guess.
+ * - No guess (a backend's first look, after a restart or a promotion, or
+ *   during recovery, where replay sets no flags), a guess that is a zero
+ *   page (a writer failed on it) or one that fell too far behind: walk
+ *   back from the file's end over the zero pages (last_initialized).
+ *
+ * The flag is a hint that is not WAL-logged, so a flag can be missing on
+ * a page that is no longer the last after a crash; but a guess is only
+ * ever a page this backend found as the tail since the server started, and
+ * every page taken after it since then was flagged.
+ */
+static BlockNumber
+find_tail(Relation rel, BlockNumber guess, int mode,
+		  BufferAccessStrategy strategy, Buffer *buffer)
+{
+	BlockNumber blkno = guess;
+	int			walked = 0;
+
+	for (;;)
+	{
+		Buffer		buf;
+		Page		page;
+		Buffer		next;
+		BlockNumber nblocks;
+
+		if (blkno == InvalidBlockNumber)
+		{
+			blkno = last_initialized(rel, topic_storage_nblocks(rel),
+									 strategy);
+			walked = -1;		/* no bound: the walk starts from the truth */
+		}
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								 strategy);
+		LockBuffer(buf, mode);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page))
+		{
+			/* a guess a writer left zero: only the file can tell */
+			Assert(walked >= 0);
+			UnlockReleaseBuffer(buf);
+			blkno = InvalidBlockNumber;
+			continue;
+		}
+		for (;;)
+		{
+			bool		is_meta = (blkno == TOPIC_LOG_METAPAGE_BLKNO);
+
+			topic_page_check(rel, blkno, page,
+							 is_meta ? TL_PAGE_META : TL_PAGE_DATA);
+			if (!is_meta &&
+				(TopicLogPageGetOpaque(page)->flags & TL_PAGE_HAS_NEXT) == 0)
+				break;
+			nblocks = known_nblocks(rel, blkno + 1);
+			if (blkno + 1 >= nblocks)
+				break;
+			next = ReadBufferExtended(rel, MAIN_FORKNUM, blkno + 1,
+									  RBM_NORMAL, strategy);
+			LockBuffer(next, mode);
+			if (PageIsNew(BufferGetPage(next)))
+			{
+				/* taken ahead, or left zero by a writer that failed */
+				UnlockReleaseBuffer(next);
+				break;
+			}
+			UnlockReleaseBuffer(buf);
+			buf = next;
+			page = BufferGetPage(buf);
+			blkno++;
+			if (walked >= 0 && ++walked > TOPIC_LOG_TAIL_WALK_MAX)
+				break;
+		}
+		if (walked > TOPIC_LOG_TAIL_WALK_MAX)
+		{
+			/* a guess that fell far behind: the file's end is nearer */
+			UnlockReleaseBuffer(buf);
+			blkno = InvalidBlockNumber;
+			walked = 0;
+			continue;
+		}
+		*buffer = buf;
+		return blkno;
+	}
+}
+
+/*
+ * The tail of rel, its last initialized page (find_tail): the last page a
+ * reader need look at, since after it come only zero pages taken ahead.
+ * A reader that knew the tail before (this backend's target block, which
+ * inserts keep too) finds it again without asking the file system when it
+ * is still unflagged.  Not during recovery: replay sets no flags, so a
+ * standby walks back from the file's end every time and keeps no guess
  * for after a promotion.
  */
 BlockNumber
@@ -268,34 +420,14 @@ topic_storage_last_block(Relation rel)
 {
 	bool		recovery = RecoveryInProgress();
 	BlockNumber guess = recovery ? InvalidBlockNumber : RelationGetTargetBlock(rel);
-	BlockNumber nblocks;
+	BlockNumber last;
+	Buffer		buffer;
 
-	if (guess != InvalidBlockNumber && guess != TOPIC_LOG_METAPAGE_BLKNO)
-	{
-		Buffer		buffer = ReadBuffer(rel, guess);
-		bool		last;
-
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		last = page_still_last(rel, guess, BufferGetPage(buffer));
-		UnlockReleaseBuffer(buffer);
-		if (last)
-			return guess;
-
-		/*
-		 * Not "the next one" for a marked page: the next page usually
-		 * exists, but the mark can outlive it.  With wal_log_hints or
-		 * checksums the mark reaches WAL in a full-page image while the
-		 * extension is never logged, so a promoted standby or a
-		 * point-in-time recovery can end in a marked page.
-		 */
-	}
-
-	nblocks = topic_storage_nblocks(rel);
-	if (nblocks == 0)
-		report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO, BAD_PAGE_NO_METAPAGE);
+	last = find_tail(rel, guess, BUFFER_LOCK_SHARE, NULL, &buffer);
+	UnlockReleaseBuffer(buffer);
 	if (!recovery)
-		RelationSetTargetBlock(rel, nblocks - 1);
-	return nblocks - 1;
+		RelationSetTargetBlock(rel, last);
+	return last;
 }
 
 /*
@@ -558,94 +690,46 @@ topic_page_mark_aborted(Relation rel, Buffer buffer, const uint16 *positions,
 }
 
 /*
- * Lock the tail page of rel exclusively and describe it in *tail.  With
- * free_bytes == 0 the caller must topic_tail_extend() before appending.
+ * Lock the tail page of rel (its last initialized page, find_tail)
+ * exclusively and describe it in *tail.  With free_bytes == 0 the caller
+ * must topic_tail_extend() before appending.  The space taken ahead is
+ * bounded by tail->ahead_limit blocks, 0 here: one page at a time; the
+ * LIVE segment's writers set it to its roll size (segments/live.c).
  */
 void
 topic_tail_lock(Relation rel, TopicTail *tail, BufferAccessStrategy strategy)
 {
-	BlockNumber guess = RelationGetTargetBlock(rel);
-	BlockNumber zero_page = InvalidBlockNumber;
-	int64		zero_next_offset = 0;
-	TimestampTz zero_max_timestamp = DT_NOBEGIN;
+	BlockNumber blkno;
+	Buffer		buffer;
+	Page		page;
+	TopicLogPageOpaque opaque;
+	bool		is_meta;
 
-	for (;;)
+	blkno = find_tail(rel, RelationGetTargetBlock(rel), BUFFER_LOCK_EXCLUSIVE,
+					  strategy, &buffer);
+	page = BufferGetPage(buffer);
+	is_meta = (blkno == TOPIC_LOG_METAPAGE_BLKNO);
+	opaque = TopicLogPageGetOpaque(page);
+
+	tail->buffer = buffer;
+	tail->blkno = blkno;
+	tail->strategy = strategy;
+	tail->ahead_limit = 0;
+	tail->init_page = false;
+	tail->sealed = (opaque->flags & TL_PAGE_SEALED) != 0;
+	tail->next_offset = opaque->next_offset;
+	tail->max_timestamp = opaque->max_timestamp;
+	if (is_meta)
 	{
-		BlockNumber nblocks;
-		Buffer		buffer;
-		Page		page;
-
-		if (guess == InvalidBlockNumber)
-		{
-			nblocks = topic_storage_nblocks(rel);
-			if (nblocks == 0)
-				report_bad_page(rel, TOPIC_LOG_METAPAGE_BLKNO,
-								BAD_PAGE_NO_METAPAGE);
-			guess = nblocks - 1;
-		}
-
-		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, guess, RBM_NORMAL,
-									strategy);
-		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-		page = BufferGetPage(buffer);
-		if (!page_still_last(rel, guess, page) &&
-			guess != topic_storage_nblocks(rel) - 1)
-		{
-			UnlockReleaseBuffer(buffer);
-			guess = InvalidBlockNumber;
-			continue;
-		}
-
-		tail->buffer = buffer;
-		tail->blkno = guess;
-		tail->strategy = strategy;
-		tail->sealed = false;
-
-		if (PageIsNew(page))
-		{
-			if (guess == TOPIC_LOG_METAPAGE_BLKNO)
-				report_bad_page(rel, guess, BAD_PAGE_NO_METAPAGE);
-			if (zero_page != guess)
-			{
-				/* read the end from below without holding this page */
-				UnlockReleaseBuffer(buffer);
-				log_end_at(rel, guess - 1, strategy,
-						   &zero_next_offset, &zero_max_timestamp);
-				zero_page = guess;
-				continue;
-			}
-			tail->init_page = true;
-			tail->next_offset = zero_next_offset;
-			tail->max_timestamp = zero_max_timestamp;
-			tail->free_bytes = TOPIC_LOG_PAGE_CAPACITY;
-			tail->free_records = TOPIC_LOG_MAX_RECORDS_PER_PAGE;
-		}
-		else
-		{
-			TopicLogPageOpaque opaque;
-			bool		is_meta = (guess == TOPIC_LOG_METAPAGE_BLKNO);
-
-			topic_page_check(rel, guess, page, is_meta ? TL_PAGE_META : TL_PAGE_DATA);
-			opaque = TopicLogPageGetOpaque(page);
-			tail->sealed = (opaque->flags & TL_PAGE_SEALED) != 0;
-			tail->init_page = false;
-			tail->next_offset = opaque->next_offset;
-			tail->max_timestamp = opaque->max_timestamp;
-			if (is_meta)
-			{
-				tail->free_bytes = 0;
-				tail->free_records = 0;
-			}
-			else
-			{
-				tail->free_bytes = PageGetExactFreeSpace(page);
-				tail->free_records =
-					TOPIC_LOG_MAX_RECORDS_PER_PAGE - opaque->nrecords;
-			}
-		}
-		RelationSetTargetBlock(rel, guess);
-		return;
+		tail->free_bytes = 0;
+		tail->free_records = 0;
 	}
+	else
+	{
+		tail->free_bytes = PageGetExactFreeSpace(page);
+		tail->free_records = TOPIC_LOG_MAX_RECORDS_PER_PAGE - opaque->nrecords;
+	}
+	RelationSetTargetBlock(rel, blkno);
 }
 
 /*
@@ -704,19 +788,177 @@ topic_tail_move_start(Relation rel, TopicTail *tail, int64 log_start,
 }
 
 /*
- * Add a page after the full tail and make it the tail.  The old tail stays
- * locked until the new page is locked, so nobody else can extend.
+ * How many blocks to add when the file ends at the tail: an eighth of what
+ * the relation uses so far (pages, metapage included), 1 to
+ * TOPIC_LOG_AHEAD_MAX_BLOCKS, never past limit (a segment's roll size)
+ * unless the relation reached it already (then one: a segment that goes
+ * on without a spare to roll to grows page by page), and never past the
+ * most blocks a segment may have.
+ */
+static BlockNumber
+ahead_blocks(BlockNumber nblocks, BlockNumber limit)
+{
+	BlockNumber n = Min(Max(nblocks / 8, 1), TOPIC_LOG_AHEAD_MAX_BLOCKS);
+
+	if (limit > nblocks)
+		n = Min(n, limit - nblocks);
+	else
+		n = 1;
+	if (nblocks + n > TOPIC_SEGMENT_MAX_BLOCKS)
+		n = Max(TOPIC_SEGMENT_MAX_BLOCKS, nblocks + 1) - nblocks;
+	return n;
+}
+
+#if PG_VERSION_NUM < 160000
+/*
+ * PostgreSQL 15 only, where smgr extends one block at a time (an 8 kB
+ * pwrite of zeros each): the blocks [first, first + n) of rel's main fork
+ * are allocated with posix_fallocate on the segment's own file, around
+ * smgr, as 16's mdzeroextend does through it for more than 8 blocks.  That
+ * is sound because md.c keeps no size of its own (mdnblocks asks the file)
+ * and the blocks are zero to any reader; they need no fsync, since the
+ * space ahead need not survive a crash (see extend_ahead), and the pages
+ * written into them later register the file for the checkpoint's fsync as
+ * any write does.  Only inside the relation's first file of RELSEG_SIZE
+ * blocks (a segment is never larger, unless the server was built with a
+ * smaller segment size) and for a permanent relation.  False when it
+ * cannot, or the file system does not offer the call: the caller then
+ * writes the zero blocks through smgr.
+ */
+static bool
+fallocate_ahead(Relation rel, BlockNumber first, BlockNumber n)
+{
+	char	   *path;
+	int			fd;
+	int			rc;
+
+	if ((uint64) first + n > RELSEG_SIZE ||
+		rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
+		return false;
+	path = relpathperm(RelationGetLocator(rel), MAIN_FORKNUM);
+	fd = OpenTransientFile(path, O_RDWR | PG_BINARY);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", path)));
+	do
+	{
+		rc = posix_fallocate(fd, (off_t) first * BLCKSZ, (off_t) n * BLCKSZ);
+	} while (rc == EINTR);
+	if (CloseTransientFile(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not close file \"%s\": %m", path)));
+	if (rc == EINVAL || rc == EOPNOTSUPP)
+	{
+		pfree(path);
+		return false;
+	}
+	if (rc != 0)
+	{
+		errno = rc;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not extend file \"%s\": %m", path),
+				 errhint("Check free disk space.")));
+	}
+	pfree(path);
+	return true;
+}
+#endif
+
+/*
+ * The file of rel ends at the locked tail: add the space ahead, zero
+ * blocks that later tails take without writing them first, and return the
+ * first of them locked.  Not WAL-logged (standbys grow their file by
+ * replaying the pages' first batches, which extend a file that is too
+ * short, as any redo does).
+ *
+ * WAL is not flushed first (that would be one more fdatasync per growth
+ * on produce's path, where the commit's flush is already a quarter of
+ * the time): the pages before the tail whose WAL had not reached disk
+ * come back from a crash as zero pages, before the space ahead.  They
+ * are after every page that does come back, since a page's first batch
+ * is logged after its predecessor's (L + 1 is taken only while L is
+ * held) and replay restores a prefix of the WAL, so the initialized
+ * pages still form a prefix; only the run of zero pages at the end is
+ * longer, and last_initialized walks any run.
+ */
+static Buffer
+extend_ahead(Relation rel, TopicTail *tail)
+{
+	BlockNumber next = tail->blkno + 1;
+	BlockNumber n = ahead_blocks(next, tail->ahead_limit);
+	Buffer		buffer;
+
+#if PG_VERSION_NUM >= 160000
+	{
+		Buffer		buffers[TOPIC_LOG_AHEAD_MAX_BLOCKS];
+		uint32		extended_by = 0;
+		BlockNumber first;
+
+		/* zero-filled in one call (posix_fallocate past 8 blocks) */
+		first = ExtendBufferedRelBy(BMR_REL(rel), MAIN_FORKNUM,
+									tail->strategy, EB_LOCK_FIRST, n,
+									buffers, &extended_by);
+		if (first != next)
+			elog(ERROR, "relation \"%s\" grew at block %u past its tail %u",
+				 RelationGetRelationName(rel), first, tail->blkno);
+		for (uint32 i = 1; i < extended_by; i++)
+			ReleaseBuffer(buffers[i]);
+		buffer = buffers[0];
+	}
+#else
+	{
+		SMgrRelation smgr;
+		PGAlignedBlock zero;
+		BlockNumber nblocks;
+
+		memset(zero.data, 0, BLCKSZ);
+		LockRelationForExtension(rel, ExclusiveLock);
+		smgr = RelationGetSmgr(rel);
+		nblocks = smgrnblocks(smgr, MAIN_FORKNUM);
+		if (nblocks != next)
+			elog(ERROR, "relation \"%s\" has %u blocks past its tail %u",
+				 RelationGetRelationName(rel), nblocks, tail->blkno);
+		if (n <= FALLOCATE_MIN_BLOCKS || !fallocate_ahead(rel, next, n))
+			for (BlockNumber i = 0; i < n; i++)
+				smgrextend(smgr, MAIN_FORKNUM, next + i, zero.data, false);
+		UnlockRelationForExtension(rel, ExclusiveLock);
+		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, next, RBM_ZERO_AND_LOCK,
+									tail->strategy);
+	}
+#endif
+	return buffer;
+}
+
+/*
+ * Make the page after the full tail the tail, holding the old tail until
+ * the new one is locked, so that nobody else can take it.  A page the file
+ * has already (taken ahead) is zero and is taken without reading it
+ * (RBM_ZERO_AND_LOCK); only when the file ends at the tail does it grow,
+ * by more than one page (extend_ahead).
  */
 void
 topic_tail_extend(Relation rel, TopicTail *tail)
 {
+	BlockNumber next = tail->blkno + 1;
 	Buffer		buffer;
 
-	LockRelationForExtension(rel, ExclusiveLock);
-	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL,
-								tail->strategy);
-	UnlockRelationForExtension(rel, ExclusiveLock);
-	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+	if (next < known_nblocks(rel, next))
+		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, next, RBM_ZERO_AND_LOCK,
+									tail->strategy);
+	else
+		buffer = extend_ahead(rel, tail);
+
+	/*
+	 * Only the holder of the tail takes the page after it, and pages after
+	 * the tail are zero; one that is not (found in shared buffers with
+	 * contents) would be overwritten.
+	 */
+	if (!PageIsNew(BufferGetPage(buffer)))
+		elog(ERROR, "page %u after the tail of \"%s\" is not empty",
+			 next, RelationGetRelationName(rel));
 
 	/* writers holding on to the old tail as their guess must look again */
 	if (tail->blkno != TOPIC_LOG_METAPAGE_BLKNO &&
@@ -728,7 +970,7 @@ topic_tail_extend(Relation rel, TopicTail *tail)
 	UnlockReleaseBuffer(tail->buffer);
 
 	tail->buffer = buffer;
-	tail->blkno = BufferGetBlockNumber(buffer);
+	tail->blkno = next;
 	tail->init_page = true;
 	tail->free_bytes = TOPIC_LOG_PAGE_CAPACITY;
 	tail->free_records = TOPIC_LOG_MAX_RECORDS_PER_PAGE;

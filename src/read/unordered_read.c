@@ -239,7 +239,8 @@ segment_bound(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
 	TopicBatchIter it;
 
 	topic_batch_iter_begin(&it, seg, TOPIC_LOG_FIRST_DATA_BLKNO,
-						   topic_storage_nblocks(seg), NULL, TOPIC_BATCH_ITER_BACKWARD);
+						   topic_storage_last_block(seg) + 1, NULL,
+						   TOPIC_BATCH_ITER_BACKWARD);
 	while (rb->bound < 0 && topic_batch_iter_next_page(&it))
 	{
 		TopicBatchHeader hdr;

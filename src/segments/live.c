@@ -33,16 +33,19 @@
 #define SPARE_WAIT_MS	1000
 
 /*
- * The segment's size in blocks, as this backend last saw its tail: an
- * lseek per insert was a tenth of a single-record produce, and the limit
- * is soft (every writer looks, each at its own last tail).
+ * The segment's size in blocks up to its tail, as this backend last saw
+ * it: the zero pages taken ahead of the tail do not count (a segment rolls
+ * when its records fill it).  Not the file's size: an lseek per insert was
+ * a tenth of a single-record produce, and the limit is soft (every writer
+ * looks, each at its own last tail).
  */
 BlockNumber
 topic_live_nblocks(Relation seg)
 {
 	BlockNumber target = RelationGetTargetBlock(seg);
 
-	return target != InvalidBlockNumber ? target + 1 : topic_storage_nblocks(seg);
+	return target != InvalidBlockNumber ? target + 1 :
+		topic_storage_last_block(seg) + 1;
 }
 
 /*
@@ -134,6 +137,8 @@ topic_live_lock(Relation router, TopicLiveSegment *live, TopicTail *tail,
 	bool		still;
 
 	topic_tail_lock(live->seg, tail, strategy);
+	/* space taken ahead of the tail stays within the segment's size */
+	tail->ahead_limit = live->roll_blocks;
 
 	/*
 	 * A roll seals the segment's tail page while holding it, so under the

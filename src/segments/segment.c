@@ -81,6 +81,8 @@ static Oid	creating_owner = InvalidOid;
 static uint32 creating_segno = 0;
 
 static void topic_segdir_forget(Relation router, Oid relid, uint32 segno);
+static BlockNumber segment_blocks(Relation seg, BlockNumber main_blocks,
+								  bool maps);
 
 /*
  * The metapage flags relation_set_new_filenode writes: a segment while we
@@ -712,12 +714,16 @@ topic_segment_roll(Relation router, Relation seg)
 	return rolled;
 }
 
-/* Blocks of rel's main fork, and of every other fork that exists if maps */
+/*
+ * Blocks of rel's main fork (main_blocks, if valid, instead of the file's),
+ * and of every other fork that exists if maps
+ */
 static BlockNumber
-relation_forks_blocks(Relation rel, bool maps)
+relation_forks_blocks(Relation rel, BlockNumber main_blocks, bool maps)
 {
 	SMgrRelation smgr = RelationGetSmgr(rel);
-	BlockNumber blocks = smgrnblocks(smgr, MAIN_FORKNUM);
+	BlockNumber blocks = main_blocks != InvalidBlockNumber ? main_blocks :
+		smgrnblocks(smgr, MAIN_FORKNUM);
 	ForkNumber	fork;
 
 	if (maps)
@@ -729,18 +735,42 @@ relation_forks_blocks(Relation rel, bool maps)
 
 /*
  * The whole size of segment seg on disk, in blocks: every fork of it, of
- * its TOAST table and of that table's index.  This is what counts toward
- * the segment's size and the partition's retention_bytes, and what
- * topics.partitions.bytes shows; every process finds the same (the files'
- * sizes, not what one backend last wrote).  Without maps, only the main
- * forks: what a writer measures after each record it TOASTed (the maps are
- * a small part, and asking whether they exist is a failed open() each).
- * The caller holds a lock on seg, which keeps its TOAST table.
+ * its TOAST table and of that table's index, the space taken ahead of the
+ * tail included.  This is what counts toward the partition's
+ * retention_bytes and what topics.partitions.bytes shows; every process
+ * finds the same (the files' sizes, not what one backend last wrote).
+ * Without maps, only the main forks: what a writer measures after each
+ * record it TOASTed (the maps are a small part, and asking whether they
+ * exist is a failed open() each).  The caller holds a lock on seg, which
+ * keeps its TOAST table.
  */
 BlockNumber
 topic_segment_disk_blocks(Relation seg, bool maps)
 {
-	BlockNumber blocks = relation_forks_blocks(seg, maps);
+	return segment_blocks(seg, InvalidBlockNumber, maps);
+}
+
+/*
+ * The size of segment seg that counts toward its roll: its whole size on
+ * disk (topic_segment_disk_blocks) without the zero pages its writers took
+ * ahead of the tail (log/storage.c): a segment rolls when its records fill
+ * it, not when the space taken for the next ones does.  retention_bytes
+ * and topics.partitions.bytes count what is on disk.
+ */
+BlockNumber
+topic_segment_used_blocks(Relation seg, bool maps)
+{
+	return segment_blocks(seg, topic_storage_last_block(seg) + 1, maps);
+}
+
+/*
+ * Blocks of segment seg, its TOAST table and that table's index, with
+ * main_blocks (if valid) for the segment's own main fork
+ */
+static BlockNumber
+segment_blocks(Relation seg, BlockNumber main_blocks, bool maps)
+{
+	BlockNumber blocks = relation_forks_blocks(seg, main_blocks, maps);
 
 	if (OidIsValid(seg->rd_rel->reltoastrelid))
 	{
@@ -751,14 +781,14 @@ topic_segment_disk_blocks(Relation seg, bool maps)
 			List	   *indexes = RelationGetIndexList(toast);
 			ListCell   *lc;
 
-			blocks += relation_forks_blocks(toast, maps);
+			blocks += relation_forks_blocks(toast, InvalidBlockNumber, maps);
 			foreach(lc, indexes)
 			{
 				Relation	index = RelationIdGetRelation(lfirst_oid(lc));
 
 				if (RelationIsValid(index))
 				{
-					blocks += relation_forks_blocks(index, maps);
+					blocks += relation_forks_blocks(index, InvalidBlockNumber, maps);
 					RelationClose(index);
 				}
 			}
@@ -865,14 +895,22 @@ topic_segment_roll_if_due(Relation router)
 	if (live != NULL &&
 		(seg = topic_segment_open(dir->router, live, RowExclusiveLock)) != NULL)
 	{
-		bool		has_records = topic_storage_nblocks(seg) > TOPIC_LOG_FIRST_DATA_BLKNO;
+		BlockNumber roll_blocks = topic_segdir_roll_blocks(dir);
 		bool		due;
 
+		/*
+		 * The size on disk first: the space taken ahead stays within the
+		 * roll size, so below it the segment's tail need not be looked for
+		 * (a walk back over its zero pages, for this process that has no
+		 * guess)
+		 */
 		due = (live->flags & TOPIC_SEGENTRY_DUE) != 0 ||
 			(dir->segment_roll_usecs > 0 &&
 			 GetCurrentTimestamp() - live->activated_at >= dir->segment_roll_usecs) ||
-			topic_segment_disk_blocks(seg, true) >= topic_segdir_roll_blocks(dir);
-		if (due && has_records)
+			(topic_segment_disk_blocks(seg, true) >= roll_blocks &&
+			 topic_segment_used_blocks(seg, true) >= roll_blocks);
+		/* and an empty segment has nothing to seal */
+		if (due && topic_storage_last_block(seg) >= TOPIC_LOG_FIRST_DATA_BLKNO)
 			result = topic_segment_roll(router, seg) ? TOPIC_ROLL_ROLLED :
 				TOPIC_ROLL_NO_SPARE;
 		relation_close(seg, RowExclusiveLock);

@@ -114,7 +114,7 @@ sealed_segments(Relation router, int *n)
 		topic_storage_log_end(seg, &end);
 		s->end = end.next_offset;
 		s->max_timestamp = end.max_timestamp;
-		s->blocks = topic_storage_nblocks(seg);
+		s->blocks = topic_storage_last_block(seg) + 1;
 		s->cleaned = topic_segment_read_cleaning(seg, &s->cleaning);
 		relation_close(seg, AccessShareLock);
 		count++;

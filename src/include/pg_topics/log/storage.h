@@ -32,7 +32,16 @@ typedef struct TopicTail
 	int			free_records;	/* records the page may still take */
 	bool		sealed;			/* the segment rolled over: go to the next */
 	BufferAccessStrategy strategy;
+	BlockNumber ahead_limit;	/* take space ahead up to this many blocks */
 } TopicTail;
+
+/*
+ * The most zero pages a writer adds ahead of the tail at once (an eighth
+ * of the relation, 1 to this many), and the most pages a reader or writer
+ * walks forward from the tail it last saw before it asks the file's end
+ */
+#define TOPIC_LOG_AHEAD_MAX_BLOCKS	32
+#define TOPIC_LOG_TAIL_WALK_MAX		8
 
 /* The end of a partition's log, as TRUNCATE and the views need it */
 typedef struct TopicLogEnd

@@ -86,6 +86,7 @@ typedef enum TopicRollResult
 
 extern TopicRollResult topic_segment_roll_if_due(Relation router);
 extern BlockNumber topic_segment_disk_blocks(Relation seg, bool maps);
+extern BlockNumber topic_segment_used_blocks(Relation seg, bool maps);
 extern BlockNumber topic_segdir_roll_blocks(const TopicSegmentDir *dir);
 extern void topic_segdir_mark_due(Relation router, Oid relid, uint32 segno);
 extern bool topic_segment_wait_for_spare(Relation router, long timeout_ms);
