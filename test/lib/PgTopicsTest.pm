@@ -173,6 +173,13 @@ sub kill9_server
 	my @pids = ($postmaster, grep { /^\d+$/ } split /\s+/, `pgrep -P $postmaster`);
 	kill 9, @pids;
 	$node->{_pid} = undef;
+	# gone before the caller starts the node again: a new postmaster
+	# refuses to start while the old one's children hold shared memory
+	for (1 .. 100)
+	{
+		last unless grep { kill 0, $_ } @pids;
+		Time::HiRes::usleep(100_000);
+	}
 	return @pids;
 }
 

@@ -64,12 +64,7 @@ sub values_of
 sub crash_and_start_with
 {
 	my ($n, $conf) = @_;
-	my @killed = kill9_server($n);
-	for (1 .. 100)
-	{
-		last unless grep { kill 0, $_ } @killed;
-		usleep(100_000);
-	}
+	kill9_server($n);
 	$n->append_conf('postgresql.conf', $conf) if $conf;
 	$n->start;
 }

@@ -21,7 +21,6 @@
 # 5. SASL: SCRAM-SHA-256 and PLAIN as a role of its own.
 use strict;
 use warnings;
-use File::Copy qw(copy);
 use IPC::Run;
 use JSON::PP;
 use PostgreSQL::Test::Cluster;
@@ -29,6 +28,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes ();
 use PgTopicsTest;
+use PgTopicsKafkajs;
 
 # DescribeConfigs and AlterConfigs, which kafkajs's describeConfigs and
 # alterConfigs send: 1 once the listener serves them.  At 0 the test checks
@@ -37,39 +37,8 @@ use PgTopicsTest;
 my $config_apis = 1;
 
 # ---- kafkajs from npm's registry, into a directory of this test
+install_kafkajs();
 my $js = kafka_script_path('kafkajs');
-my $npm_dir = PostgreSQL::Test::Utils::tempdir('kafkajs');
-for my $f ('package.json', 'package-lock.json')
-{
-	copy("$js/$f", "$npm_dir/$f") or die "could not copy $js/$f: $!";
-}
-for my $tool ('node', 'npm')
-{
-	system('sh', '-c', "command -v $tool >/dev/null") == 0
-	  or die "$tool is not installed (scripts/test.sh installs Node.js and npm)";
-}
-# npm's cache and logs stay in the test's directory, its update check off
-my @npm = ('npm', '--prefix', $npm_dir, '--cache', "$npm_dir/cache",
-	'--no-audit', '--no-fund', '--no-update-notifier');
-my $npm_started = Time::HiRes::time();
-# the registry first, retrying for seconds, not npm's minutes
-my ($npm_out, $npm_err) = ('', '');
-if (!IPC::Run::run([ @npm, 'ping', '--fetch-retries=2', '--fetch-retry-mintimeout=1000',
-			'--fetch-retry-maxtimeout=3000' ], '>', \$npm_out, '2>', \$npm_err,
-		IPC::Run::timeout(120)))
-{
-	my ($why) = ($npm_err =~ /^npm error (?:FetchError: )?(request to .*)$/m);
-	($why) = ($npm_err =~ /^npm error (.*)$/m) unless defined $why;
-	plan skip_all => "npm's registry cannot be reached, so kafkajs cannot be installed ("
-	  . ($why // 'npm ping failed') . ')';
-}
-if (!IPC::Run::run([ @npm, 'ci', '--ignore-scripts' ], '>', \$npm_out, '2>', \$npm_err,
-		IPC::Run::timeout(600)))
-{
-	die "npm ci of kafkajs failed, though npm's registry answers:\n$npm_out$npm_err";
-}
-note(sprintf('kafkajs installed (npm ping, npm ci) in %.1f s', Time::HiRes::time() - $npm_started));
-$ENV{NODE_PATH} = "$npm_dir/node_modules";
 
 # ---- the server
 my $kport = PostgreSQL::Test::Cluster::get_free_port();

@@ -192,12 +192,7 @@ for my $q (q{SELECT string_agg("offset"::text, ',') FROM topics.fetch(NULL::e, 0
 # postmaster and every child at once, gone before the restart
 sub crash_mid
 {
-	my @killed = kill9_server($mid);
-	for (1 .. 100)
-	{
-		last unless grep { kill 0, $_ } @killed;
-		usleep(100_000);
-	}
+	kill9_server($mid);
 	$mid->start;
 }
 

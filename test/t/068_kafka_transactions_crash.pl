@@ -96,12 +96,7 @@ sub txn_field
 sub crash_and_start
 {
 	my ($n, $conf) = @_;
-	my @killed = kill9_server($n);
-	for (1 .. 100)
-	{
-		last unless grep { kill 0, $_ } @killed;
-		usleep(100_000);
-	}
+	kill9_server($n);
 	$n->append_conf('postgresql.conf', $conf) if $conf;
 	$n->start;
 	wait_for_kafka_listener($kport);

@@ -15,43 +15,16 @@
 #    EndTxn v0-1) and whose records are never visible.
 use strict;
 use warnings;
-use File::Copy qw(copy);
-use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes ();
 use PgTopicsTest;
+use PgTopicsKafkajs;
 use PgTopicsKafkaTxn;
 
 # ---- kafkajs from npm's registry, into a directory of this test
+install_kafkajs();
 my $js = kafka_script_path('kafkajs');
-my $npm_dir = PostgreSQL::Test::Utils::tempdir('kafkajs');
-for my $f ('package.json', 'package-lock.json')
-{
-	copy("$js/$f", "$npm_dir/$f") or die "could not copy $js/$f: $!";
-}
-for my $tool ('node', 'npm')
-{
-	system('sh', '-c', "command -v $tool >/dev/null") == 0
-	  or die "$tool is not installed (scripts/test.sh installs Node.js and npm)";
-}
-my @npm = ('npm', '--prefix', $npm_dir, '--cache', "$npm_dir/cache",
-	'--no-audit', '--no-fund', '--no-update-notifier');
-my ($npm_out, $npm_err) = ('', '');
-if (!IPC::Run::run([ @npm, 'ping', '--fetch-retries=2', '--fetch-retry-mintimeout=1000',
-			'--fetch-retry-maxtimeout=3000' ], '>', \$npm_out, '2>', \$npm_err,
-		IPC::Run::timeout(120)))
-{
-	my ($why) = ($npm_err =~ /^npm error (?:FetchError: )?(request to .*)$/m);
-	($why) = ($npm_err =~ /^npm error (.*)$/m) unless defined $why;
-	plan skip_all => "npm's registry cannot be reached, so kafkajs cannot be installed ("
-	  . ($why // 'npm ping failed') . ')';
-}
-IPC::Run::run([ @npm, 'ci', '--ignore-scripts' ], '>', \$npm_out, '2>', \$npm_err,
-	IPC::Run::timeout(600))
-  or die "npm ci of kafkajs failed, though npm's registry answers:\n$npm_out$npm_err";
-$ENV{NODE_PATH} = "$npm_dir/node_modules";
 
 # ---- the server
 my $kport = PostgreSQL::Test::Cluster::get_free_port();
