@@ -79,19 +79,22 @@ MODES = {
                   w9_batch=200, w9_copy_calls=1, w9_backlog=400, w9_clients=[1],
                   w9_second_pass=False, w9_reads=["w9_fetch_cte_client", "w9_fetch_cte_server"],
                   w10_records=10_000, w10_batch=1000, w10_latency_secs=1,
-                  w11_keys=2000, w11_secs=1),
+                  w11_keys=2000, w11_secs=1, w12_records=2000, w12_max_txns=5, w12_diag_txns=2,
+                  w12_diag_points=[1], w12_ref_txns=10),
     "quick": dict(runs=1, produce_secs=2, batch_w2=1000, batch_w3=1000, backlog=200_000,
                   payload_rows_max=100_000, payload_bytes_max=200_000_000,
                   w4_backlogs=[0, 500_000, 2_000_000], w5_records=1_000_000, w7_secs=5,
                   w8_bytes=100_000_000, w9_batch=1000, w9_copy_calls=300, w9_backlog=200_000,
                   w10_records=1_000_000, w10_batch=10_000, w10_latency_secs=5,
-                  w11_keys=100_000, w11_secs=2),
+                  w11_keys=100_000, w11_secs=2, w12_records=100_000, w12_max_txns=200,
+                  w12_diag_txns=20, w12_ref_txns=100),
     "full": dict(runs=3, produce_secs=5, batch_w2=1000, batch_w3=1000, backlog=1_000_000,
                  payload_rows_max=100_000, payload_bytes_max=200_000_000,
                  w4_backlogs=[0, 5_000_000, 50_000_000], w5_records=10_000_000, w7_secs=20,
                  w8_bytes=1_000_000_000, w9_batch=1000, w9_copy_calls=1000,
                  w9_backlog=1_000_000, w10_records=1_000_000, w10_batch=10_000,
-                 w10_latency_secs=20, w11_keys=100_000, w11_secs=5),
+                 w10_latency_secs=20, w11_keys=100_000, w11_secs=5, w12_records=500_000,
+                 w12_max_txns=500, w12_diag_txns=50, w12_ref_txns=200),
 }
 W1_CLIENTS = 4
 W2_CLIENTS = [1, 2]
@@ -158,7 +161,15 @@ W10_KCAT_CONSUME = ["-C", "-o", "beginning", "-e", "-q", "-f", "%o\\n"]
 W10_LATENCY_RATE = 1000
 W10_SETTLE_S = 1.0         # after kcat -C: see w10()
 W10_GOALS = dict(produce=0.8, consume=1.0, p99_ms=10.0)
-ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "w11"]
+# Workload 12: a transactional Kafka producer against an idempotent one (confluent-kafka,
+# bench/common/kafka_txn_produce.py), records of 100 B; the transactional producer commits
+# every W12_PER_TXN records. Every point sends w12_records records, except that a
+# transactional point sends at most w12_max_txns transactions: each one starts a background
+# worker (about 0.1 s on the machine that made bench/results), so w12_records records of one
+# per transaction would take hours.
+W12_PER_TXN = [1, 100, 1000]
+KAFKA_WORKLOADS = {"w10", "w12"}      # the server runs with the Kafka listener for these
+ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "w11", "w12"]
 
 TODO_WORKLOADS = {}
 
@@ -1348,6 +1359,184 @@ class Bench:
                             f"({res['first_errors']}), {res['undelivered']} undelivered")
         return True
 
+    # ---- workload 12: Kafka transactions against idempotent produce
+    def w12_produce(self, peer, bootstrap, n, per_txn, txn_id, debug=False):
+        """One run of kafka_txn_produce.py into a fresh topic: n records, idempotent
+        (per_txn None) or transactional with per_txn records per transaction. Checks that
+        the topic holds exactly them; returns the script's result with the WAL bytes."""
+        self.setup_peer(peer, {})
+        if shutil.which(KCAT):
+            self.kafka_ready(bootstrap, "bench_topic")
+        self.checkpoint()
+        prog = os.path.join(BENCH, "common", "kafka_txn_produce.py")
+        cmd = [KAFKA_PYTHON, prog, bootstrap, "bench_topic", str(n)]
+        cmd += ["idempotent"] if per_txn is None else ["transactional", str(per_txn), txn_id]
+        env = dict(os.environ)
+        if debug:
+            env["KAFKA_TXN_DEBUG"] = "1"
+        lsn0 = self.server.sql("SELECT pg_current_wal_lsn()")
+        timeout = 600
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            raise PeerError(f"kafka_txn_produce.py did not finish within {timeout} s")
+        wal = int(self.server.sql(f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{lsn0}')"))
+        if r.returncode != 0:
+            raise PeerError(f"{' '.join(cmd[1:])} failed (rc={r.returncode}):\n"
+                            f"{(r.stdout + r.stderr)[-2000:]}")
+        try:
+            res = json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            raise PeerError(f"kafka_txn_produce.py printed no result:\n{r.stdout[-1000:]}"
+                            f"{r.stderr[-1000:]}")
+        if res["delivery_errors"] or res["undelivered"]:
+            raise PeerError(f"{' '.join(cmd[1:])}: {res['delivery_errors']} delivery errors "
+                            f"({res['first_errors']}), {res['undelivered']} undelivered")
+        # every record arrived, once: count, key and value bytes, last offset
+        got = self.server.psql_file(peer.script("w12_count.sql"))
+        want = f"{n} {16 * n} {DEFAULT_SIZE * n} {n - 1}"
+        if got != want:
+            raise PeerError(f"after {' '.join(cmd[1:])}: bench_topic holds count, key bytes, "
+                            f"value bytes, last offset {got}; expected {want}")
+        res["wal_per_record"] = wal / n
+        return res
+
+    def w12_new_backend(self, peer, nrows):
+        """What a new PostgreSQL process costs here: produce_1.sql (one topics.produce per
+        transaction, 1 client) in one connection, and with a new connection per transaction
+        (pgbench -C). A Kafka transaction's worker is such a process, started per
+        transaction."""
+        k = self.m["w12_ref_txns"]
+        script = peer.script("produce_1.sql")
+        variables = dict(nrows=nrows, batch=1, maxlo=nrows, pos=0)
+        out = {}
+        for name, extra in (("one_connection", []), ("new_connection", ["-C"])):
+            self.setup_peer(peer, variables)
+            self.checkpoint()
+            cmd, env = self.server.pgbench_cmd(script, 1, variables, txns=k,
+                                               pgoptions=peer.pgoptions)
+            cmd[1:1] = extra
+            r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            text = r.stdout + r.stderr
+            done = re.search(r"number of transactions actually processed: (\d+)", text)
+            lat = re.search(r"latency average = ([0-9.]+) ms", text)
+            conn = re.search(r"average connection time = ([0-9.]+) ms", text)
+            if r.returncode != 0 or not done or int(done.group(1)) != k or not lat:
+                raise PeerError(f"pgbench {' '.join(extra)} produce_1.sql failed "
+                                f"(rc={r.returncode}):\n{text[-2000:]}")
+            out[name] = dict(txns=k, latency_ms=float(lat.group(1)),
+                             connection_ms=float(conn.group(1)) if conn else None)
+        return out
+
+    def w12(self, peers):
+        """Kafka transactions against idempotent produce: confluent-kafka producers through
+        pg_topics' listener, records of 100 B, idempotent (acks=all) and transactional with
+        W12_PER_TXN records per transaction; each point into a fresh topic, the points in turn
+        within a run. Then, untimed as throughput: one run per transactional point with
+        librdkafka's protocol log (each request type's round trip), and produce_1.sql in one
+        connection and in a new connection per transaction (what a new process costs)."""
+        peers = [p for p in peers if p.script("w12_count.sql")]
+        if not peers:
+            return
+        n, max_txns = self.m["w12_records"], self.m["w12_max_txns"]
+        log(f"workload 12: Kafka transactions, {n:,} records of {DEFAULT_SIZE} B per point "
+            f"(at most {max_txns:,} transactions): idempotent producer (acks=all) vs "
+            f"transactional, {W12_PER_TXN} records per transaction")
+        try:
+            ok = subprocess.run([KAFKA_PYTHON, "-c", "import confluent_kafka"],
+                                capture_output=True).returncode == 0
+        except OSError:
+            ok = False
+        if not ok:
+            self.notes.append(f"workload 12 skipped: {KAFKA_PYTHON} cannot import "
+                              "confluent_kafka (python3-confluent-kafka)")
+            log("  w12 skipped: no confluent_kafka")
+            return
+        bootstrap = f"127.0.0.1:{KAFKA_PORT}"
+        points = [None] + W12_PER_TXN
+        records = {pt: n if pt is None else min(n, max_txns * pt) for pt in points}
+        for peer in peers:
+            if self.server.sql("SELECT current_setting('pg_topics.kafka_port', true)") \
+                    in ("", "0"):
+                self.notes.append("workload 12 skipped: no Kafka listener (pg_topics.kafka_port "
+                                  "is not a setting of this pg_topics build, or 0)")
+                log("  w12 skipped: no Kafka listener (pg_topics.kafka_port)")
+                return
+            settings = {k: self.server.sql(f"SELECT current_setting('{k}', true)")
+                        for k in ("pg_topics.kafka_workers", "pg_topics.kafka_max_transactions",
+                                  "max_worker_processes", "synchronous_commit")}
+            try:
+                runs = {pt: [] for pt in points}
+                for run in range(self.m["runs"]):
+                    for pt in points:
+                        res = self.w12_produce(peer, bootstrap, records[pt], pt,
+                                               f"bench-w12-{pt}-{run + 1}")
+                        runs[pt].append(res)
+                        log(f"  w12 {peer.name:<10} run {run + 1} "
+                            f"{'idempotent' if pt is None else f'{pt} per transaction':<18} "
+                            f"{records[pt]:>9,} records {res['records_per_s']:>10,.0f} rec/s "
+                            f"({res['secs']:.2f} s"
+                            + ("" if pt is None else
+                               f", {res['transactions']:,} transactions, p50 "
+                               f"{res['txn_p50_ms']:.1f} ms, p99 {res['txn_p99_ms']:.1f} ms")
+                            + f"), WAL {res['wal_per_record']:.1f} B/record")
+                base = statistics.median(r["records_per_s"] for r in runs[None])
+                for pt in points:
+                    rs = runs[pt]
+                    label = ("idempotent producer (acks=all)" if pt is None
+                             else f"transactional, {pt:,} record{'s' if pt > 1 else ''} per "
+                                  "transaction")
+                    extra = dict(kind="idempotent" if pt is None else "transactional",
+                                 per_txn=pt, records=records[pt], value_size=DEFAULT_SIZE,
+                                 kafka_settings=settings, producer=rs[0]["producer"],
+                                 secs=[r["secs"] for r in rs],
+                                 wal_per_record=statistics.median(r["wal_per_record"]
+                                                                  for r in rs))
+                    if pt is not None:
+                        extra.update(
+                            transactions=rs[0]["transactions"],
+                            txn_p50_ms=statistics.median(r["txn_p50_ms"] for r in rs),
+                            txn_p99_ms=statistics.median(r["txn_p99_ms"] for r in rs),
+                            txn_max_ms=max(r["txn_max_ms"] for r in rs),
+                            txn_mean_ms=statistics.median(r["txn_mean_ms"] for r in rs))
+                    self.record("w12", label, peer,
+                                [dict(tps=r["records_per_s"], txns=r["transactions"])
+                                 for r in rs], 1, extra)
+                    row = self.results[-1]
+                    row["ratio_to_idempotent"] = round(row["records_per_s"] / base, 5)
+                # where a transaction's time goes: librdkafka's round trip of each request
+                # type, from its protocol log (a run of its own: the log costs client time)
+                for pt in self.m.get("w12_diag_points", W12_PER_TXN):
+                    k = self.m["w12_diag_txns"] * pt
+                    res = self.w12_produce(peer, bootstrap, k, pt, f"bench-w12-{pt}-diag",
+                                           debug=True)
+                    self.results.append(dict(
+                        workload="w12", config=f"round trips, {pt} per transaction",
+                        peer=peer.name, kind="rtt", per_txn=pt, records=k,
+                        transactions=res["transactions"], txn_mean_ms=res["txn_mean_ms"],
+                        txn_p50_ms=res["txn_p50_ms"], rtt=res.get("rtt", {})))
+                    log(f"  w12 {peer.name:<10} round trips, {pt} per transaction "
+                        f"({res['transactions']} transactions, mean {res['txn_mean_ms']:.1f} "
+                        "ms each): " + ", ".join(
+                            f"{t} {v['n']}x mean {v['mean_ms']:.1f} ms"
+                            for t, v in res.get("rtt", {}).items()))
+                # the SQL path's price of a new process, for comparison
+                if peer.script("produce_1.sql"):
+                    nrows = self.ensure_payload(DEFAULT_SIZE, self.payload_rows(DEFAULT_SIZE,
+                                                                                1000))
+                    ref = self.w12_new_backend(peer, nrows)
+                    self.results.append(dict(workload="w12", config="new backend reference",
+                                             peer=peer.name, kind="new_backend", **ref))
+                    log(f"  w12 {peer.name:<10} produce_1.sql, 1 record per transaction: "
+                        f"{ref['one_connection']['latency_ms']:.2f} ms per transaction in one "
+                        f"connection, {ref['new_connection']['latency_ms']:.2f} ms with a new "
+                        f"connection each (connecting "
+                        f"{ref['new_connection']['connection_ms'] or 0:.2f} ms)")
+            except (PeerError, HarnessError) as e:
+                self.fail(peer, "w12", e)
+            finally:
+                self.free_peer(peer, {})
+
     def w11(self, peers):
         """Log compaction: a keyed log of w11_keys keys x W11_VERSIONS versions of 100 B
         (w11_load.sql, one version per transaction), then topics.compact over it
@@ -1558,6 +1747,7 @@ class Bench:
             load_batch=LOAD_BATCH, w4_batch=W4_BATCH, w5_batch=W5_BATCH,
             w5_range_fraction=W5_RANGE_FRACTION, w7_rate=W7_RATE, w7_batch=W7_BATCH,
             w7_wait_s=W7_WAIT_S, w10_latency_rate=W10_LATENCY_RATE, w10_goals=W10_GOALS,
+            w12_per_txn=W12_PER_TXN,
             loadavg=loadavg())
 
     def run(self):
@@ -1575,7 +1765,7 @@ class Bench:
         unknown = wanted - set(ALL_WORKLOADS)
         if unknown:
             raise HarnessError(f"unknown workload(s) {sorted(unknown)}; known: {ALL_WORKLOADS}")
-        self.server.init(preload, kafka="w10" in wanted)
+        self.server.init(preload, kafka=bool(wanted & KAFKA_WORKLOADS))
         try:
             self.server.start()
         except HarnessError as e:
@@ -1608,7 +1798,8 @@ class Bench:
                                 ("w2", self.w2, {"w2"}), ("w4", self.w4, {"w4"}),
                                 ("w5", self.w5, {"w5"}), ("w7", self.w7, {"w7"}),
                                 ("w8", self.w8, {"w8"}), ("w9", self.w9, {"w9"}),
-                                ("w10", self.w10, {"w10"}), ("w11", self.w11, {"w11"})):
+                                ("w10", self.w10, {"w10"}), ("w11", self.w11, {"w11"}),
+                                ("w12", self.w12, {"w12"})):
             if wanted & when:
                 t0 = time.time()
                 run(active)
@@ -1641,7 +1832,7 @@ def main():
     g.add_argument("--full", dest="mode", action="store_const", const="full",
                    help="full sizes, median of 3 runs per point (default)")
     ap.add_argument("--peers", help="comma-separated peers to run (null is always run)")
-    ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3,w4,w5,w7,w8,w9,w10,w11 "
+    ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3,w4,w5,w7,w8,w9,w10,w11,w12 "
                     "(default all; w3 includes w6)")
     ap.add_argument("--allow-fail", default="",
                     help="comma-separated peers whose script failures are reported but do not "

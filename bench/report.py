@@ -303,6 +303,68 @@ def w10_tables(doc):
     return "\n".join(out)
 
 
+def fmt_ratio(x):
+    """A ratio with two significant digits below 0.1 (0.00011, 0.0095), else 2 decimals."""
+    if x is None:
+        return "—"
+    if x <= 0 or x >= 0.1:
+        return f"{x:.2f}"
+    digits = 1
+    while x * 10 ** digits < 10:
+        digits += 1
+    return f"{x:.{digits}f}"
+
+
+def w12_tables(doc):
+    """Workload 12: a transactional Kafka producer against an idempotent one, records/s and
+    the ratio; then each transactional request's round trip (librdkafka's protocol log), and
+    the price of a new PostgreSQL process on the SQL path for comparison."""
+    rows = [r for r in doc["results"] if r["workload"] == "w12" and r.get("config")]
+    thr = [r for r in rows if r.get("kind") in ("idempotent", "transactional")]
+    rtt = [r for r in rows if r.get("kind") == "rtt"]
+    ref = [r for r in rows if r.get("kind") == "new_backend"]
+    out = []
+    if thr:
+        out += ["| producer | records | transactions | records/s | ÷ idempotent | "
+                "ms per transaction p50 / p99 | WAL B / record | runs (records/s) |",
+                "|---|---:|---:|---:|---:|---|---:|---|"]
+        for r in thr:
+            txn = r.get("per_txn") is not None
+            out.append(f"| {r['config']} | {r['records']:,} | "
+                       f"{format(r['transactions'], ',') if txn else '—'} | "
+                       f"{fmt(r['records_per_s'], 1 if r['records_per_s'] < 100 else 0)} | "
+                       f"{fmt_ratio(r['ratio_to_idempotent'])} | "
+                       + (f"{fmt(r.get('txn_p50_ms'), 1)} / {fmt(r.get('txn_p99_ms'), 1)}"
+                          if txn else "—")
+                       + f" | {fmt(r.get('wal_per_record'), 1)} | "
+                       + ", ".join(f"{x:,.1f}" if x < 100 else f"{x:,.0f}" for x in r["runs"])
+                       + " |")
+    if rtt:
+        kinds = ["AddPartitionsToTxn", "Produce", "EndTxn"]
+        out += ["", "| records per transaction | transactions | ms per transaction (mean) | "
+                + " | ".join(f"{k} round trip (mean ms)" for k in kinds) + " |",
+                "|---:|---:|---:|" + "---:|" * len(kinds)]
+        for r in rtt:
+            cells = []
+            for k in kinds:
+                v = r.get("rtt", {}).get(k)
+                cells.append("—" if not v else f"{v['mean_ms']:.1f} ({v['n']}×)")
+            out.append(f"| {r['per_txn']:,} | {r['transactions']:,} | "
+                       f"{fmt(r.get('txn_mean_ms'), 1)} | " + " | ".join(cells) + " |")
+    if ref:
+        out += ["", "| SQL, `produce_1.sql` (1 record per transaction), 1 client | "
+                "transactions | ms per transaction | of which connecting (ms) |",
+                "|---|---:|---:|---:|"]
+        for r in ref:
+            for key, what in (("one_connection", "in one connection"),
+                              ("new_connection", "a new connection per transaction "
+                                                 "(pgbench `-C`)")):
+                v = r[key]
+                out.append(f"| {what} | {v['txns']:,} | {v['latency_ms']:.2f} | "
+                           f"{fmt(v.get('connection_ms'), 2)} |")
+    return "\n".join(out)
+
+
 def plots(doc, outdir):
     """W2 records/s and MB/s against payload size (log-log), one line per peer x clients."""
     if not shutil.which("gnuplot"):
@@ -535,6 +597,32 @@ def write_report(doc, outdir):
                  "`topics.segments.bytes` of the compacted topic (CHECKPOINT before each); the "
                  "records after include the LIVE segment's, which compaction leaves alone.\n")
         L.append(w11_table(doc))
+        L.append("")
+    if "w12" in has:
+        w12 = next((r for r in doc["results"] if r["workload"] == "w12"
+                    and r.get("kind") == "transactional"), {})
+        L.append("## Workload 12 — Kafka transactions against idempotent produce\n")
+        L.append("pg_topics only (its Kafka listener, `pg_topics.kafka_port`): one confluent-kafka "
+                 "(librdkafka) producer, `bench/common/kafka_txn_produce.py`, sends records of "
+                 "16-byte keys and 100-byte random values to partition 0 of a fresh one-partition "
+                 "topic per point: *idempotent* (`enable.idempotence=true`, `acks=all`), timed "
+                 "from its first `produce()` until `flush()` returns, and *transactional* "
+                 "(`transactional.id`, `init_transactions()` once before the clock starts, then "
+                 "`begin_transaction()`, N × `produce()`, `commit_transaction()`), timed from the "
+                 "first `begin_transaction()` to the last commit's return; librdkafka's defaults "
+                 "otherwise (linger.ms 5). Every point sends "
+                 f"{mp.get('w12_records', 0):,} records, but a transactional one at most "
+                 f"{mp.get('w12_max_txns', 0):,} transactions; after each, the topic must "
+                 "hold exactly the records sent (count, key and value bytes, last offset), else "
+                 "the run fails. Each Kafka transaction is one PostgreSQL transaction held by a "
+                 "background worker started for it at its first AddPartitionsToTxn "
+                 "(docs/architecture.md §14): the second table is one more run per point with "
+                 "librdkafka's protocol log, each request type's round trip (AddPartitionsToTxn "
+                 "registers the worker; the first Produce waits for it to start and connect; "
+                 "EndTxn commits and ends it), and the third what a new PostgreSQL process "
+                 "costs on the SQL path of the same server: `produce_1.sql` in one connection "
+                 "and with a new connection per transaction.\n")
+        L.append(w12_tables(doc))
         L.append("")
     if doc.get("todo_workloads"):
         L.append("## Not available\n")
