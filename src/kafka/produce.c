@@ -659,6 +659,32 @@ older_epoch(KafkaProduceRequest *pr, int64 producer_id, int16 epoch)
 }
 
 /*
+ * Room for the answer of pr's partitions, beyond twice the request's size
+ * that kafka_txn_forward gives: a partition's answer is up to 45 bytes
+ * where a partition of null records took 6 of the request, and one naming
+ * its keyless records (a compacted topic) carries a message with the
+ * topic's name, up to 96 bytes more
+ */
+static int64
+answer_room(const KafkaProduceRequest *pr)
+{
+	int64		room = 0;
+
+	for (int t = 0; t < pr->ntopic_data; t++)
+	{
+		KafkaTopicProduceData *td = &pr->topic_data[t];
+
+		for (int p = 0; p < td->npartition_data; p++)
+		{
+			room += 48;
+			if (td->partition_data[p].records.bytes.len > 0)
+				room += 96 + Max(td->name.len, 0);
+		}
+	}
+	return room;
+}
+
+/*
  * Produce v0-11.  A transactional producer's goes to its transaction's
  * worker once its transactional id is checked: a partition of an id that
  * is not the role's is refused TRANSACTIONAL_ID_AUTHORIZATION_FAILED, of
@@ -677,7 +703,7 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 	int			slot = -1;
 
 	if (kafka_txn_forwarded(req))
-		return kafka_txn_forward(req, req->conn->txn_slot, NULL, deadline);
+		return kafka_txn_forward(req, req->conn->txn_slot, NULL, 0, deadline);
 	if (!kafka_decode(&req->body, &kafka_produce_request, req->api_version, &pr))
 		return KAFKA_CLOSE;
 	/* as Kafka: any other acks fails the request (INVALID_REQUIRED_ACKS) */
@@ -702,7 +728,7 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 		return produce_request(req, &pr, error, NULL, NIL);
 	/* the worker decodes it again, from the start */
 	req->body = body;
-	return kafka_txn_forward(req, slot, &row, deadline);
+	return kafka_txn_forward(req, slot, &row, answer_room(&pr), deadline);
 }
 
 /*

@@ -148,7 +148,7 @@ end_aborted(AbortKind kind)
 						"UPDATE topics.kafka_transactional_ids "
 						"SET state = 'CompleteAbort', partitions = '{}', groups = '{}', "
 						"producer_epoch = LEAST(producer_epoch + 1, 32767), "
-						"last_producer_epoch = -1, "
+						"last_producer_id = -1, last_producer_epoch = -1, "
 						"updated_at = pg_catalog.now() "
 						"WHERE producer_id = $1 AND producer_epoch = $2 AND state = 'Ongoing'" :
 						"UPDATE topics.kafka_transactional_ids "
