@@ -129,7 +129,17 @@ mark_row(const char *sql)
 
 /*
  * Roll the transaction back (if it is still open) and mark the row as
- * kind says, in a transaction of its own
+ * kind says, in a transaction of its own.
+ *
+ * An ERROR here (the row's UPDATE failing: a lock_timeout of the
+ * server's configuration while a listener holds the row, "out of shared
+ * memory") is not caught: from the timeout path and from run_item's
+ * PG_CATCH it ends the worker as FATAL.  That is safe, not retried: the
+ * PostgreSQL transaction is rolled back already or by the exit, the slot
+ * is freed by worker_exit, and the row left Ongoing (or PrepareAbort) is
+ * a transaction lost with its worker, whose producer is fenced and which
+ * the background worker's round or the id's next InitProducerId ends
+ * (worker/lost_transactions.c).
  */
 static void
 end_aborted(AbortKind kind)
