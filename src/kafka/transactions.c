@@ -836,20 +836,31 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 
 	if (conn->txn_seg != NULL)
 	{
-		KafkaTxnResult result = kafka_txn_result(conn->txn_slot,
-												 conn->txn_ticket);
 		KafkaOutcome outcome;
 
-		if (result == KAFKA_TXN_PENDING)
-			return park_on_slot(req, conn->txn_slot, deadline);
-		if (result == KAFKA_TXN_LOST)
-		{
-			forget_forwarded(conn);
-			ereport(ERROR,
-					(errcode(ERRCODE_TRANSACTION_ROLLBACK),
-					 errmsg("the Kafka transaction's worker ended without answering")));
-		}
+		/*
+		 * The segment first: the worker marks it answered before it tells
+		 * the slot, and the slot may since have been freed and taken by
+		 * another transaction, which says nothing of this ticket
+		 */
 		item = dsm_segment_address((dsm_segment *) conn->txn_seg);
+		if (!item->answered)
+		{
+			KafkaTxnResult result = kafka_txn_result(conn->txn_slot,
+													 conn->txn_ticket);
+
+			if (result == KAFKA_TXN_PENDING)
+				return park_on_slot(req, conn->txn_slot, deadline);
+			/* answered between the two looks? */
+			if (result == KAFKA_TXN_LOST && !item->answered)
+			{
+				forget_forwarded(conn);
+				ereport(ERROR,
+						(errcode(ERRCODE_TRANSACTION_ROLLBACK),
+						 errmsg("the Kafka transaction's worker ended without answering")));
+			}
+		}
+		pg_read_barrier();
 		outcome = (KafkaOutcome) item->outcome;
 		if (item->failed || item->too_large)
 		{
@@ -900,6 +911,7 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 	item->outcome = KAFKA_CLOSE;
 	item->failed = false;
 	item->too_large = false;
+	item->answered = false;
 	memcpy(item->data, req->body.data + req->body.pos, body_len);
 	Assert(row != NULL);
 	if (!kafka_txn_post(slot, row->producer_id, row->producer_epoch,

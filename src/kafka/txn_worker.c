@@ -392,6 +392,14 @@ run_item(dsm_handle handle)
 		item->answer_len = answer.len;
 	}
 	item->outcome = outcome;
+
+	/*
+	 * The segment says it was answered before the slot does: a listener
+	 * that wakes after the slot was freed and taken by another transaction
+	 * still finds its answer here
+	 */
+	pg_write_barrier();
+	item->answered = true;
 	/* an ended transaction took its memory with it */
 	MemoryContextSwitchTo(ended ? TopMemoryContext : oldcontext);
 	MemoryContextDelete(item_context);

@@ -54,6 +54,8 @@ typedef struct KafkaTxnItem
 	int			outcome;		/* KafkaOutcome */
 	bool		failed;			/* it failed, and the transaction with it */
 	bool		too_large;		/* its answer did not fit */
+	bool		answered;		/* set last, after a write barrier: the
+								 * fields above are the worker's answer */
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } KafkaTxnItem;
 
