@@ -277,7 +277,8 @@ transactional_error(const KafkaTxnInfo *txn, List *added, KafkaBytes name,
 					int32 partition, const KafkaRecordBatch *batch)
 {
 	char	   *key;
-	ListCell   *lc;
+	int			low;
+	int			high;
 
 	if (txn == NULL)
 		return (batch->attributes & KAFKA_ATTR_TRANSACTIONAL) ?
@@ -288,11 +289,30 @@ transactional_error(const KafkaTxnInfo *txn, List *added, KafkaBytes name,
 		return KAFKA_INVALID_PRODUCER_ID_MAPPING;
 	if (batch->producer_epoch != txn->producer_epoch)
 		return KAFKA_INVALID_PRODUCER_EPOCH;
+	/* added is sorted (kafka_txn_produce): a binary search */
 	key = psprintf("%.*s/%d", name.len, name.data, partition);
-	foreach(lc, added)
-		if (strcmp((char *) lfirst(lc), key) == 0)
+	low = 0;
+	high = list_length(added) - 1;
+	while (low <= high)
+	{
+		int			mid = low + (high - low) / 2;
+		int			c = strcmp((char *) list_nth(added, mid), key);
+
+		if (c == 0)
 			return KAFKA_NONE;
+		if (c < 0)
+			low = mid + 1;
+		else
+			high = mid - 1;
+	}
 	return KAFKA_INVALID_TXN_STATE;
+}
+
+/* list_sort's comparison of two C strings, byte by byte */
+static int
+compare_names(const ListCell *a, const ListCell *b)
+{
+	return strcmp((char *) lfirst(a), (char *) lfirst(b));
 }
 
 /*
@@ -740,6 +760,7 @@ KafkaOutcome
 kafka_txn_produce(KafkaRequest *req, const KafkaTxnInfo *txn, int16 all_error)
 {
 	KafkaProduceRequest pr;
+	List	   *added;
 
 	if (!kafka_decode(&req->body, &kafka_produce_request, req->api_version, &pr))
 		return KAFKA_CLOSE;
@@ -747,8 +768,14 @@ kafka_txn_produce(KafkaRequest *req, const KafkaTxnInfo *txn, int16 all_error)
 		return KAFKA_CLOSE;
 	if (all_error != KAFKA_NONE)
 		return produce_request(req, &pr, all_error, txn, NIL);
-	return produce_request(req, &pr, KAFKA_NONE, txn,
-						   kafka_txn_added_partitions(txn->producer_id));
+
+	/*
+	 * the transaction's partitions, sorted once, so that each partition of
+	 * the request is looked for by a binary search, not a scan of them all
+	 */
+	added = kafka_txn_added_partitions(txn->producer_id);
+	list_sort(added, compare_names);
+	return produce_request(req, &pr, KAFKA_NONE, txn, added);
 }
 
 /*
