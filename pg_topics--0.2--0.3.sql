@@ -236,8 +236,11 @@ CREATE TABLE topics.kafka_transactional_ids (
     role pg_catalog.oid NOT NULL,
     producer_id bigint NOT NULL,
     producer_epoch smallint NOT NULL,
-    -- the epoch an InitProducerId naming it (KIP-360) moved on from, or -1:
-    -- a retry of that request names it
+    -- the producer id and epoch an InitProducerId naming them (KIP-360)
+    -- moved on from, or -1: a retry of that request names them (the id
+    -- differs from producer_id once the epochs ran out and a new producer id
+    -- was given)
+    last_producer_id bigint NOT NULL DEFAULT -1,
     last_producer_epoch smallint NOT NULL DEFAULT -1,
     timeout_ms integer NOT NULL,
     state text NOT NULL CHECK (state IN ('Empty', 'Ongoing', 'PrepareCommit',
@@ -245,6 +248,8 @@ CREATE TABLE topics.kafka_transactional_ids (
     partitions text[] NOT NULL DEFAULT '{}',
     groups text[] NOT NULL DEFAULT '{}',
     started_at timestamptz,
+    -- the row's last change: an id not in a transaction is deleted once
+    -- pg_topics.kafka_transactional_id_expiration passed since
     updated_at timestamptz NOT NULL
 );
 REVOKE ALL ON topics.kafka_transactional_ids FROM PUBLIC;

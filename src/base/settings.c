@@ -59,6 +59,7 @@ int			pg_topics_kafka_default_partitions = 1;
 int			pg_topics_kafka_max_transactions = 16;
 int			pg_topics_kafka_max_transactions_per_role = 8;
 int			pg_topics_kafka_transaction_max_timeout = 900000;
+int			pg_topics_kafka_transactional_id_expiration = 7 * 24 * 3600 * 1000;
 
 static const struct config_enum_entry offset_reset_options[] = {
 	{"earliest", TOPIC_RESET_EARLIEST, false},
@@ -226,6 +227,13 @@ define_kafka_settings(void)
 							"Kafka's transaction.max.timeout.ms: InitProducerId with a longer transaction.timeout.ms is answered INVALID_TRANSACTION_TIMEOUT.",
 							&pg_topics_kafka_transaction_max_timeout,
 							900000, 1000, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_topics.kafka_transactional_id_expiration",
+							"How long a Kafka transactional id not in a transaction is kept unused.",
+							"Kafka's transactional.id.expiration.ms: the background worker deletes an id idle for longer, and its next InitProducerId makes it anew.",
+							&pg_topics_kafka_transactional_id_expiration,
+							7 * 24 * 3600 * 1000, 1000, INT_MAX,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_topics.kafka_idle_timeout",

@@ -277,7 +277,8 @@ transactional_error(const KafkaTxnInfo *txn, List *added, KafkaBytes name,
 					int32 partition, const KafkaRecordBatch *batch)
 {
 	char	   *key;
-	ListCell   *lc;
+	int			low;
+	int			high;
 
 	if (txn == NULL)
 		return (batch->attributes & KAFKA_ATTR_TRANSACTIONAL) ?
@@ -288,11 +289,30 @@ transactional_error(const KafkaTxnInfo *txn, List *added, KafkaBytes name,
 		return KAFKA_INVALID_PRODUCER_ID_MAPPING;
 	if (batch->producer_epoch != txn->producer_epoch)
 		return KAFKA_INVALID_PRODUCER_EPOCH;
+	/* added is sorted (kafka_txn_produce): a binary search */
 	key = psprintf("%.*s/%d", name.len, name.data, partition);
-	foreach(lc, added)
-		if (strcmp((char *) lfirst(lc), key) == 0)
+	low = 0;
+	high = list_length(added) - 1;
+	while (low <= high)
+	{
+		int			mid = low + (high - low) / 2;
+		int			c = strcmp((char *) list_nth(added, mid), key);
+
+		if (c == 0)
 			return KAFKA_NONE;
+		if (c < 0)
+			low = mid + 1;
+		else
+			high = mid - 1;
+	}
 	return KAFKA_INVALID_TXN_STATE;
+}
+
+/* list_sort's comparison of two C strings, byte by byte */
+static int
+compare_names(const ListCell *a, const ListCell *b)
+{
+	return strcmp((char *) lfirst(a), (char *) lfirst(b));
 }
 
 /*
@@ -659,6 +679,32 @@ older_epoch(KafkaProduceRequest *pr, int64 producer_id, int16 epoch)
 }
 
 /*
+ * Room for the answer of pr's partitions, beyond twice the request's size
+ * that kafka_txn_forward gives: a partition's answer is up to 45 bytes
+ * where a partition of null records took 6 of the request, and one naming
+ * its keyless records (a compacted topic) carries a message with the
+ * topic's name, up to 96 bytes more
+ */
+static int64
+answer_room(const KafkaProduceRequest *pr)
+{
+	int64		room = 0;
+
+	for (int t = 0; t < pr->ntopic_data; t++)
+	{
+		KafkaTopicProduceData *td = &pr->topic_data[t];
+
+		for (int p = 0; p < td->npartition_data; p++)
+		{
+			room += 48;
+			if (td->partition_data[p].records.bytes.len > 0)
+				room += 96 + Max(td->name.len, 0);
+		}
+	}
+	return room;
+}
+
+/*
  * Produce v0-11.  A transactional producer's goes to its transaction's
  * worker once its transactional id is checked: a partition of an id that
  * is not the role's is refused TRANSACTIONAL_ID_AUTHORIZATION_FAILED, of
@@ -677,7 +723,7 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 	int			slot = -1;
 
 	if (kafka_txn_forwarded(req))
-		return kafka_txn_forward(req, req->conn->txn_slot, NULL, deadline);
+		return kafka_txn_forward(req, req->conn->txn_slot, NULL, 0, deadline);
 	if (!kafka_decode(&req->body, &kafka_produce_request, req->api_version, &pr))
 		return KAFKA_CLOSE;
 	/* as Kafka: any other acks fails the request (INVALID_REQUIRED_ACKS) */
@@ -702,7 +748,7 @@ kafka_produce(KafkaRequest *req, TimestampTz *deadline)
 		return produce_request(req, &pr, error, NULL, NIL);
 	/* the worker decodes it again, from the start */
 	req->body = body;
-	return kafka_txn_forward(req, slot, &row, deadline);
+	return kafka_txn_forward(req, slot, &row, answer_room(&pr), deadline);
 }
 
 /*
@@ -714,6 +760,7 @@ KafkaOutcome
 kafka_txn_produce(KafkaRequest *req, const KafkaTxnInfo *txn, int16 all_error)
 {
 	KafkaProduceRequest pr;
+	List	   *added;
 
 	if (!kafka_decode(&req->body, &kafka_produce_request, req->api_version, &pr))
 		return KAFKA_CLOSE;
@@ -721,8 +768,14 @@ kafka_txn_produce(KafkaRequest *req, const KafkaTxnInfo *txn, int16 all_error)
 		return KAFKA_CLOSE;
 	if (all_error != KAFKA_NONE)
 		return produce_request(req, &pr, all_error, txn, NIL);
-	return produce_request(req, &pr, KAFKA_NONE, txn,
-						   kafka_txn_added_partitions(txn->producer_id));
+
+	/*
+	 * the transaction's partitions, sorted once, so that each partition of
+	 * the request is looked for by a binary search, not a scan of them all
+	 */
+	added = kafka_txn_added_partitions(txn->producer_id);
+	list_sort(added, compare_names);
+	return produce_request(req, &pr, KAFKA_NONE, txn, added);
 }
 
 /*

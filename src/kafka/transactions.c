@@ -113,11 +113,11 @@ kafka_txn_read_row(KafkaBytes transactional_id, bool for_update,
 	topic_internal_sql_begin(&state);
 	if (SPI_execute_with_args(for_update ?
 							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at, "
-							  "last_producer_epoch "
+							  "last_producer_epoch, last_producer_id "
 							  "FROM topics.kafka_transactional_ids WHERE transactional_id = $1 "
 							  "FOR UPDATE SKIP LOCKED" :
 							  "SELECT role, producer_id, producer_epoch, timeout_ms, state, started_at, "
-							  "last_producer_epoch "
+							  "last_producer_epoch, last_producer_id "
 							  "FROM topics.kafka_transactional_ids WHERE transactional_id = $1",
 							  1, argtypes, values, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read topics.kafka_transactional_ids");
@@ -138,6 +138,7 @@ kafka_txn_read_row(KafkaBytes transactional_id, bool for_update,
 		d = SPI_getbinval(tup, desc, 6, &isnull);
 		row->started_at = isnull ? 0 : DatumGetTimestampTz(d);
 		row->last_producer_epoch = DatumGetInt16(SPI_getbinval(tup, desc, 7, &isnull));
+		row->last_producer_id = DatumGetInt64(SPI_getbinval(tup, desc, 8, &isnull));
 	}
 	else if (for_update)
 	{
@@ -162,12 +163,20 @@ update_row(KafkaBytes transactional_id, const char *sql, int nargs,
 {
 	Oid			types[8];
 	Datum		values[8];
+	text	   *id = txn_id_text(transactional_id);
 	TopicInternalSql state;
 	uint64		n;
 
 	Assert(nargs < 8);
+
+	/*
+	 * every caller checked the id first (its row was read, or
+	 * InitProducerId refused it): a NULL here would reach SPI as a datum
+	 */
+	if (id == NULL)
+		elog(ERROR, "invalid Kafka transactional id reached an update of its row");
 	types[0] = TEXTOID;
-	values[0] = PointerGetDatum(txn_id_text(transactional_id));
+	values[0] = PointerGetDatum(id);
 	for (int i = 0; i < nargs; i++)
 	{
 		types[i + 1] = argtypes[i];
@@ -227,12 +236,13 @@ open_slot(const KafkaTxnRow *row)
  *   request is answered CONCURRENT_TRANSACTIONS, which clients retry (so
  *   is a slot of the id's producer that its row does not know of);
  * - v3+ may name the producer id and epoch the client had (KIP-360): they
- *   must be the id's current ones (the epoch is bumped, and its previous
- *   one kept), or the previous epoch that a request naming it moved on
- *   from (a retry: answered the current epoch, also after that request
- *   fenced the client's own open transaction), else the client is fenced;
- *   while a transaction is being ended, CONCURRENT_TRANSACTIONS comes
- *   first, whichever epoch is named.
+ *   must be the id's current ones (the epoch is bumped, or a new producer
+ *   id given once the epochs ran out, and the producer named is kept), or
+ *   the ones that a request naming them moved on from (a retry: answered
+ *   the current producer, also after that request fenced the client's own
+ *   open transaction or gave a new producer id), else the client is
+ *   fenced; while a transaction is being ended, CONCURRENT_TRANSACTIONS
+ *   comes first, whichever epoch is named.
  */
 KafkaOutcome
 kafka_init_transactional_producer(KafkaRequest *req,
@@ -247,11 +257,13 @@ kafka_init_transactional_producer(KafkaRequest *req,
 	int16		new_epoch;
 	int			slot;
 	int16		slot_epoch;
+	bool		named;
+	int64		last_id = -1;
 	int16		last_epoch = -1;
 	Oid			types[4] = {INT8OID, INT2OID, INT4OID, OIDOID};
-	Oid			fence_types[2] = {INT2OID, INT2OID};
-	Oid			bump_types[4] = {INT8OID, INT2OID, INT4OID, INT2OID};
-	Datum		args[4];
+	Oid			fence_types[3] = {INT2OID, INT8OID, INT2OID};
+	Oid			bump_types[5] = {INT8OID, INT2OID, INT4OID, INT8OID, INT2OID};
+	Datum		args[5];
 
 	*out_producer_id = -1;
 	*out_epoch = -1;
@@ -331,7 +343,8 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		(void) update_row(transactional_id,
 						  "UPDATE topics.kafka_transactional_ids "
 						  "SET role = $5, producer_id = $2, producer_epoch = $3, timeout_ms = $4, "
-						  "last_producer_epoch = -1, state = 'Empty', partitions = '{}', groups = '{}', "
+						  "last_producer_id = -1, last_producer_epoch = -1, state = 'Empty', "
+						  "partitions = '{}', groups = '{}', "
 						  "started_at = NULL, updated_at = pg_catalog.now() "
 						  "WHERE transactional_id = $1",
 						  4, types, args);
@@ -344,9 +357,14 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		*error = KAFKA_NONE;
 		return KAFKA_ANSWER;
 	}
-	/* KIP-360: the client says which producer it was */
-	if ((producer_id >= 0 || producer_epoch >= 0) &&
-		producer_id != row.producer_id)
+	/*
+	 * KIP-360: the client says which producer it was: the id's current
+	 * one, or the one its last InitProducerId moved on from (a retry of
+	 * it, which may name a producer id the epochs ran out of)
+	 */
+	named = producer_id >= 0 || producer_epoch >= 0;
+	if (named && producer_id != row.producer_id &&
+		!(row.last_producer_id >= 0 && producer_id == row.last_producer_id))
 	{
 		*error = kafka_txn_fenced_error(req->api_key, req->api_version);
 		return KAFKA_ANSWER;
@@ -367,32 +385,48 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		}
 		/* its worker is gone: nothing of it was committed */
 	}
-	if (producer_id >= 0 || producer_epoch >= 0)
+	if (named)
 	{
-		if (producer_epoch == row.producer_epoch)
+		if (producer_id == row.producer_id &&
+			producer_epoch == row.producer_epoch)
+		{
+			last_id = producer_id;
 			last_epoch = producer_epoch;
-		else if (row.last_producer_epoch >= 0 &&
+		}
+		else if (producer_id == row.last_producer_id &&
 				 producer_epoch == row.last_producer_epoch &&
 				 strcmp(row.state, "Ongoing") != 0)
 		{
 			/*
 			 * A retry of the request that named the producer's previous
-			 * epoch: it gave the current one, or fenced the producer's
-			 * own open transaction for it (then the current epoch is the
-			 * fence's, which no one else was given).  Answered the current
-			 * epoch, as Kafka answers a retry (its lastProducerEpoch).
+			 * id and epoch: it gave the current ones (a new producer id
+			 * if the epochs had run out), or fenced the producer's own
+			 * open transaction for it (then the current epoch is the
+			 * fence's, which no one else was given).  Answered the
+			 * current ones, as Kafka answers a retry (its lastProducerId
+			 * and lastProducerEpoch); but a fence that took the last
+			 * epoch, KAFKA_FENCED_EPOCH, is never handed out: the retry
+			 * gets a new producer id, and its own retries that one.
 			 */
-			args[0] = Int32GetDatum(timeout_ms);
-			(void) update_row(transactional_id,
-							  "UPDATE topics.kafka_transactional_ids "
-							  "SET timeout_ms = $2, state = 'Empty', partitions = '{}', groups = '{}', "
-							  "started_at = NULL, updated_at = pg_catalog.now() "
-							  "WHERE transactional_id = $1",
-							  1, &types[2], args);
-			*out_producer_id = row.producer_id;
-			*out_epoch = row.producer_epoch;
-			*error = KAFKA_NONE;
-			return KAFKA_ANSWER;
+			if (row.producer_epoch >= KAFKA_FENCED_EPOCH)
+			{
+				last_id = producer_id;
+				last_epoch = producer_epoch;
+			}
+			else
+			{
+				args[0] = Int32GetDatum(timeout_ms);
+				(void) update_row(transactional_id,
+								  "UPDATE topics.kafka_transactional_ids "
+								  "SET timeout_ms = $2, state = 'Empty', partitions = '{}', groups = '{}', "
+								  "started_at = NULL, updated_at = pg_catalog.now() "
+								  "WHERE transactional_id = $1",
+								  1, &types[2], args);
+				*out_producer_id = row.producer_id;
+				*out_epoch = row.producer_epoch;
+				*error = KAFKA_NONE;
+				return KAFKA_ANSWER;
+			}
 		}
 		else
 		{
@@ -417,13 +451,14 @@ kafka_init_transactional_producer(KafkaRequest *req,
 			slot_epoch == row.producer_epoch)
 		{
 			args[0] = Int16GetDatum(row.producer_epoch + 1);
-			args[1] = Int16GetDatum(last_epoch);
+			args[1] = Int64GetDatum(last_id);
+			args[2] = Int16GetDatum(last_epoch);
 			(void) update_row(transactional_id,
 							  "UPDATE topics.kafka_transactional_ids "
-							  "SET producer_epoch = $2, last_producer_epoch = $3, state = 'PrepareAbort', "
-							  "updated_at = pg_catalog.now() "
+							  "SET producer_epoch = $2, last_producer_id = $3, last_producer_epoch = $4, "
+							  "state = 'PrepareAbort', updated_at = pg_catalog.now() "
 							  "WHERE transactional_id = $1",
-							  2, fence_types, args);
+							  3, fence_types, args);
 		}
 		kafka_txn_request_abort(slot);
 		*error = KAFKA_CONCURRENT_TRANSACTIONS;
@@ -435,7 +470,12 @@ kafka_init_transactional_producer(KafkaRequest *req,
 						transactional_id.len, transactional_id.data),
 				 errdetail("Its PostgreSQL transaction ended without a commit: the server restarted or its worker was terminated.")));
 
-	/* the next epoch, or a new producer id once the epochs run out */
+	/*
+	 * The next epoch, or a new producer id once the epochs run out; the
+	 * producer named (KIP-360) is kept, so that a retry naming it again
+	 * gets the same answer, also after a new producer id (Kafka's
+	 * lastProducerId)
+	 */
 	new_id = row.producer_id;
 	new_epoch = row.producer_epoch + 1;
 	if (row.producer_epoch >= KAFKA_MAX_PRODUCER_EPOCH)
@@ -444,20 +484,20 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		if (*error != KAFKA_NONE)
 			return KAFKA_ANSWER;
 		new_epoch = 0;
-		last_epoch = -1;
 	}
 	args[0] = Int64GetDatum(new_id);
 	args[1] = Int16GetDatum(new_epoch);
 	args[2] = Int32GetDatum(timeout_ms);
-	args[3] = Int16GetDatum(last_epoch);
+	args[3] = Int64GetDatum(last_id);
+	args[4] = Int16GetDatum(last_epoch);
 	(void) update_row(transactional_id,
 					  "UPDATE topics.kafka_transactional_ids "
 					  "SET producer_id = $2, producer_epoch = $3, timeout_ms = $4, "
-					  "last_producer_epoch = $5, "
+					  "last_producer_id = $5, last_producer_epoch = $6, "
 					  "state = 'Empty', partitions = '{}', groups = '{}', started_at = NULL, "
 					  "updated_at = pg_catalog.now() "
 					  "WHERE transactional_id = $1",
-					  4, bump_types, args);
+					  5, bump_types, args);
 	*out_producer_id = new_id;
 	*out_epoch = new_epoch;
 	*error = KAFKA_NONE;
@@ -785,7 +825,7 @@ park_on_slot(KafkaRequest *req, int slot, TimestampTz *deadline)
  */
 KafkaOutcome
 kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
-				  TimestampTz *deadline)
+				  int64 answer_room, TimestampTz *deadline)
 {
 	KafkaConn  *conn = req->conn;
 	dsm_segment *seg;
@@ -796,20 +836,31 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 
 	if (conn->txn_seg != NULL)
 	{
-		KafkaTxnResult result = kafka_txn_result(conn->txn_slot,
-												 conn->txn_ticket);
 		KafkaOutcome outcome;
 
-		if (result == KAFKA_TXN_PENDING)
-			return park_on_slot(req, conn->txn_slot, deadline);
-		if (result == KAFKA_TXN_LOST)
-		{
-			forget_forwarded(conn);
-			ereport(ERROR,
-					(errcode(ERRCODE_TRANSACTION_ROLLBACK),
-					 errmsg("the Kafka transaction's worker ended without answering")));
-		}
+		/*
+		 * The segment first: the worker marks it answered before it tells
+		 * the slot, and the slot may since have been freed and taken by
+		 * another transaction, which says nothing of this ticket
+		 */
 		item = dsm_segment_address((dsm_segment *) conn->txn_seg);
+		if (!item->answered)
+		{
+			KafkaTxnResult result = kafka_txn_result(conn->txn_slot,
+													 conn->txn_ticket);
+
+			if (result == KAFKA_TXN_PENDING)
+				return park_on_slot(req, conn->txn_slot, deadline);
+			/* answered between the two looks? */
+			if (result == KAFKA_TXN_LOST && !item->answered)
+			{
+				forget_forwarded(conn);
+				ereport(ERROR,
+						(errcode(ERRCODE_TRANSACTION_ROLLBACK),
+						 errmsg("the Kafka transaction's worker ended without answering")));
+			}
+		}
+		pg_read_barrier();
 		outcome = (KafkaOutcome) item->outcome;
 		if (item->failed || item->too_large)
 		{
@@ -834,15 +885,20 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 	}
 
 	/*
-	 * The request's body, and room for its answer: twice the body's size
-	 * and a little holds any answer of the requests handed over (a
-	 * Produce partition's answer is at most twice its smallest batch, a
-	 * record refused at most six bytes of the answer for its seven or
+	 * The request's body, and room for its answer: twice the body's size,
+	 * what the caller counted for its elements (answer_room: a Produce
+	 * partition of null records has an answer six times its size) and a
+	 * little holds any answer of the requests handed over (a record
+	 * refused takes at most six bytes of the answer for its seven or
 	 * more), and the worker closes the connection on an answer that would
 	 * not fit rather than write past it
 	 */
 	body_len = req->body.len - req->body.pos;
-	answer_cap = 2 * body_len + 4096;
+	if (2 * (int64) body_len + answer_room + 4096 > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the answer of a Kafka transaction's request would be larger than its room")));
+	answer_cap = 2 * body_len + answer_room + 4096;
 	seg = dsm_create(offsetof(KafkaTxnItem, data) + (Size) body_len + answer_cap, 0);
 	dsm_pin_mapping(seg);
 	item = dsm_segment_address(seg);
@@ -855,6 +911,7 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 	item->outcome = KAFKA_CLOSE;
 	item->failed = false;
 	item->too_large = false;
+	item->answered = false;
 	memcpy(item->data, req->body.data + req->body.pos, body_len);
 	Assert(row != NULL);
 	if (!kafka_txn_post(slot, row->producer_id, row->producer_epoch,

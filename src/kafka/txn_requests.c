@@ -220,7 +220,7 @@ kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 	int16		error;
 
 	if (kafka_txn_forwarded(req))
-		return kafka_txn_forward(req, req->conn->txn_slot, NULL, deadline);
+		return kafka_txn_forward(req, req->conn->txn_slot, NULL, 0, deadline);
 	if (!kafka_decode(&req->body, &kafka_txn_offset_commit_request,
 					  req->api_version, &cr))
 		return KAFKA_CLOSE;
@@ -236,7 +236,7 @@ kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		return KAFKA_ANSWER;
 	}
 	req->body = body;
-	return kafka_txn_forward(req, slot, &row, deadline);
+	return kafka_txn_forward(req, slot, &row, 0, deadline);
 }
 
 /* TxnOffsetCommit's i-th partition (a KafkaPositionGetter) */
@@ -331,7 +331,7 @@ kafka_end_txn(KafkaRequest *req, TimestampTz *deadline)
 	int16		error;
 
 	if (kafka_txn_forwarded(req))
-		return kafka_txn_forward(req, req->conn->txn_slot, NULL, deadline);
+		return kafka_txn_forward(req, req->conn->txn_slot, NULL, 0, deadline);
 	if (!kafka_decode(&req->body, &kafka_end_txn_request, req->api_version,
 					  &er))
 		return KAFKA_CLOSE;
@@ -340,7 +340,7 @@ kafka_end_txn(KafkaRequest *req, TimestampTz *deadline)
 	if (error == KAFKA_NONE && slot >= 0)
 	{
 		req->body = body;
-		return kafka_txn_forward(req, slot, &row, deadline);
+		return kafka_txn_forward(req, slot, &row, 0, deadline);
 	}
 	/* no open transaction: a retry of the EndTxn that ended it, or wrong */
 	if (error == KAFKA_NONE &&

@@ -129,7 +129,17 @@ mark_row(const char *sql)
 
 /*
  * Roll the transaction back (if it is still open) and mark the row as
- * kind says, in a transaction of its own
+ * kind says, in a transaction of its own.
+ *
+ * An ERROR here (the row's UPDATE failing: a lock_timeout of the
+ * server's configuration while a listener holds the row, "out of shared
+ * memory") is not caught: from the timeout path and from run_item's
+ * PG_CATCH it ends the worker as FATAL.  That is safe, not retried: the
+ * PostgreSQL transaction is rolled back already or by the exit, the slot
+ * is freed by worker_exit, and the row left Ongoing (or PrepareAbort) is
+ * a transaction lost with its worker, whose producer is fenced and which
+ * the background worker's round or the id's next InitProducerId ends
+ * (worker/lost_transactions.c).
  */
 static void
 end_aborted(AbortKind kind)
@@ -148,7 +158,7 @@ end_aborted(AbortKind kind)
 						"UPDATE topics.kafka_transactional_ids "
 						"SET state = 'CompleteAbort', partitions = '{}', groups = '{}', "
 						"producer_epoch = LEAST(producer_epoch + 1, 32767), "
-						"last_producer_epoch = -1, "
+						"last_producer_id = -1, last_producer_epoch = -1, "
 						"updated_at = pg_catalog.now() "
 						"WHERE producer_id = $1 AND producer_epoch = $2 AND state = 'Ongoing'" :
 						"UPDATE topics.kafka_transactional_ids "
@@ -382,6 +392,14 @@ run_item(dsm_handle handle)
 		item->answer_len = answer.len;
 	}
 	item->outcome = outcome;
+
+	/*
+	 * The segment says it was answered before the slot does: a listener
+	 * that wakes after the slot was freed and taken by another transaction
+	 * still finds its answer here
+	 */
+	pg_write_barrier();
+	item->answered = true;
 	/* an ended transaction took its memory with it */
 	MemoryContextSwitchTo(ended ? TopMemoryContext : oldcontext);
 	MemoryContextDelete(item_context);

@@ -81,6 +81,8 @@ topic_end_lost_kafka_transactions(void)
 								  "SET state = 'CompleteAbort', partitions = '{}', groups = '{}', "
 								  "producer_epoch = CASE WHEN state = 'Ongoing' "
 								  "THEN LEAST(producer_epoch + 1, 32767) ELSE producer_epoch END, "
+								  "last_producer_id = CASE WHEN state = 'Ongoing' "
+								  "THEN -1 ELSE last_producer_id END, "
 								  "last_producer_epoch = CASE WHEN state = 'Ongoing' "
 								  "THEN -1 ELSE last_producer_epoch END, "
 								  "updated_at = pg_catalog.now() "

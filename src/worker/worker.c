@@ -75,6 +75,7 @@
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/subscription.h"
 #include "pg_topics/base/unless_locked.h"
+#include "pg_topics/worker/expired_transactional_ids.h"
 #include "pg_topics/worker/lost_transactions.h"
 #include "pg_topics/base/wakeup.h"
 #include "pg_topics/replication/markers.h"
@@ -685,6 +686,12 @@ end_lost_transactions(Oid unused)
 	topic_end_lost_kafka_transactions();
 }
 
+static void
+expire_transactional_ids(Oid unused)
+{
+	topic_expire_kafka_transactional_ids();
+}
+
 /*
  * The partitions' logs (segments false; and topics.consumer_offsets' log)
  * or the segments, into found_logs
@@ -789,6 +796,8 @@ topic_db_worker_main(Datum main_arg)
 
 	/* Kafka transactions lost with their PostgreSQL transaction */
 	in_transaction(end_lost_transactions, InvalidOid);
+	/* transactional ids unused for longer than their expiration */
+	in_transaction(expire_transactional_ids, InvalidOid);
 
 	/* orphans: cheap to look for (no locks), so every round */
 	if (in_transaction(find_logs, (Oid) 1))

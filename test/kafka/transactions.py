@@ -219,6 +219,95 @@ def zombie(t, pid):
     return init_v(t, 4, pid, t.epoch - 1)
 
 
+def init_named(t, version, pid, epoch):
+    """InitProducerId v3+ naming a producer (KIP-360): [error, producer id,
+    epoch]"""
+    e = raw_wire.Enc(True)
+    body = (e.string(t.txn_id) + struct.pack('>iqh', 60000, pid, epoch)
+            + e.tags())
+    data = raw_wire.call(t.conn.sock, 22, version, t.conn.next_corr(), body,
+                         'raw', True)
+    throttle, err, got_pid, got_epoch = struct.unpack('>ihqh', data[1:17])
+    return [err, got_pid, got_epoch]
+
+
+def exhausted(bootstrap, user, password, txn_id, pid, epoch):
+    """InitProducerId v4 naming the producer (pid, epoch) whose epochs ran
+    out, then its retries (the answer lost): each answer"""
+    t = Txn(bootstrap, user, password, txn_id)
+    pid, epoch = int(pid), int(epoch)
+    return {'first': init_named(t, 4, pid, epoch),
+            'retry': init_named(t, 4, pid, epoch),
+            'older': init_named(t, 4, pid, epoch - 1)}
+
+
+def exhausted_own_fence(bootstrap, topic, user, password, txn_id, pid, epoch):
+    """InitProducerId v4 naming the producer (pid, epoch) of the open
+    transaction at the last epoch, retried while CONCURRENT_TRANSACTIONS,
+    then once more; the producer it got then commits a transaction"""
+    t = Txn(bootstrap, user, password, txn_id)
+    pid, epoch = int(pid), int(epoch)
+    seen = []
+    for _ in range(100):
+        r = init_named(t, 4, pid, epoch)
+        seen.append(r[0])
+        if r[0] != 51:
+            break
+        time.sleep(0.05)
+    retry = init_named(t, 4, pid, epoch)
+    t.pid, t.epoch = r[1], r[2]
+    return {'seen': seen, 'last': r, 'retry': retry,
+            'add': t.add_partitions(topic, [0]),
+            'produce': t.produce(topic, 0, 'after-exhausted-' + txn_id)[0],
+            'commit': t.end(True)}
+
+
+def null_partitions(bootstrap, topic, user, password, txn_id, pid, epoch, count):
+    """Produce v9 of the open transaction naming partition 0 count times,
+    each with null records: the partitions answered, or 'closed'"""
+    t = Txn(bootstrap, user, password, txn_id)
+    count = int(count)
+    e = raw_wire.Enc(True)
+    part = e.int32(0) + e.bytes(None) + e.tags()
+    body = (e.string(txn_id) + e.int16(-1) + e.int32(30000)
+            + e.array([e.string(topic) + e.array([part] * count) + e.tags()])
+            + e.tags())
+    try:
+        data = raw_wire.call(t.conn.sock, 0, 9, t.conn.next_corr(), body,
+                             'raw', True)
+    except Exception:
+        return {'answered': 'closed'}
+    # header tags, the topics (one), its name, its partitions
+    off = 1
+    ntopics, off = uvarint_at(data, off)
+    n, off = uvarint_at(data, off)
+    off += n - 1
+    nparts, off = uvarint_at(data, off)
+    errors = set()
+    for _ in range(nparts - 1):
+        errors.add(struct.unpack('>h', data[off + 4:off + 6])[0])
+        off += 4 + 2 + 8 + 8 + 8
+        nrec, off = uvarint_at(data, off)
+        assert nrec == 1
+        msg, off = uvarint_at(data, off)
+        off += max(msg - 1, 0)
+        tags, off = uvarint_at(data, off)
+        assert tags == 0
+    return {'answered': nparts - 1, 'errors': sorted(errors)}
+
+
+def uvarint_at(data, off):
+    """An unsigned varint at off: its value and the offset after it"""
+    n = shift = 0
+    while True:
+        b = data[off]
+        off += 1
+        n |= (b & 0x7f) << shift
+        shift += 7
+        if b < 0x80:
+            return n, off
+
+
 def fenced_node(bootstrap, topic, user, password):
     """The transaction APIs of a node that refuses writes"""
     t = Txn(bootstrap, user, password, 'on-fenced-node')
@@ -427,6 +516,13 @@ def commit(bootstrap, user, password, txn_id, pid, epoch):
     t = Txn(bootstrap, user, password, txn_id)
     t.pid, t.epoch = int(pid), int(epoch)
     return {'commit': t.end(True)}
+
+
+def abort(bootstrap, user, password, txn_id, pid, epoch):
+    """EndTxn(abort) of the producer given"""
+    t = Txn(bootstrap, user, password, txn_id)
+    t.pid, t.epoch = int(pid), int(epoch)
+    return {'abort': t.end(False)}
 
 
 def sequence_gaps(bootstrap, topic, user, password):

@@ -466,6 +466,86 @@ is($r->{commit}, 0, 'the fence gone, the retried commit commits');
 like(values_of('txn_topic'), qr/begun-worker-fence/, 'what was written before the fence');
 unlike(values_of('txn_topic'), qr/fenced-worker-fence/, 'not the Produce refused');
 
+# --- KIP-360 after the epochs ran out ----------------------------------------
+
+# InitProducerId naming the producer at epoch 32766 gives a new producer
+# id; its retry (the answer lost) names the old producer id again, and
+# gets the same new producer, as Kafka keeps lastProducerId
+$r = txn('init_only', 'alice', 'alice-pw', 'exhausted-id', 60000);
+$node->safe_psql('postgres',
+	q{UPDATE topics.kafka_transactional_ids SET producer_epoch = 32766 WHERE transactional_id = 'exhausted-id'});
+my $ex = txn('exhausted', 'alice', 'alice-pw', 'exhausted-id', $r->{pid}, 32766);
+is($ex->{first}[0], 0, 'KIP-360 InitProducerId naming epoch 32766 answers');
+ok($ex->{first}[1] != $r->{pid} && $ex->{first}[2] == 0, 'a new producer id, epoch 0');
+is_deeply($ex->{retry}, $ex->{first},
+	'its retry naming the old producer id gets the same producer, not PRODUCER_FENCED');
+is($ex->{older}[0], $E{PRODUCER_FENCED}, 'an older epoch of the old producer id is fenced');
+
+# the same when the request fenced the client's own open transaction at
+# epoch 32766: the fence takes 32767, never handed out, so the retry
+# after the abort gets a new producer id, which commits
+$r = txn('init_only', 'alice', 'alice-pw', 'exhausted-open', 60000);
+$node->safe_psql('postgres',
+	q{UPDATE topics.kafka_transactional_ids SET producer_epoch = 32765 WHERE transactional_id = 'exhausted-open'});
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'exhausted-open', 60000);
+is($r->{epoch}, 32766, 'an open transaction at epoch 32766');
+$ex = txn('exhausted_own_fence', 'txn_topic', 'alice', 'alice-pw', 'exhausted-open',
+	$r->{pid}, $r->{epoch});
+is($ex->{seen}[0], $E{CONCURRENT_TRANSACTIONS},
+	'InitProducerId naming its producer aborts it: CONCURRENT_TRANSACTIONS');
+is($ex->{last}[0], 0, 'once the abort ended, the retry answers');
+ok($ex->{last}[1] != $r->{pid} && $ex->{last}[2] == 0,
+	'with a new producer id at epoch 0, not epoch 32767 (' . join(',', @{ $ex->{last} }) . ')');
+is_deeply($ex->{retry}, $ex->{last}, 'a further retry gets the same producer');
+is_deeply([ $ex->{add}, $ex->{produce}, $ex->{commit} ], [ [ [ 0, 0 ] ], 0, 0 ],
+	'whose transaction commits');
+like(values_of('txn_topic'), qr/after-exhausted-exhausted-open/, 'its record is visible');
+unlike(values_of('txn_topic'), qr/begun-exhausted-open/, 'the aborted one is not');
+
+# --- an answer larger than six times the request ---------------------------
+
+# Produce v9 naming one partition 3000 times with null records: 6 bytes
+# of the request each, 33 of the answer, which the transaction's worker
+# must have room for
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'null-parts', 60000);
+is($r->{produce}[0], 0, 'a transaction begun');
+my $np = txn('null_partitions', 'txn_topic', 'alice', 'alice-pw', 'null-parts',
+	$r->{pid}, $r->{epoch}, 3000);
+is($np->{answered}, 3000, 'a Produce of 3000 partitions of null records is answered each');
+is(txn('abort', 'alice', 'alice-pw', 'null-parts', $r->{pid}, $r->{epoch})->{abort}, 0,
+	'and its transaction is aborted');
+
+# --- transactional id expiry ---------------------------------------------------
+
+# pg_topics.kafka_transactional_id_expiration: an id not in a transaction
+# and unused for longer is deleted by the background worker's round; one
+# in an open transaction is kept however old; the expired id is new to its
+# next InitProducerId.  The open transaction's id is used first, so that
+# it is the older of the two.
+my $open = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'expiry-open', 60000);
+is($open->{produce}[0], 0, 'a transaction left open');
+my $idle = txn('init_only', 'alice', 'alice-pw', 'expiry-idle', 60000);
+is($idle->{init}, 0, 'an id initialized and left unused');
+$node->safe_psql('postgres', q{
+ALTER SYSTEM SET pg_topics.kafka_transactional_id_expiration = '2s';
+SELECT pg_reload_conf();
+});
+wait_for(q{SELECT count(*) FROM topics.kafka_transactions WHERE transactional_id = 'expiry-idle'},
+	'0', 'the idle id is deleted once pg_topics.kafka_transactional_id_expiration passed');
+is(row_of('expiry-open'), "Ongoing $open->{epoch}", 'the id in an open transaction is kept');
+$r = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'expiry-idle', $idle->{pid}, $idle->{epoch});
+is_deeply($r->{add_v1}, [ [ 0, $E{INVALID_PRODUCER_ID_MAPPING} ] ],
+	"the expired id's producer: INVALID_PRODUCER_ID_MAPPING, as Kafka");
+$r = txn('init_only', 'alice', 'alice-pw', 'expiry-idle', 60000);
+ok($r->{init} == 0 && $r->{epoch} == 0 && $r->{pid} != $idle->{pid},
+	'the next InitProducerId makes it anew: a new producer id, epoch 0');
+is(txn('commit', 'alice', 'alice-pw', 'expiry-open', $open->{pid}, $open->{epoch})->{commit},
+	0, 'the open transaction commits');
+$node->safe_psql('postgres', q{
+ALTER SYSTEM RESET pg_topics.kafka_transactional_id_expiration;
+SELECT pg_reload_conf();
+});
+
 # --- a node that refuses writes --------------------------------------------
 
 $node->safe_psql('postgres', q{

@@ -32,8 +32,8 @@ typedef struct KafkaTxnRow
 	Oid			role;
 	int64		producer_id;
 	int16		producer_epoch;
-	int16		last_producer_epoch;	/* the epoch a KIP-360 InitProducerId
-										 * moved on from, or -1 */
+	int64		last_producer_id;	/* the producer id and epoch a KIP-360 */
+	int16		last_producer_epoch;	/* InitProducerId moved on from, or -1 */
 	int32		timeout_ms;
 	char		state[16];		/* Kafka's name of the state */
 	TimestampTz started_at;		/* 0: none */
@@ -54,6 +54,8 @@ typedef struct KafkaTxnItem
 	int			outcome;		/* KafkaOutcome */
 	bool		failed;			/* it failed, and the transaction with it */
 	bool		too_large;		/* its answer did not fit */
+	bool		answered;		/* set last, after a write barrier: the
+								 * fields above are the worker's answer */
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } KafkaTxnItem;
 
@@ -82,6 +84,7 @@ extern int16 kafka_txn_group_error(const char *group);
 extern bool kafka_txn_forwarded(KafkaRequest *req);
 extern KafkaOutcome kafka_txn_forward(KafkaRequest *req, int slot,
 									  const KafkaTxnRow *row,
+									  int64 answer_room,
 									  TimestampTz *deadline);
 extern void kafka_txn_conn_closed(KafkaConn *conn);
 extern void kafka_txn_sweep_starting(void);
