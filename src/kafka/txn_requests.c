@@ -29,7 +29,6 @@
 #include "access/relation.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
-#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "pg_topics/base/catalog.h"
@@ -178,7 +177,40 @@ kafka_add_offsets_to_txn(KafkaRequest *req, TimestampTz *deadline)
 	return KAFKA_ANSWER;
 }
 
-/* TxnOffsetCommit's answer: every partition error */
+/* TxnOffsetCommit's topics (a KafkaCommitReader) */
+static void
+txn_offset_commit_topic(const void *request, int32 t, KafkaBytes *name,
+						int32 *npartitions)
+{
+	const KafkaTxnOffsetCommitRequestTopic *topic =
+		&((const KafkaTxnOffsetCommitRequest *) request)->topics[t];
+
+	*name = topic->name;
+	*npartitions = topic->npartitions;
+}
+
+static void
+txn_offset_commit_position(const void *request, int32 t, int32 p,
+						   int32 *partition, int64 *offset,
+						   KafkaBytes *metadata)
+{
+	const KafkaTxnOffsetCommitRequestPartition *part =
+		&((const KafkaTxnOffsetCommitRequest *) request)->topics[t].partitions[p];
+
+	*partition = part->partition_index;
+	*offset = part->committed_offset;
+	*metadata = part->committed_metadata;
+}
+
+static const KafkaCommitReader txn_offset_commit_reader = {
+	txn_offset_commit_topic, txn_offset_commit_position
+};
+
+/*
+ * TxnOffsetCommit's answer: the positions committed (error KAFKA_NONE,
+ * in the transaction's worker, waiting for their locks as topics.commit
+ * does), or every partition answered error
+ */
 static void
 txn_offset_commit_answer(KafkaRequest *req, KafkaTxnOffsetCommitRequest *cr,
 						 int16 error)
@@ -186,22 +218,9 @@ txn_offset_commit_answer(KafkaRequest *req, KafkaTxnOffsetCommitRequest *cr,
 	KafkaTxnOffsetCommitResponse resp = {0};
 
 	resp.ntopics = cr->ntopics;
-	resp.topics = palloc0(sizeof(KafkaTxnOffsetCommitResponseTopic) *
-						  Max(cr->ntopics, 1));
-	for (int32 t = 0; t < cr->ntopics; t++)
-	{
-		resp.topics[t].name = cr->topics[t].name;
-		resp.topics[t].npartitions = cr->topics[t].npartitions;
-		resp.topics[t].partitions =
-			palloc0(sizeof(KafkaTxnOffsetCommitResponsePartition) *
-					Max(cr->topics[t].npartitions, 1));
-		for (int32 p = 0; p < cr->topics[t].npartitions; p++)
-		{
-			resp.topics[t].partitions[p].partition_index =
-				cr->topics[t].partitions[p].partition_index;
-			resp.topics[t].partitions[p].error_code = error;
-		}
-	}
+	resp.topics = kafka_commit_positions(kafka_offsets_group_name(cr->group_id),
+										 error, cr, cr->ntopics,
+										 &txn_offset_commit_reader, true);
 	kafka_encode(req->response, &kafka_txn_offset_commit_response,
 				 req->api_version, &resp);
 }
@@ -239,19 +258,6 @@ kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 	return kafka_txn_forward(req, slot, &row, deadline);
 }
 
-/* TxnOffsetCommit's i-th partition (a KafkaPositionGetter) */
-static void
-txn_offset_commit_position(const void *partitions, int32 i, int32 *partition,
-						   int64 *offset, KafkaBytes *metadata)
-{
-	const KafkaTxnOffsetCommitRequestPartition *part =
-		&((const KafkaTxnOffsetCommitRequestPartition *) partitions)[i];
-
-	*partition = part->partition_index;
-	*offset = part->committed_offset;
-	*metadata = part->committed_metadata;
-}
-
 /*
  * TxnOffsetCommit in the transaction's worker: each partition's position
  * committed as OffsetCommit commits it, after the same checks of the
@@ -263,60 +269,21 @@ kafka_txn_offset_commit_run(KafkaRequest *req, const KafkaTxnInfo *txn,
 							int16 all_error)
 {
 	KafkaTxnOffsetCommitRequest cr;
-	KafkaTxnOffsetCommitResponse resp = {0};
-	char	   *group;
-	int16		group_error;
-	MemoryContext partition_context;
+	int16		error;
 
 	if (!kafka_decode(&req->body, &kafka_txn_offset_commit_request,
 					  req->api_version, &cr))
 		return KAFKA_CLOSE;
-	group = kafka_offsets_group_name(cr.group_id);
 	if (all_error != KAFKA_NONE)
-		group_error = all_error;	/* the transaction failed */
+		error = all_error;		/* the transaction failed */
 	else if (cr.producer_id != txn->producer_id ||
 			 cr.producer_epoch != txn->producer_epoch)
-		group_error = kafka_txn_fenced_error(req->api_key, req->api_version);
+		error = kafka_txn_fenced_error(req->api_key, req->api_version);
 	else
-		group_error = kafka_commit_group_error(group, cr.member_id,
-											   cr.group_instance_id,
-											   cr.generation_id);
-	if (group_error != KAFKA_NONE)
-	{
-		txn_offset_commit_answer(req, &cr, group_error);
-		return KAFKA_ANSWER;
-	}
-
-	partition_context = AllocSetContextCreate(CurrentMemoryContext,
-											  "Kafka TxnOffsetCommit partition",
-											  ALLOCSET_DEFAULT_SIZES);
-	resp.ntopics = cr.ntopics;
-	resp.topics = palloc0(sizeof(KafkaTxnOffsetCommitResponseTopic) *
-						  Max(cr.ntopics, 1));
-	for (int32 t = 0; t < cr.ntopics; t++)
-	{
-		KafkaTxnOffsetCommitRequestTopic *tr = &cr.topics[t];
-		KafkaTxnOffsetCommitResponseTopic *to = &resp.topics[t];
-		int16	   *errors = palloc(sizeof(int16) * Max(tr->npartitions, 1));
-
-		kafka_commit_topic_positions(tr->name, KAFKA_NONE, group,
-									 tr->partitions, tr->npartitions,
-									 txn_offset_commit_position, errors,
-									 partition_context);
-		to->name = tr->name;
-		to->npartitions = tr->npartitions;
-		to->partitions = palloc0(sizeof(KafkaTxnOffsetCommitResponsePartition) *
-								 Max(tr->npartitions, 1));
-		for (int32 p = 0; p < tr->npartitions; p++)
-		{
-			to->partitions[p].partition_index = tr->partitions[p].partition_index;
-			to->partitions[p].error_code = errors[p];
-		}
-		pfree(errors);
-	}
-	MemoryContextDelete(partition_context);
-	kafka_encode(req->response, &kafka_txn_offset_commit_response,
-				 req->api_version, &resp);
+		error = kafka_commit_group_error(kafka_offsets_group_name(cr.group_id),
+										 cr.member_id, cr.group_instance_id,
+										 cr.generation_id);
+	txn_offset_commit_answer(req, &cr, error);
 	return KAFKA_ANSWER;
 }
 

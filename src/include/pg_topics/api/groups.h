@@ -64,11 +64,14 @@ extern List *topic_groups_renamed_positions(Oid topic);
 
 /* group_admin.c */
 extern void topic_groups_topic_renamed(Oid topicid, const char *old_name);
+extern void topic_groups_take_partition(Relation topic, const char *group,
+										int32 partition, bool wait);
 extern void topic_groups_set_position(Relation topic, const char *group,
 									  int32 partition, int64 offset,
-									  const bytea *metadata, bool kafka_commit);
+									  const bytea *metadata, bool kafka_commit,
+									  bool wait);
 extern void topic_groups_delete_offset(Relation topic, const char *group,
-									   int32 partition);
+									   int32 partition, bool wait);
 extern bool topic_groups_committed_position(Relation topic, const char *group,
 											int32 partition, int64 *offset,
 											bytea **metadata);
