@@ -44,6 +44,57 @@
 #define ADD_PARTITIONS_BROKER_VERSION	4
 
 /*
+ * Where a transactional request's decoded struct keeps its transactional
+ * id and its producer's id and epoch
+ */
+typedef struct TxnRequestIds
+{
+	size_t		transactional_id;	/* offsetof a KafkaBytes */
+	size_t		producer_id;	/* of an int64 */
+	size_t		producer_epoch; /* of an int16 */
+} TxnRequestIds;
+
+#define TXN_REQUEST_IDS(type, id, pid, epoch) \
+	{offsetof(type, id), offsetof(type, pid), offsetof(type, epoch)}
+
+static const TxnRequestIds add_offsets_ids =
+	TXN_REQUEST_IDS(KafkaAddOffsetsToTxnRequest, transactional_id,
+					producer_id, producer_epoch);
+static const TxnRequestIds txn_offset_commit_ids =
+	TXN_REQUEST_IDS(KafkaTxnOffsetCommitRequest, transactional_id,
+					producer_id, producer_epoch);
+static const TxnRequestIds end_txn_ids =
+	TXN_REQUEST_IDS(KafkaEndTxnRequest, transactional_id, producer_id,
+					producer_epoch);
+
+/*
+ * The opening AddOffsetsToTxn, TxnOffsetCommit and EndTxn share: the
+ * request decoded into out (false: malformed, the connection closes),
+ * then its producer checked against its transactional id's row
+ * (kafka_txn_check): the error, the row, and the slot of the id's open
+ * transaction (-1: none).  The body is left to be read again, by the
+ * transaction's worker a request is handed to.
+ */
+static bool
+txn_request_open(KafkaRequest *req, const KafkaMessage *message, void *out,
+				 const TxnRequestIds *ids, KafkaTxnRow *row, int *slot,
+				 int16 *error)
+{
+	KafkaReader body = req->body;
+	const char *fields = out;
+
+	if (!kafka_decode(&req->body, message, req->api_version, out))
+		return false;
+	req->body = body;
+	*error = kafka_txn_check(req,
+							 *(const KafkaBytes *) (fields + ids->transactional_id),
+							 *(const int64 *) (fields + ids->producer_id),
+							 *(const int16 *) (fields + ids->producer_epoch),
+							 row, slot);
+	return true;
+}
+
+/*
  * May the request's role write partition of topic name?  Kafka's error
  * code
  */
@@ -157,12 +208,10 @@ kafka_add_offsets_to_txn(KafkaRequest *req, TimestampTz *deadline)
 	int			slot;
 	char	   *group;
 
-	if (!kafka_decode(&req->body, &kafka_add_offsets_to_txn_request,
-					  req->api_version, &ar))
+	if (!txn_request_open(req, &kafka_add_offsets_to_txn_request, &ar,
+						  &add_offsets_ids, &row, &slot, &resp.error_code))
 		return KAFKA_CLOSE;
 	group = kafka_offsets_group_name(ar.group_id);
-	resp.error_code = kafka_txn_check(req, ar.transactional_id, ar.producer_id,
-									  ar.producer_epoch, &row, &slot);
 	if (resp.error_code == KAFKA_NONE && group == NULL)
 		resp.error_code = KAFKA_INVALID_GROUP_ID;
 	if (resp.error_code == KAFKA_NONE)
@@ -233,18 +282,15 @@ KafkaOutcome
 kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaTxnOffsetCommitRequest cr;
-	KafkaReader body = req->body;
 	KafkaTxnRow row;
 	int			slot;
 	int16		error;
 
 	if (kafka_txn_forwarded(req))
 		return kafka_txn_forward(req, req->conn->txn_slot, NULL, deadline);
-	if (!kafka_decode(&req->body, &kafka_txn_offset_commit_request,
-					  req->api_version, &cr))
+	if (!txn_request_open(req, &kafka_txn_offset_commit_request, &cr,
+						  &txn_offset_commit_ids, &row, &slot, &error))
 		return KAFKA_CLOSE;
-	error = kafka_txn_check(req, cr.transactional_id, cr.producer_id,
-							cr.producer_epoch, &row, &slot);
 	if (error == KAFKA_NONE && slot < 0)
 		error = KAFKA_INVALID_TXN_STATE;
 	if (error == KAFKA_NONE && kafka_offsets_group_name(cr.group_id) == NULL)
@@ -254,7 +300,6 @@ kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		txn_offset_commit_answer(req, &cr, error);
 		return KAFKA_ANSWER;
 	}
-	req->body = body;
 	return kafka_txn_forward(req, slot, &row, deadline);
 }
 
@@ -292,23 +337,17 @@ KafkaOutcome
 kafka_end_txn(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaEndTxnRequest er;
-	KafkaReader body = req->body;
 	KafkaTxnRow row;
 	int			slot;
 	int16		error;
 
 	if (kafka_txn_forwarded(req))
 		return kafka_txn_forward(req, req->conn->txn_slot, NULL, deadline);
-	if (!kafka_decode(&req->body, &kafka_end_txn_request, req->api_version,
-					  &er))
+	if (!txn_request_open(req, &kafka_end_txn_request, &er, &end_txn_ids,
+						  &row, &slot, &error))
 		return KAFKA_CLOSE;
-	error = kafka_txn_check(req, er.transactional_id, er.producer_id,
-							er.producer_epoch, &row, &slot);
 	if (error == KAFKA_NONE && slot >= 0)
-	{
-		req->body = body;
 		return kafka_txn_forward(req, slot, &row, deadline);
-	}
 	/* no open transaction: a retry of the EndTxn that ended it, or wrong */
 	if (error == KAFKA_NONE &&
 		!(er.committed && strcmp(row.state, "CompleteCommit") == 0) &&
