@@ -337,10 +337,19 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 	return KAFKA_ANSWER;
 }
 
-/* One partition's committed position (-1 and no error if none) */
+/*
+ * One partition's committed position (-1 and no error if none).  With
+ * require_stable, a partition whose position another transaction may be
+ * committing (its group lock is held: an open Kafka transaction's
+ * TxnOffsetCommit, or a member processing it) is UNSTABLE_OFFSET_COMMIT,
+ * as Kafka answers for a pending transactional commit: a read_committed
+ * consumer retries, and does not start from a position the transaction
+ * is about to move.
+ */
 static void
 fill_position(KafkaOffsetFetchResponsePartition *out, Relation topic,
-			  const char *group, int32 partition, int16 error)
+			  const char *group, int32 partition, int16 error,
+			  bool require_stable)
 {
 	int64		offset = -1;
 	bytea	   *metadata = NULL;
@@ -348,6 +357,9 @@ fill_position(KafkaOffsetFetchResponsePartition *out, Relation topic,
 	if (error == KAFKA_NONE &&
 		(partition < 0 || partition >= topic_partition_count(topic)))
 		error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+	if (error == KAFKA_NONE && require_stable &&
+		topic_groups_partition_busy(RelationGetRelid(topic), group, partition))
+		error = KAFKA_UNSTABLE_OFFSET_COMMIT;
 	if (error == KAFKA_NONE &&
 		!topic_groups_committed_position(topic, group, partition, &offset,
 										 &metadata))
@@ -379,7 +391,7 @@ fetch_error(Relation topic, const char *group)
 
 /* Every position group has in the schema's topics (OffsetFetch of all) */
 static void
-all_positions(const char *group, int32 *ntopics,
+all_positions(const char *group, bool require_stable, int32 *ntopics,
 			  KafkaOffsetFetchResponseTopic **topics_out)
 {
 	List	   *topics = topic_list_topics();
@@ -424,7 +436,7 @@ all_positions(const char *group, int32 *ntopics,
 			if (!topic_group_committed(relid, group, p, &offset))
 				continue;
 			fill_position(&to->partitions[to->npartitions++], topic, group, p,
-						  KAFKA_NONE);
+						  KAFKA_NONE, require_stable);
 		}
 		relation_close(topic, AccessShareLock);
 	}
@@ -439,7 +451,7 @@ all_positions(const char *group, int32 *ntopics,
  */
 static void
 group_positions(const char *group, int32 ntopics,
-				KafkaOffsetFetchRequestTopic *topics,
+				KafkaOffsetFetchRequestTopic *topics, bool require_stable,
 				int32 *nout, KafkaOffsetFetchResponseTopic **out_topics)
 {
 	KafkaOffsetFetchResponseTopic *out;
@@ -447,7 +459,7 @@ group_positions(const char *group, int32 ntopics,
 	if (ntopics < 0)
 	{
 		if (group != NULL)
-			all_positions(group, nout, out_topics);
+			all_positions(group, require_stable, nout, out_topics);
 		else
 		{
 			*nout = 0;
@@ -478,7 +490,8 @@ group_positions(const char *group, int32 ntopics,
 
 			CHECK_FOR_INTERRUPTS();
 			if (topic != NULL)
-				fill_position(po, topic, group, partition, error);
+				fill_position(po, topic, group, partition, error,
+							  require_stable);
 			else
 			{
 				po->partition_index = partition;
@@ -499,8 +512,8 @@ group_positions(const char *group, int32 ntopics,
  * OffsetFetch v0-9: one group's positions (v0-7), or many groups' (v8+),
  * each answered on its own.  v0 read ZooKeeper's positions in old Kafka;
  * Kafka 3.9 answers it from the same positions as any other, as here.
- * require_stable (v7+) asks to wait for transactions' commits: a position
- * here is always committed, so it is stable.
+ * require_stable (v7+) asks for no position an open transaction may still
+ * move (fill_position).
  */
 KafkaOutcome
 kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
@@ -516,8 +529,8 @@ kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 	{
 		char	   *group = kafka_offsets_group_name(fr.group_id);
 
-		group_positions(group, fr.ntopics, fr.topics, &out.ntopics,
-						&out.topics);
+		group_positions(group, fr.ntopics, fr.topics, fr.require_stable,
+						&out.ntopics, &out.topics);
 		out.error_code = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
 	}
 	else
@@ -534,8 +547,8 @@ kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 			go->group_id = gr->group_id;
 			go->error_code = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
 			if (group != NULL)
-				group_positions(group, gr->ntopics, gr->topics, &go->ntopics,
-								&go->topics);
+				group_positions(group, gr->ntopics, gr->topics,
+								fr.require_stable, &go->ntopics, &go->topics);
 		}
 	}
 	kafka_encode(req->response, &kafka_offset_fetch_response,

@@ -564,10 +564,16 @@ def pending_offsets(bootstrap, topic, user, password, n):
     got, out['fetch_seconds'] = timed(group_apis.offset_fetch, 7, group,
                                       topic, list(range(n)))
     out['fetch_pending'] = sorted(set((o, e) for _, o, _, e in got[0]))
+    got = group_apis.offset_fetch(other.sock, 7, group, topic, list(range(n)),
+                                  corr=other.next_corr(), stable=True)
+    out['fetch_stable'] = sorted(set((o, e) for _, o, _, e in got[0]))
     out['end'] = t.end(True)
     got = group_apis.offset_fetch(other.sock, 7, group, topic, list(range(n)),
                                   corr=other.next_corr())
     out['fetch_committed'] = sorted(set((o, m, e) for _, o, m, e in got[0]))
+    got = group_apis.offset_fetch(other.sock, 7, group, topic, list(range(n)),
+                                  corr=other.next_corr(), stable=True)
+    out['fetch_stable_after'] = sorted(set((o, e) for _, o, _, e in got[0]))
     out['commit_after'] = sorted(set(e for _, e in group_apis.offset_commit(
         other.sock, 2, group, topic, [(p, 7, 'plain') for p in range(n)],
         corr=other.next_corr())))

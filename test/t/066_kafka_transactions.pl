@@ -32,6 +32,7 @@ my %E = (
 	NOT_LEADER_OR_FOLLOWER => 6,
 	NOT_COORDINATOR => 16,
 	REQUEST_TIMED_OUT => 7,
+	UNSTABLE_OFFSET_COMMIT => 88,
 	OUT_OF_ORDER_SEQUENCE_NUMBER => 45,
 	INVALID_RECORD => 87,
 	GROUP_AUTHORIZATION_FAILED => 30);
@@ -455,7 +456,8 @@ is(txn('commit', 'alice', 'alice-pw', 'offsets-checks', $r->{pid}, $r->{epoch})-
 # connection's OffsetCommit, OffsetDelete and DeleteGroups of them are
 # answered REQUEST_TIMED_OUT (retriable) at once, not after lock_timeout
 # (1 s) per partition, in which the listener served nobody else;
-# OffsetFetch answers the positions committed before the transaction.
+# OffsetFetch answers the positions committed before the transaction, and
+# with require_stable UNSTABLE_OFFSET_COMMIT (retriable).
 $r = txn('pending_offsets', 'txn_offsets', 'alice', 'alice-pw', 5);
 is_deeply($r->{before}, [0], "the group's positions committed before the transaction");
 is_deeply([ $r->{add}, $r->{txn_commit} ], [ 0, [0] ],
@@ -472,8 +474,11 @@ cmp_ok($r->{delete_group_seconds}, '<', 0.9,
 	"answered at once ($r->{delete_group_seconds} s)");
 is_deeply($r->{fetch_pending}, [ [ 0, 0 ] ],
 	'OffsetFetch meanwhile: the positions committed before the transaction');
+is_deeply($r->{fetch_stable}, [ [ -1, $E{UNSTABLE_OFFSET_COMMIT} ] ],
+	'with require_stable: UNSTABLE_OFFSET_COMMIT');
 is($r->{end}, 0, 'EndTxn(commit)');
 is_deeply($r->{fetch_committed}, [ [ 5, 'txn', 0 ] ], "then the transaction's positions");
+is_deeply($r->{fetch_stable_after}, [ [ 5, 0 ] ], 'with require_stable too');
 is_deeply($r->{commit_after}, [0], 'and the OffsetCommit goes through');
 
 # --- the worker reads the fence -------------------------------------------

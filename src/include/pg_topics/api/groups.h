@@ -48,6 +48,8 @@ extern bool topic_role_may_use_kafka_group(Oid role, const char *group,
 										   Oid kafka_owner);
 extern bool topic_groups_lock_partition(Oid topic, const char *group,
 										int32 partition, bool wait);
+extern bool topic_groups_partition_busy(Oid topic, const char *group,
+										int32 partition);
 extern bool topic_groups_positions_replicated(void);
 extern void topic_groups_check_writable(void);
 extern void topic_groups_commit_position(Relation topic, const char *group,
