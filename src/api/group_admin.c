@@ -66,6 +66,27 @@ require_group(Relation topic, const char *group)
 }
 
 /*
+ * Take group's lock of partition of topic (open) for the rest of the
+ * transaction, which a member processing the partition holds, and a
+ * transaction committing its position (a Kafka transaction's
+ * TxnOffsetCommit holds it until EndTxn): waiting for it, up to
+ * lock_timeout, or, for the Kafka listener (which serves many connections
+ * and must never wait), failing at once with 55P03 if another holds it.
+ */
+void
+topic_groups_take_partition(Relation topic, const char *group,
+							int32 partition, bool wait)
+{
+	if (!topic_groups_lock_partition(RelationGetRelid(topic), group,
+									 partition, wait))
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("partition %d of consumer group \"%s\" of topic \"%s\" is busy",
+						partition, group, RelationGetRelationName(topic)),
+				 errdetail("Another transaction is processing the partition or committing the group's position of it.")));
+}
+
+/*
  * Move group's position of partition of topic (open) to offset, as
  * topics.commit and topics.seek do (offset within the log: 22023
  * otherwise), or as a Kafka consumer's OffsetCommit does (kafka_commit):
@@ -74,12 +95,14 @@ require_group(Relation topic, const char *group)
  * outside the log, a negative one too, is kept as it is: OffsetFetch
  * answers it back, and poll and Kafka consumers follow their reset rule
  * from it, as from a position retention passed (a Kafka client takes a
- * committed -1 or -2 for no position).  A member polling the partition
- * is waited for.
+ * committed -1 or -2 for no position).  A member polling the partition,
+ * or a transaction committing its position, is waited for, unless not
+ * wait (topic_groups_take_partition).
  */
 void
 topic_groups_set_position(Relation topic, const char *group, int32 partition,
-						  int64 offset, const bytea *metadata, bool kafka_commit)
+						  int64 offset, const bytea *metadata, bool kafka_commit,
+						  bool wait)
 {
 	Oid			owner = GetUserId();
 	bool		exists;
@@ -102,8 +125,7 @@ topic_groups_set_position(Relation topic, const char *group, int32 partition,
 		table_close(router, NoLock);
 	}
 
-	/* wait for a member that is processing the partition */
-	topic_groups_lock_partition(RelationGetRelid(topic), group, partition, true);
+	topic_groups_take_partition(topic, group, partition, wait);
 	topic_groups_commit_position(topic, group, partition, offset, owner,
 								 metadata);
 }
@@ -112,10 +134,12 @@ topic_groups_set_position(Relation topic, const char *group, int32 partition,
  * Clear group's position of partition of topic (open), as Kafka's
  * OffsetDelete does: the partition has no position any more.  Nothing to
  * do for a group that does not exist; otherwise the caller must control
- * it.  A member polling the partition is waited for.
+ * it.  A member polling the partition is waited for, unless not wait
+ * (topic_groups_take_partition).
  */
 void
-topic_groups_delete_offset(Relation topic, const char *group, int32 partition)
+topic_groups_delete_offset(Relation topic, const char *group, int32 partition,
+						   bool wait)
 {
 	PreventCommandIfReadOnly("commit");
 	topic_groups_check_writable();
@@ -124,7 +148,7 @@ topic_groups_delete_offset(Relation topic, const char *group, int32 partition)
 		return;					/* no position to clear */
 	(void) require_group(topic, group);
 	topic_check_partition(topic, partition);
-	topic_groups_lock_partition(RelationGetRelid(topic), group, partition, true);
+	topic_groups_take_partition(topic, group, partition, wait);
 	topic_groups_clear_position(topic, group, partition);
 }
 
@@ -255,7 +279,7 @@ set_position(FunctionCallInfo fcinfo, const char *command)
 							   ACL_SELECT);
 	topic_groups_set_position(topic, topic_groups_group_arg(PG_GETARG_TEXT_PP(1)),
 							  PG_GETARG_INT32(2), PG_GETARG_INT64(3), NULL,
-							  false);
+							  false, true);
 	relation_close(topic, NoLock);
 }
 

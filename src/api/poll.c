@@ -351,6 +351,26 @@ topic_groups_lock_partition(Oid topic, const char *group, int32 partition,
 	return LockAcquire(&tag, ExclusiveLock, false, !wait) != LOCKACQUIRE_NOT_AVAIL;
 }
 
+/*
+ * Does another transaction hold group's lock of partition: a member
+ * processing it, or a transaction whose commit of its position has not
+ * ended (a Kafka transaction's TxnOffsetCommit holds it until EndTxn)?
+ * Never waits.
+ */
+bool
+topic_groups_partition_busy(Oid topic, const char *group, int32 partition)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId,
+						 hash_bytes((const unsigned char *) group, strlen(group)),
+						 topic, 3 + partition);
+	if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
+		return true;
+	LockRelease(&tag, ExclusiveLock, false);
+	return false;
+}
+
 /* Give back a partition the transaction did not advance */
 static void
 unlock_partition(Oid topic, const char *group, int32 partition)

@@ -23,6 +23,12 @@
  * (GROUP_SUBSCRIBED_TO_TOPIC, as Kafka refuses it for a topic a member's
  * subscription names).
  *
+ * Neither waits for a partition's lock (the listener serves other
+ * connections meanwhile): a partition a SQL session is processing, or
+ * whose position an open Kafka transaction committed (TxnOffsetCommit),
+ * is answered REQUEST_TIMED_OUT at once, which clients retry; DeleteGroups
+ * then removes nothing of the group.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -145,8 +151,7 @@ delete_group(void *arg)
 		for (int32 p = 0; p < nparts; p++)
 		{
 			CHECK_FOR_INTERRUPTS();
-			topic_groups_lock_partition(RelationGetRelid(topic), gd->group, p,
-										true);
+			topic_groups_take_partition(topic, gd->group, p, false);
 			topic_groups_delete_group_position(topic, gd->group, p);
 		}
 		relation_close(topic, NoLock);
@@ -208,7 +213,7 @@ delete_position(void *arg)
 {
 	PositionDeletion *pd = (PositionDeletion *) arg;
 
-	topic_groups_delete_offset(pd->topic, pd->group, pd->partition);
+	topic_groups_delete_offset(pd->topic, pd->group, pd->partition, false);
 }
 
 /*

@@ -59,6 +59,7 @@ typedef struct PartitionCommit
 	int32		partition;
 	int64		offset;
 	bytea	   *metadata;
+	bool		wait;			/* for the partition's lock */
 } PartitionCommit;
 
 static void
@@ -67,7 +68,7 @@ commit_partition(void *arg)
 	PartitionCommit *pc = (PartitionCommit *) arg;
 
 	topic_groups_set_position(pc->topic, pc->group, pc->partition, pc->offset,
-							  pc->metadata, true);
+							  pc->metadata, true, pc->wait);
 }
 
 /*
@@ -156,12 +157,13 @@ kafka_offsets_group_name(KafkaBytes id)
 
 /*
  * Commit group's position of partition of topic (open, its SELECT
- * checked) in a subtransaction: Kafka's error code.  What it allocates
- * goes in partition_context, reset after.
+ * checked) in a subtransaction: Kafka's error code (REQUEST_TIMED_OUT if
+ * the partition's lock is busy and not wait).  What it allocates goes in
+ * partition_context, reset after.
  */
 static int16
 commit_one_position(Relation topic, const char *group, int32 partition,
-					int64 offset, KafkaBytes metadata,
+					int64 offset, KafkaBytes metadata, bool wait,
 					MemoryContext partition_context)
 {
 	PartitionCommit pc;
@@ -176,6 +178,7 @@ commit_one_position(Relation topic, const char *group, int32 partition,
 	pc.partition = partition;
 	pc.offset = offset;
 	pc.metadata = commit_metadata(metadata);
+	pc.wait = wait;
 	error = commit_error(kafka_run_guarded(commit_partition, &pc, NULL),
 						 topic, group);
 	/* 22023: the partition does not exist */
@@ -216,64 +219,100 @@ kafka_commit_group_error(const char *group, KafkaBytes member_id,
 }
 
 /*
- * Commit group's positions of the n partitions of topic name (each read
- * by get from partitions), as OffsetCommit commits them, each partition's
- * error in errors; every one error if that is not KAFKA_NONE.  The topic
- * is opened (its SELECT checked) here.  What a partition's commit
- * allocates (its record's key and value, as text and as jsonb) is freed
- * after it, in partition_context: a request of many partitions would
- * otherwise grow the process by kilobytes a partition.  OffsetCommit and
- * a transaction's TxnOffsetCommit (in the transaction's worker,
- * txn_worker.c, so that the positions are committed with the
- * transaction) share it.
+ * Commit group's positions of the ntopics topics of request (an
+ * OffsetCommit's or a TxnOffsetCommit's, read by reader), as OffsetCommit
+ * commits them: the answer's topics, each partition with its error; every
+ * one error if that is not KAFKA_NONE.  Each topic is opened (its SELECT
+ * checked) here.  What a partition's commit allocates (its record's key
+ * and value, as text and as jsonb) is freed after it: a request of many
+ * partitions would otherwise grow the process by kilobytes a partition.
+ * OffsetCommit, in the listener, does not wait for a partition's lock
+ * (wait false: topic_groups_take_partition); a transaction's
+ * TxnOffsetCommit, in the transaction's worker (txn_worker.c, so that the
+ * positions are committed with the transaction), waits as
+ * topics.commit does.
  */
-void
-kafka_commit_topic_positions(KafkaBytes name, int16 error, const char *group,
-							 const void *partitions, int32 n,
-							 KafkaPositionGetter get, int16 *errors,
-							 MemoryContext partition_context)
+KafkaOffsetCommitResponseTopic *
+kafka_commit_positions(const char *group, int16 error, const void *request,
+					   int32 ntopics, const KafkaCommitReader *reader,
+					   bool wait)
 {
-	Relation	topic = NULL;
+	KafkaOffsetCommitResponseTopic *out;
+	MemoryContext partition_context;
 
-	if (error == KAFKA_NONE)
-		topic = kafka_open_topic(name, AccessShareLock, ACL_SELECT, &error);
-	for (int32 p = 0; p < n; p++)
+	out = palloc0(sizeof(KafkaOffsetCommitResponseTopic) * Max(ntopics, 1));
+	partition_context = AllocSetContextCreate(CurrentMemoryContext,
+											  "Kafka OffsetCommit partition",
+											  ALLOCSET_DEFAULT_SIZES);
+	for (int32 t = 0; t < ntopics; t++)
 	{
-		int32		partition;
-		int64		offset;
-		KafkaBytes	metadata;
+		KafkaOffsetCommitResponseTopic *to = &out[t];
+		int16		topic_error = error;
+		Relation	topic = NULL;
 
-		CHECK_FOR_INTERRUPTS();
-		errors[p] = error;
-		if (topic == NULL)
-			continue;
-		get(partitions, p, &partition, &offset, &metadata);
-		errors[p] = commit_one_position(topic, group, partition, offset,
-										metadata, partition_context);
+		reader->topic(request, t, &to->name, &to->npartitions);
+		to->partitions = palloc0(sizeof(KafkaOffsetCommitResponsePartition) *
+								 Max(to->npartitions, 1));
+		if (topic_error == KAFKA_NONE)
+			topic = kafka_open_topic(to->name, AccessShareLock, ACL_SELECT,
+									 &topic_error);
+		for (int32 p = 0; p < to->npartitions; p++)
+		{
+			KafkaOffsetCommitResponsePartition *po = &to->partitions[p];
+			int64		offset;
+			KafkaBytes	metadata;
+
+			CHECK_FOR_INTERRUPTS();
+			reader->position(request, t, p, &po->partition_index, &offset,
+							 &metadata);
+			po->error_code = topic == NULL ? topic_error :
+				commit_one_position(topic, group, po->partition_index, offset,
+									metadata, wait, partition_context);
+		}
+		if (topic != NULL)
+			relation_close(topic, NoLock);
 	}
-	if (topic != NULL)
-		relation_close(topic, NoLock);
+	MemoryContextDelete(partition_context);
+	return out;
 }
 
-/* OffsetCommit's i-th partition (a KafkaPositionGetter) */
+/* OffsetCommit's topics (a KafkaCommitReader) */
 static void
-offset_commit_position(const void *partitions, int32 i, int32 *partition,
-					   int64 *offset, KafkaBytes *metadata)
+offset_commit_topic(const void *request, int32 t, KafkaBytes *name,
+					int32 *npartitions)
+{
+	const KafkaOffsetCommitRequestTopic *topic =
+		&((const KafkaOffsetCommitRequest *) request)->topics[t];
+
+	*name = topic->name;
+	*npartitions = topic->npartitions;
+}
+
+static void
+offset_commit_position(const void *request, int32 t, int32 p,
+					   int32 *partition, int64 *offset, KafkaBytes *metadata)
 {
 	const KafkaOffsetCommitRequestPartition *part =
-		&((const KafkaOffsetCommitRequestPartition *) partitions)[i];
+		&((const KafkaOffsetCommitRequest *) request)->topics[t].partitions[p];
 
 	*partition = part->partition_index;
 	*offset = part->committed_offset;
 	*metadata = part->committed_metadata;
 }
 
+static const KafkaCommitReader offset_commit_reader = {
+	offset_commit_topic, offset_commit_position
+};
+
 /*
  * OffsetCommit v0-9.  v0 carries neither generation nor member: it is the
  * commit of a consumer outside any group (generation -1), which old Kafka
  * kept in ZooKeeper and Kafka 3.9 stores as any other; so is it here.
  * v1's commit timestamp and v2-4's retention time are not kept: a
- * position lasts as long as its group (topics.consumer_offsets).
+ * position lasts as long as its group (topics.consumer_offsets).  The
+ * listener does not wait for a partition's lock: one that a SQL session
+ * processes, or whose position an open Kafka transaction committed, is
+ * answered REQUEST_TIMED_OUT at once (clients retry it).
  */
 KafkaOutcome
 kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
@@ -281,53 +320,36 @@ kafka_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 	KafkaOffsetCommitRequest cr;
 	KafkaOffsetCommitResponse out = {0};
 	char	   *group;
-	int16		group_error;
-	MemoryContext partition_context;
 
 	if (!kafka_decode(&req->body, &kafka_offset_commit_request,
 					  req->api_version, &cr))
 		return KAFKA_CLOSE;
 	group = kafka_offsets_group_name(cr.group_id);
-	group_error = kafka_commit_group_error(group, cr.member_id,
-										   cr.group_instance_id,
-										   cr.generation_id_or_member_epoch);
 	out.ntopics = cr.ntopics;
-	out.topics = palloc0(sizeof(KafkaOffsetCommitResponseTopic) *
-						 Max(cr.ntopics, 1));
-	partition_context = AllocSetContextCreate(CurrentMemoryContext,
-											  "Kafka OffsetCommit partition",
-											  ALLOCSET_DEFAULT_SIZES);
-	for (int32 t = 0; t < cr.ntopics; t++)
-	{
-		KafkaOffsetCommitRequestTopic *tr = &cr.topics[t];
-		KafkaOffsetCommitResponseTopic *to = &out.topics[t];
-		int16	   *errors = palloc(sizeof(int16) * Max(tr->npartitions, 1));
-
-		kafka_commit_topic_positions(tr->name, group_error, group,
-									 tr->partitions, tr->npartitions,
-									 offset_commit_position, errors,
-									 partition_context);
-		to->name = tr->name;
-		to->npartitions = tr->npartitions;
-		to->partitions = palloc0(sizeof(KafkaOffsetCommitResponsePartition) *
-								 Max(tr->npartitions, 1));
-		for (int32 p = 0; p < tr->npartitions; p++)
-		{
-			to->partitions[p].partition_index = tr->partitions[p].partition_index;
-			to->partitions[p].error_code = errors[p];
-		}
-		pfree(errors);
-	}
-	MemoryContextDelete(partition_context);
+	out.topics = kafka_commit_positions(group,
+										kafka_commit_group_error(group, cr.member_id,
+																 cr.group_instance_id,
+																 cr.generation_id_or_member_epoch),
+										&cr, cr.ntopics, &offset_commit_reader,
+										false);
 	kafka_encode(req->response, &kafka_offset_commit_response,
 				 req->api_version, &out);
 	return KAFKA_ANSWER;
 }
 
-/* One partition's committed position (-1 and no error if none) */
+/*
+ * One partition's committed position (-1 and no error if none).  With
+ * require_stable, a partition whose position another transaction may be
+ * committing (its group lock is held: an open Kafka transaction's
+ * TxnOffsetCommit, or a member processing it) is UNSTABLE_OFFSET_COMMIT,
+ * as Kafka answers for a pending transactional commit: a read_committed
+ * consumer retries, and does not start from a position the transaction
+ * is about to move.
+ */
 static void
 fill_position(KafkaOffsetFetchResponsePartition *out, Relation topic,
-			  const char *group, int32 partition, int16 error)
+			  const char *group, int32 partition, int16 error,
+			  bool require_stable)
 {
 	int64		offset = -1;
 	bytea	   *metadata = NULL;
@@ -335,6 +357,9 @@ fill_position(KafkaOffsetFetchResponsePartition *out, Relation topic,
 	if (error == KAFKA_NONE &&
 		(partition < 0 || partition >= topic_partition_count(topic)))
 		error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+	if (error == KAFKA_NONE && require_stable &&
+		topic_groups_partition_busy(RelationGetRelid(topic), group, partition))
+		error = KAFKA_UNSTABLE_OFFSET_COMMIT;
 	if (error == KAFKA_NONE &&
 		!topic_groups_committed_position(topic, group, partition, &offset,
 										 &metadata))
@@ -366,7 +391,7 @@ fetch_error(Relation topic, const char *group)
 
 /* Every position group has in the schema's topics (OffsetFetch of all) */
 static void
-all_positions(const char *group, int32 *ntopics,
+all_positions(const char *group, bool require_stable, int32 *ntopics,
 			  KafkaOffsetFetchResponseTopic **topics_out)
 {
 	List	   *topics = topic_list_topics();
@@ -411,7 +436,7 @@ all_positions(const char *group, int32 *ntopics,
 			if (!topic_group_committed(relid, group, p, &offset))
 				continue;
 			fill_position(&to->partitions[to->npartitions++], topic, group, p,
-						  KAFKA_NONE);
+						  KAFKA_NONE, require_stable);
 		}
 		relation_close(topic, AccessShareLock);
 	}
@@ -426,7 +451,7 @@ all_positions(const char *group, int32 *ntopics,
  */
 static void
 group_positions(const char *group, int32 ntopics,
-				KafkaOffsetFetchRequestTopic *topics,
+				KafkaOffsetFetchRequestTopic *topics, bool require_stable,
 				int32 *nout, KafkaOffsetFetchResponseTopic **out_topics)
 {
 	KafkaOffsetFetchResponseTopic *out;
@@ -434,7 +459,7 @@ group_positions(const char *group, int32 ntopics,
 	if (ntopics < 0)
 	{
 		if (group != NULL)
-			all_positions(group, nout, out_topics);
+			all_positions(group, require_stable, nout, out_topics);
 		else
 		{
 			*nout = 0;
@@ -465,7 +490,8 @@ group_positions(const char *group, int32 ntopics,
 
 			CHECK_FOR_INTERRUPTS();
 			if (topic != NULL)
-				fill_position(po, topic, group, partition, error);
+				fill_position(po, topic, group, partition, error,
+							  require_stable);
 			else
 			{
 				po->partition_index = partition;
@@ -486,8 +512,8 @@ group_positions(const char *group, int32 ntopics,
  * OffsetFetch v0-9: one group's positions (v0-7), or many groups' (v8+),
  * each answered on its own.  v0 read ZooKeeper's positions in old Kafka;
  * Kafka 3.9 answers it from the same positions as any other, as here.
- * require_stable (v7+) asks to wait for transactions' commits: a position
- * here is always committed, so it is stable.
+ * require_stable (v7+) asks for no position an open transaction may still
+ * move (fill_position).
  */
 KafkaOutcome
 kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
@@ -503,8 +529,8 @@ kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 	{
 		char	   *group = kafka_offsets_group_name(fr.group_id);
 
-		group_positions(group, fr.ntopics, fr.topics, &out.ntopics,
-						&out.topics);
+		group_positions(group, fr.ntopics, fr.topics, fr.require_stable,
+						&out.ntopics, &out.topics);
 		out.error_code = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
 	}
 	else
@@ -521,8 +547,8 @@ kafka_offset_fetch(KafkaRequest *req, TimestampTz *deadline)
 			go->group_id = gr->group_id;
 			go->error_code = group == NULL ? KAFKA_INVALID_GROUP_ID : KAFKA_NONE;
 			if (group != NULL)
-				group_positions(group, gr->ntopics, gr->topics, &go->ntopics,
-								&go->topics);
+				group_positions(group, gr->ntopics, gr->topics,
+								fr.require_stable, &go->ntopics, &go->topics);
 		}
 	}
 	kafka_encode(req->response, &kafka_offset_fetch_response,

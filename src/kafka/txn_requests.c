@@ -29,7 +29,6 @@
 #include "access/relation.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
-#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "pg_topics/base/catalog.h"
@@ -43,6 +42,57 @@
 
 /* The first version of AddPartitionsToTxn that brokers send each other */
 #define ADD_PARTITIONS_BROKER_VERSION	4
+
+/*
+ * Where a transactional request's decoded struct keeps its transactional
+ * id and its producer's id and epoch
+ */
+typedef struct TxnRequestIds
+{
+	size_t		transactional_id;	/* offsetof a KafkaBytes */
+	size_t		producer_id;	/* of an int64 */
+	size_t		producer_epoch; /* of an int16 */
+} TxnRequestIds;
+
+#define TXN_REQUEST_IDS(type, id, pid, epoch) \
+	{offsetof(type, id), offsetof(type, pid), offsetof(type, epoch)}
+
+static const TxnRequestIds add_offsets_ids =
+	TXN_REQUEST_IDS(KafkaAddOffsetsToTxnRequest, transactional_id,
+					producer_id, producer_epoch);
+static const TxnRequestIds txn_offset_commit_ids =
+	TXN_REQUEST_IDS(KafkaTxnOffsetCommitRequest, transactional_id,
+					producer_id, producer_epoch);
+static const TxnRequestIds end_txn_ids =
+	TXN_REQUEST_IDS(KafkaEndTxnRequest, transactional_id, producer_id,
+					producer_epoch);
+
+/*
+ * The opening AddOffsetsToTxn, TxnOffsetCommit and EndTxn share: the
+ * request decoded into out (false: malformed, the connection closes),
+ * then its producer checked against its transactional id's row
+ * (kafka_txn_check): the error, the row, and the slot of the id's open
+ * transaction (-1: none).  The body is left to be read again, by the
+ * transaction's worker a request is handed to.
+ */
+static bool
+txn_request_open(KafkaRequest *req, const KafkaMessage *message, void *out,
+				 const TxnRequestIds *ids, KafkaTxnRow *row, int *slot,
+				 int16 *error)
+{
+	KafkaReader body = req->body;
+	const char *fields = out;
+
+	if (!kafka_decode(&req->body, message, req->api_version, out))
+		return false;
+	req->body = body;
+	*error = kafka_txn_check(req,
+							 *(const KafkaBytes *) (fields + ids->transactional_id),
+							 *(const int64 *) (fields + ids->producer_id),
+							 *(const int16 *) (fields + ids->producer_epoch),
+							 row, slot);
+	return true;
+}
 
 /*
  * May the request's role write partition of topic name?  Kafka's error
@@ -158,12 +208,10 @@ kafka_add_offsets_to_txn(KafkaRequest *req, TimestampTz *deadline)
 	int			slot;
 	char	   *group;
 
-	if (!kafka_decode(&req->body, &kafka_add_offsets_to_txn_request,
-					  req->api_version, &ar))
+	if (!txn_request_open(req, &kafka_add_offsets_to_txn_request, &ar,
+						  &add_offsets_ids, &row, &slot, &resp.error_code))
 		return KAFKA_CLOSE;
 	group = kafka_offsets_group_name(ar.group_id);
-	resp.error_code = kafka_txn_check(req, ar.transactional_id, ar.producer_id,
-									  ar.producer_epoch, &row, &slot);
 	if (resp.error_code == KAFKA_NONE && group == NULL)
 		resp.error_code = KAFKA_INVALID_GROUP_ID;
 	if (resp.error_code == KAFKA_NONE)
@@ -178,7 +226,40 @@ kafka_add_offsets_to_txn(KafkaRequest *req, TimestampTz *deadline)
 	return KAFKA_ANSWER;
 }
 
-/* TxnOffsetCommit's answer: every partition error */
+/* TxnOffsetCommit's topics (a KafkaCommitReader) */
+static void
+txn_offset_commit_topic(const void *request, int32 t, KafkaBytes *name,
+						int32 *npartitions)
+{
+	const KafkaTxnOffsetCommitRequestTopic *topic =
+		&((const KafkaTxnOffsetCommitRequest *) request)->topics[t];
+
+	*name = topic->name;
+	*npartitions = topic->npartitions;
+}
+
+static void
+txn_offset_commit_position(const void *request, int32 t, int32 p,
+						   int32 *partition, int64 *offset,
+						   KafkaBytes *metadata)
+{
+	const KafkaTxnOffsetCommitRequestPartition *part =
+		&((const KafkaTxnOffsetCommitRequest *) request)->topics[t].partitions[p];
+
+	*partition = part->partition_index;
+	*offset = part->committed_offset;
+	*metadata = part->committed_metadata;
+}
+
+static const KafkaCommitReader txn_offset_commit_reader = {
+	txn_offset_commit_topic, txn_offset_commit_position
+};
+
+/*
+ * TxnOffsetCommit's answer: the positions committed (error KAFKA_NONE,
+ * in the transaction's worker, waiting for their locks as topics.commit
+ * does), or every partition answered error
+ */
 static void
 txn_offset_commit_answer(KafkaRequest *req, KafkaTxnOffsetCommitRequest *cr,
 						 int16 error)
@@ -186,22 +267,9 @@ txn_offset_commit_answer(KafkaRequest *req, KafkaTxnOffsetCommitRequest *cr,
 	KafkaTxnOffsetCommitResponse resp = {0};
 
 	resp.ntopics = cr->ntopics;
-	resp.topics = palloc0(sizeof(KafkaTxnOffsetCommitResponseTopic) *
-						  Max(cr->ntopics, 1));
-	for (int32 t = 0; t < cr->ntopics; t++)
-	{
-		resp.topics[t].name = cr->topics[t].name;
-		resp.topics[t].npartitions = cr->topics[t].npartitions;
-		resp.topics[t].partitions =
-			palloc0(sizeof(KafkaTxnOffsetCommitResponsePartition) *
-					Max(cr->topics[t].npartitions, 1));
-		for (int32 p = 0; p < cr->topics[t].npartitions; p++)
-		{
-			resp.topics[t].partitions[p].partition_index =
-				cr->topics[t].partitions[p].partition_index;
-			resp.topics[t].partitions[p].error_code = error;
-		}
-	}
+	resp.topics = kafka_commit_positions(kafka_offsets_group_name(cr->group_id),
+										 error, cr, cr->ntopics,
+										 &txn_offset_commit_reader, true);
 	kafka_encode(req->response, &kafka_txn_offset_commit_response,
 				 req->api_version, &resp);
 }
@@ -214,18 +282,15 @@ KafkaOutcome
 kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaTxnOffsetCommitRequest cr;
-	KafkaReader body = req->body;
 	KafkaTxnRow row;
 	int			slot;
 	int16		error;
 
 	if (kafka_txn_forwarded(req))
 		return kafka_txn_forward(req, req->conn->txn_slot, NULL, 0, deadline);
-	if (!kafka_decode(&req->body, &kafka_txn_offset_commit_request,
-					  req->api_version, &cr))
+	if (!txn_request_open(req, &kafka_txn_offset_commit_request, &cr,
+						  &txn_offset_commit_ids, &row, &slot, &error))
 		return KAFKA_CLOSE;
-	error = kafka_txn_check(req, cr.transactional_id, cr.producer_id,
-							cr.producer_epoch, &row, &slot);
 	if (error == KAFKA_NONE && slot < 0)
 		error = KAFKA_INVALID_TXN_STATE;
 	if (error == KAFKA_NONE && kafka_offsets_group_name(cr.group_id) == NULL)
@@ -235,21 +300,7 @@ kafka_txn_offset_commit(KafkaRequest *req, TimestampTz *deadline)
 		txn_offset_commit_answer(req, &cr, error);
 		return KAFKA_ANSWER;
 	}
-	req->body = body;
 	return kafka_txn_forward(req, slot, &row, 0, deadline);
-}
-
-/* TxnOffsetCommit's i-th partition (a KafkaPositionGetter) */
-static void
-txn_offset_commit_position(const void *partitions, int32 i, int32 *partition,
-						   int64 *offset, KafkaBytes *metadata)
-{
-	const KafkaTxnOffsetCommitRequestPartition *part =
-		&((const KafkaTxnOffsetCommitRequestPartition *) partitions)[i];
-
-	*partition = part->partition_index;
-	*offset = part->committed_offset;
-	*metadata = part->committed_metadata;
 }
 
 /*
@@ -263,60 +314,21 @@ kafka_txn_offset_commit_run(KafkaRequest *req, const KafkaTxnInfo *txn,
 							int16 all_error)
 {
 	KafkaTxnOffsetCommitRequest cr;
-	KafkaTxnOffsetCommitResponse resp = {0};
-	char	   *group;
-	int16		group_error;
-	MemoryContext partition_context;
+	int16		error;
 
 	if (!kafka_decode(&req->body, &kafka_txn_offset_commit_request,
 					  req->api_version, &cr))
 		return KAFKA_CLOSE;
-	group = kafka_offsets_group_name(cr.group_id);
 	if (all_error != KAFKA_NONE)
-		group_error = all_error;	/* the transaction failed */
+		error = all_error;		/* the transaction failed */
 	else if (cr.producer_id != txn->producer_id ||
 			 cr.producer_epoch != txn->producer_epoch)
-		group_error = kafka_txn_fenced_error(req->api_key, req->api_version);
+		error = kafka_txn_fenced_error(req->api_key, req->api_version);
 	else
-		group_error = kafka_commit_group_error(group, cr.member_id,
-											   cr.group_instance_id,
-											   cr.generation_id);
-	if (group_error != KAFKA_NONE)
-	{
-		txn_offset_commit_answer(req, &cr, group_error);
-		return KAFKA_ANSWER;
-	}
-
-	partition_context = AllocSetContextCreate(CurrentMemoryContext,
-											  "Kafka TxnOffsetCommit partition",
-											  ALLOCSET_DEFAULT_SIZES);
-	resp.ntopics = cr.ntopics;
-	resp.topics = palloc0(sizeof(KafkaTxnOffsetCommitResponseTopic) *
-						  Max(cr.ntopics, 1));
-	for (int32 t = 0; t < cr.ntopics; t++)
-	{
-		KafkaTxnOffsetCommitRequestTopic *tr = &cr.topics[t];
-		KafkaTxnOffsetCommitResponseTopic *to = &resp.topics[t];
-		int16	   *errors = palloc(sizeof(int16) * Max(tr->npartitions, 1));
-
-		kafka_commit_topic_positions(tr->name, KAFKA_NONE, group,
-									 tr->partitions, tr->npartitions,
-									 txn_offset_commit_position, errors,
-									 partition_context);
-		to->name = tr->name;
-		to->npartitions = tr->npartitions;
-		to->partitions = palloc0(sizeof(KafkaTxnOffsetCommitResponsePartition) *
-								 Max(tr->npartitions, 1));
-		for (int32 p = 0; p < tr->npartitions; p++)
-		{
-			to->partitions[p].partition_index = tr->partitions[p].partition_index;
-			to->partitions[p].error_code = errors[p];
-		}
-		pfree(errors);
-	}
-	MemoryContextDelete(partition_context);
-	kafka_encode(req->response, &kafka_txn_offset_commit_response,
-				 req->api_version, &resp);
+		error = kafka_commit_group_error(kafka_offsets_group_name(cr.group_id),
+										 cr.member_id, cr.group_instance_id,
+										 cr.generation_id);
+	txn_offset_commit_answer(req, &cr, error);
 	return KAFKA_ANSWER;
 }
 
@@ -325,23 +337,17 @@ KafkaOutcome
 kafka_end_txn(KafkaRequest *req, TimestampTz *deadline)
 {
 	KafkaEndTxnRequest er;
-	KafkaReader body = req->body;
 	KafkaTxnRow row;
 	int			slot;
 	int16		error;
 
 	if (kafka_txn_forwarded(req))
 		return kafka_txn_forward(req, req->conn->txn_slot, NULL, 0, deadline);
-	if (!kafka_decode(&req->body, &kafka_end_txn_request, req->api_version,
-					  &er))
+	if (!txn_request_open(req, &kafka_end_txn_request, &er, &end_txn_ids,
+						  &row, &slot, &error))
 		return KAFKA_CLOSE;
-	error = kafka_txn_check(req, er.transactional_id, er.producer_id,
-							er.producer_epoch, &row, &slot);
 	if (error == KAFKA_NONE && slot >= 0)
-	{
-		req->body = body;
 		return kafka_txn_forward(req, slot, &row, 0, deadline);
-	}
 	/* no open transaction: a retry of the EndTxn that ended it, or wrong */
 	if (error == KAFKA_NONE &&
 		!(er.committed && strcmp(row.state, "CompleteCommit") == 0) &&

@@ -17,64 +17,7 @@ import sys
 import time
 
 import raw_wire
-from raw_wire import Enc, connect, uvarint
-
-
-class Dec:
-    def __init__(self, data, flexible):
-        self.data = data
-        self.pos = 0
-        self.flexible = flexible
-
-    def take(self, fmt):
-        v = struct.unpack_from(fmt, self.data, self.pos)
-        self.pos += struct.calcsize(fmt)
-        return v[0]
-
-    def i8(self):
-        return self.take('>b')
-
-    def i16(self):
-        return self.take('>h')
-
-    def i32(self):
-        return self.take('>i')
-
-    def i64(self):
-        return self.take('>q')
-
-    def uvarint(self):
-        n = shift = 0
-        while True:
-            b = self.data[self.pos]
-            self.pos += 1
-            n |= (b & 0x7f) << shift
-            if b < 0x80:
-                return n
-            shift += 7
-
-    def string(self):
-        n = self.uvarint() - 1 if self.flexible else self.i16()
-        if n < 0:
-            return None
-        s = self.data[self.pos:self.pos + n].decode()
-        self.pos += n
-        return s
-
-    def array(self, decode):
-        n = self.uvarint() - 1 if self.flexible else self.i32()
-        if n < 0:
-            return None
-        return [decode() for _ in range(n)]
-
-    def tags(self):
-        if self.flexible:
-            for _ in range(self.uvarint()):
-                self.uvarint()
-                self.pos += self.uvarint()
-
-    def done(self):
-        assert self.pos == len(self.data), 'bytes left: %d' % (len(self.data) - self.pos)
+from raw_wire import Dec, Enc, connect, uvarint
 
 
 def call(sock, key, version, first_flexible, body, corr=1):

@@ -18,74 +18,7 @@ import sys
 import time
 
 import raw_wire
-from raw_wire import Enc, connect
-
-
-class Dec:
-    """A response body's reader"""
-
-    def __init__(self, data, flexible):
-        self.data = data
-        self.pos = 0
-        self.flexible = flexible
-
-    def take(self, fmt):
-        v = struct.unpack_from(fmt, self.data, self.pos)
-        self.pos += struct.calcsize(fmt)
-        return v[0]
-
-    def i8(self):
-        return self.take('>b')
-
-    def i16(self):
-        return self.take('>h')
-
-    def i32(self):
-        return self.take('>i')
-
-    def i64(self):
-        return self.take('>q')
-
-    def uvarint(self):
-        shift = n = 0
-        while True:
-            b = self.data[self.pos]
-            self.pos += 1
-            n |= (b & 0x7f) << shift
-            if not b & 0x80:
-                return n
-            shift += 7
-
-    def string(self):
-        b = self.raw_string()
-        return b.decode() if b is not None else None
-
-    def raw_string(self):
-        """A string's bytes as they came"""
-        n = self.uvarint() - 1 if self.flexible else self.i16()
-        if n < 0:
-            return None
-        b = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return b
-
-    def bytes(self):
-        n = self.uvarint() - 1 if self.flexible else self.i32()
-        if n < 0:
-            return None
-        b = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return b
-
-    def array(self, decode):
-        n = self.uvarint() - 1 if self.flexible else self.i32()
-        return [decode() for _ in range(max(n, 0))]
-
-    def tags(self):
-        if self.flexible:
-            for _ in range(self.uvarint()):
-                self.uvarint()
-                self.pos += self.uvarint()
+from raw_wire import Dec, Enc, connect
 
 
 # the first flexible version of each API
@@ -157,16 +90,17 @@ def offset_commit(sock, version, group, topic, positions, generation=-1,
     return out
 
 
-def offset_fetch(sock, version, group, topic, partitions, corr=2, raw=False):
+def offset_fetch(sock, version, group, topic, partitions, corr=2, raw=False,
+                 stable=False):
     """OffsetFetch of one group (v0-7): [partition, offset, metadata,
     error] and the top-level error (v2+); with raw, the metadata's bytes
-    in hex"""
+    in hex; stable: require_stable (v7)"""
     e = Enc(version >= 6)
     body = e.string(group) + e.array(
         [topic], lambda t: e.string(t) + e.array(
             partitions, e.int32) + e.tags())
     if version >= 7:
-        body += b'\x00'
+        body += b'\x01' if stable else b'\x00'
     body += e.tags()
     d = call(sock, 9, version, corr, body)
     if version >= 3:

@@ -12,6 +12,7 @@ import socket
 import struct
 import sys
 
+import raw_wire
 from clients import _batch, _raw_request, _read_response, _init_producer_id
 
 
@@ -21,17 +22,9 @@ class Conn:
     def __init__(self, bootstrap, user, password):
         host, port = bootstrap.rsplit(':', 1)
         self.sock = socket.create_connection((host, int(port)), timeout=60)
-        self.corr = 100
-        mech = b'PLAIN'
-        body = _raw_request(self.sock, 17, 1, self.next_corr(),
-                            struct.pack('>h', len(mech)) + mech)
-        if struct.unpack('>h', body[:2])[0] != 0:
-            raise Exception('SaslHandshake refused PLAIN')
-        token = b'\0' + user.encode() + b'\0' + password.encode()
-        body = _raw_request(self.sock, 36, 0, self.next_corr(),
-                            struct.pack('>i', len(token)) + token)
-        if struct.unpack('>h', body[:2])[0] != 0:
-            raise Exception('SASL PLAIN failed for %s' % user)
+        raw_wire.sasl_plain(self.sock, user, password, 'producer-roles',
+                            corr=101)
+        self.corr = 102
 
     def next_corr(self):
         self.corr += 1

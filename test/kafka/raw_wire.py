@@ -3,9 +3,9 @@ them by hand (versions.py, group_apis.py, message_formats.py,
 admin_apis.py, protocol.py, hostile.py): a connection to the listener,
 exact reads, the body's encodings (Enc: plain, or flexible with compact
 lengths and tagged fields), the request header (v1, or v2 with its empty
-tagged fields in a flexible version) and frame, and a request sent with its
-answer read back.  Answers are read by each script's own reader: what they
-check differs."""
+tagged fields in a flexible version) and frame, a request sent with its
+answer read back, the answer's reader (Dec), and SASL PLAIN on a raw
+connection."""
 import socket
 import struct
 
@@ -118,3 +118,94 @@ def call(sock, key, version, corr, body, client_id, flexible=False):
     data = read_frame(sock)
     assert struct.unpack('>i', data[:4])[0] == corr
     return data[4:]
+
+
+class Dec:
+    """An answer body's reader, field by field: flexible versions have
+    compact strings, bytes and arrays and tagged fields, the others int16
+    and int32 lengths.  A null string, bytes or array is None."""
+
+    def __init__(self, data, flexible):
+        self.data = data
+        self.pos = 0
+        self.flexible = flexible
+
+    def take(self, fmt):
+        v = struct.unpack_from(fmt, self.data, self.pos)
+        self.pos += struct.calcsize(fmt)
+        return v[0]
+
+    def i8(self):
+        return self.take('>b')
+
+    def i16(self):
+        return self.take('>h')
+
+    def i32(self):
+        return self.take('>i')
+
+    def i64(self):
+        return self.take('>q')
+
+    def uvarint(self):
+        shift = n = 0
+        while True:
+            b = self.data[self.pos]
+            self.pos += 1
+            n |= (b & 0x7f) << shift
+            if not b & 0x80:
+                return n
+            shift += 7
+
+    def string(self):
+        """A string, its invalid UTF-8 (if any) replaced"""
+        b = self.raw_string()
+        return b.decode('utf-8', 'replace') if b is not None else None
+
+    def raw_string(self):
+        """A string's bytes as they came"""
+        n = self.uvarint() - 1 if self.flexible else self.i16()
+        if n < 0:
+            return None
+        b = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return b
+
+    def bytes(self):
+        n = self.uvarint() - 1 if self.flexible else self.i32()
+        if n < 0:
+            return None
+        b = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return b
+
+    def array(self, decode):
+        n = self.uvarint() - 1 if self.flexible else self.i32()
+        if n < 0:
+            return None
+        return [decode() for _ in range(n)]
+
+    def tags(self):
+        if self.flexible:
+            for _ in range(self.uvarint()):
+                self.uvarint()
+                self.pos += self.uvarint()
+
+    def done(self):
+        """The whole answer was read"""
+        if self.pos != len(self.data):
+            raise Exception('%d bytes left after the answer'
+                            % (len(self.data) - self.pos))
+
+
+def sasl_plain(sock, user, password, client_id, corr=1):
+    """SaslHandshake v1 for PLAIN and SaslAuthenticate v0 (correlation ids
+    corr and corr + 1) as user; raises if refused"""
+    body = call(sock, 17, 1, corr, Enc(False).string('PLAIN'), client_id)
+    if struct.unpack('>h', body[:2])[0] != 0:
+        raise Exception('SaslHandshake refused PLAIN')
+    token = b'\0' + user.encode() + b'\0' + password.encode()
+    body = call(sock, 36, 0, corr + 1, struct.pack('>i', len(token)) + token,
+                client_id)
+    if struct.unpack('>h', body[:2])[0] != 0:
+        raise Exception('SASL PLAIN failed for %s' % user)

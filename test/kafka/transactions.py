@@ -89,6 +89,28 @@ class Txn:
                          struct.pack('>qh', self.pid, self.epoch) + s16(group))
         return struct.unpack('>ih', body[:6])[1]
 
+    def offset_commit(self, group, topic, positions, version=0):
+        """TxnOffsetCommit (v0-2) of positions [(partition, offset,
+        metadata)]: [[partition, error], ...]"""
+        def partition(p):
+            out = struct.pack('>iq', p[0], p[1])
+            if version >= 2:
+                out += struct.pack('>i', -1)
+            return out + s16(p[2])
+        body = (s16(self.txn_id) + s16(group)
+                + struct.pack('>qh', self.pid, self.epoch)
+                + struct.pack('>i', 1) + s16(topic)
+                + struct.pack('>i', len(positions))
+                + b''.join(partition(p) for p in positions))
+        body = self.call(28, version, body)
+        off = 4 + 4
+        n = struct.unpack('>h', body[off:off + 2])[0]
+        off += 2 + n
+        nparts = struct.unpack('>i', body[off:off + 4])[0]
+        off += 4
+        return [list(struct.unpack('>ih', body[off + 6 * i:off + 6 * i + 6]))
+                for i in range(nparts)]
+
     def end(self, commit, version=1, epoch=None):
         body = self.call(26, version, s16(self.txn_id) +
                          struct.pack('>qhb', self.pid,
@@ -595,6 +617,62 @@ def add_offsets_checks(bootstrap, topic, user, password, other, other_pw):
     out['more'] = sorted(set(t.add_offsets('group-%d' % i) for i in range(63)))
     out['over'] = t.add_offsets('one-too-many')
     out['pid'], out['epoch'] = t.pid, t.epoch
+    return out
+
+
+def pending_offsets(bootstrap, topic, user, password, n):
+    """A transaction's TxnOffsetCommit of the group's n first partitions
+    of topic, left pending while another connection commits, deletes and
+    reads the same positions: each answer's errors and how long it took
+    (the listener must not wait for the transaction's locks); then the
+    transaction commits and the plain commit goes through"""
+    import group_apis
+    n = int(n)
+    group = 'pending-offsets'
+    other = Conn(bootstrap, user, password)
+
+    def timed(fn, *args, **kwargs):
+        start = time.time()
+        got = fn(other.sock, *args, corr=other.next_corr(), **kwargs)
+        return got, round(time.time() - start, 2)
+
+    out = {}
+    # the group's positions exist before the transaction (DeleteGroups
+    # then has them to clear)
+    out['before'] = sorted(set(e for _, e in group_apis.offset_commit(
+        other.sock, 2, group, topic, [(p, 0, 'plain') for p in range(n)],
+        corr=other.next_corr())))
+    t = Txn(bootstrap, user, password, 'pending-offsets')
+    out['init'] = t.init_until_done()
+    out['add'] = t.add_offsets(group)
+    out['txn_commit'] = sorted(set(e for _, e in t.offset_commit(
+        group, topic, [(p, 5, 'txn') for p in range(n)])))
+    got, out['commit_seconds'] = timed(
+        group_apis.offset_commit, 2, group, topic,
+        [(p, 7, 'plain') for p in range(n)])
+    out['commit'] = sorted(set(e for _, e in got))
+    got, out['delete_seconds'] = timed(group_apis.offset_delete, group,
+                                       topic, list(range(n)))
+    out['delete'] = [got[0], sorted(set(e for _, e in got[1]))]
+    got, out['delete_group_seconds'] = timed(group_apis.delete_groups, 1,
+                                             [group])
+    out['delete_group'] = got[group]
+    got, out['fetch_seconds'] = timed(group_apis.offset_fetch, 7, group,
+                                      topic, list(range(n)))
+    out['fetch_pending'] = sorted(set((o, e) for _, o, _, e in got[0]))
+    got = group_apis.offset_fetch(other.sock, 7, group, topic, list(range(n)),
+                                  corr=other.next_corr(), stable=True)
+    out['fetch_stable'] = sorted(set((o, e) for _, o, _, e in got[0]))
+    out['end'] = t.end(True)
+    got = group_apis.offset_fetch(other.sock, 7, group, topic, list(range(n)),
+                                  corr=other.next_corr())
+    out['fetch_committed'] = sorted(set((o, m, e) for _, o, m, e in got[0]))
+    got = group_apis.offset_fetch(other.sock, 7, group, topic, list(range(n)),
+                                  corr=other.next_corr(), stable=True)
+    out['fetch_stable_after'] = sorted(set((o, e) for _, o, _, e in got[0]))
+    out['commit_after'] = sorted(set(e for _, e in group_apis.offset_commit(
+        other.sock, 2, group, topic, [(p, 7, 'plain') for p in range(n)],
+        corr=other.next_corr())))
     return out
 
 

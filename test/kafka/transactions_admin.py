@@ -41,83 +41,15 @@ import struct
 import sys
 
 import raw_wire
-from raw_wire import Enc, connect
+from raw_wire import Dec, Enc, connect
 
 CLIENT_ID = 'transactions-admin-test'
-
-
-class Dec:
-    """A flexible response body, read field by field"""
-
-    def __init__(self, data):
-        self.data = data
-        self.pos = 0
-
-    def take(self, fmt):
-        v = struct.unpack_from(fmt, self.data, self.pos)[0]
-        self.pos += struct.calcsize(fmt)
-        return v
-
-    def i16(self):
-        return self.take('>h')
-
-    def i32(self):
-        return self.take('>i')
-
-    def i64(self):
-        return self.take('>q')
-
-    def uvarint(self):
-        n = shift = 0
-        while True:
-            b = self.data[self.pos]
-            self.pos += 1
-            n |= (b & 0x7f) << shift
-            if b < 0x80:
-                return n
-            shift += 7
-
-    def string(self):
-        n = self.uvarint() - 1
-        if n < 0:
-            return None
-        s = self.data[self.pos:self.pos + n].decode('utf-8', 'replace')
-        self.pos += n
-        return s
-
-    def array(self, decode):
-        n = self.uvarint() - 1
-        if n < 0:
-            return None
-        return [decode() for _ in range(n)]
-
-    def tags(self):
-        for _ in range(self.uvarint()):
-            self.uvarint()
-            self.pos += self.uvarint()
-
-    def done(self):
-        if self.pos != len(self.data):
-            raise Exception('%d bytes left after the answer'
-                            % (len(self.data) - self.pos))
-
-
-def sasl_plain(sock, user, password):
-    """SaslHandshake v1 for PLAIN, SaslAuthenticate v0; raises on refusal"""
-    body = raw_wire.call(sock, 17, 1, 1, Enc(False).string('PLAIN'), CLIENT_ID)
-    if struct.unpack('>h', body[:2])[0] != 0:
-        raise Exception('SaslHandshake refused PLAIN')
-    token = b'\0' + user.encode() + b'\0' + password.encode()
-    body = raw_wire.call(sock, 36, 0, 2, struct.pack('>i', len(token)) + token,
-                         CLIENT_ID)
-    if struct.unpack('>h', body[:2])[0] != 0:
-        raise Exception('SASL PLAIN failed for %s' % user)
 
 
 def call(sock, key, version, body):
     """A flexible request; its response body as a Dec (after the response
     header's tagged fields)"""
-    d = Dec(raw_wire.call(sock, key, version, 3, body, CLIENT_ID, True))
+    d = Dec(raw_wire.call(sock, key, version, 3, body, CLIENT_ID, True), True)
     d.tags()
     return d
 
@@ -199,7 +131,7 @@ def main(argv):
 
     sock = connect(args.bootstrap)
     if args.auth:
-        sasl_plain(sock, *args.auth)
+        raw_wire.sasl_plain(sock, args.auth[0], args.auth[1], CLIENT_ID)
     if args.command == 'describe':
         out = describe(sock, args.ids)
     else:

@@ -31,6 +31,8 @@ my %E = (
 	PRODUCER_FENCED => 90,
 	NOT_LEADER_OR_FOLLOWER => 6,
 	NOT_COORDINATOR => 16,
+	REQUEST_TIMED_OUT => 7,
+	UNSTABLE_OFFSET_COMMIT => 88,
 	OUT_OF_ORDER_SEQUENCE_NUMBER => 45,
 	INVALID_RECORD => 87,
 	GROUP_AUTHORIZATION_FAILED => 30);
@@ -58,7 +60,8 @@ SELECT topics.create_topic('txn_compacted', 1, 'text', 'text',
     configs => '{"cleanup.policy": "compact"}');
 SELECT topics.create_topic('txn_wide', 70, 'text', 'text');
 SELECT topics.create_topic('txn_json', 1, 'text', 'jsonb');
-GRANT SELECT, INSERT ON txn_topic, txn_source, txn_out, txn_compacted, txn_wide, txn_json TO alice;
+SELECT topics.create_topic('txn_offsets', 5, 'text', 'text');
+GRANT SELECT, INSERT ON txn_topic, txn_source, txn_out, txn_compacted, txn_wide, txn_json, txn_offsets TO alice;
 GRANT SELECT, INSERT ON txn_topic TO bob;
 });
 wait_for_kafka_listener($kport);
@@ -441,6 +444,37 @@ is($node->safe_psql('postgres', q{
 	'64 1', 'the transaction lists 64 groups, each once, not the refused ones');
 is(txn('commit', 'alice', 'alice-pw', 'offsets-checks', $r->{pid}, $r->{epoch})->{commit},
 	0, 'and commits');
+
+# --- group positions a pending transaction holds ---------------------------
+
+# TxnOffsetCommit holds its partitions' locks until EndTxn: another
+# connection's OffsetCommit, OffsetDelete and DeleteGroups of them are
+# answered REQUEST_TIMED_OUT (retriable) at once, not after lock_timeout
+# (1 s) per partition, in which the listener served nobody else;
+# OffsetFetch answers the positions committed before the transaction, and
+# with require_stable UNSTABLE_OFFSET_COMMIT (retriable).
+$r = txn('pending_offsets', 'txn_offsets', 'alice', 'alice-pw', 5);
+is_deeply($r->{before}, [0], "the group's positions committed before the transaction");
+is_deeply([ $r->{add}, $r->{txn_commit} ], [ 0, [0] ],
+	'AddOffsetsToTxn and TxnOffsetCommit of 5 partitions');
+is_deeply($r->{commit}, [ $E{REQUEST_TIMED_OUT} ],
+	'an OffsetCommit of them meanwhile: REQUEST_TIMED_OUT');
+cmp_ok($r->{commit_seconds}, '<', 2.5,
+	"answered at once ($r->{commit_seconds} s), not after 1 s per partition");
+is_deeply($r->{delete}, [ 0, [ $E{REQUEST_TIMED_OUT} ] ],
+	'an OffsetDelete of them: REQUEST_TIMED_OUT');
+cmp_ok($r->{delete_seconds}, '<', 2.5, "answered at once ($r->{delete_seconds} s)");
+is($r->{delete_group}, $E{REQUEST_TIMED_OUT}, 'DeleteGroups of the group: REQUEST_TIMED_OUT');
+cmp_ok($r->{delete_group_seconds}, '<', 0.9,
+	"answered at once ($r->{delete_group_seconds} s)");
+is_deeply($r->{fetch_pending}, [ [ 0, 0 ] ],
+	'OffsetFetch meanwhile: the positions committed before the transaction');
+is_deeply($r->{fetch_stable}, [ [ -1, $E{UNSTABLE_OFFSET_COMMIT} ] ],
+	'with require_stable: UNSTABLE_OFFSET_COMMIT');
+is($r->{end}, 0, 'EndTxn(commit)');
+is_deeply($r->{fetch_committed}, [ [ 5, 'txn', 0 ] ], "then the transaction's positions");
+is_deeply($r->{fetch_stable_after}, [ [ 5, 0 ] ], 'with require_stable too');
+is_deeply($r->{commit_after}, [0], 'and the OffsetCommit goes through');
 
 # --- the worker reads the fence -------------------------------------------
 

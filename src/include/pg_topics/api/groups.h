@@ -48,6 +48,8 @@ extern bool topic_role_may_use_kafka_group(Oid role, const char *group,
 										   Oid kafka_owner);
 extern bool topic_groups_lock_partition(Oid topic, const char *group,
 										int32 partition, bool wait);
+extern bool topic_groups_partition_busy(Oid topic, const char *group,
+										int32 partition);
 extern bool topic_groups_positions_replicated(void);
 extern void topic_groups_check_writable(void);
 extern void topic_groups_commit_position(Relation topic, const char *group,
@@ -64,11 +66,14 @@ extern List *topic_groups_renamed_positions(Oid topic);
 
 /* group_admin.c */
 extern void topic_groups_topic_renamed(Oid topicid, const char *old_name);
+extern void topic_groups_take_partition(Relation topic, const char *group,
+										int32 partition, bool wait);
 extern void topic_groups_set_position(Relation topic, const char *group,
 									  int32 partition, int64 offset,
-									  const bytea *metadata, bool kafka_commit);
+									  const bytea *metadata, bool kafka_commit,
+									  bool wait);
 extern void topic_groups_delete_offset(Relation topic, const char *group,
-									   int32 partition);
+									   int32 partition, bool wait);
 extern bool topic_groups_committed_position(Relation topic, const char *group,
 											int32 partition, int64 *offset,
 											bytea **metadata);

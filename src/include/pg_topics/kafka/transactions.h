@@ -15,6 +15,7 @@
 
 #include "pg_topics/kafka/request.h"
 #include "pg_topics/shared/kafka_txns.h"
+#include "pg_topics/wire/msg_offset_commit.h"
 
 /* A transactional id's row of topics.kafka_transactional_ids */
 /*
@@ -103,25 +104,34 @@ extern KafkaOutcome kafka_txn_produce(KafkaRequest *req,
 									  int16 all_error);
 
 /*
- * offsets.c: OffsetCommit's checks of the group and its commit of a
- * topic's positions, which a transaction's TxnOffsetCommit shares (its
- * positions committed in the transaction's worker)
+ * offsets.c: OffsetCommit's checks of the group and its commit of the
+ * positions, which a transaction's TxnOffsetCommit shares (its positions
+ * committed in the transaction's worker)
  */
 
-/* The i-th partition of a request's topic: its index, offset, metadata */
-typedef void (*KafkaPositionGetter) (const void *partitions, int32 i,
-									 int32 *partition, int64 *offset,
-									 KafkaBytes *metadata);
+/*
+ * How the commit reads a request, an OffsetCommit's or a
+ * TxnOffsetCommit's: its t-th topic's name and number of partitions, and
+ * the p-th partition's index, offset and metadata
+ */
+typedef struct KafkaCommitReader
+{
+	void		(*topic) (const void *request, int32 t, KafkaBytes *name,
+						  int32 *npartitions);
+	void		(*position) (const void *request, int32 t, int32 p,
+							 int32 *partition, int64 *offset,
+							 KafkaBytes *metadata);
+} KafkaCommitReader;
 
 extern int16 kafka_commit_group_error(const char *group, KafkaBytes member_id,
 									  KafkaBytes group_instance_id,
 									  int32 generation);
-extern void kafka_commit_topic_positions(KafkaBytes name, int16 error,
-										 const char *group,
-										 const void *partitions, int32 n,
-										 KafkaPositionGetter get,
-										 int16 *errors,
-										 MemoryContext partition_context);
+extern KafkaOffsetCommitResponseTopic *kafka_commit_positions(const char *group,
+															  int16 error,
+															  const void *request,
+															  int32 ntopics,
+															  const KafkaCommitReader *reader,
+															  bool wait);
 extern char *kafka_offsets_group_name(KafkaBytes id);
 
 #endif							/* TOPIC_KAFKA_TRANSACTIONS_H */

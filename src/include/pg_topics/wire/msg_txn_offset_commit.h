@@ -9,6 +9,7 @@
 #ifndef TOPIC_WIRE_MSG_TXN_OFFSET_COMMIT_H
 #define TOPIC_WIRE_MSG_TXN_OFFSET_COMMIT_H
 
+#include "pg_topics/wire/msg_offset_commit.h"
 #include "pg_topics/wire/schema.h"
 
 typedef struct KafkaTxnOffsetCommitRequestPartition
@@ -39,18 +40,12 @@ typedef struct KafkaTxnOffsetCommitRequest
 	KafkaTxnOffsetCommitRequestTopic *topics;
 } KafkaTxnOffsetCommitRequest;
 
-typedef struct KafkaTxnOffsetCommitResponsePartition
-{
-	int32		partition_index;
-	int16		error_code;
-} KafkaTxnOffsetCommitResponsePartition;
-
-typedef struct KafkaTxnOffsetCommitResponseTopic
-{
-	KafkaBytes	name;
-	int32		npartitions;
-	KafkaTxnOffsetCommitResponsePartition *partitions;
-} KafkaTxnOffsetCommitResponseTopic;
+/*
+ * The answer's topics and partitions are OffsetCommit's, field for field:
+ * the two commits share one answer (kafka/offsets.c)
+ */
+typedef KafkaOffsetCommitResponsePartition KafkaTxnOffsetCommitResponsePartition;
+typedef KafkaOffsetCommitResponseTopic KafkaTxnOffsetCommitResponseTopic;
 
 typedef struct KafkaTxnOffsetCommitResponse
 {
