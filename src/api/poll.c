@@ -58,7 +58,6 @@
 #include "utils/syscache.h"
 
 #include "pg_topics/base/compat.h"
-#include "pg_topics/am/insert.h"
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
@@ -72,6 +71,7 @@
 #include "pg_topics/shared/group_state.h"
 #include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/worker/compaction.h"
+#include "pg_topics/writer/writer.h"
 
 PG_FUNCTION_INFO_V1(topic_poll);
 

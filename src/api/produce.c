@@ -37,12 +37,12 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "pg_topics/am/insert.h"
-#include "pg_topics/api/produce.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/partitioner.h"
 #include "pg_topics/base/topic_config.h"
 #include "pg_topics/log/topic_log.h"
+#include "pg_topics/writer/record.h"
+#include "pg_topics/writer/writer.h"
 
 /*
  * Start a materialized set-returning function.  The executor's expected
@@ -97,44 +97,6 @@ coerce_payload(Datum value, Oid argtype, Oid coltype, const char *what,
 		refuse_type(argtype, coltype, what, topic, false);
 	getTypeInputInfo(coltype, &typinput, &typioparam);
 	return OidInputFunctionCall(typinput, cstring, typioparam, -1);
-}
-
-/*
- * Fill a partition's slot with one record; the log fills the rest.  Also
- * the Kafka listener's produce path (kafka/produce.c).
- */
-void
-topic_fill_record_slot(TupleTableSlot *slot, int32 partition, Datum key,
-				 bool key_null, Datum value, bool value_null, Datum headers,
-				 bool headers_null)
-{
-	ExecClearTuple(slot);
-	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(partition);
-	slot->tts_isnull[Anum_topic_partition - 1] = false;
-	slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(TOPIC_OFFSET_PLACEHOLDER);
-	slot->tts_isnull[Anum_topic_offset - 1] = false;
-	slot->tts_values[Anum_topic_timestamp - 1] =
-		TimestampTzGetDatum(TOPIC_TIMESTAMP_PLACEHOLDER);
-	slot->tts_isnull[Anum_topic_timestamp - 1] = false;
-	slot->tts_values[Anum_topic_key - 1] = key;
-	slot->tts_isnull[Anum_topic_key - 1] = key_null;
-	slot->tts_values[Anum_topic_value - 1] = value;
-	slot->tts_isnull[Anum_topic_value - 1] = value_null;
-	slot->tts_values[Anum_topic_headers - 1] = headers;
-	slot->tts_isnull[Anum_topic_headers - 1] = headers_null;
-	ExecStoreVirtualTuple(slot);
-}
-
-/* Open partition number partition of topic for inserting */
-Relation
-topic_open_partition_for_insert(Relation topic, int32 partition)
-{
-	Oid			relid = topic_partition_relid(topic, partition);
-
-	if (!OidIsValid(relid))
-		elog(ERROR, "topic \"%s\" has no relation for partition %d",
-			 RelationGetRelationName(topic), partition);
-	return table_open(relid, RowExclusiveLock);
 }
 
 /*
@@ -508,7 +470,7 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 	 */
 	if (topic_config_needs_key(RelationGetRelid(topic)) &&
 		(!have_keys || array_contains_nulls(DatumGetArrayTypeP(PG_GETARG_DATUM(2)))))
-		topic_insert_refuse_keyless(topic);
+		topic_record_refuse_keyless(topic);
 
 	produce_chunk_begin(&chunk, topic, key_type, nparts, fixed_partition,
 						nvalues);
