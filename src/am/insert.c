@@ -161,21 +161,14 @@ topic_insert_rows(Relation rel, TupleTableSlot **slots, int nslots,
 				  CommandId cid, bool preserve, BulkInsertState bistate)
 {
 	TopicWriterOptions options;
-	TopicWriter *writer;
 
 	if (preserve && IsLogicalWorker())
 		slots = take_removals(rel, slots, &nslots);
-	if (nslots <= 0)
-		return;
-	options.cid = cid;
+	topic_writer_options_init(&options, cid);
 	options.preserve = preserve;
 	options.checked = true;
-	options.dense = false;
-	options.producer = NULL;
 	options.strategy = bistate ? bistate->strategy : NULL;
-	writer = topic_writer_open(rel, &options);
-	topic_writer_append(writer, slots, nslots);
-	topic_writer_close(writer);
+	topic_writer_write(rel, slots, nslots, &options);
 }
 
 /*
@@ -187,8 +180,9 @@ void
 topic_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 			 BulkInsertState bistate)
 {
-	bool		preserve = (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA);
+	TopicWriterOptions options;
 
-	topic_record_check_rows(rel, slots, nslots, preserve);
-	topic_insert_rows(rel, slots, nslots, cid, preserve, bistate);
+	topic_writer_options_init(&options, cid);
+	topic_record_check_rows(rel, slots, nslots, options.preserve);
+	topic_insert_rows(rel, slots, nslots, cid, options.preserve, bistate);
 }

@@ -216,12 +216,11 @@ write_partition(void *arg)
 										  "Kafka produce chunk",
 										  ALLOCSET_DEFAULT_SIZES);
 	pp->base_offset = -1;
-	options.cid = cid;
+	topic_writer_options_init(&options, cid);
+	/* a Kafka client's records get their offsets and times from the log */
 	options.preserve = false;
-	options.checked = false;
 	options.dense = true;
 	options.producer = pp->idempotent ? &pp->producer : NULL;
-	options.strategy = NULL;
 	writer = topic_writer_open(router, &options);
 	for (int b = 0; b < pp->batches.nbatches; b++)
 	{

@@ -40,6 +40,7 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "commands/trigger.h"
 #include "pgstat.h"
 #include "replication/logicalworker.h"
 #include "storage/predicate.h"
@@ -228,6 +229,22 @@ follow_log_start(Relation rel, PreparedRecord *recs, int nslots)
 	 * taking its record along (an unchanged start writes nothing)
 	 */
 	topic_log_start_record(rel);
+}
+
+/*
+ * The options of a plain write as command cid: in preserve mode when the
+ * session is in it (session_replication_role = replica, as logical
+ * replication's workers and a restore run), rows to check, not dense
+ */
+void
+topic_writer_options_init(TopicWriterOptions *options, CommandId cid)
+{
+	options->cid = cid;
+	options->preserve = (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA);
+	options->checked = false;
+	options->dense = false;
+	options->producer = NULL;
+	options->strategy = NULL;
 }
 
 /*
@@ -557,4 +574,28 @@ topic_writer_close(TopicWriter *writer)
 	/* the partition for people */
 	pgstat_count_heap_insert(writer->rel, writer->nrecords);
 	MemoryContextDelete(writer->context);
+}
+
+/*
+ * Write nslots rows to rel with a writer of their own, in one append: the
+ * rows are checked first (unless options->checked), before the writer is
+ * opened, so that a row breaking the producer rules is refused before the
+ * partition is.  What a table AM multi_insert into a partition does, and
+ * the way produce, produce_batch and COPY write.
+ */
+void
+topic_writer_write(Relation rel, TupleTableSlot **slots, int nslots,
+				   const TopicWriterOptions *options)
+{
+	TopicWriterOptions checked = *options;
+	TopicWriter *writer;
+
+	if (!options->checked)
+		topic_record_check_rows(rel, slots, nslots, options->preserve);
+	if (nslots <= 0)
+		return;
+	checked.checked = true;
+	writer = topic_writer_open(rel, &checked);
+	topic_writer_append(writer, slots, nslots);
+	topic_writer_close(writer);
 }

@@ -28,11 +28,15 @@ typedef struct TopicWriterOptions
 
 typedef struct TopicWriter TopicWriter;
 
+extern void topic_writer_options_init(TopicWriterOptions *options,
+									  CommandId cid);
 extern TopicWriter *topic_writer_open(Relation rel,
 									  const TopicWriterOptions *options);
 extern void topic_writer_append(TopicWriter *writer, TupleTableSlot **slots,
 								int nslots);
 extern void topic_writer_close(TopicWriter *writer);
+extern void topic_writer_write(Relation rel, TupleTableSlot **slots,
+							   int nslots, const TopicWriterOptions *options);
 
 /* What a producer hands the writer (produce_row.c) */
 extern void topic_fill_record_slot(TupleTableSlot *slot, int32 partition,
