@@ -15,7 +15,6 @@
 #include "access/heapam.h"
 #include "access/hio.h"
 #include "catalog/pg_type.h"
-#include "commands/trigger.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "replication/logicalworker.h"
@@ -148,7 +147,6 @@ take_removals(Relation rel, TupleTableSlot **slots, int *nslots)
 	*nslots = kept;
 	return rest != NULL ? rest : slots;
 }
-
 
 /*
  * Insert nslots records into rel, in order, as command cid of the current

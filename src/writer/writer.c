@@ -108,7 +108,6 @@ any_supplied(PreparedRecord *recs, int n)
 	return false;
 }
 
-
 /* Show the log-assigned values and the TID in the caller's slot */
 static void
 fill_slot(Relation rel, TupleTableSlot *slot, int64 offset, TimestampTz ts,
