@@ -4,7 +4,7 @@ MODULE_big = pg_topics
 
 # The source tree in layers, bottom to top (src/README.md).  A file includes
 # only headers of its own layer or lower ones: `make check-layers`.
-LAYERS = base wire log shared segments replication am read worker api hooks kafka
+LAYERS = base wire log shared segments replication writer am read worker api hooks kafka
 OBJS = $(foreach layer,$(LAYERS),$(patsubst %.c,%.o,$(sort $(wildcard src/$(layer)/*.c)))) \
 	$(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 

@@ -70,6 +70,7 @@
 #include "pg_topics/am/insert_buffer.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/segments/segment.h"
+#include "pg_topics/writer/record.h"
 
 /*
  * As many rows as a produce_batch call of the benchmark, or this many
@@ -311,7 +312,7 @@ topic_buffer_add(Relation rel, TupleTableSlot *slot, CommandId cid)
 
 	/* the rules of now, and errors that name the row that broke them */
 	preserve = (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA);
-	topic_insert_check_row(rel, slot, preserve);
+	topic_record_check_row(rel, slot, preserve);
 
 	/*
 	 * A statement's rows are written with its command ID.  The worker's

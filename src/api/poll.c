@@ -58,7 +58,7 @@
 #include "utils/syscache.h"
 
 #include "pg_topics/base/compat.h"
-#include "pg_topics/am/insert.h"
+#include "pg_topics/am/insert_buffer.h"
 #include "pg_topics/api/fetch.h"
 #include "pg_topics/api/groups.h"
 #include "pg_topics/base/catalog.h"
@@ -72,6 +72,7 @@
 #include "pg_topics/shared/group_state.h"
 #include "pg_topics/shared/kafka_groups.h"
 #include "pg_topics/worker/compaction.h"
+#include "pg_topics/writer/writer.h"
 
 PG_FUNCTION_INFO_V1(topic_poll);
 
@@ -496,22 +497,18 @@ append_position_record(Datum key, Datum value, bool value_null)
 	TupleTableSlot *slot = table_slot_create(log, NULL);
 	int64		version;
 	bool		isnull;
+	TopicWriterOptions options;
 
-	ExecClearTuple(slot);
-	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(0);
-	slot->tts_isnull[Anum_topic_partition - 1] = false;
-	slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(TOPIC_OFFSET_PLACEHOLDER);
-	slot->tts_isnull[Anum_topic_offset - 1] = false;
-	slot->tts_values[Anum_topic_timestamp - 1] = TimestampTzGetDatum(TOPIC_TIMESTAMP_PLACEHOLDER);
-	slot->tts_isnull[Anum_topic_timestamp - 1] = false;
-	slot->tts_values[Anum_topic_key - 1] = key;
-	slot->tts_isnull[Anum_topic_key - 1] = false;
-	slot->tts_values[Anum_topic_value - 1] = value_null ? (Datum) 0 : value;
-	slot->tts_isnull[Anum_topic_value - 1] = value_null;
-	slot->tts_isnull[Anum_topic_headers - 1] = true;
-	ExecStoreVirtualTuple(slot);
-	/* written now, for its offset: an INSERT's rows may wait, this must not */
-	table_multi_insert(log, &slot, 1, GetCurrentCommandId(true), 0, NULL);
+	topic_fill_record_slot(slot, 0, key, false, value_null ? (Datum) 0 : value,
+						   value_null, (Datum) 0, true);
+
+	/*
+	 * Written now, for its offset: an INSERT's rows may wait, this must
+	 * not; after the rows an INSERT of this statement left waiting
+	 */
+	topic_writer_options_init(&options, GetCurrentCommandId(true));
+	topic_buffer_flush();
+	topic_writer_write(log, &slot, 1, &options);
 	version = DatumGetInt64(slot_getattr(slot, Anum_topic_offset, &isnull));
 	ExecDropSingleTupleTableSlot(slot);
 	table_close(log, NoLock);

@@ -6,9 +6,10 @@
  * Both route in C (partitioner.c) and open only the partitions they write,
  * skipping the executor's tuple routing.  Topics have no triggers, rules,
  * indexes or constraints beyond NOT NULL (ddl.c refuses them), so handing
- * the slots straight to the access method does everything INSERT would.
+ * the slots straight to the partition writer (writer/writer.c), as the
+ * access method's multi_insert does, does everything INSERT would.
  * produce_batch reads its arrays in chunks, groups each chunk's records by
- * partition and hands each group to one multi_insert, so a call writes
+ * partition and hands each group to one write, so a call writes
  * about one batch per page it fills, in memory that does not grow with
  * the arrays.
  *
@@ -37,12 +38,13 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "pg_topics/am/insert.h"
-#include "pg_topics/api/produce.h"
+#include "pg_topics/am/insert_buffer.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/partitioner.h"
 #include "pg_topics/base/topic_config.h"
 #include "pg_topics/log/topic_log.h"
+#include "pg_topics/writer/record.h"
+#include "pg_topics/writer/writer.h"
 
 /*
  * Start a materialized set-returning function.  The executor's expected
@@ -100,44 +102,6 @@ coerce_payload(Datum value, Oid argtype, Oid coltype, const char *what,
 }
 
 /*
- * Fill a partition's slot with one record; the log fills the rest.  Also
- * the Kafka listener's produce path (kafka/produce.c).
- */
-void
-topic_fill_record_slot(TupleTableSlot *slot, int32 partition, Datum key,
-				 bool key_null, Datum value, bool value_null, Datum headers,
-				 bool headers_null)
-{
-	ExecClearTuple(slot);
-	slot->tts_values[Anum_topic_partition - 1] = Int32GetDatum(partition);
-	slot->tts_isnull[Anum_topic_partition - 1] = false;
-	slot->tts_values[Anum_topic_offset - 1] = Int64GetDatum(TOPIC_OFFSET_PLACEHOLDER);
-	slot->tts_isnull[Anum_topic_offset - 1] = false;
-	slot->tts_values[Anum_topic_timestamp - 1] =
-		TimestampTzGetDatum(TOPIC_TIMESTAMP_PLACEHOLDER);
-	slot->tts_isnull[Anum_topic_timestamp - 1] = false;
-	slot->tts_values[Anum_topic_key - 1] = key;
-	slot->tts_isnull[Anum_topic_key - 1] = key_null;
-	slot->tts_values[Anum_topic_value - 1] = value;
-	slot->tts_isnull[Anum_topic_value - 1] = value_null;
-	slot->tts_values[Anum_topic_headers - 1] = headers;
-	slot->tts_isnull[Anum_topic_headers - 1] = headers_null;
-	ExecStoreVirtualTuple(slot);
-}
-
-/* Open partition number partition of topic for inserting */
-Relation
-topic_open_partition_for_insert(Relation topic, int32 partition)
-{
-	Oid			relid = topic_partition_relid(topic, partition);
-
-	if (!OidIsValid(relid))
-		elog(ERROR, "topic \"%s\" has no relation for partition %d",
-			 RelationGetRelationName(topic), partition);
-	return table_open(relid, RowExclusiveLock);
-}
-
-/*
  * topics.produce(topic text, value "any", key "any", partition int,
  *		headers jsonb) RETURNS TABLE(partition int, "offset" bigint)
  */
@@ -155,6 +119,7 @@ topic_produce(PG_FUNCTION_ARGS)
 	bool		value_null = PG_ARGISNULL(1);
 	Datum		result[2];
 	bool		result_null[2] = {false, false};
+	TopicWriterOptions options;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -194,8 +159,14 @@ topic_produce(PG_FUNCTION_ARGS)
 	topic_fill_record_slot(slot, partition, key, key_null, value, value_null,
 					 PG_ARGISNULL(4) ? (Datum) 0 : PG_GETARG_DATUM(4),
 					 PG_ARGISNULL(4));
-	/* written now, for its offset: an INSERT's rows may wait, this must not */
-	table_multi_insert(router, &slot, 1, GetCurrentCommandId(true), 0, NULL);
+	/*
+	 * Written now, for its offset: an INSERT's rows may wait, this must
+	 * not; after the rows an INSERT of this statement left waiting, which
+	 * came first
+	 */
+	topic_writer_options_init(&options, GetCurrentCommandId(true));
+	topic_buffer_flush();
+	topic_writer_write(router, &slot, 1, &options);
 
 	topic_init_srf(fcinfo);
 	result[0] = Int32GetDatum(partition);
@@ -210,7 +181,7 @@ topic_produce(PG_FUNCTION_ARGS)
 
 /*
  * produce_batch hands the log at most this many records, or about this
- * many bytes of keys and values, per multi_insert: its memory beyond the
+ * many bytes of keys and values, per write: its memory beyond the
  * input arrays stays the same however long they are.  A chunk still fills
  * many pages, so the per-call work of the log (locks, registry) is spread
  * over thousands of records.
@@ -366,10 +337,13 @@ produce_sort_chunk(ProduceChunk *chunk)
 	}
 }
 
-/* Write the sorted chunk, one multi_insert per partition, and note the offsets */
+/* Write the sorted chunk, one write per partition, and note the offsets */
 static void
 produce_write_chunk(ProduceChunk *chunk)
 {
+	TopicWriterOptions options;
+
+	topic_writer_options_init(&options, chunk->cid);
 	for (int32 p = 0; p < chunk->nparts; p++)
 	{
 		int			first = p == 0 ? 0 : chunk->starts[p - 1];
@@ -379,8 +353,10 @@ produce_write_chunk(ProduceChunk *chunk)
 			continue;
 		if (chunk->routers[p] == NULL)
 			chunk->routers[p] = topic_open_partition_for_insert(chunk->topic, p);
-		table_multi_insert(chunk->routers[p], chunk->slots + first, count,
-						   chunk->cid, 0, NULL);
+		/* after the rows an INSERT of this statement left waiting */
+		topic_buffer_flush();
+		topic_writer_write(chunk->routers[p], chunk->slots + first, count,
+						   &options);
 		for (int i = first; i < first + count; i++)
 			chunk->offsets[chunk->order[i]] =
 				DatumGetInt64(chunk->slots[i]->tts_values[Anum_topic_offset - 1]);
@@ -439,7 +415,7 @@ produce_chunk_end(ProduceChunk *chunk)
  * One row per record, in input order.  The records go in chunks
  * (PRODUCE_CHUNK_*): each is routed, sorted by partition (stably, so each
  * partition gets its records in input order), written with one
- * multi_insert per partition, and reported, before the next is read.
+ * write per partition, and reported, before the next is read.
  */
 Datum
 topic_produce_batch(PG_FUNCTION_ARGS)
@@ -508,7 +484,7 @@ topic_produce_batch(PG_FUNCTION_ARGS)
 	 */
 	if (topic_config_needs_key(RelationGetRelid(topic)) &&
 		(!have_keys || array_contains_nulls(DatumGetArrayTypeP(PG_GETARG_DATUM(2)))))
-		topic_insert_refuse_keyless(topic);
+		topic_record_refuse_keyless(topic);
 
 	produce_chunk_begin(&chunk, topic, key_type, nparts, fixed_partition,
 						nvalues);

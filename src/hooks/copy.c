@@ -8,7 +8,8 @@
  * COPY ... FROM into a topic over: it parses rows with PostgreSQL's own
  * COPY reader (BeginCopyFrom/NextCopyFrom: every format and option, STDIN,
  * files and programs), routes each by key, and hands the rows of each
- * partition to multi_insert in buffers of TOPIC_COPY_BUFFER rows.  The
+ * partition to the partition writer (writer/writer.c, as the access
+ * method's multi_insert would) in buffers of TOPIC_COPY_BUFFER rows.  The
  * privilege checks are DoCopy's: INSERT on the topic, and
  * pg_read_server_files or pg_execute_server_program for server-side
  * sources.
@@ -22,6 +23,7 @@
 #include "postgres.h"
 
 #include "access/heapam.h"
+#include "access/hio.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
@@ -39,15 +41,17 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "pg_topics/am/insert_buffer.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/partitioner.h"
 #include "pg_topics/hooks/copy.h"
 #include "pg_topics/hooks/routing.h"
 #include "pg_topics/log/topic_log.h"
+#include "pg_topics/writer/writer.h"
 
 #define TOPIC_COPY_BUFFER	1000
 
-/* Rows waiting for one partition's multi_insert */
+/* Rows waiting for one partition's write */
 typedef struct CopyBuffer
 {
 	Relation	router;			/* NULL until the partition gets a row */
@@ -58,10 +62,15 @@ typedef struct CopyBuffer
 static void
 flush_buffer(CopyBuffer *buffer, CommandId cid, BulkInsertState bistate)
 {
+	TopicWriterOptions options;
+
 	if (buffer->nused == 0)
 		return;
-	table_multi_insert(buffer->router, buffer->slots, buffer->nused, cid, 0,
-					   bistate);
+	topic_writer_options_init(&options, cid);
+	options.strategy = bistate->strategy;
+	/* after the rows an INSERT of this statement left waiting */
+	topic_buffer_flush();
+	topic_writer_write(buffer->router, buffer->slots, buffer->nused, &options);
 	buffer->nused = 0;
 }
 

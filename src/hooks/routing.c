@@ -18,7 +18,7 @@
  * moved into a subquery, and both entries read its output.
  *
  * Supplying the partition yourself is refused outside preserve mode, like
- * supplying the offset or the timestamp (insert.c checks those), and so is
+ * supplying the offset or the timestamp (writer/record_check.c checks those), and so is
  * writing into one of a topic's partitions directly (INSERT or COPY): the
  * key would not choose the partition there.
  *

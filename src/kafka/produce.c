@@ -13,7 +13,7 @@
  * JSON for a jsonb topic, a value over pg_topics.max_message_bytes) fails
  * that partition's records and nothing else, as in Kafka.  The records go
  * to the access method as slots, as topics.produce_batch's do, through a
- * writer that gives a batch dense offsets (am/insert.c), 1024 at a time.
+ * writer that gives a batch dense offsets (writer/writer.c), 1024 at a time.
  * The log assigns offsets and the log-append time, which the response
  * returns.
  *
@@ -55,8 +55,6 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "pg_topics/am/insert.h"
-#include "pg_topics/api/produce.h"
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
 #include "pg_topics/base/sync_standby.h"
@@ -74,6 +72,7 @@
 #include "pg_topics/wire/msg_init_producer_id.h"
 #include "pg_topics/wire/protocol.h"
 #include "pg_topics/wire/record_batch.h"
+#include "pg_topics/writer/writer.h"
 
 /*
  * Records converted and appended at a time.  A batch's offsets are dense
@@ -189,7 +188,7 @@ typedef struct PartitionProduce
 /*
  * Write one partition's decoded records (run guarded).  A Kafka batch gets
  * dense offsets, whatever the other writers of the partition do and
- * wherever its segment fills (a topic_writer), since the answer gives only
+ * wherever its segment fills (a dense writer), since the answer gives only
  * its first offset and the client numbers the rest from it.  Its records
  * are converted and appended a chunk at a time, so that what is held at
  * once stays bounded however many records the batch has.
@@ -208,6 +207,7 @@ write_partition(void *arg)
 	MemoryContext chunk_context;
 	int			n = 0;
 	TopicLogEnd end;
+	TopicWriterOptions options;
 	TopicWriter *writer;
 
 	for (int i = 0; i < cap; i++)
@@ -216,8 +216,12 @@ write_partition(void *arg)
 										  "Kafka produce chunk",
 										  ALLOCSET_DEFAULT_SIZES);
 	pp->base_offset = -1;
-	writer = topic_writer_begin(router, cid,
-								pp->idempotent ? &pp->producer : NULL);
+	topic_writer_options_init(&options, cid);
+	/* a Kafka client's records get their offsets and times from the log */
+	options.preserve = false;
+	options.dense = true;
+	options.producer = pp->idempotent ? &pp->producer : NULL;
+	writer = topic_writer_open(router, &options);
 	for (int b = 0; b < pp->batches.nbatches; b++)
 	{
 		KafkaRecordBatch *batch = &pp->batches.batches[b];
@@ -258,7 +262,7 @@ write_partition(void *arg)
 			}
 		}
 	}
-	topic_writer_end(writer);
+	topic_writer_close(writer);
 	topic_log_end(router, &end);
 	pp->log_start_offset = end.log_start_offset;
 

@@ -27,9 +27,10 @@
  *   the database (a new subscription, or a table sync, must get a marker
  *   after its copy).  An idle system writes no WAL for markers.
  * - Decoding turns the record into a marker row (decode.c); the
- *   subscriber's worker stores it as a marker batch (insert.c) in the same
- *   transaction as the records before it, and read/unordered_read.c bounds readers by
- *   the newest marker their snapshot sees.
+ *   subscriber's worker stores it as a marker batch (writer/batch_fill.c)
+ *   in the same transaction as the records before it, and
+ *   read/unordered_read.c bounds readers by the newest marker their
+ *   snapshot sees.
  *
  * Only when wal_level is logical, and never in preserve mode: a
  * subscriber's own commits pass on the publisher's markers instead.

@@ -75,9 +75,9 @@ live_due(Relation seg, const TopicSegmentEntry *live,
  * slack of a call that goes on in it without a spare; 0 when dense (a
  * writer whose records stay together, past the segment's size).
  */
-void
-topic_live_open(Relation router, const TopicLiveSlack *slack, bool dense,
-				TopicLiveSegment *live)
+static void
+live_open(Relation router, const TopicLiveSlack *slack, bool dense,
+		  TopicLiveSegment *live)
 {
 	int			stale = 0;
 
@@ -124,13 +124,13 @@ topic_live_open(Relation router, const TopicLiveSlack *slack, bool dense,
 }
 
 /*
- * Lock the tail of the segment topic_live_open opened.  False if it is no
+ * Lock the tail of the segment live_open opened.  False if it is no
  * longer LIVE (another writer rolled it): the segment is then closed, and
  * the caller opens the next one.
  */
-bool
-topic_live_lock(Relation router, TopicLiveSegment *live, TopicTail *tail,
-				BufferAccessStrategy strategy)
+static bool
+live_lock(Relation router, TopicLiveSegment *live, TopicTail *tail,
+		  BufferAccessStrategy strategy)
 {
 	TopicSegmentDir *dir;
 	TopicSegmentEntry *entry;
@@ -162,6 +162,25 @@ topic_live_lock(Relation router, TopicLiveSegment *live, TopicTail *tail,
 	relation_close(live->seg, NoLock);
 	live->seg = NULL;
 	return false;
+}
+
+/*
+ * Open the LIVE segment of router for a writer (how), have the writer
+ * prepare its records for it (how->prepare: they are TOASTed into that
+ * segment, up to live->limit), and lock its tail in *tail.  The records
+ * are prepared without any buffer lock; if the segment stopped being LIVE
+ * meanwhile (another writer rolled it), they are prepared again for the
+ * next one.
+ */
+void
+topic_live_acquire(Relation router, const TopicLiveWrite *how,
+				   TopicLiveSegment *live, TopicTail *tail)
+{
+	do
+	{
+		live_open(router, how->slack, how->dense, live);
+		how->prepare(live->seg, live->limit, how->prepare_arg);
+	} while (!live_lock(router, live, tail, how->strategy));
 }
 
 /*

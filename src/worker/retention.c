@@ -27,7 +27,7 @@
  * rather than at the worker's next round, or fails saying why it cannot.
  *
  * A logical replica of a topic's partition starts where its publisher's
- * log does (insert.c follows the publisher's markers), so that a consumer
+ * log does (writer/writer.c follows the publisher's markers), so that a consumer
  * can move between the two with its offsets: its own retention settings
  * only size its segments, and delete_records is refused there.  Whenever
  * a publisher's log start moves, the worker sends markers at once.

@@ -158,7 +158,7 @@ typedef struct TopicSegmentEntry
 /*
  * The LIVE segment reached its size but could not roll (no spare yet):
  * every writer and the worker see it in the directory and roll it at the
- * first chance (insert.c, segment.c).
+ * first chance (segments/live.c, segment.c).
  */
 #define TOPIC_SEGENTRY_DUE			0x0002
 

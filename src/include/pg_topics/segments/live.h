@@ -35,10 +35,24 @@ typedef struct TopicLiveSlack
 } TopicLiveSlack;
 
 extern BlockNumber topic_live_nblocks(Relation seg);
-extern void topic_live_open(Relation router, const TopicLiveSlack *slack,
-							bool dense, TopicLiveSegment *live);
-extern bool topic_live_lock(Relation router, TopicLiveSegment *live,
-							TopicTail *tail, BufferAccessStrategy strategy);
+/*
+ * Prepares a writer's records for the segment seg it is about to write:
+ * what the chunk may fill it to is limit blocks (0: no limit)
+ */
+typedef void (*TopicLivePrepare) (Relation seg, BlockNumber limit, void *arg);
+
+/* How a writer takes the LIVE segment (topic_live_acquire) */
+typedef struct TopicLiveWrite
+{
+	const TopicLiveSlack *slack;	/* a full segment it goes on in, or NULL */
+	bool		dense;			/* its records stay together, past the size */
+	BufferAccessStrategy strategy;	/* for the tail page, or NULL */
+	TopicLivePrepare prepare;	/* called for each segment it tries */
+	void	   *prepare_arg;
+} TopicLiveWrite;
+
+extern void topic_live_acquire(Relation router, const TopicLiveWrite *how,
+							   TopicLiveSegment *live, TopicTail *tail);
 extern void topic_live_start(Relation router, TopicLiveSegment *live,
 							 TopicTail *tail, int64 restored_start);
 extern void topic_live_roll(Relation router, TopicLiveSegment *live,
