@@ -81,6 +81,18 @@ is_deeply($ck->{errors}, [], 'librdkafka produces to a long topic');
 is($ck->{read}, 5, 'and its group reads every record');
 is_deeply($ck->{topics_of_records}, [$stream], 'named by the Kafka name');
 
+# ---- Fetch v13+ names the topic by its id (librdkafka 2.8.0's consumer
+# does): the id of a long name is that topic's, not its table name's
+my ($long_meta) = @{ kafka_script('versions.py', $bootstrap, 'metadata', 12, $longest)->{topics} };
+is($long_meta->{error}, 0, 'Metadata v12 gives the long name\'s topic id');
+my $by_id = kafka_script('message_formats.py', $bootstrap, 'fetch', 13, $long_meta->{id}, 0);
+is($by_id->{error}, 0, 'Fetch v13 by the id of a topic with a long name: no error');
+is($by_id->{topic_id}, $long_meta->{id}, 'answered under that id');
+my $in_0 = $node->safe_psql('postgres',
+	qq{SELECT count(*) FROM public."$long_table" WHERE partition = 0});
+ok($in_0 > 0, 'the roundtrip left records in partition 0');
+is(scalar @{ $by_id->{records} }, $in_0, 'with the records of its partition 0');
+
 # ---- the mapped table's own name is not a Kafka name
 my $rt_short = eval { client('roundtrip', $long_table, 'g-short', 1) };
 ok(!defined $rt_short, 'producing to the mapped table\'s own name fails (unknown topic)');
