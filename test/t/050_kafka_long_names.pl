@@ -148,5 +148,13 @@ is($node->safe_psql('postgres', qq{SELECT count(*) FROM topics.kafka_topic_names
 	'0', 'DROP TABLE forgets it too');
 is_deeply(client('create', $longest), { $longest => undef }, 'the long name can be created again');
 
+# ---- DeleteTopics v6 by the id of a long name
+my ($stream_meta) = @{ kafka_script('versions.py', $bootstrap, 'metadata', 12, $stream)->{topics} };
+my ($deleted) = @{ kafka_script('configs.py', $bootstrap, 'delete_topics', 6, "id:$stream_meta->{id}") };
+is_deeply([ @$deleted[ 0 .. 2 ] ], [ $stream, $stream_meta->{id}, 0 ],
+	'DeleteTopics v6 by the id of a long name deletes that topic, answering its Kafka name');
+is($node->safe_psql('postgres', qq{SELECT count(*) FROM topics.kafka_topic_names WHERE kafka_name = '$stream'}),
+	'0', 'and its Kafka name is forgotten');
+
 $node->stop;
 done_testing();
