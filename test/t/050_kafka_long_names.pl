@@ -93,6 +93,17 @@ my $in_0 = $node->safe_psql('postgres',
 ok($in_0 > 0, 'the roundtrip left records in partition 0');
 is(scalar @{ $by_id->{records} }, $in_0, 'with the records of its partition 0');
 
+# ---- the admin requests that list topics name them by their Kafka names
+sub admin { return kafka_script('admin_apis.py', $bootstrap, @_); }
+my $dirs = admin('describe_log_dirs', 4)->{results}[0]{topics};
+ok(exists $dirs->{$longest} && !exists $dirs->{$long_table},
+	'DescribeLogDirs of every topic names a long one by its Kafka name, not its table\'s');
+is_deeply([ keys %{ admin('describe_log_dirs', 2, "$longest:0")->{results}[0]{topics} } ], [$longest],
+	'and so does DescribeLogDirs of that topic');
+my %acl_names = map { $_->[1] => 1 } @{ admin('describe_acls', 2, 1, '-', 1, '-', 1) };
+ok($acl_names{$longest} && !$acl_names{$long_table},
+	'DescribeAcls names a long topic by its Kafka name too');
+
 # ---- the mapped table's own name is not a Kafka name
 my $rt_short = eval { client('roundtrip', $long_table, 'g-short', 1) };
 ok(!defined $rt_short, 'producing to the mapped table\'s own name fails (unknown topic)');
