@@ -43,6 +43,7 @@
 
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/wire/msg_describe_acls.h"
 #include "pg_topics/wire/protocol.h"
@@ -239,7 +240,8 @@ kafka_describe_acls(KafkaRequest *req, TimestampTz *deadline)
 		if (get_rel_namespace(relid) != nspid ||
 			!kafka_topic_allowed(relid, ACL_SELECT))
 			continue;
-		name = get_rel_name(relid);
+		/* a long name's table name is no Kafka name of it */
+		name = topic_kafka_name(relid);
 		if (name == NULL)
 			continue;
 		kname.data = name;

@@ -45,6 +45,7 @@
 
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/acl_operations.h"
 #include "pg_topics/kafka/brokers.h"
 #include "pg_topics/kafka/fence.h"
@@ -146,13 +147,13 @@ partition_size(Relation topic, int32 p, int64 *bytes)
  * false if none is there
  */
 static bool
-describe_topic(KafkaDescribeLogDirsTopic *t, Relation topic,
+describe_topic(KafkaDescribeLogDirsTopic *t, Relation topic, KafkaBytes name,
 			   const int32 *partitions, int32 npartitions)
 {
 	int32		count = topic_partition_count(topic);
 	int32		n = npartitions < 0 ? count : npartitions;
 
-	t->name = kafka_bytes_of(pstrdup(RelationGetRelationName(topic)));
+	t->name = name;
 	t->npartitions = 0;
 	t->partitions = palloc0(sizeof(KafkaDescribeLogDirsPartition) * Max(n, 1));
 	for (int32 i = 0; i < n; i++)
@@ -185,6 +186,10 @@ describe_all_topics(KafkaDescribeLogDirsResult *dir)
 		Relation	topic;
 		KafkaBytes	name;
 
+		/*
+		 * by its Kafka name: a topic with a name over 63 bytes has a
+		 * shortened table name, which is no Kafka name of it
+		 */
 		if (get_rel_namespace(relid) != nspid ||
 			!kafka_topic_allowed(relid, ACL_SELECT))
 			continue;
@@ -195,10 +200,9 @@ describe_all_topics(KafkaDescribeLogDirsResult *dir)
 		UnlockRelationOid(relid, AccessShareLock);
 		if (topic == NULL)
 			continue;
-		name.data = RelationGetRelationName(topic);
-		name.len = strlen(name.data);
-		if (kafka_topic_name_valid(name) &&
-			describe_topic(&dir->topics[dir->ntopics], topic, NULL, -1))
+		name = kafka_bytes_of(topic_kafka_name(relid));
+		if (name.len >= 0 && kafka_topic_name_valid(name) &&
+			describe_topic(&dir->topics[dir->ntopics], topic, name, NULL, -1))
 			dir->ntopics++;
 		relation_close(topic, AccessShareLock);
 	}
@@ -248,7 +252,8 @@ kafka_describe_log_dirs(KafkaRequest *req, TimestampTz *deadline)
 			if (topic == NULL)
 				continue;
 			if (describe_topic(&dir->topics[dir->ntopics], topic,
-							   dr.topics[t].partitions, dr.topics[t].npartitions))
+							   dr.topics[t].topic, dr.topics[t].partitions,
+							   dr.topics[t].npartitions))
 				dir->ntopics++;
 			relation_close(topic, NoLock);
 		}

@@ -16,6 +16,7 @@
 
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/base/topic_names.h"
 #include "pg_topics/kafka/topic_by_id.h"
 #include "pg_topics/kafka/topic_id.h"
 
@@ -49,12 +50,17 @@ kafka_topic_ids(void)
 	return ids;
 }
 
-/* The name of the topic whose id is id, or a null KafkaBytes */
+/*
+ * The Kafka name of the topic whose id is id, or a null KafkaBytes.  The
+ * caller goes on by that name as if the client had sent it, so it must be
+ * the Kafka name: a topic with a name over 63 bytes has a shortened table
+ * name, which is no Kafka name of it (topic_names.c).
+ */
 KafkaBytes
 kafka_topic_name_of_id(KafkaTopicIds *ids, const KafkaUuid *id)
 {
 	for (int i = 0; i < ids->n; i++)
 		if (memcmp(&ids->ids[i], id, sizeof(KafkaUuid)) == 0)
-			return kafka_bytes_of(get_rel_name(ids->relids[i]));
+			return kafka_bytes_of(topic_kafka_name(ids->relids[i]));
 	return kafka_bytes_of(NULL);
 }

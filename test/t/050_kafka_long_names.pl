@@ -81,6 +81,29 @@ is_deeply($ck->{errors}, [], 'librdkafka produces to a long topic');
 is($ck->{read}, 5, 'and its group reads every record');
 is_deeply($ck->{topics_of_records}, [$stream], 'named by the Kafka name');
 
+# ---- Fetch v13+ names the topic by its id (librdkafka 2.8.0's consumer
+# does): the id of a long name is that topic's, not its table name's
+my ($long_meta) = @{ kafka_script('versions.py', $bootstrap, 'metadata', 12, $longest)->{topics} };
+is($long_meta->{error}, 0, 'Metadata v12 gives the long name\'s topic id');
+my $by_id = kafka_script('message_formats.py', $bootstrap, 'fetch', 13, $long_meta->{id}, 0);
+is($by_id->{error}, 0, 'Fetch v13 by the id of a topic with a long name: no error');
+is($by_id->{topic_id}, $long_meta->{id}, 'answered under that id');
+my $in_0 = $node->safe_psql('postgres',
+	qq{SELECT count(*) FROM public."$long_table" WHERE partition = 0});
+ok($in_0 > 0, 'the roundtrip left records in partition 0');
+is(scalar @{ $by_id->{records} }, $in_0, 'with the records of its partition 0');
+
+# ---- the admin requests that list topics name them by their Kafka names
+sub admin { return kafka_script('admin_apis.py', $bootstrap, @_); }
+my $dirs = admin('describe_log_dirs', 4)->{results}[0]{topics};
+ok(exists $dirs->{$longest} && !exists $dirs->{$long_table},
+	'DescribeLogDirs of every topic names a long one by its Kafka name, not its table\'s');
+is_deeply([ keys %{ admin('describe_log_dirs', 2, "$longest:0")->{results}[0]{topics} } ], [$longest],
+	'and so does DescribeLogDirs of that topic');
+my %acl_names = map { $_->[1] => 1 } @{ admin('describe_acls', 2, 1, '-', 1, '-', 1) };
+ok($acl_names{$longest} && !$acl_names{$long_table},
+	'DescribeAcls names a long topic by its Kafka name too');
+
 # ---- the mapped table's own name is not a Kafka name
 my $rt_short = eval { client('roundtrip', $long_table, 'g-short', 1) };
 ok(!defined $rt_short, 'producing to the mapped table\'s own name fails (unknown topic)');
@@ -135,6 +158,14 @@ $node->safe_psql('postgres', qq{DROP TABLE public."} . $node->safe_psql('postgre
 is($node->safe_psql('postgres', qq{SELECT count(*) FROM topics.kafka_topic_names WHERE kafka_name = '$sql_long'}),
 	'0', 'DROP TABLE forgets it too');
 is_deeply(client('create', $longest), { $longest => undef }, 'the long name can be created again');
+
+# ---- DeleteTopics v6 by the id of a long name
+my ($stream_meta) = @{ kafka_script('versions.py', $bootstrap, 'metadata', 12, $stream)->{topics} };
+my ($deleted) = @{ kafka_script('configs.py', $bootstrap, 'delete_topics', 6, "id:$stream_meta->{id}") };
+is_deeply([ @$deleted[ 0 .. 2 ] ], [ $stream, $stream_meta->{id}, 0 ],
+	'DeleteTopics v6 by the id of a long name deletes that topic, answering its Kafka name');
+is($node->safe_psql('postgres', qq{SELECT count(*) FROM topics.kafka_topic_names WHERE kafka_name = '$stream'}),
+	'0', 'and its Kafka name is forgotten');
 
 $node->stop;
 done_testing();
