@@ -506,39 +506,56 @@ kafka_init_transactional_producer(KafkaRequest *req,
 
 /*
  * The checks every request of a transactional producer passes, in the
- * request's transaction: the id's row (locked), its role, its producer
- * id and epoch, and a transaction that is open without a worker behind it
+ * request's transaction: the id's row, its role, its producer id and
+ * epoch, and a transaction that is open without a worker behind it
  * (fenced).  KAFKA_NONE and *slot, the open transaction's slot or -1.
+ *
+ * The row is locked when lock says so: by the requests that change it
+ * (AddPartitionsToTxn, AddOffsetsToTxn), whose transaction writes it
+ * anyway.  The requests that are handed to the worker (TxnOffsetCommit,
+ * EndTxn) read it without a lock, so that the listener's transaction
+ * takes no xid and commits without a WAL flush: the worker checks the
+ * producer again under the row's lock (its commit's UPDATE names the
+ * producer id, epoch and state Ongoing), and the slot takes a request
+ * only for the producer and epoch it holds (kafka_txn_post).  An unlocked
+ * read may be older than the slot's end: a worker that commits makes its
+ * commit visible before it frees its slot, so a row read Ongoing whose
+ * slot is gone is read once more, with a new snapshot (the listener's
+ * transactions are read committed), before it is taken for a transaction
+ * lost with its worker.
  */
 int16
 kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
-				int64 producer_id, int16 producer_epoch, KafkaTxnRow *row,
-				int *slot)
+				int64 producer_id, int16 producer_epoch, bool lock,
+				KafkaTxnRow *row, int *slot)
 {
 	*slot = -1;
 	if (kafka_writes_refused())
 		return KAFKA_NOT_COORDINATOR;
-	if (!kafka_txn_read_row(transactional_id, true, row))
-		return row->locked ? KAFKA_CONCURRENT_TRANSACTIONS :
-			KAFKA_INVALID_PRODUCER_ID_MAPPING;
-	if (row->role != GetUserId())
-		return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
-	if (producer_id != row->producer_id)
-		return KAFKA_INVALID_PRODUCER_ID_MAPPING;
-	if (producer_epoch != row->producer_epoch ||
-		row->producer_epoch >= KAFKA_FENCED_EPOCH)
-		return kafka_txn_fenced_error(req->api_key, req->api_version);
-	if (strcmp(row->state, "PrepareCommit") == 0 ||
-		strcmp(row->state, "PrepareAbort") == 0)
-		return KAFKA_CONCURRENT_TRANSACTIONS;
-	if (strcmp(row->state, "Ongoing") == 0)
+	for (int look = 0;; look++)
 	{
+		if (!kafka_txn_read_row(transactional_id, lock, row))
+			return row->locked ? KAFKA_CONCURRENT_TRANSACTIONS :
+				KAFKA_INVALID_PRODUCER_ID_MAPPING;
+		if (row->role != GetUserId())
+			return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+		if (producer_id != row->producer_id)
+			return KAFKA_INVALID_PRODUCER_ID_MAPPING;
+		if (producer_epoch != row->producer_epoch ||
+			row->producer_epoch >= KAFKA_FENCED_EPOCH)
+			return kafka_txn_fenced_error(req->api_key, req->api_version);
+		if (strcmp(row->state, "PrepareCommit") == 0 ||
+			strcmp(row->state, "PrepareAbort") == 0)
+			return KAFKA_CONCURRENT_TRANSACTIONS;
+		if (strcmp(row->state, "Ongoing") != 0)
+			return KAFKA_NONE;
 		*slot = open_slot(row);
+		if (*slot >= 0)
+			return KAFKA_NONE;
 		/* lost with its worker: never continued */
-		if (*slot < 0)
+		if (lock || look > 0)
 			return kafka_txn_fenced_error(req->api_key, req->api_version);
 	}
-	return KAFKA_NONE;
 }
 
 /*

@@ -175,7 +175,8 @@ my $locked = txn('locked', 'txn_topic', 'alice', 'alice-pw', 'locked-id', $r->{p
 is($locked->{init}, $E{CONCURRENT_TRANSACTIONS},
 	'InitProducerId of an id whose row another transaction holds: CONCURRENT_TRANSACTIONS, not a lock wait');
 is_deeply($locked->{add}, [ [ 0, $E{CONCURRENT_TRANSACTIONS} ] ], 'AddPartitionsToTxn too');
-is($locked->{end}, $E{CONCURRENT_TRANSACTIONS}, 'and EndTxn');
+is($locked->{end}, $E{INVALID_TXN_STATE},
+	'EndTxn reads the row without its lock: answered at once, no transaction open (INVALID_TXN_STATE)');
 $holder->query_safe('COMMIT');
 $holder->quit;
 is(txn('init_only', 'alice', 'alice-pw', 'locked-id', 60000)->{init}, 0,

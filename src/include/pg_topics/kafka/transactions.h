@@ -74,7 +74,7 @@ extern KafkaOutcome kafka_init_transactional_producer(KafkaRequest *req,
 													  int16 *error);
 extern int16 kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
 							 int64 producer_id, int16 producer_epoch,
-							 KafkaTxnRow *row, int *slot);
+							 bool lock, KafkaTxnRow *row, int *slot);
 extern int16 kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row,
 							 int *slot);
 extern void kafka_txn_add_partitions(KafkaBytes transactional_id,
