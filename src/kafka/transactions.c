@@ -319,6 +319,14 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		*error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 		return KAFKA_ANSWER;
 	}
+	/*
+	 * An idle worker of the id's producer waits for a transaction of the
+	 * epoch this request moves on from, or of a producer id it replaces:
+	 * it is let go now (kafka_txn_claim would give it up at the next
+	 * transaction; this frees its process at once).  Not by another
+	 * role's request, refused above.
+	 */
+	(void) kafka_txn_release_idle(row.producer_id);
 	if (row.role != GetUserId())
 	{
 		/*
@@ -679,7 +687,12 @@ kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row, int *slot)
 		start_worker(*slot, claim, &info, &started);
 		if (!started)
 		{
+			/*
+			 * No worker process is free: an idle worker, if there is one,
+			 * is let go, so that the client's retry finds its process
+			 */
 			kafka_txn_release(*slot);
+			(void) kafka_txn_release_idle(-1);
 			*slot = -1;
 			return KAFKA_CONCURRENT_TRANSACTIONS;
 		}

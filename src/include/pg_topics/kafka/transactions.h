@@ -99,6 +99,7 @@ extern bool kafka_end_txn_decode(KafkaRequest *req, bool *commit,
 extern void kafka_end_txn_answer(KafkaRequest *req, int16 error);
 
 /* produce.c: a transactional Produce, in the transaction's worker */
+extern void kafka_txn_produce_begin(void);
 extern KafkaOutcome kafka_txn_produce(KafkaRequest *req,
 									  const KafkaTxnInfo *txn,
 									  int16 all_error);
