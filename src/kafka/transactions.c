@@ -836,12 +836,19 @@ kafka_txn_conn_closed(KafkaConn *conn)
 	forget_forwarded(conn);
 }
 
-/* Park req until slot moves on, or for TXN_PARK_MS */
+/*
+ * Park req until slot moves on from version seen, or for TXN_PARK_MS.
+ * seen is read before what was looked at (the post, the result): a
+ * worker that answers in between moves the slot past it, and the request
+ * wakes at once; read after, it would match, and the request would sleep
+ * its whole park though its latch was set (a worker that serves one
+ * producer's transactions one after the other answers that fast).
+ */
 static KafkaOutcome
-park_on_slot(KafkaRequest *req, int slot, TimestampTz *deadline)
+park_on_slot(KafkaRequest *req, int slot, uint64 seen, TimestampTz *deadline)
 {
 	req->watch->txn_slot = slot;
-	req->watch->txn_seen = kafka_txn_version(slot);
+	req->watch->txn_seen = seen;
 	*deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), TXN_PARK_MS);
 	return KAFKA_PARK;
 }
@@ -863,6 +870,7 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 	int32		body_len;
 	int32		answer_cap;
 	uint64		ticket;
+	uint64		seen;
 
 	if (conn->txn_seg != NULL)
 	{
@@ -876,11 +884,12 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 		item = dsm_segment_address((dsm_segment *) conn->txn_seg);
 		if (!item->answered)
 		{
+			uint64		seen = kafka_txn_version(conn->txn_slot);
 			KafkaTxnResult result = kafka_txn_result(conn->txn_slot,
 													 conn->txn_ticket);
 
 			if (result == KAFKA_TXN_PENDING)
-				return park_on_slot(req, conn->txn_slot, deadline);
+				return park_on_slot(req, conn->txn_slot, seen, deadline);
 			/* answered between the two looks? */
 			if (result == KAFKA_TXN_LOST && !item->answered)
 			{
@@ -944,6 +953,7 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 	item->answered = false;
 	memcpy(item->data, req->body.data + req->body.pos, body_len);
 	Assert(row != NULL);
+	seen = kafka_txn_version(slot);
 	if (!kafka_txn_post(slot, row->producer_id, row->producer_epoch,
 						dsm_segment_handle(seg), MyLatch, &ticket))
 	{
@@ -953,10 +963,10 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 		 * is checked again from the start when it wakes.
 		 */
 		dsm_detach(seg);
-		return park_on_slot(req, slot, deadline);
+		return park_on_slot(req, slot, seen, deadline);
 	}
 	conn->txn_seg = seg;
 	conn->txn_slot = slot;
 	conn->txn_ticket = ticket;
-	return park_on_slot(req, slot, deadline);
+	return park_on_slot(req, slot, seen, deadline);
 }

@@ -57,6 +57,12 @@
  */
 #define TXN_ATTACH_TIMEOUT_MS	60000
 
+/*
+ * Listener processes whose request found the slot busy, woken when its
+ * request is answered (more wait for their park's timeout)
+ */
+#define TXN_SLOT_WAITERS		8
+
 typedef struct TxnSlot
 {
 	bool		in_use;
@@ -74,6 +80,9 @@ typedef struct TxnSlot
 	dsm_handle	handle;
 	Latch	   *reply;
 	uint64		done;			/* the last ticket answered */
+	/* listeners whose request found the slot busy (kafka_txn_post) */
+	Latch	   *waiters[TXN_SLOT_WAITERS];
+	int			nwaiters;
 	pg_atomic_uint64 version;
 } TxnSlot;
 
@@ -147,6 +156,7 @@ free_slot(TxnSlot *s)
 	s->taken = false;
 	s->worker_latch = NULL;
 	s->reply = NULL;
+	s->nwaiters = 0;
 	slot_changed(s);
 	return reply;
 }
@@ -483,6 +493,24 @@ kafka_txn_post(int slot, int64 producer_id, int16 producer_epoch,
 		worker = s->worker_latch;
 		ok = true;
 	}
+	else if (s->in_use && s->posted != 0 && s->posted != s->done)
+	{
+		/*
+		 * Busy with another request, which may be another listener
+		 * process's (a producer's Produce and EndTxn come on different
+		 * connections) or already answered in its segment (the client
+		 * sent this one on its answer before the worker told the slot):
+		 * this listener is woken when it is done, not after its park's
+		 * timeout
+		 */
+		bool		listed = false;
+
+		for (int i = 0; i < s->nwaiters; i++)
+			if (s->waiters[i] == reply)
+				listed = true;
+		if (!listed && s->nwaiters < TXN_SLOT_WAITERS)
+			s->waiters[s->nwaiters++] = reply;
+	}
 	LWLockRelease(&shared->lock);
 	if (worker != NULL)
 		SetLatch(worker);
@@ -611,12 +639,17 @@ kafka_txn_done(int slot, bool ended, bool idle)
 {
 	TxnSlot    *s = &shared->slots[slot];
 	Latch	   *reply;
+	Latch	   *waiters[TXN_SLOT_WAITERS];
+	int			nwaiters;
 	bool		kept = false;
 
 	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
 	s->done = s->posted;
 	s->taken = false;
 	reply = s->reply;
+	nwaiters = s->nwaiters;
+	memcpy(waiters, s->waiters, sizeof(Latch *) * nwaiters);
+	s->nwaiters = 0;
 	if (ended && idle && !s->abort && own_slot(s))
 	{
 		s->idle = true;
@@ -628,6 +661,8 @@ kafka_txn_done(int slot, bool ended, bool idle)
 	LWLockRelease(&shared->lock);
 	if (reply != NULL)
 		SetLatch(reply);
+	for (int i = 0; i < nwaiters; i++)
+		SetLatch(waiters[i]);
 	return kept;
 }
 
