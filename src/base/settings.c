@@ -59,6 +59,7 @@ int			pg_topics_kafka_default_partitions = 1;
 int			pg_topics_kafka_max_transactions = 16;
 int			pg_topics_kafka_max_transactions_per_role = 8;
 int			pg_topics_kafka_transaction_max_timeout = 900000;
+int			pg_topics_kafka_transaction_worker_idle_timeout = 5000;
 int			pg_topics_kafka_transactional_id_expiration = 7 * 24 * 3600 * 1000;
 
 static const struct config_enum_entry offset_reset_options[] = {
@@ -227,6 +228,13 @@ define_kafka_settings(void)
 							"Kafka's transaction.max.timeout.ms: InitProducerId with a longer transaction.timeout.ms is answered INVALID_TRANSACTION_TIMEOUT.",
 							&pg_topics_kafka_transaction_max_timeout,
 							900000, 1000, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_topics.kafka_transaction_worker_idle_timeout",
+							"How long a Kafka transaction's worker waits for its producer's next transaction.",
+							"The worker of a transaction its producer ended waits this long, holding no transaction, to serve the same producer's next one without a process to start; 0 ends it with its transaction.",
+							&pg_topics_kafka_transaction_worker_idle_timeout,
+							5000, 0, 3600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_topics.kafka_transactional_id_expiration",

@@ -163,9 +163,19 @@ drop_last_pending_batch(void)
  * The partitions (relation OIDs) this transaction worker's Kafka
  * transaction wrote a batch to: only the first batch of a partition in a
  * transaction may follow a gap in its producer's sequence numbers
- * (kafka_producer_begin).  A worker serves one transaction in its life.
+ * (kafka_producer_begin).  A worker may serve several transactions of its
+ * producer, one after the other: kafka_txn_produce_begin empties it as
+ * each begins.
  */
 static List *txn_partitions_written = NIL;
+
+/* A transaction worker's Kafka transaction begins: it wrote nothing yet */
+void
+kafka_txn_produce_begin(void)
+{
+	list_free(txn_partitions_written);
+	txn_partitions_written = NIL;
+}
 
 /* One partition of a Produce request, and what became of it */
 typedef struct PartitionProduce

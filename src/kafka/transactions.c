@@ -319,6 +319,14 @@ kafka_init_transactional_producer(KafkaRequest *req,
 		*error = KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 		return KAFKA_ANSWER;
 	}
+	/*
+	 * An idle worker of the id's producer waits for a transaction of the
+	 * epoch this request moves on from, or of a producer id it replaces:
+	 * it is let go now (kafka_txn_claim would give it up at the next
+	 * transaction; this frees its process at once).  Not by another
+	 * role's request, refused above.
+	 */
+	(void) kafka_txn_release_idle(row.producer_id);
 	if (row.role != GetUserId())
 	{
 		/*
@@ -506,39 +514,56 @@ kafka_init_transactional_producer(KafkaRequest *req,
 
 /*
  * The checks every request of a transactional producer passes, in the
- * request's transaction: the id's row (locked), its role, its producer
- * id and epoch, and a transaction that is open without a worker behind it
+ * request's transaction: the id's row, its role, its producer id and
+ * epoch, and a transaction that is open without a worker behind it
  * (fenced).  KAFKA_NONE and *slot, the open transaction's slot or -1.
+ *
+ * The row is locked when lock says so: by the requests that change it
+ * (AddPartitionsToTxn, AddOffsetsToTxn), whose transaction writes it
+ * anyway.  The requests that are handed to the worker (TxnOffsetCommit,
+ * EndTxn) read it without a lock, so that the listener's transaction
+ * takes no xid and commits without a WAL flush: the worker checks the
+ * producer again under the row's lock (its commit's UPDATE names the
+ * producer id, epoch and state Ongoing), and the slot takes a request
+ * only for the producer and epoch it holds (kafka_txn_post).  An unlocked
+ * read may be older than the slot's end: a worker that commits makes its
+ * commit visible before it frees its slot, so a row read Ongoing whose
+ * slot is gone is read once more, with a new snapshot (the listener's
+ * transactions are read committed), before it is taken for a transaction
+ * lost with its worker.
  */
 int16
 kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
-				int64 producer_id, int16 producer_epoch, KafkaTxnRow *row,
-				int *slot)
+				int64 producer_id, int16 producer_epoch, bool lock,
+				KafkaTxnRow *row, int *slot)
 {
 	*slot = -1;
 	if (kafka_writes_refused())
 		return KAFKA_NOT_COORDINATOR;
-	if (!kafka_txn_read_row(transactional_id, true, row))
-		return row->locked ? KAFKA_CONCURRENT_TRANSACTIONS :
-			KAFKA_INVALID_PRODUCER_ID_MAPPING;
-	if (row->role != GetUserId())
-		return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
-	if (producer_id != row->producer_id)
-		return KAFKA_INVALID_PRODUCER_ID_MAPPING;
-	if (producer_epoch != row->producer_epoch ||
-		row->producer_epoch >= KAFKA_FENCED_EPOCH)
-		return kafka_txn_fenced_error(req->api_key, req->api_version);
-	if (strcmp(row->state, "PrepareCommit") == 0 ||
-		strcmp(row->state, "PrepareAbort") == 0)
-		return KAFKA_CONCURRENT_TRANSACTIONS;
-	if (strcmp(row->state, "Ongoing") == 0)
+	for (int look = 0;; look++)
 	{
+		if (!kafka_txn_read_row(transactional_id, lock, row))
+			return row->locked ? KAFKA_CONCURRENT_TRANSACTIONS :
+				KAFKA_INVALID_PRODUCER_ID_MAPPING;
+		if (row->role != GetUserId())
+			return KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+		if (producer_id != row->producer_id)
+			return KAFKA_INVALID_PRODUCER_ID_MAPPING;
+		if (producer_epoch != row->producer_epoch ||
+			row->producer_epoch >= KAFKA_FENCED_EPOCH)
+			return kafka_txn_fenced_error(req->api_key, req->api_version);
+		if (strcmp(row->state, "PrepareCommit") == 0 ||
+			strcmp(row->state, "PrepareAbort") == 0)
+			return KAFKA_CONCURRENT_TRANSACTIONS;
+		if (strcmp(row->state, "Ongoing") != 0)
+			return KAFKA_NONE;
 		*slot = open_slot(row);
+		if (*slot >= 0)
+			return KAFKA_NONE;
 		/* lost with its worker: never continued */
-		if (*slot < 0)
+		if (lock || look > 0)
 			return kafka_txn_fenced_error(req->api_key, req->api_version);
 	}
-	return KAFKA_NONE;
 }
 
 /*
@@ -662,7 +687,12 @@ kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row, int *slot)
 		start_worker(*slot, claim, &info, &started);
 		if (!started)
 		{
+			/*
+			 * No worker process is free: an idle worker, if there is one,
+			 * is let go, so that the client's retry finds its process
+			 */
 			kafka_txn_release(*slot);
+			(void) kafka_txn_release_idle(-1);
 			*slot = -1;
 			return KAFKA_CONCURRENT_TRANSACTIONS;
 		}
@@ -806,12 +836,19 @@ kafka_txn_conn_closed(KafkaConn *conn)
 	forget_forwarded(conn);
 }
 
-/* Park req until slot moves on, or for TXN_PARK_MS */
+/*
+ * Park req until slot moves on from version seen, or for TXN_PARK_MS.
+ * seen is read before what was looked at (the post, the result): a
+ * worker that answers in between moves the slot past it, and the request
+ * wakes at once; read after, it would match, and the request would sleep
+ * its whole park though its latch was set (a worker that serves one
+ * producer's transactions one after the other answers that fast).
+ */
 static KafkaOutcome
-park_on_slot(KafkaRequest *req, int slot, TimestampTz *deadline)
+park_on_slot(KafkaRequest *req, int slot, uint64 seen, TimestampTz *deadline)
 {
 	req->watch->txn_slot = slot;
-	req->watch->txn_seen = kafka_txn_version(slot);
+	req->watch->txn_seen = seen;
 	*deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), TXN_PARK_MS);
 	return KAFKA_PARK;
 }
@@ -833,6 +870,7 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 	int32		body_len;
 	int32		answer_cap;
 	uint64		ticket;
+	uint64		seen;
 
 	if (conn->txn_seg != NULL)
 	{
@@ -846,11 +884,12 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 		item = dsm_segment_address((dsm_segment *) conn->txn_seg);
 		if (!item->answered)
 		{
+			uint64		seen = kafka_txn_version(conn->txn_slot);
 			KafkaTxnResult result = kafka_txn_result(conn->txn_slot,
 													 conn->txn_ticket);
 
 			if (result == KAFKA_TXN_PENDING)
-				return park_on_slot(req, conn->txn_slot, deadline);
+				return park_on_slot(req, conn->txn_slot, seen, deadline);
 			/* answered between the two looks? */
 			if (result == KAFKA_TXN_LOST && !item->answered)
 			{
@@ -914,6 +953,7 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 	item->answered = false;
 	memcpy(item->data, req->body.data + req->body.pos, body_len);
 	Assert(row != NULL);
+	seen = kafka_txn_version(slot);
 	if (!kafka_txn_post(slot, row->producer_id, row->producer_epoch,
 						dsm_segment_handle(seg), MyLatch, &ticket))
 	{
@@ -923,10 +963,10 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 		 * is checked again from the start when it wakes.
 		 */
 		dsm_detach(seg);
-		return park_on_slot(req, slot, deadline);
+		return park_on_slot(req, slot, seen, deadline);
 	}
 	conn->txn_seg = seg;
 	conn->txn_slot = slot;
 	conn->txn_ticket = ticket;
-	return park_on_slot(req, slot, deadline);
+	return park_on_slot(req, slot, seen, deadline);
 }

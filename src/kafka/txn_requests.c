@@ -90,6 +90,7 @@ txn_request_open(KafkaRequest *req, const KafkaMessage *message, void *out,
 							 *(const KafkaBytes *) (fields + ids->transactional_id),
 							 *(const int64 *) (fields + ids->producer_id),
 							 *(const int16 *) (fields + ids->producer_epoch),
+							 message == &kafka_add_offsets_to_txn_request,
 							 row, slot);
 	return true;
 }
@@ -139,7 +140,7 @@ kafka_add_partitions_to_txn(KafkaRequest *req, TimestampTz *deadline)
 
 	error = kafka_txn_check(req, ar.v3_and_below_transactional_id,
 							ar.v3_and_below_producer_id,
-							ar.v3_and_below_producer_epoch, &row, &slot);
+							ar.v3_and_below_producer_epoch, true, &row, &slot);
 	errors = palloc0(sizeof(int16 *) * Max(ar.nv3_and_below_topics, 1));
 	for (int32 t = 0; t < ar.nv3_and_below_topics; t++)
 	{

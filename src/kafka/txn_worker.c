@@ -37,7 +37,27 @@
  * with nothing behind it: transactions.c fences its producer, and
  * InitProducerId or the background worker's round ends it.
  *
- * Each open transaction costs one of max_worker_processes for its life.
+ * A transaction ended by its producer's EndTxn (commit, or abort) does
+ * not end the worker: it commits, its PostgreSQL transaction is over, and
+ * it waits, idle, for pg_topics.kafka_transaction_worker_idle_timeout,
+ * for the same producer's next transaction (same producer id and epoch),
+ * which the listener's claim hands to it through the slot
+ * (shared/kafka_txns.c) instead of starting a process: a process's start,
+ * connection and cold caches were most of a small transaction's time.
+ * An idle worker holds no transaction, no snapshot and no lock (its xmin
+ * holds nothing back), counts toward no limit, and exits when its slot is
+ * given up (another transaction needs it, its producer's InitProducerId,
+ * a claim of the producer at another epoch), when its idle time passes,
+ * on SIGTERM, and instead of idling after a transaction that failed,
+ * timed out or was fenced, or when its memory grew past
+ * TXN_WORKER_MAX_MEMORY.  It reads the configuration files on SIGHUP,
+ * outside its transactions (while idle, and as a transaction begins):
+ * each transaction runs with the server's settings as they were at its
+ * start (synchronous_commit among them), as it did with a process of its
+ * own, not those the worker started with.
+ *
+ * Each open transaction costs one of max_worker_processes for its life,
+ * and so does an idle worker.
  *
  *-------------------------------------------------------------------------
  */
@@ -49,6 +69,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
 #include "storage/dsm.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
@@ -59,6 +80,7 @@
 #include "utils/wait_event.h"
 
 #include "pg_topics/base/internal_sql.h"
+#include "pg_topics/base/settings.h"
 #include "pg_topics/kafka/fence.h"
 #include "pg_topics/kafka/handlers.h"
 #include "pg_topics/kafka/transactions.h"
@@ -66,6 +88,14 @@
 #include "pg_topics/wire/protocol.h"
 
 PGDLLEXPORT void topic_kafka_txn_main(Datum main_arg);
+
+/*
+ * A worker whose memory grew past this (bytes, all its contexts) exits
+ * after its transaction instead of waiting for the next: the memory of a
+ * transaction's requests is freed with them, but what a long-lived
+ * process caches (relations, catalogs, plans) is not bounded by them
+ */
+#define TXN_WORKER_MAX_MEMORY	((Size) 64 * 1024 * 1024)
 
 static int	my_slot = -1;
 static KafkaTxnInfo txn;
@@ -75,6 +105,15 @@ static KafkaTxnInfo txn;
  * the producer's abort (run_item)
  */
 static bool txn_failed = false;
+
+/*
+ * The transaction ended as its producer asked (EndTxn commit or abort):
+ * the worker may wait for the producer's next one
+ */
+static bool txn_may_idle = false;
+
+/* the slot is idle, the worker waits for the producer's next transaction */
+static bool txn_kept = false;
 static Oid	saved_user;
 static int	saved_sec_context;
 
@@ -246,13 +285,42 @@ run_request(KafkaRequest *req, MemoryContext item_context, int16 all_error,
 			error = kafka_txn_fenced_error(req->api_key, req->api_version);
 			end_aborted(ABORT_FENCED);
 		}
-		else if (!commit)
-			end_aborted(ABORT_ASKED);
+		else
+		{
+			if (!commit)
+				end_aborted(ABORT_ASKED);
+			txn_may_idle = true;
+		}
 		*ended = true;
 	}
 	MemoryContextSwitchTo(item_context);
 	kafka_end_txn_answer(req, error);
 	return KAFKA_ANSWER;
+}
+
+/*
+ * May the worker wait for its producer's next transaction, the one it
+ * served ended?  Not after a failure or a fence (txn_may_idle unset), not
+ * when waiting is switched off, and not once its memory grew too much
+ */
+static bool
+may_idle(void)
+{
+	return txn_may_idle && !txn_failed &&
+		pg_topics_kafka_transaction_worker_idle_timeout > 0 &&
+		MemoryContextMemAllocated(TopMemoryContext, true) <=
+		TXN_WORKER_MAX_MEMORY;
+}
+
+/* Read the configuration files again if a SIGHUP asked for it */
+static void
+reload_if_asked(void)
+{
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+	}
 }
 
 /*
@@ -277,7 +345,7 @@ run_item(dsm_handle handle)
 	if (seg == NULL)
 	{
 		/* its listener gave up on it (the client went away) */
-		kafka_txn_done(my_slot, false);
+		(void) kafka_txn_done(my_slot, false, false);
 		return false;
 	}
 	/* mapped until detached here, not until the transaction ends */
@@ -404,25 +472,26 @@ run_item(dsm_handle handle)
 	MemoryContextSwitchTo(ended ? TopMemoryContext : oldcontext);
 	MemoryContextDelete(item_context);
 	dsm_detach(seg);
-	kafka_txn_done(my_slot, ended);
+	txn_kept = kafka_txn_done(my_slot, ended, ended && may_idle());
 	return ended;
 }
 
-/* Entry point of a transaction worker: main_arg is its slot */
-void
-topic_kafka_txn_main(Datum main_arg)
+/*
+ * Serve the transaction of txn, which the slot says: its requests until
+ * it ends.  txn_kept says whether the worker may wait for the producer's
+ * next one (the slot is idle), else the slot is free.
+ */
+static void
+serve_transaction(void)
 {
 	TimestampTz deadline;
 
-	my_slot = DatumGetInt32(main_arg);
-	pqsignal(SIGTERM, die);
-	BackgroundWorkerUnblockSignals();
-	before_shmem_exit(worker_exit, (Datum) 0);
-	if (!kafka_txn_attach(my_slot, MyLatch, &txn))
-		proc_exit(0);
-	BackgroundWorkerInitializeConnectionByOid(txn.database, InvalidOid, 0);
-	pgstat_report_appname("pg_topics kafka transaction");
-	kafka_session_init();
+	txn_failed = false;
+	txn_may_idle = false;
+	txn_kept = false;
+	kafka_txn_produce_begin();
+	/* a transaction runs with the settings of its start, as before reuse */
+	reload_if_asked();
 	deadline = TimestampTzPlusMilliseconds(txn.started_at, txn.timeout_ms);
 	begin_xact();
 	pgstat_report_activity(STATE_IDLEINTRANSACTION, NULL);
@@ -438,7 +507,7 @@ topic_kafka_txn_main(Datum main_arg)
 		{
 			pgstat_report_activity(STATE_RUNNING, "Kafka transaction request");
 			if (run_item(handle))
-				break;
+				return;
 			pgstat_report_activity(STATE_IDLEINTRANSACTION, NULL);
 			continue;
 		}
@@ -447,7 +516,7 @@ topic_kafka_txn_main(Datum main_arg)
 			/* a newer producer of the id: the request taken is not run */
 			end_aborted(ABORT_FENCED);
 			kafka_txn_detach(my_slot);
-			break;
+			return;
 		}
 		if (GetCurrentTimestamp() >= deadline)
 		{
@@ -457,12 +526,70 @@ topic_kafka_txn_main(Datum main_arg)
 					(errmsg("Kafka transaction of producer %lld epoch %d aborted: no EndTxn within its transaction.timeout.ms (%d ms)",
 							(long long) txn.producer_id, txn.producer_epoch,
 							txn.timeout_ms)));
-			break;
+			return;
 		}
 		wait_ms = (long) ((deadline - GetCurrentTimestamp() + 999) / 1000);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 Max(wait_ms, 1), PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
+}
+
+/*
+ * Wait, holding no transaction, for the producer's next transaction:
+ * true once a claim handed it over (txn says it), false once the slot is
+ * given up or pg_topics.kafka_transaction_worker_idle_timeout passed
+ */
+static bool
+wait_idle(void)
+{
+	TimestampTz idle_since = GetCurrentTimestamp();
+
+	Assert(!IsTransactionState());
+	/* what a backend reports before it waits for its client */
+	pgstat_report_stat(true);
+	pgstat_report_activity(STATE_IDLE, NULL);
+	for (;;)
+	{
+		TimestampTz until;
+		TimestampTz now;
+		KafkaTxnIdle state;
+		long		wait_ms;
+
+		CHECK_FOR_INTERRUPTS();
+		reload_if_asked();
+		now = GetCurrentTimestamp();
+		until = TimestampTzPlusMilliseconds(idle_since,
+											pg_topics_kafka_transaction_worker_idle_timeout);
+		state = kafka_txn_idle_state(my_slot, now >= until, &txn);
+		if (state == KAFKA_TXN_RESUMED)
+			return true;
+		if (state == KAFKA_TXN_GONE)
+			return false;
+		wait_ms = (long) ((until - now + 999) / 1000);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 Max(wait_ms, 1), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
+/* Entry point of a transaction worker: main_arg is its slot */
+void
+topic_kafka_txn_main(Datum main_arg)
+{
+	my_slot = DatumGetInt32(main_arg);
+	pqsignal(SIGTERM, die);
+	/* bgworkers ignore it by default: an idle worker outlives a reload */
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+	before_shmem_exit(worker_exit, (Datum) 0);
+	if (!kafka_txn_attach(my_slot, MyLatch, &txn))
+		proc_exit(0);
+	BackgroundWorkerInitializeConnectionByOid(txn.database, InvalidOid, 0);
+	pgstat_report_appname("pg_topics kafka transaction");
+	kafka_session_init();
+	do
+		serve_transaction();
+	while (txn_kept && wait_idle());
 	proc_exit(0);
 }

@@ -23,6 +23,16 @@
  * retry).  The lock is held only to read and set a slot's fields, never
  * while a segment is created or copied.
  *
+ * A worker whose transaction ended with its producer's EndTxn keeps its
+ * slot, idle, for pg_topics.kafka_transaction_worker_idle_timeout: the
+ * same producer's next transaction (same producer id and epoch, role and
+ * database) is handed to it, without a process to start.  An idle slot
+ * holds no transaction: it is never found as an open one, takes no
+ * request, and counts toward no limit; a transaction that finds no free
+ * slot takes an idle one, whose worker exits.  A slot is its worker's
+ * while its worker_latch is the worker's own: a slot given up is freed at
+ * once, and its worker, woken, finds it is not its own any more.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -47,11 +57,19 @@
  */
 #define TXN_ATTACH_TIMEOUT_MS	60000
 
+/*
+ * Listener processes whose request found the slot busy, woken when its
+ * request is answered (more wait for their park's timeout)
+ */
+#define TXN_SLOT_WAITERS		8
+
 typedef struct TxnSlot
 {
 	bool		in_use;
 	bool		attached;		/* its worker runs */
 	bool		abort;			/* its transaction is to be aborted */
+	bool		idle;			/* its worker waits for its producer's next
+								 * transaction, holding none */
 	TimestampTz claimed_at;
 	uint64		claim;			/* which claim of the slot it is */
 	KafkaTxnInfo info;
@@ -62,6 +80,9 @@ typedef struct TxnSlot
 	dsm_handle	handle;
 	Latch	   *reply;
 	uint64		done;			/* the last ticket answered */
+	/* listeners whose request found the slot busy (kafka_txn_post) */
+	Latch	   *waiters[TXN_SLOT_WAITERS];
+	int			nwaiters;
 	pg_atomic_uint64 version;
 } TxnSlot;
 
@@ -130,12 +151,35 @@ free_slot(TxnSlot *s)
 	s->in_use = false;
 	s->attached = false;
 	s->abort = false;
+	s->idle = false;
 	s->posted = 0;
 	s->taken = false;
 	s->worker_latch = NULL;
 	s->reply = NULL;
+	s->nwaiters = 0;
 	slot_changed(s);
 	return reply;
+}
+
+/*
+ * Give up s, an idle slot (lock held): it is free at once, and its
+ * worker, to be woken through the latch returned, exits
+ */
+static Latch *
+give_up_idle(TxnSlot *s)
+{
+	Latch	   *worker = s->worker_latch;
+
+	Assert(s->in_use && s->idle);
+	(void) free_slot(s);
+	return worker;
+}
+
+/* Is s the calling worker's slot (lock held)? */
+static bool
+own_slot(TxnSlot *s)
+{
+	return s->in_use && s->attached && s->worker_latch == MyLatch;
 }
 
 /*
@@ -155,7 +199,7 @@ kafka_txn_find(int64 producer_id, int16 producer_epoch)
 	{
 		TxnSlot    *s = &shared->slots[i];
 
-		if (s->in_use && s->info.producer_id == producer_id &&
+		if (s->in_use && !s->idle && s->info.producer_id == producer_id &&
 			s->info.producer_epoch == producer_epoch)
 		{
 			found = i;
@@ -170,7 +214,7 @@ kafka_txn_find(int64 producer_id, int16 producer_epoch)
  * The slot of a transaction of producer_id at any epoch, whatever became
  * of it (its row may never have said Ongoing: the request that claimed it
  * failed), or -1; *epoch gets its epoch.  A producer id has at most one
- * slot (kafka_txn_claim).
+ * slot (kafka_txn_claim).  An idle slot is no transaction's.
  */
 int
 kafka_txn_find_producer(int64 producer_id, int16 *epoch)
@@ -184,7 +228,7 @@ kafka_txn_find_producer(int64 producer_id, int16 *epoch)
 	{
 		TxnSlot    *s = &shared->slots[i];
 
-		if (s->in_use && s->info.producer_id == producer_id)
+		if (s->in_use && !s->idle && s->info.producer_id == producer_id)
 		{
 			found = i;
 			*epoch = s->info.producer_epoch;
@@ -198,9 +242,13 @@ kafka_txn_find_producer(int64 producer_id, int16 *epoch)
 /*
  * A slot for a transaction of info's producer, within the limits: *slot
  * gets it, *fresh says whether its worker is still to be started (a slot
- * the producer's transaction holds already is answered again).  Kafka's
- * error code otherwise: CONCURRENT_TRANSACTIONS while the producer's
- * earlier transaction is still ending, or when the limits are reached.
+ * the producer's transaction holds already is answered again; the
+ * producer's idle worker is handed the new transaction).  Kafka's error
+ * code otherwise: CONCURRENT_TRANSACTIONS while the producer's earlier
+ * transaction is still ending, or when the limits are reached.  Idle
+ * slots count toward no limit: one is given up when no slot is free, and
+ * the producer's own idle slot of another epoch or role is given up at
+ * once.
  */
 int16
 kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
@@ -208,6 +256,10 @@ kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
 {
 	TimestampTz now = GetCurrentTimestamp();
 	TxnSlot    *free_slot_found = NULL;
+	TxnSlot    *own = NULL;
+	TxnSlot    *own_idle = NULL;
+	TxnSlot    *other_idle = NULL;
+	Latch	   *wake[2] = {NULL, NULL};
 	int			role_count = 0;
 	int16		error = KAFKA_NONE;
 
@@ -236,34 +288,79 @@ kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
 			if (reply != NULL)
 				SetLatch(reply);
 		}
+		if (s->in_use && s->idle &&
+			s->info.producer_id == info->producer_id)
+		{
+			if (s->info.producer_epoch == info->producer_epoch &&
+				s->info.role == info->role &&
+				s->info.database == info->database)
+			{
+				own_idle = s;
+				continue;
+			}
+			/* an older epoch's, or a dropped role's: never reused */
+			wake[0] = give_up_idle(s);
+		}
 		if (!s->in_use)
 		{
 			if (free_slot_found == NULL)
 				free_slot_found = s;
 			continue;
 		}
-		if (s->info.producer_id == info->producer_id)
+		if (s->idle)
 		{
-			if (s->info.producer_epoch == info->producer_epoch && !s->abort)
-				*slot = i;
-			else
-				error = KAFKA_CONCURRENT_TRANSACTIONS;
-			break;
+			if (other_idle == NULL)
+				other_idle = s;
+			continue;
 		}
-		if (s->info.role == info->role)
+		if (s->info.producer_id == info->producer_id)
+			own = s;
+		else if (s->info.role == info->role)
 			role_count++;
 	}
-	if (*slot < 0 && error == KAFKA_NONE)
+	if (own != NULL)
 	{
-		if (free_slot_found == NULL || role_count >= per_role_limit)
+		if (own->info.producer_epoch == info->producer_epoch && !own->abort)
+			*slot = own - shared->slots;
+		else
+			error = KAFKA_CONCURRENT_TRANSACTIONS;
+	}
+	else if (role_count >= per_role_limit)
+		error = KAFKA_CONCURRENT_TRANSACTIONS;
+	else if (own_idle != NULL)
+	{
+		TxnSlot    *s = own_idle;
+
+		/* the producer's idle worker begins the transaction */
+		s->idle = false;
+		s->abort = false;
+		s->claimed_at = now;
+		s->claim = shared->next_ticket++;
+		*claim = s->claim;
+		s->info = *info;
+		s->posted = 0;
+		s->taken = false;
+		slot_changed(s);
+		*slot = s - shared->slots;
+		wake[1] = s->worker_latch;
+	}
+	else
+	{
+		TxnSlot    *s = free_slot_found;
+
+		if (s == NULL && other_idle != NULL)
+		{
+			s = other_idle;
+			wake[1] = give_up_idle(s);
+		}
+		if (s == NULL)
 			error = KAFKA_CONCURRENT_TRANSACTIONS;
 		else
 		{
-			TxnSlot    *s = free_slot_found;
-
 			s->in_use = true;
 			s->attached = false;
 			s->abort = false;
+			s->idle = false;
 			s->claimed_at = now;
 			/* tickets and claims share the counter: never used twice */
 			s->claim = shared->next_ticket++;
@@ -278,7 +375,45 @@ kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
 		}
 	}
 	LWLockRelease(&shared->lock);
+	for (int i = 0; i < lengthof(wake); i++)
+		if (wake[i] != NULL)
+			SetLatch(wake[i]);
 	return error;
+}
+
+/*
+ * Give up the idle slots of producer_id (any epoch), or one idle slot of
+ * any producer if producer_id is -1: their workers exit.  True if one was
+ * given up.
+ */
+bool
+kafka_txn_release_idle(int64 producer_id)
+{
+	Latch	   *wake[8];
+	int			nwake = 0;
+	bool		found = false;
+
+	if (shared == NULL)
+		return false;
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < shared->nslots && nwake < lengthof(wake); i++)
+	{
+		TxnSlot    *s = &shared->slots[i];
+
+		if (s->in_use && s->idle &&
+			(producer_id < 0 || s->info.producer_id == producer_id))
+		{
+			wake[nwake++] = give_up_idle(s);
+			found = true;
+			if (producer_id < 0)
+				break;
+		}
+	}
+	LWLockRelease(&shared->lock);
+	for (int i = 0; i < nwake; i++)
+		if (wake[i] != NULL)
+			SetLatch(wake[i]);
+	return found;
 }
 
 /* Give back a slot whose worker could not be started */
@@ -345,7 +480,7 @@ kafka_txn_post(int slot, int64 producer_id, int16 producer_epoch,
 	bool		ok = false;
 
 	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
-	if (s->in_use && !s->abort &&
+	if (s->in_use && !s->abort && !s->idle &&
 		s->info.producer_id == producer_id &&
 		s->info.producer_epoch == producer_epoch &&
 		(s->posted == 0 || s->posted == s->done))
@@ -357,6 +492,24 @@ kafka_txn_post(int slot, int64 producer_id, int16 producer_epoch,
 		s->reply = reply;
 		worker = s->worker_latch;
 		ok = true;
+	}
+	else if (s->in_use && s->posted != 0 && s->posted != s->done)
+	{
+		/*
+		 * Busy with another request, which may be another listener
+		 * process's (a producer's Produce and EndTxn come on different
+		 * connections) or already answered in its segment (the client
+		 * sent this one on its answer before the worker told the slot):
+		 * this listener is woken when it is done, not after its park's
+		 * timeout
+		 */
+		bool		listed = false;
+
+		for (int i = 0; i < s->nwaiters; i++)
+			if (s->waiters[i] == reply)
+				listed = true;
+		if (!listed && s->nwaiters < TXN_SLOT_WAITERS)
+			s->waiters[s->nwaiters++] = reply;
 	}
 	LWLockRelease(&shared->lock);
 	if (worker != NULL)
@@ -473,28 +626,76 @@ kafka_txn_abort_requested(int slot)
 
 /*
  * The request taken is answered in its segment: wake its listener.  When
- * the transaction ended with it (leaving), the slot is free at once, so
- * that the producer's next transaction, which may begin as soon as the
- * answer is read, never finds it still taken by a worker on its way out.
- * The answered ticket stays: a later claim does not clear it, and tickets
- * are never used twice.
+ * the transaction ended with it, the slot is idle if idle says so and its
+ * producer is not being fenced (true returned: the worker waits for the
+ * producer's next transaction, kafka_txn_idle_wait), else free at once
+ * (the worker leaves), so that the producer's next transaction, which may
+ * begin as soon as the answer is read, never finds it still taken by a
+ * worker on its way out.  The answered ticket stays: a later claim does
+ * not clear it, and tickets are never used twice.
  */
-void
-kafka_txn_done(int slot, bool leaving)
+bool
+kafka_txn_done(int slot, bool ended, bool idle)
 {
 	TxnSlot    *s = &shared->slots[slot];
 	Latch	   *reply;
+	Latch	   *waiters[TXN_SLOT_WAITERS];
+	int			nwaiters;
+	bool		kept = false;
 
 	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
 	s->done = s->posted;
 	s->taken = false;
 	reply = s->reply;
-	if (leaving)
+	nwaiters = s->nwaiters;
+	memcpy(waiters, s->waiters, sizeof(Latch *) * nwaiters);
+	s->nwaiters = 0;
+	if (ended && idle && !s->abort && own_slot(s))
+	{
+		s->idle = true;
+		kept = true;
+	}
+	else if (ended)
 		(void) free_slot(s);
 	slot_changed(s);
 	LWLockRelease(&shared->lock);
 	if (reply != NULL)
 		SetLatch(reply);
+	for (int i = 0; i < nwaiters; i++)
+		SetLatch(waiters[i]);
+	return kept;
+}
+
+/*
+ * The idle worker of slot looks at it: KAFKA_TXN_RESUMED (*info gets the
+ * new transaction) once a claim handed it its producer's next
+ * transaction, KAFKA_TXN_GONE once the slot was given up (or, leave set,
+ * is given up now: the worker's idle time passed), else KAFKA_TXN_IDLE
+ */
+KafkaTxnIdle
+kafka_txn_idle_state(int slot, bool leave, KafkaTxnInfo *info)
+{
+	TxnSlot    *s = &shared->slots[slot];
+	KafkaTxnIdle state;
+
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	if (!own_slot(s))
+		state = KAFKA_TXN_GONE;
+	else if (!s->idle)
+	{
+		*info = s->info;
+		state = KAFKA_TXN_RESUMED;
+	}
+	else if (leave || s->abort)
+	{
+		/* its producer is being fenced: never reused */
+		(void) free_slot(s);
+		state = KAFKA_TXN_GONE;
+	}
+	else
+		state = KAFKA_TXN_IDLE;
+	LWLockRelease(&shared->lock);
+	return state;
 }
 
 /*
@@ -511,7 +712,7 @@ kafka_txn_detach(int slot)
 		return;
 	s = &shared->slots[slot];
 	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
-	if (s->in_use && s->attached && s->worker_latch == MyLatch)
+	if (own_slot(s))
 		reply = free_slot(s);
 	LWLockRelease(&shared->lock);
 	if (reply != NULL)

@@ -396,6 +396,54 @@ def resume(bootstrap, topic, user, password, txn_id, pid, epoch):
             'end_v2': t.end(True, version=2)}
 
 
+def next_txn(bootstrap, topic, user, password, txn_id, pid, epoch, seq):
+    """The producer of begin, its transaction ended, begins its next one
+    (no InitProducerId): AddPartitionsToTxn's and Produce's errors"""
+    t = Txn(bootstrap, user, password, txn_id)
+    t.pid, t.epoch = int(pid), int(epoch)
+    add = t.add_partitions(topic, [0])
+    produced = t.produce(topic, 0, 'next-' + txn_id, seq=int(seq))
+    return {'add': add, 'produce': produced[0]}
+
+
+def idle_commits(bootstrap, topic, user, password, n):
+    """n producers commit a transaction each: EndTxn's errors"""
+    out = []
+    for i in range(int(n)):
+        t = Txn(bootstrap, user, password, 'idle-%d' % i)
+        t.init()
+        t.add_partitions(topic, [0])
+        t.produce(topic, 0, 'idle-%d' % i)
+        out.append(t.end(True))
+    return out
+
+
+def busy_limits(bootstrap, topic, user, password, n):
+    """n producers begin a transaction each, AddPartitionsToTxn retried
+    while it answers CONCURRENT_TRANSACTIONS (51) as clients do, then one
+    more begins, once: the errors of the n and of the one more"""
+    def begin_until_done(t):
+        for _ in range(100):
+            err = t.add_partitions(topic, [0])[0][1]
+            if err != 51:
+                return err
+            time.sleep(0.1)
+        return err
+    busy = []
+    errors = []
+    for i in range(int(n)):
+        t = Txn(bootstrap, user, password, 'busy-%d' % i)
+        t.init()
+        errors.append(begin_until_done(t))
+        busy.append(t)
+    extra = Txn(bootstrap, user, password, 'busy-extra')
+    extra.init()
+    over = extra.add_partitions(topic, [0])[0][1]
+    for t in busy:
+        t.end(False)
+    return {'busy': errors, 'over': over}
+
+
 def reinit_and_commit(bootstrap, topic, user, password, txn_id):
     """InitProducerId of the id again, then a whole transaction of two
     batches, committed"""

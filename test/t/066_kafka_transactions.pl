@@ -175,7 +175,8 @@ my $locked = txn('locked', 'txn_topic', 'alice', 'alice-pw', 'locked-id', $r->{p
 is($locked->{init}, $E{CONCURRENT_TRANSACTIONS},
 	'InitProducerId of an id whose row another transaction holds: CONCURRENT_TRANSACTIONS, not a lock wait');
 is_deeply($locked->{add}, [ [ 0, $E{CONCURRENT_TRANSACTIONS} ] ], 'AddPartitionsToTxn too');
-is($locked->{end}, $E{CONCURRENT_TRANSACTIONS}, 'and EndTxn');
+is($locked->{end}, $E{INVALID_TXN_STATE},
+	'EndTxn reads the row without its lock: answered at once, no transaction open (INVALID_TXN_STATE)');
 $holder->query_safe('COMMIT');
 $holder->quit;
 is(txn('init_only', 'alice', 'alice-pw', 'locked-id', 60000)->{init}, 0,
@@ -233,15 +234,69 @@ ALTER SYSTEM RESET pg_topics.kafka_max_transactions_per_role;
 SELECT pg_reload_conf();
 });
 
+# --- a producer's next transaction: its worker, kept idle ----------------
+
+# a long idle time here: the checks between the transactions may be slow
+$node->safe_psql('postgres', q{
+ALTER SYSTEM SET pg_topics.kafka_transaction_worker_idle_timeout = '10min';
+SELECT pg_reload_conf();
+});
+my $busy_worker = q{SELECT pid FROM pg_stat_activity
+	WHERE backend_type = 'pg_topics kafka transaction' AND state <> 'idle'};
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'reuse-id', 60000);
+is($r->{produce}[0], 0, 'a transaction begun');
+my $first_worker = $node->safe_psql('postgres', $busy_worker);
+isnt($first_worker, '', 'its worker runs');
+is(txn('commit', 'alice', 'alice-pw', 'reuse-id', $r->{pid}, $r->{epoch})->{commit},
+	0, 'it commits');
+is($node->safe_psql('postgres', qq{
+	SELECT state, backend_xid IS NULL, backend_xmin IS NULL,
+		(SELECT count(*) FROM pg_locks l WHERE l.pid = a.pid)
+	FROM pg_stat_activity a WHERE pid = $first_worker}),
+	'idle|t|t|0', 'its worker stays, idle: no xid, no xmin, no lock');
+my $next = txn('next_txn', 'txn_topic', 'alice', 'alice-pw', 'reuse-id', $r->{pid}, $r->{epoch}, 1);
+is_deeply($next, { add => [ [ 0, 0 ] ], produce => 0 },
+	"the producer's next transaction begins (no InitProducerId)");
+is($node->safe_psql('postgres', $busy_worker), $first_worker,
+	'in the same worker process');
+is(txn('commit', 'alice', 'alice-pw', 'reuse-id', $r->{pid}, $r->{epoch})->{commit},
+	0, 'it commits too');
+like(values_of('txn_topic'), qr/begun-reuse-id.*next-reuse-id/,
+	'both transactions are visible');
+is(txn('abort', 'alice', 'alice-pw', 'reuse-id', $r->{pid}, $r->{epoch})->{abort},
+	$E{INVALID_TXN_STATE}, 'an EndTxn after it finds no transaction: its idle worker is none');
+is($node->safe_psql('postgres', qq{SELECT state FROM pg_stat_activity WHERE pid = $first_worker}),
+	'idle', 'the worker is idle again');
+is(txn('init_only', 'alice', 'alice-pw', 'reuse-id', 60000)->{init}, 0,
+	'a new producer of the id (InitProducerId)');
+wait_for(qq{SELECT count(*) FROM pg_stat_activity WHERE pid = $first_worker},
+	'0', "fences the old one: its idle worker exits");
+
+$node->safe_psql('postgres', q{
+ALTER SYSTEM SET pg_topics.kafka_transaction_worker_idle_timeout = '1s';
+SELECT pg_reload_conf();
+});
+$r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'idle-time-id', 60000);
+my $idle_worker = $node->safe_psql('postgres', $busy_worker);
+is(txn('commit', 'alice', 'alice-pw', 'idle-time-id', $r->{pid}, $r->{epoch})->{commit},
+	0, 'another transaction commits');
+wait_for(qq{SELECT count(*) FROM pg_stat_activity WHERE pid = $idle_worker},
+	'0', 'its idle worker exits once pg_topics.kafka_transaction_worker_idle_timeout passed');
+$node->safe_psql('postgres', q{
+ALTER SYSTEM RESET pg_topics.kafka_transaction_worker_idle_timeout;
+SELECT pg_reload_conf();
+});
+
 # --- a transaction whose worker is terminated -----------------------------
 
 $r = txn('begin', 'txn_topic', 'alice', 'alice-pw', 'lost-id', 3000);
 is($r->{produce}[0], 0, 'a transaction begun');
+# (idle workers of earlier producers hold no transaction: state idle)
 my $worker = $node->safe_psql('postgres',
-	q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction'});
+	q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction' AND state <> 'idle'});
 isnt($worker, '', 'its worker runs');
 $node->safe_psql('postgres', "SELECT pg_terminate_backend($worker)");
-wait_for(q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction'},
+wait_for(qq{SELECT count(*) FROM pg_stat_activity WHERE pid = $worker},
 	'0', 'the worker is gone');
 my $resumed = txn('resume', 'txn_topic', 'alice', 'alice-pw', 'lost-id', $r->{pid}, $r->{epoch});
 is($resumed->{produce}, $E{INVALID_PRODUCER_EPOCH}, 'its producer is fenced: Produce');
@@ -359,8 +414,8 @@ ok(defined $r->{fenced} && $r->{fenced} =~ /FENCED/,
 is(values_of('txn_out'), join(',', (map { "committed-v$_" } 0 .. 4), (map { "after-fence-$_" } 0 .. 7)),
 	'SQL readers see the committed transactions only (the last of 8 batches)');
 is($node->safe_psql('postgres',
-		q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction'}),
-	'0', 'no transaction worker is left');
+		q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_topics kafka transaction' AND state <> 'idle'}),
+	'0', 'no transaction worker holds a transaction any more');
 
 # --- the database's default_transaction_isolation -----------------------
 
@@ -601,14 +656,39 @@ $node->stop;
 # the defaults: 8 worker processes, 2 listener processes, 16 transactions
 my $small = PostgreSQL::Test::Cluster->new('few_workers');
 $small->init;
-$small->append_conf('postgresql.conf', kafka_node_conf(PostgreSQL::Test::Cluster::get_free_port())
-	. "max_worker_processes = 8\n");
+my $small_port = PostgreSQL::Test::Cluster::get_free_port();
+$small->append_conf('postgresql.conf', kafka_node_conf($small_port) . q{
+max_worker_processes = 8
+pg_topics.kafka_auth = 'plain'
+pg_topics.kafka_transaction_worker_idle_timeout = '10min'
+});
 $small->start;
 is($small->safe_psql('postgres', q{SHOW pg_topics.kafka_max_transactions}), '3',
 	'max_worker_processes 8: kafka_max_transactions lowered to 3 (8 - 2 listeners - 3)');
 like(slurp_file($small->logfile),
 	qr/WARNING:  (?:01000: )?pg_topics.kafka_max_transactions is lowered from 16 to 3/,
 	'with a WARNING');
+
+# idle workers take slots but no limit: a transaction that finds no free
+# slot takes an idle one's
+$small->safe_psql('postgres', q{
+CREATE EXTENSION pg_topics;
+CREATE ROLE alice LOGIN PASSWORD 'alice-pw';
+SELECT topics.create_topic('small_topic', 1, 'text', 'text');
+GRANT INSERT, SELECT ON small_topic TO alice;
+});
+wait_for_kafka_listener($small_port);
+is_deeply(kafka_script('transactions.py', "127.0.0.1:$small_port", 'idle_commits',
+		'small_topic', 'alice', 'alice-pw', 3),
+	[ 0, 0, 0 ], 'three producers commit a transaction each');
+is($small->safe_psql('postgres', q{SELECT count(*) FROM pg_stat_activity
+	WHERE backend_type = 'pg_topics kafka transaction' AND state = 'idle'}),
+	'3', 'their workers wait, idle, in all three slots');
+$r = kafka_script('transactions.py', "127.0.0.1:$small_port", 'busy_limits',
+	'small_topic', 'alice', 'alice-pw', 3);
+is_deeply($r->{busy}, [ 0, 0, 0 ], 'three other producers begin theirs: the idle workers give way');
+is($r->{over}, $E{CONCURRENT_TRANSACTIONS},
+	'a fourth, over pg_topics.kafka_max_transactions: CONCURRENT_TRANSACTIONS');
 $small->stop;
 
 done_testing();

@@ -48,6 +48,7 @@ extern int	pg_topics_kafka_idle_timeout;
 extern int	pg_topics_kafka_max_transactions;
 extern int	pg_topics_kafka_max_transactions_per_role;
 extern int	pg_topics_kafka_transaction_max_timeout;
+extern int	pg_topics_kafka_transaction_worker_idle_timeout;
 extern int	pg_topics_kafka_transactional_id_expiration;
 extern int	pg_topics_kafka_max_request_bytes;
 extern char *pg_topics_kafka_brokers;

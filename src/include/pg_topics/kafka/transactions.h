@@ -74,7 +74,7 @@ extern KafkaOutcome kafka_init_transactional_producer(KafkaRequest *req,
 													  int16 *error);
 extern int16 kafka_txn_check(KafkaRequest *req, KafkaBytes transactional_id,
 							 int64 producer_id, int16 producer_epoch,
-							 KafkaTxnRow *row, int *slot);
+							 bool lock, KafkaTxnRow *row, int *slot);
 extern int16 kafka_txn_begin(KafkaBytes transactional_id, KafkaTxnRow *row,
 							 int *slot);
 extern void kafka_txn_add_partitions(KafkaBytes transactional_id,
@@ -99,6 +99,7 @@ extern bool kafka_end_txn_decode(KafkaRequest *req, bool *commit,
 extern void kafka_end_txn_answer(KafkaRequest *req, int16 error);
 
 /* produce.c: a transactional Produce, in the transaction's worker */
+extern void kafka_txn_produce_begin(void);
 extern KafkaOutcome kafka_txn_produce(KafkaRequest *req,
 									  const KafkaTxnInfo *txn,
 									  int16 all_error);

@@ -32,6 +32,14 @@ typedef enum KafkaTxnResult
 	KAFKA_TXN_LOST				/* the worker is gone without answering */
 } KafkaTxnResult;
 
+/* What an idle worker's slot says (kafka_txn_idle_state) */
+typedef enum KafkaTxnIdle
+{
+	KAFKA_TXN_IDLE,				/* still waiting */
+	KAFKA_TXN_RESUMED,			/* handed its producer's next transaction */
+	KAFKA_TXN_GONE				/* given up: the worker exits */
+} KafkaTxnIdle;
+
 extern void kafka_txns_shmem_request(void);
 extern void kafka_txns_shmem_startup(void);
 
@@ -41,6 +49,7 @@ extern int	kafka_txn_find_producer(int64 producer_id, int16 *epoch);
 extern int16 kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit,
 							 int *slot, bool *fresh, uint64 *claim);
 extern void kafka_txn_release(int slot);
+extern bool kafka_txn_release_idle(int64 producer_id);
 extern bool kafka_txn_unattached(int slot, uint64 claim);
 extern void kafka_txn_release_unstarted(int slot, uint64 claim);
 extern bool kafka_txn_post(int slot, int64 producer_id, int16 producer_epoch,
@@ -54,7 +63,9 @@ extern bool kafka_txn_changed(int slot, uint64 seen);
 extern bool kafka_txn_attach(int slot, Latch *latch, KafkaTxnInfo *info);
 extern bool kafka_txn_take(int slot, dsm_handle *handle, bool *abort);
 extern bool kafka_txn_abort_requested(int slot);
-extern void kafka_txn_done(int slot, bool leaving);
+extern bool kafka_txn_done(int slot, bool ended, bool idle);
+extern KafkaTxnIdle kafka_txn_idle_state(int slot, bool leave,
+										 KafkaTxnInfo *info);
 extern void kafka_txn_detach(int slot);
 
 #endif							/* TOPIC_KAFKA_TXNS_H */
