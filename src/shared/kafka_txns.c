@@ -240,6 +240,27 @@ kafka_txn_find_producer(int64 producer_id, int16 *epoch)
 }
 
 /*
+ * Give slot s (in use, with the lock held) to a new transaction of info:
+ * its claim, from the counter tickets share, so never used twice; returns
+ * the slot's number
+ */
+static int
+begin_claim(TxnSlot *s, const KafkaTxnInfo *info, TimestampTz now,
+			uint64 *claim)
+{
+	s->idle = false;
+	s->abort = false;
+	s->claimed_at = now;
+	s->claim = shared->next_ticket++;
+	*claim = s->claim;
+	s->info = *info;
+	s->posted = 0;
+	s->taken = false;
+	slot_changed(s);
+	return s - shared->slots;
+}
+
+/*
  * A slot for a transaction of info's producer, within the limits: *slot
  * gets it, *fresh says whether its worker is still to be started (a slot
  * the producer's transaction holds already is answered again; the
@@ -329,20 +350,9 @@ kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
 		error = KAFKA_CONCURRENT_TRANSACTIONS;
 	else if (own_idle != NULL)
 	{
-		TxnSlot    *s = own_idle;
-
 		/* the producer's idle worker begins the transaction */
-		s->idle = false;
-		s->abort = false;
-		s->claimed_at = now;
-		s->claim = shared->next_ticket++;
-		*claim = s->claim;
-		s->info = *info;
-		s->posted = 0;
-		s->taken = false;
-		slot_changed(s);
-		*slot = s - shared->slots;
-		wake[1] = s->worker_latch;
+		*slot = begin_claim(own_idle, info, now, claim);
+		wake[1] = own_idle->worker_latch;
 	}
 	else
 	{
@@ -359,17 +369,7 @@ kafka_txn_claim(const KafkaTxnInfo *info, int per_role_limit, int *slot,
 		{
 			s->in_use = true;
 			s->attached = false;
-			s->abort = false;
-			s->idle = false;
-			s->claimed_at = now;
-			/* tickets and claims share the counter: never used twice */
-			s->claim = shared->next_ticket++;
-			*claim = s->claim;
-			s->info = *info;
-			s->posted = 0;
-			s->taken = false;
-			slot_changed(s);
-			*slot = s - shared->slots;
+			*slot = begin_claim(s, info, now, claim);
 			*fresh = true;
 			shared->next_free = (*slot + 1) % shared->nslots;
 		}
