@@ -31,8 +31,10 @@
 #include "postgres.h"
 
 #include "catalog/pg_authid.h"
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 
 #include "pg_topics/base/internal_sql.h"
@@ -120,6 +122,26 @@ topic_internal_sql_end(TopicInternalSql *state)
 	topic_internal_settings_restore(state->save_nestlevel);
 	SetUserIdAndSecContext(state->save_userid, state->save_sec_context);
 	SPI_finish();
+}
+
+/*
+ * Between topic_internal_sql_begin and _end: does the extension's relation
+ * topics.relname exist?  A database whose extension was not updated yet
+ * lacks the relations of the newer release, and the background worker's
+ * steps that read them skip it.
+ */
+bool
+topic_internal_relation_exists(const char *relname)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1];
+
+	values[0] = CStringGetTextDatum(psprintf("topics.%s", relname));
+	if (SPI_execute_with_args("SELECT FROM pg_catalog.to_regclass($1) r "
+							  "WHERE r IS NOT NULL", 1, argtypes, values,
+							  NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not look for topics.%s", relname);
+	return SPI_processed > 0;
 }
 
 /*

@@ -49,10 +49,7 @@ topic_expire_kafka_transactional_ids(void)
 
 	topic_internal_sql_begin(&state);
 	/* a database whose extension is not updated to 0.3 has no such table */
-	if (SPI_execute("SELECT FROM pg_catalog.to_regclass('topics.kafka_transactional_ids') r "
-					"WHERE r IS NOT NULL", true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not look for topics.kafka_transactional_ids");
-	if (SPI_processed == 0)
+	if (!topic_internal_relation_exists("kafka_transactional_ids"))
 	{
 		topic_internal_sql_end(&state);
 		return;

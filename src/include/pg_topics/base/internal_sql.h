@@ -19,6 +19,7 @@ extern int	topic_internal_settings_pin(void);
 extern void topic_internal_settings_restore(int nestlevel);
 extern void topic_internal_sql_begin(TopicInternalSql *state);
 extern void topic_internal_sql_end(TopicInternalSql *state);
+extern bool topic_internal_relation_exists(const char *relname);
 extern int	topic_internal_sql_exec(const char *sql, int nargs, Oid *argtypes,
 									Datum *values, const char *nulls,
 									bool read_only, long tcount);
