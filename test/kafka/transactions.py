@@ -26,6 +26,20 @@ def s16(s):
     return struct.pack('>h', len(b)) + b
 
 
+def retry_concurrent(request, error_of=lambda r: r, pause=0.1):
+    """request() retried while its answer's error is CONCURRENT_TRANSACTIONS
+    (51), as clients do, at most 100 times: (the errors seen, the last
+    answer)"""
+    seen = []
+    for _ in range(100):
+        r = request()
+        seen.append(error_of(r))
+        if seen[-1] != 51:
+            break
+        time.sleep(pause)
+    return seen, r
+
+
 class Txn:
     """A transactional producer's requests, by raw frames (the non-flexible
     versions given)"""
@@ -52,14 +66,7 @@ class Txn:
     def init_until_done(self, timeout_ms=60000):
         """InitProducerId retried while it answers CONCURRENT_TRANSACTIONS
         (51), as clients do: the errors seen"""
-        seen = []
-        for _ in range(100):
-            err = self.init(timeout_ms)
-            seen.append(err)
-            if err != 51:
-                return seen
-            time.sleep(0.1)
-        return seen
+        return retry_concurrent(lambda: self.init(timeout_ms))[0]
 
     def add_partitions(self, topic, partitions, version=1, epoch=None):
         """AddPartitionsToTxn: [[partition, error], ...]"""
@@ -209,13 +216,8 @@ def own_fence(bootstrap, topic, user, password):
     t.add_partitions(topic, [0])
     t.produce(topic, 0, 'own-fence-aborted')
     pid, epoch = t.pid, t.epoch
-    seen = []
-    for _ in range(100):
-        r = init_v(t, 4, pid, epoch)
-        seen.append(r[0])
-        if r[0] != 51:
-            break
-        time.sleep(0.05)
+    seen, r = retry_concurrent(lambda: init_v(t, 4, pid, epoch),
+                               lambda r: r[0], 0.05)
     return {'epoch': epoch, 'seen': seen, 'last': r}
 
 
@@ -269,13 +271,8 @@ def exhausted_own_fence(bootstrap, topic, user, password, txn_id, pid, epoch):
     then once more; the producer it got then commits a transaction"""
     t = Txn(bootstrap, user, password, txn_id)
     pid, epoch = int(pid), int(epoch)
-    seen = []
-    for _ in range(100):
-        r = init_named(t, 4, pid, epoch)
-        seen.append(r[0])
-        if r[0] != 51:
-            break
-        time.sleep(0.05)
+    seen, r = retry_concurrent(lambda: init_named(t, 4, pid, epoch),
+                               lambda r: r[0], 0.05)
     retry = init_named(t, 4, pid, epoch)
     t.pid, t.epoch = r[1], r[2]
     return {'seen': seen, 'last': r, 'retry': retry,
@@ -423,12 +420,7 @@ def busy_limits(bootstrap, topic, user, password, n):
     while it answers CONCURRENT_TRANSACTIONS (51) as clients do, then one
     more begins, once: the errors of the n and of the one more"""
     def begin_until_done(t):
-        for _ in range(100):
-            err = t.add_partitions(topic, [0])[0][1]
-            if err != 51:
-                return err
-            time.sleep(0.1)
-        return err
+        return retry_concurrent(lambda: t.add_partitions(topic, [0])[0][1])[1]
     busy = []
     errors = []
     for i in range(int(n)):
