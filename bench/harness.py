@@ -21,6 +21,8 @@ import tempfile
 import threading
 import time
 
+from common.stats import percentile
+
 BENCH = os.path.dirname(os.path.abspath(__file__))
 PEERS_DIR = os.path.join(BENCH, "peers")
 PGBIN = os.environ.get("PGBIN", "/usr/lib/postgresql/15/bin")
@@ -174,18 +176,18 @@ ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "w
 TODO_WORKLOADS = {}
 
 
+def have_confluent_kafka():
+    """Can KAFKA_PYTHON (the Kafka workloads' client) import confluent_kafka?"""
+    try:
+        return subprocess.run([KAFKA_PYTHON, "-c", "import confluent_kafka"],
+                              capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
 def log(msg):
     print(msg, flush=True)
 
-
-def percentile(sorted_values, q):
-    """Linear interpolation between closest ranks (PostgreSQL's percentile_cont)."""
-    if not sorted_values:
-        return None
-    pos = q * (len(sorted_values) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
 def loadavg():
@@ -1314,12 +1316,7 @@ class Bench:
         """One latency run into a fresh topic; False when it cannot run here."""
         secs = self.m["w10_latency_secs"]
         prog = os.path.join(BENCH, "common", "kafka_latency.py")
-        try:
-            ok = subprocess.run([KAFKA_PYTHON, "-c", "import confluent_kafka"],
-                                capture_output=True).returncode == 0
-        except OSError:
-            ok = False
-        if not ok:
+        if not have_confluent_kafka():
             self.notes.append(f"workload 10's latency skipped: {KAFKA_PYTHON} cannot import "
                               "confluent_kafka (python3-confluent-kafka)")
             log("  w10 latency skipped: no confluent_kafka")
@@ -1442,12 +1439,7 @@ class Bench:
         log(f"workload 12: Kafka transactions, {n:,} records of {DEFAULT_SIZE} B per point "
             f"(at most {max_txns:,} transactions): idempotent producer (acks=all) vs "
             f"transactional, {W12_PER_TXN} records per transaction")
-        try:
-            ok = subprocess.run([KAFKA_PYTHON, "-c", "import confluent_kafka"],
-                                capture_output=True).returncode == 0
-        except OSError:
-            ok = False
-        if not ok:
+        if not have_confluent_kafka():
             self.notes.append(f"workload 12 skipped: {KAFKA_PYTHON} cannot import "
                               "confluent_kafka (python3-confluent-kafka)")
             log("  w12 skipped: no confluent_kafka")

@@ -23,6 +23,8 @@ import multiprocessing
 import sys
 import time
 
+from stats import percentile
+
 VALUE_SIZE = 100
 # the producer: acks=all, nothing held back to batch (linger.ms=0), otherwise librdkafka's
 # defaults. The consumer: librdkafka's defaults (fetch.wait.max.ms=500, fetch.min.bytes=1).
@@ -30,15 +32,6 @@ PRODUCER = {"acks": "all", "linger.ms": 0}
 CONSUMER = {"group.id": "bench-latency", "enable.auto.commit": False,
             "enable.auto.offset.store": False}
 
-
-def percentile(sorted_values, q):
-    """Linear interpolation between closest ranks (as bench/harness.py)."""
-    if not sorted_values:
-        return None
-    pos = q * (len(sorted_values) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
 def consume(bootstrap, topic, conn):

@@ -33,19 +33,12 @@ import re
 import sys
 import time
 
+from stats import percentile
+
 VALUE_SIZE = 100
 POOL = 10_000
 RTT = re.compile(r"Received (\w+)Response \(v\d+, \d+ bytes, CorrId \d+, rtt ([0-9.]+)ms\)")
 
-
-def percentile(sorted_values, q):
-    """Linear interpolation between closest ranks (as bench/harness.py)."""
-    if not sorted_values:
-        return None
-    pos = q * (len(sorted_values) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
 class RttLog(logging.Handler):
