@@ -884,9 +884,10 @@ kafka_txn_forward(KafkaRequest *req, int slot, const KafkaTxnRow *row,
 		item = dsm_segment_address((dsm_segment *) conn->txn_seg);
 		if (!item->answered)
 		{
-			uint64		seen = kafka_txn_version(conn->txn_slot);
-			KafkaTxnResult result = kafka_txn_result(conn->txn_slot,
-													 conn->txn_ticket);
+			KafkaTxnResult result;
+
+			seen = kafka_txn_version(conn->txn_slot);
+			result = kafka_txn_result(conn->txn_slot, conn->txn_ticket);
 
 			if (result == KAFKA_TXN_PENDING)
 				return park_on_slot(req, conn->txn_slot, seen, deadline);
