@@ -34,9 +34,12 @@ EXTRA_CLEAN = tmp_server_log pg_topics.build-flags tmp_wire tmp_fuzz
 
 # The test build (scripts/test.sh runs `make CASSERT=1`) checks our own
 # assertions, and those of the server's inline functions we compile, against
-# Debian's server, which is built without them.  Users' builds stay as they are.
+# Debian's server, which is built without them, and fails on any compiler
+# warning (each major's server sets warnings of its own, e.g. 17's
+# -Wshadow=compatible-local).  Users' builds stay as they are.
 ifeq ($(CASSERT),1)
 ASSERT_CPPFLAGS = -DUSE_ASSERT_CHECKING
+WARNINGS_FATAL = -Werror
 endif
 
 PG_CPPFLAGS = -I$(srcdir)/src/include $(ASSERT_CPPFLAGS)
@@ -45,7 +48,7 @@ PG_CPPFLAGS = -I$(srcdir)/src/include $(ASSERT_CPPFLAGS)
 SHLIB_LINK = -lz -llz4 -lzstd -lsnappy -lssl -lcrypto
 
 PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla -Wendif-labels \
-	-Wmissing-format-attribute -Wformat-security
+	-Wmissing-format-attribute -Wformat-security $(WARNINGS_FATAL)
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -143,7 +146,7 @@ PG_PROVE_FLAGS += -I $(srcdir)/test/lib
 # or when the build switches between the test build and the normal one
 # (the file is written when make reads this, as PGXS' .SECONDARY would
 # leave a missing prerequisite unmade)
-$(shell echo '$(ASSERT_CPPFLAGS)' | cmp -s - pg_topics.build-flags || echo '$(ASSERT_CPPFLAGS)' > pg_topics.build-flags)
+$(shell echo '$(ASSERT_CPPFLAGS) $(WARNINGS_FATAL)' | cmp -s - pg_topics.build-flags || echo '$(ASSERT_CPPFLAGS) $(WARNINGS_FATAL)' > pg_topics.build-flags)
 $(OBJS): $(wildcard src/include/pg_topics/*/*.h) pg_topics.build-flags
 
 # $(call server_log_conf,NAME): pg_regress and isolation instances log with

@@ -128,6 +128,23 @@ if [ -n "$package" ]; then
 	"$top/scripts/test-package.sh" >"$package_log" 2>&1 &
 	package_pid=$!
 fi
+# The other majors, each in a Debian root of its own, side by side, and
+# beside librdkafka's suite and the package: all of them wait more than they
+# compute.  They share a directory of port locks (PostgreSQL::Test::Cluster's)
+# and take turns at the demo, whose port is fixed; each one's output follows
+# when all are done.
+majors=${PGTOPICS_TEST_MAJORS-17 18}
+major_pids=()
+shared=
+if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] && [ -n "$majors" ]; then
+	shared=$(mktemp -d /var/tmp/pg_topics-majors.XXXXXX)
+	chmod 755 "$shared"
+	mkdir -m 1777 "$shared/portlock"
+	for major in $majors; do
+		PGTOPICS_TEST_SHARED=$shared "$top/scripts/test-major.sh" "$major" >"$shared/pg$major.log" 2>&1 &
+		major_pids+=($!)
+	done
+fi
 if [ -n "$librdkafka" ]; then
 	echo "+++ librdkafka's own test suite against the listener"
 	rdk_failed=$(mktemp /var/tmp/pg_topics-librdkafka.XXXXXX)
@@ -146,23 +163,10 @@ if [ -n "$package" ]; then
 	rm -f "$package_log"
 fi
 
-# The other majors, each in a Debian root of its own, side by side: their
-# tests wait more than they compute.  They share a directory of port locks
-# (PostgreSQL::Test::Cluster's) and take turns at the demo, whose port is
-# fixed; each one's output follows when both are done.
-majors=${PGTOPICS_TEST_MAJORS-17 18}
-if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] && [ -n "$majors" ]; then
-	shared=$(mktemp -d /var/tmp/pg_topics-majors.XXXXXX)
-	chmod 755 "$shared"
-	mkdir -m 1777 "$shared/portlock"
-	pids=()
-	for major in $majors; do
-		PGTOPICS_TEST_SHARED=$shared "$top/scripts/test-major.sh" "$major" >"$shared/pg$major.log" 2>&1 &
-		pids+=($!)
-	done
+if [ -n "$shared" ]; then
 	i=0
 	for major in $majors; do
-		if ! wait "${pids[$i]}"; then
+		if ! wait "${major_pids[$i]}"; then
 			what=$(sed -n 's/^pg_topics: tests FAILED: //p' "$shared/pg$major.log" | tail -n 1)
 			fail "PostgreSQL $major (${what:-before its tests})"
 		fi
