@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+import types
 
 from common.stats import percentile
 
@@ -82,21 +83,26 @@ MODES = {
                   w9_second_pass=False, w9_reads=["w9_fetch_cte_client", "w9_fetch_cte_server"],
                   w10_records=10_000, w10_batch=1000, w10_latency_secs=1,
                   w11_keys=2000, w11_secs=1, w12_records=2000, w12_max_txns=5, w12_diag_txns=2,
-                  w12_diag_points=[1], w12_ref_txns=10),
+                  w12_diag_points=[1], w12_ref_txns=10,
+                  # w13 in smoke: each script once (1 client, the readers' first pass)
+                  w13_rows=1000, w13_batch=200, w13_backlog=1000, w13_txns=2,
+                  w13_scan_reps=1, w13_clients=[1], w13_reads=["fetch", "poll", "scan"]),
     "quick": dict(runs=1, produce_secs=2, batch_w2=1000, batch_w3=1000, backlog=200_000,
                   payload_rows_max=100_000, payload_bytes_max=200_000_000,
                   w4_backlogs=[0, 500_000, 2_000_000], w5_records=1_000_000, w7_secs=5,
                   w8_bytes=100_000_000, w9_batch=1000, w9_copy_calls=300, w9_backlog=200_000,
                   w10_records=1_000_000, w10_batch=10_000, w10_latency_secs=5,
                   w11_keys=100_000, w11_secs=2, w12_records=100_000, w12_max_txns=200,
-                  w12_diag_txns=20, w12_ref_txns=100),
+                  w12_diag_txns=20, w12_ref_txns=100, w13_rows=20_000, w13_batch=1000,
+                  w13_backlog=50_000, w13_scan_reps=3),
     "full": dict(runs=3, produce_secs=5, batch_w2=1000, batch_w3=1000, backlog=1_000_000,
                  payload_rows_max=100_000, payload_bytes_max=200_000_000,
                  w4_backlogs=[0, 5_000_000, 50_000_000], w5_records=10_000_000, w7_secs=20,
                  w8_bytes=1_000_000_000, w9_batch=1000, w9_copy_calls=1000,
                  w9_backlog=1_000_000, w10_records=1_000_000, w10_batch=10_000,
                  w10_latency_secs=20, w11_keys=100_000, w11_secs=5, w12_records=500_000,
-                 w12_max_txns=500, w12_diag_txns=50, w12_ref_txns=200),
+                 w12_max_txns=500, w12_diag_txns=50, w12_ref_txns=200, w13_rows=50_000,
+                 w13_batch=1000, w13_backlog=200_000, w13_scan_reps=5),
 }
 W1_CLIENTS = 4
 W2_CLIENTS = [1, 2]
@@ -170,8 +176,22 @@ W10_GOALS = dict(produce=0.8, consume=1.0, p99_ms=10.0)
 # worker (about 0.1 s on the machine that made bench/results), so w12_records records of one
 # per transaction would take hours.
 W12_PER_TXN = [1, 100, 1000]
+# Workload 13 (issue 34): 1 kB JSON events (common/json_events.sql), heap against pg_topics
+# with each topic config compression.type of the pg_topics peer's w13_compression. Reads, each
+# touching every value (a field of every event): (key for a mode's w13_reads, script, label,
+# second pass?, records per call: "batch" or "backlog"). The second pass times a connection's second pass over the
+# backlog only (workload 3: a new backend's first touch of each page of shared memory costs
+# microseconds on a virtual machine, and a bigger log has more pages).
+W13_CLIENTS = [1, 2]
+W13_READS = [("fetch", "w13_fetch", "fetch, a new connection", False, "batch"),
+             ("fetch_second", "w13_fetch", "fetch, second pass in its connection", True,
+              "batch"),
+             ("poll", "w13_poll", "poll (consumer group), a new connection", False, "batch"),
+             ("scan", "w13_scan", "SQL scan of the whole backlog, later scans in their "
+              "connection", True, "backlog")]
 KAFKA_WORKLOADS = {"w10", "w12"}      # the server runs with the Kafka listener for these
-ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "w11", "w12"]
+ALL_WORKLOADS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "w11", "w12",
+                 "w13"]
 
 TODO_WORKLOADS = {}
 
@@ -1650,6 +1670,145 @@ class Bench:
             shutil.rmtree(logdir, ignore_errors=True)
         return ends, c0, c1, text
 
+    # ---- workload 13: 1 kB JSON events, heap against pg_topics stored compressed or not
+    def w13(self, peers):
+        """1 kB JSON order events (common/json_events.sql, deterministic, made before any
+        timing) into the heap and into pg_topics topics of each compression.type of the
+        pg_topics peer's w13_compression: produce_batch records/s with 1 and 2 clients; disk
+        and WAL bytes per record around a backlog load of a known record count; then over that
+        backlog fetch, poll and a SQL scan, each touching every value. A codec the build
+        refuses (0A000 at create_topic) is reported as skipped, not failed."""
+        peers = [p for p in peers if p.script("w13_setup.sql")]
+        if not peers:
+            return
+        nrows, batch, backlog = self.m["w13_rows"], self.m["w13_batch"], self.m["w13_backlog"]
+        log(f"workload 13: 1 kB JSON events, produce_batch ({batch} per call, "
+            f"{self.m.get('w13_clients', W13_CLIENTS)} clients), disk and WAL per record over a {backlog:,}-record load, fetch / poll / "
+            f"SQL scan of it; peers {[p.name for p in peers]}")
+        t0 = time.time()
+        stats = self.server.psql_file(os.path.join(BENCH, "common", "json_events.sql"),
+                                      dict(nrows=nrows, batch=batch)).split("\n")[-1].split()
+        self.checkpoint()
+        events = dict(rows=int(stats[0]), jsonb_bytes=float(stats[1]),
+                      text_bytes=float(stats[2]), compact_json_bytes=float(stats[3]))
+        self.results.append(dict(workload="w13", config="payload", peer=None, kind="payload",
+                                 batch=batch, backlog=backlog, **events))
+        log(f"  w13 payload: {nrows:,} events generated in {time.time() - t0:.1f}s (untimed): "
+            f"jsonb image {events['jsonb_bytes']:.0f} B, as compact JSON "
+            f"{events['compact_json_bytes']:.0f} B on average")
+        variables = dict(nrows=nrows, batch=batch, nbatches=nrows // batch, pos=0,
+                         backlog=backlog)
+        for peer in peers:
+            variants = [v.strip() for v in peer.conf.get("w13_compression", "").split(",")
+                        if v.strip()] or [None]
+            for variant in variants:
+                name = peer.name if variant is None else f"{peer.name} ({variant})"
+                v = dict(variables, compression=variant or "uncompressed")
+                try:
+                    try:
+                        self.setup_w13(peer, v)
+                    except PeerError as e:
+                        if "0A000" not in str(e):
+                            raise
+                        reason = next((l for l in str(e).splitlines() if "0A000" in l),
+                                      str(e)).split("0A000:", 1)[-1].strip()
+                        self.results.append(dict(workload="w13", config="skipped", peer=name,
+                                                 peer_base=peer.name, variant=variant,
+                                                 kind="skipped", reason=reason))
+                        self.notes.append(f"workload 13: {name} skipped: the build refuses it "
+                                          f"(0A000: {reason})")
+                        log(f"  w13 {name}: skipped, the build refuses it (0A000: {reason})")
+                        continue
+                    self.w13_peer(peer, name, variant, v)
+                except (PeerError, HarnessError) as e:
+                    self.fail(peer, "w13", PeerError(f"{name}: {e}"))
+                finally:
+                    if peer.script("w13_teardown.sql"):
+                        try:
+                            self.server.psql_file(peer.script("w13_teardown.sql"), v,
+                                                  peer.pgoptions)
+                            self.checkpoint()
+                        except (PeerError, HarnessError):
+                            pass
+
+    def setup_w13(self, peer, variables):
+        self.server.psql_file(peer.script("w13_setup.sql"), variables, peer.pgoptions)
+
+    def w13_peer(self, peer, name, variant, v):
+        batch, backlog = v["batch"], v["backlog"]
+        calls = backlog // batch
+        who = types.SimpleNamespace(name=name)
+        extra = dict(peer_base=peer.name, variant=variant, batch=batch)
+        produce = peer.script("w13_produce_batch.sql")
+        for clients in self.m.get("w13_clients", W13_CLIENTS):
+            runs = []
+            for _ in range(self.m["runs"]):
+                self.setup_w13(peer, v)
+                self.checkpoint()
+                runs.append(self.server.pgbench(produce, clients, v,
+                                                secs=self.m["produce_secs"],
+                                                txns=self.m.get("w13_txns"),
+                                                pgoptions=peer.pgoptions))
+            self.record("w13", f"produce_batch, {batch} per call, {clients} client(s)", who,
+                        runs, batch, dict(extra, kind="produce", clients=clients))
+        size_sql = peer.script("w13_size.sql")
+        if size_sql:
+            # the backlog, a known number of records: disk and WAL bytes per record around it
+            stor = []
+            for run in range(self.m["runs"]):
+                self.setup_w13(peer, v)
+                self.checkpoint()
+                s0 = int(self.server.psql_file(size_sql))
+                d0 = int(self.server.sql("SELECT pg_database_size(current_database())"))
+                lsn0 = self.server.sql("SELECT pg_current_wal_lsn()")
+                t0 = time.time()
+                self.server.pgbench(produce, 1, v, txns=calls, pgoptions=peer.pgoptions)
+                secs = time.time() - t0
+                wal = int(self.server.sql(
+                    f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{lsn0}')"))
+                self.checkpoint()
+                s1 = int(self.server.psql_file(size_sql))
+                d1 = int(self.server.sql("SELECT pg_database_size(current_database())"))
+                stor.append(((s1 - s0) / backlog, wal / backlog, (d1 - d0) / backlog, secs))
+            row = dict(workload="w13", config=f"{backlog:,} records, {batch} per call",
+                       peer=name, kind="storage", records=backlog,
+                       disk_per_record=statistics.median(x[0] for x in stor),
+                       wal_per_record=statistics.median(x[1] for x in stor),
+                       db_per_record=statistics.median(x[2] for x in stor),
+                       load_secs=round(statistics.median(x[3] for x in stor), 2), **extra)
+            self.results.append(row)
+            log(f"  w13 {name:<24} disk {row['disk_per_record']:8.1f} B/record   WAL "
+                f"{row['wal_per_record']:8.1f} B/record   (database "
+                f"{row['db_per_record']:.1f} B/record; load {row['load_secs']}s)")
+            # what autovacuum would have done by now (untimed), as after workload 3's load
+            self.vacuum_checkpoint()
+        only = self.m.get("w13_reads")
+        for key, script_name, label, second, per in W13_READS:
+            script = peer.script(f"{script_name}.sql")
+            if not script or (only is not None and key not in only):
+                continue
+            poll = script_name == "w13_poll"
+            n = calls if per == "batch" else self.m["w13_scan_reps"]
+            runs = []
+            for _ in range(self.m["runs"]):
+                if poll and peer.script("w13_poll_reset.sql"):
+                    self.server.psql_file(peer.script("w13_poll_reset.sql"), v, peer.pgoptions)
+                self.checkpoint()
+                if second:
+                    runs.append(self.server.pgbench_later_half(script, v, n,
+                                                               pgoptions=peer.pgoptions))
+                else:
+                    runs.append(self.server.pgbench(script, 1, v, txns=n,
+                                                    pgoptions=peer.pgoptions))
+                if poll and peer.script("w13_poll_remaining.sql"):
+                    left = self.server.psql_file(peer.script("w13_poll_remaining.sql"))
+                    if left not in ("0", ""):
+                        raise PeerError(f"w13_poll: {left} records left after {n} calls of "
+                                        f"{batch} (expected 0)")
+            self.record("w13", label, who, runs, batch if per == "batch" else backlog,
+                        dict(extra, kind="read", path=script_name, second_pass=second,
+                             backlog=backlog))
+
     def w7(self, peers):
         secs = self.m["w7_secs"]
         log(f"workload 7: end-to-end latency at {W7_RATE} records/s (1 per transaction, "
@@ -1739,7 +1898,7 @@ class Bench:
             load_batch=LOAD_BATCH, w4_batch=W4_BATCH, w5_batch=W5_BATCH,
             w5_range_fraction=W5_RANGE_FRACTION, w7_rate=W7_RATE, w7_batch=W7_BATCH,
             w7_wait_s=W7_WAIT_S, w10_latency_rate=W10_LATENCY_RATE, w10_goals=W10_GOALS,
-            w12_per_txn=W12_PER_TXN,
+            w12_per_txn=W12_PER_TXN, w13_clients=W13_CLIENTS,
             loadavg=loadavg())
 
     def run(self):
@@ -1791,7 +1950,7 @@ class Bench:
                                 ("w5", self.w5, {"w5"}), ("w7", self.w7, {"w7"}),
                                 ("w8", self.w8, {"w8"}), ("w9", self.w9, {"w9"}),
                                 ("w10", self.w10, {"w10"}), ("w11", self.w11, {"w11"}),
-                                ("w12", self.w12, {"w12"})):
+                                ("w12", self.w12, {"w12"}), ("w13", self.w13, {"w13"})):
             if wanted & when:
                 t0 = time.time()
                 run(active)
@@ -1824,7 +1983,7 @@ def main():
     g.add_argument("--full", dest="mode", action="store_const", const="full",
                    help="full sizes, median of 3 runs per point (default)")
     ap.add_argument("--peers", help="comma-separated peers to run (null is always run)")
-    ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3,w4,w5,w7,w8,w9,w10,w11,w12 "
+    ap.add_argument("--workloads", help="comma-separated subset of w1,w2,w3,w4,w5,w7,w8,w9,w10,w11,w12,w13 "
                     "(default all; w3 includes w6)")
     ap.add_argument("--allow-fail", default="",
                     help="comma-separated peers whose script failures are reported but do not "

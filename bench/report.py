@@ -365,6 +365,133 @@ def w12_tables(doc):
     return "\n".join(out)
 
 
+def w13_tables(doc):
+    """Workload 13: 1 kB JSON events, heap against pg_topics stored uncompressed and with each
+    compression.type of the run: produce, disk and WAL bytes per record, reads; ratios against
+    the heap and against pg_topics uncompressed, then issue 34's targets."""
+    rows = [r for r in doc["results"] if r["workload"] == "w13" and r.get("config")]
+    prod = [r for r in rows if r.get("kind") == "produce"]
+    stor = [r for r in rows if r.get("kind") == "storage"]
+    reads = [r for r in rows if r.get("kind") == "read"]
+    skipped = [r for r in rows if r.get("kind") == "skipped"]
+
+    def unc(r):
+        return r.get("peer_base") == "pg_topics" and r.get("variant") == "uncompressed"
+
+    def ref(pool, r, which):
+        """The heap's / pg_topics uncompressed's / the floor's row of r's configuration."""
+        test = {"heap": lambda b: b["peer"] == "heap", "unc": unc,
+                "null": lambda b: b["peer"] == "null"}[which]
+        return next((b for b in pool if test(b) and b["config"] == r["config"]), None)
+
+    def x(v, digits=2):
+        return "—" if v is None else f"{v:.{digits}f}×"
+
+    def rps_ratio(r, b):
+        return None if not b or not b.get("records_per_s") else r["records_per_s"] / b["records_per_s"]
+
+    def time_ratio(r, b):
+        return None if not b or not b.get("ms_per_1000") else r["ms_per_1000"] / b["ms_per_1000"]
+
+    def above(r):
+        fl = ref(reads + prod, r, "null")
+        return None if not fl else r["ms_per_1000"] - fl["ms_per_1000"]
+
+    out = []
+    if prod:
+        out += ["| produce_batch | peer | ms / 1000 records | minus floor | records/s | "
+                "records/s ÷ heap's | ÷ pg_topics uncompressed's | runs (records/s) |",
+                "|---|---|---:|---:|---:|---:|---:|---|"]
+        for r in prod:
+            own = r["peer"] in ("null", "heap")
+            out.append(f"| {r['clients']} client(s), {r['batch']:,} per call | {r['peer']} | "
+                       f"{fmt(r['ms_per_1000'])} | "
+                       f"{'(floor)' if r['peer'] == 'null' else fmt(above(r))} | "
+                       f"{fmt(r['records_per_s'], 0)} | "
+                       f"{'—' if own else x(rps_ratio(r, ref(prod, r, 'heap')))} | "
+                       f"{'—' if own or unc(r) else x(rps_ratio(r, ref(prod, r, 'unc')))} | "
+                       + ", ".join(f"{v:,.0f}" for v in r["runs"]) + " |")
+    if stor:
+        out += ["", "| peer | records | disk B / record | WAL B / record | database growth "
+                "B / record | disk / WAL ÷ heap's | disk / WAL ÷ pg_topics uncompressed's | "
+                "load (s) |",
+                "|---|---:|---:|---:|---:|---|---|---:|"]
+        for r in stor:
+            h, u = ref(stor, r, "heap"), ref(stor, r, "unc")
+
+            def both(b):
+                if not b or r is b:
+                    return "—"
+                return (f"{x(r['disk_per_record'] / b['disk_per_record'])} / "
+                        f"{x(r['wal_per_record'] / b['wal_per_record'])}")
+            out.append(f"| {r['peer']} | {r['records']:,} | {r['disk_per_record']:,.1f} | "
+                       f"{r['wal_per_record']:,.1f} | {r['db_per_record']:,.1f} | {both(h)} | "
+                       f"{both(u) if r['peer'] != 'heap' else '—'} | {r['load_secs']} |")
+    if reads:
+        out += ["", "| read | peer | ms / 1000 records | minus floor | records/s | "
+                "time ÷ heap's | time ÷ pg_topics uncompressed's | above the floor ÷ "
+                "uncompressed's | runs (records/s) |",
+                "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+        for r in reads:
+            own = r["peer"] in ("null", "heap")
+            u = ref(reads, r, "unc")
+            au = above(r) / above(u) if u and above(r) is not None and above(u) else None
+            out.append(f"| {r['config']} | {r['peer']} | {fmt(r['ms_per_1000'])} | "
+                       f"{'(floor)' if r['peer'] == 'null' else fmt(above(r))} | "
+                       f"{fmt(r['records_per_s'], 0)} | "
+                       f"{'—' if own else x(time_ratio(r, ref(reads, r, 'heap')))} | "
+                       f"{'—' if own or unc(r) else x(time_ratio(r, u))} | "
+                       f"{'—' if own or unc(r) else x(au)} | "
+                       + ", ".join(f"{v:,.0f}" for v in r["runs"]) + " |")
+    # issue 34's targets, for every compressed variant that ran
+    variants = list(dict.fromkeys(r["peer"] for r in stor + prod + reads
+                                  if r.get("peer_base") == "pg_topics" and not unc(r)))
+    if variants:
+        def verdict(v, ok):
+            return "—" if v is None else f"{x(v)} {'yes' if ok(v) else '**no**'}"
+        out += ["", "Issue 34's targets (in this run; *today's* is pg_topics uncompressed of "
+                "the same build and run):", "",
+                "| target | " + " | ".join(variants) + " |",
+                "|---|" + "---|" * len(variants)]
+        lines = []
+        for label, key in (("disk bytes per record ≤ 1/3 of uncompressed's", "disk_per_record"),
+                           ("WAL bytes per record ≤ 1/3 of uncompressed's", "wal_per_record")):
+            cells = []
+            for p in variants:
+                r = next((s for s in stor if s["peer"] == p), None)
+                u = ref(stor, r, "unc") if r else None
+                cells.append(verdict(r[key] / u[key] if r and u else None, lambda v: v <= 1 / 3))
+            lines.append((label, cells))
+        for c in dict.fromkeys(r["clients"] for r in prod):
+            cells = []
+            for p in variants:
+                r = next((s for s in prod if s["peer"] == p and s["clients"] == c), None)
+                cells.append(verdict(rps_ratio(r, ref(prod, r, "heap")) if r else None,
+                                     lambda v: v >= 2))
+            lines.append((f"produce_batch records/s ≥ 2 × heap's, {c} client(s)", cells))
+        for config in dict.fromkeys(r["config"] for r in reads):
+            scan = config.startswith("SQL scan")
+            cells = []
+            for p in variants:
+                r = next((s for s in reads if s["peer"] == p and s["config"] == config), None)
+                u = ref(reads, r, "unc") if r else None
+                if scan:
+                    v = time_ratio(r, u) if r else None
+                    cells.append(verdict(v, lambda v: v <= 1.2))
+                else:
+                    a, au = (above(r), above(u)) if r and u else (None, None)
+                    v = a / au if a is not None and au else None
+                    cells.append(verdict(v, lambda v: v <= 1.0))
+            lines.append((f"{config}: time ≤ 1.2 × uncompressed's" if scan else
+                          f"{config}: time above the floor ≤ uncompressed's", cells))
+        for label, cells in lines:
+            out.append(f"| {label} | " + " | ".join(cells) + " |")
+    if skipped:
+        out += [""] + [f"- `{r['peer']}`: skipped, the build refuses it (0A000: {r['reason']})"
+                       for r in skipped]
+    return "\n".join(out)
+
+
 def plots(doc, outdir):
     """W2 records/s and MB/s against payload size (log-log), one line per peer x clients."""
     if not shutil.which("gnuplot"):
@@ -623,6 +750,41 @@ def write_report(doc, outdir):
                  "costs on the SQL path of the same server: `produce_1.sql` in one connection "
                  "and with a new connection per transaction.\n")
         L.append(w12_tables(doc))
+        L.append("")
+    if "w13" in has:
+        pay = next((r for r in doc["results"] if r["workload"] == "w13"
+                    and r.get("kind") == "payload"), {})
+        L.append("## Workload 13 — 1 kB JSON events, compressed storage (issue 34)\n")
+        L.append(f"{pay.get('rows', 0):,} distinct order events made deterministically in SQL "
+                 "before any timing (`bench/common/json_events.sql`: nested customer, shipping "
+                 "address, 1–4 items of a 2,000-product catalogue, payment, request context with "
+                 "IP, 32-hex session id and user agent, status history; UUID event ids, ISO 8601 "
+                 "timestamps, increasing order ids; keys: the order id as text), "
+                 f"{pay.get('compact_json_bytes', 0):,.0f} B of compact JSON on average, stored "
+                 f"as `jsonb` by every peer (an image of {pay.get('jsonb_bytes', 0):,.0f} B on "
+                 f"average), in pre-built arrays of {pay.get('batch', 0):,} (`w13_batches`). "
+                 "Peers: `heap` (`w13_heap`: `heap_topic`'s columns with a `jsonb` value, "
+                 "`INSERT … SELECT unnest(keys, vals)`), pg_topics topics of 1 partition (key "
+                 "`text`, value `jsonb`) created with `configs => '{\"compression.type\": …}'` "
+                 "for each value of the peer's `w13_compression` (`produce_batch`), and the floor "
+                 "(`null`: the same arrays detoasted whole and kept nowhere; for reads, the "
+                 "same per-record work on one event already in memory). *Produce*: "
+                 f"`w13_produce_batch.sql`, {mp.get('w13_batch', 0):,} records per call, 1 and "
+                 "2 clients. *Disk and WAL*: around a load of "
+                 f"{pay.get('backlog', 0):,} records (1 client, the same script): disk is the "
+                 "growth of `topics.partitions.bytes` (heap: `pg_total_relation_size`) after a "
+                 "CHECKPOINT, WAL the `pg_current_wal_lsn()` difference over the load, both ÷ "
+                 "the records; *database growth* is `pg_database_size`'s, as a cross-check. "
+                 "*Reads* over that backlog (after VACUUM ANALYZE + CHECKPOINT), each touching "
+                 "every value (`sum(length(value ->> 'event_id'))`, checked): `topics.fetch` "
+                 f"(heap: `id > pos ORDER BY id LIMIT n`) of {mp.get('w13_batch', 0):,} per "
+                 "call until the end, in a new connection and in the second pass of one; "
+                 "`topics.poll` of a consumer group (heap: a cursor row) draining it; a SQL "
+                 "`SELECT count(*), sum(…)` of the whole topic (table), the later half of "
+                 f"{2 * mp.get('w13_scan_reps', 0)} scans in one connection. Reads and the "
+                 "floor are server-side: shipping 1 kB values to the client costs every peer "
+                 "the same and would hide the storage's share.\n")
+        L.append(w13_tables(doc))
         L.append("")
     if doc.get("todo_workloads"):
         L.append("## Not available\n")

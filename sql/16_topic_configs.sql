@@ -41,6 +41,8 @@ SELECT k, v, tc_try(format('SELECT topics.alter_topic_configs(%L, jsonb_build_ob
 FROM (VALUES ('cleanup.policy', 'compact'), ('cleanup.policy', 'compact,delete'),
              ('cleanup.policy', 'delete,compact'), ('cleanup.policy', 'delete'),
              ('compression.type', 'uncompressed'), ('compression.type', 'producer'),
+             ('compression.type', 'lz4'), ('compression.type', 'zstd'),
+             ('compression.type', 'uncompressed'),
              ('delete.retention.ms', '0'), ('delete.retention.ms', '9223372036854775807'),
              ('max.compaction.lag.ms', '1'),
              ('max.message.bytes', '0'), ('max.message.bytes', '2147483647'),
@@ -59,8 +61,7 @@ SELECT k, v, tc_try(format('SELECT topics.alter_topic_configs(%L, jsonb_build_ob
                            'tc_plain', k, v)) AS outcome
 FROM (VALUES ('cleanup.policy', 'remove'), ('cleanup.policy', 'compact,compact'),
              ('compression.type', 'gzip'), ('compression.type', 'snappy'),
-             ('compression.type', 'lz4'), ('compression.type', 'zstd'),
-             ('compression.type', 'brotli'),
+             ('compression.type', 'brotli'), ('compression.type', 'none'),
              ('delete.retention.ms', '-1'), ('delete.retention.ms', '1.5'),
              ('max.compaction.lag.ms', '0'),
              ('max.message.bytes', '-1'), ('max.message.bytes', '2147483648'),

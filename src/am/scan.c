@@ -45,11 +45,13 @@
 #include "port/pg_bitutils.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
+#include "utils/memutils.h"
 #include "utils/sampling.h"
 #include "utils/snapmgr.h"
 
 #include "pg_topics/base/compat.h"
 #include "pg_topics/am/scan.h"
+#include "pg_topics/log/batch_compression.h"
 #include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/visibility.h"
@@ -100,6 +102,8 @@ typedef struct TopicScanDescData
 	BlockSamplerData sampler;	/* its blocks, numbered across segments */
 	double		sample_weight;	/* records each sampled record stands for */
 	BufferAccessStrategy analyze_strategy;	/* ANALYZE's, not ours to free */
+	MemoryContext inflated;		/* the current page's compressed batches'
+								 * records, inflated; NULL before the first */
 	VisibleRecord visible[TOPIC_LOG_MAX_RECORDS_PER_PAGE];
 } TopicScanDescData;
 
@@ -176,6 +180,32 @@ batch_wanted(TopicScanDesc scan, Buffer buffer, TopicBatchHeader hdr)
 }
 
 /*
+ * The bytes the records of batch hdr of the current page decode from: the
+ * page's, or for a compressed batch the records inflated into the scan's
+ * memory for the page, which lives as long as the page stays current.
+ */
+static const char *
+page_records(TopicScanDesc scan, TopicBatchHeader hdr, Size *end)
+{
+	MemoryContext old;
+	const char *bytes;
+
+	if (!(hdr->flags & TB_COMPRESSED))
+	{
+		*end = hdr->length;
+		return (const char *) hdr;
+	}
+	if (scan->inflated == NULL)
+		scan->inflated = AllocSetContextCreate(GetMemoryChunkContext(scan),
+											   "topic_log scan page",
+											   ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(scan->inflated);
+	bytes = topic_batch_records_copy(hdr, end);
+	MemoryContextSwitchTo(old);
+	return bytes;
+}
+
+/*
  * Make block blkno of segment seg the current page: pin it and collect its
  * wanted records.  The metapage and not-yet-initialized pages have none.
  */
@@ -195,6 +225,8 @@ load_page(TopicScanDesc scan, int seg, BlockNumber blkno)
 	scan->cseg = seg;
 	scan->cblock = blkno;
 	scan->nvisible = 0;
+	if (scan->inflated != NULL)
+		MemoryContextReset(scan->inflated);
 
 	if (blkno == TOPIC_LOG_METAPAGE_BLKNO)
 	{
@@ -211,7 +243,8 @@ load_page(TopicScanDesc scan, int seg, BlockNumber blkno)
 	{
 		if (batch_wanted(scan, scan->cbuf, hdr))
 		{
-			const char *bytes = (const char *) hdr;
+			Size		end;
+			const char *bytes = page_records(scan, hdr, &end);
 			Size		rpos = topic_batch_records_start(hdr);
 			int			i;
 
@@ -220,7 +253,7 @@ load_page(TopicScanDesc scan, int seg, BlockNumber blkno)
 				VisibleRecord *v = &scan->visible[scan->nvisible];
 
 				if (index > TOPIC_LOG_MAX_RECORDS_PER_PAGE ||
-					!topic_record_decode(bytes, &rpos, hdr->length, hdr, i,
+					!topic_record_decode(bytes, &rpos, end, hdr, i,
 										 &v->rec))
 					report_bad_record(rel, blkno, index);
 				v->partition = hdr->partition;
@@ -692,6 +725,8 @@ topic_scan_end(TableScanDesc sscan)
 		UnregisterSnapshot(scan->base.rs_snapshot);
 	close_segments(scan);
 	RelationDecrementReferenceCount(scan->base.rs_rd);
+	if (scan->inflated != NULL)
+		MemoryContextDelete(scan->inflated);
 	pfree(scan);
 }
 
@@ -798,7 +833,7 @@ tid_segment(Relation rel, ItemPointer tid, BlockNumber *blkno, int64 *log_start)
  */
 static TopicBatchHeader
 locate(Relation seg, BlockNumber blkno, int want, Buffer *buffer,
-	   TopicRecord *rec)
+	   TopicBatchBuffer *inflated, TopicRecord *rec)
 {
 	Page		page;
 	Size		pos = 0;
@@ -819,13 +854,13 @@ locate(Relation seg, BlockNumber blkno, int want, Buffer *buffer,
 	{
 		if (want < index + hdr->nrecords)
 		{
-			const char *bytes = (const char *) hdr;
+			Size		end;
+			const char *bytes = topic_batch_records(hdr, inflated, &end);
 			Size		rpos = topic_batch_records_start(hdr);
 			int			i;
 
 			for (i = 0; i <= want - index; i++)
-				if (!topic_record_decode(bytes, &rpos, hdr->length, hdr, i,
-										 rec))
+				if (!topic_record_decode(bytes, &rpos, end, hdr, i, rec))
 					report_bad_record(seg, blkno, index + i);
 			return hdr;
 		}
@@ -847,13 +882,15 @@ fetch_tid(Relation rel, ItemPointer tid, Snapshot snapshot,
 	Buffer		buffer;
 	TopicRecord rec;
 	TopicBatchHeader hdr;
+	TopicBatchBuffer inflated = {NULL, 0};
 	bool		found = false;
 
 	if (seg == NULL)
 		return false;
 	/* read before the data page is locked: the metapage is a lower block */
 	resolved = topic_storage_resolved(seg);
-	hdr = locate(seg, blkno, ItemPointerGetOffsetNumber(tid), &buffer, &rec);
+	hdr = locate(seg, blkno, ItemPointerGetOffsetNumber(tid), &buffer,
+				 &inflated, &rec);
 	if (hdr != NULL)
 	{
 		found = rec.offset >= log_start &&
@@ -867,6 +904,7 @@ fetch_tid(Relation rel, ItemPointer tid, Snapshot snapshot,
 			ExecMaterializeSlot(slot);
 		}
 		UnlockReleaseBuffer(buffer);
+		topic_batch_buffer_free(&inflated);
 	}
 	if (seg != rel)
 		relation_close(seg, NoLock);

@@ -276,14 +276,26 @@ offset_for_time(void *arg, Relation seg, const TopicSegmentEntry *entry, int i)
 	while (search->offset < 0 && (hdr = topic_batch_iter_next(&it)) != NULL)
 	{
 		Size		rpos = topic_batch_records_start(hdr);
+		Size		end;
+		const char *bytes;
+		int64		last;
+		TimestampTz oldest;
+		TimestampTz newest;
 		int			r;
 
+		/* a batch all older than the time: not worth inflating */
+		if (hdr->nrecords == 0 ||
+			(topic_batch_summary(hdr, &last, &oldest, &newest) &&
+			 newest < search->ts))
+			continue;
+		bytes = topic_batch_walk_records(seg, it.blkno, hdr, &end);
 		for (r = 0; r < hdr->nrecords; r++)
 		{
 			TopicRecord rec;
 
 			/* a record that does not decode is corruption, as for fetch */
-			topic_decode_batch_record(seg, it.blkno, hdr, &rpos, r, &rec);
+			topic_decode_batch_record(seg, it.blkno, hdr, bytes, end, &rpos,
+									  r, &rec);
 			if (rec.timestamp >= search->ts && rec.offset >= search->log_start)
 			{
 				search->offset = rec.offset;

@@ -40,6 +40,7 @@
 
 #include "pg_topics/base/compat.h"
 #include "pg_topics/base/catalog.h"
+#include "pg_topics/log/batch_compression.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/segments/segment.h"
@@ -63,6 +64,7 @@ typedef struct VerifyState
 	int64		page_next;		/* running summary of the pages so far */
 	TimestampTz page_max_ts;
 	uint8		page_version;	/* of the data page being checked */
+	TopicBatchBuffer inflated;	/* a compressed batch's records */
 } VerifyState;
 
 static void report(VerifyState *state, BlockNumber blkno, const char *fmt,...)
@@ -224,8 +226,12 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 			int64 *min_offset, int64 *max_offset,
 			TimestampTz *min_ts, TimestampTz *max_ts)
 {
-	const char *bytes = (const char *) hdr;
+	const char *bytes;
+	Size		end;
 	Size		pos = topic_batch_records_start(hdr);
+	int64		batch_last = hdr->base_offset;	/* this batch's own summary */
+	TimestampTz batch_oldest = hdr->base_timestamp;
+	TimestampTz batch_newest = hdr->base_timestamp;
 	int			i;
 
 	if (hdr->flags & ~TB_KNOWN_FLAGS ||
@@ -258,7 +264,7 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 		TopicBatchProducerData producer;
 
 		topic_batch_producer(hdr, &producer);
-		if (state->page_version < TOPIC_LOG_FORMAT_VERSION)
+		if (state->page_version < 3)
 			report(state, blkno, "batch %d of a producer is on a page of format version %u",
 				   batchno, state->page_version);
 		if (!(hdr->flags & TB_CONTIGUOUS) || producer.count <= 0 ||
@@ -268,11 +274,38 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 			report(state, blkno, "batch %d does not lie within its producer batch", batchno);
 	}
 
+	if (hdr->flags & TB_COMPRESSED)
+	{
+		TopicBatchCompressionData c;
+
+		if (state->page_version < 4)
+			report(state, blkno, "compressed batch %d is on a page of format version %u",
+				   batchno, state->page_version);
+		if (hdr->length <= topic_batch_compressed_start(hdr))
+		{
+			report(state, blkno, "compressed batch %d is too short", batchno);
+			return;
+		}
+		topic_batch_compression(hdr, &c);
+		if ((c.codec != TOPIC_CODEC_LZ4 && c.codec != TOPIC_CODEC_ZSTD) ||
+			c.reserved1 != 0 || c.reserved2 != 0 || c.reserved3 != 0)
+		{
+			report(state, blkno, "compressed batch %d has unknown codec %u",
+				   batchno, c.codec);
+			return;
+		}
+	}
+	if (!topic_batch_inflate(hdr, &state->inflated, &bytes, &end))
+	{
+		report(state, blkno, "compressed records of batch %d do not match their checksum or do not inflate",
+			   batchno);
+		return;
+	}
 	for (i = 0; i < hdr->nrecords; i++)
 	{
 		TopicRecord rec;
 
-		if (!topic_record_decode(bytes, &pos, hdr->length, hdr, i, &rec))
+		if (!topic_record_decode(bytes, &pos, end, hdr, i, &rec))
 		{
 			report(state, blkno, "record %d of batch %d does not decode", i, batchno);
 			return;
@@ -293,10 +326,24 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 		*max_offset = Max(*max_offset, rec.offset);
 		*min_ts = Min(*min_ts, rec.timestamp);
 		*max_ts = Max(*max_ts, rec.timestamp);
+		batch_last = Max(batch_last, rec.offset);
+		batch_oldest = Min(batch_oldest, rec.timestamp);
+		batch_newest = Max(batch_newest, rec.timestamp);
 	}
-	if (pos != hdr->length)
+	if (pos != end)
 		report(state, blkno, "batch %d has %zu bytes after its last record",
-			   batchno, (size_t) (hdr->length - pos));
+			   batchno, (size_t) (end - pos));
+	if (hdr->flags & TB_COMPRESSED)
+	{
+		TopicBatchCompressionData c;
+
+		/* the summary kept beside the records must be theirs */
+		topic_batch_compression(hdr, &c);
+		if (c.last_offset != batch_last || c.min_timestamp != batch_oldest ||
+			c.max_timestamp != batch_newest)
+			report(state, blkno, "compressed batch %d has a summary that is not its records'",
+				   batchno);
+	}
 }
 
 /* Check one data page */

@@ -51,6 +51,7 @@
 
 #include "pg_topics/base/compat.h"
 #include "pg_topics/base/settings.h"
+#include "pg_topics/log/batch_compression.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/wal.h"
 
@@ -62,7 +63,6 @@
 #define FALLOCATE_MIN_BLOCKS	8
 #endif
 
-static bool batch_fits(Page page, const char *batch, Size len, bool init_page);
 static void read_metapage(Relation rel, TopicLogMetaData *meta,
 						  TopicLogPageOpaqueData *opaque);
 
@@ -152,7 +152,7 @@ init_metapage(Page page, int64 log_start_offset, TimestampTz max_timestamp,
 	PageInit(page, BLCKSZ, sizeof(TopicLogPageOpaqueData));
 	meta = TopicLogPageGetMeta(page);
 	meta->magic = TOPIC_LOG_META_MAGIC;
-	meta->version = TOPIC_LOG_FORMAT_VERSION;
+	meta->version = TOPIC_LOG_CREATE_VERSION;
 	meta->flags = flags;
 	meta->log_start_offset = log_start_offset;
 	meta->owner = owner;
@@ -166,7 +166,7 @@ init_metapage(Page page, int64 log_start_offset, TimestampTz max_timestamp,
 	opaque->min_timestamp = max_timestamp;
 	opaque->max_timestamp = max_timestamp;
 	opaque->flags = TL_PAGE_META;
-	opaque->version = TOPIC_LOG_FORMAT_VERSION;
+	opaque->version = TOPIC_LOG_CREATE_VERSION;
 	opaque->page_id = TOPIC_LOG_PAGE_ID;
 }
 
@@ -996,7 +996,7 @@ topic_tail_append(Relation rel, TopicTail *tail, char *batch, Size len,
 	Assert(hdr->hints == 0);
 
 	/* anything that could fail in there must fail here */
-	if (!batch_fits(page, batch, len, tail->init_page))
+	if (!topic_page_batch_fits(page, batch, len, tail->init_page))
 		elog(ERROR, "topic_log batch of %zu bytes does not fit page %u of \"%s\"",
 			 len, tail->blkno, RelationGetRelationName(rel));
 
@@ -1019,7 +1019,8 @@ topic_tail_append(Relation rel, TopicTail *tail, char *batch, Size len,
 		int			regflags = REGBUF_STANDARD;
 
 		memset(&xlrec, 0, sizeof(xlrec));
-		xlrec.version = TOPIC_LOG_FORMAT_VERSION;
+		/* a release that cannot read the batch refuses the record */
+		xlrec.version = topic_batch_format_version((TopicBatchHeader) batch);
 		xlrec.flags = last_in_multi ? XLTL_LAST_IN_MULTI : 0;
 		if (XLogLogicalInfoActive())
 			xlrec.flags |= XLTL_ROUTER;
@@ -1109,6 +1110,18 @@ topic_batch_summary(const TopicBatchHeaderData *hdr, int64 *last_offset,
 		*min_ts = *max_ts = hdr->base_timestamp;
 		return true;
 	}
+	if (hdr->flags & TB_COMPRESSED)
+	{
+		TopicBatchCompressionData compression;
+
+		/* kept beside the compressed records, under their checksum */
+		if (!topic_batch_compression_intact(hdr, &compression))
+			return false;
+		*last_offset = compression.last_offset;
+		*min_ts = compression.min_timestamp;
+		*max_ts = compression.max_timestamp;
+		return true;
+	}
 
 	*last_offset = hdr->base_offset;
 	*min_ts = *max_ts = hdr->base_timestamp;
@@ -1126,12 +1139,34 @@ topic_batch_summary(const TopicBatchHeaderData *hdr, int64 *last_offset,
 }
 
 /*
+ * Does a compressed batch of len bytes describe itself plausibly: intact
+ * (checksum and all), and a summary that holds the batch's records?  Its
+ * records are checked when they are read (inflating them here would
+ * allocate in a critical section).
+ */
+static bool
+compression_plausible(const TopicBatchHeaderData *hdr, Size len)
+{
+	TopicBatchCompressionData c;
+
+	if (hdr->length != len || !topic_batch_compression_intact(hdr, &c))
+		return false;
+	return c.last_offset >= hdr->base_offset + hdr->nrecords - 1 &&
+		c.min_timestamp <= c.max_timestamp &&
+		(!(hdr->flags & TB_CONTIGUOUS) ||
+		 c.last_offset == hdr->base_offset + hdr->nrecords - 1) &&
+		(!(hdr->flags & TB_SAME_TIMESTAMP) ||
+		 (c.min_timestamp == hdr->base_timestamp &&
+		  c.max_timestamp == hdr->base_timestamp));
+}
+
+/*
  * Would the batch go on the page (initialized first, if init_page) as a
  * well-formed batch?  Checked before the critical section, so that a bad
  * batch is an ERROR and not a PANIC.
  */
-static bool
-batch_fits(Page page, const char *batch, Size len, bool init_page)
+bool
+topic_page_batch_fits(Page page, const char *batch, Size len, bool init_page)
 {
 	const TopicBatchHeaderData *hdr = (const TopicBatchHeaderData *) batch;
 	Size		lower = MAXALIGN(SizeOfPageHeaderData);
@@ -1153,6 +1188,9 @@ batch_fits(Page page, const char *batch, Size len, bool init_page)
 			 len == TOPIC_MARKER_LENGTH_WITH_START) &&
 			hdr->nrecords == 0 && lower + MAXALIGN(len) <= upper &&
 			hdr->base_offset >= 0 && hdr->base_offset < TOPIC_OFFSET_MAX;
+	if (len >= sizeof(TopicBatchHeaderData) && (hdr->flags & TB_COMPRESSED) &&
+		!compression_plausible(hdr, len))
+		return false;
 	return len >= sizeof(TopicBatchHeaderData) && hdr->length == len &&
 		len > topic_batch_records_start(hdr) &&
 		hdr->nrecords > 0 && lower + MAXALIGN(len) <= upper &&
@@ -1180,7 +1218,7 @@ topic_page_init_data(Page page, int64 first_offset,
 	opaque->min_timestamp = DT_NOEND;
 	opaque->max_timestamp = start->max_timestamp;
 	opaque->flags = TL_PAGE_DATA;
-	opaque->version = TOPIC_LOG_FORMAT_VERSION;
+	opaque->version = TOPIC_LOG_CREATE_VERSION;
 	opaque->page_id = TOPIC_LOG_PAGE_ID;
 }
 
@@ -1201,16 +1239,19 @@ topic_page_append_batch(Page page, const char *batch, Size len,
 	TimestampTz min_ts;
 	TimestampTz max_ts;
 
-	if (!batch_fits(page, batch, len, init_page))
+	if (!topic_page_batch_fits(page, batch, len, init_page))
 		elog(PANIC, "topic_log batch of %zu bytes does not fit its page", len);
 	(void) topic_batch_summary(hdr, &last_offset, &min_ts, &max_ts);
 
 	if (init_page)
 		topic_page_init_data(page, hdr->base_offset, init);
 	opaque = TopicLogPageGetOpaque(page);
-	/* a version 2 page holds no producer batches: it becomes version 3 */
-	if (hdr->flags & TB_PRODUCER)
-		opaque->version = TOPIC_LOG_FORMAT_VERSION;
+	/*
+	 * A version 2 page holds no producer batches and a version 3 one no
+	 * compressed batches: the page takes the version its batch needs
+	 */
+	if (hdr->flags & (TB_PRODUCER | TB_COMPRESSED))
+		opaque->version = Max(opaque->version, topic_batch_format_version(hdr));
 
 	memcpy((char *) page + phdr->pd_lower, batch, len);
 	/* zero the alignment padding, so pages compare equal byte for byte */

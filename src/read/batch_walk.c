@@ -27,6 +27,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -35,6 +36,7 @@
 #include "pg_topics/base/catalog.h"
 #include "pg_topics/base/subscription.h"
 #include "pg_topics/base/sync_standby.h"
+#include "pg_topics/log/batch_compression.h"
 #include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/topic_log.h"
@@ -164,12 +166,52 @@ topic_walk_batches(Relation seg, int64 from, TopicBatchVisitor visit,
 	return done;
 }
 
-/* Decode record i of batch hdr on page blkno of seg, or fail loudly */
+/*
+ * The bytes the records of batch hdr on page blkno of seg decode from, up
+ * to *end: the batch itself, or for a compressed batch its records
+ * inflated into the backend's buffer, valid until the next call (readers
+ * copy what they keep of a batch's records before the next batch).
+ */
+const char *
+topic_batch_walk_records(Relation seg, BlockNumber blkno, TopicBatchHeader hdr,
+						 Size *end)
+{
+	static TopicBatchBuffer inflated = {NULL, 0};
+	const char *bytes;
+
+	if (!(hdr->flags & TB_COMPRESSED))
+	{
+		*end = hdr->length;
+		return (const char *) hdr;
+	}
+	if (inflated.data == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		inflated.data = palloc(BLCKSZ);
+		inflated.size = BLCKSZ;
+		MemoryContextSwitchTo(old);
+	}
+	if (!topic_batch_inflate(hdr, &inflated, &bytes, end))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("page %u of topic_log relation \"%s\" has damaged compressed records",
+						blkno, RelationGetRelationName(seg)),
+				 errdetail("Their checksum does not match, or they do not inflate."),
+				 errhint("Run topics.verify() on the topic to list every problem.")));
+	return bytes;
+}
+
+/*
+ * Decode record i of batch hdr on page blkno of seg from bytes (as
+ * topic_batch_walk_records gave them), or fail loudly
+ */
 void
 topic_decode_batch_record(Relation seg, BlockNumber blkno, TopicBatchHeader hdr,
-						  Size *rpos, int i, TopicRecord *rec)
+						  const char *bytes, Size end, Size *rpos, int i,
+						  TopicRecord *rec)
 {
-	if (!topic_record_decode((const char *) hdr, rpos, hdr->length, hdr, i, rec))
+	if (!topic_record_decode(bytes, rpos, end, hdr, i, rec))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("page %u of topic_log relation \"%s\" has a record that does not decode",

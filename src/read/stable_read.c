@@ -109,6 +109,9 @@ read_batch(void *arg, Relation rel, BlockNumber blkno, Buffer buffer,
 	TopicStableRead *read = sr->read;
 	int64		last;
 	Size		rpos = topic_batch_records_start(hdr);
+	const char *bytes;
+	Size		end;
+	Buffer		records_buffer = buffer;
 	int			i;
 
 	if (TopicBatchIsMarker(hdr))
@@ -132,11 +135,18 @@ read_batch(void *arg, Relation rel, BlockNumber blkno, Buffer buffer,
 			break;
 	}
 
+	/*
+	 * A sink may keep records that lie in their page by pinning it; the
+	 * records of a compressed batch lie in no page, so it must copy them
+	 */
+	bytes = topic_batch_walk_records(rel, blkno, hdr, &end);
+	if (hdr->flags & TB_COMPRESSED)
+		records_buffer = InvalidBuffer;
 	for (i = 0; i < hdr->nrecords; i++)
 	{
 		TopicRecord rec;
 
-		topic_decode_batch_record(rel, blkno, hdr, &rpos, i, &rec);
+		topic_decode_batch_record(rel, blkno, hdr, bytes, end, &rpos, i, &rec);
 		if (rec.offset < read->position)
 			continue;
 		if (read->returned >= read->max_records)
@@ -144,7 +154,7 @@ read_batch(void *arg, Relation rel, BlockNumber blkno, Buffer buffer,
 		if (read->first_returned < 0)
 			read->first_returned = rec.offset;
 		if (read->sink)
-			read->sink(read, rel, buffer, sr->partition, &rec);
+			read->sink(read, rel, records_buffer, sr->partition, &rec);
 		read->returned++;
 		read->position = rec.offset + 1;
 	}

@@ -150,6 +150,8 @@ collect_batch(void *arg, Relation seg, BlockNumber blkno, Buffer buffer,
 	TopicBatchFate	fate = topic_batch_fate(buffer, hdr, u->snapshot, resolved,
 										flush_to);
 	Size		rpos = topic_batch_records_start(hdr);
+	const char *bytes;
+	Size		end;
 	int			i;
 
 	if (*flush_to != InvalidXLogRecPtr || fate == TOPIC_BATCH_SKIP)
@@ -163,11 +165,15 @@ collect_batch(void *arg, Relation seg, BlockNumber blkno, Buffer buffer,
 	}
 	if (TopicBatchIsMarker(hdr))
 		return complete_below(u, hdr->base_offset);
+	/* every record below the read: not worth inflating */
+	if (topic_batch_last_offset(seg, blkno, hdr) < u->from)
+		return false;
+	bytes = topic_batch_walk_records(seg, blkno, hdr, &end);
 	for (i = 0; i < hdr->nrecords; i++)
 	{
 		TopicRecord rec;
 
-		topic_decode_batch_record(seg, blkno, hdr, &rpos, i, &rec);
+		topic_decode_batch_record(seg, blkno, hdr, bytes, end, &rpos, i, &rec);
 		add_candidate(u, &rec);
 	}
 	return false;

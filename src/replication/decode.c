@@ -54,6 +54,7 @@
 #include "utils/memutils.h"
 
 #include "pg_topics/base/compat.h"
+#include "pg_topics/log/batch_compression.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/log/wal.h"
 #include "pg_topics/replication/decode.h"
@@ -204,6 +205,9 @@ decode_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 	const TopicBatchHeaderData *hdr;
 	TupleDesc	desc = topic_physical_desc();
 	RelFileLocator segment;
+	TopicBatchBuffer inflated = {NULL, 0};
+	const char *bytes;
+	Size		end;
 	Size		pos;
 	int			i;
 
@@ -233,6 +237,8 @@ decode_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 		return;
 	}
 
+	/* a compressed batch's records travel compressed in WAL */
+	bytes = topic_batch_records(hdr, &inflated, &end);
 	pos = topic_batch_records_start(hdr);
 	for (i = 0; i < hdr->nrecords; i++)
 	{
@@ -242,7 +248,7 @@ decode_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 		Pointer		fields[3];
 		int			f;
 
-		if (!topic_record_decode(parsed.batch, &pos, hdr->length, hdr, i, &rec))
+		if (!topic_record_decode(bytes, &pos, end, hdr, i, &rec))
 			elog(ERROR, "topic record %d of the batch at %X/%X does not decode",
 				 i, LSN_FORMAT_ARGS(buf->origptr));
 		values[Anum_topic_partition - 1] = Int32GetDatum(hdr->partition);
@@ -264,6 +270,7 @@ decode_insert(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 					 (parsed.flags & XLTL_LAST_IN_MULTI) &&
 					 i == hdr->nrecords - 1);
 	}
+	topic_batch_buffer_free(&inflated);
 }
 
 static void

@@ -80,6 +80,7 @@
 #include "utils/syscache.h"
 
 #include "pg_topics/base/compat.h"
+#include "pg_topics/log/batch_compression.h"
 #include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/log/visibility.h"
@@ -255,6 +256,15 @@ page_takes(Rewrite *rw, Size len, int n)
 		nrecords + n <= TOPIC_LOG_MAX_RECORDS_PER_PAGE;
 }
 
+/* Does a batch of len bytes and n records go on an empty page? */
+static bool
+page_takes_empty(Size len, int n)
+{
+	return MAXALIGN(SizeOfPageHeaderData) + MAXALIGN(len) <=
+		BLCKSZ - MAXALIGN(sizeof(TopicLogPageOpaqueData)) &&
+		n <= TOPIC_LOG_MAX_RECORDS_PER_PAGE;
+}
+
 /* Put a whole batch on the page being filled, or on a new one */
 static void
 put_batch(Rewrite *rw, const char *batch, Size len)
@@ -267,6 +277,10 @@ put_batch(Rewrite *rw, const char *batch, Size len)
 		if (!page_takes(rw, len, hdr->nrecords))
 			elog(ERROR, "a batch of %zu bytes does not fit an empty page", len);
 	}
+	/* topic_page_append_batch PANICs at a malformed batch: not here */
+	if (!topic_page_batch_fits((Page) rw->cur.data, batch, len, !rw->cur_used))
+		elog(ERROR, "a rewritten batch of segment \"%s\" is malformed",
+			 RelationGetRelationName(rw->seg));
 	topic_page_append_batch((Page) rw->cur.data, batch, len,
 							rw->cur_used ? NULL : &rw->running);
 	/* hints are this file's own business: none */
@@ -312,6 +326,112 @@ part_flush(Rewrite *rw, PartBatch *part)
 	part->pos = 0;
 }
 
+/*
+ * The kept records of compressed batch old (records decoded from bytes, up
+ * to end), compressed again as one batch, as old's codec did.  False if
+ * compressing saves nothing or the batch would not fit an empty page: the
+ * caller then writes them uncompressed.
+ */
+static bool
+put_compressed_part(Rewrite *rw, const TopicBatchHeaderData *old,
+					const char *bytes, Size end)
+{
+	TopicBatchHeader hdr = (TopicBatchHeader) rw->batch.data;
+	TopicBatchCompressionData c;
+	TopicBatchCompressionData oldc;
+	uint8		flags = old->flags &
+		~(TB_CONTIGUOUS | TB_ABORTED | TB_PRODUCER | TB_COMPRESSED);
+	Size		start = sizeof(TopicBatchHeaderData);
+	Size		pos = topic_batch_records_start(old);
+	Size		rpos = start;
+	Size		bound;
+	Size		clen;
+	Size		size = end;
+	char	   *raw;
+	char	   *compressed;
+	int			n = 0;
+
+	topic_batch_compression(old, &oldc);
+	raw = palloc(size);
+	memset(&c, 0, sizeof(c));
+	for (int i = 0; i < old->nrecords; i++)
+	{
+		TopicRecord rec;
+		TopicBatchHeaderData *newhdr = (TopicBatchHeaderData *) raw;
+		Size		next;
+
+		(void) topic_record_decode(bytes, &pos, end, old, i, &rec);
+		if (record_removed(rw, old, &rec))
+			continue;
+		if (n == 0)
+		{
+			memcpy(newhdr, old, start);
+			newhdr->flags = flags;
+			newhdr->base_offset = rec.offset;
+			if (!(flags & TB_SAME_TIMESTAMP))
+				newhdr->base_timestamp = rec.timestamp;
+			c.last_offset = rec.offset;
+			c.min_timestamp = c.max_timestamp = rec.timestamp;
+		}
+		/*
+		 * Without TB_CONTIGUOUS each record gains an offset delta, and its
+		 * alignment padding may change: the records can outgrow the old ones
+		 */
+		next = topic_record_encoded_size(rpos, flags,
+										 rec.offset - newhdr->base_offset,
+										 rec.timestamp - newhdr->base_timestamp,
+										 (struct varlena *) rec.key,
+										 (struct varlena *) rec.value,
+										 (struct varlena *) rec.headers);
+		if (next > size)
+		{
+			size = Max(next, size * 2);
+			raw = repalloc(raw, size);
+			newhdr = (TopicBatchHeaderData *) raw;
+		}
+		rpos = topic_record_encode(raw, rpos, flags,
+								   rec.offset - newhdr->base_offset,
+								   rec.timestamp - newhdr->base_timestamp,
+								   (struct varlena *) rec.key,
+								   (struct varlena *) rec.value,
+								   (struct varlena *) rec.headers);
+		c.last_offset = Max(c.last_offset, rec.offset);
+		c.min_timestamp = Min(c.min_timestamp, rec.timestamp);
+		c.max_timestamp = Max(c.max_timestamp, rec.timestamp);
+		n++;
+	}
+	if (n == 0)
+	{
+		pfree(raw);
+		return true;
+	}
+	bound = topic_batch_compress_bound(rpos - start);
+	compressed = palloc(bound);
+	clen = topic_batch_compress(oldc.codec, raw + start, rpos - start,
+								compressed, bound);
+	if (clen == 0 || clen >= rpos - start ||
+		!page_takes_empty(start + sizeof(c) + clen, n))
+	{
+		pfree(raw);
+		pfree(compressed);
+		return false;
+	}
+	memcpy(hdr, raw, start);
+	hdr->flags = flags | TB_COMPRESSED;
+	hdr->nrecords = n;
+	hdr->hints = 0;
+	hdr->length = start + sizeof(c) + clen;
+	c.codec = oldc.codec;
+	c.raw_length = rpos - start;
+	c.checksum = topic_batch_checksum(&c, compressed, clen);
+	memcpy(rw->batch.data + start, &c, sizeof(c));
+	memcpy(rw->batch.data + start + sizeof(c), compressed, clen);
+	put_batch(rw, rw->batch.data, hdr->length);
+	pfree(raw);
+	pfree(compressed);
+	return true;
+}
+
 /* Add one kept record to the batch being written again */
 static void
 part_add(Rewrite *rw, PartBatch *part, const TopicRecord *rec)
@@ -322,7 +442,7 @@ part_add(Rewrite *rw, PartBatch *part, const TopicRecord *rec)
 	 * (the producer's last batch is kept whole)
 	 */
 	uint8		flags = part->old->flags &
-		~(TB_CONTIGUOUS | TB_ABORTED | TB_PRODUCER);
+		~(TB_CONTIGUOUS | TB_ABORTED | TB_PRODUCER | TB_COMPRESSED);
 	Size		end;
 
 	for (;;)
@@ -414,6 +534,7 @@ walk_segment(Rewrite *rw)
 {
 	TopicBatchIter it;
 	TopicBatchHeader hdr;
+	TopicBatchBuffer inflated = {NULL, 0};
 	bool		first_walk = (rw->producers == NULL);
 
 	if (first_walk)
@@ -439,7 +560,8 @@ walk_segment(Rewrite *rw)
 		TopicBatchSettled settled = topic_batch_settled(it.buffer, hdr,
 														rw->resolved,
 														rw->oldest_xmin);
-		const char *bytes = (const char *) hdr;
+		const char *bytes;
+		Size		end;
 		Size		pos = topic_batch_records_start(hdr);
 		PartBatch	part = {hdr, 0, 0};
 		bool		all_kept = true;
@@ -459,7 +581,7 @@ walk_segment(Rewrite *rw)
 			if (first_walk)
 				rw->markers++;
 			if (rw->write)
-				put_batch(rw, bytes, hdr->length);
+				put_batch(rw, (const char *) hdr, hdr->length);
 			continue;
 		}
 		if (first_walk)
@@ -488,11 +610,12 @@ walk_segment(Rewrite *rw)
 		}
 
 		/* which records stay: decided before anything is written */
+		bytes = topic_batch_records(hdr, &inflated, &end);
 		for (int i = 0; i < hdr->nrecords; i++)
 		{
 			TopicRecord rec;
 
-			if (!topic_record_decode(bytes, &pos, hdr->length, hdr, i, &rec))
+			if (!topic_record_decode(bytes, &pos, end, hdr, i, &rec))
 				elog(ERROR, "a record of segment \"%s\" does not parse",
 					 RelationGetRelationName(rw->seg));
 			if (record_removed(rw, hdr, &rec))
@@ -517,21 +640,26 @@ walk_segment(Rewrite *rw)
 			continue;
 		if (all_kept)
 		{
-			put_batch(rw, bytes, hdr->length);
+			/* as it is: compressed, if it was */
+			put_batch(rw, (const char *) hdr, hdr->length);
 			continue;
 		}
+		if ((hdr->flags & TB_COMPRESSED) &&
+			put_compressed_part(rw, hdr, bytes, end))
+			continue;
 		pos = topic_batch_records_start(hdr);
 		for (int i = 0; i < hdr->nrecords; i++)
 		{
 			TopicRecord rec;
 
-			(void) topic_record_decode(bytes, &pos, hdr->length, hdr, i, &rec);
+			(void) topic_record_decode(bytes, &pos, end, hdr, i, &rec);
 			if (!record_removed(rw, hdr, &rec))
 				part_add(rw, &part, &rec);
 		}
 		part_flush(rw, &part);
 	}
 	topic_batch_iter_end(&it);
+	topic_batch_buffer_free(&inflated);
 }
 
 /* Read the metapage of seg as a whole page */

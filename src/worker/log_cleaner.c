@@ -47,6 +47,7 @@
 #include "utils/memutils.h"
 
 #include "pg_topics/base/settings.h"
+#include "pg_topics/log/batch_compression.h"
 #include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/replication/markers.h"
@@ -222,6 +223,7 @@ map_segment(TopicCleanPass *pass, Relation seg, const PassSegment *s)
 	TransactionId oldest_xmin = GetOldestNonRemovableTransactionId(seg);
 	TopicBatchIter it;
 	TopicBatchHeader hdr;
+	TopicBatchBuffer inflated = {NULL, 0};
 	bool		go_on = true;
 
 	topic_batch_iter_begin(&it, seg, TOPIC_LOG_FIRST_DATA_BLKNO,
@@ -229,7 +231,8 @@ map_segment(TopicCleanPass *pass, Relation seg, const PassSegment *s)
 						   TOPIC_BATCH_ITER_VACUUM);
 	while (go_on && (hdr = topic_batch_iter_next(&it)) != NULL)
 	{
-		const char *bytes = (const char *) hdr;
+		const char *bytes;
+		Size		end;
 		Size		pos = topic_batch_records_start(hdr);
 
 		switch (topic_batch_settled(it.buffer, hdr, resolved, oldest_xmin))
@@ -254,11 +257,12 @@ map_segment(TopicCleanPass *pass, Relation seg, const PassSegment *s)
 		}
 		if (TopicBatchIsMarker(hdr))
 			continue;
+		bytes = topic_batch_records(hdr, &inflated, &end);
 		for (int i = 0; i < hdr->nrecords; i++)
 		{
 			TopicRecord rec;
 
-			if (!topic_record_decode(bytes, &pos, hdr->length, hdr, i, &rec))
+			if (!topic_record_decode(bytes, &pos, end, hdr, i, &rec))
 				elog(ERROR, "a record of segment \"%s\" does not parse",
 					 RelationGetRelationName(seg));
 			if (rec.offset < pass->cleaned_to || rec.key == NULL)
@@ -274,6 +278,7 @@ map_segment(TopicCleanPass *pass, Relation seg, const PassSegment *s)
 		}
 	}
 	topic_batch_iter_end(&it);
+	topic_batch_buffer_free(&inflated);
 	return go_on;
 }
 

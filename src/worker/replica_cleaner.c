@@ -48,6 +48,7 @@
 
 #include "pg_topics/base/internal_sql.h"
 #include "pg_topics/base/unless_locked.h"
+#include "pg_topics/log/batch_compression.h"
 #include "pg_topics/log/batch_iter.h"
 #include "pg_topics/log/storage.h"
 #include "pg_topics/replication/markers.h"
@@ -181,6 +182,7 @@ segment_holds(Relation seg, RemovalSet *set)
 {
 	TopicBatchIter it;
 	TopicBatchHeader hdr;
+	TopicBatchBuffer inflated = {NULL, 0};
 	bool		holds = false;
 
 	topic_batch_iter_begin(&it, seg, TOPIC_LOG_FIRST_DATA_BLKNO,
@@ -188,16 +190,18 @@ segment_holds(Relation seg, RemovalSet *set)
 						   TOPIC_BATCH_ITER_VACUUM);
 	while (!holds && (hdr = topic_batch_iter_next(&it)) != NULL)
 	{
-		const char *bytes = (const char *) hdr;
+		const char *bytes;
+		Size		end;
 		Size		pos = topic_batch_records_start(hdr);
 
 		if ((hdr->flags & TB_ABORTED) || TopicBatchIsMarker(hdr))
 			continue;
+		bytes = topic_batch_records(hdr, &inflated, &end);
 		for (int i = 0; i < hdr->nrecords; i++)
 		{
 			TopicRecord rec;
 
-			if (!topic_record_decode(bytes, &pos, hdr->length, hdr, i, &rec))
+			if (!topic_record_decode(bytes, &pos, end, hdr, i, &rec))
 				elog(ERROR, "a record of segment \"%s\" does not parse",
 					 RelationGetRelationName(seg));
 			if (in_set(set, hdr, &rec))
@@ -208,6 +212,7 @@ segment_holds(Relation seg, RemovalSet *set)
 		}
 	}
 	topic_batch_iter_end(&it);
+	topic_batch_buffer_free(&inflated);
 	return holds;
 }
 

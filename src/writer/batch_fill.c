@@ -13,8 +13,10 @@
  */
 #include "postgres.h"
 
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "pg_topics/log/batch_compression.h"
 #include "pg_topics/log/topic_log.h"
 #include "pg_topics/writer/batch_fill.h"
 
@@ -108,29 +110,281 @@ record_position(Relation rel, PreparedRecord *rec, bool keep_supplied,
 }
 
 /*
+ * Scratch space of compressed batches, used within one topic_batch_fill
+ * call (so one set serves every writer of the backend): the records before
+ * compression, where each ends, and the records after.  Allocated at the
+ * first compressed batch, kept for the backend's life.
+ */
+static char *scratch_raw = NULL;
+static char *scratch_compressed = NULL;
+static Size *scratch_ends = NULL;
+
+/* Where the encoding of a batch's records stands */
+typedef struct FillState
+{
+	Size		pos;			/* the end of the records so far */
+	int			count;			/* records so far */
+	int64		next;			/* the next offset after them */
+	TimestampTz newest;			/* the newest timestamp with them */
+	bool		stopped;		/* a record must start a batch of its own */
+} FillState;
+
+/*
+ * Encode records fill->recs[first + st->count ..n) into dst (laid out as
+ * a batch: positions count from its start) while they end within limit
+ * bytes (MAXALIGNed, if aligned) and the page takes them, assigning their
+ * offsets and timestamps; st says where the batch stands and is advanced.
+ * Where each record ends goes to ends, if not NULL.
+ */
+static void
+encode_records(TopicBatchFill *fill, TopicTail *tail, int first, int n,
+			   TopicBatchHeader hdr, char *dst, Size limit, bool aligned,
+			   Size *ends, FillState *st)
+{
+	PreparedRecord *recs = fill->recs;
+	int64	   *offsets = fill->offsets;
+	TimestampTz *timestamps = fill->timestamps;
+	TimestampTz append_time = Max(fill->now, tail->max_timestamp);
+	uint8		flags = hdr->flags;
+	int			max_count = Min(n - first, tail->free_records);
+	/* the state in locals while the loop runs: it is the hot path */
+	Size		pos = st->pos;
+	int			count = st->count;
+	int64		next = st->next;
+	TimestampTz newest = st->newest;
+
+	if (st->stopped)
+		return;
+	while (count < max_count)
+	{
+		PreparedRecord *rec = &recs[first + count];
+		int64		offset;
+		TimestampTz ts;
+		Size		end;
+
+		if (rec->partition != hdr->partition || rec->marker ||
+			!record_position(fill->rel, rec, fill->keep_supplied,
+							 fill->any_order, next, newest, append_time,
+							 count > 0 ? offsets[first + count - 1] : -1,
+							 &offset, &ts))
+		{
+			st->stopped = true;
+			break;
+		}
+		if (count == 0)
+		{
+			hdr->base_offset = offset;
+			hdr->base_timestamp = ts;
+		}
+
+		end = topic_record_encoded_size(pos, flags,
+										offset - hdr->base_offset,
+										ts - hdr->base_timestamp,
+										rec->field[0], rec->field[1],
+										rec->field[2]);
+		if ((aligned ? MAXALIGN(end) : end) > limit)
+			break;
+		pos = topic_record_encode(dst, pos, flags,
+								  offset - hdr->base_offset,
+								  ts - hdr->base_timestamp, rec->field[0],
+								  rec->field[1], rec->field[2]);
+		Assert(pos == end);
+		offsets[first + count] = offset;
+		timestamps[first + count] = ts;
+		if (ends != NULL)
+			ends[count] = end;
+		next = Max(next, offset + 1);
+		newest = Max(newest, ts);
+		count++;
+	}
+	st->pos = pos;
+	st->count = count;
+	st->next = next;
+	st->newest = newest;
+}
+
+/*
+ * Shorten the batch being encoded to its first count records (count > 0),
+ * as if the others had never been encoded.
+ */
+static void
+truncate_records(TopicBatchFill *fill, TopicTail *tail, int first, int count,
+				 FillState *st)
+{
+	st->pos = scratch_ends[count - 1];
+	st->count = count;
+	st->next = tail->next_offset;
+	st->newest = tail->max_timestamp;
+	for (int i = 0; i < count; i++)
+	{
+		st->next = Max(st->next, fill->offsets[first + i] + 1);
+		st->newest = Max(st->newest, fill->timestamps[first + i]);
+	}
+	/* the rest goes to the next batch */
+	st->stopped = true;
+}
+
+/* How many of the encoded records fit the page uncompressed */
+static int
+records_fitting(TopicBatchFill *fill, int count, Size room)
+{
+	int			k = 0;
+
+	while (k < count && MAXALIGN(scratch_ends[k]) <= room)
+		k++;
+	return k;
+}
+
+/*
+ * Fill fill->batch with records compressed: encode records into scratch_raw,
+ * about as many as should fit the page once compressed (judged by the
+ * ratio the write's last batch had), compress them, and take fewer or
+ * more until the compressed batch fits the page well.  A batch that
+ * compression shrinks by less than an eighth, or that fits the page only
+ * when fewer records are taken than would fit uncompressed, is stored
+ * uncompressed.  Returns the number of records, as topic_batch_fill.
+ */
+static int
+fill_compressed(TopicBatchFill *fill, TopicTail *tail, int first, int n,
+				TopicBatchHeader hdr, FillState *st)
+{
+	Size		start = st->pos;	/* where the records start */
+	Size		cstart = start + sizeof(TopicBatchCompressionData);
+	Size		room = tail->free_bytes;
+	Size		budget;
+	Size		rawlen = 0;
+	Size		clen = 0;
+	int			plain;
+	int			good = 0;		/* records of the last batch that fitted */
+	bool		compressed = false;
+	TopicBatchCompressionData c;
+
+	if (scratch_raw == NULL)
+	{
+		scratch_raw = MemoryContextAlloc(TopMemoryContext,
+										 TOPIC_BATCH_MAX_RAW_LENGTH);
+		scratch_compressed =
+			MemoryContextAlloc(TopMemoryContext,
+							   topic_batch_compress_bound(TOPIC_BATCH_MAX_RAW_LENGTH));
+		scratch_ends = MemoryContextAlloc(TopMemoryContext,
+										  sizeof(Size) * TOPIC_LOG_MAX_RECORDS_PER_PAGE);
+	}
+	budget = Min((Size) TOPIC_BATCH_MAX_RAW_LENGTH,
+				 Max(room, (Size) (room * fill->ratio)));
+	for (int attempt = 0; attempt < 4; attempt++)
+	{
+		Size		used;
+
+		encode_records(fill, tail, first, n, hdr, scratch_raw, budget, false,
+					   scratch_ends, st);
+		if (st->count == 0)
+			return 0;
+		rawlen = st->pos - start;
+		clen = topic_batch_compress(fill->codec, scratch_raw + start, rawlen,
+									scratch_compressed,
+									topic_batch_compress_bound(rawlen));
+		if (clen > 0)
+			fill->ratio = Max(Min((double) rawlen / clen, 16.0), 1.0);
+		if (clen == 0 ||
+			(clen + sizeof(TopicBatchCompressionData)) * 8 > rawlen * 7)
+		{
+			compressed = false;
+			break;
+		}
+		used = cstart + clen;
+		if (MAXALIGN(used) <= room)
+		{
+			compressed = true;
+			good = st->count;
+			/* room left and records left: take more, if it is worth it */
+			if (used * 5 >= room * 4 || st->stopped ||
+				first + st->count >= n || st->count >= tail->free_records ||
+				budget >= TOPIC_BATCH_MAX_RAW_LENGTH || attempt == 3)
+				break;
+			budget = Min((Size) TOPIC_BATCH_MAX_RAW_LENGTH,
+						 start + (Size) ((double) rawlen * (room - cstart) / clen * 0.95));
+			if (budget <= st->pos)
+				break;
+			continue;
+		}
+		compressed = false;
+		if (good > 0)
+		{
+			/* taking more was too much: back to what fitted */
+			truncate_records(fill, tail, first, good, st);
+			rawlen = st->pos - start;
+			clen = topic_batch_compress(fill->codec, scratch_raw + start, rawlen,
+										scratch_compressed,
+										topic_batch_compress_bound(rawlen));
+			compressed = (clen > 0 && MAXALIGN(cstart + clen) <= room);
+			break;
+		}
+		if (attempt == 3)
+			break;
+		/* too long: the records that should fit, by the bytes they take */
+		{
+			Size		want = (Size) ((double) rawlen * (room - cstart) / clen * 0.95);
+			int			k = 0;
+
+			while (k < st->count && scratch_ends[k] - start <= want)
+				k++;
+			if (k == st->count)
+				k--;
+			if (k <= records_fitting(fill, st->count, room))
+				break;
+			truncate_records(fill, tail, first, k, st);
+			budget = st->pos;
+		}
+	}
+
+	if (!compressed)
+	{
+		/* as many records as fit uncompressed, copied as they are */
+		plain = records_fitting(fill, st->count, room);
+		if (plain == 0)
+			return 0;
+		truncate_records(fill, tail, first, plain, st);
+		memcpy(fill->batch + start, scratch_raw + start, st->pos - start);
+		hdr->length = st->pos;
+		return plain;
+	}
+
+	/* the compressed records, after their description */
+	hdr->flags |= TB_COMPRESSED;
+	memset(&c, 0, sizeof(c));
+	c.codec = fill->codec;
+	c.raw_length = (uint32) rawlen;
+	c.last_offset = hdr->base_offset;
+	c.min_timestamp = c.max_timestamp = hdr->base_timestamp;
+	for (int i = 0; i < st->count; i++)
+	{
+		c.last_offset = Max(c.last_offset, fill->offsets[first + i]);
+		c.min_timestamp = Min(c.min_timestamp, fill->timestamps[first + i]);
+		c.max_timestamp = Max(c.max_timestamp, fill->timestamps[first + i]);
+	}
+	c.checksum = topic_batch_checksum(&c, scratch_compressed, clen);
+	memcpy(fill->batch + start, &c, sizeof(c));
+	memcpy(fill->batch + cstart, scratch_compressed, clen);
+	hdr->length = cstart + clen;
+	return st->count;
+}
+
+/*
  * Encode as many records from fill->recs[first..n) as fit on the tail page
- * into fill->batch, all of one partition; returns how many, and the batch
- * length in fill->len.  Offsets and timestamps are assigned here, under
- * the tail lock, into fill->offsets and fill->timestamps.
+ * into fill->batch, all of one partition, compressed if fill->codec says
+ * so; returns how many, and the batch length in fill->len.  Offsets and
+ * timestamps are assigned here, under the tail lock, into fill->offsets
+ * and fill->timestamps.
  */
 int
 topic_batch_fill(TopicBatchFill *fill, TopicTail *tail, int first, int n)
 {
-	Relation	rel = fill->rel;
 	PreparedRecord *recs = fill->recs;
-	bool		keep_supplied = fill->keep_supplied;
-	TimestampTz now = fill->now;
 	TopicBatchProducerData *producer = fill->producer;
 	char	   *batch = fill->batch;
-	int64	   *offsets = fill->offsets;
-	TimestampTz *timestamps = fill->timestamps;
 	TopicBatchHeader hdr = (TopicBatchHeader) batch;
-	uint8		flags = keep_supplied ? 0 : (TB_CONTIGUOUS | TB_SAME_TIMESTAMP);
-	TimestampTz append_time = Max(now, tail->max_timestamp);
-	int64		next = tail->next_offset;
-	TimestampTz newest = tail->max_timestamp;
-	Size		pos;
-	int			count = 0;
+	FillState	st;
+	int			count;
 
 	memset(hdr, 0, sizeof(TopicBatchHeaderData));
 	hdr->xid = fill->xid;
@@ -139,50 +393,32 @@ topic_batch_fill(TopicBatchFill *fill, TopicTail *tail, int first, int n)
 
 	if (recs[first].marker)
 		return fill_marker_batch(tail, &recs[first], batch, &fill->len,
-								 &offsets[first], &timestamps[first]);
+								 &fill->offsets[first],
+								 &fill->timestamps[first]);
 
+	hdr->flags = fill->keep_supplied ? 0 : (TB_CONTIGUOUS | TB_SAME_TIMESTAMP);
 	/* an idempotent producer's records carry its batch's description */
 	if (producer != NULL)
-		flags |= TB_PRODUCER;
-	hdr->flags = flags;
-	pos = topic_batch_records_start(hdr);
+		hdr->flags |= TB_PRODUCER;
+	st.pos = topic_batch_records_start(hdr);
+	st.count = 0;
+	st.next = tail->next_offset;
+	st.newest = tail->max_timestamp;
+	st.stopped = false;
 
-	while (first + count < n && count < tail->free_records)
+	/*
+	 * Compress when there is room for more than a few records' worth: what
+	 * a page's last few hundred bytes hold would not compress well
+	 */
+	if (fill->codec != TOPIC_CODEC_NONE &&
+		tail->free_bytes >= TOPIC_LOG_PAGE_CAPACITY / 8)
+		count = fill_compressed(fill, tail, first, n, hdr, &st);
+	else
 	{
-		PreparedRecord *rec = &recs[first + count];
-		int64		offset;
-		TimestampTz ts;
-		Size		end;
-
-		if (rec->partition != hdr->partition || rec->marker)
-			break;
-		if (!record_position(rel, rec, keep_supplied, fill->any_order, next,
-							 newest,
-							 append_time,
-							 count > 0 ? offsets[first + count - 1] : -1,
-							 &offset, &ts))
-			break;
-		if (count == 0)
-		{
-			hdr->base_offset = offset;
-			hdr->base_timestamp = ts;
-		}
-
-		end = topic_record_encoded_size(pos, flags, offset - hdr->base_offset,
-										ts - hdr->base_timestamp,
-										rec->field[0], rec->field[1],
-										rec->field[2]);
-		if (MAXALIGN(end) > tail->free_bytes)
-			break;
-		pos = topic_record_encode(batch, pos, flags, offset - hdr->base_offset,
-								  ts - hdr->base_timestamp, rec->field[0],
-								  rec->field[1], rec->field[2]);
-		Assert(pos == end);
-		offsets[first + count] = offset;
-		timestamps[first + count] = ts;
-		next = Max(next, offset + 1);
-		newest = Max(newest, ts);
-		count++;
+		encode_records(fill, tail, first, n, hdr, batch, tail->free_bytes,
+					   true, NULL, &st);
+		count = st.count;
+		hdr->length = st.pos;
 	}
 
 	if (producer != NULL && count > 0)
@@ -195,8 +431,7 @@ topic_batch_fill(TopicBatchFill *fill, TopicTail *tail, int first, int n)
 		memcpy(batch + sizeof(TopicBatchHeaderData), producer,
 			   sizeof(TopicBatchProducerData));
 	}
-	hdr->length = pos;
 	hdr->nrecords = count;
-	fill->len = pos;
+	fill->len = hdr->length;
 	return count;
 }

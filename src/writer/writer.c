@@ -63,6 +63,27 @@
 
 TopicPositionsArrivedHook topic_positions_arrived_hook = NULL;
 
+/*
+ * How the topic's records are stored (its compression.type): a compressed
+ * topic's batches are compressed, an uncompressed one's (and a topic's of
+ * no topic, a segment written directly) are not.  "producer" is stored
+ * uncompressed: records arrive here as rows, whatever a producer sent.
+ */
+static int
+storage_codec(Oid topic)
+{
+	const char *type;
+
+	if (!OidIsValid(topic))
+		return TOPIC_CODEC_NONE;
+	type = topic_config_of(topic)->values[TOPIC_CONFIG_COMPRESSION_TYPE];
+	if (type != NULL && strcmp(type, "zstd") == 0)
+		return TOPIC_CODEC_ZSTD;
+	if (type != NULL && strcmp(type, "lz4") == 0)
+		return TOPIC_CODEC_LZ4;
+	return TOPIC_CODEC_NONE;
+}
+
 struct TopicWriter
 {
 	Relation	rel;			/* the partition's router */
@@ -324,6 +345,8 @@ topic_writer_open(Relation rel, const TopicWriterOptions *options)
 						RelationGetRelationName(rel)),
 				 errdetail("A subscription of this database replicates its records from a publisher, which gives out its offsets."),
 				 errhint("To write here, drop the subscription, or stop publishing the topic and refresh the subscription.")));
+	writer->fill.codec = storage_codec(writer->topic);
+	writer->fill.ratio = 4.0;
 	writer->slot = topic_registry_add_writer(rel, writer->topic);
 	writer->fill.now = GetCurrentTimestamp();
 	MemoryContextSwitchTo(oldcontext);

@@ -213,12 +213,15 @@ for my $v (0 .. 7)
 	}
 }
 my $ct = kafka('create_topics', 7, 'false', 'bad1:1:-1:retention.mss=1', 'bad2:1:-1:retention.ms=x',
-	'bad3:1:-1:compression.type=zstd', 'bad4:1:3', 'bad5:a2@' . ($id + 1) . ':-1', 'good:a2@' . $id . ':-1');
+	'bad3:1:-1:compression.type=gzip', 'bad4:1:3', 'bad5:a2@' . ($id + 1) . ':-1', 'good:a2@' . $id . ':-1');
 is_deeply([ map { $_->{error} } @$ct ], [ 40, 40, 40, 38, 39, 0 ],
-	'an unknown key, a bad value, zstd: INVALID_CONFIG; replication factor 3 INVALID_REPLICATION_FACTOR; '
+	'an unknown key, a bad value, gzip: INVALID_CONFIG; replication factor 3 INVALID_REPLICATION_FACTOR; '
 	  . 'an assignment to another broker INVALID_REPLICA_ASSIGNMENT; to this one created');
 like($ct->[0]{message}, qr/unknown topic config "retention.mss"/, 'naming the key');
-like($ct->[2]{message}, qr/compressed storage is not available yet/, "zstd: SQL's message");
+like($ct->[2]{message}, qr/stored compressed with zstd or lz4 only/, "gzip: SQL's message");
+my $zc = kafka('create_topics', 7, 'false', 'zstd_topic:1:-1:compression.type=zstd')->[0];
+is($zc->{error}, 0, 'CreateTopics with compression.type=zstd: created');
+is_deeply(view('zstd_topic')->{'compression.type'}, [ 'zstd', 'topic' ], 'the view: a zstd topic');
 my $cmp = kafka('create_topics', 7, 'false', 'compacted:1:-1:cleanup.policy=compact,min.cleanable.dirty.ratio=0.1')->[0];
 is($cmp->{error}, 0, 'CreateTopics with cleanup.policy=compact: created');
 is_deeply([ view('compacted')->{'cleanup.policy'}, view('compacted')->{'min.cleanable.dirty.ratio'} ],

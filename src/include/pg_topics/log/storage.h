@@ -89,6 +89,8 @@ extern void topic_page_init_data(Page page, int64 first_offset,
 extern void topic_page_append_batch(Page page, const char *batch, Size len,
 									const xl_topic_log_page_start *init);
 extern bool topic_page_is_data(Page page);
+extern bool topic_page_batch_fits(Page page, const char *batch, Size len,
+								  bool init_page);
 extern void topic_page_check(Relation rel, BlockNumber blkno, Page page,
 							 uint16 kind);
 extern TopicBatchHeader topic_page_next_batch(Page page, Size *pos);

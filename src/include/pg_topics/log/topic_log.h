@@ -43,14 +43,18 @@
 /* On-disk identity */
 #define TOPIC_LOG_PAGE_ID			0xFF91
 #define TOPIC_LOG_META_MAGIC		0x70745F6C	/* "pt_l" */
-#define TOPIC_LOG_FORMAT_VERSION	3
+#define TOPIC_LOG_FORMAT_VERSION	4
 /*
- * Pages of version 2 differ only in having no TB_PRODUCER batches, so they
- * are read as they are; a page gets version 3 with its first such batch
- * (topic_page_append_batch), so that a release reading only version 2
- * refuses it instead of misreading it.
+ * Pages of version 2 differ only in having no TB_PRODUCER batches, and
+ * pages of version 3 in having no TB_COMPRESSED ones, so they are read as
+ * they are.  Pages are created at version 3 (TOPIC_LOG_CREATE_VERSION) and
+ * a page gets version 4 with its first compressed batch
+ * (topic_page_append_batch), as does the WAL record that carries one, so
+ * that a release reading only up to version 3 refuses it instead of
+ * misreading it, and reads everything else.
  */
 #define TOPIC_LOG_MIN_FORMAT_VERSION	2
+#define TOPIC_LOG_CREATE_VERSION	3
 #define TopicLogFormatVersionIsReadable(v) \
 	((v) >= TOPIC_LOG_MIN_FORMAT_VERSION && (v) <= TOPIC_LOG_FORMAT_VERSION)
 
@@ -266,8 +270,16 @@ typedef TopicBatchHeaderData *TopicBatchHeader;
  * producer are found in the partition's log (kafka/producer_log.c).
  */
 #define TB_PRODUCER			0x10
+/*
+ * The batch's records are stored compressed (a topic's compression.type):
+ * a TopicBatchCompressionData follows the header (and its producer), then
+ * the compressed bytes.  Inflated, the records sit where an uncompressed
+ * batch has them, from topic_batch_records_start() on, so that they decode
+ * the same way (log/batch_compression.c).
+ */
+#define TB_COMPRESSED		0x20
 #define TB_KNOWN_FLAGS		(TB_CONTIGUOUS | TB_SAME_TIMESTAMP | TB_ABORTED | \
-							 TB_STABLE | TB_PRODUCER)
+							 TB_STABLE | TB_PRODUCER | TB_COMPRESSED)
 
 #define TopicBatchIsMarker(hdr)	(((hdr)->flags & TB_STABLE) != 0)
 
@@ -288,12 +300,73 @@ typedef struct TopicBatchProducerData
 	Oid			role;			/* the role the producer id is bound to */
 } TopicBatchProducerData;
 
+/*
+ * What a compressed batch keeps uncompressed: how its records were
+ * compressed and how long they are inflated, and the batch's summary, so
+ * that appending the batch to a page (in a critical section, and in redo)
+ * and seeking by offset or time never inflate it.  The checksum makes a
+ * damaged batch an error where a decompressor would make up records: a
+ * flipped bit in compressed bytes garbles all that follows it.
+ */
+typedef struct TopicBatchCompressionData
+{
+	uint8		codec;			/* TOPIC_CODEC_* */
+	uint8		reserved1;		/* zero */
+	uint16		reserved2;		/* zero */
+	uint32		raw_length;		/* the records' bytes, inflated */
+	uint32		checksum;		/* CRC-32C of the compressed bytes */
+	uint32		reserved3;		/* zero */
+	int64		last_offset;	/* the summary (topic_batch_summary) */
+	TimestampTz min_timestamp;
+	TimestampTz max_timestamp;
+} TopicBatchCompressionData;
+
+/*
+ * Most bytes one batch's records may inflate to: the writer compresses at
+ * most this much for a page (a page's worth at a ratio of 16), and a
+ * batch claiming more is corrupt.
+ */
+#define TOPIC_BATCH_MAX_RAW_LENGTH	(16 * BLCKSZ)
+
+/* Codecs, numbered as Kafka numbers them in a RecordBatch's attributes */
+#define TOPIC_CODEC_NONE			0
+#define TOPIC_CODEC_LZ4				3	/* an LZ4 block */
+#define TOPIC_CODEC_ZSTD			4	/* a zstd frame */
+
 /* Where a batch's records start: after the header and its producer */
 static inline Size
 topic_batch_records_start(const TopicBatchHeaderData *hdr)
 {
 	return sizeof(TopicBatchHeaderData) +
 		((hdr->flags & TB_PRODUCER) ? sizeof(TopicBatchProducerData) : 0);
+}
+
+/* The compression description of a TB_COMPRESSED batch */
+static inline void
+topic_batch_compression(const TopicBatchHeaderData *hdr,
+						TopicBatchCompressionData *compression)
+{
+	Assert(hdr->flags & TB_COMPRESSED);
+	memcpy(compression, (const char *) hdr + topic_batch_records_start(hdr),
+		   sizeof(TopicBatchCompressionData));
+}
+
+/* Where a TB_COMPRESSED batch's compressed bytes start */
+static inline Size
+topic_batch_compressed_start(const TopicBatchHeaderData *hdr)
+{
+	return topic_batch_records_start(hdr) + sizeof(TopicBatchCompressionData);
+}
+
+/*
+ * The format version a page holding this batch needs (at least): 4 for a
+ * compressed batch, 3 for a producer's (2 would do for any other, but
+ * pages are created at 3)
+ */
+static inline uint8
+topic_batch_format_version(const TopicBatchHeaderData *hdr)
+{
+	return (hdr->flags & TB_COMPRESSED) ? 4 : TOPIC_LOG_CREATE_VERSION;
 }
 
 /* The producer batch of a TB_PRODUCER batch */

@@ -71,8 +71,11 @@ extern bool topic_walk_batches(Relation seg, int64 from,
 							   TopicBatchVisitor visit, void *arg);
 extern int64 topic_batch_last_offset(Relation rel, BlockNumber blkno,
 									   TopicBatchHeader hdr);
+extern const char *topic_batch_walk_records(Relation seg, BlockNumber blkno,
+											TopicBatchHeader hdr, Size *end);
 extern void topic_decode_batch_record(Relation seg, BlockNumber blkno,
-									  TopicBatchHeader hdr, Size *rpos, int i,
+									  TopicBatchHeader hdr, const char *bytes,
+									  Size end, Size *rpos, int i,
 									  TopicRecord *rec);
 extern void topic_read_into_result(TopicStableRead *read, FunctionCallInfo fcinfo);
 

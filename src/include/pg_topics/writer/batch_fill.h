@@ -32,6 +32,9 @@ typedef struct TopicBatchFill
 	TimestampTz *timestamps;	/* out: each record's timestamp */
 	char	   *batch;			/* out: a page's worth of batch */
 	Size		len;			/* out: the batch's length */
+	/* compressed batches (the topic's compression.type) */
+	int			codec;			/* TOPIC_CODEC_*: NONE stores them as they are */
+	double		ratio;			/* the write's last compression ratio */
 } TopicBatchFill;
 
 extern int	topic_batch_fill(TopicBatchFill *fill, TopicTail *tail, int first,

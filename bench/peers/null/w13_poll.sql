@@ -1,0 +1,1 @@
+w13_fetch.sql
