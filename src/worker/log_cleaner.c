@@ -28,9 +28,9 @@
  * subscriber (the pass stops before it).
  *
  * The background worker runs a pass on a partition when the dirty part is
- * min.cleanable.dirty.ratio of the sealed segments' pages, or holds a
- * record older than max.compaction.lag.ms, each segment in a transaction
- * of its own taking the segment's swap lock conditionally;
+ * more than min.cleanable.dirty.ratio of the sealed segments' pages, or
+ * holds a record older than max.compaction.lag.ms, each segment in a
+ * transaction of its own taking the segment's swap lock conditionally;
  * topics.compact() runs passes until the whole sealed log is clean, in
  * its caller's transaction, waiting for the locks.  I/O is paced as
  * VACUUM's is, by pg_topics.compaction_cost_delay and _limit.
@@ -194,9 +194,10 @@ lag_exceeded(const TopicConfig *config, TimestampTz oldest_dirty,
 }
 
 /*
- * Is a pass due on router's log: dirty pages at least the topic's
+ * Is a pass due on router's log: dirty pages more than the topic's
  * min.cleanable.dirty.ratio of the sealed ones, or a dirty record older
- * than max.compaction.lag.ms?
+ * than max.compaction.lag.ms?  More than, as Kafka's cleaner has it: at
+ * 1 the worker leaves the log to topics.compact() and the lag.
  */
 bool
 topic_cleaner_due(Relation router, const TopicConfig *config, TimestampTz now)
@@ -206,7 +207,7 @@ topic_cleaner_due(Relation router, const TopicConfig *config, TimestampTz now)
 	topic_cleaner_status(router, &status);
 	if (status.dirty_blocks == 0)
 		return false;
-	if ((double) status.dirty_blocks >=
+	if ((double) status.dirty_blocks >
 		config->min_cleanable_dirty_ratio * (double) status.sealed_blocks)
 		return true;
 	return lag_exceeded(config, status.oldest_dirty, now);

@@ -166,7 +166,7 @@ like($reader_err, qr/conflict with recovery/, 'the standby reader of a swapped s
 is($standby->safe_psql('postgres', $content), $primary->safe_psql('postgres', $content),
 	'the standby caught up past the swap');
 
-# the worker compacts on its own when the dirty ratio is reached
+# the worker compacts on its own when the dirty ratio is exceeded
 $primary->safe_psql('postgres', q{SELECT topics.alter_topic_configs('c', '{"min.cleanable.dirty.ratio": "0.5"}')});
 produce_round();
 produce_round();

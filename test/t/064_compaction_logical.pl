@@ -91,6 +91,12 @@ is($sub->safe_psql('postgres', 'SELECT count(*) FROM topics.replica_removals'), 
 my $sealed = q{SELECT count(*) FROM topics.segment_info('c') WHERE state = 'sealed'};
 is($sub->safe_psql('postgres', $sealed), '0', 'no sealed segment on the subscriber yet');
 cmp_ok($pub->safe_psql('postgres', $sealed), '>', 4, 'sealed segments on the publisher');
+# min.cleanable.dirty.ratio 1: as in Kafka, the publisher's worker does not
+# compact on its own (more than the whole sealed log would have to be
+# dirty), so that the removals below are topics.compact()'s
+is($pub->safe_psql('postgres', q{
+SELECT count(*) FROM topics.compaction_info('c') WHERE last_compaction IS NOT NULL}), '0',
+	"at min.cleanable.dirty.ratio 1 the publisher's worker leaves its log alone");
 
 # compact on the publisher, twice (the second pass takes the tombstones
 # the first one kept, now that delete.retention.ms has passed)
