@@ -103,6 +103,29 @@ topic_batch_compression_intact(const TopicBatchHeaderData *hdr,
 							 hdr->length - start) == c->checksum;
 }
 
+/*
+ * Make hdr a compressed batch of clen compressed bytes: *c, its description
+ * (codec, raw_length and summary filled in by the caller), goes after the
+ * header and its producer, with the checksum of both set here, and the
+ * compressed bytes after it.  Sets the flag and the batch's length; the
+ * caller has room for them.
+ */
+void
+topic_batch_put_compressed(TopicBatchHeader hdr, TopicBatchCompressionData *c,
+						   const char *compressed, Size clen)
+{
+	char	   *start = (char *) hdr + topic_batch_records_start(hdr);
+
+	hdr->flags |= TB_COMPRESSED;
+	c->reserved1 = 0;
+	c->reserved2 = 0;
+	c->reserved3 = 0;
+	c->checksum = topic_batch_checksum(c, compressed, clen);
+	memcpy(start, c, sizeof(TopicBatchCompressionData));
+	memcpy(start + sizeof(TopicBatchCompressionData), compressed, clen);
+	hdr->length = topic_batch_compressed_start(hdr) + clen;
+}
+
 /* Room to compress len bytes into, whatever they are */
 Size
 topic_batch_compress_bound(Size len)

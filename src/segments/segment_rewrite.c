@@ -417,15 +417,12 @@ put_compressed_part(Rewrite *rw, const TopicBatchHeaderData *old,
 		return false;
 	}
 	memcpy(hdr, raw, start);
-	hdr->flags = flags | TB_COMPRESSED;
+	hdr->flags = flags;
 	hdr->nrecords = n;
 	hdr->hints = 0;
-	hdr->length = start + sizeof(c) + clen;
 	c.codec = oldc.codec;
 	c.raw_length = rpos - start;
-	c.checksum = topic_batch_checksum(&c, compressed, clen);
-	memcpy(rw->batch.data + start, &c, sizeof(c));
-	memcpy(rw->batch.data + start + sizeof(c), compressed, clen);
+	topic_batch_put_compressed(hdr, &c, compressed, clen);
 	put_batch(rw, rw->batch.data, hdr->length);
 	pfree(raw);
 	pfree(compressed);

@@ -350,7 +350,6 @@ fill_compressed(TopicBatchFill *fill, TopicTail *tail, int first, int n,
 	}
 
 	/* the compressed records, after their description */
-	hdr->flags |= TB_COMPRESSED;
 	memset(&c, 0, sizeof(c));
 	c.codec = fill->codec;
 	c.raw_length = (uint32) rawlen;
@@ -362,10 +361,8 @@ fill_compressed(TopicBatchFill *fill, TopicTail *tail, int first, int n,
 		c.min_timestamp = Min(c.min_timestamp, fill->timestamps[first + i]);
 		c.max_timestamp = Max(c.max_timestamp, fill->timestamps[first + i]);
 	}
-	c.checksum = topic_batch_checksum(&c, scratch_compressed, clen);
-	memcpy(fill->batch + start, &c, sizeof(c));
-	memcpy(fill->batch + cstart, scratch_compressed, clen);
-	hdr->length = cstart + clen;
+	topic_batch_put_compressed(hdr, &c, scratch_compressed, clen);
+	Assert(hdr->length == cstart + clen);
 	return st->count;
 }
 

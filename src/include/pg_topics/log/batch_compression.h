@@ -26,6 +26,9 @@ extern uint32 topic_batch_checksum(const TopicBatchCompressionData *c,
 								   const char *compressed, Size len);
 extern bool topic_batch_compression_intact(const TopicBatchHeaderData *hdr,
 										   TopicBatchCompressionData *c);
+extern void topic_batch_put_compressed(TopicBatchHeader hdr,
+									   TopicBatchCompressionData *c,
+									   const char *compressed, Size clen);
 extern Size topic_batch_compress(int codec, const char *src, Size len,
 								 char *dst, Size capacity);
 extern bool topic_batch_inflate(const TopicBatchHeaderData *hdr,
