@@ -16,7 +16,7 @@ use PgTopicsServerLog qw(log_problems);
 
 our @EXPORT = qw(start_logical_node start_sync_standby start_psql_script kill9_server expect_in_log
   kafka_node_conf wait_for_kafka_listener kcat_run kafka_script kafka_script_path
-  type_literal topic_state_sql);
+  type_literal topic_state_sql segment_with_records);
 
 # Every node logs its errors' SQLSTATEs, so that the check at the end of the
 # test (below) sees internal errors.  Every TAP test uses this module (the
@@ -285,6 +285,21 @@ FROM topics.consumer_lag l},
 		groups => q{
 SELECT string_agg(format('%s %s %s', group_name, topic, owner), E'\n' ORDER BY group_name, topic::text)
 FROM topics.consumer_groups});
+}
+
+# The first segment of $partition (a partition relation's name, e.g.
+# 'orders_p0') that holds records, for tests that damage one on disk: its
+# relation's name and its data file, or an empty list if it has none
+sub segment_with_records
+{
+	my ($node, $partition) = @_;
+	my $seg = $node->safe_psql('postgres', qq{
+SELECT c.relname FROM pg_class c WHERE c.relnamespace = 'topics_segments'::regnamespace
+	AND c.relname LIKE 'seg\\_' || '$partition'::regclass::oid || '\\_%' AND c.relkind = 'r'
+	AND pg_relation_size(c.oid) > 8192 ORDER BY c.relname LIMIT 1});
+	return () if $seg eq '';
+	return ($seg, $node->data_dir . '/'
+		  . $node->safe_psql('postgres', qq{SELECT pg_relation_filepath('topics_segments.$seg')}));
 }
 
 1;

@@ -95,13 +95,8 @@ like($err, qr/HINT:  Install the pg_topics version that wrote this relation/, 'w
 # a record that does not decode is data corruption (XX001) for every reader,
 # offsets_for_times() included, and topics.verify() lists it; the metapage
 # above gets its version back first
-my $seg = $new->safe_psql('postgres', q{
-SELECT c.relname FROM pg_class c WHERE c.relnamespace = 'topics_segments'::regnamespace
-	AND c.relname LIKE 'seg\_' || 'orders_p1'::regclass::oid || '\_%' AND c.relkind = 'r'
-	AND pg_relation_size(c.oid) > 8192 ORDER BY c.relname LIMIT 1});
-isnt($seg, '', 'partition 1 has a segment with records');
-my $segfile = $new->data_dir . '/' . $new->safe_psql('postgres',
-	qq{SELECT pg_relation_filepath('topics_segments.$seg')});
+my ($seg, $segfile) = segment_with_records($new, 'orders_p1');
+ok(defined $segfile, 'partition 1 has a segment with records');
 $new->stop;
 open $fh, '+<', $file or die "could not open $file: $!";
 binmode $fh;

@@ -239,16 +239,16 @@ $sub->safe_psql('postgres', 'DROP SUBSCRIPTION kept');
 # batches, so its log takes about the publisher's room, give or take the
 # space each took ahead of its tails (at most 32 zero pages per segment:
 # architecture.md §3), which the sizes on disk count
-my $churn_segments = q{FROM pg_class c
+my $churn_relations = q{FROM pg_class c
 WHERE c.relnamespace = 'topics_segments'::regnamespace AND c.relname LIKE 'seg\_' || 'churn_p0'::regclass::oid || '\_%'};
 $pub->safe_psql('postgres', q{SELECT count(*) FROM topics.produce_batch('churn',
     (SELECT array_agg(convert_to(md5(g::text), 'UTF8')) FROM generate_series(1, 20000) g),
     partition => 0)});
 $pub->wait_for_catchup('whole');
 my ($pub_bytes, $sub_bytes) = map {
-	$_->safe_psql('postgres', "SELECT sum(pg_total_relation_size(c.oid)) $churn_segments")
+	$_->safe_psql('postgres', "SELECT sum(pg_total_relation_size(c.oid)) $churn_relations")
 } ($pub, $sub);
-my $sub_ahead = 32 * 8192 * $sub->safe_psql('postgres', "SELECT count(*) $churn_segments");
+my $sub_ahead = 32 * 8192 * $sub->safe_psql('postgres', "SELECT count(*) $churn_relations");
 cmp_ok($sub_bytes, '<=', $pub_bytes * 1.1 + $sub_ahead,
 	"the subscriber's log of 20,000 applied records is about the publisher's size ($sub_bytes and $pub_bytes bytes)");
 

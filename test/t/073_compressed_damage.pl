@@ -32,13 +32,8 @@ CHECKPOINT;
 	my $pages = $node->safe_psql('postgres', qq{
 SELECT count(DISTINCT (ctid::text::point)[0]) FROM $t});
 	cmp_ok($pages, '>', 1, "$codec: the records fill more than one page");
-	my $seg = $node->safe_psql('postgres', qq{
-SELECT c.relname FROM pg_class c WHERE c.relnamespace = 'topics_segments'::regnamespace
-	AND c.relname LIKE 'seg\\_' || '${t}_p0'::regclass::oid || '\\_%' AND c.relkind = 'r'
-	AND pg_relation_size(c.oid) > 8192 ORDER BY c.relname LIMIT 1});
-	isnt($seg, '', "$codec: the partition has a segment with records");
-	my $file = $node->data_dir . '/' . $node->safe_psql('postgres',
-		qq{SELECT pg_relation_filepath('topics_segments.$seg')});
+	my ($seg, $file) = segment_with_records($node, "${t}_p0");
+	ok(defined $file, "$codec: the partition has a segment with records");
 	my $second = $node->safe_psql('postgres', qq{
 SELECT min("offset") FROM $t WHERE (ctid::text::point)[0] <> (SELECT (ctid::text::point)[0] FROM $t WHERE "offset" = 0)});
 	$node->stop;
