@@ -38,6 +38,13 @@
 # 0011_produce_batch ...") and for a crash in the server log.
 # Needs: Debian's package registry (deb.debian.org, or DEBIAN_MIRROR), about
 # 300 MB under TMPDIR, and 2 to 4 minutes to build per release.
+#
+#   scripts/test-librdkafka.sh --build-only DIR [SUITE...]
+#
+# does steps 1 and 2 alone, into DIR/SUITE; a later run with
+# PGTOPICS_LIBRDKAFKA_BUILT=DIR takes each release built there instead of
+# building it again (scripts/test.sh builds them while PostgreSQL 15's suite
+# runs).  The run leaves DIR as it found it, apart from the tests' own files.
 set -eEuo pipefail
 # a command that fails the run says where (set -e alone exits silently)
 trap 'echo "test-librdkafka.sh: line $LINENO: a command failed with status $?" >&2' ERR
@@ -59,11 +66,52 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "$me: must run as root (apt-get, and the server runs as pgtopics)" >&2
 	exit 1
 fi
+build_only=
+if [ "${1:-}" = --build-only ]; then
+	build_only=${2:?usage: $me --build-only DIR [SUITE...]}
+	shift 2
+fi
 [ $# -gt 0 ] || set -- bookworm
 
 # what librdkafka's configure and build need (scripts/common.sh)
 install_packages $LIBRDKAFKA_BUILD_PACKAGES
 run_as_user true
+
+# fetch_and_build SUITE DIR: librdkafka's source package of Debian SUITE
+# into DIR, built there as pgtopics (steps 1 and 2); sets src to its tree
+fetch_and_build() {
+	local suite=$1 dir=$2 apt_opts build_start
+	mkdir -p "$dir/lists/partial"
+	echo "deb-src $mirror $suite main" >"$dir/sources.list"
+	apt_opts=(-o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o Dir::State::Lists="$dir/lists" -o APT::Sandbox::User=root)
+	echo "+++ $me: librdkafka of Debian $suite: apt-get source"
+	apt-get "${apt_opts[@]}" update -qq
+	(cd "$dir" && apt-get "${apt_opts[@]}" source -qq librdkafka >"$dir/source.log" 2>&1) ||
+		{ tail -n 20 "$dir/source.log"; echo "$me: apt-get source librdkafka ($suite) failed" >&2; return 1; }
+	src=$(find "$dir" -mindepth 1 -maxdepth 1 -type d -name 'librdkafka-*' | head -n 1)
+	chown -R pgtopics "$dir"
+	echo "+++ $me: building librdkafka ${src##*/librdkafka-} and its test-runner"
+	build_start=$(date +%s)
+	if ! run_as_user bash -c "cd '$src' && ./configure --disable-gssapi >'$dir/build.log' 2>&1 &&
+		make -j$(nproc) libs >>'$dir/build.log' 2>&1 && make -j$(nproc) -C tests build >>'$dir/build.log' 2>&1"; then
+		tail -n 40 "$dir/build.log"
+		echo "$me: the build of librdkafka ${src##*/librdkafka-} failed" >&2
+		return 1
+	fi
+	echo "    built in $(($(date +%s) - build_start)) s"
+}
+
+if [ -n "$build_only" ]; then
+	mkdir -p "$build_only"
+	chmod 755 "$build_only"
+	for suite in "$@"; do
+		rm -rf --one-file-system "${build_only:?}/$suite"
+		fetch_and_build "$suite" "$build_only/$suite"
+		touch "$build_only/$suite/built"
+	done
+	exit 0
+fi
 
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/pg_topics-librdkafka.XXXXXX")
 chmod 755 "$work"
@@ -170,31 +218,20 @@ status=0
 for suite in "$@"; do
 	started=$(date +%s)
 	dir=$work/$suite
-	mkdir -p "$dir/lists/partial"
-	echo "deb-src $mirror $suite main" >"$dir/sources.list"
-	apt_opts=(-o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
-		-o Dir::State::Lists="$dir/lists" -o APT::Sandbox::User=root)
-	echo "+++ $me: librdkafka of Debian $suite: apt-get source"
-	apt-get "${apt_opts[@]}" update -qq
-	(cd "$dir" && apt-get "${apt_opts[@]}" source -qq librdkafka >"$dir/source.log" 2>&1) ||
-		{ tail -n 20 "$dir/source.log"; echo "$me: apt-get source librdkafka ($suite) failed" >&2; exit 1; }
-	src=$(find "$dir" -mindepth 1 -maxdepth 1 -type d -name 'librdkafka-*' | head -n 1)
+	mkdir -p "$dir"
+	built=${PGTOPICS_LIBRDKAFKA_BUILT:-}
+	if [ -n "$built" ] && [ -f "$built/$suite/built" ]; then
+		src=$(find "$built/$suite" -mindepth 1 -maxdepth 1 -type d -name 'librdkafka-*' | head -n 1)
+		echo "+++ $me: librdkafka ${src##*/librdkafka-} of Debian $suite, built ahead in $built/$suite"
+	else
+		fetch_and_build "$suite" "$dir"
+	fi
+	chown pgtopics "$dir"
 	version=${src##*/librdkafka-}
 	allow=$top/test/librdkafka/allow-$version.txt
 	excluded=$top/test/librdkafka/excluded-$version.txt
 	[ -f "$allow" ] && [ -f "$excluded" ] ||
 		{ echo "$me: librdkafka $version ($suite) has no lists test/librdkafka/{allow,excluded}-$version.txt" >&2; status=1; continue; }
-	chown -R pgtopics "$dir"
-
-	echo "+++ $me: building librdkafka $version and its test-runner"
-	build_start=$(date +%s)
-	if ! run_as_user bash -c "cd '$src' && ./configure --disable-gssapi >'$dir/build.log' 2>&1 &&
-		make -j$(nproc) libs >>'$dir/build.log' 2>&1 && make -j$(nproc) -C tests build >>'$dir/build.log' 2>&1"; then
-		tail -n 40 "$dir/build.log"
-		echo "$me: the build of librdkafka $version failed" >&2
-		exit 1
-	fi
-	echo "    built in $(($(date +%s) - build_start)) s"
 
 	# The broker tests of the suite (those without TEST_F_LOCAL or
 	# TEST_F_MANUAL), each with the scenario it needs, from test.c's table

@@ -25,6 +25,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/scripts/common.sh"
+source "$top/scripts/debian-root.sh"
 scope=${PGTOPICS_TEST_SCOPE:-all}
 started=$(date +%s)
 
@@ -46,6 +47,55 @@ make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" CASSERT=1 check-wire
 if [ "$scope" = all ]; then
 	make -C "$top" -s PG_CONFIG="$PG_BINDIR/pg_config" CASSERT=1 fuzz-wire FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 fi
+# What follows PostgreSQL 15's suite on Debian 12 as root: librdkafka's own
+# test suite against the listener, the Debian package in a fresh Debian 12
+# root, and the suite on the other majors, each in a Debian root of its own
+# (below).  The host packages they need are installed now, one apt-get at a
+# time, so that none waits for (or trips over) another's dpkg lock.  The
+# majors' roots and librdkafka's builds are made while 15's suite runs, which
+# mostly waits (for servers, replicas, timeouts), at the lowest CPU and I/O
+# priority, so that its tests keep the machine; what is not ready when the
+# suite ends is waited for, and what failed is made again by the step that
+# needs it.
+librdkafka=
+package=
+majors=
+if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ]; then
+	[ -n "${PGTOPICS_TEST_SKIP_LIBRDKAFKA:-}" ] || librdkafka=yes
+	[ -n "${PGTOPICS_TEST_SKIP_PACKAGE:-}" ] || package=yes
+	majors=${PGTOPICS_TEST_MAJORS-17 18}
+fi
+ahead=
+ahead_pids=()
+if [ -n "$librdkafka$package$majors" ]; then
+	install_packages $LIBRDKAFKA_BUILD_PACKAGES dpkg-dev debootstrap
+	if [ -n "$package" ] && ! (cd "$top" && dpkg-checkbuilddeps) >/dev/null 2>&1; then
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -qq --no-install-recommends "$top" >/dev/null
+	fi
+	ahead=$(mktemp -d /var/tmp/pg_topics-ahead.XXXXXX)
+	chmod 755 "$ahead"
+	if [ -n "$librdkafka" ]; then
+		# shellcheck disable=SC2086
+		nice -n 19 ionice -c 2 -n 7 "$top/scripts/test-librdkafka.sh" --build-only "$ahead/librdkafka" \
+			${PGTOPICS_TEST_LIBRDKAFKA:-bookworm trixie} >"$ahead/librdkafka.log" 2>&1 &
+		ahead_pids+=($!)
+	fi
+	for major in $majors; do
+		nice -n 19 ionice -c 2 -n 7 "$top/scripts/test-major.sh" --prepare "$major" "$ahead/pg$major" \
+			>"$ahead/pg$major.log" 2>&1 &
+		ahead_pids+=($!)
+	done
+fi
+# the roots of the majors (unless their runs removed them) and the builds
+remove_ahead() {
+	[ -n "$ahead" ] && [ -d "$ahead" ] || return 0
+	for major in $majors; do
+		debian_root_remove "$ahead/pg$major" || return 0
+	done
+	rm -rf --one-file-system "$ahead"
+}
+
 # on another major: the TAP files that reach code guarded by version
 if [ "$scope" = major ] && [ $# -eq 0 ]; then
 	set -- PROVE_TESTS="$(sed -e 's/#.*//' "$top/test/every_major" | xargs)"
@@ -53,7 +103,7 @@ fi
 
 # run from a copy the test user owns, so that root-owned checkouts work
 work=$(mktemp -d /tmp/pg_topics-test.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; remove_ahead' EXIT
 tar -C "$top" --exclude=./.git --exclude=./demo --exclude=./bench/.work \
 	--exclude=./tmp_check --exclude=./tmp_server_log -cf - . | tar -C "$work" -xf -
 [ "$(id -u)" -eq 0 ] && { run_as_user true; chown -R pgtopics "$work"; }
@@ -103,53 +153,59 @@ if [ $status -eq 0 ] && [ "$scope" = all ] && [ -x "$top/bench/run" ]; then
 fi
 echo "+++ PostgreSQL $PG_MAJOR: $(( $(date +%s) - started )) s"
 
+# The work made ahead, done: waited for (it is done by now unless 15's suite
+# was quick), its output shown where the step that uses it reports
+ahead_status=()
+for pid in "${ahead_pids[@]}"; do
+	if wait "$pid"; then ahead_status+=(0); else ahead_status+=(1); fi
+done
+
 # librdkafka's own test suite (Debian's source package, built outside the
 # tree) against the listener of the build just installed; its allow list is
 # test/librdkafka/.  It runs the suites of Debian 12's librdkafka (bookworm:
 # 2.0.2) and Debian 13's (trixie: 2.8.0), each built on its own;
 # PGTOPICS_TEST_LIBRDKAFKA names other releases (e.g. "bookworm" alone).
 # Beside it, the Debian package is built and installed into a fresh Debian 12
-# root (both mostly wait: on the network, on the tests' timeouts).  The host
-# packages both need are installed first, one apt-get at a time, so that
-# neither waits for (or trips over) the other's dpkg lock.
-librdkafka=
-package=
-if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ]; then
-	[ -n "${PGTOPICS_TEST_SKIP_LIBRDKAFKA:-}" ] || librdkafka=yes
-	[ -n "${PGTOPICS_TEST_SKIP_PACKAGE:-}" ] || package=yes
-fi
+# root, and the other majors run, side by side: all of them wait more than
+# they compute.  The majors share a directory of port locks
+# (PostgreSQL::Test::Cluster's) and take turns at the demo, whose port is
+# fixed; each one's output follows when all are done.
 if [ -n "$package" ]; then
-	install_packages $LIBRDKAFKA_BUILD_PACKAGES dpkg-dev debootstrap
-	if ! (cd "$top" && dpkg-checkbuilddeps) >/dev/null 2>&1; then
-		apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -qq --no-install-recommends "$top" >/dev/null
-	fi
 	package_log=$(mktemp /var/tmp/pg_topics-package.XXXXXX)
 	"$top/scripts/test-package.sh" >"$package_log" 2>&1 &
 	package_pid=$!
 fi
-# The other majors, each in a Debian root of its own, side by side, and
-# beside librdkafka's suite and the package: all of them wait more than they
-# compute.  They share a directory of port locks (PostgreSQL::Test::Cluster's)
-# and take turns at the demo, whose port is fixed; each one's output follows
-# when all are done.
-majors=${PGTOPICS_TEST_MAJORS-17 18}
 major_pids=()
 shared=
-if [ "$scope" = all ] && [ "$(id -u)" -eq 0 ] && [ "$(default_pg_major)" = 15 ] && [ -n "$majors" ]; then
+i=0
+[ -z "$librdkafka" ] || i=1
+if [ -n "$majors" ]; then
 	shared=$(mktemp -d /var/tmp/pg_topics-majors.XXXXXX)
 	chmod 755 "$shared"
 	mkdir -m 1777 "$shared/portlock"
 	for major in $majors; do
-		PGTOPICS_TEST_SHARED=$shared "$top/scripts/test-major.sh" "$major" >"$shared/pg$major.log" 2>&1 &
+		root=
+		cat "$ahead/pg$major.log" >"$shared/pg$major.log"
+		if [ "${ahead_status[$i]}" = 0 ]; then
+			root=$ahead/pg$major
+		else
+			echo "+++ PostgreSQL $major: the root made ahead failed (above); making it again" >>"$shared/pg$major.log"
+			debian_root_remove "$ahead/pg$major" || true
+		fi
+		PGTOPICS_TEST_SHARED=$shared PGTOPICS_TEST_ROOT=$root \
+			"$top/scripts/test-major.sh" "$major" >>"$shared/pg$major.log" 2>&1 &
 		major_pids+=($!)
+		i=$((i + 1))
 	done
 fi
 if [ -n "$librdkafka" ]; then
 	echo "+++ librdkafka's own test suite against the listener"
+	cat "$ahead/librdkafka.log"
+	built=
+	[ "${ahead_status[0]}" != 0 ] || built=$ahead/librdkafka
 	rdk_failed=$(mktemp /var/tmp/pg_topics-librdkafka.XXXXXX)
 	# shellcheck disable=SC2086
-	if ! PGTOPICS_LIBRDKAFKA_FAILED=$rdk_failed \
+	if ! PGTOPICS_LIBRDKAFKA_FAILED=$rdk_failed PGTOPICS_LIBRDKAFKA_BUILT=$built \
 		"$top/scripts/test-librdkafka.sh" ${PGTOPICS_TEST_LIBRDKAFKA:-bookworm trixie}; then
 		what=$(paste -s -d ';' "$rdk_failed" | sed 's/;/; /g')
 		fail "librdkafka's suite (${what:-before its tests})"
