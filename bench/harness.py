@@ -557,6 +557,13 @@ class Bench:
     def checkpoint(self):
         self.server.sql("CHECKPOINT")
 
+    def expect_drained(self, remaining, what, calls, batch):
+        """A consumer's run reads the whole backlog: remaining, a peer's script, prints what is left."""
+        left = self.server.psql_file(remaining)
+        if left not in ("0", ""):
+            raise PeerError(f"{what}: {left} records left after {calls} calls of {batch} "
+                            "(expected 0)")
+
     def record(self, workload, config, peer, runs, records_per_txn, extra=None):
         rps = [r["tps"] * records_per_txn for r in runs]
         med = statistics.median(rps)
@@ -692,10 +699,8 @@ class Bench:
                         runs.append(self.server.pgbench(script, 1, variables, txns=calls,
                                                         pgoptions=peer.pgoptions))
                         if checked and peer.script("consume_remaining.sql"):
-                            left = self.server.psql_file(peer.script("consume_remaining.sql"))
-                            if left not in ("0", ""):
-                                raise PeerError(f"{name}: {left} records left after "
-                                                f"{calls} calls of {batch} (expected 0)")
+                            self.expect_drained(peer.script("consume_remaining.sql"), name,
+                                                calls, batch)
                     self.record("w3", label, peer, runs, batch,
                                 dict(batch=batch, backlog=backlog, value_size=DEFAULT_SIZE))
                     if name in W3_SECOND_PASS:
@@ -1106,10 +1111,7 @@ class Bench:
                                 raise PeerError(f"{name}: position {pos} after whole passes "
                                                 "over the backlog (expected 0)")
                         if remaining:
-                            left = self.server.psql_file(remaining)
-                            if left not in ("0", ""):
-                                raise PeerError(f"{name}: {left} records left after "
-                                                f"{calls} calls of {batch} (expected 0)")
+                            self.expect_drained(remaining, name, calls, batch)
                     self.record("w9", label + (", second pass" if second else ""), peer, runs,
                                 batch, dict(extra, path=name, label=label,
                                             second_pass=second))
@@ -1801,10 +1803,8 @@ class Bench:
                     runs.append(self.server.pgbench(script, 1, v, txns=n,
                                                     pgoptions=peer.pgoptions))
                 if poll and peer.script("w13_poll_remaining.sql"):
-                    left = self.server.psql_file(peer.script("w13_poll_remaining.sql"))
-                    if left not in ("0", ""):
-                        raise PeerError(f"w13_poll: {left} records left after {n} calls of "
-                                        f"{batch} (expected 0)")
+                    self.expect_drained(peer.script("w13_poll_remaining.sql"), "w13_poll", n,
+                                        batch)
             self.record("w13", label, who, runs, batch if per == "batch" else backlog,
                         dict(extra, kind="read", path=script_name, second_pass=second,
                              backlog=backlog))
