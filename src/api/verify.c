@@ -264,7 +264,7 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 		TopicBatchProducerData producer;
 
 		topic_batch_producer(hdr, &producer);
-		if (state->page_version < 3)
+		if (state->page_version < TOPIC_LOG_PRODUCER_VERSION)
 			report(state, blkno, "batch %d of a producer is on a page of format version %u",
 				   batchno, state->page_version);
 		if (!(hdr->flags & TB_CONTIGUOUS) || producer.count <= 0 ||
@@ -278,7 +278,7 @@ check_batch(VerifyState *state, BlockNumber blkno, int batchno,
 	{
 		TopicBatchCompressionData c;
 
-		if (state->page_version < 4)
+		if (state->page_version < TOPIC_LOG_COMPRESSED_VERSION)
 			report(state, blkno, "compressed batch %d is on a page of format version %u",
 				   batchno, state->page_version);
 		if (hdr->length <= topic_batch_compressed_start(hdr))

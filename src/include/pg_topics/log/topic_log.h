@@ -55,6 +55,9 @@
  */
 #define TOPIC_LOG_MIN_FORMAT_VERSION	2
 #define TOPIC_LOG_CREATE_VERSION	3
+/* the first versions whose pages may hold TB_PRODUCER, TB_COMPRESSED batches */
+#define TOPIC_LOG_PRODUCER_VERSION	3
+#define TOPIC_LOG_COMPRESSED_VERSION	4
 #define TopicLogFormatVersionIsReadable(v) \
 	((v) >= TOPIC_LOG_MIN_FORMAT_VERSION && (v) <= TOPIC_LOG_FORMAT_VERSION)
 
@@ -366,7 +369,8 @@ topic_batch_compressed_start(const TopicBatchHeaderData *hdr)
 static inline uint8
 topic_batch_format_version(const TopicBatchHeaderData *hdr)
 {
-	return (hdr->flags & TB_COMPRESSED) ? 4 : TOPIC_LOG_CREATE_VERSION;
+	return (hdr->flags & TB_COMPRESSED) ? TOPIC_LOG_COMPRESSED_VERSION :
+		TOPIC_LOG_CREATE_VERSION;
 }
 
 /* The producer batch of a TB_PRODUCER batch */
